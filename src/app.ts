@@ -1,0 +1,99 @@
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Config } from './config.js';
+import { openDatabase, type Database } from './db/client.js';
+import { authenticate } from './http/auth.js';
+import { registerProblemHandlers } from './http/problem.js';
+import { ProblemSchema } from './http/schemas.js';
+import { validatorCompiler } from './http/validation.js';
+import { modelRoutes } from './modules/models/routes.js';
+import { Model } from './modules/models/schema.js';
+import { teamRoutes } from './modules/teams/routes.js';
+import { ApiKey, Team, User } from './modules/teams/schema.js';
+import { workspaceRoutes } from './modules/workspaces/routes.js';
+import { Workspace, WorkspaceModel } from './modules/workspaces/schema.js';
+import { SecretBox } from './security/secret-box.js';
+import { createServices, type Services } from './services.js';
+
+export interface App {
+  app: FastifyInstance;
+  services: Services;
+  database: Database;
+  /** the generated instance-admin key when this start bootstrapped an empty database without ADMIN_API_KEY */
+  generatedAdminKey: string | null;
+}
+
+const SHARED_SCHEMAS = [ProblemSchema, User, Team, ApiKey, Model, WorkspaceModel, Workspace];
+
+/**
+ * Build the whole application: database (migrated), services, HTTP routes. Production (main.ts)
+ * and the tests call this same function, so they run the same validators and plugins.
+ */
+export async function buildApp(config: Config, opts: { logger?: boolean } = {}): Promise<App> {
+  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.pgPoolSize });
+  try {
+    const secrets = await SecretBox.load(config.secretKey, config.dataDir);
+    const services = createServices(database, config, secrets);
+    const boot = await services.teams.bootstrap(config.adminApiKey);
+    const app = Fastify({
+      logger:
+        opts.logger === false
+          ? false
+          : {
+              level: config.logLevel,
+              redact: { paths: ['req.headers.authorization', 'req.headers["api-key"]', 'req.headers["x-api-key"]'], censor: '[redacted]' },
+            },
+      bodyLimit: config.bodyLimitBytes,
+      // Per-request lines only at debug/trace: at info they would cost more than the gateway itself.
+      logController: new LogController({ disableRequestLogging: config.logLevel !== 'debug' && config.logLevel !== 'trace' }),
+      return503OnClosing: true,
+      forceCloseConnections: 'idle',
+    }).withTypeProvider<TypeBoxTypeProvider>();
+
+    app.setValidatorCompiler(validatorCompiler());
+    registerProblemHandlers(app);
+    for (const s of SHARED_SCHEMAS) app.addSchema(s);
+    app.decorateRequest('principal', null);
+    app.addHook('onClose', () => database.close());
+
+    await app.register(swagger, {
+      openapi: {
+        openapi: '3.1.0',
+        info: { title: 'Atrium API', version: '1.0.0', description: 'Workspaces, models, chat and Plus entries. See CONTRACT.md.' },
+        components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+        security: [{ bearer: [] }],
+      },
+      refResolver: { buildLocalReference: (json, _base, _frag, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
+    });
+    await app.register(swaggerUi, { routePrefix: '/docs' });
+
+    app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+    app.get('/readyz', { schema: { hide: true } }, async (_req, reply) => {
+      try {
+        await database.ping();
+        return { status: 'ready' };
+      } catch {
+        return reply.code(503).send({ status: 'database unreachable' });
+      }
+    });
+    app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+    await app.register(
+      async (api) => {
+        api.addHook('onRequest', authenticate(services.teams));
+        await api.register(teamRoutes, { services });
+        await api.register(modelRoutes, { services });
+        await api.register(workspaceRoutes, { services });
+      },
+      { prefix: '/api/v1' },
+    );
+
+    await app.ready();
+    return { app, services, database, generatedAdminKey: boot.created && !config.adminApiKey ? (boot.apiKey ?? null) : null };
+  } catch (err) {
+    await database.close();
+    throw err;
+  }
+}

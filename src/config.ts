@@ -1,0 +1,102 @@
+import path from 'node:path';
+import { Type, type Static } from 'typebox';
+import { Value } from 'typebox/value';
+
+/**
+ * The environment, parsed once at start-up into a frozen, typed Config.
+ * Nothing else in the code base reads process.env.
+ */
+const EnvSchema = Type.Object({
+  PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8080 }),
+  HOST: Type.String({ minLength: 1, default: '127.0.0.1' }),
+  DATA_DIR: Type.String({ minLength: 1, default: './data' }),
+  DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
+  ADMIN_API_KEY: Type.Optional(Type.String({ minLength: 16 })),
+  SECRET_KEY: Type.Optional(Type.String({ minLength: 16 })),
+  PROVIDER_URL_POLICY: Type.Union([Type.Literal('allow-private'), Type.Literal('public-only')], {
+    default: 'allow-private',
+  }),
+  LOG_LEVEL: Type.Union(
+    ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
+    { default: 'info' },
+  ),
+  BODY_LIMIT_BYTES: Type.Integer({ minimum: 1024, default: 1_048_576 }),
+  UPLOAD_MAX_FILE_BYTES: Type.Integer({ minimum: 1024, default: 20 * 1_048_576 }),
+  UPLOAD_MAX_REQUEST_BYTES: Type.Integer({ minimum: 1024, default: 50 * 1_048_576 }),
+  UPLOAD_MAX_FILES: Type.Integer({ minimum: 1, default: 20 }),
+  PROVIDER_CONNECT_TIMEOUT_MS: Type.Integer({ minimum: 1, default: 10_000 }),
+  PROVIDER_TOTAL_TIMEOUT_MS: Type.Integer({ minimum: 1, default: 300_000 }),
+  PROVIDER_IDLE_TIMEOUT_MS: Type.Integer({ minimum: 1, default: 60_000 }),
+  PROMPT_LOG_MAX_ROWS: Type.Integer({ minimum: 1, default: 10_000 }),
+  SYSTEM_MODELS_FILE: Type.Optional(Type.String({ minLength: 1 })),
+  PG_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 1000, default: 10 }),
+});
+
+type Env = Static<typeof EnvSchema>;
+
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  readonly dataDir: string;
+  /** null: the embedded PGlite database in dataDir; 'memory://' for tests */
+  readonly databaseUrl: string | null;
+  readonly adminApiKey: string | null;
+  readonly secretKey: string | null;
+  readonly providerUrlPolicy: 'allow-private' | 'public-only';
+  readonly logLevel: string;
+  readonly bodyLimitBytes: number;
+  readonly upload: { readonly maxFileBytes: number; readonly maxRequestBytes: number; readonly maxFiles: number };
+  readonly providerTimeouts: { readonly connectMs: number; readonly totalMs: number; readonly idleMs: number };
+  readonly promptLogMaxRows: number;
+  readonly systemModelsFile: string | null;
+  readonly pgPoolSize: number;
+}
+
+export class ConfigError extends Error {}
+
+const INTEGER_KEYS = new Set(
+  Object.entries(EnvSchema.properties)
+    .filter(([, s]) => (s as { type?: string }).type === 'integer')
+    .map(([k]) => k),
+);
+
+/** Parse an environment (process.env by default) into a Config; throws ConfigError naming every bad variable. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const raw: Record<string, unknown> = {};
+  for (const key of Object.keys(EnvSchema.properties)) {
+    const v = env[key];
+    if (v === undefined || v === '') continue;
+    raw[key] = INTEGER_KEYS.has(key) && /^-?\d+$/.test(v.trim()) ? Number(v.trim()) : v;
+  }
+  const withDefaults = Value.Default(EnvSchema, raw);
+  const errors = [...Value.Errors(EnvSchema, withDefaults)];
+  if (errors.length > 0) {
+    const lines = [...new Set(errors.map((e) => `${e.instancePath.replace(/^\//, '') || '(env)'}: ${e.message}`))];
+    throw new ConfigError(`Invalid configuration:\n  ${lines.join('\n  ')}`);
+  }
+  const e = withDefaults as Env;
+  return Object.freeze({
+    port: e.PORT,
+    host: e.HOST,
+    dataDir: path.resolve(e.DATA_DIR),
+    databaseUrl: e.DATABASE_URL ?? null,
+    adminApiKey: e.ADMIN_API_KEY ?? null,
+    secretKey: e.SECRET_KEY ?? null,
+    providerUrlPolicy: e.PROVIDER_URL_POLICY,
+    logLevel: e.LOG_LEVEL,
+    bodyLimitBytes: e.BODY_LIMIT_BYTES,
+    upload: Object.freeze({
+      maxFileBytes: e.UPLOAD_MAX_FILE_BYTES,
+      maxRequestBytes: e.UPLOAD_MAX_REQUEST_BYTES,
+      maxFiles: e.UPLOAD_MAX_FILES,
+    }),
+    providerTimeouts: Object.freeze({
+      connectMs: e.PROVIDER_CONNECT_TIMEOUT_MS,
+      totalMs: e.PROVIDER_TOTAL_TIMEOUT_MS,
+      idleMs: e.PROVIDER_IDLE_TIMEOUT_MS,
+    }),
+    promptLogMaxRows: e.PROMPT_LOG_MAX_ROWS,
+    systemModelsFile: e.SYSTEM_MODELS_FILE ?? null,
+    pgPoolSize: e.PG_POOL_SIZE,
+  });
+}

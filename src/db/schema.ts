@@ -1,0 +1,329 @@
+import { sql } from 'drizzle-orm';
+import {
+  bigint,
+  boolean,
+  customType,
+  doublePrecision,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
+
+/**
+ * The one drizzle schema. `npm run db:generate` turns changes here into a new numbered SQL
+ * migration in src/db/migrations, applied at start-up on PGlite and PostgreSQL alike.
+ */
+
+const bytea = customType<{ data: Buffer; driverData: Buffer | Uint8Array }>({
+  dataType: () => 'bytea',
+  fromDriver: (v) => (Buffer.isBuffer(v) ? v : Buffer.from(v.buffer, v.byteOffset, v.byteLength)),
+  toDriver: (v) => v,
+});
+
+const tsvector = customType<{ data: string }>({ dataType: () => 'tsvector' });
+
+const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+const created = () => ts('created').notNull().defaultNow();
+
+export const teams = pgTable('teams', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  name: text('name').notNull(),
+  created: created(),
+});
+
+export const users = pgTable(
+  'users',
+  {
+    id: integer('id').primaryKey().generatedAlwaysAsIdentity(),
+    teamId: uuid('team_id')
+      .notNull()
+      .references(() => teams.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    email: text('email').notNull(),
+    role: text('role', { enum: ['owner', 'admin', 'member'] }).notNull(),
+    instanceAdmin: boolean('instance_admin').notNull().default(false),
+    created: created(),
+    deleted: ts('deleted'),
+  },
+  (t) => [uniqueIndex('users_team_email_uq').on(t.teamId, sql`lower(${t.email})`)],
+);
+
+export const apiKeys = pgTable(
+  'api_keys',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    /** sha256 of the key; the key itself is never stored */
+    keyHash: text('key_hash').notNull(),
+    /** first characters of the key, to recognise it in a list */
+    prefix: text('prefix').notNull(),
+    created: created(),
+    lastUsed: ts('last_used'),
+    revoked: ts('revoked'),
+  },
+  (t) => [uniqueIndex('api_keys_hash_uq').on(t.keyHash), index('api_keys_user_idx').on(t.userId)],
+);
+
+export const models = pgTable(
+  'models',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    /** null for system models */
+    teamId: uuid('team_id').references(() => teams.id, { onDelete: 'cascade' }),
+    isSystem: boolean('is_system').notNull().default(false),
+    name: text('name').notNull(),
+    apiKeyEnc: text('api_key_enc'),
+    apiKeyLast4: text('api_key_last4'),
+    url: text('url'),
+    connectionType: text('connection_type', { enum: ['URL', 'AZURE'] }).notNull().default('URL'),
+    apiBase: text('api_base', { enum: ['OPENAI', 'ANTHROPIC', 'GOOGLE'] }).notNull().default('OPENAI'),
+    icon: text('icon'),
+    baseModel: text('base_model'),
+    paramCount: bigint('param_count', { mode: 'number' }),
+    computeType: text('compute_type'),
+    architecture: text('architecture'),
+    format: text('format'),
+    engine: text('engine'),
+    bitCount: integer('bit_count'),
+    groupSize: integer('group_size'),
+    contextWindow: integer('context_window'),
+    promptMode: text('prompt_mode'),
+    accuracy: doublePrecision('accuracy'),
+    speed: doublePrecision('speed'),
+    weight: doublePrecision('weight'),
+    specialized: boolean('specialized').notNull().default(false),
+    active: boolean('active').notNull().default(true),
+    chatCredits: integer('chat_credits').notNull().default(1),
+    internalUseOnly: boolean('internal_use_only').notNull().default(false),
+    usesSystemPrompts: boolean('uses_system_prompts').notNull().default(true),
+    imageGen: boolean('image_gen').notNull().default(false),
+    hasVision: boolean('has_vision').notNull().default(false),
+    instructionFollowing: boolean('instruction_following').notNull().default(true),
+    settingsAvailable: jsonb('settings_available').$type<Array<{ fieldName: string; name: string; description: string }>>(),
+    promptWrapper: jsonb('prompt_wrapper').$type<{ wrapperName: string; value: string } | null>(),
+    modelRating: integer('model_rating'),
+    created: created(),
+    updated: ts('updated').notNull().defaultNow(),
+  },
+  (t) => [index('models_team_idx').on(t.teamId)],
+);
+
+/** Which models a team uses: its own models and the system models it has added. */
+export const teamModels = pgTable(
+  'team_models',
+  {
+    teamId: uuid('team_id')
+      .notNull()
+      .references(() => teams.id, { onDelete: 'cascade' }),
+    modelId: uuid('model_id')
+      .notNull()
+      .references(() => models.id, { onDelete: 'cascade' }),
+    added: ts('added').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.teamId, t.modelId] })],
+);
+
+export const workspaces = pgTable(
+  'workspaces',
+  {
+    id: uuid('id').primaryKey(),
+    teamId: uuid('team_id')
+      .notNull()
+      .references(() => teams.id, { onDelete: 'cascade' }),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id),
+    name: text('name').notNull(),
+    chatHistoryType: text('chat_history_type', { enum: ['TEAM', 'USER'] }).notNull(),
+    contextType: text('context_type', { enum: ['SHARED', 'PRIVATE'] }).notNull(),
+    sharingType: text('sharing_type', { enum: ['TEAM', 'PRIVATE'] }).notNull(),
+    greeting: text('greeting'),
+    samplePrompts: jsonb('sample_prompts').$type<string[]>(),
+    created: created(),
+    updated: ts('updated').notNull().defaultNow(),
+  },
+  (t) => [index('workspaces_team_idx').on(t.teamId)],
+);
+
+export const workspaceModels = pgTable(
+  'workspace_models',
+  {
+    workspaceId: uuid('workspace_id')
+      .notNull()
+      .references(() => workspaces.id, { onDelete: 'cascade' }),
+    modelId: uuid('model_id')
+      .notNull()
+      .references(() => models.id, { onDelete: 'cascade' }),
+    position: integer('position').notNull(),
+    addedContext: text('added_context'),
+    systemInstructions: text('system_instructions'),
+    temperature: doublePrecision('temperature'),
+    maxTokens: integer('max_tokens'),
+    topP: doublePrecision('top_p'),
+    n: integer('n'),
+    frequencyPenalty: doublePrecision('frequency_penalty'),
+    presencePenalty: doublePrecision('presence_penalty'),
+    logitBias: jsonb('logit_bias').$type<Record<string, number>>(),
+  },
+  (t) => [primaryKey({ columns: [t.workspaceId, t.modelId] })],
+);
+
+export const chatThreads = pgTable(
+  'chat_threads',
+  {
+    id: uuid('id').primaryKey(),
+    teamId: uuid('team_id')
+      .notNull()
+      .references(() => teams.id, { onDelete: 'cascade' }),
+    workspaceId: uuid('workspace_id')
+      .notNull()
+      .references(() => workspaces.id, { onDelete: 'cascade' }),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id),
+    title: text('title').notNull(),
+    created: created(),
+    updated: ts('updated').notNull().defaultNow(),
+  },
+  (t) => [index('chat_threads_ws_idx').on(t.workspaceId, t.updated)],
+);
+
+export interface StoredUsage {
+  promptTokens: number;
+  completionTokens: number;
+  totalTokens: number;
+}
+export interface StoredSource {
+  plusId: string;
+  fileId: string | null;
+  filename: string | null;
+  chunkId: number | null;
+  score: number;
+  excerpt: string;
+}
+
+export const chatMessages = pgTable(
+  'chat_messages',
+  {
+    id: uuid('id').primaryKey(),
+    /** insertion order within a thread; timestamps can tie */
+    seq: bigint('seq', { mode: 'number' }).generatedAlwaysAsIdentity(),
+    threadId: uuid('thread_id')
+      .notNull()
+      .references(() => chatThreads.id, { onDelete: 'cascade' }),
+    role: text('role', { enum: ['system', 'user', 'assistant'] }).notNull(),
+    content: text('content').notNull(),
+    modelId: uuid('model_id'),
+    usage: jsonb('usage').$type<StoredUsage>(),
+    sources: jsonb('sources').$type<StoredSource[]>(),
+    status: text('status', { enum: ['ok', 'error', 'interrupted'] }).notNull().default('ok'),
+    created: created(),
+  },
+  (t) => [index('chat_messages_thread_idx').on(t.threadId, t.seq)],
+);
+
+/** One row per completion attempt. No foreign key to threads: deleting a thread keeps its logs. */
+export const promptLogs = pgTable(
+  'prompt_logs',
+  {
+    id: uuid('id').primaryKey(),
+    teamId: uuid('team_id')
+      .notNull()
+      .references(() => teams.id, { onDelete: 'cascade' }),
+    userId: integer('user_id').notNull(),
+    workspaceId: uuid('workspace_id'),
+    threadId: uuid('thread_id'),
+    modelId: uuid('model_id'),
+    modelName: text('model_name'),
+    prompt: text('prompt').notNull(),
+    response: text('response'),
+    promptTokens: integer('prompt_tokens'),
+    completionTokens: integer('completion_tokens'),
+    latencyMs: integer('latency_ms'),
+    /** pending while the provider is being called: a crash leaves the attempt visible, not lost */
+    status: text('status', { enum: ['pending', 'ok', 'error', 'interrupted'] }).notNull(),
+    error: text('error'),
+    created: created(),
+    search: tsvector('search').generatedAlwaysAs(
+      sql`to_tsvector('simple', coalesce(prompt, '') || ' ' || coalesce(response, ''))`,
+    ),
+  },
+  (t) => [
+    index('prompt_logs_team_created_idx').on(t.teamId, t.created),
+    index('prompt_logs_search_idx').using('gin', t.search),
+  ],
+);
+
+export const plusEntries = pgTable(
+  'plus_entries',
+  {
+    id: uuid('id').primaryKey(),
+    teamId: uuid('team_id')
+      .notNull()
+      .references(() => teams.id, { onDelete: 'cascade' }),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id),
+    /** the workspace a chat upload came from; its contextType decides who sees the files */
+    workspaceId: uuid('workspace_id'),
+    title: text('title'),
+    description: text('description'),
+    context: text('context'),
+    isPublic: boolean('is_public').notNull().default(false),
+    created: created(),
+    updated: ts('updated').notNull().defaultNow(),
+  },
+  (t) => [index('plus_entries_team_idx').on(t.teamId)],
+);
+
+export const plusFiles = pgTable(
+  'plus_files',
+  {
+    id: uuid('id').primaryKey(),
+    plusId: uuid('plus_id')
+      .notNull()
+      .references(() => plusEntries.id, { onDelete: 'cascade' }),
+    userId: integer('user_id').notNull(),
+    /** set when the file was added from a chat: later turns of that thread draw on it */
+    threadId: uuid('thread_id'),
+    filename: text('filename').notNull(),
+    mimeType: text('mime_type').notNull(),
+    bytes: bigint('bytes', { mode: 'number' }).notNull(),
+    content: bytea('content').notNull(),
+    text: text('text').notNull(),
+    tokenSize: integer('token_size').notNull(),
+    summary: text('summary'),
+    created: created(),
+  },
+  (t) => [index('plus_files_plus_idx').on(t.plusId), index('plus_files_thread_idx').on(t.threadId)],
+);
+
+export const plusChunks = pgTable(
+  'plus_chunks',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    fileId: uuid('file_id')
+      .notNull()
+      .references(() => plusFiles.id, { onDelete: 'cascade' }),
+    plusId: uuid('plus_id').notNull(),
+    idx: integer('idx').notNull(),
+    fileData: text('file_data').notNull(),
+    fileDataProcessed: text('file_data_processed').notNull(),
+    tokenSize: integer('token_size').notNull(),
+    search: tsvector('search').generatedAlwaysAs(sql`to_tsvector('english', file_data_processed)`),
+  },
+  (t) => [
+    index('plus_chunks_file_idx').on(t.fileId, t.idx),
+    index('plus_chunks_plus_idx').on(t.plusId),
+    index('plus_chunks_search_idx').using('gin', t.search),
+  ],
+);

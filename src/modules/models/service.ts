@@ -1,0 +1,212 @@
+import type { Db } from '../../db/client.js';
+import { AppError, badRequest, conflict, notFound } from '../../errors.js';
+import type { ApiBase, ConnectionType, ProviderTarget } from '../../providers/types.js';
+import { assertProviderUrlAllowed } from '../../providers/url-guard.js';
+import { maskSecret, type SecretBox } from '../../security/secret-box.js';
+import { requireInstanceAdmin, requireTeamAdmin, type Principal } from '../teams/service.js';
+import { ModelsRepo, type ModelInsert, type ModelRow, type ModelWithMembership } from './repo.js';
+import type { ModelRequestT, ModelT } from './schema.js';
+
+const API_BASE_ALIASES: Record<string, ApiBase> = {
+  OPENAI: 'OPENAI',
+  ANTHROPIC: 'ANTHROPIC',
+  GOOGLE: 'GOOGLE',
+  VENDOR_A: 'OPENAI',
+  VENDOR_B: 'ANTHROPIC',
+  VENDOR_C: 'GOOGLE',
+};
+const CONNECTION_ALIASES: Record<string, ConnectionType> = { URL: 'URL', AZURE: 'AZURE', CLOUD_PROVIDER_A: 'AZURE' };
+
+export function toModelView(m: ModelWithMembership): ModelT {
+  return {
+    id: m.id,
+    name: m.name,
+    apiKey: maskSecret(m.apiKeyLast4),
+    url: m.url,
+    connectionType: m.connectionType,
+    apiBase: m.apiBase,
+    icon: m.icon,
+    baseModel: m.baseModel,
+    paramCount: m.paramCount,
+    computeType: m.computeType,
+    architecture: m.architecture,
+    format: m.format,
+    engine: m.engine,
+    bitCount: m.bitCount,
+    groupSize: m.groupSize,
+    contextWindow: m.contextWindow,
+    promptMode: m.promptMode,
+    accuracy: m.accuracy,
+    speed: m.speed,
+    weight: m.weight,
+    specialized: m.specialized,
+    active: m.active,
+    chatCredits: m.chatCredits,
+    internalUseOnly: m.internalUseOnly,
+    created: m.created.toISOString(),
+    updated: m.updated.toISOString(),
+    usesSystemPrompts: m.usesSystemPrompts,
+    imageGen: m.imageGen,
+    hasVision: m.hasVision,
+    settingsAvailable: m.settingsAvailable ?? [],
+    instructionFollowing: m.instructionFollowing,
+    promptWrapper: m.promptWrapper ?? null,
+    modelRating: m.modelRating,
+    system: m.isSystem,
+    inTeam: m.inTeam,
+  };
+}
+
+/** A model ready to call: its provider target with the key decrypted, and its prompt settings. */
+export interface ResolvedModel {
+  row: ModelRow;
+  target: ProviderTarget;
+}
+
+export class ModelsService {
+  private readonly repo = new ModelsRepo();
+
+  constructor(
+    private readonly db: Db,
+    private readonly secrets: SecretBox,
+    private readonly urlPolicy: 'allow-private' | 'public-only',
+  ) {}
+
+  async list(caller: Principal, q: { includeSystem: boolean; modelRating?: number }, activeOnly: boolean) {
+    const rows = await this.repo.list(this.db, caller.teamId, {
+      includeSystem: q.includeSystem,
+      activeOnly,
+      ...(q.modelRating !== undefined ? { minRating: q.modelRating } : {}),
+    });
+    return rows.map(toModelView);
+  }
+
+  /** Of the given ids, the visible models (`activeOnly`: only active ones), in the order asked. */
+  async listByIds(caller: Principal, ids: string[], activeOnly: boolean) {
+    const unique = [...new Set(ids)];
+    const rows = await this.repo.list(this.db, caller.teamId, { includeSystem: true, activeOnly, ids: unique });
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    return unique.flatMap((id) => (byId.has(id) ? [toModelView(byId.get(id)!)] : []));
+  }
+
+  async get(caller: Principal, id: string): Promise<ModelT> {
+    const m = await this.repo.findVisible(this.db, caller.teamId, id);
+    if (!m) throw notFound('Model');
+    return toModelView(m);
+  }
+
+  async create(caller: Principal | null, req: ModelRequestT, opts: { system: boolean; teamId?: string }): Promise<ModelT> {
+    if (caller) {
+      if (opts.system) requireInstanceAdmin(caller);
+      else requireTeamAdmin(caller);
+    }
+    if (!req.name) throw badRequest('validation_failed', 'name is required', [{ path: 'body/name', message: 'is required' }]);
+    const values = await this.toColumns(req);
+    const teamId = opts.system ? null : (caller?.teamId ?? opts.teamId ?? null);
+    if (!opts.system && !teamId) throw badRequest('bad_request', 'A team model needs a team');
+    return this.db.transaction(async (tx) => {
+      if (req.id && (await this.repo.exists(tx, req.id))) throw conflict(`A model with id ${req.id} already exists`);
+      const row = await this.repo.insert(tx, { ...values, name: req.name!, teamId, isSystem: opts.system, ...(req.id ? { id: req.id } : {}) });
+      if (teamId) await this.repo.addToTeam(tx, teamId, row.id);
+      return toModelView({ ...row, inTeam: teamId !== null });
+    });
+  }
+
+  /** Create or update a system model from the operator's configuration (idempotent by id). */
+  async upsertSystemModel(req: ModelRequestT & { id: string; name: string }): Promise<void> {
+    const values = await this.toColumns(req);
+    await this.db.transaction(async (tx) => {
+      if (await this.repo.exists(tx, req.id)) await this.repo.update(tx, req.id, { ...values, name: req.name });
+      else await this.repo.insert(tx, { ...values, id: req.id, name: req.name, teamId: null, isSystem: true });
+    });
+  }
+
+  async update(caller: Principal, id: string, req: ModelRequestT): Promise<ModelT> {
+    const current = await this.repo.findVisible(this.db, caller.teamId, id);
+    if (!current) throw notFound('Model');
+    if (current.isSystem) requireInstanceAdmin(caller);
+    else requireTeamAdmin(caller);
+    if (req.id !== undefined && req.id !== id) throw badRequest('id_mismatch', 'The body id differs from the path id');
+    const values = await this.toColumns(req);
+    const row = await this.repo.update(this.db, id, { ...values, ...(req.name ? { name: req.name } : {}) });
+    return toModelView({ ...row, inTeam: current.inTeam });
+  }
+
+  async addToTeam(caller: Principal, id: string): Promise<ModelT> {
+    requireTeamAdmin(caller);
+    const m = await this.repo.findVisible(this.db, caller.teamId, id);
+    if (!m) throw notFound('Model');
+    await this.repo.addToTeam(this.db, caller.teamId, id);
+    return toModelView({ ...m, inTeam: true });
+  }
+
+  async removeFromTeam(caller: Principal, id: string): Promise<ModelT> {
+    requireTeamAdmin(caller);
+    const m = await this.repo.findVisible(this.db, caller.teamId, id);
+    if (!m) throw notFound('Model');
+    await this.repo.removeFromTeam(this.db, caller.teamId, id);
+    return toModelView({ ...m, inTeam: false });
+  }
+
+  /** Ids among `ids` that the team does not use (for workspace validation). */
+  async unusable(teamId: string, ids: string[]): Promise<string[]> {
+    const ok = await this.repo.usableIds(this.db, teamId, ids);
+    return ids.filter((id) => !ok.has(id));
+  }
+
+  async findUsable(teamId: string, id: string): Promise<ModelRow | undefined> {
+    return this.repo.findUsable(this.db, teamId, id);
+  }
+
+  /** The provider target of a model, key decrypted; only for calling the provider, never for output. */
+  async resolve(row: ModelRow): Promise<ResolvedModel> {
+    if (!row.active) throw new AppError('bad_request', 'model_inactive', `Model ${row.name} is not active`);
+    if (!row.baseModel) throw new AppError('bad_request', 'model_not_configured', `Model ${row.name} has no baseModel`);
+    if (row.url) await this.checkUrl(row.url);
+    return {
+      row,
+      target: {
+        apiBase: row.apiBase,
+        connectionType: row.connectionType,
+        url: row.url,
+        apiKey: row.apiKeyEnc ? this.secrets.open(row.apiKeyEnc) : null,
+        baseModel: row.baseModel,
+      },
+    };
+  }
+
+  private async checkUrl(url: string): Promise<void> {
+    try {
+      await assertProviderUrlAllowed(url, this.urlPolicy);
+    } catch (err) {
+      throw new AppError('bad_request', 'provider_url_refused', (err as Error).message, [{ path: 'body/url', message: (err as Error).message }]);
+    }
+  }
+
+  private async toColumns(req: ModelRequestT): Promise<Partial<ModelInsert>> {
+    const out: Partial<ModelInsert> = {};
+    if (req.url !== undefined) {
+      if (req.url !== null) await this.checkUrl(req.url);
+      out.url = req.url;
+    }
+    if (req.apiKey !== undefined) {
+      out.apiKeyEnc = req.apiKey ? this.secrets.seal(req.apiKey) : null;
+      out.apiKeyLast4 = req.apiKey ? req.apiKey.slice(-4) : null;
+    }
+    if (req.apiBase !== undefined) out.apiBase = API_BASE_ALIASES[req.apiBase]!;
+    if (req.connectionType !== undefined) out.connectionType = CONNECTION_ALIASES[req.connectionType]!;
+    const plain = [
+      'icon', 'baseModel', 'paramCount', 'computeType', 'architecture', 'format', 'engine', 'bitCount', 'groupSize',
+      'contextWindow', 'promptMode', 'accuracy', 'speed', 'weight', 'specialized', 'active', 'chatCredits',
+      'internalUseOnly', 'usesSystemPrompts', 'imageGen', 'hasVision', 'instructionFollowing', 'settingsAvailable',
+      'promptWrapper', 'modelRating',
+    ] as const;
+    for (const k of plain) if (req[k] !== undefined) (out as Record<string, unknown>)[k] = req[k];
+    if (req.promptWrapper && !req.promptWrapper.value.includes('{{prompt}}')) {
+      throw badRequest('validation_failed', 'promptWrapper.value must contain {{prompt}}', [
+        { path: 'body/promptWrapper/value', message: 'must contain {{prompt}}' },
+      ]);
+    }
+    return out;
+  }
+}

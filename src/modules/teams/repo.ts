@@ -1,0 +1,107 @@
+import { and, asc, count, eq, isNull, sql } from 'drizzle-orm';
+import type { Executor } from '../../db/client.js';
+import { apiKeys, teams, users } from '../../db/schema.js';
+
+export type Role = 'owner' | 'admin' | 'member';
+export type TeamRow = typeof teams.$inferSelect;
+export type UserRow = typeof users.$inferSelect;
+export type ApiKeyRow = typeof apiKeys.$inferSelect;
+
+export class TeamsRepo {
+  async countTeams(db: Executor): Promise<number> {
+    const [row] = await db.select({ n: count() }).from(teams);
+    return row?.n ?? 0;
+  }
+
+  /** Serialises bootstrap across nodes sharing one PostgreSQL (released at commit). */
+  async lockBootstrap(db: Executor): Promise<void> {
+    await db.execute(sql`select pg_advisory_xact_lock(74657202)`);
+  }
+
+  async insertTeam(db: Executor, name: string): Promise<TeamRow> {
+    const [row] = await db.insert(teams).values({ name }).returning();
+    return row!;
+  }
+
+  async insertUser(
+    db: Executor,
+    v: { teamId: string; name: string; email: string; role: Role; instanceAdmin?: boolean },
+  ): Promise<UserRow> {
+    const [row] = await db
+      .insert(users)
+      .values({ ...v, instanceAdmin: v.instanceAdmin ?? false })
+      .returning();
+    return row!;
+  }
+
+  async findUserByEmail(db: Executor, teamId: string, email: string): Promise<UserRow | undefined> {
+    const [row] = await db
+      .select()
+      .from(users)
+      .where(and(eq(users.teamId, teamId), sql`lower(${users.email}) = lower(${email})`))
+      .limit(1);
+    return row;
+  }
+
+  async listUsers(db: Executor, teamId: string): Promise<UserRow[]> {
+    return db
+      .select()
+      .from(users)
+      .where(and(eq(users.teamId, teamId), isNull(users.deleted)))
+      .orderBy(asc(users.id));
+  }
+
+  async findUser(db: Executor, teamId: string, userId: number): Promise<UserRow | undefined> {
+    const [row] = await db
+      .select()
+      .from(users)
+      .where(and(eq(users.id, userId), eq(users.teamId, teamId), isNull(users.deleted)));
+    return row;
+  }
+
+  async markUserDeleted(db: Executor, userId: number): Promise<void> {
+    await db.update(users).set({ deleted: new Date() }).where(eq(users.id, userId));
+    await db.update(apiKeys).set({ revoked: new Date() }).where(and(eq(apiKeys.userId, userId), isNull(apiKeys.revoked)));
+  }
+
+  async insertKey(db: Executor, v: { userId: number; name: string; keyHash: string; prefix: string }): Promise<ApiKeyRow> {
+    const [row] = await db.insert(apiKeys).values(v).returning();
+    return row!;
+  }
+
+  async listKeys(db: Executor, userId: number): Promise<ApiKeyRow[]> {
+    return db
+      .select()
+      .from(apiKeys)
+      .where(and(eq(apiKeys.userId, userId), isNull(apiKeys.revoked)))
+      .orderBy(asc(apiKeys.created));
+  }
+
+  async revokeKey(db: Executor, userId: number, keyId: string): Promise<ApiKeyRow | undefined> {
+    const [row] = await db
+      .update(apiKeys)
+      .set({ revoked: new Date() })
+      .where(and(eq(apiKeys.id, keyId), eq(apiKeys.userId, userId), isNull(apiKeys.revoked)))
+      .returning();
+    return row;
+  }
+
+  async findPrincipalByKeyHash(db: Executor, keyHash: string) {
+    const [row] = await db
+      .select({
+        keyId: apiKeys.id,
+        userId: users.id,
+        name: users.name,
+        email: users.email,
+        role: users.role,
+        instanceAdmin: users.instanceAdmin,
+        teamId: teams.id,
+        teamName: teams.name,
+      })
+      .from(apiKeys)
+      .innerJoin(users, eq(users.id, apiKeys.userId))
+      .innerJoin(teams, eq(teams.id, users.teamId))
+      .where(and(eq(apiKeys.keyHash, keyHash), isNull(apiKeys.revoked), isNull(users.deleted)));
+    return row;
+  }
+}

@@ -1,0 +1,177 @@
+import type { Db } from '../../db/client.js';
+import { AppError, conflict, forbidden, notFound } from '../../errors.js';
+import { generateApiKey, hashApiKey, keyPrefix } from '../../security/api-keys.js';
+import { TeamsRepo, type ApiKeyRow, type Role, type TeamRow, type UserRow } from './repo.js';
+
+export interface Principal {
+  keyId: string;
+  userId: number;
+  name: string;
+  email: string;
+  role: Role;
+  instanceAdmin: boolean;
+  teamId: string;
+  teamName: string;
+}
+
+export const isTeamAdmin = (p: Principal) => p.role === 'owner' || p.role === 'admin';
+
+export function requireTeamAdmin(p: Principal): void {
+  if (!isTeamAdmin(p)) throw forbidden('Only a team owner or admin may do this');
+}
+
+export function requireInstanceAdmin(p: Principal): void {
+  if (!p.instanceAdmin) throw forbidden('Only the instance admin may do this');
+}
+
+export interface UserView {
+  id: number;
+  name: string;
+  email: string;
+  role: Role;
+  instanceAdmin: boolean;
+  created: Date;
+}
+export interface KeyView {
+  id: string;
+  name: string;
+  prefix: string;
+  created: Date;
+  key?: string;
+}
+
+const userView = (u: UserRow): UserView => ({
+  id: u.id,
+  name: u.name,
+  email: u.email,
+  role: u.role,
+  instanceAdmin: u.instanceAdmin,
+  created: u.created,
+});
+const keyView = (k: ApiKeyRow, key?: string): KeyView => ({
+  id: k.id,
+  name: k.name,
+  prefix: k.prefix,
+  created: k.created,
+  ...(key ? { key } : {}),
+});
+
+/** A small cache of key → principal: every request authenticates, most with a key seen moments ago. */
+const CACHE_TTL_MS = 2_000;
+const CACHE_MAX = 10_000;
+
+export class TeamsService {
+  private readonly repo = new TeamsRepo();
+  private readonly cache = new Map<string, { principal: Principal; until: number }>();
+
+  constructor(private readonly db: Db) {}
+
+  async authenticate(key: string): Promise<Principal | null> {
+    const hash = hashApiKey(key);
+    const now = Date.now();
+    const hit = this.cache.get(hash);
+    if (hit && hit.until > now) return hit.principal;
+    const row = await this.repo.findPrincipalByKeyHash(this.db, hash);
+    if (!row) {
+      this.cache.delete(hash);
+      return null;
+    }
+    if (this.cache.size >= CACHE_MAX) this.cache.clear();
+    this.cache.set(hash, { principal: row, until: now + CACHE_TTL_MS });
+    return row;
+  }
+
+  /**
+   * On an empty database, create the first team, its owner (the instance admin) and an API key:
+   * `adminApiKey` when given, else a generated one, returned so the caller can print it once.
+   */
+  async bootstrap(adminApiKey: string | null): Promise<{ created: boolean; apiKey?: string }> {
+    return this.db.transaction(async (tx) => {
+      await this.repo.lockBootstrap(tx);
+      if ((await this.repo.countTeams(tx)) > 0) return { created: false };
+      const team = await this.repo.insertTeam(tx, 'Default team');
+      const user = await this.repo.insertUser(tx, {
+        teamId: team.id,
+        name: 'Admin',
+        email: 'admin@localhost',
+        role: 'owner',
+        instanceAdmin: true,
+      });
+      const key = adminApiKey ?? generateApiKey();
+      await this.repo.insertKey(tx, { userId: user.id, name: 'bootstrap', keyHash: hashApiKey(key), prefix: keyPrefix(key) });
+      return { created: true, apiKey: key };
+    });
+  }
+
+  async createTeam(
+    caller: Principal | null,
+    input: { name: string; ownerName: string; ownerEmail: string },
+  ): Promise<{ team: TeamRow; owner: UserView; apiKey: string }> {
+    if (caller) requireInstanceAdmin(caller);
+    return this.db.transaction(async (tx) => {
+      const team = await this.repo.insertTeam(tx, input.name);
+      const owner = await this.repo.insertUser(tx, {
+        teamId: team.id,
+        name: input.ownerName,
+        email: input.ownerEmail,
+        role: 'owner',
+      });
+      const apiKey = generateApiKey();
+      await this.repo.insertKey(tx, { userId: owner.id, name: 'default', keyHash: hashApiKey(apiKey), prefix: keyPrefix(apiKey) });
+      return { team, owner: userView(owner), apiKey };
+    });
+  }
+
+  async createUser(
+    caller: Principal,
+    input: { name: string; email: string; role: Role },
+  ): Promise<{ user: UserView; apiKey: string }> {
+    requireTeamAdmin(caller);
+    if (input.role === 'owner' && caller.role !== 'owner') throw forbidden('Only an owner may create another owner');
+    return this.db.transaction(async (tx) => {
+      if (await this.repo.findUserByEmail(tx, caller.teamId, input.email)) {
+        throw conflict(`A user with email ${input.email} already exists in this team`);
+      }
+      const user = await this.repo.insertUser(tx, { teamId: caller.teamId, ...input });
+      const apiKey = generateApiKey();
+      await this.repo.insertKey(tx, { userId: user.id, name: 'default', keyHash: hashApiKey(apiKey), prefix: keyPrefix(apiKey) });
+      return { user: userView(user), apiKey };
+    });
+  }
+
+  async listUsers(caller: Principal): Promise<UserView[]> {
+    requireTeamAdmin(caller);
+    return (await this.repo.listUsers(this.db, caller.teamId)).map(userView);
+  }
+
+  async deleteUser(caller: Principal, userId: number): Promise<void> {
+    requireTeamAdmin(caller);
+    const user = await this.repo.findUser(this.db, caller.teamId, userId);
+    if (!user) throw notFound('User');
+    if (user.id === caller.userId) throw new AppError('conflict', 'cannot_delete_self', 'You cannot delete yourself');
+    if (user.role === 'owner' && caller.role !== 'owner') throw forbidden('Only an owner may delete an owner');
+    await this.db.transaction((tx) => this.repo.markUserDeleted(tx, user.id));
+    this.cache.clear();
+  }
+
+  async createKey(caller: Principal, name: string): Promise<KeyView> {
+    const key = generateApiKey();
+    const row = await this.repo.insertKey(this.db, { userId: caller.userId, name, keyHash: hashApiKey(key), prefix: keyPrefix(key) });
+    return keyView(row, key);
+  }
+
+  async listKeys(caller: Principal): Promise<KeyView[]> {
+    return (await this.repo.listKeys(this.db, caller.userId)).map((k) => keyView(k));
+  }
+
+  async revokeKey(caller: Principal, keyId: string): Promise<void> {
+    const row = await this.repo.revokeKey(this.db, caller.userId, keyId);
+    if (!row) throw notFound('API key');
+    this.cache.delete(row.keyHash);
+  }
+
+  /** Users of a team by id, for showing names; used by the CLI. */
+  async listTeamUsers(teamId: string): Promise<UserView[]> {
+    return (await this.repo.listUsers(this.db, teamId)).map(userView);
+  }
+}

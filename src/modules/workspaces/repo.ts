@@ -1,0 +1,86 @@
+import { and, asc, eq, inArray, notInArray, or, sql, type SQL } from 'drizzle-orm';
+import type { Executor } from '../../db/client.js';
+import { models, workspaceModels, workspaces } from '../../db/schema.js';
+
+export type WorkspaceRow = typeof workspaces.$inferSelect;
+export type WorkspaceModelRow = typeof workspaceModels.$inferSelect & { modelName: string };
+type WorkspaceModelInsert = typeof workspaceModels.$inferInsert;
+
+export class WorkspacesRepo {
+  /** CONTRACT §3: TEAM workspaces are seen by the team, PRIVATE ones by their creator. */
+  private visible(teamId: string, userId: number): SQL {
+    return and(eq(workspaces.teamId, teamId), or(eq(workspaces.sharingType, 'TEAM'), eq(workspaces.userId, userId)))!;
+  }
+
+  async listVisible(db: Executor, teamId: string, userId: number): Promise<WorkspaceRow[]> {
+    return db.select().from(workspaces).where(this.visible(teamId, userId)).orderBy(asc(workspaces.created), asc(workspaces.id));
+  }
+
+  async findVisible(db: Executor, teamId: string, userId: number, id: string): Promise<WorkspaceRow | undefined> {
+    const [row] = await db.select().from(workspaces).where(and(eq(workspaces.id, id), this.visible(teamId, userId)));
+    return row;
+  }
+
+  async exists(db: Executor, id: string): Promise<boolean> {
+    const [row] = await db.select({ id: workspaces.id }).from(workspaces).where(eq(workspaces.id, id));
+    return row !== undefined;
+  }
+
+  async insert(db: Executor, v: typeof workspaces.$inferInsert): Promise<WorkspaceRow> {
+    const [row] = await db.insert(workspaces).values(v).returning();
+    return row!;
+  }
+
+  async update(db: Executor, id: string, v: Partial<typeof workspaces.$inferInsert>): Promise<WorkspaceRow> {
+    const [row] = await db.update(workspaces).set({ ...v, updated: new Date() }).where(eq(workspaces.id, id)).returning();
+    return row!;
+  }
+
+  async delete(db: Executor, id: string): Promise<void> {
+    await db.delete(workspaces).where(eq(workspaces.id, id));
+  }
+
+  async modelsOf(db: Executor, workspaceIds: string[]): Promise<WorkspaceModelRow[]> {
+    if (workspaceIds.length === 0) return [];
+    const rows = await db
+      .select({ wm: workspaceModels, modelName: models.name })
+      .from(workspaceModels)
+      .innerJoin(models, eq(models.id, workspaceModels.modelId))
+      .where(inArray(workspaceModels.workspaceId, workspaceIds))
+      .orderBy(asc(workspaceModels.position));
+    return rows.map((r) => ({ ...r.wm, modelName: r.modelName }));
+  }
+
+  /** Make the workspace's models exactly `modelIds`, in that order, keeping settings of those that stay. */
+  async setModels(db: Executor, workspaceId: string, modelIds: string[]): Promise<void> {
+    if (modelIds.length === 0) {
+      await db.delete(workspaceModels).where(eq(workspaceModels.workspaceId, workspaceId));
+      return;
+    }
+    await db
+      .delete(workspaceModels)
+      .where(and(eq(workspaceModels.workspaceId, workspaceId), notInArray(workspaceModels.modelId, modelIds)));
+    await db
+      .insert(workspaceModels)
+      .values(modelIds.map((modelId, position) => ({ workspaceId, modelId, position })))
+      .onConflictDoUpdate({
+        target: [workspaceModels.workspaceId, workspaceModels.modelId],
+        set: { position: sql`excluded.position` },
+      });
+  }
+
+  async upsertModelSettings(
+    db: Executor,
+    workspaceId: string,
+    modelId: string,
+    settings: Partial<WorkspaceModelInsert>,
+  ): Promise<void> {
+    const [{ next } = { next: 0 }] = await db
+      .select({ next: sql<number>`coalesce(max(${workspaceModels.position}) + 1, 0)::int` })
+      .from(workspaceModels)
+      .where(eq(workspaceModels.workspaceId, workspaceId));
+    const insert = db.insert(workspaceModels).values({ ...settings, workspaceId, modelId, position: next });
+    if (Object.keys(settings).length === 0) await insert.onConflictDoNothing();
+    else await insert.onConflictDoUpdate({ target: [workspaceModels.workspaceId, workspaceModels.modelId], set: settings });
+  }
+}

@@ -1,0 +1,95 @@
+import { Type, type Static } from 'typebox';
+import { DateTime, Nullable, Uuid } from '../../http/schemas.js';
+
+const ChatHistoryType = Type.Union([Type.Literal('TEAM'), Type.Literal('USER')]);
+const ContextType = Type.Union([Type.Literal('SHARED'), Type.Literal('PRIVATE')]);
+const SharingType = Type.Union([Type.Literal('TEAM'), Type.Literal('PRIVATE')]);
+const SamplePrompts = Type.Array(Type.String({ minLength: 1, maxLength: 2000 }), { maxItems: 50 });
+
+export const WorkspaceModelSettings = Type.Object(
+  {
+    addedContext: Type.Optional(Nullable(Type.String({ maxLength: 200_000 }))),
+    systemInstructions: Type.Optional(Nullable(Type.String({ maxLength: 200_000 }))),
+    temperature: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 2 }))),
+    maxTokens: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))),
+    topP: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 1 }))),
+    n: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 8 }))),
+    frequencyPenalty: Type.Optional(Nullable(Type.Number({ minimum: -2, maximum: 2 }))),
+    presencePenalty: Type.Optional(Nullable(Type.Number({ minimum: -2, maximum: 2 }))),
+    logitBias: Type.Optional(
+      Nullable(
+        Type.Record(Type.String({ pattern: '^[0-9]+$' }), Type.Number({ minimum: -100, maximum: 100 }), {
+          maxProperties: 300,
+          additionalProperties: false,
+        }),
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type WorkspaceModelSettingsT = Static<typeof WorkspaceModelSettings>;
+
+export const WorkspaceModel = Type.Object(
+  {
+    workspaceId: Uuid,
+    modelId: Uuid,
+    modelName: Type.String(),
+    addedContext: Nullable(Type.String()),
+    systemInstructions: Nullable(Type.String()),
+    temperature: Nullable(Type.Number()),
+    maxTokens: Nullable(Type.Integer()),
+    topP: Nullable(Type.Number()),
+    n: Nullable(Type.Integer()),
+    frequencyPenalty: Nullable(Type.Number()),
+    presencePenalty: Nullable(Type.Number()),
+    logitBias: Nullable(Type.Record(Type.String(), Type.Number())),
+  },
+  { $id: 'WorkspaceModel' },
+);
+export type WorkspaceModelT = Static<typeof WorkspaceModel>;
+
+export const Workspace = Type.Object(
+  {
+    id: Uuid,
+    name: Type.String(),
+    chatHistoryType: ChatHistoryType,
+    contextType: ContextType,
+    sharingType: SharingType,
+    greeting: Nullable(Type.String()),
+    samplePrompts: Type.Array(Type.String()),
+    models: Type.Array(Type.Ref('WorkspaceModel')),
+    userId: Type.Integer(),
+    created: DateTime,
+    updated: DateTime,
+  },
+  { $id: 'Workspace' },
+);
+export type WorkspaceT = Static<typeof Workspace>;
+
+export const AddWorkspaceBody = Type.Object(
+  {
+    modelIds: Type.Optional(Type.Array(Uuid, { maxItems: 100 })),
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    chatHistoryType: Type.Optional(ChatHistoryType),
+    contextType: Type.Optional(ContextType),
+    sharingType: Type.Optional(SharingType),
+    greeting: Type.Optional(Nullable(Type.String({ maxLength: 5000 }))),
+    samplePrompts: Type.Optional(SamplePrompts),
+  },
+  { additionalProperties: false },
+);
+export type AddWorkspaceBodyT = Static<typeof AddWorkspaceBody>;
+
+export const PatchWorkspaceBody = Type.Object(
+  {
+    modelIds: Type.Optional(Type.Array(Uuid, { maxItems: 100 })),
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    chatHistoryType: Type.Optional(ChatHistoryType),
+    contextType: Type.Optional(ContextType),
+    sharingType: Type.Optional(SharingType),
+    greeting: Type.Optional(Nullable(Type.String({ maxLength: 5000 }))),
+    samplePrompts: Type.Optional(SamplePrompts),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+export type PatchWorkspaceBodyT = Static<typeof PatchWorkspaceBody>;

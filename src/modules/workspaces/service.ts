@@ -1,0 +1,147 @@
+import type { Db } from '../../db/client.js';
+import { badRequest, conflict, forbidden, notFound } from '../../errors.js';
+import type { ModelsService } from '../models/service.js';
+import { isTeamAdmin, type Principal } from '../teams/service.js';
+import { WorkspacesRepo, type WorkspaceModelRow, type WorkspaceRow } from './repo.js';
+import type { AddWorkspaceBodyT, PatchWorkspaceBodyT, WorkspaceModelSettingsT, WorkspaceModelT, WorkspaceT } from './schema.js';
+
+function modelView(m: WorkspaceModelRow): WorkspaceModelT {
+  return {
+    workspaceId: m.workspaceId,
+    modelId: m.modelId,
+    modelName: m.modelName,
+    addedContext: m.addedContext,
+    systemInstructions: m.systemInstructions,
+    temperature: m.temperature,
+    maxTokens: m.maxTokens,
+    topP: m.topP,
+    n: m.n,
+    frequencyPenalty: m.frequencyPenalty,
+    presencePenalty: m.presencePenalty,
+    logitBias: m.logitBias ?? null,
+  };
+}
+
+function view(w: WorkspaceRow, ms: WorkspaceModelRow[]): WorkspaceT {
+  return {
+    id: w.id,
+    name: w.name,
+    chatHistoryType: w.chatHistoryType,
+    contextType: w.contextType,
+    sharingType: w.sharingType,
+    greeting: w.greeting,
+    samplePrompts: w.samplePrompts ?? [],
+    models: ms.filter((m) => m.workspaceId === w.id).map(modelView),
+    userId: w.userId,
+    created: w.created.toISOString(),
+    updated: w.updated.toISOString(),
+  };
+}
+
+export interface WorkspaceWithModels {
+  row: WorkspaceRow;
+  models: WorkspaceModelRow[];
+}
+
+export class WorkspacesService {
+  private readonly repo = new WorkspacesRepo();
+
+  constructor(
+    private readonly db: Db,
+    private readonly models: ModelsService,
+  ) {}
+
+  async list(caller: Principal): Promise<WorkspaceT[]> {
+    const rows = await this.repo.listVisible(this.db, caller.teamId, caller.userId);
+    const ms = await this.repo.modelsOf(this.db, rows.map((r) => r.id));
+    return rows.map((r) => view(r, ms));
+  }
+
+  /** The workspace as the caller may see it; 404 when it does not exist or is not visible. */
+  async load(caller: Principal, id: string): Promise<WorkspaceWithModels> {
+    const row = await this.repo.findVisible(this.db, caller.teamId, caller.userId, id);
+    if (!row) throw notFound('Workspace');
+    return { row, models: await this.repo.modelsOf(this.db, [id]) };
+  }
+
+  async get(caller: Principal, id: string): Promise<WorkspaceT> {
+    const w = await this.load(caller, id);
+    return view(w.row, w.models);
+  }
+
+  async create(caller: Principal, id: string, body: AddWorkspaceBodyT): Promise<WorkspaceT> {
+    const modelIds = [...new Set(body.modelIds ?? [])];
+    await this.checkModels(caller, modelIds);
+    const row = await this.db.transaction(async (tx) => {
+      if (await this.repo.exists(tx, id)) throw conflict(`A workspace with id ${id} already exists`);
+      const w = await this.repo.insert(tx, {
+        id,
+        teamId: caller.teamId,
+        userId: caller.userId,
+        name: body.name,
+        chatHistoryType: body.chatHistoryType ?? 'TEAM',
+        contextType: body.contextType ?? 'SHARED',
+        sharingType: body.sharingType ?? 'TEAM',
+        greeting: body.greeting ?? null,
+        samplePrompts: body.samplePrompts ?? [],
+      });
+      await this.repo.setModels(tx, id, modelIds);
+      return w;
+    });
+    return view(row, await this.repo.modelsOf(this.db, [id]));
+  }
+
+  async update(caller: Principal, id: string, body: PatchWorkspaceBodyT): Promise<WorkspaceT> {
+    const { row: current } = await this.load(caller, id);
+    this.requireManage(caller, current);
+    const { modelIds, ...fields } = body;
+    const ids = modelIds ? [...new Set(modelIds)] : undefined;
+    if (ids) await this.checkModels(caller, ids);
+    const row = await this.db.transaction(async (tx) => {
+      const w = await this.repo.update(tx, id, fields);
+      if (ids) await this.repo.setModels(tx, id, ids);
+      return w;
+    });
+    return view(row, await this.repo.modelsOf(this.db, [id]));
+  }
+
+  async delete(caller: Principal, id: string): Promise<void> {
+    const { row } = await this.load(caller, id);
+    this.requireManage(caller, row);
+    await this.repo.delete(this.db, id);
+  }
+
+  /** Upsert one model's settings in a workspace (adding the model when it is not there yet). */
+  async updateModel(caller: Principal, workspaceId: string, modelId: string, settings: WorkspaceModelSettingsT): Promise<WorkspaceModelT> {
+    const { row } = await this.load(caller, workspaceId);
+    this.requireManage(caller, row);
+    const model = await this.models.findUsable(caller.teamId, modelId);
+    if (!model) throw notFound('Model');
+    if (settings.maxTokens != null && model.contextWindow != null && settings.maxTokens > model.contextWindow) {
+      throw badRequest('validation_failed', `maxTokens must not exceed the model's contextWindow (${model.contextWindow})`, [
+        { path: 'body/maxTokens', message: `must be <= ${model.contextWindow}` },
+      ]);
+    }
+    await this.repo.upsertModelSettings(this.db, workspaceId, modelId, settings);
+    const wm = (await this.repo.modelsOf(this.db, [workspaceId])).find((m) => m.modelId === modelId)!;
+    return modelView(wm);
+  }
+
+  /** The creator and the team's owners/admins manage a workspace; other members only use it. */
+  private requireManage(caller: Principal, w: WorkspaceRow): void {
+    if (w.userId !== caller.userId && !isTeamAdmin(caller)) {
+      throw forbidden('Only the workspace creator or a team owner/admin may change this workspace');
+    }
+  }
+
+  private async checkModels(caller: Principal, ids: string[]): Promise<void> {
+    const bad = await this.models.unusable(caller.teamId, ids);
+    if (bad.length > 0) {
+      throw badRequest(
+        'unknown_model',
+        `Models not available to this team: ${bad.join(', ')}`,
+        bad.map((id) => ({ path: `body/modelIds/${ids.indexOf(id)}`, message: 'is not a model this team uses' })),
+      );
+    }
+  }
+}

@@ -1,0 +1,21 @@
+import type { Config } from './config.js';
+import type { Database } from './db/client.js';
+import { ModelsService } from './modules/models/service.js';
+import { TeamsService } from './modules/teams/service.js';
+import { WorkspacesService } from './modules/workspaces/service.js';
+import type { SecretBox } from './security/secret-box.js';
+
+/** The composition root: every service, built once per app over one database handle. */
+export interface Services {
+  teams: TeamsService;
+  models: ModelsService;
+  workspaces: WorkspacesService;
+}
+
+export function createServices(database: Database, config: Config, secrets: SecretBox): Services {
+  const db = database.db;
+  const teams = new TeamsService(db);
+  const models = new ModelsService(db, secrets, config.providerUrlPolicy);
+  const workspaces = new WorkspacesService(db, models);
+  return { teams, models, workspaces };
+}
