@@ -8,7 +8,10 @@ import { authenticate } from './http/auth.js';
 import { registerProblemHandlers } from './http/problem.js';
 import { ProblemSchema } from './http/schemas.js';
 import { validatorCompiler } from './http/validation.js';
+import { chatRoutes } from './modules/chat/routes.js';
+import { ChatAnswer, ChatThread, ChatThreadFull, PromptLog } from './modules/chat/schema.js';
 import { modelRoutes } from './modules/models/routes.js';
+import { promptLogRoutes } from './modules/prompt-logs/routes.js';
 import { Model } from './modules/models/schema.js';
 import { teamRoutes } from './modules/teams/routes.js';
 import { ApiKey, Team, User } from './modules/teams/schema.js';
@@ -25,7 +28,7 @@ export interface App {
   generatedAdminKey: string | null;
 }
 
-const SHARED_SCHEMAS = [ProblemSchema, User, Team, ApiKey, Model, WorkspaceModel, Workspace];
+const SHARED_SCHEMAS = [ProblemSchema, User, Team, ApiKey, Model, WorkspaceModel, Workspace, ChatAnswer, ChatThread, ChatThreadFull, PromptLog];
 
 /**
  * Build the whole application: database (migrated), services, HTTP routes. Production (main.ts)
@@ -86,6 +89,8 @@ export async function buildApp(config: Config, opts: { logger?: boolean } = {}):
         await api.register(teamRoutes, { services });
         await api.register(modelRoutes, { services });
         await api.register(workspaceRoutes, { services });
+        await api.register(promptLogRoutes, { services });
+        await api.register(chatRoutes, { services });
       },
       { prefix: '/api/v1' },
     );

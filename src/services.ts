@@ -1,6 +1,8 @@
 import type { Config } from './config.js';
 import type { Database } from './db/client.js';
+import { ChatService } from './modules/chat/service.js';
 import { ModelsService } from './modules/models/service.js';
+import { PromptLogsService } from './modules/prompt-logs/service.js';
 import { TeamsService } from './modules/teams/service.js';
 import { WorkspacesService } from './modules/workspaces/service.js';
 import type { SecretBox } from './security/secret-box.js';
@@ -10,6 +12,8 @@ export interface Services {
   teams: TeamsService;
   models: ModelsService;
   workspaces: WorkspacesService;
+  chat: ChatService;
+  promptLogs: PromptLogsService;
 }
 
 export function createServices(database: Database, config: Config, secrets: SecretBox): Services {
@@ -17,5 +21,7 @@ export function createServices(database: Database, config: Config, secrets: Secr
   const teams = new TeamsService(db);
   const models = new ModelsService(db, secrets, config.providerUrlPolicy);
   const workspaces = new WorkspacesService(db, models);
-  return { teams, models, workspaces };
+  const promptLogs = new PromptLogsService(db, config.promptLogMaxRows);
+  const chat = new ChatService(db, workspaces, models, promptLogs.repo, config.providerTimeouts);
+  return { teams, models, workspaces, chat, promptLogs };
 }

@@ -104,6 +104,7 @@ describe('team models', () => {
       { name: 'x', url: 'ftp://example.com' },
       { name: 'x', promptWrapper: { wrapperName: 'w', value: 'no placeholder' } },
       { name: 'x', id: 'not-a-uuid' },
+      { name: 'x', apiBase: 'ANTHROPIC', connectionType: 'AZURE' },
       { apiBase: 'OPENAI' },
       [1, 2],
     ];

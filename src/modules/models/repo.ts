@@ -8,7 +8,7 @@ export type ModelWithMembership = ModelRow & { inTeam: boolean };
 
 export class ModelsRepo {
   private membership(teamId: string) {
-    return sql<boolean>`exists (select 1 from ${teamModels} tm where tm.model_id = ${models.id} and tm.team_id = ${teamId})`;
+    return sql<boolean>`exists (select 1 from team_models tm where tm.model_id = "models"."id" and tm.team_id = ${teamId})`;
   }
 
   /** Models a team may see: its own and every system model. */

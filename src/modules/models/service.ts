@@ -1,5 +1,6 @@
 import type { Db } from '../../db/client.js';
 import { AppError, badRequest, conflict, notFound } from '../../errors.js';
+import { isSupportedConnection } from '../../providers/index.js';
 import type { ApiBase, ConnectionType, ProviderTarget } from '../../providers/types.js';
 import { assertProviderUrlAllowed } from '../../providers/url-guard.js';
 import { maskSecret, type SecretBox } from '../../security/secret-box.js';
@@ -102,6 +103,7 @@ export class ModelsService {
     }
     if (!req.name) throw badRequest('validation_failed', 'name is required', [{ path: 'body/name', message: 'is required' }]);
     const values = await this.toColumns(req);
+    this.checkConnection(values.apiBase ?? 'OPENAI', values.connectionType ?? 'URL');
     const teamId = opts.system ? null : (caller?.teamId ?? opts.teamId ?? null);
     if (!opts.system && !teamId) throw badRequest('bad_request', 'A team model needs a team');
     return this.db.transaction(async (tx) => {
@@ -128,6 +130,7 @@ export class ModelsService {
     else requireTeamAdmin(caller);
     if (req.id !== undefined && req.id !== id) throw badRequest('id_mismatch', 'The body id differs from the path id');
     const values = await this.toColumns(req);
+    this.checkConnection(values.apiBase ?? current.apiBase, values.connectionType ?? current.connectionType);
     const row = await this.repo.update(this.db, id, { ...values, ...(req.name ? { name: req.name } : {}) });
     return toModelView({ ...row, inTeam: current.inTeam });
   }
@@ -173,6 +176,14 @@ export class ModelsService {
         baseModel: row.baseModel,
       },
     };
+  }
+
+  private checkConnection(apiBase: ApiBase, connectionType: ConnectionType): void {
+    if (!isSupportedConnection(apiBase, connectionType)) {
+      throw badRequest('validation_failed', `connectionType ${connectionType} is only supported with apiBase OPENAI`, [
+        { path: 'body/connectionType', message: `is not supported for ${apiBase}` },
+      ]);
+    }
   }
 
   private async checkUrl(url: string): Promise<void> {

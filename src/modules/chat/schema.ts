@@ -1,0 +1,118 @@
+import { Type, type Static } from 'typebox';
+import { DateTime, Nullable, Uuid } from '../../http/schemas.js';
+
+const Role = Type.Union([Type.Literal('system'), Type.Literal('user'), Type.Literal('assistant')]);
+const MAX_TEXT = 1_000_000;
+
+export const ChatCompletionRequest = Type.Object(
+  {
+    messages: Type.Optional(
+      Type.Array(Type.Object({ role: Role, content: Type.String({ maxLength: MAX_TEXT }) }, { additionalProperties: false }), {
+        minItems: 1,
+        maxItems: 500,
+      }),
+    ),
+    prompt: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_TEXT })),
+    threadId: Type.Optional(Uuid),
+    modelId: Type.Optional(Uuid),
+    plusIds: Type.Optional(Type.Array(Uuid, { maxItems: 50 })),
+    temperature: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 2 }))),
+    maxTokens: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))),
+    topP: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 1 }))),
+    n: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 8 }))),
+    frequencyPenalty: Type.Optional(Nullable(Type.Number({ minimum: -2, maximum: 2 }))),
+    presencePenalty: Type.Optional(Nullable(Type.Number({ minimum: -2, maximum: 2 }))),
+    logitBias: Type.Optional(
+      Nullable(Type.Record(Type.String({ pattern: '^[0-9]+$' }), Type.Number({ minimum: -100, maximum: 100 }), { additionalProperties: false })),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type ChatCompletionRequestT = Static<typeof ChatCompletionRequest>;
+
+export const UsageSchema = Type.Object({ promptTokens: Type.Integer(), completionTokens: Type.Integer(), totalTokens: Type.Integer() });
+export const SourceSchema = Type.Object({
+  plusId: Uuid,
+  fileId: Nullable(Uuid),
+  filename: Nullable(Type.String()),
+  chunkId: Nullable(Type.Integer()),
+  score: Type.Number(),
+  excerpt: Type.String(),
+});
+
+export const ChatAnswer = Type.Object(
+  {
+    threadId: Uuid,
+    messageId: Uuid,
+    modelId: Uuid,
+    message: Type.Object({ role: Type.Literal('assistant'), content: Type.String() }),
+    finishReason: Type.String(),
+    usage: UsageSchema,
+    sources: Type.Array(SourceSchema),
+    created: DateTime,
+  },
+  { $id: 'ChatAnswer' },
+);
+
+const threadFields = {
+  id: Uuid,
+  workspaceId: Uuid,
+  title: Type.String(),
+  userId: Type.Integer(),
+  created: DateTime,
+  updated: DateTime,
+  messageCount: Type.Integer(),
+};
+export const ChatThread = Type.Object(threadFields, { $id: 'ChatThread' });
+export const ChatMessage = Type.Object({
+  id: Uuid,
+  role: Role,
+  content: Type.String(),
+  modelId: Nullable(Uuid),
+  created: DateTime,
+  usage: Nullable(UsageSchema),
+  sources: Type.Array(SourceSchema),
+  status: Type.Union([Type.Literal('ok'), Type.Literal('error'), Type.Literal('interrupted')]),
+});
+export const ChatThreadFull = Type.Object({ ...threadFields, messages: Type.Array(ChatMessage) }, { $id: 'ChatThread_Full' });
+
+/** The seed sends a ChatThread_Full to rename; only `title` is read. */
+export const RenameThreadBody = Type.Object({ title: Type.String({ minLength: 1, maxLength: 500 }) }, { additionalProperties: true });
+
+export const Prompt = Type.Object({ content: Type.String() });
+export const SamplePromptsQuery = Type.Object({ limit: Type.Integer({ minimum: 1, maximum: 50, default: 6 }) });
+
+export const PromptLog = Type.Object(
+  {
+    id: Uuid,
+    created: DateTime,
+    userId: Type.Integer(),
+    workspaceId: Nullable(Uuid),
+    threadId: Nullable(Uuid),
+    modelId: Nullable(Uuid),
+    modelName: Nullable(Type.String()),
+    prompt: Type.String(),
+    response: Nullable(Type.String()),
+    promptTokens: Nullable(Type.Integer()),
+    completionTokens: Nullable(Type.Integer()),
+    latencyMs: Nullable(Type.Integer()),
+    status: Type.String({ description: 'pending | ok | error | interrupted' }),
+    error: Nullable(Type.String()),
+  },
+  { $id: 'PromptLog' },
+);
+export type PromptLogT = Static<typeof PromptLog>;
+
+export const PromptLogRangeQuery = Type.Object({
+  q: Type.Optional(Type.String({ maxLength: 500 })),
+  startDate: DateTime,
+  endDate: DateTime,
+});
+export const PromptLogPagedQuery = Type.Object({
+  q: Type.Optional(Type.String({ maxLength: 500 })),
+  startDate: Type.Optional(DateTime),
+  endDate: Type.Optional(DateTime),
+  page: Type.Integer({ minimum: 0, default: 0 }),
+  size: Type.Integer({ minimum: 1, maximum: 1000, default: 20 }),
+  sort: Type.Optional(Type.Array(Type.String({ pattern: '^[A-Za-z]+(,(asc|desc|ASC|DESC))?$' }), { maxItems: 5 })),
+});

@@ -1,0 +1,90 @@
+import { Readable } from 'node:stream';
+import { stringify } from 'csv-stringify';
+import type { Db } from '../../db/client.js';
+import { AppError, badRequest } from '../../errors.js';
+import { pageRequest, toPage } from '../../http/paging.js';
+import { isTeamAdmin, type Principal } from '../teams/service.js';
+import { PromptLogsRepo, SORTABLE, type LogFilter, type PromptLogView } from './repo.js';
+
+export const CSV_COLUMNS = [
+  'id', 'created', 'userId', 'workspaceId', 'threadId', 'modelId', 'modelName', 'prompt', 'response',
+  'promptTokens', 'completionTokens', 'latencyMs', 'status', 'error',
+] as const;
+
+/** Cells a spreadsheet would run as a formula get a leading quote (OWASP CSV injection). */
+export function csvSafe(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  const s = value instanceof Date ? value.toISOString() : String(value);
+  return /^[=+\-@\t\r]/.test(s) ? `'${s}` : s;
+}
+
+const CSV_BATCH = 500;
+
+export function logView(r: PromptLogView) {
+  return { ...r, created: r.created.toISOString() };
+}
+
+export class PromptLogsService {
+  readonly repo = new PromptLogsRepo();
+
+  constructor(
+    private readonly db: Db,
+    private readonly maxRows: number,
+  ) {}
+
+  private filter(caller: Principal, q: { q?: string | undefined; startDate?: string | undefined; endDate?: string | undefined }): LogFilter {
+    const start = q.startDate ? new Date(q.startDate) : undefined;
+    const end = q.endDate ? new Date(q.endDate) : undefined;
+    if (start && end && start > end) {
+      throw badRequest('validation_failed', 'startDate must not be after endDate', [{ path: 'querystring/startDate', message: 'is after endDate' }]);
+    }
+    return {
+      teamId: caller.teamId,
+      ...(isTeamAdmin(caller) ? {} : { userId: caller.userId }),
+      ...(q.q ? { q: q.q } : {}),
+      ...(start ? { start } : {}),
+      ...(end ? { end } : {}),
+    };
+  }
+
+  /** All logs in a date range, newest first; refuses ranges larger than the configured bound. */
+  async range(caller: Principal, q: { q?: string; startDate: string; endDate: string }) {
+    const f = this.filter(caller, q);
+    const total = await this.repo.count(this.db, f);
+    if (total > this.maxRows) {
+      throw new AppError(
+        'bad_request',
+        'too_many_rows',
+        `The range holds ${total} logs, more than ${this.maxRows}: narrow it or use GET /api/v1/chat/prompt-logs/paged or /csv`,
+      );
+    }
+    return (await this.repo.list(this.db, f, { limit: this.maxRows, offset: 0, sort: [] })).map(logView);
+  }
+
+  async paged(caller: Principal, q: { q?: string; startDate?: string; endDate?: string; page: number; size: number; sort?: string[] }) {
+    const f = this.filter(caller, q);
+    const p = pageRequest(q, SORTABLE);
+    const [total, rows] = await Promise.all([
+      this.repo.count(this.db, f),
+      this.repo.list(this.db, f, { limit: p.size, offset: p.page * p.size, sort: p.sort }),
+    ]);
+    return toPage(rows.map(logView), total, p);
+  }
+
+  /** The CSV export as a stream: rows are read in keyset batches, so memory does not grow with rows. */
+  csv(caller: Principal, q: { q?: string; startDate: string; endDate: string }): Readable {
+    const f = this.filter(caller, q);
+    const { db, repo } = this;
+    async function* rows() {
+      let after: { created: Date; id: string } | null = null;
+      for (;;) {
+        const batch = await repo.listAfter(db, f, after, CSV_BATCH);
+        for (const r of batch) yield CSV_COLUMNS.map((c) => csvSafe(r[c]));
+        const last = batch.at(-1);
+        if (!last || batch.length < CSV_BATCH) return;
+        after = { created: last.created, id: last.id };
+      }
+    }
+    return Readable.from(rows()).pipe(stringify({ header: true, columns: [...CSV_COLUMNS], quoted_match: /[",\r\n]/, record_delimiter: '\r\n' }));
+  }
+}

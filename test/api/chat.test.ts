@@ -1,0 +1,336 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { expectProblem, newTeam, startTestApp, type TeamFixture, type TestApp } from '../helpers/app.js';
+import { createModel, createWorkspace } from '../helpers/factories.js';
+import { parseSse } from '../helpers/sse.js';
+import { LEAKED_SECRET, startStandInProvider, type StandInProvider } from '../support/standin-provider.js';
+
+let t: TestApp;
+let standIn: StandInProvider;
+let baseUrl: string;
+
+beforeAll(async () => {
+  standIn = await startStandInProvider();
+  t = await startTestApp({ providerTimeouts: { connectMs: 2000, totalMs: 3000, idleMs: 400 } });
+  baseUrl = await t.app.listen({ port: 0, host: '127.0.0.1' });
+});
+afterAll(async () => {
+  await t.close();
+  await standIn.close();
+});
+beforeEach(() => standIn.reset());
+
+type Protocol = 'OPENAI' | 'AZURE' | 'ANTHROPIC' | 'GOOGLE';
+function modelBody(p: Protocol): Record<string, unknown> {
+  switch (p) {
+    case 'OPENAI':
+      return { apiBase: 'OPENAI', url: standIn.openaiBaseUrl, baseModel: 'gpt-test', apiKey: 'sk-openai-test' };
+    case 'AZURE':
+      return { apiBase: 'OPENAI', connectionType: 'AZURE', url: standIn.azureBaseUrl, baseModel: 'my-deployment', apiKey: 'azure-key-test' };
+    case 'ANTHROPIC':
+      return { apiBase: 'ANTHROPIC', url: standIn.anthropicBaseUrl, baseModel: 'claude-test', apiKey: 'sk-ant-test' };
+    case 'GOOGLE':
+      return { apiBase: 'GOOGLE', url: standIn.geminiBaseUrl, baseModel: 'gemini-test', apiKey: 'g-key-test' };
+  }
+}
+
+async function setup(p: Protocol = 'OPENAI', model: Record<string, unknown> = {}, ws: Record<string, unknown> = {}) {
+  const team = await newTeam(t);
+  const m = await createModel(t, team.ownerKey, { ...modelBody(p), contextWindow: 8192, ...model });
+  const w = await createWorkspace(t, team.ownerKey, { modelIds: [m.id], ...ws });
+  return { team, model: m, ws: w };
+}
+
+const complete = (key: string, wsId: string, payload: object) =>
+  t.request({ method: 'POST', url: `/api/v1/chat/${wsId}/completions`, key, payload });
+
+async function stream(key: string, wsId: string, payload: object) {
+  const res = await fetch(`${baseUrl}/api/v1/chat/${wsId}/completions/stream`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify(payload),
+  });
+  return { res, events: res.headers.get('content-type')?.startsWith('text/event-stream') ? parseSse(await res.text()) : [] };
+}
+
+describe.each(['OPENAI', 'AZURE', 'ANTHROPIC', 'GOOGLE'] as const)('completions over %s', (p) => {
+  it('answers a plain completion and stores the thread', async () => {
+    const { team, model, ws } = await setup(p);
+    const res = await complete(team.ownerKey, ws.id, { prompt: 'hello there world' });
+    expect(res.statusCode).toBe(200);
+    const a = res.json();
+    expect(a).toMatchObject({ modelId: model.id, message: { role: 'assistant', content: 'Echo: hello there world' }, finishReason: 'stop', sources: [] });
+    expect(a.usage.completionTokens).toBeGreaterThan(0);
+    expect(a.usage.totalTokens).toBe(a.usage.promptTokens + a.usage.completionTokens);
+    const thread = (await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/history/${a.threadId}`, key: team.ownerKey })).json();
+    expect(thread.title).toBe('hello there world');
+    expect(thread.messages.map((m: { role: string; content: string }) => [m.role, m.content])).toEqual([
+      ['user', 'hello there world'],
+      ['assistant', 'Echo: hello there world'],
+    ]);
+    expect(thread.messages[1]).toMatchObject({ id: a.messageId, status: 'ok', modelId: model.id });
+  });
+
+  it('streams start, deltas and done, and keeps the answer', async () => {
+    const { team, ws } = await setup(p);
+    const { res, events } = await stream(team.ownerKey, ws.id, { messages: [{ role: 'user', content: 'one two three' }] });
+    expect(res.status).toBe(200);
+    const kinds = events.map((e) => e.event);
+    expect(kinds[0]).toBe('start');
+    expect(kinds.at(-1)).toBe('done');
+    expect(kinds.filter((k) => k === 'delta').length).toBeGreaterThanOrEqual(2);
+    for (const e of events) expect(e.data.type).toBe(e.event);
+    const text = events.filter((e) => e.event === 'delta').map((e) => e.data.content).join('');
+    expect(text).toBe('Echo: one two three');
+    const start = events[0]!.data;
+    const thread = (await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/history/${start.threadId}`, key: team.ownerKey })).json();
+    expect(thread.messages.at(-1)).toMatchObject({ id: start.messageId, role: 'assistant', content: text, status: 'ok' });
+  });
+});
+
+describe('prompt assembly', () => {
+  it('puts system instructions and added context first, then history, then the new turn', async () => {
+    const { team, model, ws } = await setup('OPENAI');
+    await t.request({ method: 'POST', url: `/api/v1/workspaces/${ws.id}/${model.id}`, key: team.ownerKey, payload: { systemInstructions: 'Be terse.', addedContext: 'Team facts.', temperature: 0.2, maxTokens: 100 } });
+    const first = (await complete(team.ownerKey, ws.id, { prompt: 'first question' })).json();
+    standIn.reset();
+    await complete(team.ownerKey, ws.id, { prompt: 'second question', threadId: first.threadId, temperature: 0.7 });
+    const sent = standIn.requests[0]!.body;
+    expect(sent.messages).toEqual([
+      { role: 'system', content: 'Be terse.\n\nTeam facts.' },
+      { role: 'user', content: 'first question' },
+      { role: 'assistant', content: 'Echo: first question' },
+      { role: 'user', content: 'second question' },
+    ]);
+    expect(sent.temperature).toBe(0.7);
+    expect(sent.max_tokens ?? sent.max_completion_tokens).toBe(100);
+  });
+
+  it('places the system text where each protocol wants it', async () => {
+    for (const p of ['ANTHROPIC', 'GOOGLE'] as const) {
+      const { team, model, ws } = await setup(p);
+      await t.request({ method: 'POST', url: `/api/v1/workspaces/${ws.id}/${model.id}`, key: team.ownerKey, payload: { systemInstructions: 'Answer in French.' } });
+      standIn.reset();
+      await complete(team.ownerKey, ws.id, { prompt: 'bonjour' });
+      const body = standIn.requests[0]!.body;
+      if (p === 'ANTHROPIC') expect(JSON.stringify(body.system)).toContain('Answer in French.');
+      else expect(JSON.stringify(body.systemInstruction ?? body.system_instruction)).toContain('Answer in French.');
+    }
+  });
+
+  it('folds the system text into the user turn when the model has no system prompts, and applies the prompt wrapper', async () => {
+    const { team, model, ws } = await setup('OPENAI', { usesSystemPrompts: false, promptWrapper: { wrapperName: 'inst', value: '[INST] {{prompt}} [/INST]' } });
+    await t.request({ method: 'POST', url: `/api/v1/workspaces/${ws.id}/${model.id}`, key: team.ownerKey, payload: { systemInstructions: 'Be kind.' } });
+    await complete(team.ownerKey, ws.id, { prompt: 'hi' });
+    const msgs = standIn.requests[0]!.body.messages;
+    expect(msgs).toEqual([{ role: 'user', content: 'Be kind.\n\n[INST] hi [/INST]' }]);
+  });
+
+  it('cuts old history to fit the context window', async () => {
+    const { team, ws } = await setup('OPENAI', { contextWindow: 300 });
+    const long = 'word '.repeat(60);
+    let threadId: string | undefined;
+    for (let i = 0; i < 4; i++) {
+      const r = (await complete(team.ownerKey, ws.id, { prompt: `${i} ${long}`, threadId, maxTokens: 50 })).json();
+      threadId = r.threadId;
+    }
+    const last = standIn.requests.at(-1)!.body.messages as Array<{ content: string }>;
+    expect(last.at(-1)!.content.startsWith('3 ')).toBe(true);
+    expect(last.length).toBeLessThan(7);
+    expect(last.some((m) => m.content.startsWith('0 '))).toBe(false);
+  });
+});
+
+describe('failures', () => {
+  it('maps an upstream 500 to 502 without echoing the upstream body, and logs the failure', async () => {
+    const { team, ws } = await setup('OPENAI');
+    standIn.set({ failStatus: 500 });
+    const res = await complete(team.ownerKey, ws.id, { prompt: 'boom' });
+    const p = expectProblem(res, 502);
+    expect(p.code).toBe('provider_error');
+    expect(res.body).not.toContain(LEAKED_SECRET);
+    const threads = (await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/history`, key: team.ownerKey })).json();
+    expect(threads).toHaveLength(1);
+    const thread = (await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/history/${threads[0].id}`, key: team.ownerKey })).json();
+    expect(thread.messages.map((m: { role: string }) => m.role)).toEqual(['user']);
+    const logs = (await t.request({ method: 'GET', url: '/api/v1/chat/prompt-logs/paged', key: team.ownerKey })).json();
+    expect(logs.content[0]).toMatchObject({ status: 'error', prompt: 'boom' });
+    expect(JSON.stringify(logs)).not.toContain(LEAKED_SECRET);
+  });
+
+  it('maps upstream auth failures, rate limits and garbage to 502 with stable codes', async () => {
+    const { team, ws } = await setup('ANTHROPIC');
+    for (const [sw, code] of [
+      [{ failStatus: 401 }, 'provider_auth_failed'],
+      [{ failStatus: 429 }, 'provider_rate_limited'],
+      [{ malformed: true }, 'provider_bad_response'],
+    ] as const) {
+      standIn.reset();
+      standIn.set(sw);
+      const p = expectProblem(await complete(team.ownerKey, ws.id, { prompt: 'x' }), 502);
+      expect(p.code).toBe(code);
+    }
+  });
+
+  it('answers 504 when the provider is too slow', async () => {
+    const { team, ws } = await setup('GOOGLE');
+    standIn.set({ delayMs: 5000 });
+    const p = expectProblem(await complete(team.ownerKey, ws.id, { prompt: 'slow' }), 504);
+    expect(p.code).toBe('provider_timeout');
+  });
+
+  it('sends an error event when a stream breaks, keeping what arrived', async () => {
+    const { team, ws } = await setup('OPENAI');
+    standIn.set({ breakStreamAfter: 2 });
+    const { events } = await stream(team.ownerKey, ws.id, { prompt: 'a b c d e f g' });
+    expect(events[0]!.event).toBe('start');
+    const last = events.at(-1)!;
+    expect(last.event).toBe('error');
+    expect(last.data).toMatchObject({ status: 502 });
+    expect(typeof last.data.code).toBe('string');
+    const thread = (await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/history/${events[0]!.data.threadId}`, key: team.ownerKey })).json();
+    expect(thread.messages.at(-1)).toMatchObject({ role: 'assistant', status: 'interrupted' });
+  });
+
+  it('times out a stream that goes silent', async () => {
+    const { team, ws } = await setup('ANTHROPIC');
+    standIn.set({ hangAfterChunks: 1 });
+    const { events } = await stream(team.ownerKey, ws.id, { prompt: 'a b c' });
+    expect(events.at(-1)).toMatchObject({ event: 'error', data: { status: 504, code: 'provider_timeout' } });
+  });
+
+  it('aborts the provider call when the client disconnects and keeps the partial answer as interrupted', async () => {
+    const { team, ws } = await setup('OPENAI');
+    standIn.set({ chunkDelayMs: 150 });
+    const abort = new AbortController();
+    const res = await fetch(`${baseUrl}/api/v1/chat/${ws.id}/completions/stream`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${team.ownerKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ prompt: 'one two three four five six seven eight nine ten' }),
+      signal: abort.signal,
+    });
+    const reader = res.body!.getReader();
+    let text = '';
+    while (!text.includes('event: delta')) text += new TextDecoder().decode((await reader.read()).value);
+    const threadId = parseSse(text.split('\n\n')[0]! + '\n\n')[0]!.data.threadId as string;
+    abort.abort();
+    await standIn.waitForAbortedRequests(1, 3000);
+    let thread;
+    for (let i = 0; i < 50; i++) {
+      thread = (await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/history/${threadId}`, key: team.ownerKey })).json();
+      if (thread.messages.length === 2) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(thread.messages[1]).toMatchObject({ role: 'assistant', status: 'interrupted' });
+    expect(thread.messages[1].content.startsWith('Echo:')).toBe(true);
+    expect(thread.messages[1].content.length).toBeLessThan('Echo: one two three four five six seven eight nine ten'.length);
+    const logs = (await t.request({ method: 'GET', url: '/api/v1/chat/prompt-logs/paged', key: team.ownerKey })).json();
+    expect(logs.content[0]).toMatchObject({ status: 'interrupted', threadId });
+  });
+
+  it('answers bad requests with 4xx before opening a stream', async () => {
+    const { team, ws } = await setup('OPENAI');
+    const other = await setup('OPENAI');
+    const cases: Array<[object, number]> = [
+      [{}, 400],
+      [{ prompt: '' }, 400],
+      [{ messages: [{ role: 'assistant', content: 'hi' }] }, 400],
+      [{ messages: [{ role: 'wizard', content: 'hi' }] }, 400],
+      [{ prompt: 'x', temperature: 3 }, 400],
+      [{ prompt: 'x', maxTokens: 100000 }, 400],
+      [{ prompt: 'x', modelId: other.model.id }, 400],
+      [{ prompt: 'x', threadId: 'nope' }, 400],
+      [{ prompt: 'x', threadId: '00000000-0000-4000-8000-000000000000' }, 404],
+      [{ prompt: 'x', extra: 1 }, 400],
+    ];
+    for (const [payload, status] of cases) {
+      expectProblem(await complete(team.ownerKey, ws.id, payload), status);
+      const s = await fetch(`${baseUrl}/api/v1/chat/${ws.id}/completions/stream`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${team.ownerKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify(payload),
+      });
+      expect(s.status).toBe(status);
+      expect(s.headers.get('content-type')).toContain('application/problem+json');
+    }
+    expect(standIn.requests).toHaveLength(0);
+    const empty = await createWorkspace(t, team.ownerKey);
+    expect(expectProblem(await complete(team.ownerKey, empty.id, { prompt: 'x' }), 400).code).toBe('workspace_has_no_model');
+  });
+});
+
+describe('threads and visibility', () => {
+  async function teamWithMembers(history: 'TEAM' | 'USER') {
+    const { team, ws } = await setup('OPENAI', {}, { chatHistoryType: history });
+    const m1 = await team.addUser('member');
+    const m2 = await team.addUser('member');
+    const t1 = (await complete(m1.key, ws.id, { prompt: 'from member one' })).json().threadId as string;
+    const t2 = (await complete(m2.key, ws.id, { prompt: 'from member two' })).json().threadId as string;
+    return { team, ws, m1, m2, t1, t2 };
+  }
+  const ids = async (key: string, wsId: string) =>
+    (await t.request({ method: 'GET', url: `/api/v1/chat/${wsId}/history`, key })).json().map((x: { id: string }) => x.id);
+
+  it('TEAM history: every member sees every thread, newest first; only the starter or an admin changes one', async () => {
+    const { team, ws, m1, m2, t1, t2 } = await teamWithMembers('TEAM');
+    expect(await ids(m1.key, ws.id)).toEqual([t2, t1]);
+    const list = (await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/history`, key: m1.key })).json();
+    expect(list[0]).toMatchObject({ id: t2, workspaceId: ws.id, messageCount: 2, title: 'from member two' });
+    expectProblem(await t.request({ method: 'POST', url: `/api/v1/chat/${ws.id}/history/${t2}`, key: m1.key, payload: { title: 'mine now' } }), 403);
+    expectProblem(await t.request({ method: 'DELETE', url: `/api/v1/chat/${ws.id}/history/${t2}`, key: m1.key }), 403);
+    const renamed = await t.request({ method: 'POST', url: `/api/v1/chat/${ws.id}/history/${t2}`, key: m2.key, payload: { title: 'Renamed', messages: [] } });
+    expect(renamed.json()).toMatchObject({ id: t2, title: 'Renamed' });
+    // a member's "delete all" removes only their own threads
+    expect((await t.request({ method: 'DELETE', url: `/api/v1/chat/${ws.id}/history`, key: m1.key })).statusCode).toBe(200);
+    expect(await ids(team.ownerKey, ws.id)).toEqual([t2]);
+    // an owner deletes anyone's
+    expect((await t.request({ method: 'DELETE', url: `/api/v1/chat/${ws.id}/history/${t2}`, key: team.ownerKey })).statusCode).toBe(200);
+    expect(await ids(team.ownerKey, ws.id)).toEqual([]);
+  });
+
+  it('USER history: each user sees only their own threads', async () => {
+    const { team, ws, m1, m2, t1, t2 } = await teamWithMembers('USER');
+    expect(await ids(m1.key, ws.id)).toEqual([t1]);
+    expect(await ids(m2.key, ws.id)).toEqual([t2]);
+    expect(await ids(team.ownerKey, ws.id)).toEqual([]);
+    expectProblem(await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/history/${t2}`, key: m1.key }), 404);
+    expectProblem(await complete(m1.key, ws.id, { prompt: 'hijack', threadId: t2 }), 404);
+  });
+
+  it('a PRIVATE workspace and another team see nothing', async () => {
+    const { team, ws } = await setup('OPENAI', {}, { sharingType: 'PRIVATE' });
+    const member = await team.addUser('member');
+    const other: TeamFixture = await newTeam(t);
+    const threadId = (await complete(team.ownerKey, ws.id, { prompt: 'secret plans' })).json().threadId;
+    for (const key of [member.key, other.ownerKey]) {
+      expectProblem(await complete(key, ws.id, { prompt: 'x' }), 404);
+      expectProblem(await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/history`, key }), 404);
+      expectProblem(await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/history/${threadId}`, key }), 404);
+      expectProblem(await t.request({ method: 'POST', url: `/api/v1/chat/${ws.id}/history/${threadId}`, key, payload: { title: 'x' } }), 404);
+      expectProblem(await t.request({ method: 'DELETE', url: `/api/v1/chat/${ws.id}/history/${threadId}`, key }), 404);
+      expectProblem(await t.request({ method: 'DELETE', url: `/api/v1/chat/${ws.id}/history`, key }), 404);
+      expectProblem(await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/greeting`, key }), 404);
+      expectProblem(await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/sample-prompts`, key }), 404);
+    }
+    expect(await ids(team.ownerKey, ws.id)).toEqual([threadId]);
+  });
+});
+
+describe('greeting and sample prompts', () => {
+  it('uses the workspace’s own, else defaults drawn from the workspace', async () => {
+    const { team, model, ws } = await setup('OPENAI', { name: 'Helper Bot' });
+    const g = (await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/greeting`, key: team.ownerKey })).json();
+    expect(g.content).toContain(ws.name as string);
+    expect(g.content).toContain('Helper Bot');
+    const d = (await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/sample-prompts`, key: team.ownerKey })).json();
+    expect(d).toHaveLength(6);
+    expect(d.some((p: { content: string }) => p.content.includes(ws.name as string))).toBe(true);
+    expect((await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/sample-prompts?limit=2`, key: team.ownerKey })).json()).toHaveLength(2);
+    expectProblem(await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/sample-prompts?limit=51`, key: team.ownerKey }), 400);
+    expectProblem(await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/sample-prompts?limit=0`, key: team.ownerKey }), 400);
+
+    await t.request({ method: 'PATCH', url: `/api/v1/workspaces/${ws.id}`, key: team.ownerKey, payload: { greeting: 'Hello team', samplePrompts: ['p1', 'p2', 'p3'] } });
+    expect((await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/greeting`, key: team.ownerKey })).json()).toEqual({ content: 'Hello team' });
+    expect((await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/sample-prompts?limit=2`, key: team.ownerKey })).json()).toEqual([{ content: 'p1' }, { content: 'p2' }]);
+    void model;
+  });
+});
