@@ -1,0 +1,172 @@
+/**
+ * Anthropic Messages adapter (`@anthropic-ai/sdk`).
+ *
+ * URL form (target.url): the API origin WITHOUT the version segment, e.g.
+ * `https://api.anthropic.com` (the default when url is null); requests go to `{url}/v1/messages`.
+ * A trailing `/v1` is tolerated and stripped.
+ *
+ * Auth: SDK 1.x sends the key as `Authorization: Bearer {apiKey}` (not `x-api-key`).
+ *
+ * Mapping: system messages -> top-level `system` (joined with blank lines); consecutive
+ * same-role messages are merged (the protocol requires user/assistant alternation);
+ * `max_tokens` is required by the protocol and defaults to {@link DEFAULT_ANTHROPIC_MAX_TOKENS};
+ * temperature and top_p are dropped: `@anthropic-ai/sdk` 1.x pins API version 2026-10-21
+ * (`anthropic-version` header), whose Messages API has no sampling parameters any more (the SDK
+ * removed them from its types); n, frequency/presence penalties and logit bias have no
+ * equivalent either and are dropped.
+ */
+import Anthropic from '@anthropic-ai/sdk';
+import { guardedCall, guardedStream, sdkTimeoutMs, usageOf, type StreamState } from './call-control.js';
+import { providerBadResponse } from './errors.js';
+import type { Completion, FinishReason, ProviderAdapter, ProviderRequest, StreamEvent, Usage } from './types.js';
+import { ClientCache, NO_REDIRECT, posInt, splitSystemAndMerge, trimSlashes } from './util.js';
+
+export const DEFAULT_ANTHROPIC_BASE_URL = 'https://api.anthropic.com';
+export const DEFAULT_ANTHROPIC_MAX_TOKENS = 1024;
+
+type Body = Anthropic.MessageCreateParamsNonStreaming;
+type Event = Anthropic.RawMessageStreamEvent;
+
+export function normalizeAnthropicStopReason(reason: string | null | undefined): FinishReason {
+  switch (reason) {
+    case 'end_turn':
+    case 'stop_sequence':
+      return 'stop';
+    case 'max_tokens':
+    case 'model_context_window_exceeded':
+      return 'length';
+    case 'tool_use':
+      return 'tool_calls';
+    case 'refusal':
+      return 'content_filter';
+    default:
+      return 'other'; // pause_turn, unknown
+  }
+}
+
+/**
+ * The SDK resolves credentials lazily from env / profile files / workload identity when none is
+ * passed. A model with no key must send no credential — never the server's own — so that chain
+ * is switched off.
+ */
+class IsolatedAnthropic extends Anthropic {
+  protected override _shouldResolveDefaultCredentials(): boolean {
+    return false;
+  }
+}
+
+const clients = new ClientCache<Anthropic>();
+
+export function anthropicBaseUrl(url: string | null): string {
+  if (!url) return DEFAULT_ANTHROPIC_BASE_URL;
+  return trimSlashes(url).replace(/\/v1$/, '');
+}
+
+function clientFor(req: ProviderRequest): Anthropic {
+  const baseURL = anthropicBaseUrl(req.target.url);
+  const key = req.target.apiKey;
+  return clients.get(JSON.stringify([baseURL, key]), () =>
+    new IsolatedAnthropic({
+      baseURL,
+      ...(key ? { apiKey: key } : { apiKey: null, authToken: null, defaultHeaders: { Authorization: null } }),
+      maxRetries: 0,
+      logLevel: 'off',
+      fetchOptions: NO_REDIRECT,
+    }),
+  );
+}
+
+export function buildAnthropicBody(req: ProviderRequest): Body {
+  const { system, turns } = splitSystemAndMerge(req.messages);
+  const p = req.params;
+  const body: Body = {
+    model: req.target.baseModel,
+    max_tokens: posInt(p.maxTokens) ?? DEFAULT_ANTHROPIC_MAX_TOKENS,
+    messages: turns.map((t) => ({ role: t.role, content: t.content })),
+  };
+  if (system !== null) body.system = system;
+  // temperature / top_p: not part of Messages API version 2026-10-21, which this SDK pins
+  // (`anthropic-version` header) — they are dropped, like n, penalties and logit bias.
+  return body;
+}
+
+function requestOptions(req: ProviderRequest, signal: AbortSignal): Anthropic.RequestOptions {
+  // An explicit timeout also skips the SDK's "non-streaming call may exceed 10 minutes" refusal.
+  return { signal, timeout: sdkTimeoutMs(req.timeouts), maxRetries: 0 };
+}
+
+function usageFrom(u: Partial<Anthropic.Usage> | null | undefined): Usage {
+  const input = (u?.input_tokens ?? 0) + (u?.cache_creation_input_tokens ?? 0) + (u?.cache_read_input_tokens ?? 0);
+  return usageOf(input, u?.output_tokens);
+}
+
+export function toAnthropicCompletion(msg: unknown): Completion {
+  const content = (msg as { content?: unknown } | null)?.content;
+  if (!Array.isArray(content)) throw providerBadResponse();
+  let text = '';
+  for (const block of content) {
+    if (block && (block as { type?: unknown }).type === 'text' && typeof (block as { text?: unknown }).text === 'string') {
+      text += (block as { text: string }).text;
+    }
+  }
+  const m = msg as Anthropic.Message;
+  return { content: text, finishReason: normalizeAnthropicStopReason(m.stop_reason), usage: usageFrom(m.usage) };
+}
+
+export interface AnthropicTokenCounts {
+  input: number;
+  output: number;
+}
+
+export function onAnthropicEvent(ev: Event, state: StreamState, counts: AnthropicTokenCounts): string | null {
+  if (!ev || typeof ev !== 'object') throw providerBadResponse();
+  switch (ev.type) {
+    case 'message_start': {
+      const u = ev.message?.usage;
+      counts.input = (u?.input_tokens ?? 0) + (u?.cache_creation_input_tokens ?? 0) + (u?.cache_read_input_tokens ?? 0);
+      counts.output = u?.output_tokens ?? 0;
+      state.usage = usageOf(counts.input, counts.output);
+      return null;
+    }
+    case 'content_block_delta':
+      return ev.delta?.type === 'text_delta' && typeof ev.delta.text === 'string' ? ev.delta.text : null;
+    case 'message_delta': {
+      const u = ev.usage;
+      if (u) {
+        // Cumulative counts; input fields are only present on some API versions.
+        if (typeof u.input_tokens === 'number') {
+          counts.input = u.input_tokens + (u.cache_creation_input_tokens ?? 0) + (u.cache_read_input_tokens ?? 0);
+        }
+        if (typeof u.output_tokens === 'number') counts.output = u.output_tokens;
+        state.usage = usageOf(counts.input, counts.output);
+      }
+      if (ev.delta?.stop_reason) state.finishReason = normalizeAnthropicStopReason(ev.delta.stop_reason);
+      return null;
+    }
+    default:
+      return null;
+  }
+}
+
+export const anthropicAdapter: ProviderAdapter = {
+  async complete(req: ProviderRequest): Promise<Completion> {
+    return guardedCall(req, async (signal) => {
+      const msg = await clientFor(req).messages.create(buildAnthropicBody(req), requestOptions(req, signal));
+      return toAnthropicCompletion(msg);
+    });
+  },
+
+  stream(req: ProviderRequest): AsyncIterable<StreamEvent> {
+    const counts: AnthropicTokenCounts = { input: 0, output: 0 };
+    return guardedStream<Event>(
+      req,
+      async (signal) =>
+        clientFor(req).messages.create({ ...buildAnthropicBody(req), stream: true }, requestOptions(req, signal)),
+      (ev, state) => onAnthropicEvent(ev, state, counts),
+    );
+  },
+};
+
+export function clearAnthropicClientCache(): void {
+  clients.clear();
+}

@@ -1,0 +1,186 @@
+/**
+ * Gemini adapter (`@google/genai`, Gemini Developer API — never Vertex).
+ *
+ * URL form (target.url): the API origin WITHOUT the version segment, e.g.
+ * `https://generativelanguage.googleapis.com` (the default when url is null). A trailing
+ * `/v1beta`, `/v1alpha` or `/v1` is tolerated: it is stripped and used as the API version
+ * (default `v1beta`). Requests go to `{url}/v1beta/models/{model}:generateContent` and
+ * `{url}/v1beta/models/{model}:streamGenerateContent?alt=sse`. Auth: `x-goog-api-key`.
+ *
+ * Mapping: system messages -> `systemInstruction`; assistant -> role `model`; consecutive
+ * same-role messages merged; params -> generationConfig (temperature, topP, maxOutputTokens,
+ * candidateCount, presencePenalty, frequencyPenalty). logitBias is dropped. Only candidate 0
+ * is returned. The SDK's automatic continuation (re-requesting with a continuation token) is
+ * switched off so one call is exactly one HTTP request; a `CONTINUATION` finish maps to `length`.
+ */
+import { GoogleGenAI, type GenerateContentConfig, type GenerateContentResponse } from '@google/genai';
+import { guardedCall, guardedStream, sdkTimeoutMs, usageOf, type StreamState } from './call-control.js';
+import { providerBadResponse } from './errors.js';
+import type { Completion, FinishReason, ProviderAdapter, ProviderRequest, StreamEvent, Usage } from './types.js';
+import { ClientCache, NO_REDIRECT, num, posInt, splitSystemAndMerge, trimSlashes } from './util.js';
+
+export const DEFAULT_GEMINI_BASE_URL = 'https://generativelanguage.googleapis.com';
+
+export function normalizeGeminiFinishReason(reason: string | null | undefined): FinishReason {
+  switch (reason) {
+    case 'STOP':
+      return 'stop';
+    case 'MAX_TOKENS':
+    case 'CONTINUATION':
+      return 'length';
+    case 'SAFETY':
+    case 'RECITATION':
+    case 'BLOCKLIST':
+    case 'PROHIBITED_CONTENT':
+    case 'SPII':
+    case 'IMAGE_SAFETY':
+    case 'IMAGE_PROHIBITED_CONTENT':
+    case 'IMAGE_RECITATION':
+      return 'content_filter';
+    default:
+      // LANGUAGE, OTHER, MALFORMED_FUNCTION_CALL, UNEXPECTED_TOOL_CALL, TOO_MANY_TOOL_CALLS, ...
+      return 'other';
+  }
+}
+
+export function googleBaseUrl(url: string | null): { baseUrl: string; apiVersion: string | undefined } {
+  if (!url) return { baseUrl: DEFAULT_GEMINI_BASE_URL, apiVersion: undefined };
+  const trimmed = trimSlashes(url);
+  const m = /\/(v1beta|v1alpha|v1)$/.exec(trimmed);
+  if (m) return { baseUrl: trimmed.slice(0, -m[0].length), apiVersion: m[1] };
+  return { baseUrl: trimmed, apiVersion: undefined };
+}
+
+/**
+ * fetch used by the SDK: never follows redirects (a redirect could point at an internal
+ * address) and, for a model without a key, removes the placeholder key header.
+ */
+function makeFetch(stripKey: boolean): typeof fetch {
+  return (input, init) => {
+    if (!stripKey) return fetch(input, { ...init, ...NO_REDIRECT });
+    const headers = new Headers(init?.headers);
+    headers.delete('x-goog-api-key');
+    return fetch(input, { ...init, headers, ...NO_REDIRECT });
+  };
+}
+
+/** Placeholder so the SDK neither warns nor falls back to env keys / Google default credentials. */
+const NO_KEY = 'atrium-no-key';
+
+const clients = new ClientCache<GoogleGenAI>();
+
+function clientFor(req: ProviderRequest): GoogleGenAI {
+  const { baseUrl, apiVersion } = googleBaseUrl(req.target.url);
+  const key = req.target.apiKey;
+  return clients.get(JSON.stringify([baseUrl, apiVersion ?? null, key]), () =>
+    new GoogleGenAI({
+      // Explicit: never switch to Vertex because of GOOGLE_GENAI_USE_VERTEXAI in the server env.
+      vertexai: false,
+      // Always a non-empty string: with `undefined` the SDK reads GOOGLE_API_KEY / GEMINI_API_KEY
+      // from the env, and with no key at all it would fall back to Google application-default
+      // credentials (i.e. send the server's own cloud token to this URL). The placeholder never
+      // leaves the process: makeFetch() strips the header.
+      apiKey: key || NO_KEY,
+      ...(apiVersion ? { apiVersion } : {}),
+      httpOptions: { baseUrl, fetch: makeFetch(!key) },
+    }),
+  );
+}
+
+function buildRequest(req: ProviderRequest, signal: AbortSignal) {
+  const { system, turns } = splitSystemAndMerge(req.messages);
+  const p = req.params;
+  const config: GenerateContentConfig = {
+    abortSignal: signal,
+    httpOptions: { timeout: sdkTimeoutMs(req.timeouts) },
+    automaticContinuation: false,
+  };
+  if (system !== null) config.systemInstruction = system;
+  const temperature = num(p.temperature);
+  if (temperature !== undefined) config.temperature = temperature;
+  const topP = num(p.topP);
+  if (topP !== undefined) config.topP = topP;
+  const maxTokens = posInt(p.maxTokens);
+  if (maxTokens !== undefined) config.maxOutputTokens = maxTokens;
+  const n = posInt(p.n);
+  if (n !== undefined) config.candidateCount = n;
+  const pp = num(p.presencePenalty);
+  if (pp !== undefined) config.presencePenalty = pp;
+  const fp = num(p.frequencyPenalty);
+  if (fp !== undefined) config.frequencyPenalty = fp;
+  return {
+    model: req.target.baseModel,
+    contents: turns.map((t) => ({ role: t.role === 'assistant' ? 'model' : 'user', parts: [{ text: t.content }] })),
+    config,
+  };
+}
+
+function usageFrom(u: GenerateContentResponse['usageMetadata']): Usage {
+  // Thinking tokens are billed as output.
+  const completion = (u?.candidatesTokenCount ?? 0) + (u?.thoughtsTokenCount ?? 0);
+  return usageOf(u?.promptTokenCount, completion, u?.totalTokenCount);
+}
+
+type Candidate = NonNullable<GenerateContentResponse['candidates']>[number];
+
+function firstCandidate(res: GenerateContentResponse): Candidate | undefined {
+  const cands = res.candidates;
+  if (!Array.isArray(cands)) return undefined;
+  return cands.find((c) => (c.index ?? 0) === 0) ?? cands[0];
+}
+
+function textOf(c: Candidate | undefined): string {
+  let text = '';
+  for (const part of c?.content?.parts ?? []) {
+    if (typeof part.text === 'string' && !part.thought) text += part.text;
+  }
+  return text;
+}
+
+export function toGeminiCompletion(res: GenerateContentResponse): Completion {
+  if (!res || typeof res !== 'object') throw providerBadResponse();
+  const cand = firstCandidate(res);
+  if (!cand) {
+    if (res.promptFeedback?.blockReason) {
+      return { content: '', finishReason: 'content_filter', usage: usageFrom(res.usageMetadata) };
+    }
+    throw providerBadResponse();
+  }
+  return {
+    content: textOf(cand),
+    finishReason: normalizeGeminiFinishReason(cand.finishReason),
+    usage: usageFrom(res.usageMetadata),
+  };
+}
+
+export function onGeminiChunk(chunk: GenerateContentResponse, state: StreamState): string | null {
+  if (!chunk || typeof chunk !== 'object') throw providerBadResponse();
+  if (chunk.usageMetadata) state.usage = usageFrom(chunk.usageMetadata); // running total per chunk
+  if (chunk.promptFeedback?.blockReason) state.finishReason = 'content_filter';
+  const cand = firstCandidate(chunk);
+  if (!cand) return null;
+  if (cand.finishReason) state.finishReason = normalizeGeminiFinishReason(cand.finishReason);
+  const text = textOf(cand);
+  return text || null;
+}
+
+export const googleAdapter: ProviderAdapter = {
+  async complete(req: ProviderRequest): Promise<Completion> {
+    return guardedCall(req, async (signal) => {
+      const res = await clientFor(req).models.generateContent(buildRequest(req, signal));
+      return toGeminiCompletion(res);
+    });
+  },
+
+  stream(req: ProviderRequest): AsyncIterable<StreamEvent> {
+    return guardedStream<GenerateContentResponse>(
+      req,
+      async (signal) => clientFor(req).models.generateContentStream(buildRequest(req, signal)),
+      onGeminiChunk,
+    );
+  },
+};
+
+export function clearGoogleClientCache(): void {
+  clients.clear();
+}

@@ -1,0 +1,228 @@
+/**
+ * OpenAI chat-completions adapter (also any OpenAI-compatible server, and Azure OpenAI).
+ *
+ * URL forms (target.url):
+ * - connectionType URL: the API base *including* the version segment, exactly what the SDK calls
+ *   `baseURL`: `https://api.openai.com/v1` (the default when url is null),
+ *   `http://localhost:11434/v1`, `https://openrouter.ai/api/v1`, ... Requests go to
+ *   `{url}/chat/completions`. Auth: `Authorization: Bearer {apiKey}`.
+ * - connectionType AZURE (AzureOpenAI client, auth header `api-key: {apiKey}`), one of
+ *     1. `https://{resource}.openai.azure.com`                 (endpoint; deployment = baseModel)
+ *     2. `https://{resource}.openai.azure.com/openai`          (same, explicit /openai)
+ *     3. `https://{resource}.openai.azure.com/openai/deployments/{deployment}` (deployment from URL)
+ *   each optionally followed by `?api-version=YYYY-MM-DD[-preview]` (default
+ *   {@link DEFAULT_AZURE_API_VERSION}). A pasted `.../chat/completions` suffix is ignored.
+ *   Requests go to `.../openai/deployments/{deployment}/chat/completions?api-version=...`.
+ *   4. `https://{resource}.openai.azure.com/openai/v1` — Azure's version-less "v1" API: plain
+ *      OpenAI client with baseURL = url, key sent as `api-key`, no api-version, model = baseModel.
+ *
+ * Only choice 0 is returned: `n` is forwarded (the upstream generates — and bills — n choices),
+ * but only the text of the choice with index 0 reaches the caller.
+ *
+ * Max tokens: sent as `max_completion_tokens` to api.openai.com (or url null) and Azure (the
+ * only field reasoning models accept there), as the widely supported `max_tokens` to every
+ * other OpenAI-compatible server.
+ */
+import OpenAI, { AzureOpenAI } from 'openai';
+import { guardedCall, guardedStream, sdkTimeoutMs, usageOf, type StreamState } from './call-control.js';
+import { providerBadResponse } from './errors.js';
+import type { Completion, FinishReason, ProviderAdapter, ProviderRequest, StreamEvent } from './types.js';
+import { ClientCache, NO_REDIRECT, num, posInt, trimSlashes } from './util.js';
+
+export const DEFAULT_OPENAI_BASE_URL = 'https://api.openai.com/v1';
+export const DEFAULT_AZURE_API_VERSION = '2024-10-21';
+
+type ChatBody = OpenAI.Chat.ChatCompletionCreateParamsNonStreaming;
+type Chunk = OpenAI.Chat.ChatCompletionChunk;
+
+export function normalizeOpenAIFinishReason(reason: string | null | undefined): FinishReason {
+  switch (reason) {
+    case 'stop':
+      return 'stop';
+    case 'length':
+      return 'length';
+    case 'content_filter':
+      return 'content_filter';
+    case 'tool_calls':
+    case 'function_call':
+      return 'tool_calls';
+    default:
+      return 'other';
+  }
+}
+
+export interface AzureConfig {
+  /** Base URL handed to the SDK. */
+  baseURL: string;
+  /** null for the version-less v1 API. */
+  apiVersion: string | null;
+  /** Deployment the SDK inserts into the path (undefined when the URL already names it / v1 API). */
+  deployment: string | undefined;
+  v1: boolean;
+}
+
+/** Parse an Azure OpenAI URL (see the module comment for the accepted forms). */
+export function parseAzureUrl(url: string, baseModel: string): AzureConfig {
+  const u = new URL(url);
+  const apiVersion = u.searchParams.get('api-version') || DEFAULT_AZURE_API_VERSION;
+  let path = trimSlashes(u.pathname).replace(/\/chat\/completions$/, '');
+  path = trimSlashes(path);
+  const origin = u.origin;
+  if (/\/openai\/v1$/.test(path)) {
+    return { baseURL: origin + path, apiVersion: null, deployment: undefined, v1: true };
+  }
+  if (/\/openai\/deployments\/[^/]+$/.test(path)) {
+    return { baseURL: origin + path, apiVersion, deployment: undefined, v1: false };
+  }
+  const base = path.endsWith('/openai') ? origin + path : `${origin}${path}/openai`;
+  return { baseURL: base, apiVersion, deployment: baseModel, v1: false };
+}
+
+const clients = new ClientCache<OpenAI>();
+
+type Mode = 'URL' | 'AZURE';
+
+function clientFor(req: ProviderRequest, mode: Mode): { client: OpenAI; maxTokensField: 'max_tokens' | 'max_completion_tokens' } {
+  const { target } = req;
+  const key = target.apiKey;
+  const common = {
+    maxRetries: 0,
+    logLevel: 'off' as const,
+    fetchOptions: NO_REDIRECT,
+    // Explicit nulls: never pick up OPENAI_ORG_ID / OPENAI_PROJECT_ID etc. from the server's env.
+    organization: null,
+    project: null,
+    webhookSecret: null,
+    adminAPIKey: null,
+  };
+  if (mode === 'AZURE') {
+    if (!target.url) throw new TypeError('An Azure OpenAI model needs a url (the resource endpoint or deployment URL)');
+    const cfg = parseAzureUrl(target.url, target.baseModel);
+    const cacheKey = JSON.stringify(['azure', cfg, key]);
+    const client = clients.get(cacheKey, () =>
+      cfg.v1
+        ? new OpenAI({
+            ...common,
+            baseURL: cfg.baseURL,
+            apiKey: 'unused',
+            // Azure keys travel in `api-key`; drop the SDK's Authorization header.
+            defaultHeaders: { Authorization: null, 'api-key': key ?? null },
+          })
+        : new AzureOpenAI({
+            ...common,
+            baseURL: cfg.baseURL,
+            apiVersion: cfg.apiVersion ?? DEFAULT_AZURE_API_VERSION,
+            ...(cfg.deployment !== undefined ? { deployment: cfg.deployment } : {}),
+            apiKey: key ?? 'unused',
+            ...(key ? {} : { defaultHeaders: { 'api-key': null } }),
+          }),
+    );
+    return { client, maxTokensField: 'max_completion_tokens' };
+  }
+  const baseURL = target.url ? trimSlashes(target.url) : DEFAULT_OPENAI_BASE_URL;
+  const client = clients.get(JSON.stringify(['openai', baseURL, key]), () =>
+    new OpenAI({
+      ...common,
+      baseURL,
+      apiKey: key ?? 'unused',
+      ...(key ? {} : { defaultHeaders: { Authorization: null } }),
+    }),
+  );
+  const host = new URL(baseURL).hostname;
+  return { client, maxTokensField: host === 'api.openai.com' ? 'max_completion_tokens' : 'max_tokens' };
+}
+
+function buildBody(req: ProviderRequest, maxTokensField: 'max_tokens' | 'max_completion_tokens'): ChatBody {
+  const p = req.params;
+  const body: ChatBody = {
+    model: req.target.baseModel,
+    messages: req.messages.map((m) => ({ role: m.role, content: m.content })),
+  };
+  const temperature = num(p.temperature);
+  if (temperature !== undefined) body.temperature = temperature;
+  const topP = num(p.topP);
+  if (topP !== undefined) body.top_p = topP;
+  const maxTokens = posInt(p.maxTokens);
+  if (maxTokens !== undefined) body[maxTokensField] = maxTokens;
+  const n = posInt(p.n);
+  if (n !== undefined) body.n = n;
+  const fp = num(p.frequencyPenalty);
+  if (fp !== undefined) body.frequency_penalty = fp;
+  const pp = num(p.presencePenalty);
+  if (pp !== undefined) body.presence_penalty = pp;
+  if (p.logitBias && Object.keys(p.logitBias).length > 0) body.logit_bias = p.logitBias;
+  return body;
+}
+
+function requestOptions(req: ProviderRequest, signal: AbortSignal): OpenAI.RequestOptions {
+  return { signal, timeout: sdkTimeoutMs(req.timeouts), maxRetries: 0 };
+}
+
+export function toCompletion(res: unknown): Completion {
+  const choices = (res as { choices?: unknown } | null)?.choices;
+  if (!Array.isArray(choices)) throw providerBadResponse();
+  const choice = (choices.find((c) => (c as { index?: unknown })?.index === 0) ?? choices[0]) as
+    | OpenAI.Chat.ChatCompletion.Choice
+    | undefined;
+  if (!choice || typeof choice !== 'object') throw providerBadResponse();
+  const message = choice.message as { content?: unknown; refusal?: unknown } | undefined;
+  const content =
+    typeof message?.content === 'string' ? message.content : typeof message?.refusal === 'string' ? message.refusal : '';
+  const u = (res as { usage?: OpenAI.CompletionUsage | null }).usage;
+  return {
+    content,
+    finishReason: normalizeOpenAIFinishReason(choice.finish_reason),
+    usage: usageOf(u?.prompt_tokens, u?.completion_tokens, u?.total_tokens),
+  };
+}
+
+export function onOpenAIChunk(chunk: Chunk, state: StreamState): string | null {
+  if (!chunk || typeof chunk !== 'object') throw providerBadResponse();
+  if (chunk.usage) state.usage = usageOf(chunk.usage.prompt_tokens, chunk.usage.completion_tokens, chunk.usage.total_tokens);
+  if (!Array.isArray(chunk.choices)) return null;
+  let text: string | null = null;
+  for (const c of chunk.choices) {
+    if ((c.index ?? 0) !== 0) continue;
+    const d = c.delta as { content?: unknown; refusal?: unknown } | undefined;
+    if (typeof d?.content === 'string' && d.content) text = (text ?? '') + d.content;
+    else if (typeof d?.refusal === 'string' && d.refusal) text = (text ?? '') + d.refusal;
+    if (c.finish_reason) state.finishReason = normalizeOpenAIFinishReason(c.finish_reason);
+  }
+  return text;
+}
+
+function makeAdapter(mode: Mode): ProviderAdapter {
+  return {
+    async complete(req: ProviderRequest): Promise<Completion> {
+      return guardedCall(req, async (signal) => {
+        const { client, maxTokensField } = clientFor(req, mode);
+        const res = await client.chat.completions.create(buildBody(req, maxTokensField), requestOptions(req, signal));
+        return toCompletion(res);
+      });
+    },
+
+    stream(req: ProviderRequest): AsyncIterable<StreamEvent> {
+      return guardedStream<Chunk>(
+        req,
+        async (signal) => {
+          const { client, maxTokensField } = clientFor(req, mode);
+          return client.chat.completions.create(
+            { ...buildBody(req, maxTokensField), stream: true, stream_options: { include_usage: true } },
+            requestOptions(req, signal),
+          );
+        },
+        onOpenAIChunk,
+      );
+    },
+  };
+}
+
+/** OpenAI / OpenAI-compatible servers (connectionType URL). */
+export const openaiAdapter: ProviderAdapter = makeAdapter('URL');
+/** Azure OpenAI (connectionType AZURE). */
+export const azureOpenaiAdapter: ProviderAdapter = makeAdapter('AZURE');
+
+/** For tests. */
+export function clearOpenAIClientCache(): void {
+  clients.clear();
+}

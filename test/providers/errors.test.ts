@@ -1,0 +1,160 @@
+import { describe, it, expect } from 'vitest';
+import OpenAI from 'openai';
+import Anthropic from '@anthropic-ai/sdk';
+import { ApiError as GoogleApiError } from '@google/genai';
+import {
+  anthropicAdapter,
+  azureOpenaiAdapter,
+  classifyProviderError,
+  getAdapter,
+  googleAdapter,
+  httpStatusFor,
+  isSupportedConnection,
+  openaiAdapter,
+  PROVIDER_ERROR_CODES,
+  ProviderError,
+  type ProviderErrorKind,
+} from '../../src/providers/index.js';
+import { guardedCall } from '../../src/providers/call-control.js';
+import { makeRequest } from './_helpers.js';
+
+const SECRET = 'sk-LEAKED-SECRET-in-body';
+const headers = new Headers({ 'content-type': 'application/json' });
+
+function expectKind(err: unknown, kind: ProviderErrorKind, status?: number): ProviderError {
+  const e = classifyProviderError(err);
+  expect(e).toBeInstanceOf(ProviderError);
+  expect(e.kind).toBe(kind);
+  expect(e.upstreamStatus).toBe(status);
+  expect(e.message).not.toContain('LEAKED');
+  return e;
+}
+
+describe('classifyProviderError', () => {
+  it('OpenAI APIError subclasses by status', () => {
+    const body = { message: `bad key ${SECRET}`, type: 'invalid_request_error', code: 'invalid_api_key' };
+    const auth = expectKind(OpenAI.APIError.generate(401, { error: body }, undefined, headers), 'upstream_auth', 401);
+    expect(auth.upstreamCode).toBe('invalid_api_key');
+    expectKind(OpenAI.APIError.generate(403, { error: body }, undefined, headers), 'upstream_auth', 403);
+    expectKind(OpenAI.APIError.generate(429, { error: body }, undefined, headers), 'upstream_rate_limited', 429);
+    expectKind(OpenAI.APIError.generate(503, { error: body }, undefined, headers), 'upstream_error', 503);
+    expectKind(OpenAI.APIError.generate(404, { error: body }, undefined, headers), 'upstream_error', 404);
+    expect(classifyProviderError(OpenAI.APIError.generate(500, { error: body }, undefined, headers)).message).toBe(
+      'The model provider answered 500',
+    );
+  });
+
+  it('upstream codes that are not short identifiers are not kept', () => {
+    const e = classifyProviderError(
+      OpenAI.APIError.generate(400, { error: { message: 'x', code: `contains spaces ${SECRET}` } }, undefined, headers),
+    );
+    expect(e.upstreamCode).toBeUndefined();
+  });
+
+  it('OpenAI / Anthropic abort, timeout and connection errors', () => {
+    expectKind(new OpenAI.APIUserAbortError(), 'aborted');
+    expectKind(new OpenAI.APIConnectionTimeoutError(), 'timeout');
+    expectKind(new OpenAI.APIConnectionError({ message: `x ${SECRET}` }), 'connection_failed');
+    expectKind(new Anthropic.APIUserAbortError(), 'aborted');
+    expectKind(new Anthropic.APIConnectionTimeoutError(), 'timeout');
+    expectKind(new Anthropic.APIConnectionError({ message: 'x' }), 'connection_failed');
+  });
+
+  it('Anthropic APIError by status and in-stream error events by type', () => {
+    const body = { type: 'error', error: { type: 'overloaded_error', message: SECRET } };
+    expectKind(Anthropic.APIError.generate(529, body, undefined, headers), 'upstream_error', 529);
+    expectKind(Anthropic.APIError.generate(401, body, undefined, headers), 'upstream_auth', 401);
+    const overloaded = expectKind(new Anthropic.APIError(undefined, body, undefined, headers, 'overloaded_error'), 'upstream_error');
+    expect(overloaded.retryable).toBe(true);
+    expectKind(new Anthropic.APIError(undefined, body, undefined, headers, 'rate_limit_error'), 'upstream_rate_limited');
+  });
+
+  it('Google ApiError by status', () => {
+    expectKind(new GoogleApiError({ message: SECRET, status: 403 }), 'upstream_auth', 403);
+    expectKind(new GoogleApiError({ message: SECRET, status: 429 }), 'upstream_rate_limited', 429);
+    expectKind(new GoogleApiError({ message: SECRET, status: 500 }), 'upstream_error', 500);
+  });
+
+  it('fetch / DOM / parse errors', () => {
+    const refused = new TypeError('fetch failed', { cause: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }) });
+    expectKind(refused, 'connection_failed');
+    const connectTimeout = new TypeError('fetch failed', {
+      cause: Object.assign(new Error('Connect Timeout Error'), { code: 'UND_ERR_CONNECT_TIMEOUT' }),
+    });
+    expectKind(connectTimeout, 'timeout');
+    expectKind(new TypeError('terminated'), 'connection_failed');
+    expectKind(new DOMException('This operation was aborted', 'AbortError'), 'aborted');
+    expectKind(new DOMException('The operation timed out', 'TimeoutError'), 'timeout');
+    expectKind(new SyntaxError(`Unexpected token in JSON ${SECRET}`), 'bad_response');
+    expectKind(new Error('Incomplete JSON segment at the end'), 'bad_response');
+    expectKind(new Error(`something odd ${SECRET}`), 'upstream_error');
+    expectKind('a string', 'upstream_error');
+    expectKind(undefined, 'upstream_error');
+  });
+
+  it('returns ProviderErrors unchanged', () => {
+    const e = new ProviderError('timeout', 'x');
+    expect(classifyProviderError(e)).toBe(e);
+  });
+});
+
+describe('ProviderError codes and HTTP statuses', () => {
+  it.each<[ProviderErrorKind, string, number]>([
+    ['upstream_error', 'provider_error', 502],
+    ['upstream_auth', 'provider_auth_failed', 502],
+    ['upstream_rate_limited', 'provider_rate_limited', 502],
+    ['timeout', 'provider_timeout', 504],
+    ['aborted', 'provider_aborted', 502],
+    ['bad_response', 'provider_bad_response', 502],
+    ['connection_failed', 'provider_unreachable', 502],
+  ])('%s -> %s / %d', (kind, code, status) => {
+    const e = new ProviderError(kind, 'm');
+    expect(e.code).toBe(code);
+    expect(PROVIDER_ERROR_CODES[kind]).toBe(code);
+    expect(httpStatusFor(e)).toBe(status);
+    expect(e.toJSON()).toMatchObject({ kind, code, message: 'm', retryable: false });
+  });
+});
+
+describe('getAdapter', () => {
+  it('picks the adapter per protocol and connection type', () => {
+    expect(getAdapter('OPENAI', 'URL')).toBe(openaiAdapter);
+    expect(getAdapter('OPENAI', 'AZURE')).toBe(azureOpenaiAdapter);
+    expect(getAdapter('ANTHROPIC', 'URL')).toBe(anthropicAdapter);
+    expect(getAdapter('GOOGLE', 'URL')).toBe(googleAdapter);
+  });
+
+  it('refuses AZURE for non-OpenAI protocols', () => {
+    expect(isSupportedConnection('ANTHROPIC', 'AZURE')).toBe(false);
+    expect(isSupportedConnection('OPENAI', 'AZURE')).toBe(true);
+    expect(() => getAdapter('GOOGLE', 'AZURE')).toThrow(TypeError);
+  });
+});
+
+describe('timeouts configuration', () => {
+  it('a non-positive / non-finite timeout disables that timer', async () => {
+    const req = makeRequest(
+      { apiBase: 'OPENAI', connectionType: 'URL', url: 'http://127.0.0.1:1/v1', apiKey: 'k', baseModel: 'm' },
+      { timeouts: { connectMs: 0, totalMs: Number.POSITIVE_INFINITY, idleMs: Number.NaN } },
+    );
+    const result = await guardedCall(req, async () => {
+      await new Promise((r) => setTimeout(r, 30));
+      return 'ok';
+    });
+    expect(result).toBe('ok');
+  });
+
+  it('totalMs bounds a call that never settles', async () => {
+    const req = makeRequest(
+      { apiBase: 'OPENAI', connectionType: 'URL', url: 'http://127.0.0.1:1/v1', apiKey: 'k', baseModel: 'm' },
+      { timeouts: { totalMs: 50 } },
+    );
+    let seenSignal: AbortSignal | undefined;
+    const err = await guardedCall(req, (signal) => {
+      seenSignal = signal;
+      return new Promise<never>(() => {});
+    }).catch((e: unknown) => e);
+    expect((err as ProviderError).kind).toBe('timeout');
+    expect(seenSignal?.aborted).toBe(true);
+  });
+});

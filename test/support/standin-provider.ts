@@ -1,0 +1,583 @@
+/**
+ * Stand-in model provider: a real HTTP server on 127.0.0.1 (ephemeral port) that speaks the
+ * OpenAI, Azure OpenAI, Anthropic and Gemini wire formats closely enough that the real SDKs
+ * (and therefore Atrium's adapters) talk to it unchanged.
+ *
+ *   const standIn = await startStandInProvider();
+ *   // model.url for each protocol:
+ *   //   OPENAI  / URL   -> standIn.openaiBaseUrl     http://127.0.0.1:PORT/v1
+ *   //   OPENAI  / AZURE -> standIn.azureBaseUrl      http://127.0.0.1:PORT          (deployment = baseModel)
+ *   //                      standIn.azureV1BaseUrl    http://127.0.0.1:PORT/openai/v1 (Azure "v1" API)
+ *   //   ANTHROPIC       -> standIn.anthropicBaseUrl  http://127.0.0.1:PORT
+ *   //   GOOGLE          -> standIn.geminiBaseUrl     http://127.0.0.1:PORT
+ *
+ * Routes:
+ *   POST /v1/chat/completions                                        (openai)
+ *   POST /openai/deployments/{deployment}/chat/completions?api-version=...   (azure; needs `api-key`)
+ *   POST /openai/v1/chat/completions                                 (azure v1; needs `api-key`)
+ *   POST /v1/messages                                                (anthropic)
+ *   POST /{v1beta|v1|v1alpha}/models/{model}:generateContent         (gemini)
+ *   POST /{v1beta|v1|v1alpha}/models/{model}:streamGenerateContent?alt=sse
+ *
+ * Answers are deterministic: the reply is `Echo: ` + the text of the last user message (or the
+ * `reply` switch), streamed in word chunks (`"Echo: hi there"` -> `"Echo:"`, `" hi"`, `" there"`).
+ * A max-tokens parameter smaller than the number of word chunks truncates the reply to that many
+ * chunks and finishes with the protocol's "length" reason.
+ * Usage: promptTokens = ceil(chars of all input texts incl. system / 4) (min 1),
+ *        completionTokens = number of word chunks sent, total = sum.
+ *
+ * Stream "chunks" in the switches below count content chunks only (the protocol preamble, e.g.
+ * Anthropic's message_start / content_block_start or OpenAI's role chunk, is always sent first).
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export type StandInProtocol = 'openai' | 'azure' | 'anthropic' | 'gemini';
+
+export interface RecordedRequest {
+  protocol: StandInProtocol;
+  method: string;
+  /** Path including the query string. */
+  path: string;
+  headers: http.IncomingHttpHeaders;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  body: any;
+}
+
+export interface StandInSwitches {
+  /** Answer every request with this HTTP status and a provider-style JSON error body containing {@link LEAKED_SECRET}. */
+  failStatus: number | null;
+  /** Wait this long before sending the response headers. */
+  delayMs: number;
+  /** Wait this long between stream chunks. */
+  chunkDelayMs: number;
+  /** Destroy the socket after sending this many content chunks (streaming only). */
+  breakStreamAfter: number | null;
+  /** Answer 200 with invalid JSON (non-streaming) or garbage SSE (streaming). */
+  malformed: boolean;
+  /** Send this many content chunks, then go silent (connection kept open) until the client gives up. */
+  hangAfterChunks: number | null;
+  /** Override the reply text. */
+  reply: string | null;
+}
+
+export interface StandInProvider {
+  /** http://127.0.0.1:PORT */
+  url: string;
+  /** http://127.0.0.1:PORT/v1 — OpenAI SDK `baseURL` / Atrium model url (OPENAI, URL). */
+  openaiBaseUrl: string;
+  /** http://127.0.0.1:PORT — Anthropic SDK `baseURL` / model url (ANTHROPIC). */
+  anthropicBaseUrl: string;
+  /** http://127.0.0.1:PORT — @google/genai `httpOptions.baseUrl` / model url (GOOGLE). */
+  geminiBaseUrl: string;
+  /** http://127.0.0.1:PORT — Azure endpoint form; model url (OPENAI, AZURE) with baseModel = deployment. */
+  azureBaseUrl: string;
+  /** http://127.0.0.1:PORT/openai/v1 — Azure "v1" API form (OPENAI, AZURE). */
+  azureV1BaseUrl: string;
+  /** Every request received, oldest first (capped at the last 2000). */
+  requests: RecordedRequest[];
+  /** Requests whose client closed the connection before the response was complete. */
+  readonly abortedRequests: number;
+  /** Requests currently being answered. */
+  readonly inFlight: number;
+  set(switches: Partial<StandInSwitches>): void;
+  /** Clear switches, recorded requests and counters. */
+  reset(): void;
+  /** Resolves once `abortedRequests >= count` (rejects after `timeoutMs`). */
+  waitForAbortedRequests(count: number, timeoutMs?: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Fake secret embedded in every error body the stand-in sends; it must never reach Atrium's clients. */
+export const LEAKED_SECRET = 'sk-LEAKED-SECRET-0123456789';
+
+const DEFAULTS: StandInSwitches = {
+  failStatus: null,
+  delayMs: 0,
+  chunkDelayMs: 0,
+  breakStreamAfter: null,
+  malformed: false,
+  hangAfterChunks: null,
+  reply: null,
+};
+
+const MAX_RECORDED = 2000;
+
+// ---------------------------------------------------------------------------------------
+// helpers
+// ---------------------------------------------------------------------------------------
+
+interface Route {
+  protocol: StandInProtocol;
+  /** gemini: streaming is decided by the path */
+  geminiStream?: boolean;
+  model?: string;
+}
+
+const GEMINI_PATH = /^\/(?:v1beta|v1alpha|v1)\/models\/([^:]+):(generateContent|streamGenerateContent)$/;
+const AZURE_PATH = /^\/openai\/deployments\/([^/]+)\/chat\/completions$/;
+
+function route(method: string, pathname: string): Route | null {
+  if (method !== 'POST') return null;
+  if (pathname === '/v1/chat/completions') return { protocol: 'openai' };
+  if (pathname === '/v1/messages') return { protocol: 'anthropic' };
+  if (pathname === '/openai/v1/chat/completions') return { protocol: 'azure' };
+  const az = AZURE_PATH.exec(pathname);
+  if (az) return { protocol: 'azure', model: decodeURIComponent(az[1] ?? '') };
+  const g = GEMINI_PATH.exec(pathname);
+  if (g) return { protocol: 'gemini', model: decodeURIComponent(g[1] ?? ''), geminiStream: g[2] === 'streamGenerateContent' };
+  return null;
+}
+
+type Json = Record<string, unknown>;
+
+function textOfContent(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (Array.isArray(content)) {
+    return content
+      .map((p) => (p && typeof p === 'object' && typeof (p as Json).text === 'string' ? ((p as Json).text as string) : ''))
+      .join('');
+  }
+  return '';
+}
+
+interface Conversation {
+  lastUser: string;
+  promptChars: number;
+}
+
+function conversationOf(protocol: StandInProtocol, body: Json): Conversation {
+  let lastUser = '';
+  let promptChars = 0;
+  if (protocol === 'gemini') {
+    const contents = Array.isArray(body.contents) ? (body.contents as Json[]) : [];
+    for (const c of contents) {
+      const text = textOfContent(c?.parts);
+      promptChars += text.length;
+      if (c?.role === undefined || c.role === 'user') lastUser = text;
+    }
+    const si = body.systemInstruction as Json | string | undefined;
+    promptChars += typeof si === 'string' ? si.length : textOfContent((si as Json | undefined)?.parts).length;
+  } else {
+    const messages = Array.isArray(body.messages) ? (body.messages as Json[]) : [];
+    for (const m of messages) {
+      const text = textOfContent(m?.content);
+      promptChars += text.length;
+      if (m?.role === 'user') lastUser = text;
+    }
+    if (protocol === 'anthropic') promptChars += textOfContent(body.system).length;
+  }
+  return { lastUser, promptChars };
+}
+
+function maxTokensOf(protocol: StandInProtocol, body: Json): number | null {
+  const v =
+    protocol === 'gemini'
+      ? (body.generationConfig as Json | undefined)?.maxOutputTokens
+      : protocol === 'anthropic'
+        ? body.max_tokens
+        : (body.max_completion_tokens ?? body.max_tokens);
+  return typeof v === 'number' && v > 0 ? v : null;
+}
+
+function countOf(protocol: StandInProtocol, body: Json): number {
+  const v = protocol === 'gemini' ? (body.generationConfig as Json | undefined)?.candidateCount : body.n;
+  return typeof v === 'number' && v > 1 ? Math.min(Math.floor(v), 8) : 1;
+}
+
+/** Split keeping every character: "Echo: hi there" -> ["Echo:", " hi", " there"]. */
+function wordChunks(text: string): string[] {
+  const parts = text.split(/(?=\s)/);
+  return parts.length > 0 ? parts : [''];
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  if (ms <= 0 || signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const t = setTimeout(done, ms);
+    function done(): void {
+      clearTimeout(t);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
+
+const ERROR_STATUS_TEXT: Record<number, { anthropic: string; gemini: string; openai: string }> = {
+  400: { anthropic: 'invalid_request_error', gemini: 'INVALID_ARGUMENT', openai: 'invalid_request_error' },
+  401: { anthropic: 'authentication_error', gemini: 'UNAUTHENTICATED', openai: 'invalid_request_error' },
+  403: { anthropic: 'permission_error', gemini: 'PERMISSION_DENIED', openai: 'invalid_request_error' },
+  404: { anthropic: 'not_found_error', gemini: 'NOT_FOUND', openai: 'invalid_request_error' },
+  429: { anthropic: 'rate_limit_error', gemini: 'RESOURCE_EXHAUSTED', openai: 'rate_limit_exceeded' },
+  529: { anthropic: 'overloaded_error', gemini: 'UNAVAILABLE', openai: 'server_error' },
+};
+
+function errorBody(protocol: StandInProtocol, status: number): Json {
+  const names = ERROR_STATUS_TEXT[status] ?? { anthropic: 'api_error', gemini: 'INTERNAL', openai: 'server_error' };
+  const message = `Stand-in failure ${status}. Upstream debug: key=${LEAKED_SECRET} prompt="secret user prompt"`;
+  switch (protocol) {
+    case 'anthropic':
+      return { type: 'error', error: { type: names.anthropic, message }, request_id: 'req_standin' };
+    case 'gemini':
+      return { error: { code: status, message, status: names.gemini } };
+    default:
+      return { error: { message, type: names.openai, param: null, code: status === 401 ? 'invalid_api_key' : null } };
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// server
+// ---------------------------------------------------------------------------------------
+
+export async function startStandInProvider(): Promise<StandInProvider> {
+  let sw: StandInSwitches = { ...DEFAULTS };
+  const requests: RecordedRequest[] = [];
+  let aborted = 0;
+  let inFlight = 0;
+  let seq = 0;
+  const abortWaiters = new Set<() => void>();
+
+  const notifyAborted = (): void => {
+    aborted++;
+    for (const w of abortWaiters) w();
+  };
+
+  async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const rawUrl = req.url ?? '/';
+    const qIndex = rawUrl.indexOf('?');
+    const pathname = qIndex === -1 ? rawUrl : rawUrl.slice(0, qIndex);
+    const query = new URLSearchParams(qIndex === -1 ? '' : rawUrl.slice(qIndex + 1));
+    const r = route(req.method ?? 'GET', pathname);
+
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    if (!r) {
+      sendJson(res, 404, { error: { message: `No stand-in route for ${req.method} ${pathname}` } });
+      return;
+    }
+    let body: Json;
+    try {
+      body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as Json;
+    } catch {
+      sendJson(res, 400, errorBody(r.protocol, 400));
+      return;
+    }
+    requests.push({ protocol: r.protocol, method: req.method ?? 'POST', path: rawUrl, headers: req.headers, body });
+    if (requests.length > MAX_RECORDED) requests.splice(0, requests.length - MAX_RECORDED);
+
+    const s = sw; // switches as of the start of this request
+    const closed = new AbortController();
+    let brokeOnPurpose = false;
+    inFlight++;
+    res.on('close', () => {
+      inFlight--;
+      if (!res.writableFinished && !brokeOnPurpose) notifyAborted();
+      closed.abort();
+    });
+
+    await sleep(s.delayMs, closed.signal);
+    if (closed.signal.aborted) return;
+
+    if (r.protocol === 'azure' && !req.headers['api-key']) {
+      sendJson(res, 401, errorBody('azure', 401));
+      return;
+    }
+    if (r.protocol === 'azure' && pathname !== '/openai/v1/chat/completions' && !query.get('api-version')) {
+      sendJson(res, 404, { error: { code: '404', message: 'Resource not found' } });
+      return;
+    }
+    if (s.failStatus) {
+      sendJson(res, s.failStatus, errorBody(r.protocol, s.failStatus));
+      return;
+    }
+
+    const stream = r.protocol === 'gemini' ? r.geminiStream === true : body.stream === true;
+    if (s.malformed) {
+      sendMalformed(res, r.protocol, stream);
+      return;
+    }
+
+    const conv = conversationOf(r.protocol, body);
+    const text = s.reply ?? `Echo: ${conv.lastUser}`;
+    let words = wordChunks(text);
+    const max = maxTokensOf(r.protocol, body);
+    const truncated = max !== null && words.length > max;
+    if (truncated) words = words.slice(0, max);
+    const promptTokens = Math.max(1, Math.ceil(conv.promptChars / 4));
+    const completionTokens = words.length;
+    const answer: Answer = {
+      id: ++seq,
+      model: r.model ?? (typeof body.model === 'string' ? body.model : 'standin-model'),
+      words,
+      content: words.join(''),
+      truncated,
+      promptTokens,
+      completionTokens,
+      n: countOf(r.protocol, body),
+    };
+
+    if (!stream) {
+      sendJson(res, 200, jsonAnswer(r.protocol, answer));
+      return;
+    }
+
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    const events = sseEvents(r.protocol, answer, body);
+    for (const ev of events) {
+      if (closed.signal.aborted) return;
+      if (ev.contentIndex !== undefined) {
+        if (s.breakStreamAfter !== null && ev.contentIndex >= s.breakStreamAfter) {
+          brokeOnPurpose = true;
+          const socket = res.socket;
+          // Let what was already written reach the client, then drop the connection mid-body.
+          if (socket) await new Promise<void>((resolve) => socket.write('', () => resolve()));
+          socket?.destroy();
+          return;
+        }
+        if (s.hangAfterChunks !== null && ev.contentIndex >= s.hangAfterChunks) return; // silent until the client leaves
+        if (ev.contentIndex > 0) await sleep(s.chunkDelayMs, closed.signal);
+        if (closed.signal.aborted) return;
+      }
+      res.write(ev.data);
+    }
+    res.end();
+  }
+
+  const server = http.createServer((req, res) => {
+    handle(req, res).catch(() => {
+      if (!res.headersSent) sendJson(res, 500, { error: { message: 'stand-in crashed' } });
+      else res.destroy();
+    });
+  });
+  server.keepAliveTimeout = 10_000;
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  const url = `http://127.0.0.1:${port}`;
+
+  return {
+    url,
+    openaiBaseUrl: `${url}/v1`,
+    anthropicBaseUrl: url,
+    geminiBaseUrl: url,
+    azureBaseUrl: url,
+    azureV1BaseUrl: `${url}/openai/v1`,
+    requests,
+    get abortedRequests() {
+      return aborted;
+    },
+    get inFlight() {
+      return inFlight;
+    },
+    set(switches) {
+      sw = { ...sw, ...switches };
+    },
+    reset() {
+      sw = { ...DEFAULTS };
+      requests.length = 0;
+      aborted = 0;
+    },
+    waitForAbortedRequests(count, timeoutMs = 2000) {
+      if (aborted >= count) return Promise.resolve();
+      return new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => {
+          abortWaiters.delete(check);
+          reject(new Error(`stand-in saw ${aborted} aborted request(s), expected ${count}`));
+        }, timeoutMs);
+        function check(): void {
+          if (aborted >= count) {
+            clearTimeout(timer);
+            abortWaiters.delete(check);
+            resolve();
+          }
+        }
+        abortWaiters.add(check);
+      });
+    },
+    close() {
+      return new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------
+// wire formats
+// ---------------------------------------------------------------------------------------
+
+interface Answer {
+  id: number;
+  model: string;
+  words: string[];
+  content: string;
+  truncated: boolean;
+  promptTokens: number;
+  completionTokens: number;
+  n: number;
+}
+
+function sendJson(res: http.ServerResponse, status: number, body: unknown): void {
+  const data = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(data) });
+  res.end(data);
+}
+
+function sendMalformed(res: http.ServerResponse, protocol: StandInProtocol, stream: boolean): void {
+  if (!stream) {
+    const data = '{"choices": [{"message": {"content": "half an answer';
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(data) });
+    res.end(data);
+    return;
+  }
+  res.writeHead(200, { 'content-type': 'text/event-stream' });
+  if (protocol === 'anthropic') res.end('event: message_start\ndata: {"type": "message_start", "message": {oops\n\n');
+  else if (protocol === 'gemini') res.end('data: {"candidates": [oops\r\n\r\n');
+  else res.end('data: {"id": "chatcmpl-standin", "choices": [oops\n\n');
+}
+
+function jsonAnswer(protocol: StandInProtocol, a: Answer): Json {
+  const created = Math.floor(Date.now() / 1000);
+  switch (protocol) {
+    case 'anthropic':
+      return {
+        id: `msg_standin_${a.id}`,
+        type: 'message',
+        role: 'assistant',
+        model: a.model,
+        content: [{ type: 'text', text: a.content }],
+        stop_reason: a.truncated ? 'max_tokens' : 'end_turn',
+        stop_sequence: null,
+        usage: {
+          input_tokens: a.promptTokens,
+          output_tokens: a.completionTokens,
+          cache_creation_input_tokens: 0,
+          cache_read_input_tokens: 0,
+        },
+      };
+    case 'gemini':
+      return {
+        candidates: Array.from({ length: a.n }, (_, i) => ({
+          content: { parts: [{ text: i === 0 ? a.content : `Candidate ${i}` }], role: 'model' },
+          finishReason: a.truncated ? 'MAX_TOKENS' : 'STOP',
+          index: i,
+        })),
+        usageMetadata: {
+          promptTokenCount: a.promptTokens,
+          candidatesTokenCount: a.completionTokens,
+          totalTokenCount: a.promptTokens + a.completionTokens,
+        },
+        modelVersion: a.model,
+        responseId: `standin-${a.id}`,
+      };
+    default:
+      return {
+        id: `chatcmpl-standin-${a.id}`,
+        object: 'chat.completion',
+        created,
+        model: a.model,
+        choices: Array.from({ length: a.n }, (_, i) => ({
+          index: i,
+          message: { role: 'assistant', content: i === 0 ? a.content : `Choice ${i}`, refusal: null },
+          logprobs: null,
+          finish_reason: a.truncated ? 'length' : 'stop',
+        })),
+        usage: {
+          prompt_tokens: a.promptTokens,
+          completion_tokens: a.completionTokens,
+          total_tokens: a.promptTokens + a.completionTokens,
+        },
+        system_fingerprint: null,
+      };
+  }
+}
+
+interface SseEvent {
+  data: string;
+  /** Set on content chunks: 0-based index among content chunks. */
+  contentIndex?: number;
+}
+
+function sseEvents(protocol: StandInProtocol, a: Answer, body: Json): SseEvent[] {
+  const out: SseEvent[] = [];
+  if (protocol === 'anthropic') {
+    const ev = (type: string, payload: Json, contentIndex?: number): void => {
+      out.push({ data: `event: ${type}\ndata: ${JSON.stringify({ type, ...payload })}\n\n`, contentIndex });
+    };
+    ev('message_start', {
+      message: {
+        id: `msg_standin_${a.id}`,
+        type: 'message',
+        role: 'assistant',
+        model: a.model,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { input_tokens: a.promptTokens, output_tokens: 1, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+      },
+    });
+    ev('content_block_start', { index: 0, content_block: { type: 'text', text: '' } });
+    ev('ping', {});
+    a.words.forEach((w, i) => ev('content_block_delta', { index: 0, delta: { type: 'text_delta', text: w } }, i));
+    ev('content_block_stop', { index: 0 });
+    ev('message_delta', {
+      delta: { stop_reason: a.truncated ? 'max_tokens' : 'end_turn', stop_sequence: null },
+      usage: { output_tokens: a.completionTokens },
+    });
+    ev('message_stop', {});
+    return out;
+  }
+
+  if (protocol === 'gemini') {
+    const last = a.words.length - 1;
+    a.words.forEach((w, i) => {
+      const final = i === last;
+      const candidates = Array.from({ length: a.n }, (_, c) => ({
+        content: { parts: [{ text: c === 0 ? w : 'x' }], role: 'model' },
+        ...(final ? { finishReason: a.truncated ? 'MAX_TOKENS' : 'STOP' } : {}),
+        index: c,
+      }));
+      const usageMetadata = final
+        ? {
+            promptTokenCount: a.promptTokens,
+            candidatesTokenCount: a.completionTokens,
+            totalTokenCount: a.promptTokens + a.completionTokens,
+          }
+        : { promptTokenCount: a.promptTokens, totalTokenCount: a.promptTokens };
+      const chunk = { candidates, usageMetadata, modelVersion: a.model, responseId: `standin-${a.id}` };
+      out.push({ data: `data: ${JSON.stringify(chunk)}\r\n\r\n`, contentIndex: i });
+    });
+    return out;
+  }
+
+  // openai / azure
+  const includeUsage = (body.stream_options as Json | undefined)?.include_usage === true;
+  const created = Math.floor(Date.now() / 1000);
+  const base = { id: `chatcmpl-standin-${a.id}`, object: 'chat.completion.chunk', created, model: a.model, system_fingerprint: null };
+  const chunk = (choices: Json[], contentIndex?: number, usage?: Json): void => {
+    const payload = { ...base, choices, ...(includeUsage ? { usage: usage ?? null } : {}) };
+    out.push({ data: `data: ${JSON.stringify(payload)}\n\n`, contentIndex });
+  };
+  chunk([{ index: 0, delta: { role: 'assistant', content: '', refusal: null }, logprobs: null, finish_reason: null }]);
+  a.words.forEach((w, i) => {
+    const choices: Json[] = [{ index: 0, delta: { content: w }, logprobs: null, finish_reason: null }];
+    for (let c = 1; c < a.n; c++) choices.push({ index: c, delta: { content: 'x' }, logprobs: null, finish_reason: null });
+    chunk(choices, i);
+  });
+  const finish = a.truncated ? 'length' : 'stop';
+  chunk(Array.from({ length: a.n }, (_, c) => ({ index: c, delta: {}, logprobs: null, finish_reason: finish })));
+  if (includeUsage) {
+    chunk([], undefined, {
+      prompt_tokens: a.promptTokens,
+      completion_tokens: a.completionTokens,
+      total_tokens: a.promptTokens + a.completionTokens,
+    });
+  }
+  out.push({ data: 'data: [DONE]\n\n' });
+  return out;
+}
