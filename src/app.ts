@@ -1,4 +1,5 @@
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import multipart from '@fastify/multipart';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -11,6 +12,8 @@ import { validatorCompiler } from './http/validation.js';
 import { chatRoutes } from './modules/chat/routes.js';
 import { ChatAnswer, ChatThread, ChatThreadFull, PromptLog } from './modules/chat/schema.js';
 import { modelRoutes } from './modules/models/routes.js';
+import { plusRoutes } from './modules/plus/routes.js';
+import { Plus, PlusSummary } from './modules/plus/schema.js';
 import { promptLogRoutes } from './modules/prompt-logs/routes.js';
 import { Model } from './modules/models/schema.js';
 import { teamRoutes } from './modules/teams/routes.js';
@@ -28,7 +31,7 @@ export interface App {
   generatedAdminKey: string | null;
 }
 
-const SHARED_SCHEMAS = [ProblemSchema, User, Team, ApiKey, Model, WorkspaceModel, Workspace, ChatAnswer, ChatThread, ChatThreadFull, PromptLog];
+const SHARED_SCHEMAS = [ProblemSchema, User, Team, ApiKey, Model, WorkspaceModel, Workspace, ChatAnswer, ChatThread, ChatThreadFull, PromptLog, Plus, PlusSummary];
 
 /**
  * Build the whole application: database (migrated), services, HTTP routes. Production (main.ts)
@@ -71,6 +74,9 @@ export async function buildApp(config: Config, opts: { logger?: boolean } = {}):
       refResolver: { buildLocalReference: (json, _base, _frag, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
     });
     await app.register(swaggerUi, { routePrefix: '/docs' });
+    await app.register(multipart, {
+      limits: { fileSize: config.upload.maxFileBytes, files: config.upload.maxFiles },
+    });
 
     app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
     app.get('/readyz', { schema: { hide: true } }, async (_req, reply) => {
@@ -91,6 +97,7 @@ export async function buildApp(config: Config, opts: { logger?: boolean } = {}):
         await api.register(workspaceRoutes, { services });
         await api.register(promptLogRoutes, { services });
         await api.register(chatRoutes, { services });
+        await api.register(plusRoutes, { services, limits: config.upload });
       },
       { prefix: '/api/v1' },
     );

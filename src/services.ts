@@ -2,6 +2,7 @@ import type { Config } from './config.js';
 import type { Database } from './db/client.js';
 import { ChatService } from './modules/chat/service.js';
 import { ModelsService } from './modules/models/service.js';
+import { PlusService } from './modules/plus/service.js';
 import { PromptLogsService } from './modules/prompt-logs/service.js';
 import { TeamsService } from './modules/teams/service.js';
 import { WorkspacesService } from './modules/workspaces/service.js';
@@ -14,6 +15,7 @@ export interface Services {
   workspaces: WorkspacesService;
   chat: ChatService;
   promptLogs: PromptLogsService;
+  plus: PlusService;
 }
 
 export function createServices(database: Database, config: Config, secrets: SecretBox): Services {
@@ -23,5 +25,7 @@ export function createServices(database: Database, config: Config, secrets: Secr
   const workspaces = new WorkspacesService(db, models);
   const promptLogs = new PromptLogsService(db, config.promptLogMaxRows);
   const chat = new ChatService(db, workspaces, models, promptLogs.repo, config.providerTimeouts);
-  return { teams, models, workspaces, chat, promptLogs };
+  const plus = new PlusService(db, models, config.providerTimeouts, (caller, threadId) => chat.resolveThread(caller, threadId));
+  chat.setRetriever(plus);
+  return { teams, models, workspaces, chat, promptLogs, plus };
 }

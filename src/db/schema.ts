@@ -273,8 +273,6 @@ export const plusEntries = pgTable(
     userId: integer('user_id')
       .notNull()
       .references(() => users.id),
-    /** the workspace a chat upload came from; its contextType decides who sees the files */
-    workspaceId: uuid('workspace_id'),
     title: text('title'),
     description: text('description'),
     context: text('context'),

@@ -66,9 +66,9 @@ const FASTIFY_CODES: Record<string, [number, string, string]> = {
   FST_ERR_CTP_EMPTY_JSON_BODY: [400, 'malformed_json', 'Body cannot be empty when Content-Type is application/json'],
   FST_ERR_CTP_INVALID_JSON_BODY: [400, 'malformed_json', 'Body is not valid JSON'],
   FST_REQ_FILE_TOO_LARGE: [413, 'file_too_large', 'An uploaded file is too large'],
-  FST_FILES_LIMIT_ERROR: [413, 'too_many_files', 'Too many files in one request'],
-  FST_PARTS_LIMIT_ERROR: [413, 'too_many_parts', 'Too many parts in one request'],
-  FST_FIELDS_LIMIT_ERROR: [413, 'too_many_fields', 'Too many form fields'],
+  FST_FILES_LIMIT: [413, 'too_many_files', 'Too many files in one request'],
+  FST_PARTS_LIMIT: [413, 'too_many_parts', 'Too many parts in one request'],
+  FST_FIELDS_LIMIT: [413, 'too_many_fields', 'Too many form fields'],
   FST_INVALID_MULTIPART_CONTENT_TYPE: [415, 'unsupported_media_type', 'The request is not multipart/form-data'],
   FST_PROTO_VIOLATION: [400, 'bad_request', 'Prototype pollution attempt in the body'],
 };

@@ -15,7 +15,7 @@ afterAll(async () => {
 });
 
 const range = { startDate: '2000-01-01T00:00:00Z', endDate: '2100-01-01T00:00:00Z' };
-const qs = (o: Record<string, string | number>) => new URLSearchParams(Object.entries(o).map(([k, v]) => [k, String(v)])).toString();
+const qs = (o: Record<string, string | number>) => new URLSearchParams(Object.entries(o).map(([k, v]): [string, string] => [k, String(v)])).toString();
 
 async function teamWithLogs(prompts: string[]) {
   const team = await newTeam(t);

@@ -86,7 +86,6 @@ CREATE TABLE "plus_entries" (
 	"id" uuid PRIMARY KEY NOT NULL,
 	"team_id" uuid NOT NULL,
 	"user_id" integer NOT NULL,
-	"workspace_id" uuid,
 	"title" text,
 	"description" text,
 	"context" text,

@@ -38,6 +38,11 @@ export class ChatRepo {
     return row ? { ...row.t, messageCount: row.messageCount } : undefined;
   }
 
+  async findThreadInTeam(db: Executor, teamId: string, id: string): Promise<ThreadRow | undefined> {
+    const [row] = await db.select().from(chatThreads).where(and(eq(chatThreads.id, id), eq(chatThreads.teamId, teamId)));
+    return row;
+  }
+
   async threadExists(db: Executor, id: string): Promise<boolean> {
     const [row] = await db.select({ id: chatThreads.id }).from(chatThreads).where(eq(chatThreads.id, id));
     return row !== undefined;

@@ -119,6 +119,14 @@ export class ChatService {
     return { ws, thread };
   }
 
+  /** For files added to a thread from a chat: the thread, if the caller may see it. */
+  async resolveThread(caller: Principal, threadId: string): Promise<{ threadId: string; workspace: WorkspaceRow }> {
+    const row = await this.repo.findThreadInTeam(this.db, caller.teamId, threadId);
+    if (!row) throw notFound('Thread');
+    const { ws } = await this.loadThread(caller, row.workspaceId, threadId);
+    return { threadId, workspace: ws };
+  }
+
   async listThreads(caller: Principal, workspaceId: string) {
     const { row: ws } = await this.workspaces.load(caller, workspaceId);
     return (await this.repo.listThreads(this.db, this.scopeFor(caller, ws))).map(threadView);

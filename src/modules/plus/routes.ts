@@ -1,0 +1,133 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { badRequest } from '../../errors.js';
+import { principalOf } from '../../http/auth.js';
+import { readMultipart, type MultipartLimits } from '../../http/multipart.js';
+import { DeleteResponse, errorResponses, Uuid } from '../../http/schemas.js';
+import type { Services } from '../../services.js';
+import { ChatAddFileQuery, ContextForPromptBody, FilesForm, PlusForm, ShowPublicQuery } from './schema.js';
+import type { PlusFields } from './service.js';
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function plusFields(raw: Record<string, string>): PlusFields {
+  const out: PlusFields = {};
+  if (raw.id !== undefined && raw.id !== '') {
+    if (!UUID_RE.test(raw.id)) throw badRequest('validation_failed', 'id must be a UUID', [{ path: 'body/id', message: 'must be a UUID' }]);
+    out.id = raw.id.toLowerCase();
+  }
+  if (raw.isPublic !== undefined) {
+    if (raw.isPublic !== 'true' && raw.isPublic !== 'false') {
+      throw badRequest('validation_failed', 'isPublic must be true or false', [{ path: 'body/isPublic', message: 'must be true or false' }]);
+    }
+    out.isPublic = raw.isPublic === 'true';
+  }
+  for (const k of ['context', 'title', 'description'] as const) {
+    const v = raw[k];
+    if (v === undefined) continue;
+    if (v.length > (k === 'context' ? 200_000 : 2_000)) throw badRequest('validation_failed', `${k} is too long`, [{ path: `body/${k}`, message: 'is too long' }]);
+    out[k] = v;
+  }
+  return out;
+}
+
+/** A Content-Disposition that cannot break out of its header or smuggle a path (RFC 6266). */
+function contentDisposition(filename: string): string {
+  const ascii = filename.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(filename)}`;
+}
+
+export const plusRoutes: FastifyPluginAsyncTypebox<{ services: Services; limits: MultipartLimits }> = async (app, { services, limits }) => {
+  const plus = services.plus;
+  const tags = ['plus'];
+  const one = { 200: Type.Ref('Plus'), ...errorResponses, 409: Type.Ref('Problem'), 413: Type.Ref('Problem'), 415: Type.Ref('Problem') };
+  const PlusParams = Type.Object({ plusId: Uuid });
+  const FileParams = Type.Object({ fileId: Uuid });
+
+  app.get('/plus', { schema: { tags, summary: 'List Plus summaries', querystring: ShowPublicQuery, response: { 200: Type.Array(Type.Ref('PlusSummary')), ...errorResponses } } }, async (req) =>
+    plus.list(principalOf(req), req.query.showPublic),
+  );
+
+  app.post(
+    '/plus',
+    { schema: { tags, summary: 'Create or update a Plus entry (multipart/form-data)', consumes: ['multipart/form-data'], body: PlusForm, response: one } },
+    async (req) => {
+      const caller = principalOf(req);
+      const { fields, files } = await readMultipart(req, limits);
+      return plus.save(caller, plusFields(fields), files);
+    },
+  );
+
+  app.get('/plus/:plusId', { schema: { tags, summary: 'Get a Plus entry', params: PlusParams, response: one } }, async (req) => plus.get(principalOf(req), req.params.plusId));
+
+  app.delete('/plus/:plusId', { schema: { tags, summary: 'Delete a Plus entry', params: PlusParams, response: { 200: DeleteResponse, ...errorResponses } } }, async (req) => {
+    await plus.delete(principalOf(req), req.params.plusId);
+    return { deleted: true };
+  });
+
+  app.post(
+    '/plus/:plusId/add-file',
+    { schema: { tags, summary: 'Add files to an existing Plus entry', consumes: ['multipart/form-data'], params: PlusParams, body: FilesForm, response: one } },
+    async (req) => {
+      const caller = principalOf(req);
+      const { files } = await readMultipart(req, limits);
+      return plus.addFiles(caller, req.params.plusId, files);
+    },
+  );
+
+  app.post(
+    '/plus/:plusId/context-for-prompt',
+    { schema: { tags, summary: 'Get context for a prompt from a Plus entry', params: PlusParams, body: ContextForPromptBody, response: { 200: Type.Object({ content: Type.String() }), ...errorResponses } } },
+    async (req) => plus.contextForPrompt(principalOf(req), req.params.plusId, req.body.content, req.body.maxTokens),
+  );
+
+  app.get(
+    '/plus/file/:fileId/content',
+    {
+      schema: {
+        tags,
+        summary: 'Get file content (the original bytes)',
+        params: FileParams,
+        response: { 200: { description: 'the file as uploaded', content: { 'application/octet-stream': { schema: Type.String({ format: 'binary' }) } } }, ...errorResponses },
+      },
+    },
+    async (req, reply) => {
+      const { file, content } = await plus.fileContent(principalOf(req), req.params.fileId);
+      return reply
+        .type(file.mimeType)
+        .header('content-disposition', contentDisposition(file.filename))
+        .header('x-content-type-options', 'nosniff')
+        .header('content-security-policy', "default-src 'none'; sandbox")
+        .send(content);
+    },
+  );
+
+  app.delete('/plus/file/:fileId', { schema: { tags, summary: 'Delete a file', params: FileParams, response: { 200: DeleteResponse, ...errorResponses } } }, async (req) => {
+    await plus.deleteFile(principalOf(req), req.params.fileId);
+    return { deleted: true };
+  });
+
+  app.post(
+    '/chat/:plusId/add-file',
+    {
+      schema: {
+        tags: ['chat'],
+        summary: 'Add files to a Plus entry from a chat',
+        consumes: ['multipart/form-data'],
+        params: PlusParams,
+        querystring: ChatAddFileQuery,
+        body: FilesForm,
+        response: { ...one, 502: Type.Ref('Problem'), 504: Type.Ref('Problem') },
+      },
+    },
+    async (req) => {
+      const caller = principalOf(req);
+      const { files } = await readMultipart(req, limits);
+      return plus.addFilesFromChat(caller, req.params.plusId, files, {
+        ...(req.query.threadId ? { threadId: req.query.threadId } : {}),
+        ...(req.query.models ? { models: req.query.models } : {}),
+        summarize: req.query.summarize,
+      });
+    },
+  );
+};

@@ -1,0 +1,302 @@
+import { randomUUID } from 'node:crypto';
+import type { Db } from '../../db/client.js';
+import type { StoredSource } from '../../db/schema.js';
+import { AppError, badRequest, conflict, forbidden, notFound } from '../../errors.js';
+import { IngestError, ingestDocument, sanitizeFilename } from '../../ingest/index.js';
+import { classifyProviderError, getAdapter } from '../../providers/index.js';
+import type { ProviderTimeouts } from '../../providers/types.js';
+import { packContext } from '../../retrieval/pack.js';
+import { orQuery } from '../../retrieval/query.js';
+import { RetrievalRepo, type ChunkScope, type ScoredChunk } from '../../retrieval/repo.js';
+import type { UploadedFile } from '../../http/multipart.js';
+import { upstreamError, type ContextRetriever } from '../chat/service.js';
+import type { ModelsService } from '../models/service.js';
+import { isTeamAdmin, type Principal } from '../teams/service.js';
+import type { WorkspaceRow } from '../workspaces/repo.js';
+import { PlusRepo, type NewFile, type PlusFileRow, type PlusRow, type Viewer } from './repo.js';
+
+export const DEFAULT_CONTEXT_TOKENS = 2000;
+const CANDIDATES = 50;
+const EXCERPT_CHARS = 240;
+const SUMMARY_INPUT_TOKENS = 6000;
+
+export interface PlusFields {
+  id?: string;
+  context?: string;
+  title?: string;
+  description?: string;
+  isPublic?: boolean;
+}
+
+/** Who may open a thread (supplied by the chat module, to keep the dependency one-way). */
+export type ThreadResolver = (caller: Principal, threadId: string) => Promise<{ threadId: string; workspace: WorkspaceRow }>;
+
+const viewer = (p: Principal): Viewer => ({ teamId: p.teamId, userId: p.userId, admin: isTeamAdmin(p) });
+
+export class PlusService implements ContextRetriever {
+  private readonly repo = new PlusRepo();
+  private readonly retrieval = new RetrievalRepo();
+
+  constructor(
+    private readonly db: Db,
+    private readonly models: ModelsService,
+    private readonly timeouts: ProviderTimeouts,
+    private readonly resolveThread: ThreadResolver,
+  ) {}
+
+  // ---- reading -------------------------------------------------------------------------
+
+  async list(caller: Principal, showPublic: boolean) {
+    return (await this.repo.list(this.db, viewer(caller), showPublic)).map((e) => ({ id: e.id, title: e.title, description: e.description, isPublic: e.isPublic }));
+  }
+
+  async get(caller: Principal, id: string) {
+    const entry = await this.repo.find(this.db, viewer(caller), id);
+    if (!entry) throw notFound('Plus entry');
+    return this.view(entry);
+  }
+
+  private async view(entry: PlusRow) {
+    const files = await this.repo.filesOf(this.db, [entry.id]);
+    const chunks = await this.repo.chunksOf(this.db, files.map((f) => f.id));
+    return {
+      id: entry.id,
+      context: entry.context,
+      title: entry.title,
+      description: entry.description,
+      isPublic: entry.isPublic,
+      created: entry.created.toISOString(),
+      userId: entry.userId,
+      files: files.map((f) => ({
+        id: f.id,
+        filename: f.filename,
+        mimeType: f.mimeType,
+        tokenSize: f.tokenSize,
+        bytes: f.bytes,
+        created: f.created.toISOString(),
+        summary: f.summary,
+        threadId: f.threadId,
+        fileChunks: chunks
+          .filter((c) => c.fileId === f.id)
+          .map((c) => ({ id: c.id, fileData: c.fileData, fileDataProcessed: c.fileDataProcessed, tokenSize: c.tokenSize })),
+      })),
+    };
+  }
+
+  async fileContent(caller: Principal, fileId: string): Promise<{ file: PlusFileRow; content: Buffer }> {
+    const found = await this.repo.findFile(this.db, viewer(caller), fileId);
+    if (!found) throw notFound('File');
+    const content = await this.repo.fileContent(this.db, fileId);
+    if (!content) throw notFound('File');
+    return { file: found.file, content };
+  }
+
+  // ---- writing -------------------------------------------------------------------------
+
+  private requireChange(caller: Principal, entry: PlusRow): void {
+    if (entry.userId !== caller.userId && !isTeamAdmin(caller)) {
+      throw forbidden('Only the creator of this Plus entry or a team owner/admin may change it');
+    }
+  }
+
+  /** Parse every file before anything is stored: one bad file fails the request, naming it. */
+  private async ingest(files: UploadedFile[], plusId: string, userId: number, threadId: string | null): Promise<NewFile[]> {
+    const out: NewFile[] = [];
+    const now = Date.now();
+    for (const f of files) {
+      const filename = sanitizeFilename(f.filename);
+      let doc;
+      try {
+        doc = await ingestDocument(new Uint8Array(f.bytes.buffer, f.bytes.byteOffset, f.bytes.byteLength), filename, f.declaredMime);
+      } catch (err) {
+        if (err instanceof IngestError) {
+          throw new AppError(err.kind === 'unsupported_type' ? 'unsupported_media_type' : 'bad_request', err.kind === 'unsupported_type' ? 'unsupported_file_type' : 'corrupt_file', err.message, [
+            { path: `files/${filename}`, message: err.message },
+          ]);
+        }
+        throw err;
+      }
+      out.push({
+        id: randomUUID(),
+        plusId,
+        userId,
+        threadId,
+        filename,
+        mimeType: doc.mimeType,
+        content: f.bytes,
+        text: doc.processed,
+        tokenSize: doc.tokenSize,
+        summary: null,
+        // upload order is listing order (files of one request would otherwise tie on the timestamp)
+        created: new Date(now + out.length),
+        chunks: doc.chunks.map((c) => ({ idx: c.index, fileData: c.text, fileDataProcessed: c.processed, tokenSize: c.tokenSize })),
+      });
+    }
+    return out;
+  }
+
+  /** Create an entry, or update one the caller may change (by `fields.id`) and add the files. */
+  async save(caller: Principal, fields: PlusFields, files: UploadedFile[]) {
+    const v = viewer(caller);
+    const existing = fields.id ? await this.repo.find(this.db, v, fields.id) : undefined;
+    if (fields.id && !existing && (await this.repo.exists(this.db, fields.id))) {
+      // an entry the caller cannot see: as if it did not exist, but its id is taken
+      throw conflict(`A Plus entry with id ${fields.id} already exists`);
+    }
+    if (existing) this.requireChange(caller, existing);
+    const id = existing?.id ?? fields.id ?? randomUUID();
+    const newFiles = await this.ingest(files, id, caller.userId, null);
+    const changes = {
+      ...(fields.context !== undefined ? { context: fields.context } : {}),
+      ...(fields.title !== undefined ? { title: fields.title } : {}),
+      ...(fields.description !== undefined ? { description: fields.description } : {}),
+      ...(fields.isPublic !== undefined ? { isPublic: fields.isPublic } : {}),
+    };
+    await this.db.transaction(async (tx) => {
+      if (existing) await this.repo.update(tx, id, changes);
+      else await this.repo.insert(tx, { id, teamId: caller.teamId, userId: caller.userId, ...changes });
+      await this.repo.insertFiles(tx, newFiles);
+    });
+    return this.get(caller, id);
+  }
+
+  async addFiles(caller: Principal, plusId: string, files: UploadedFile[]) {
+    if (files.length === 0) throw badRequest('validation_failed', 'Send at least one file', [{ path: 'files', message: 'is required' }]);
+    const entry = await this.repo.find(this.db, viewer(caller), plusId);
+    if (!entry) throw notFound('Plus entry');
+    this.requireChange(caller, entry);
+    const newFiles = await this.ingest(files, plusId, caller.userId, null);
+    await this.db.transaction(async (tx) => {
+      await this.repo.insertFiles(tx, newFiles);
+      await this.repo.update(tx, plusId, {});
+    });
+    return this.view(entry);
+  }
+
+  /**
+   * The chat's add-file: files into a Plus entry from a chat. With a thread, later turns of that
+   * thread draw on them; with summarize, the first of `models` writes a summary of each file.
+   */
+  async addFilesFromChat(caller: Principal, plusId: string, files: UploadedFile[], opts: { threadId?: string; models?: string[]; summarize: boolean }) {
+    if (files.length === 0) throw badRequest('validation_failed', 'Send at least one file', [{ path: 'files', message: 'is required' }]);
+    const entry = await this.repo.find(this.db, viewer(caller), plusId);
+    if (!entry) throw notFound('Plus entry');
+    this.requireChange(caller, entry);
+    const threadId = opts.threadId ? (await this.resolveThread(caller, opts.threadId)).threadId : null;
+    const newFiles = await this.ingest(files, plusId, caller.userId, threadId);
+    if (opts.summarize) {
+      const modelId = opts.models?.[0];
+      if (!modelId) throw badRequest('validation_failed', 'summarize=true needs a model in models', [{ path: 'querystring/models', message: 'is required with summarize' }]);
+      const model = await this.models.findUsable(caller.teamId, modelId);
+      if (!model) throw badRequest('model_not_available', 'That model is not available to this team', [{ path: 'querystring/models/0', message: 'is not a model this team uses' }]);
+      const { target } = await this.models.resolve(model);
+      const adapter = getAdapter(target.apiBase, target.connectionType);
+      for (const f of newFiles) {
+        const excerpt = truncateTokens(f.chunks, SUMMARY_INPUT_TOKENS);
+        try {
+          const r = await adapter.complete({
+            target,
+            timeouts: this.timeouts,
+            params: { maxTokens: 400 },
+            messages: [
+              { role: 'system', content: 'You summarise documents for a team knowledge base. Write a faithful summary of at most 150 words.' },
+              { role: 'user', content: `Summarise the document "${f.filename}":\n\n${excerpt}` },
+            ],
+          });
+          f.summary = r.content.trim();
+        } catch (err) {
+          throw upstreamError(classifyProviderError(err));
+        }
+      }
+    }
+    await this.db.transaction(async (tx) => {
+      await this.repo.insertFiles(tx, newFiles);
+      await this.repo.update(tx, plusId, {});
+    });
+    return this.view(entry);
+  }
+
+  async delete(caller: Principal, id: string): Promise<void> {
+    const entry = await this.repo.find(this.db, viewer(caller), id);
+    if (!entry) throw notFound('Plus entry');
+    this.requireChange(caller, entry);
+    await this.repo.delete(this.db, id);
+  }
+
+  async deleteFile(caller: Principal, fileId: string): Promise<void> {
+    const found = await this.repo.findFile(this.db, viewer(caller), fileId);
+    if (!found) throw notFound('File');
+    this.requireChange(caller, found.entry);
+    await this.repo.deleteFile(this.db, fileId);
+  }
+
+  // ---- retrieval -----------------------------------------------------------------------
+
+  private async retrieve(scope: ChunkScope, question: string): Promise<ScoredChunk[]> {
+    const q = orQuery(question);
+    const hits = q ? await this.retrieval.search(this.db, scope, q, CANDIDATES) : [];
+    return hits.length > 0 ? hits : this.retrieval.leading(this.db, scope, CANDIDATES);
+  }
+
+  private async filenames(plusIds: string[]): Promise<Map<string, string>> {
+    return new Map((await this.repo.filesOf(this.db, plusIds)).map((f) => [f.id, f.filename]));
+  }
+
+  async contextForPrompt(caller: Principal, plusId: string, question: string, maxTokens = DEFAULT_CONTEXT_TOKENS): Promise<{ content: string }> {
+    const entry = await this.repo.find(this.db, viewer(caller), plusId);
+    if (!entry) throw notFound('Plus entry');
+    const chunks = await this.retrieve({ plusIds: [plusId], fileIds: [] }, question);
+    const names = await this.filenames([plusId]);
+    const packed = packContext([{ title: null, text: entry.context ?? '' }], chunks, (id) => names.get(id) ?? 'file', maxTokens);
+    return { content: packed.content };
+  }
+
+  async contextForTurn(
+    caller: Principal,
+    workspace: WorkspaceRow,
+    q: { plusIds: string[]; threadId: string | null; query: string; budgetTokens: number },
+  ): Promise<{ text: string; sources: StoredSource[] }> {
+    const v = viewer(caller);
+    const entries = await this.repo.findMany(this.db, v, q.plusIds);
+    if (entries.length !== q.plusIds.length) throw notFound('Plus entry');
+    const threadFiles = q.threadId
+      ? await this.repo.threadFiles(this.db, caller.teamId, q.threadId, workspace.contextType === 'PRIVATE' ? caller.userId : undefined)
+      : [];
+    if (entries.length === 0 && threadFiles.length === 0) return { text: '', sources: [] };
+    const chunks = await this.retrieve({ plusIds: entries.map((e) => e.id), fileIds: threadFiles.map((f) => f.id) }, q.query);
+    const names = await this.filenames([...new Set([...entries.map((e) => e.id), ...threadFiles.map((f) => f.plusId)])]);
+    const packed = packContext(
+      entries.map((e) => ({ title: e.title, text: e.context ?? '' })),
+      chunks,
+      (id) => names.get(id) ?? 'file',
+      q.budgetTokens,
+    );
+    if (!packed.content) return { text: '', sources: [] };
+    return {
+      text: `Use the following context from the team's documents when it helps answer.\n\n${packed.content}`,
+      sources: packed.used.map((c) => ({
+        plusId: c.plusId,
+        fileId: c.fileId,
+        filename: names.get(c.fileId) ?? null,
+        chunkId: c.id,
+        score: Math.round(c.score * 1e6) / 1e6,
+        excerpt: c.text.length > EXCERPT_CHARS ? `${c.text.slice(0, EXCERPT_CHARS)}…` : c.text,
+      })),
+    };
+  }
+
+  async titlesFor(caller: Principal, workspace: WorkspaceRow): Promise<string[]> {
+    return this.repo.titlesForWorkspace(this.db, viewer(caller), workspace.id);
+  }
+}
+
+function truncateTokens(chunks: NewFile['chunks'], budget: number): string {
+  const out: string[] = [];
+  let used = 0;
+  for (const c of chunks) {
+    if (used + c.tokenSize > budget) break;
+    out.push(c.fileDataProcessed);
+    used += c.tokenSize;
+  }
+  return out.join('\n\n') || (chunks[0]?.fileDataProcessed ?? '');
+}
