@@ -1,4 +1,4 @@
-import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyServerFactory } from 'fastify';
 import multipart from '@fastify/multipart';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -37,7 +37,7 @@ const SHARED_SCHEMAS = [ProblemSchema, User, Team, ApiKey, Model, WorkspaceModel
  * Build the whole application: database (migrated), services, HTTP routes. Production (main.ts)
  * and the tests call this same function, so they run the same validators and plugins.
  */
-export async function buildApp(config: Config, opts: { logger?: boolean } = {}): Promise<App> {
+export async function buildApp(config: Config, opts: { logger?: boolean; serverFactory?: FastifyServerFactory } = {}): Promise<App> {
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.pgPoolSize });
   try {
     const secrets = await SecretBox.load(config.secretKey, config.dataDir);
@@ -55,6 +55,7 @@ export async function buildApp(config: Config, opts: { logger?: boolean } = {}):
       // Per-request lines only at debug/trace: at info they would cost more than the gateway itself.
       logController: new LogController({ disableRequestLogging: config.logLevel !== 'debug' && config.logLevel !== 'trace' }),
       return503OnClosing: true,
+      ...(opts.serverFactory ? { serverFactory: opts.serverFactory } : {}),
       forceCloseConnections: 'idle',
     }).withTypeProvider<TypeBoxTypeProvider>();
 

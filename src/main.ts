@@ -1,9 +1,53 @@
+import http from 'node:http';
 import { buildApp } from './app.js';
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError, loadConfig, type Config } from './config.js';
+import { problem } from './http/problem.js';
 import { loadSystemModels } from './system-models.js';
 
+type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => void;
+
+/**
+ * The port is bound before the database is opened and migrated: /healthz (liveness) answers at
+ * once, everything else a 503 with Retry-After until the app is ready, then Fastify takes over
+ * the same server. A fresh embedded database takes ~2 s to initialise; clients never see a
+ * refused connection meanwhile.
+ */
+function startingServer(): { server: http.Server; handOver: () => void; factory: (h: Handler) => http.Server } {
+  let live: Handler | null = null;
+  let fastifyHandler: Handler | null = null;
+  const server = http.createServer((req, res) => {
+    if (live) return live(req, res);
+    if (req.url === '/healthz') {
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}');
+      return;
+    }
+    const body = JSON.stringify(problem(503, 'starting', 'Atrium is starting; retry shortly'));
+    res.writeHead(503, { 'content-type': 'application/problem+json', 'retry-after': '1' }).end(body);
+  });
+  return {
+    server,
+    factory: (h) => {
+      fastifyHandler = h;
+      return server;
+    },
+    handOver: () => {
+      live = fastifyHandler;
+    },
+  };
+}
+
+function listen(server: http.Server, config: Config): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}
+
 async function main(): Promise<void> {
-  let config;
+  let config: Config;
   try {
     config = loadConfig();
   } catch (err) {
@@ -13,8 +57,12 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  const { app, services, generatedAdminKey } = await buildApp(config);
+  const boot = startingServer();
+  await listen(boot.server, config);
+  const { app, services, generatedAdminKey } = await buildApp(config, { serverFactory: boot.factory });
   if (config.systemModelsFile) await loadSystemModels(services.models, config.systemModelsFile);
+  boot.handOver();
+  app.log.info({ address: `http://${config.host}:${config.port}` }, 'Atrium is ready');
   if (generatedAdminKey) {
     // Printed once, to the terminal only (not the log), on the start that created the instance admin.
     process.stdout.write(
@@ -32,18 +80,20 @@ async function main(): Promise<void> {
       process.exit(1);
     }, 10_000);
     force.unref();
-    app.close().then(
-      () => process.exit(0),
-      (err: unknown) => {
-        app.log.error({ err }, 'error during shutdown');
-        process.exit(1);
-      },
-    );
+    // Stop accepting and let in-flight requests (streams included) finish, then close the database.
+    boot.server.close(() => {
+      app.close().then(
+        () => process.exit(0),
+        (err: unknown) => {
+          app.log.error({ err }, 'error during shutdown');
+          process.exit(1);
+        },
+      );
+    });
+    boot.server.closeIdleConnections();
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
-
-  await app.listen({ port: config.port, host: config.host });
 }
 
 main().catch((err: unknown) => {
