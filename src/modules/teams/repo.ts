@@ -18,6 +18,20 @@ export class TeamsRepo {
     await db.execute(sql`select pg_advisory_xact_lock(74657202)`);
   }
 
+  async listTeams(db: Executor): Promise<TeamRow[]> {
+    return db.select().from(teams).orderBy(asc(teams.created));
+  }
+
+  async findTeam(db: Executor, id: string): Promise<TeamRow | undefined> {
+    const [row] = await db.select().from(teams).where(eq(teams.id, id));
+    return row;
+  }
+
+  async findUserById(db: Executor, id: number): Promise<UserRow | undefined> {
+    const [row] = await db.select().from(users).where(and(eq(users.id, id), isNull(users.deleted)));
+    return row;
+  }
+
   async insertTeam(db: Executor, name: string): Promise<TeamRow> {
     const [row] = await db.insert(teams).values({ name }).returning();
     return row!;

@@ -128,11 +128,17 @@ export class TeamsService {
   ): Promise<{ user: UserView; apiKey: string }> {
     requireTeamAdmin(caller);
     if (input.role === 'owner' && caller.role !== 'owner') throw forbidden('Only an owner may create another owner');
+    return this.addUser(caller.teamId, input);
+  }
+
+  /** Operator path (CLI): a user in any team, with a first API key. */
+  async addUser(teamId: string, input: { name: string; email: string; role: Role }): Promise<{ user: UserView; apiKey: string }> {
     return this.db.transaction(async (tx) => {
-      if (await this.repo.findUserByEmail(tx, caller.teamId, input.email)) {
+      if (!(await this.repo.findTeam(tx, teamId))) throw notFound('Team');
+      if (await this.repo.findUserByEmail(tx, teamId, input.email)) {
         throw conflict(`A user with email ${input.email} already exists in this team`);
       }
-      const user = await this.repo.insertUser(tx, { teamId: caller.teamId, ...input });
+      const user = await this.repo.insertUser(tx, { teamId, ...input });
       const apiKey = generateApiKey();
       await this.repo.insertKey(tx, { userId: user.id, name: 'default', keyHash: hashApiKey(apiKey), prefix: keyPrefix(apiKey) });
       return { user: userView(user), apiKey };
@@ -155,9 +161,19 @@ export class TeamsService {
   }
 
   async createKey(caller: Principal, name: string): Promise<KeyView> {
+    return this.addKey(caller.userId, name);
+  }
+
+  /** Operator path (CLI): a new key for any user. */
+  async addKey(userId: number, name: string): Promise<KeyView> {
+    if (!(await this.repo.findUserById(this.db, userId))) throw notFound('User');
     const key = generateApiKey();
-    const row = await this.repo.insertKey(this.db, { userId: caller.userId, name, keyHash: hashApiKey(key), prefix: keyPrefix(key) });
+    const row = await this.repo.insertKey(this.db, { userId, name, keyHash: hashApiKey(key), prefix: keyPrefix(key) });
     return keyView(row, key);
+  }
+
+  async listTeams(): Promise<TeamRow[]> {
+    return this.repo.listTeams(this.db);
   }
 
   async listKeys(caller: Principal): Promise<KeyView[]> {

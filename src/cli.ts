@@ -1,0 +1,88 @@
+import { parseArgs } from 'node:util';
+import { loadConfig } from './config.js';
+import { openDatabase } from './db/client.js';
+import { AppError } from './errors.js';
+import { TeamsService } from './modules/teams/service.js';
+
+/**
+ * Operator commands on the same services the API uses (CONTRACT §3). On the embedded database
+ * stop the server first: PGlite is single-process.
+ */
+const USAGE = `Usage: npm run cli -- <command> [options]
+
+  teams list
+  teams create --name <team> --owner-name <name> --owner-email <email>
+  users list --team <teamId>
+  users create --team <teamId> --name <name> --email <email> [--role owner|admin|member]
+  keys create --user <userId> [--name <label>]
+
+Reads DATA_DIR / DATABASE_URL like the server.`;
+
+async function main(argv: string[]): Promise<number> {
+  const { positionals, values } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      name: { type: 'string' },
+      'owner-name': { type: 'string' },
+      'owner-email': { type: 'string' },
+      team: { type: 'string' },
+      email: { type: 'string' },
+      role: { type: 'string' },
+      user: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  const [noun, verb] = positionals;
+  if (values.help || !noun || !verb) {
+    console.log(USAGE);
+    return values.help ? 0 : 2;
+  }
+  const need = (k: keyof typeof values): string => {
+    const v = values[k];
+    if (typeof v !== 'string' || !v) throw new AppError('bad_request', 'missing_option', `--${k} is required`);
+    return v;
+  };
+  const config = loadConfig();
+  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const teams = new TeamsService(database.db);
+  try {
+    // Same first-start rule as the server: an empty database gets its instance admin first.
+    const boot = await teams.bootstrap(config.adminApiKey);
+    if (boot.created && !config.adminApiKey) console.error(`Created the instance admin. Admin API key (shown once): ${boot.apiKey}`);
+    const out = await (async () => {
+      switch (`${noun} ${verb}`) {
+        case 'teams list':
+          return teams.listTeams();
+        case 'teams create':
+          return teams.createTeam(null, { name: need('name'), ownerName: need('owner-name'), ownerEmail: need('owner-email') });
+        case 'users list':
+          return teams.listTeamUsers(need('team'));
+        case 'users create': {
+          const role = values.role ?? 'member';
+          if (role !== 'owner' && role !== 'admin' && role !== 'member') throw new AppError('bad_request', 'bad_role', '--role must be owner, admin or member');
+          return teams.addUser(need('team'), { name: need('name'), email: need('email'), role });
+        }
+        case 'keys create':
+          return teams.addKey(Number(need('user')), values.name ?? 'cli');
+        default:
+          throw new AppError('bad_request', 'unknown_command', `Unknown command: ${noun} ${verb}\n\n${USAGE}`);
+      }
+    })();
+    console.log(JSON.stringify(out, null, 2));
+    return 0;
+  } catch (err) {
+    console.error(err instanceof AppError ? err.message : err);
+    return 1;
+  } finally {
+    await database.close();
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    console.error(err instanceof Error ? err.message : err);
+    process.exit(1);
+  },
+);
