@@ -8,6 +8,7 @@ import { openDatabase, type Database } from './db/client.js';
 import { authenticate } from './http/auth.js';
 import { registerProblemHandlers } from './http/problem.js';
 import { ProblemSchema } from './http/schemas.js';
+import { rejectNulInBody, rejectNulInUrl } from './http/text-guard.js';
 import { validatorCompiler } from './http/validation.js';
 import { chatRoutes } from './modules/chat/routes.js';
 import { ChatAnswer, ChatThread, ChatThreadFull, PromptLog } from './modules/chat/schema.js';
@@ -92,7 +93,9 @@ export async function buildApp(config: Config, opts: { logger?: boolean; serverF
 
     await app.register(
       async (api) => {
+        api.addHook('onRequest', rejectNulInUrl);
         api.addHook('onRequest', authenticate(services.teams));
+        api.addHook('preValidation', rejectNulInBody);
         await api.register(teamRoutes, { services });
         await api.register(modelRoutes, { services });
         await api.register(workspaceRoutes, { services });

@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
-import { AppError } from '../errors.js';
+import { AppError, badRequest } from '../errors.js';
+import { assertNoNul } from './text-guard.js';
 
 export interface UploadedFile {
   filename: string;
@@ -27,17 +28,27 @@ export async function readMultipart(
   const fields: Record<string, string> = {};
   const files: UploadedFile[] = [];
   let total = 0;
-  for await (const part of request.parts({ limits: { fileSize: limits.maxFileBytes, files: limits.maxFiles, fields: 50, fieldSize: 1_000_000, parts: limits.maxFiles + 50 } })) {
-    if (part.type === 'file') {
-      const bytes = await part.toBuffer();
-      total += bytes.length;
-      if (total > limits.maxRequestBytes) {
-        throw new AppError('too_large', 'request_too_large', `The files of one request may total at most ${limits.maxRequestBytes} bytes`);
+  const parts = request.parts({
+    limits: { fileSize: limits.maxFileBytes, files: limits.maxFiles, fields: 50, fieldSize: 1_000_000, parts: limits.maxFiles + 50 },
+  });
+  try {
+    for await (const part of parts) {
+      if (part.type === 'file') {
+        const bytes = await part.toBuffer();
+        total += bytes.length;
+        if (total > limits.maxRequestBytes) {
+          throw new AppError('too_large', 'request_too_large', `The files of one request may total at most ${limits.maxRequestBytes} bytes`);
+        }
+        files.push({ filename: part.filename || 'file', declaredMime: part.mimetype || undefined, bytes });
+      } else {
+        fields[part.fieldname] = typeof part.value === 'string' ? part.value : String(part.value);
       }
-      files.push({ filename: part.filename || 'file', declaredMime: part.mimetype || undefined, bytes });
-    } else {
-      fields[part.fieldname] = typeof part.value === 'string' ? part.value : String(part.value);
     }
+  } catch (err) {
+    // busboy reports a malformed body (no boundary, cut short) as a plain Error: the client's fault.
+    if (err instanceof AppError || typeof (err as { statusCode?: unknown }).statusCode === 'number') throw err;
+    throw badRequest('malformed_multipart', 'The multipart/form-data body could not be read');
   }
+  assertNoNul(fields, 'body');
   return { fields, files };
 }

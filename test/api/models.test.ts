@@ -127,6 +127,21 @@ describe('team models', () => {
   });
 });
 
+describe('PROVIDER_URL_POLICY=public-only', () => {
+  it('refuses loopback and private provider URLs', async () => {
+    const strict = await startTestApp({ providerUrlPolicy: 'public-only' });
+    try {
+      const team = await newTeam(strict);
+      for (const url of ['http://127.0.0.1:11434/v1', 'http://10.0.0.5/v1', 'http://192.168.1.2/v1', 'http://[::1]:8000/v1']) {
+        const p = expectProblem(await strict.request({ method: 'POST', url: '/api/v1/models', key: team.ownerKey, payload: { name: 'local', url } }), 400);
+        expect(p.code).toBe('provider_url_refused');
+      }
+    } finally {
+      await strict.close();
+    }
+  });
+});
+
 describe('system models', () => {
   it('only the instance admin creates them; teams see them with includeSystem and add them', async () => {
     const a = await newTeam(t);

@@ -116,6 +116,10 @@ describe('Plus entries: ingestion', () => {
     expectProblem(await savePlus(team.ownerKey, { title: 'x', isPublic: 'maybe' }), 400);
     expectProblem(await savePlus(team.ownerKey, { id: 'nope' }), 400);
     expectProblem(await t.request({ method: 'POST', url: '/api/v1/plus', key: team.ownerKey, payload: { title: 'json' } }), 415);
+    expectProblem(await t.request({ method: 'POST', url: '/api/v1/plus', key: team.ownerKey, headers: { 'content-type': 'multipart/form-data' }, payload: 'abc' }), 400);
+    const cut = '--XX\r\nContent-Disposition: form-data; name="files"; filename="a.txt"\r\nContent-Type: text/plain\r\n\r\nhello wor';
+    expectProblem(await t.request({ method: 'POST', url: '/api/v1/plus', key: team.ownerKey, headers: { 'content-type': 'multipart/form-data; boundary=XX' }, payload: cut }), 400);
+    expectProblem(await savePlus(team.ownerKey, { title: 'nul\u0000' }), 400);
     expectProblem(await t.request({ method: 'GET', url: '/api/v1/plus/not-a-uuid', key: team.ownerKey }), 400);
     expect((await t.request({ method: 'GET', url: '/api/v1/plus', key: team.ownerKey })).json()).toEqual([]);
   });

@@ -97,6 +97,15 @@ describe('errors and documents', () => {
     const huge = JSON.stringify({ name: 'x'.repeat(2_000_000) });
     expectProblem(await t.request({ method: 'POST', url: '/api/v1/api-keys', key: a.ownerKey, headers: { 'content-type': 'application/json' }, payload: huge }), 413);
     expectProblem(await t.request({ method: 'GET', url: '/api/v1/nothing-here', key: a.ownerKey }), 404);
+    expectProblem(await t.request({ method: 'POST', url: '/api/v1/api-keys', key: a.ownerKey, headers: { 'content-type': 'application/json' }, payload: 'null' }), 400);
+  });
+
+  it('refuses NUL characters, which PostgreSQL text cannot hold, with 400', async () => {
+    const a = await newTeam(t);
+    expectProblem(await t.request({ method: 'POST', url: '/api/v1/users', key: a.ownerKey, payload: { name: 'n', email: 'a\u0000b@x.io' } }), 400);
+    expectProblem(await t.request({ method: 'POST', url: '/api/v1/workspaces', key: a.ownerKey, payload: { name: 'x\u0000y', samplePrompts: ['ok'] } }), 400);
+    expectProblem(await t.request({ method: 'GET', url: '/api/v1/chat/prompt-logs/paged?q=%00', key: a.ownerKey }), 400);
+    expect((await t.request({ method: 'GET', url: '/api/v1/workspaces', key: a.ownerKey })).json()).toEqual([]);
   });
 
   it('serves health, readiness, OpenAPI 3.1 and docs', async () => {
