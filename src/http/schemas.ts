@@ -28,3 +28,21 @@ export const errorResponses = {
 } as const;
 
 export const IdParams = (name: string) => Type.Object({ [name]: Uuid });
+
+/** CONTRACT §4 ranges of the generation settings, shared by workspace model settings and per-request overrides. */
+export const GenerationParamFields = {
+  temperature: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 2 }))),
+  maxTokens: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))),
+  topP: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 1 }))),
+  n: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 8 }))),
+  frequencyPenalty: Type.Optional(Nullable(Type.Number({ minimum: -2, maximum: 2 }))),
+  presencePenalty: Type.Optional(Nullable(Type.Number({ minimum: -2, maximum: 2 }))),
+  logitBias: Type.Optional(
+    Nullable(
+      Type.Record(Type.String({ pattern: '^[0-9]+$' }), Type.Number({ minimum: -100, maximum: 100 }), {
+        maxProperties: 300,
+        additionalProperties: false,
+      }),
+    ),
+  ),
+};

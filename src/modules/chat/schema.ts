@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { DateTime, Nullable, Uuid } from '../../http/schemas.js';
+import { DateTime, GenerationParamFields, Nullable, Uuid } from '../../http/schemas.js';
 
 const Role = Type.Union([Type.Literal('system'), Type.Literal('user'), Type.Literal('assistant')]);
 const MAX_TEXT = 1_000_000;
@@ -16,15 +16,7 @@ export const ChatCompletionRequest = Type.Object(
     threadId: Type.Optional(Uuid),
     modelId: Type.Optional(Uuid),
     plusIds: Type.Optional(Type.Array(Uuid, { maxItems: 50 })),
-    temperature: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 2 }))),
-    maxTokens: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))),
-    topP: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 1 }))),
-    n: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 8 }))),
-    frequencyPenalty: Type.Optional(Nullable(Type.Number({ minimum: -2, maximum: 2 }))),
-    presencePenalty: Type.Optional(Nullable(Type.Number({ minimum: -2, maximum: 2 }))),
-    logitBias: Type.Optional(
-      Nullable(Type.Record(Type.String({ pattern: '^[0-9]+$' }), Type.Number({ minimum: -100, maximum: 100 }), { additionalProperties: false })),
-    ),
+    ...GenerationParamFields,
   },
   { additionalProperties: false },
 );

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { DateTime, Nullable, Uuid } from '../../http/schemas.js';
+import { DateTime, GenerationParamFields, Nullable, Uuid } from '../../http/schemas.js';
 
 const ChatHistoryType = Type.Union([Type.Literal('TEAM'), Type.Literal('USER')]);
 const ContextType = Type.Union([Type.Literal('SHARED'), Type.Literal('PRIVATE')]);
@@ -10,20 +10,7 @@ export const WorkspaceModelSettings = Type.Object(
   {
     addedContext: Type.Optional(Nullable(Type.String({ maxLength: 200_000 }))),
     systemInstructions: Type.Optional(Nullable(Type.String({ maxLength: 200_000 }))),
-    temperature: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 2 }))),
-    maxTokens: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))),
-    topP: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 1 }))),
-    n: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 8 }))),
-    frequencyPenalty: Type.Optional(Nullable(Type.Number({ minimum: -2, maximum: 2 }))),
-    presencePenalty: Type.Optional(Nullable(Type.Number({ minimum: -2, maximum: 2 }))),
-    logitBias: Type.Optional(
-      Nullable(
-        Type.Record(Type.String({ pattern: '^[0-9]+$' }), Type.Number({ minimum: -100, maximum: 100 }), {
-          maxProperties: 300,
-          additionalProperties: false,
-        }),
-      ),
-    ),
+    ...GenerationParamFields,
   },
   { additionalProperties: false },
 );
