@@ -157,9 +157,17 @@ describe('system models', () => {
     // a team admin cannot change a system model
     expectProblem(await t.request({ method: 'PATCH', url: `/api/v1/models/${sys.id}`, key: a.ownerKey, payload: { name: 'mine' } }), 403);
 
+    // not usable in a workspace until the team adds it
+    const early = await t.request({ method: 'POST', url: '/api/v1/workspaces', key: a.ownerKey, payload: { name: 'w', modelIds: [sys.id] } });
+    expect(expectProblem(early, 400).code).toBe('unknown_model');
+
     const added = await t.request({ method: 'POST', url: '/api/v1/models/add-to-team', key: a.ownerKey, payload: { model: sys } });
     expect(added.json()).toMatchObject({ id: sys.id, inTeam: true });
     expect((await t.request({ method: 'GET', url: '/api/v1/models', key: a.ownerKey })).body).toContain(sys.id);
+    expect((await t.request({ method: 'POST', url: '/api/v1/workspaces', key: a.ownerKey, payload: { name: 'w', modelIds: [sys.id] } })).statusCode).toBe(200);
+    // a member may not add or remove it for the team
+    const member = await a.addUser('member');
+    expectProblem(await t.request({ method: 'POST', url: '/api/v1/models/add-to-team', key: member.key, payload: { id: sys.id } }), 403);
 
     const removed = await t.request({ method: 'POST', url: '/api/v1/models/remove-from-team', key: a.ownerKey, payload: { id: sys.id } });
     expect(removed.json()).toMatchObject({ inTeam: false });

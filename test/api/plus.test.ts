@@ -274,8 +274,8 @@ describe('Plus context in chat', () => {
     expectProblem(await t.request({ method: 'POST', url: `/api/v1/chat/${p.id}/add-file`, key: team.ownerKey, ...multipart([]) }), 400);
   });
 
-  it('in a PRIVATE-context workspace, files one user adds to a thread do not feed another user’s turns', async () => {
-    const { team, ws } = await chatSetup({ contextType: 'PRIVATE', chatHistoryType: 'TEAM' });
+  it.each(['SHARED', 'PRIVATE'] as const)('in a %s-context workspace, files one user adds to a thread feed other users’ turns only if SHARED', async (contextType) => {
+    const { team, ws } = await chatSetup({ contextType, chatHistoryType: 'TEAM' });
     const m1 = await team.addUser('member');
     const m2 = await team.addUser('member');
     const thread = (await t.request({ method: 'POST', url: `/api/v1/chat/${ws.id}/completions`, key: m1.key, payload: { prompt: 'start' } })).json().threadId;
@@ -286,6 +286,7 @@ describe('Plus context in chat', () => {
     const mine = (await t.request({ method: 'POST', url: `/api/v1/chat/${ws.id}/completions`, key: m1.key, payload: q })).json();
     expect(mine.sources.length).toBeGreaterThan(0);
     const theirs = (await t.request({ method: 'POST', url: `/api/v1/chat/${ws.id}/completions`, key: m2.key, payload: q })).json();
-    expect(theirs.sources).toEqual([]);
+    if (contextType === 'PRIVATE') expect(theirs.sources).toEqual([]);
+    else expect(theirs.sources.map((x: { fileId: string }) => x.fileId)).toEqual(mine.sources.map((x: { fileId: string }) => x.fileId));
   });
 });
