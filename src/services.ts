@@ -23,6 +23,7 @@ export function createServices(database: Database, config: Config, secrets: Secr
   const teams = new TeamsService(db);
   const models = new ModelsService(db, secrets, config.providerUrlPolicy);
   const workspaces = new WorkspacesService(db, models);
+  models.onChange((id) => workspaces.forgetModel(id));
   const promptLogs = new PromptLogsService(db, config.promptLogMaxRows);
   const chat = new ChatService(db, workspaces, models, promptLogs.repo, config.providerTimeouts);
   const plus = new PlusService(db, models, config.providerTimeouts, (caller, threadId) => chat.resolveThread(caller, threadId));

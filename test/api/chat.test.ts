@@ -87,6 +87,24 @@ describe.each(['OPENAI', 'AZURE', 'ANTHROPIC', 'GOOGLE'] as const)('completions 
   });
 });
 
+describe('concurrent turns', () => {
+  it('stores every turn of many parallel completions, new threads and one shared thread alike', async () => {
+    const { team, ws } = await setup('OPENAI');
+    const shared = (await complete(team.ownerKey, ws.id, { prompt: 'shared start' })).json().threadId as string;
+    const results = await Promise.all(
+      Array.from({ length: 24 }, (_, i) => complete(team.ownerKey, ws.id, i % 3 === 0 ? { prompt: `in shared ${i}`, threadId: shared } : { prompt: `alone ${i}` })),
+    );
+    for (const r of results) expect(r.statusCode).toBe(200);
+    const threads = (await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/history`, key: team.ownerKey })).json();
+    expect(threads).toHaveLength(1 + 16);
+    const full = (await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/history/${shared}`, key: team.ownerKey })).json();
+    expect(full.messages).toHaveLength(2 + 8 * 2);
+    const logs = (await t.request({ method: 'GET', url: '/api/v1/chat/prompt-logs/paged?size=100', key: team.ownerKey })).json();
+    expect(logs.totalElements).toBe(25);
+    expect(logs.content.every((l: { status: string }) => l.status === 'ok')).toBe(true);
+  });
+});
+
 describe('prompt assembly', () => {
   it('puts system instructions and added context first, then history, then the new turn', async () => {
     const { team, model, ws } = await setup('OPENAI');

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../../db/client.js';
+import { GroupCommit } from '../../db/group-commit.js';
 import type { StoredSource, StoredUsage } from '../../db/schema.js';
 import { AppError, badRequest, forbidden, notFound, type ErrorKind } from '../../errors.js';
 import { countTokens } from '../../ingest/tokens.js';
@@ -12,7 +13,7 @@ import type { WorkspaceRow } from '../workspaces/repo.js';
 import type { WorkspacesService, WorkspaceWithModels } from '../workspaces/service.js';
 import { defaultGreeting, defaultSamplePrompts } from './defaults.js';
 import { assemblePrompt, titleFrom } from './prompt.js';
-import { ChatRepo, type MessageRow, type ThreadScope, type ThreadWithCount } from './repo.js';
+import { ChatRepo, type AnswerRecord, type MessageRow, type ThreadScope, type ThreadWithCount, type UserTurnRecord } from './repo.js';
 import type { ChatCompletionRequestT } from './schema.js';
 
 /** Context drawn from Plus entries for one turn (implemented by the Plus module). */
@@ -92,6 +93,8 @@ export function upstreamError(pe: ProviderError): AppError {
 export class ChatService {
   private readonly repo = new ChatRepo();
   private retriever: ContextRetriever | null = null;
+  private readonly userTurns = new GroupCommit<UserTurnRecord>((items) => this.repo.recordUserTurns(this.db, items));
+  private readonly answers = new GroupCommit<AnswerRecord>((items) => this.repo.recordAnswers(this.db, items));
 
   constructor(
     private readonly db: Db,
@@ -282,29 +285,12 @@ export class ChatService {
     };
 
     const now = new Date();
-    await this.db.transaction(async (tx) => {
-      if (!thread) {
-        const firstUser = newTurns.find((m) => m.role === 'user') ?? last;
-        await this.repo.insertThread(tx, { id: threadId, teamId: caller.teamId, workspaceId: w.row.id, userId: caller.userId, title: titleFrom(firstUser.content), created: now, updated: now });
-      } else {
-        await this.repo.touchThread(tx, threadId);
-      }
-      await this.repo.insertMessages(
-        tx,
-        newTurns.map((m, i) => ({ id: randomUUID(), threadId, role: m.role, content: m.content, created: new Date(now.getTime() + i) })),
-      );
-      await this.logs.insert(tx, {
-        id: turn.logId,
-        teamId: caller.teamId,
-        userId: caller.userId,
-        workspaceId: w.row.id,
-        threadId,
-        modelId: model.id,
-        modelName: model.name,
-        prompt: last.content,
-        status: 'pending',
-        created: now,
-      });
+    const firstUser = newTurns.find((m) => m.role === 'user') ?? last;
+    await this.userTurns.add({
+      thread: { id: threadId, teamId: caller.teamId, workspaceId: w.row.id, userId: caller.userId, title: titleFrom(firstUser.content) },
+      messages: newTurns.map((m, i) => ({ id: randomUUID(), role: m.role, content: m.content, created: new Date(now.getTime() + i) })),
+      log: { id: turn.logId, modelId: model.id, modelName: model.name, prompt: last.content },
+      now,
     });
     return turn;
   }
@@ -317,25 +303,29 @@ export class ChatService {
     return { promptTokens, completionTokens, totalTokens: promptTokens + completionTokens };
   }
 
-  /** Store the assistant's answer (complete or interrupted) with its prompt log, in one transaction. */
-  async finishTurn(turn: Turn, r: { content: string; finishReason: string; usage: Usage; status: 'ok' | 'interrupted' }): Promise<{ usage: StoredUsage; created: Date }> {
+  /** Store the assistant's answer (complete or interrupted) with its prompt log, in one statement (group-committed). */
+  async finishTurn(
+    turn: Turn,
+    r: { content: string; finishReason: string; usage: Usage; status: 'ok' | 'interrupted'; failure?: ProviderError },
+  ): Promise<{ usage: StoredUsage; created: Date }> {
     const usage = this.usage(turn, r.content, r.usage);
     const created = new Date();
-    await this.db.transaction(async (tx) => {
-      if (r.status === 'ok' || r.content.length > 0) {
-        await this.repo.insertMessages(tx, [
-          { id: turn.messageId, threadId: turn.threadId, role: 'assistant', content: r.content, modelId: turn.modelId, usage, sources: turn.sources, status: r.status, created },
-        ]);
-      }
-      await this.repo.touchThread(tx, turn.threadId);
-      await this.logs.finish(tx, turn.logId, {
+    await this.answers.add({
+      threadId: turn.threadId,
+      message:
+        r.status === 'ok' || r.content.length > 0
+          ? { id: turn.messageId, content: r.content, modelId: turn.modelId, usage, sources: turn.sources, status: r.status }
+          : null,
+      log: {
+        id: turn.logId,
         response: r.content,
         promptTokens: usage.promptTokens,
         completionTokens: usage.completionTokens,
         latencyMs: Date.now() - turn.started,
-        status: r.status,
-        error: r.status === 'interrupted' ? 'client disconnected' : null,
-      });
+        status: r.failure ? 'error' : r.status,
+        error: r.failure ? `${r.failure.code}: ${r.failure.message}` : r.status === 'interrupted' ? 'client disconnected' : null,
+      },
+      now: created,
     });
     return { usage, created };
   }
@@ -402,8 +392,7 @@ export class ChatService {
         return;
       }
       if (content.length > 0) {
-        await this.finishTurn(turn, { content, finishReason: 'error', usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 }, status: 'interrupted' });
-        await this.logs.finish(this.db, turn.logId, { status: 'error', error: `${pe.code}: ${pe.message}` });
+        await this.finishTurn(turn, { content, finishReason: 'error', usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 }, status: 'interrupted', failure: pe });
       } else {
         await this.failTurn(turn, pe);
       }

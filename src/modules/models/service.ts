@@ -1,3 +1,4 @@
+import { TtlCache } from '../../cache.js';
 import type { Db } from '../../db/client.js';
 import { AppError, badRequest, conflict, notFound } from '../../errors.js';
 import { isSupportedConnection } from '../../providers/index.js';
@@ -64,14 +65,31 @@ export interface ResolvedModel {
   target: ProviderTarget;
 }
 
+/** Chat turns look up the same few models again and again; a change on this node invalidates at once. */
+const CACHE_TTL_MS = 2_000;
+
 export class ModelsService {
   private readonly repo = new ModelsRepo();
+  private readonly usable = new TtlCache<string, ModelRow>(CACHE_TTL_MS);
+  private readonly resolved = new TtlCache<string, ResolvedModel>(CACHE_TTL_MS);
+  private readonly listeners: Array<(modelId: string) => void> = [];
 
   constructor(
     private readonly db: Db,
     private readonly secrets: SecretBox,
     private readonly urlPolicy: 'allow-private' | 'public-only',
   ) {}
+
+  /** Called with a model's id whenever it changes or leaves a team (caches elsewhere listen). */
+  onChange(listener: (modelId: string) => void): void {
+    this.listeners.push(listener);
+  }
+
+  private changed(modelId: string): void {
+    this.usable.deleteWhere((m) => m.id === modelId);
+    this.resolved.deleteWhere((r) => r.row.id === modelId);
+    for (const l of this.listeners) l(modelId);
+  }
 
   async list(caller: Principal, q: { includeSystem: boolean; modelRating?: number }, activeOnly: boolean) {
     const rows = await this.repo.list(this.db, caller.teamId, {
@@ -121,6 +139,7 @@ export class ModelsService {
       if (await this.repo.exists(tx, req.id)) await this.repo.update(tx, req.id, { ...values, name: req.name });
       else await this.repo.insert(tx, { ...values, id: req.id, name: req.name, teamId: null, isSystem: true });
     });
+    this.changed(req.id);
   }
 
   async update(caller: Principal, id: string, req: ModelRequestT): Promise<ModelT> {
@@ -132,6 +151,7 @@ export class ModelsService {
     const values = await this.toColumns(req);
     this.checkConnection(values.apiBase ?? current.apiBase, values.connectionType ?? current.connectionType);
     const row = await this.repo.update(this.db, id, { ...values, ...(req.name ? { name: req.name } : {}) });
+    this.changed(id);
     return toModelView({ ...row, inTeam: current.inTeam });
   }
 
@@ -148,6 +168,7 @@ export class ModelsService {
     const m = await this.repo.findVisible(this.db, caller.teamId, id);
     if (!m) throw notFound('Model');
     await this.repo.removeFromTeam(this.db, caller.teamId, id);
+    this.changed(id);
     return toModelView({ ...m, inTeam: false });
   }
 
@@ -158,11 +179,25 @@ export class ModelsService {
   }
 
   async findUsable(teamId: string, id: string): Promise<ModelRow | undefined> {
-    return this.repo.findUsable(this.db, teamId, id);
+    const key = `${teamId}:${id}`;
+    const hit = this.usable.get(key);
+    if (hit) return hit;
+    const row = await this.repo.findUsable(this.db, teamId, id);
+    if (row) this.usable.set(key, row);
+    return row;
   }
 
   /** The provider target of a model, key decrypted; only for calling the provider, never for output. */
   async resolve(row: ModelRow): Promise<ResolvedModel> {
+    const key = `${row.id}:${row.updated.getTime()}`;
+    const hit = this.resolved.get(key);
+    if (hit) return hit;
+    const r = await this.resolveNow(row);
+    this.resolved.set(key, r);
+    return r;
+  }
+
+  private async resolveNow(row: ModelRow): Promise<ResolvedModel> {
     if (!row.active) throw new AppError('bad_request', 'model_inactive', `Model ${row.name} is not active`);
     if (!row.baseModel) throw new AppError('bad_request', 'model_not_configured', `Model ${row.name} has no baseModel`);
     if (row.url) await this.checkUrl(row.url);

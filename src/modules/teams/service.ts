@@ -1,3 +1,4 @@
+import { TtlCache } from '../../cache.js';
 import type { Db } from '../../db/client.js';
 import { AppError, conflict, forbidden, notFound } from '../../errors.js';
 import { generateApiKey, hashApiKey, keyPrefix } from '../../security/api-keys.js';
@@ -56,28 +57,22 @@ const keyView = (k: ApiKeyRow, key?: string): KeyView => ({
   ...(key ? { key } : {}),
 });
 
-/** A small cache of key → principal: every request authenticates, most with a key seen moments ago. */
+/** Every request authenticates, most with a key seen moments ago. */
 const CACHE_TTL_MS = 2_000;
-const CACHE_MAX = 10_000;
 
 export class TeamsService {
   private readonly repo = new TeamsRepo();
-  private readonly cache = new Map<string, { principal: Principal; until: number }>();
+  private readonly cache = new TtlCache<string, Principal>(CACHE_TTL_MS);
 
   constructor(private readonly db: Db) {}
 
   async authenticate(key: string): Promise<Principal | null> {
     const hash = hashApiKey(key);
-    const now = Date.now();
     const hit = this.cache.get(hash);
-    if (hit && hit.until > now) return hit.principal;
+    if (hit) return hit;
     const row = await this.repo.findPrincipalByKeyHash(this.db, hash);
-    if (!row) {
-      this.cache.delete(hash);
-      return null;
-    }
-    if (this.cache.size >= CACHE_MAX) this.cache.clear();
-    this.cache.set(hash, { principal: row, until: now + CACHE_TTL_MS });
+    if (!row) return null;
+    this.cache.set(hash, row);
     return row;
   }
 
@@ -157,7 +152,7 @@ export class TeamsService {
     if (user.id === caller.userId) throw new AppError('conflict', 'cannot_delete_self', 'You cannot delete yourself');
     if (user.role === 'owner' && caller.role !== 'owner') throw forbidden('Only an owner may delete an owner');
     await this.db.transaction((tx) => this.repo.markUserDeleted(tx, user.id));
-    this.cache.clear();
+    this.cache.deleteWhere((p) => p.userId === user.id);
   }
 
   async createKey(caller: Principal, name: string): Promise<KeyView> {

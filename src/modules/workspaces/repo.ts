@@ -16,8 +16,8 @@ export class WorkspacesRepo {
     return db.select().from(workspaces).where(this.visible(teamId, userId)).orderBy(asc(workspaces.created), asc(workspaces.id));
   }
 
-  async findVisible(db: Executor, teamId: string, userId: number, id: string): Promise<WorkspaceRow | undefined> {
-    const [row] = await db.select().from(workspaces).where(and(eq(workspaces.id, id), this.visible(teamId, userId)));
+  async findById(db: Executor, id: string): Promise<WorkspaceRow | undefined> {
+    const [row] = await db.select().from(workspaces).where(eq(workspaces.id, id));
     return row;
   }
 

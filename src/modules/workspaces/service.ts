@@ -1,3 +1,4 @@
+import { TtlCache } from '../../cache.js';
 import type { Db } from '../../db/client.js';
 import { badRequest, conflict, forbidden, notFound } from '../../errors.js';
 import type { ModelsService } from '../models/service.js';
@@ -43,8 +44,14 @@ export interface WorkspaceWithModels {
   models: WorkspaceModelRow[];
 }
 
+/** CONTRACT §3: TEAM workspaces are seen by the team, PRIVATE ones by their creator. */
+const canSee = (caller: Principal, w: WorkspaceRow) =>
+  w.teamId === caller.teamId && (w.sharingType === 'TEAM' || w.userId === caller.userId);
+
 export class WorkspacesService {
   private readonly repo = new WorkspacesRepo();
+  /** Every chat turn loads its workspace and model settings; they change rarely. */
+  private readonly cache = new TtlCache<string, WorkspaceWithModels>(2_000);
 
   constructor(
     private readonly db: Db,
@@ -59,9 +66,20 @@ export class WorkspacesService {
 
   /** The workspace as the caller may see it; 404 when it does not exist or is not visible. */
   async load(caller: Principal, id: string): Promise<WorkspaceWithModels> {
-    const row = await this.repo.findVisible(this.db, caller.teamId, caller.userId, id);
-    if (!row) throw notFound('Workspace');
-    return { row, models: await this.repo.modelsOf(this.db, [id]) };
+    let w = this.cache.get(id);
+    if (!w) {
+      const row = await this.repo.findById(this.db, id);
+      if (!row) throw notFound('Workspace');
+      w = { row, models: await this.repo.modelsOf(this.db, [id]) };
+      this.cache.set(id, w);
+    }
+    if (!canSee(caller, w.row)) throw notFound('Workspace');
+    return w;
+  }
+
+  /** After a model changes (name, settings), drop cached workspaces that use it. */
+  forgetModel(modelId: string): void {
+    this.cache.deleteWhere((w) => w.models.some((m) => m.modelId === modelId));
   }
 
   async get(caller: Principal, id: string): Promise<WorkspaceT> {
@@ -102,6 +120,7 @@ export class WorkspacesService {
       if (ids) await this.repo.setModels(tx, id, ids);
       return w;
     });
+    this.cache.delete(id);
     return view(row, await this.repo.modelsOf(this.db, [id]));
   }
 
@@ -109,6 +128,7 @@ export class WorkspacesService {
     const { row } = await this.load(caller, id);
     this.requireManage(caller, row);
     await this.repo.delete(this.db, id);
+    this.cache.delete(id);
   }
 
   /** Upsert one model's settings in a workspace (adding the model when it is not there yet). */
@@ -123,6 +143,7 @@ export class WorkspacesService {
       ]);
     }
     await this.repo.upsertModelSettings(this.db, workspaceId, modelId, settings);
+    this.cache.delete(workspaceId);
     const wm = (await this.repo.modelsOf(this.db, [workspaceId])).find((m) => m.modelId === modelId)!;
     return modelView(wm);
   }

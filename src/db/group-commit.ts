@@ -1,0 +1,49 @@
+/**
+ * Group commit: writes that arrive while one is being flushed are gathered and flushed together
+ * in one statement, so under concurrency many turns share one round trip and one commit, while a
+ * lone write still goes out on the next tick. Each caller's promise settles when its own write is
+ * durable. If a batch fails, its items are retried one by one so a bad item fails alone.
+ */
+export class GroupCommit<T> {
+  private queue: Array<{ item: T; resolve: () => void; reject: (err: unknown) => void }> = [];
+  private flushing = false;
+
+  constructor(
+    private readonly write: (items: T[]) => Promise<void>,
+    private readonly maxBatch = 128,
+  ) {}
+
+  add(item: T): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ item, resolve, reject });
+      if (!this.flushing) {
+        this.flushing = true;
+        setImmediate(() => void this.drain());
+      }
+    });
+  }
+
+  private async drain(): Promise<void> {
+    while (this.queue.length > 0) {
+      const batch = this.queue.splice(0, this.maxBatch);
+      try {
+        await this.write(batch.map((b) => b.item));
+        for (const b of batch) b.resolve();
+      } catch (err) {
+        if (batch.length === 1) {
+          batch[0]!.reject(err);
+          continue;
+        }
+        for (const b of batch) {
+          try {
+            await this.write([b.item]);
+            b.resolve();
+          } catch (e) {
+            b.reject(e);
+          }
+        }
+      }
+    }
+    this.flushing = false;
+  }
+}

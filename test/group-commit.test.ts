@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { GroupCommit } from '../src/db/group-commit.js';
+
+describe('GroupCommit', () => {
+  it('writes a lone item at once and gathers concurrent ones into batches', async () => {
+    const batches: number[][] = [];
+    const gc = new GroupCommit<number>(async (items) => {
+      batches.push(items);
+      await new Promise((r) => setTimeout(r, 5));
+    });
+    await gc.add(0);
+    expect(batches).toEqual([[0]]);
+    await Promise.all(Array.from({ length: 20 }, (_, i) => gc.add(i + 1)));
+    expect(batches.slice(1).flat().sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+    expect(batches.length).toBeLessThan(1 + 20);
+  });
+
+  it('fails only the item that cannot be written', async () => {
+    const written: number[] = [];
+    const gc = new GroupCommit<number>(async (items) => {
+      if (items.includes(13)) throw new Error('bad item');
+      written.push(...items);
+    });
+    const results = await Promise.allSettled([1, 2, 13, 4].map((i) => gc.add(i)));
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+    expect(written.sort((a, b) => a - b)).toEqual([1, 2, 4]);
+  });
+
+  it('respects the batch size', async () => {
+    const sizes: number[] = [];
+    const gc = new GroupCommit<number>(async (items) => {
+      sizes.push(items.length);
+    }, 4);
+    await Promise.all(Array.from({ length: 10 }, (_, i) => gc.add(i)));
+    expect(Math.max(...sizes)).toBeLessThanOrEqual(4);
+    expect(sizes.reduce((a, b) => a + b, 0)).toBe(10);
+  });
+});
