@@ -245,6 +245,29 @@ describe('failures', () => {
     expect(logs.content[0]).toMatchObject({ status: 'interrupted', threadId });
   });
 
+  it('marks a plain completion whose client hangs up as interrupted and cancels the provider call', async () => {
+    const { team, ws } = await setup('OPENAI');
+    standIn.set({ delayMs: 1500 });
+    const abort = new AbortController();
+    const pending = fetch(`${baseUrl}/api/v1/chat/${ws.id}/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${team.ownerKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ prompt: 'never mind' }),
+      signal: abort.signal,
+    }).catch(() => null);
+    while (standIn.inFlight === 0) await new Promise((r) => setTimeout(r, 10));
+    abort.abort();
+    await pending;
+    await standIn.waitForAbortedRequests(1, 3000);
+    let log;
+    for (let i = 0; i < 50; i++) {
+      log = (await t.request({ method: 'GET', url: '/api/v1/chat/prompt-logs/paged', key: team.ownerKey })).json().content[0];
+      if (log?.status !== 'pending') break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(log).toMatchObject({ status: 'interrupted', prompt: 'never mind' });
+  });
+
   it('answers bad requests with 4xx before opening a stream', async () => {
     const { team, ws } = await setup('OPENAI');
     const other = await setup('OPENAI');

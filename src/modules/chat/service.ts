@@ -347,7 +347,12 @@ export class ChatService {
       result = await adapter.complete({ ...turn.request, ...(signal ? { signal } : {}) });
     } catch (err) {
       const pe = classifyProviderError(err);
-      await this.failTurn(turn, pe);
+      if (signal?.aborted) {
+        // The client hung up: the attempt is interrupted, not a provider failure.
+        await this.finishTurn(turn, { content: '', finishReason: 'interrupted', usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 }, status: 'interrupted' });
+      } else {
+        await this.failTurn(turn, pe);
+      }
       throw upstreamError(pe);
     }
     const { usage, created } = await this.finishTurn(turn, { ...result, status: 'ok' });
