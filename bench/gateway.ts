@@ -1,0 +1,350 @@
+/**
+ * Gateway overhead: Atrium in front of the stand-in provider, against two references measured
+ * in the same run on the same machine:
+ *   A. direct  — the same OpenAI chat-completions body POSTed straight to the stand-in;
+ *   B. bare    — a minimal Fastify app with one route that forwards the body to the stand-in
+ *                with fetch and returns its JSON (no auth, no database).
+ * Atrium is measured on PGlite (on-disk DATA_DIR, as in production) and on PostgreSQL.
+ *
+ * Every server runs in its own child process (bench/lib/server-host.ts); the load generator
+ * (node:http, keep-alive) runs in this process. Run alone: npx tsx bench/gateway.ts
+ */
+import { randomUUID } from 'node:crypto';
+import { ADMIN_KEY } from '../test/helpers/app.js';
+import { ServerProcess } from './lib/child.js';
+import { HttpClient, target, type HttpResult, type Target } from './lib/http.js';
+import { closedLoop, sequential } from './lib/load.js';
+import { createThrowawayDb, isDb } from './lib/pg.js';
+import { renderSection, type Row, type Section, type TargetRow } from './lib/report.js';
+import { round, summarize, verdict } from './lib/stats.js';
+import { stopwatch } from './lib/timer.js';
+
+const LATENCY_ROUNDS = 400;
+const STREAM_ROUNDS = 300;
+const WARMUP = 150;
+const CONCURRENCY = 64;
+const THROUGHPUT_MS = 6_000;
+const THROUGHPUT_WARMUP_MS = 1_000;
+const UPSTREAM_DELAY_MS = 20;
+
+const TARGET_ADDED_P50_MS = 1;
+const TARGET_THROUGHPUT_RATIO = 0.5;
+
+/** Questions a team might ask; each Atrium request sends one as `prompt` (and opens a new thread). */
+const PROMPTS = [
+  'What does the retention policy say about archived workspaces?',
+  'Summarise the onboarding checklist for new engineers in three bullet points.',
+  'Which regions does the disaster-recovery plan cover, and what is the recovery time objective?',
+  'Draft a short reply to a customer asking why their invoice doubled this month.',
+  'How do I rotate the API keys for the staging environment without downtime?',
+  'List the open questions from last week’s architecture review.',
+  'Explain the difference between the team and the private context settings.',
+  'What are the licence obligations when we ship a modified copy of the library?',
+  'Give me a checklist for reviewing a pull request that touches the billing code.',
+  'Translate the release notes headline into French and German.',
+  'Which services depend on the message queue, and what happens if it is down?',
+  'Write a two-sentence status update for the migration project.',
+];
+
+type Json = Record<string, unknown>;
+
+interface Targets {
+  direct: Target;
+  bare: Target;
+  atrium: Target;
+  atriumStream: Target;
+  key: string;
+}
+
+function ok(r: HttpResult, mustContain?: string): number | null {
+  if (r.status !== 200) return null;
+  if (mustContain && !r.body.includes(mustContain)) return null;
+  return r.ms;
+}
+
+/** The provider body Atrium sent, with the user's text replaced by `prompt`. */
+function providerBody(recorded: Json, prompt: string): string {
+  const messages = (recorded.messages as Array<{ role: string; content: string }>).map((m) => (m.role === 'user' ? { ...m, content: prompt } : m));
+  return JSON.stringify({ ...recorded, messages });
+}
+
+const DIRECT_FIRST_CONTENT = '"delta":{"content":"';
+const ATRIUM_FIRST_DELTA = 'event: delta';
+
+async function setUpAtrium(client: HttpClient, base: string, openaiBaseUrl: string): Promise<{ key: string; workspaceId: string }> {
+  const team = await client.json<{ apiKey: string }>(
+    target(`${base}/api/v1/teams`),
+    { name: `bench-${randomUUID().slice(0, 8)}`, ownerName: 'Bench Owner', ownerEmail: `bench-${randomUUID()}@example.com` },
+    { key: ADMIN_KEY, expect: 201 },
+  );
+  const model = await client.json<{ id: string }>(
+    target(`${base}/api/v1/models`),
+    { name: 'standin-gpt', apiBase: 'OPENAI', url: openaiBaseUrl, baseModel: 'gpt-test', contextWindow: 8192, apiKey: 'sk-bench-0123456789' },
+    { key: team.apiKey },
+  );
+  const ws = await client.json<{ id: string }>(target(`${base}/api/v1/workspaces`), { name: 'bench workspace', modelIds: [model.id] }, { key: team.apiKey });
+  return { key: team.apiKey, workspaceId: ws.id };
+}
+
+interface BackendResult {
+  latency: Row[];
+  throughput: Row[];
+  streams: Row[];
+  notes: string[];
+}
+
+async function measureBackend(label: string, standIn: ServerProcess, t: Targets): Promise<BackendResult> {
+  const c1 = new HttpClient(1);
+  const auth = { authorization: `Bearer ${t.key}` };
+  const notes: string[] = [];
+  try {
+    // One Atrium call of each kind, to copy the exact provider bodies it sends.
+    const first = await c1.request(t.atrium, { body: JSON.stringify({ prompt: PROMPTS[0] }), headers: auth });
+    if (first.status !== 200) throw new Error(`Atrium completion failed: ${first.status} ${first.body.slice(0, 300)}`);
+    const [plainReq] = await standIn.call<Array<{ body: Json }>>('standin.requests', { n: 1 });
+    const firstStream = await c1.request(t.atriumStream, { body: JSON.stringify({ prompt: PROMPTS[0] }), headers: auth });
+    if (!firstStream.body.includes('event: done')) throw new Error(`Atrium stream failed: ${firstStream.status} ${firstStream.body.slice(0, 300)}`);
+    const [streamReq] = await standIn.call<Array<{ body: Json }>>('standin.requests', { n: 1 });
+    const plainBody = plainReq!.body;
+    const streamBody = streamReq!.body;
+
+    const shots = {
+      direct: (i: number) => c1.request(t.direct, { body: providerBody(plainBody, PROMPTS[i % PROMPTS.length]!) }).then((r) => ok(r, '"choices"')),
+      bare: (i: number) => c1.request(t.bare, { body: providerBody(plainBody, PROMPTS[i % PROMPTS.length]!) }).then((r) => ok(r, '"choices"')),
+      atrium: (i: number) => c1.request(t.atrium, { body: JSON.stringify({ prompt: PROMPTS[i % PROMPTS.length] }), headers: auth }).then((r) => ok(r, '"threadId"')),
+    };
+    const ttft = {
+      direct: (i: number) =>
+        c1.request(t.direct, { body: providerBody(streamBody, PROMPTS[i % PROMPTS.length]!), mark: (s) => s.includes(DIRECT_FIRST_CONTENT) }).then((r) => (ok(r, '[DONE]') === null ? null : r.markMs)),
+      bare: (i: number) =>
+        c1.request(t.bare, { body: providerBody(streamBody, PROMPTS[i % PROMPTS.length]!), mark: (s) => s.includes(DIRECT_FIRST_CONTENT) }).then((r) => (ok(r, '[DONE]') === null ? null : r.markMs)),
+      atrium: (i: number) =>
+        c1
+          .request(t.atriumStream, { body: JSON.stringify({ prompt: PROMPTS[i % PROMPTS.length] }), headers: auth, mark: (s) => s.includes(ATRIUM_FIRST_DELTA) })
+          .then((r) => (ok(r, 'event: done') === null ? null : r.markMs)),
+    };
+
+    // Warm-up (JIT, connection pools, prepared plans).
+    for (const k of ['direct', 'bare', 'atrium'] as const) await sequential(WARMUP, shots[k]);
+    for (const k of ['direct', 'bare', 'atrium'] as const) await sequential(WARMUP / 3, ttft[k]);
+
+    // Concurrency 1: interleaved rounds (direct, bare, Atrium), so drift hits all three alike.
+    const lat = { direct: [] as number[], bare: [] as number[], atrium: [] as number[] };
+    let errors = 0;
+    for (let i = 0; i < LATENCY_ROUNDS; i++) {
+      for (const k of ['direct', 'bare', 'atrium'] as const) {
+        const ms = await shots[k](i);
+        if (ms === null) errors++;
+        else lat[k].push(ms);
+      }
+    }
+    const s = { direct: summarize(lat.direct), bare: summarize(lat.bare), atrium: summarize(lat.atrium) };
+    const addedP50 = s.atrium.p50 - s.direct.p50;
+    const latency: Row[] = [
+      { backend: label, path: 'direct (stand-in)', n: s.direct.n, 'p50 ms': round(s.direct.p50), 'p99 ms': round(s.direct.p99), 'added p50 ms': 0, 'added p99 ms': 0, 'target (added p50)': '' },
+      {
+        backend: label,
+        path: 'bare Fastify pass-through',
+        n: s.bare.n,
+        'p50 ms': round(s.bare.p50),
+        'p99 ms': round(s.bare.p99),
+        'added p50 ms': round(s.bare.p50 - s.direct.p50),
+        'added p99 ms': round(s.bare.p99 - s.direct.p99),
+        'target (added p50)': '',
+      },
+      {
+        backend: label,
+        path: 'Atrium /completions',
+        n: s.atrium.n,
+        'p50 ms': round(s.atrium.p50),
+        'p99 ms': round(s.atrium.p99),
+        'added p50 ms': round(addedP50),
+        'added p99 ms': round(s.atrium.p99 - s.direct.p99),
+        'target (added p50)': verdict(round(addedP50), '<=', TARGET_ADDED_P50_MS),
+      },
+    ];
+    if (errors > 0) notes.push(`${label}: ${errors} failed request(s) in the latency rounds.`);
+
+    // Streams, concurrency 1, interleaved.
+    const tt = { direct: [] as number[], bare: [] as number[], atrium: [] as number[] };
+    let streamErrors = 0;
+    for (let i = 0; i < STREAM_ROUNDS; i++) {
+      for (const k of ['direct', 'bare', 'atrium'] as const) {
+        const ms = await ttft[k](i);
+        if (ms === null) streamErrors++;
+        else tt[k].push(ms);
+      }
+    }
+    const ts = { direct: summarize(tt.direct), bare: summarize(tt.bare), atrium: summarize(tt.atrium) };
+    const streams: Row[] = [
+      { backend: label, path: 'direct stream (first content chunk)', n: ts.direct.n, 'TTFT p50 ms': round(ts.direct.p50), 'TTFT p99 ms': round(ts.direct.p99), 'added p50 ms': 0, 'added p99 ms': 0 },
+      {
+        backend: label,
+        path: 'bare pass-through stream',
+        n: ts.bare.n,
+        'TTFT p50 ms': round(ts.bare.p50),
+        'TTFT p99 ms': round(ts.bare.p99),
+        'added p50 ms': round(ts.bare.p50 - ts.direct.p50),
+        'added p99 ms': round(ts.bare.p99 - ts.direct.p99),
+      },
+      {
+        backend: label,
+        path: 'Atrium /completions/stream (first `event: delta`)',
+        n: ts.atrium.n,
+        'TTFT p50 ms': round(ts.atrium.p50),
+        'TTFT p99 ms': round(ts.atrium.p99),
+        'added p50 ms': round(ts.atrium.p50 - ts.direct.p50),
+        'added p99 ms': round(ts.atrium.p99 - ts.direct.p99),
+      },
+    ];
+    if (streamErrors > 0) notes.push(`${label}: ${streamErrors} failed stream(s).`);
+
+    // Throughput: closed loop at concurrency 64, stand-in answering after 20 ms.
+    const cN = new HttpClient(CONCURRENCY);
+    const loadShots = {
+      direct: (i: number) => cN.request(t.direct, { body: providerBody(plainBody, PROMPTS[i % PROMPTS.length]!), discardBody: true }).then((r) => ok(r)),
+      bare: (i: number) => cN.request(t.bare, { body: providerBody(plainBody, PROMPTS[i % PROMPTS.length]!), discardBody: true }).then((r) => ok(r)),
+      atrium: (i: number) => cN.request(t.atrium, { body: JSON.stringify({ prompt: PROMPTS[i % PROMPTS.length] }), headers: auth, discardBody: true }).then((r) => ok(r)),
+    };
+    const rps: Record<string, number> = {};
+    const throughput: Row[] = [];
+    await standIn.call('standin.set', { delayMs: UPSTREAM_DELAY_MS });
+    try {
+      for (const k of ['direct', 'bare', 'atrium'] as const) {
+        await closedLoop({ concurrency: CONCURRENCY, durationMs: THROUGHPUT_WARMUP_MS, shot: loadShots[k] });
+        const r = await closedLoop({ concurrency: CONCURRENCY, durationMs: THROUGHPUT_MS, shot: loadShots[k] });
+        rps[k] = r.rps;
+        const ls = summarize(r.latencies);
+        throughput.push({
+          backend: label,
+          path: k === 'direct' ? 'direct (stand-in)' : k === 'bare' ? 'bare Fastify pass-through' : 'Atrium /completions',
+          requests: r.completed,
+          errors: r.errors,
+          'req/s': round(r.rps, 0),
+          'p50 ms': round(ls.p50),
+          'p99 ms': round(ls.p99),
+          'vs bare': k === 'direct' ? '' : round(r.rps / (rps.bare ?? Number.NaN), 2),
+          'target (≥ 0.5× bare)': k === 'atrium' ? verdict(round(r.rps / rps.bare!, 2), '>=', TARGET_THROUGHPUT_RATIO) : '',
+        });
+        if (r.errors > 0) notes.push(`${label}: ${r.errors} failed request(s) under load on ${k}${r.firstError ? ` (first: ${r.firstError})` : ''}.`);
+      }
+    } finally {
+      await standIn.call('standin.set', { delayMs: 0 });
+      cN.close();
+    }
+    return { latency, throughput, streams, notes };
+  } finally {
+    c1.close();
+  }
+}
+
+export async function benchGateway(): Promise<Section> {
+  const sw = stopwatch();
+  const latency: Row[] = [];
+  const throughput: Row[] = [];
+  const streams: Row[] = [];
+  const notes: string[] = [];
+  const standIn = await ServerProcess.start('standin');
+  let bare: ServerProcess | null = null;
+  try {
+    const si = await standIn.call<{ openaiBaseUrl: string }>('standin.start');
+    bare = await ServerProcess.start('bare');
+    const bareUrl = (await bare.call<{ url: string }>('bare.start', { upstream: si.openaiBaseUrl })).url;
+
+    const backends: Array<{ label: string; proc: string; db: () => Promise<{ url: string | null; drop(): Promise<void> } | { error: string }> }> = [
+      { label: 'PGlite (on disk)', proc: 'atrium-pglite', db: async () => ({ url: null, drop: async () => {} }) },
+      {
+        label: 'PostgreSQL',
+        proc: 'atrium-postgres',
+        db: async () => {
+          const d = await createThrowawayDb('gw');
+          return isDb(d) ? { url: d.url, drop: d.drop } : d;
+        },
+      },
+    ];
+    for (const b of backends) {
+      const db = await b.db();
+      if ('error' in db) {
+        notes.push(`${b.label} skipped: ${db.error}`);
+        continue;
+      }
+      const atrium = await ServerProcess.start(b.proc);
+      try {
+        const base = (await atrium.call<{ url: string }>('atrium.start', { databaseUrl: db.url })).url;
+        const setup = new HttpClient(1);
+        const { key, workspaceId } = await setUpAtrium(setup, base, si.openaiBaseUrl).finally(() => setup.close());
+        const r = await measureBackend(b.label, standIn, {
+          direct: target(`${si.openaiBaseUrl}/chat/completions`),
+          bare: target(`${bareUrl}/v1/chat/completions`),
+          atrium: target(`${base}/api/v1/chat/${workspaceId}/completions`),
+          atriumStream: target(`${base}/api/v1/chat/${workspaceId}/completions/stream`),
+          key,
+        });
+        latency.push(...r.latency);
+        throughput.push(...r.throughput);
+        streams.push(...r.streams);
+        notes.push(...r.notes);
+      } catch (err) {
+        notes.push(`${b.label} failed: ${(err as Error).message}`);
+      } finally {
+        await atrium.stop();
+        await db.drop().catch((err: Error) => notes.push(`could not drop the ${b.label} bench database: ${err.message}`));
+      }
+    }
+  } finally {
+    await bare?.stop();
+    await standIn.stop();
+  }
+  if (latency.length === 0) throw new Error(`no backend could be measured: ${notes.join(' ')}`);
+
+  const targets: TargetRow[] = [
+    ...latency
+      .filter((r) => r['target (added p50)'])
+      .map((r): TargetRow => ({
+        benchmark: `Gateway, ${r.backend}`,
+        target: `added p50 latency ≤ ${TARGET_ADDED_P50_MS} ms (c=1)`,
+        measured: `${r['added p50 ms']} ms`,
+        result: String(r['target (added p50)']).startsWith('pass') ? 'pass' : 'MISS',
+      })),
+    ...throughput
+      .filter((r) => r['target (≥ 0.5× bare)'])
+      .map((r): TargetRow => ({
+        benchmark: `Gateway, ${r.backend}`,
+        target: `throughput ≥ ${TARGET_THROUGHPUT_RATIO}× bare pass-through (c=${CONCURRENCY})`,
+        measured: `${r['vs bare']}× (${r['req/s']} req/s)`,
+        result: String(r['target (≥ 0.5× bare)']).startsWith('pass') ? 'pass' : 'MISS',
+      })),
+  ];
+  const misses = [
+    ...latency.filter((r) => String(r['target (added p50)']).startsWith('MISS')).map((r) => `added p50 on ${r.backend} is ${r['added p50 ms']} ms (target ≤ ${TARGET_ADDED_P50_MS} ms)`),
+    ...throughput.filter((r) => String(r['target (≥ 0.5× bare)']).startsWith('MISS')).map((r) => `throughput on ${r.backend} is ${r['vs bare']}× the bare pass-through (target ≥ ${TARGET_THROUGHPUT_RATIO}×)`),
+  ];
+  const bareAdded = latency.filter((r) => String(r.path).startsWith('bare')).map((r) => `${r['added p50 ms']} ms on the ${r.backend} run`);
+  if (bareAdded.length > 0) notes.push(`For scale: the bare pass-through alone (one extra HTTP hop + fetch, no work) adds ${bareAdded.join(', ')} at p50 on this machine.`);
+  if (misses.length > 0) notes.unshift(`Targets missed: ${misses.join('; ')}.`);
+  else notes.unshift('All gateway targets met.');
+
+  return {
+    name: 'Gateway overhead (chat completions through Atrium)',
+    method: [
+      'The stand-in provider (test/support/standin-provider.ts), a bare Fastify pass-through (one route: parse JSON, `fetch` to the stand-in, return its JSON; no auth, no DB) and Atrium (`buildApp` + `listen`, on-disk PGlite or PostgreSQL with the default pool of 10) each run in their own Node process; the load generator (node:http, keep-alive agent) runs in the bench process, all on this machine.',
+      'Atrium requests are `POST /api/v1/chat/{workspaceId}/completions` with `{prompt}` — every request opens a new thread (thread + user message + pending prompt log in one transaction, provider call, then answer + log update in a second transaction). Direct and bare requests send the exact OpenAI body Atrium sent to the stand-in (copied from the stand-in\'s request log).',
+      `Latency: ${WARMUP} warm-up requests per path, then ${LATENCY_ROUNDS} interleaved rounds (direct, bare, Atrium) at concurrency 1; "added" = path minus direct at the same percentile.`,
+      `Streams: ${STREAM_ROUNDS} interleaved rounds at concurrency 1; time-to-first-token = request start → first byte of the first content chunk (stand-in: \`"delta":{"content":"\`; Atrium: \`event: delta\`).`,
+      `Throughput: closed loop, ${CONCURRENCY} concurrent keep-alive connections, stand-in delay ${UPSTREAM_DELAY_MS} ms, ${THROUGHPUT_WARMUP_MS / 1000} s warm-up then ${THROUGHPUT_MS / 1000} s measured per path.`,
+      `Targets: Atrium added p50 ≤ ${TARGET_ADDED_P50_MS} ms at concurrency 1; Atrium throughput ≥ ${TARGET_THROUGHPUT_RATIO}× the bare pass-through.`,
+    ].join(' '),
+    tables: [
+      { title: 'Added latency, concurrency 1 (non-streaming)', rows: latency },
+      { title: `Throughput, concurrency ${CONCURRENCY}, upstream delay ${UPSTREAM_DELAY_MS} ms`, rows: throughput },
+      { title: 'Streaming time-to-first-token, concurrency 1', rows: streams },
+    ],
+    notes,
+    targets,
+    seconds: sw.elapsedMs() / 1000,
+  };
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  console.log(renderSection(await benchGateway()));
+}
