@@ -277,6 +277,8 @@ export const plusEntries = pgTable(
     description: text('description'),
     context: text('context'),
     isPublic: boolean('is_public').notNull().default(false),
+    /** number of plus_chunks of the entry, kept with plus_terms by PlusRepo (the N of retrieval's IDF) */
+    chunkCount: integer('chunk_count').notNull().default(0),
     created: created(),
     updated: ts('updated').notNull().defaultNow(),
   },
@@ -324,4 +326,21 @@ export const plusChunks = pgTable(
     index('plus_chunks_plus_idx').on(t.plusId),
     index('plus_chunks_search_idx').using('gin', t.search),
   ],
+);
+
+/**
+ * Document frequencies for retrieval: for each lexeme of an entry's chunks (the English tsvector
+ * of plus_chunks.search), the number of the entry's chunks containing it. Maintained by PlusRepo
+ * in the transaction that inserts or deletes a file's chunks; removed with the entry.
+ */
+export const plusTerms = pgTable(
+  'plus_terms',
+  {
+    plusId: uuid('plus_id')
+      .notNull()
+      .references(() => plusEntries.id, { onDelete: 'cascade' }),
+    lexeme: text('lexeme').notNull(),
+    df: integer('df').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.plusId, t.lexeme] })],
 );

@@ -15,7 +15,6 @@ export interface PackedContext {
 export function packContext(
   intro: Array<{ title: string | null; text: string }>,
   chunks: ScoredChunk[],
-  filenameOf: (fileId: string) => string,
   budget: number,
 ): PackedContext {
   const parts: string[] = [];
@@ -31,7 +30,7 @@ export function packContext(
   }
   const used: ScoredChunk[] = [];
   for (const c of chunks) {
-    const header = `### From ${filenameOf(c.fileId)}\n`;
+    const header = `### From ${c.filename}\n`;
     // chunk token sizes are exact; the header is small and counted separately
     const cost = c.tokenSize + countTokens(header) + 2;
     if (tokens + cost > budget) continue;

@@ -1,12 +1,127 @@
 /**
- * Turn a natural-language question into a PostgreSQL tsquery source that ORs its words, so a
- * chunk matching some of the question's words (after English stemming and stop-word removal by
- * to_tsquery) is still found; ranking then prefers chunks matching more of them.
+ * Term selection for full-text retrieval (IDF-style).
+ *
+ * A question's lexemes (English stemming, stop words removed: `to_tsvector('english', …)`) come
+ * with their document frequency `df` — how many chunks in scope contain them — and the scope's
+ * chunk count `n`. A search ranks every chunk its tsquery matches before it keeps the best ones,
+ * so its cost follows the number of matching chunks; common words ("licence" in a collection of
+ * licences, "use", "file") match a large share of them and say little about which chunk answers.
+ * So, much as a search engine's "common terms" query does:
+ *
+ * - the question's rarest lexemes (at most `maxTerms`) rank the candidates: a chunk scores the
+ *   sum of the idf, ln(1 + n/df), of those it holds, times 1 + `ts_rank` over their OR (how often
+ *   and how densely they occur), so a chunk holding more of them, and rarer ones, comes first;
+ * - a chunk holding one of the rarest lexemes — taken rarest first while their df add up to at
+ *   most `budget` chunks — is a candidate (`single`): a chunk need not hold every word of a
+ *   question phrased differently from it;
+ * - the commoner lexemes make a chunk a candidate only in pairs, in steps that widen only while
+ *   fewer chunks than wanted were found: first the two rarest together, then any two of the
+ *   `maxPaired` rarest, then the rarest one alone; each step leaves out what the earlier ones
+ *   matched, and its chunks rank after theirs;
+ * - when even the rarest lexeme is in more than max(commonShare·n, commonFloor) chunks, only
+ *   chunks holding all of the question's lexemes are candidates.
+ *
+ * On a small entry all the lexemes fit the budget and this is one OR of the (≤ maxTerms) rarest
+ * lexemes. Ties on df are broken by the lexeme, so the choice is deterministic.
  */
-const MAX_TERMS = 32;
 
-export function orQuery(question: string): string | null {
-  const words = question.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
-  const terms = [...new Set(words.filter((w) => w.length >= 2 && w.length <= 64))].slice(0, MAX_TERMS);
-  return terms.length > 0 ? terms.join(' | ') : null;
+export interface TermStat {
+  lexeme: string;
+  /** chunks in scope containing the lexeme */
+  df: number;
+}
+
+export interface Step {
+  /** what makes a chunk a candidate in this step (for reports) */
+  kind: 'any' | 'rare or rarest pair' | 'any pair' | 'rarest' | 'all';
+  /** tsquery literal the chunks must match, earlier steps' matches excluded */
+  match: string;
+}
+
+export interface TermChoice {
+  /** the lexemes that rank the candidates, rarest first */
+  rank: string[];
+  /** their inverse document frequencies, ln(1 + n/df) */
+  idf: number[];
+  /** candidate sets, tried in order while fewer chunks than wanted have been found */
+  steps: Step[];
+}
+
+export interface TermOptions {
+  /** lexemes used at all (the rarest ones) */
+  maxTerms: number;
+  /** the `single` lexemes' df add up to at most this many chunks */
+  budget: number;
+  /** at most this many lexemes are paired */
+  maxPaired: number;
+  /** a lexeme in more than max(commonShare × n, commonFloor) chunks is very common */
+  commonShare: number;
+  commonFloor: number;
+}
+
+export const TERM_OPTIONS: Readonly<TermOptions> = Object.freeze({
+  maxTerms: 8,
+  budget: 300,
+  maxPaired: 4,
+  commonShare: 0.2,
+  commonFloor: 1000,
+});
+
+const byDf = (a: TermStat, b: TermStat) => a.df - b.df || (a.lexeme < b.lexeme ? -1 : a.lexeme > b.lexeme ? 1 : 0);
+
+/** The question's lexemes that occur in scope, rarest first (each once). */
+export function presentTerms(stats: readonly TermStat[]): TermStat[] {
+  const seen = new Set<string>();
+  return stats.filter((s) => s.df > 0 && !seen.has(s.lexeme) && seen.add(s.lexeme)).sort(byDf);
+}
+
+/** A tsquery literal quoting one lexeme as it is (already normalised: no second stemming). */
+export const quoteLexeme = (lexeme: string): string => `'${lexeme.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`;
+
+/** Which lexemes to search for and how, or null when none occurs in scope. */
+export function chooseTerms(stats: readonly TermStat[], n: number, opts: Readonly<TermOptions> = TERM_OPTIONS): TermChoice | null {
+  const used = presentTerms(stats).slice(0, opts.maxTerms);
+  if (used.length === 0) return null;
+  const rank = used.map((t) => t.lexeme);
+  const idf = used.map((t) => Math.log(1 + Math.max(n, t.df) / t.df));
+  const common = Math.max(opts.commonShare * n, opts.commonFloor);
+  if (used[0]!.df > common) return { rank, idf, steps: [{ kind: 'all', match: rank.map(quoteLexeme).join(' & ') }] };
+  let k = 0;
+  for (let sum = 0; k < used.length && sum + used[k]!.df <= opts.budget; k++) sum += used[k]!.df;
+  const single = used.slice(0, k).map((t) => quoteLexeme(t.lexeme));
+  const rest = used.slice(k, k + opts.maxPaired);
+  const q = rest.map((t) => quoteLexeme(t.lexeme));
+  // Pairs of the commoner lexemes, by the rank of their commoner member: the rarest two, then
+  // any two of the rarest three, … The rarer of a pair must not be very common.
+  const pairsUpTo = (m: number) => {
+    const out: string[] = [];
+    for (let j = 1; j < m; j++) for (let i = 0; i < j; i++) if (rest[i]!.df <= common) out.push(`( ${q[i]} & ${q[j]} )`);
+    return out;
+  };
+  const rarest = rest[0] && rest[0].df <= common ? q[0]! : null;
+  const sets: Array<{ kind: Step['kind']; parts: string[] }> = [];
+  if (single.length === 0 && rest.length === 1) sets.push({ kind: 'rarest', parts: [rarest!] });
+  else {
+    let pairs = pairsUpTo(Math.min(2, rest.length));
+    sets.push({ kind: pairs.length === 0 ? 'any' : 'rare or rarest pair', parts: [...single, ...pairs] });
+    for (let m = 3; m <= rest.length; m++) {
+      const wider = pairsUpTo(m);
+      if (wider.length > pairs.length) sets.push({ kind: 'any pair', parts: [...single, ...wider] });
+      pairs = wider;
+    }
+    if (rarest && rest.length > 0) sets.push({ kind: 'rarest', parts: [...single, rarest] });
+  }
+  const steps: Step[] = [];
+  let before = '';
+  for (const set of sets) {
+    const match = set.parts.join(' | ');
+    steps.push({ kind: set.kind, match: before ? `( ${match} ) & !( ${before} )` : match });
+    before = match;
+  }
+  return { rank, idf, steps };
+}
+
+/** The tsquery literal ts_rank ranks the candidates with: the OR of every chosen lexeme. */
+export function rankQuery(choice: TermChoice): string {
+  return choice.rank.map(quoteLexeme).join(' | ');
 }

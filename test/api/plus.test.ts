@@ -217,6 +217,21 @@ describe('context for a prompt', () => {
     expectProblem(await t.request({ method: 'POST', url: `/api/v1/plus/${p.id}/context-for-prompt`, key: team.ownerKey, payload: {} }), 400);
     expectProblem(await t.request({ method: 'POST', url: `/api/v1/plus/${p.id}/context-for-prompt`, key: team.ownerKey, payload: { content: 'x', maxTokens: 0 } }), 400);
   });
+
+  it('stops drawing on a deleted file; a question with no word in the entry gets its opening chunks', async () => {
+    const team = await newTeam(t);
+    const p = await createPlus(team.ownerKey, { title: 'two files' }, [file('gpl-3.txt', 'text/plain'), file('mammoth-readme.md', 'text/markdown')]);
+    const ask = async (content: string) => (await t.request({ method: 'POST', url: `/api/v1/plus/${p.id}/context-for-prompt`, key: team.ownerKey, payload: { content, maxTokens: 800 } })).json().content as string;
+    expect(await ask('How does mammoth convert docx style maps?')).toContain('### From mammoth-readme.md');
+    const mammoth = p.files.find((f: { filename: string }) => f.filename === 'mammoth-readme.md');
+    expect((await t.request({ method: 'DELETE', url: `/api/v1/plus/file/${mammoth.id}`, key: team.ownerKey })).statusCode).toBe(200);
+    const after = await ask('How does mammoth convert docx style maps?');
+    expect(after).not.toContain('mammoth-readme.md');
+    expect(after).toContain('### From gpl-3.txt');
+    // only stop words and words absent from the entry: the opening chunks
+    const opening = await ask('What about the xylophones?');
+    expect(opening).toContain('GNU GENERAL PUBLIC LICENSE');
+  });
 });
 
 describe('Plus context in chat', () => {

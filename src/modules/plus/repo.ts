@@ -1,5 +1,7 @@
 import { and, asc, eq, inArray, or, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
+import { entryTermsSql, parseEntryTerms } from '../../retrieval/repo.js';
+import type { TermStat } from '../../retrieval/query.js';
 import { plusChunks, plusEntries, plusFiles } from '../../db/schema.js';
 
 export type PlusRow = typeof plusEntries.$inferSelect;
@@ -42,6 +44,18 @@ export interface NewFile {
 
 const CHUNK_INSERT_BATCH = 500;
 
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The query text ts_stat() runs to count, per lexeme, the chunks of some files that contain it.
+ * ts_stat takes SQL text, not parameters, so the ids are spliced in: they come from our own
+ * randomUUID, and are checked against the UUID syntax here all the same.
+ */
+function chunkVectorsOf(fileIds: string[]): string {
+  for (const id of fileIds) if (!UUID_RE.test(id)) throw new Error(`not a UUID: ${JSON.stringify(id)}`);
+  return `select search from plus_chunks where file_id in (${fileIds.map((id) => `'${id}'`).join(', ')})`;
+}
+
 export class PlusRepo {
   /** CONTRACT §3: public entries are seen by the team; private ones by their creator and the team's owners/admins. */
   visible(v: Viewer): SQL {
@@ -57,8 +71,30 @@ export class PlusRepo {
   }
 
   async find(db: Executor, v: Viewer, id: string): Promise<PlusRow | undefined> {
-    const [row] = await db.select().from(plusEntries).where(and(eq(plusEntries.id, id), this.visible(v)));
+    const [row] = await this.findQuery(db, v, id);
     return row;
+  }
+
+  /** The query of `find` (the retrieval benchmark runs it as raw SQL). */
+  findQuery(db: Executor, v: Viewer, id: string) {
+    return db.select().from(plusEntries).where(and(eq(plusEntries.id, id), this.visible(v)));
+  }
+
+  /**
+   * `find`, and in the same round trip the question's lexemes that occur in the entry with their
+   * document frequency (retrieval's term statistics; the entry's chunk_count is their N).
+   */
+  async findWithTerms(db: Executor, v: Viewer, id: string, question: string): Promise<{ entry: PlusRow; terms: TermStat[] } | undefined> {
+    const [row] = await this.findWithTermsQuery(db, v, id, question);
+    return row && { entry: row.entry, terms: parseEntryTerms(row.terms) };
+  }
+
+  /** The query of `findWithTerms` (the retrieval benchmark runs it as raw SQL). */
+  findWithTermsQuery(db: Executor, v: Viewer, id: string, question: string) {
+    return db
+      .select({ entry: plusEntries, terms: sql<unknown>`${entryTermsSql(sql`${plusEntries.id}`, question)}`.as('terms') })
+      .from(plusEntries)
+      .where(and(eq(plusEntries.id, id), this.visible(v)));
   }
 
   async findMany(db: Executor, v: Viewer, ids: string[]): Promise<PlusRow[]> {
@@ -83,14 +119,38 @@ export class PlusRepo {
     await db.delete(plusEntries).where(eq(plusEntries.id, id));
   }
 
+  /**
+   * Store files with their chunks, and add them to their entries' retrieval statistics
+   * (plus_entries.chunk_count, plus_terms.df) in the same transaction.
+   */
   async insertFiles(db: Executor, files: NewFile[]): Promise<void> {
-    for (const f of files) {
-      const { chunks, ...file } = f;
-      await db.insert(plusFiles).values({ ...file, bytes: file.content.length });
-      for (let i = 0; i < chunks.length; i += CHUNK_INSERT_BATCH) {
-        await db.insert(plusChunks).values(chunks.slice(i, i + CHUNK_INSERT_BATCH).map((c) => ({ ...c, fileId: f.id, plusId: f.plusId })));
+    if (files.length === 0) return;
+    await db.transaction(async (tx) => {
+      for (const f of files) {
+        const { chunks, ...file } = f;
+        await tx.insert(plusFiles).values({ ...file, bytes: file.content.length });
+        for (let i = 0; i < chunks.length; i += CHUNK_INSERT_BATCH) {
+          await tx.insert(plusChunks).values(chunks.slice(i, i + CHUNK_INSERT_BATCH).map((c) => ({ ...c, fileId: f.id, plusId: f.plusId })));
+        }
       }
-    }
+      const byEntry = new Map<string, NewFile[]>();
+      for (const f of files) byEntry.set(f.plusId, [...(byEntry.get(f.plusId) ?? []), f]);
+      for (const [plusId, group] of byEntry) {
+        const chunkCount = group.reduce((n, f) => n + f.chunks.length, 0);
+        // The entry's row first: its lock orders concurrent writers of the entry's statistics.
+        await tx.update(plusEntries).set({ chunkCount: sql`${plusEntries.chunkCount} + ${chunkCount}` }).where(eq(plusEntries.id, plusId));
+        if (chunkCount === 0) continue;
+        await tx.execute(sql`
+          insert into plus_terms (plus_id, lexeme, df)
+          select ${plusId}::uuid, s.word, s.ndoc
+          from ts_stat(${chunkVectorsOf(group.map((f) => f.id))}) s
+          order by s.word
+          on conflict (plus_id, lexeme) do update set df = plus_terms.df + excluded.df`);
+      }
+      // Merge the new chunks' GIN entries into the index now, in bulk: left in the index's pending
+      // list (up to 4 MB), they would be scanned by every search until a vacuum.
+      await tx.execute(sql`select gin_clean_pending_list('plus_chunks_search_idx'::regclass)`);
+    });
   }
 
   async filesOf(db: Executor, plusIds: string[]): Promise<PlusFileRow[]> {
@@ -122,8 +182,29 @@ export class PlusRepo {
     return row?.content;
   }
 
+  /** Delete a file with its chunks, taking them out of the entry's retrieval statistics in the same transaction. */
   async deleteFile(db: Executor, fileId: string): Promise<void> {
-    await db.delete(plusFiles).where(eq(plusFiles.id, fileId));
+    const stats = chunkVectorsOf([fileId]);
+    await db.transaction(async (tx) => {
+      const [file] = await tx
+        .update(plusEntries)
+        .set({ chunkCount: sql`greatest(0, ${plusEntries.chunkCount} - (select count(*) from ${plusChunks} where ${plusChunks.fileId} = ${fileId}))::int` })
+        .where(sql`${plusEntries.id} = (select ${plusFiles.plusId} from ${plusFiles} where ${plusFiles.id} = ${fileId})`)
+        .returning({ plusId: plusEntries.id });
+      if (file) {
+        // rows that reach 0 go; the others lose the file's counts (disjoint rows, one statement)
+        await tx.execute(sql`
+          with s as (select word, ndoc from ts_stat(${stats})),
+          gone as (
+            delete from plus_terms t using s
+            where t.plus_id = ${file.plusId}::uuid and t.lexeme = s.word and t.df <= s.ndoc
+          )
+          update plus_terms t set df = t.df - s.ndoc
+          from s
+          where t.plus_id = ${file.plusId}::uuid and t.lexeme = s.word and t.df > s.ndoc`);
+      }
+      await tx.delete(plusFiles).where(eq(plusFiles.id, fileId));
+    });
   }
 
   /** Files linked to a thread through the chat's add-file (`onlyUserId`: a PRIVATE-context workspace). */

@@ -6,7 +6,6 @@ import { IngestError, ingestDocument, sanitizeFilename } from '../../ingest/inde
 import { classifyProviderError, getAdapter } from '../../providers/index.js';
 import type { ProviderTimeouts } from '../../providers/types.js';
 import { packContext } from '../../retrieval/pack.js';
-import { orQuery } from '../../retrieval/query.js';
 import { RetrievalRepo, type ChunkScope, type ScoredChunk } from '../../retrieval/repo.js';
 import type { UploadedFile } from '../../http/multipart.js';
 import { upstreamError, type ContextRetriever } from '../chat/service.js';
@@ -227,27 +226,23 @@ export class PlusService implements ContextRetriever {
     const found = await this.repo.findFile(this.db, viewer(caller), fileId);
     if (!found) throw notFound('File');
     this.requireChange(caller, found.entry);
+    // one transaction with the entry's retrieval statistics (PlusRepo.deleteFile)
     await this.repo.deleteFile(this.db, fileId);
   }
 
   // ---- retrieval -----------------------------------------------------------------------
 
   private async retrieve(scope: ChunkScope, question: string): Promise<ScoredChunk[]> {
-    const q = orQuery(question);
-    const hits = q ? await this.retrieval.search(this.db, scope, q, CANDIDATES) : [];
-    return hits.length > 0 ? hits : this.retrieval.leading(this.db, scope, CANDIDATES);
-  }
-
-  private async filenames(plusIds: string[]): Promise<Map<string, string>> {
-    return new Map((await this.repo.filesOf(this.db, plusIds)).map((f) => [f.id, f.filename]));
+    return (await this.retrieval.retrieve(this.db, scope, question, CANDIDATES)).chunks;
   }
 
   async contextForPrompt(caller: Principal, plusId: string, question: string, maxTokens = DEFAULT_CONTEXT_TOKENS): Promise<{ content: string }> {
-    const entry = await this.repo.find(this.db, viewer(caller), plusId);
-    if (!entry) throw notFound('Plus entry');
-    const chunks = await this.retrieve({ plusIds: [plusId], fileIds: [] }, question);
-    const names = await this.filenames([plusId]);
-    const packed = packContext([{ title: null, text: entry.context ?? '' }], chunks, (id) => names.get(id) ?? 'file', maxTokens);
+    // the entry and the question's term statistics in one round trip, then the search
+    const found = await this.repo.findWithTerms(this.db, viewer(caller), plusId, question);
+    if (!found) throw notFound('Plus entry');
+    const { entry, terms } = found;
+    const chunks = (await this.retrieval.retrieveWith(this.db, { plusIds: [plusId], fileIds: [] }, { n: entry.chunkCount, terms }, CANDIDATES)).chunks;
+    const packed = packContext([{ title: null, text: entry.context ?? '' }], chunks, maxTokens);
     return { content: packed.content };
   }
 
@@ -264,11 +259,9 @@ export class PlusService implements ContextRetriever {
       : [];
     if (entries.length === 0 && threadFiles.length === 0) return { text: '', sources: [] };
     const chunks = await this.retrieve({ plusIds: entries.map((e) => e.id), fileIds: threadFiles.map((f) => f.id) }, q.query);
-    const names = await this.filenames([...new Set([...entries.map((e) => e.id), ...threadFiles.map((f) => f.plusId)])]);
     const packed = packContext(
       entries.map((e) => ({ title: e.title, text: e.context ?? '' })),
       chunks,
-      (id) => names.get(id) ?? 'file',
       q.budgetTokens,
     );
     if (!packed.content) return { text: '', sources: [] };
@@ -277,7 +270,7 @@ export class PlusService implements ContextRetriever {
       sources: packed.used.map((c) => ({
         plusId: c.plusId,
         fileId: c.fileId,
-        filename: names.get(c.fileId) ?? null,
+        filename: c.filename,
         chunkId: c.id,
         score: Math.round(c.score * 1e6) / 1e6,
         excerpt: c.text.length > EXCERPT_CHARS ? `${c.text.slice(0, EXCERPT_CHARS)}…` : c.text,
