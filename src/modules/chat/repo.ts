@@ -1,10 +1,9 @@
-import { and, asc, count, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { chatMessages, chatThreads, type StoredSource, type StoredUsage } from '../../db/schema.js';
 
 export type ThreadRow = typeof chatThreads.$inferSelect;
 export type MessageRow = typeof chatMessages.$inferSelect;
-export type MessageInsert = typeof chatMessages.$inferInsert;
 export type ThreadWithCount = ThreadRow & { messageCount: number };
 
 export interface UserTurnRecord {
@@ -57,18 +56,9 @@ export class ChatRepo {
     return row;
   }
 
-  async threadExists(db: Executor, id: string): Promise<boolean> {
-    const [row] = await db.select({ id: chatThreads.id }).from(chatThreads).where(eq(chatThreads.id, id));
-    return row !== undefined;
-  }
-
   async insertThread(db: Executor, v: typeof chatThreads.$inferInsert): Promise<ThreadRow> {
     const [row] = await db.insert(chatThreads).values(v).returning();
     return row!;
-  }
-
-  async touchThread(db: Executor, id: string): Promise<void> {
-    await db.update(chatThreads).set({ updated: new Date() }).where(eq(chatThreads.id, id));
   }
 
   async renameThread(db: Executor, id: string, title: string): Promise<void> {
@@ -149,14 +139,6 @@ export class ChatRepo {
       where p.id = v.id`);
   }
 
-  async insertMessages(db: Executor, rows: MessageInsert[]): Promise<void> {
-    if (rows.length > 0) await db.insert(chatMessages).values(rows);
-  }
-
-  async countMessages(db: Executor, threadId: string): Promise<number> {
-    const [row] = await db.select({ n: count() }).from(chatMessages).where(eq(chatMessages.threadId, threadId));
-    return row?.n ?? 0;
-  }
 }
 
 export type { StoredSource, StoredUsage };
