@@ -84,6 +84,15 @@ function validationErrors(err: FastifyError): FieldError[] {
   });
 }
 
+/** The SQLSTATE of a database error, whether the driver's own or wrapped by drizzle (`cause`). */
+function pgCode(err: unknown): string | undefined {
+  for (let e: unknown = err, depth = 0; e && typeof e === 'object' && depth < 3; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return code;
+  }
+  return undefined;
+}
+
 export function toProblem(err: unknown): { problem: Problem; isBug: boolean } {
   if (err instanceof AppError) {
     return { problem: problem(statusOf(err.kind), err.code, err.message, err.errors), isBug: false };
@@ -97,6 +106,11 @@ export function toProblem(err: unknown): { problem: Problem; isBug: boolean } {
       isBug: false,
     };
   }
+  // Races the service checks cannot close (two creates of one id; a row deleted by another node
+  // between check and write) surface as constraint violations: conflicts, not bugs.
+  const sqlState = pgCode(err);
+  if (sqlState === '23505') return { problem: problem(409, 'conflict', 'A resource with that identity already exists'), isBug: false };
+  if (sqlState === '23503') return { problem: problem(409, 'conflict', 'A resource this request refers to no longer exists'), isBug: false };
   if (fe && typeof fe.code === 'string') {
     const mapped = FASTIFY_CODES[fe.code];
     if (mapped) return { problem: problem(mapped[0], mapped[1], mapped[2]), isBug: false };

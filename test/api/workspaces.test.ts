@@ -32,6 +32,14 @@ describe('workspaces', () => {
     expectProblem(await t.request({ method: 'POST', url: `/api/v1/workspaces/${id}`, key: a.ownerKey, payload: { name: 'again' } }), 409);
   });
 
+  it('answers concurrent creates of one id with one 200 and 409s, never a 500', async () => {
+    const a = await newTeam(t);
+    const id = randomUUID();
+    const res = await Promise.all(Array.from({ length: 6 }, () => t.request({ method: 'POST', url: `/api/v1/workspaces/${id}`, key: a.ownerKey, payload: { name: 'race' } })));
+    const codes = res.map((r) => r.statusCode).sort();
+    expect(codes).toEqual([200, 409, 409, 409, 409, 409]);
+  });
+
   it('upserts a workspace model and validates every range', async () => {
     const a = await newTeam(t);
     const m = await createModel(t, a.ownerKey, { contextWindow: 4096 });
