@@ -1,5 +1,5 @@
 import { and, asc, eq, inArray, or, sql, type SQL } from 'drizzle-orm';
-import type { Executor } from '../../db/client.js';
+import type { Executor, Tx } from '../../db/client.js';
 import { entryTermsSql, parseEntryTerms } from '../../retrieval/repo.js';
 import type { TermStat } from '../../retrieval/query.js';
 import { plusChunks, plusEntries, plusFiles } from '../../db/schema.js';
@@ -121,36 +121,34 @@ export class PlusRepo {
 
   /**
    * Store files with their chunks, and add them to their entries' retrieval statistics
-   * (plus_entries.chunk_count, plus_terms.df) in the same transaction.
+   * (plus_entries.chunk_count, plus_terms.df), inside the caller's transaction.
    */
-  async insertFiles(db: Executor, files: NewFile[]): Promise<void> {
+  async insertFiles(tx: Tx, files: NewFile[]): Promise<void> {
     if (files.length === 0) return;
-    await db.transaction(async (tx) => {
-      for (const f of files) {
-        const { chunks, ...file } = f;
-        await tx.insert(plusFiles).values({ ...file, bytes: file.content.length });
-        for (let i = 0; i < chunks.length; i += CHUNK_INSERT_BATCH) {
-          await tx.insert(plusChunks).values(chunks.slice(i, i + CHUNK_INSERT_BATCH).map((c) => ({ ...c, fileId: f.id, plusId: f.plusId })));
-        }
+    for (const f of files) {
+      const { chunks, ...file } = f;
+      await tx.insert(plusFiles).values({ ...file, bytes: file.content.length });
+      for (let i = 0; i < chunks.length; i += CHUNK_INSERT_BATCH) {
+        await tx.insert(plusChunks).values(chunks.slice(i, i + CHUNK_INSERT_BATCH).map((c) => ({ ...c, fileId: f.id, plusId: f.plusId })));
       }
-      const byEntry = new Map<string, NewFile[]>();
-      for (const f of files) byEntry.set(f.plusId, [...(byEntry.get(f.plusId) ?? []), f]);
-      for (const [plusId, group] of byEntry) {
-        const chunkCount = group.reduce((n, f) => n + f.chunks.length, 0);
-        // The entry's row first: its lock orders concurrent writers of the entry's statistics.
-        await tx.update(plusEntries).set({ chunkCount: sql`${plusEntries.chunkCount} + ${chunkCount}` }).where(eq(plusEntries.id, plusId));
-        if (chunkCount === 0) continue;
-        await tx.execute(sql`
-          insert into plus_terms (plus_id, lexeme, df)
-          select ${plusId}::uuid, s.word, s.ndoc
-          from ts_stat(${chunkVectorsOf(group.map((f) => f.id))}) s
-          order by s.word
-          on conflict (plus_id, lexeme) do update set df = plus_terms.df + excluded.df`);
-      }
-      // Merge the new chunks' GIN entries into the index now, in bulk: left in the index's pending
-      // list (up to 4 MB), they would be scanned by every search until a vacuum.
-      await tx.execute(sql`select gin_clean_pending_list('plus_chunks_search_idx'::regclass)`);
-    });
+    }
+    const byEntry = new Map<string, NewFile[]>();
+    for (const f of files) byEntry.set(f.plusId, [...(byEntry.get(f.plusId) ?? []), f]);
+    for (const [plusId, group] of byEntry) {
+      const chunkCount = group.reduce((n, f) => n + f.chunks.length, 0);
+      // The entry's row first: its lock orders concurrent writers of the entry's statistics.
+      await tx.update(plusEntries).set({ chunkCount: sql`${plusEntries.chunkCount} + ${chunkCount}` }).where(eq(plusEntries.id, plusId));
+      if (chunkCount === 0) continue;
+      await tx.execute(sql`
+        insert into plus_terms (plus_id, lexeme, df)
+        select ${plusId}::uuid, s.word, s.ndoc
+        from ts_stat(${chunkVectorsOf(group.map((f) => f.id))}) s
+        order by s.word
+        on conflict (plus_id, lexeme) do update set df = plus_terms.df + excluded.df`);
+    }
+    // Merge the new chunks' GIN entries into the index now, in bulk: left in the index's pending
+    // list (up to 4 MB), they would be scanned by every search until a vacuum.
+    await tx.execute(sql`select gin_clean_pending_list('plus_chunks_search_idx'::regclass)`);
   }
 
   async filesOf(db: Executor, plusIds: string[]): Promise<PlusFileRow[]> {
@@ -182,29 +180,27 @@ export class PlusRepo {
     return row?.content;
   }
 
-  /** Delete a file with its chunks, taking them out of the entry's retrieval statistics in the same transaction. */
-  async deleteFile(db: Executor, fileId: string): Promise<void> {
+  /** Delete a file with its chunks, taking them out of the entry's retrieval statistics, inside the caller's transaction. */
+  async deleteFile(tx: Tx, fileId: string): Promise<void> {
     const stats = chunkVectorsOf([fileId]);
-    await db.transaction(async (tx) => {
-      const [file] = await tx
-        .update(plusEntries)
-        .set({ chunkCount: sql`greatest(0, ${plusEntries.chunkCount} - (select count(*) from ${plusChunks} where ${plusChunks.fileId} = ${fileId}))::int` })
-        .where(sql`${plusEntries.id} = (select ${plusFiles.plusId} from ${plusFiles} where ${plusFiles.id} = ${fileId})`)
-        .returning({ plusId: plusEntries.id });
-      if (file) {
-        // rows that reach 0 go; the others lose the file's counts (disjoint rows, one statement)
-        await tx.execute(sql`
-          with s as (select word, ndoc from ts_stat(${stats})),
-          gone as (
-            delete from plus_terms t using s
-            where t.plus_id = ${file.plusId}::uuid and t.lexeme = s.word and t.df <= s.ndoc
-          )
-          update plus_terms t set df = t.df - s.ndoc
-          from s
-          where t.plus_id = ${file.plusId}::uuid and t.lexeme = s.word and t.df > s.ndoc`);
-      }
-      await tx.delete(plusFiles).where(eq(plusFiles.id, fileId));
-    });
+    const [file] = await tx
+      .update(plusEntries)
+      .set({ chunkCount: sql`greatest(0, ${plusEntries.chunkCount} - (select count(*) from ${plusChunks} where ${plusChunks.fileId} = ${fileId}))::int` })
+      .where(sql`${plusEntries.id} = (select ${plusFiles.plusId} from ${plusFiles} where ${plusFiles.id} = ${fileId})`)
+      .returning({ plusId: plusEntries.id });
+    if (file) {
+      // rows that reach 0 go; the others lose the file's counts (disjoint rows, one statement)
+      await tx.execute(sql`
+        with s as (select word, ndoc from ts_stat(${stats})),
+        gone as (
+          delete from plus_terms t using s
+          where t.plus_id = ${file.plusId}::uuid and t.lexeme = s.word and t.df <= s.ndoc
+        )
+        update plus_terms t set df = t.df - s.ndoc
+        from s
+        where t.plus_id = ${file.plusId}::uuid and t.lexeme = s.word and t.df > s.ndoc`);
+    }
+    await tx.delete(plusFiles).where(eq(plusFiles.id, fileId));
   }
 
   /** Files linked to a thread through the chat's add-file (`onlyUserId`: a PRIVATE-context workspace). */

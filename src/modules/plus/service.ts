@@ -227,7 +227,7 @@ export class PlusService implements ContextRetriever {
     if (!found) throw notFound('File');
     this.requireChange(caller, found.entry);
     // one transaction with the entry's retrieval statistics (PlusRepo.deleteFile)
-    await this.repo.deleteFile(this.db, fileId);
+    await this.db.transaction((tx) => this.repo.deleteFile(tx, fileId));
   }
 
   // ---- retrieval -----------------------------------------------------------------------
