@@ -33,6 +33,25 @@ describe('team models', () => {
     expect(got.body).not.toContain(secret);
   });
 
+  it('masks short keys without any of their characters, longer ones with their last four', async () => {
+    const a = await newTeam(t);
+    const cases: Array<[string, string]> = [
+      ['x', '••••'],
+      ['abcd', '••••'],
+      ['ollama', '••••'],
+      ['sk-12345678', '••••'], // 11 characters
+      ['sk-123456789', '••••6789'], // 12: the last four are a third of it
+    ];
+    for (const [key, mask] of cases) {
+      const m = await createModel(t, a.ownerKey, { apiKey: key });
+      expect(m.apiKey).toBe(mask);
+      const listed = await t.request({ method: 'GET', url: '/api/v1/models', key: a.ownerKey });
+      expect(listed.json().find((x: { id: string }) => x.id === m.id).apiKey).toBe(mask);
+      const patched = await t.request({ method: 'PATCH', url: `/api/v1/models/${m.id}`, key: a.ownerKey, payload: { apiKey: key } });
+      expect(patched.json().apiKey).toBe(mask);
+    }
+  });
+
   it('encrypts provider keys at rest', async () => {
     const a = await newTeam(t);
     const secret = 'sk-at-rest-check-abcdef';

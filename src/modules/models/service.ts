@@ -4,7 +4,7 @@ import { AppError, badRequest, conflict, notFound } from '../../errors.js';
 import { isSupportedConnection } from '../../providers/index.js';
 import type { ApiBase, ConnectionType, ProviderTarget } from '../../providers/types.js';
 import { assertProviderUrlAllowed } from '../../providers/url-guard.js';
-import { maskSecret, type SecretBox } from '../../security/secret-box.js';
+import { keyHint, maskSecret, type SecretBox } from '../../security/secret-box.js';
 import { requireInstanceAdmin, requireTeamAdmin, type Principal } from '../teams/service.js';
 import { ModelsRepo, type ModelInsert, type ModelRow, type ModelWithMembership } from './repo.js';
 import type { ModelRequestT, ModelT } from './schema.js';
@@ -237,7 +237,7 @@ export class ModelsService {
     }
     if (req.apiKey !== undefined) {
       out.apiKeyEnc = req.apiKey ? this.secrets.seal(req.apiKey) : null;
-      out.apiKeyLast4 = req.apiKey ? req.apiKey.slice(-4) : null;
+      out.apiKeyLast4 = req.apiKey ? keyHint(req.apiKey) : null;
     }
     if (req.apiBase !== undefined) out.apiBase = API_BASE_ALIASES[req.apiBase]!;
     if (req.connectionType !== undefined) out.connectionType = CONNECTION_ALIASES[req.connectionType]!;
