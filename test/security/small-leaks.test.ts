@@ -6,7 +6,8 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectProblem, newTeam, startTestApp, type TeamFixture, type TestApp } from '../helpers/app.js';
-import { createModel } from '../helpers/factories.js';
+import { SecretBox } from '../../src/security/secret-box.js';
+import { createModel, createWorkspace } from '../helpers/factories.js';
 import { multipart, type Part } from '../helpers/multipart.js';
 
 let t: TestApp;
@@ -103,5 +104,22 @@ describe('file parts under another field name', () => {
     const res = await createPlus(a.ownerKey, { title: 'right field' }, [text('a.txt'), text('b.txt')]);
     expect(res.statusCode).toBe(200);
     expect(res.json().files).toHaveLength(2);
+  });
+});
+
+describe('a provider key sealed under another SECRET_KEY', () => {
+  it('answers 400 model_key_unreadable, stores no turn, and leaks nothing', async () => {
+    const m = await createModel(t, a.ownerKey, { apiKey: 'sk-this-one-is-fine-0000' });
+    const ws = await createWorkspace(t, a.ownerKey, { modelIds: [m.id] });
+    const foreign = SecretBox.fromSecret('another-nodes-key-0123456789').seal('sk-sealed-elsewhere-1111');
+    await t.database.db.execute(sql`update models set api_key_enc = ${foreign}, updated = now() where id = ${m.id}::uuid`);
+
+    const res = await t.request({ method: 'POST', url: `/api/v1/chat/${ws.id}/completions`, key: a.ownerKey, payload: { prompt: 'hello' } });
+    const problem = expectProblem(res, 400);
+    expect(problem.code).toBe('model_key_unreadable');
+    expect(problem.detail).toContain('SECRET_KEY');
+    expect(res.body).not.toContain(foreign.slice(3, 20));
+    const history = await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/history`, key: a.ownerKey });
+    expect(history.json()).toEqual([]);
   });
 });

@@ -207,10 +207,23 @@ export class ModelsService {
         apiBase: row.apiBase,
         connectionType: row.connectionType,
         url: row.url,
-        apiKey: row.apiKeyEnc ? this.secrets.open(row.apiKeyEnc) : null,
+        apiKey: row.apiKeyEnc ? this.openKey(row) : null,
         baseModel: row.baseModel,
       },
     };
+  }
+
+  /** A key sealed under another SECRET_KEY (saved by a misconfigured node) is the model's state, not a bug. */
+  private openKey(row: ModelRow): string {
+    try {
+      return this.secrets.open(row.apiKeyEnc!);
+    } catch {
+      throw new AppError(
+        'bad_request',
+        'model_key_unreadable',
+        `The API key of model ${row.name} cannot be decrypted with this server's SECRET_KEY; an admin must enter it again`,
+      );
+    }
   }
 
   private checkConnection(apiBase: ApiBase, connectionType: ConnectionType): void {
