@@ -40,9 +40,9 @@ export async function openInstanceSecrets(db: Executor, opts: { secretKey: strin
     } else {
       if (stored !== null || (await repo.hasSealedKeys(db))) {
         throw new ConfigError(
-          `SECRET_KEY is not set and ${file} does not exist, but this database already holds provider keys ` +
-            'sealed with another key. Set SECRET_KEY to the key of the nodes that share this database ' +
-            '(or restore that file); a new key could not open them.',
+          `SECRET_KEY is not set and ${file} does not exist, but this database is already used with a key ` +
+            '(it holds its fingerprint or provider keys sealed with it). Set SECRET_KEY to the key of the nodes ' +
+            'that share this database (or restore that file); a newly generated key could not open them.',
         );
       }
       ({ box, created: createdFile } = await SecretBox.createKeyFile(file));

@@ -40,8 +40,9 @@ export class SecretBox {
   }
 
   /**
-   * Identifies the key without revealing it: an HMAC of a fixed label under the derived key
-   * (the key itself is 256 bits, so the fingerprint cannot be brute-forced back to it).
+   * Identifies the key without revealing it: an HMAC of a fixed label under the derived key. A
+   * guess of a weak SECRET_KEY could be checked against it — as against any sealed provider key
+   * in the same database — so it exposes nothing the sealed keys do not.
    */
   fingerprint(): string {
     return 'v1:' + createHmac('sha256', this.key).update(FINGERPRINT_LABEL).digest('hex');

@@ -68,7 +68,8 @@ async function fingerprint(app: TestApp): Promise<string | null> {
   return r.rows[0]?.value ?? null;
 }
 
-async function ownerKeyAndModel(app: TestApp, apiKey: string) {
+/** The instance admin's key works on this node, and a model with a sealed provider key is made. */
+async function modelWithKey(app: TestApp, apiKey: string) {
   const res = await app.request({ method: 'GET', url: '/api/v1/me', key: ADMIN_KEY });
   expect(res.statusCode).toBe(200);
   return createModel(app, ADMIN_KEY, { apiKey });
@@ -78,7 +79,7 @@ describe('SECRET_KEY fingerprint', { timeout: 120_000 }, () => {
   it('a node with another SECRET_KEY refuses to start; the right key still starts', async () => {
     const where = await freshDatabase();
     const first = await node(where, KEY_A);
-    const model = await ownerKeyAndModel(first, 'sk-live-abcdefghijklmnop');
+    const model = await modelWithKey(first, 'sk-live-abcdefghijklmnop');
     const stored = await fingerprint(first);
     expect(stored).toMatch(/^v1:[0-9a-f]{64}$/);
     expect(stored).not.toContain(KEY_A);
@@ -122,7 +123,7 @@ describe('SECRET_KEY fingerprint', { timeout: 120_000 }, () => {
   it('a database from before fingerprints takes the key that opens its provider keys, and refuses another', async () => {
     const where = await freshDatabase();
     const first = await node(where, KEY_A);
-    const model = await ownerKeyAndModel(first, 'sk-older-database-key');
+    const model = await modelWithKey(first, 'sk-older-database-key');
     await first.database.db.execute(sql`delete from instance_settings`);
     await first.close();
 
