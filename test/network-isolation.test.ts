@@ -24,18 +24,23 @@ describe('outbound network in tests', () => {
     expect(takeBlockedConnections()).toEqual(['10.255.255.1', 'example.com', '93.184.216.34', '2001:db8::1']);
   });
 
-  it('refuses global fetch and node:http to a non-loopback host', async () => {
+  it('refuses global fetch (http and https) and node:http to a non-loopback host', async () => {
     const failure = await fetch('http://example.com/').then(
       () => null,
       (err: unknown) => err as Error & { cause?: unknown },
     );
     expect(failure?.cause).toBeInstanceOf(BlockedConnectionError);
+    const tlsFailure = await fetch('https://example.com/').then(
+      () => null,
+      (err: unknown) => err as Error & { cause?: unknown },
+    );
+    expect(tlsFailure?.cause).toBeInstanceOf(BlockedConnectionError);
 
     const httpErr = await new Promise<Error>((resolve) => {
       http.get('http://10.255.255.1/').once('error', resolve);
     });
     expect(httpErr).toBeInstanceOf(BlockedConnectionError);
-    expect(takeBlockedConnections()).toEqual(['example.com', '10.255.255.1']);
+    expect(takeBlockedConnections()).toEqual(['example.com', 'example.com', '10.255.255.1']);
   });
 
   it('lets loopback through', async () => {
