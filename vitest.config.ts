@@ -5,6 +5,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // Outbound connections beyond loopback fail in every test file (test/setup/network.ts).
+    setupFiles: ['test/setup/network.ts'],
     pool: 'forks',
     testTimeout: 20_000,
     hookTimeout: 60_000,

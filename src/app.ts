@@ -21,7 +21,7 @@ import { teamRoutes } from './modules/teams/routes.js';
 import { ApiKey, Team, User } from './modules/teams/schema.js';
 import { workspaceRoutes } from './modules/workspaces/routes.js';
 import { Workspace, WorkspaceModel } from './modules/workspaces/schema.js';
-import { SecretBox } from './security/secret-box.js';
+import { openInstanceSecrets } from './security/instance-key.js';
 import { createServices, type Services } from './services.js';
 
 export interface App {
@@ -41,8 +41,9 @@ const SHARED_SCHEMAS = [ProblemSchema, User, Team, ApiKey, Model, WorkspaceModel
 export async function buildApp(config: Config, opts: { logger?: boolean; serverFactory?: FastifyServerFactory } = {}): Promise<App> {
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.pgPoolSize });
   try {
-    const secrets = await SecretBox.load(config.secretKey, config.dataDir);
-    const services = createServices(database, config, secrets);
+    // Before anything else: a node whose key differs from the others' refuses to start.
+    const secrets = await openInstanceSecrets(database.db, { secretKey: config.secretKey, dataDir: config.dataDir });
+    const services = createServices(database, config, secrets.box);
     const boot = await services.teams.bootstrap(config.adminApiKey);
     const app = Fastify({
       logger:
@@ -64,6 +65,7 @@ export async function buildApp(config: Config, opts: { logger?: boolean; serverF
     registerProblemHandlers(app);
     for (const s of SHARED_SCHEMAS) app.addSchema(s);
     app.decorateRequest('principal', null);
+    for (const w of secrets.warnings) app.log.warn(w);
     app.addHook('onClose', () => database.close());
 
     await app.register(swagger, {

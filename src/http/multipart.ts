@@ -14,8 +14,12 @@ export interface MultipartLimits {
   maxFiles: number;
 }
 
+/** The one field name file parts are accepted under (the seed's `files` parameter). */
+export const FILE_FIELD = 'files';
+
 /**
- * Read a multipart request part by part. Each file is buffered only up to maxFileBytes (the
+ * Read a multipart request part by part. A file part under another field name is refused (400
+ * naming the field) rather than stored as if it were one of `files` or silently dropped. Each file is buffered only up to maxFileBytes (the
  * parser stops and we answer 413), the running total up to maxRequestBytes, and at most maxFiles.
  */
 export async function readMultipart(
@@ -34,6 +38,12 @@ export async function readMultipart(
   try {
     for await (const part of parts) {
       if (part.type === 'file') {
+        if (part.fieldname !== FILE_FIELD) {
+          part.file.resume();
+          throw badRequest('unexpected_file_field', `Files are accepted only in the "${FILE_FIELD}" field, not in "${part.fieldname}"`, [
+            { path: `body/${part.fieldname}`, message: `send files as "${FILE_FIELD}"` },
+          ]);
+        }
         const bytes = await part.toBuffer();
         total += bytes.length;
         if (total > limits.maxRequestBytes) {

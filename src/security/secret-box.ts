@@ -1,6 +1,8 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes } from 'node:crypto';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+
+const FINGERPRINT_LABEL = 'atrium secret-key fingerprint v1';
 
 /** AES-256-GCM for secrets at rest (provider API keys). Stored form: `v1:` + base64(iv | tag | ciphertext). */
 export class SecretBox {
@@ -10,25 +12,49 @@ export class SecretBox {
     return new SecretBox(createHash('sha256').update(secret, 'utf8').digest());
   }
 
-  /** SECRET_KEY when configured; else a key generated once and kept in dataDir/secret.key. */
-  static async load(secret: string | null, dataDir: string): Promise<SecretBox> {
-    if (secret) return SecretBox.fromSecret(secret);
-    const file = path.join(dataDir, 'secret.key');
+  /** The key file a data folder keeps when SECRET_KEY is not set; null when there is none. */
+  static async fromKeyFile(file: string): Promise<SecretBox | null> {
     try {
       return SecretBox.fromSecret((await readFile(file, 'utf8')).trim());
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      return null;
     }
-    await mkdir(dataDir, { recursive: true });
+  }
+
+  /**
+   * Generate a key into `file` (mode 0600). `created` is false when another process created the
+   * file first: then its key is used.
+   */
+  static async createKeyFile(file: string): Promise<{ box: SecretBox; created: boolean }> {
+    await mkdir(path.dirname(file), { recursive: true });
     const generated = randomBytes(32).toString('base64url');
-    // 'wx': if another process created it first, use theirs.
     try {
       await writeFile(file, generated + '\n', { flag: 'wx', mode: 0o600 });
       await chmod(file, 0o600);
-      return SecretBox.fromSecret(generated);
+      return { box: SecretBox.fromSecret(generated), created: true };
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      return SecretBox.fromSecret((await readFile(file, 'utf8')).trim());
+      return { box: SecretBox.fromSecret((await readFile(file, 'utf8')).trim()), created: false };
+    }
+  }
+
+  /**
+   * Identifies the key without revealing it: an HMAC of a fixed label under the derived key. A
+   * guess of a weak SECRET_KEY could be checked against it — as against any sealed provider key
+   * in the same database — so it exposes nothing the sealed keys do not.
+   */
+  fingerprint(): string {
+    return 'v1:' + createHmac('sha256', this.key).update(FINGERPRINT_LABEL).digest('hex');
+  }
+
+  /** Whether this key opens a sealed value (GCM authenticates it, so a wrong key always fails). */
+  canOpen(sealed: string): boolean {
+    try {
+      this.open(sealed);
+      return true;
+    } catch {
+      return false;
     }
   }
 
@@ -48,7 +74,18 @@ export class SecretBox {
   }
 }
 
+/** Keys shorter than this show no characters at all in their mask. */
+export const MIN_KEY_LENGTH_FOR_HINT = 12;
+
+/**
+ * What is kept in clear to recognise a key: its last four characters, only when that is at
+ * most a third of it; '' otherwise (a short key such as a local server's "ollama" shows none).
+ */
+export function keyHint(key: string): string {
+  return key.length >= MIN_KEY_LENGTH_FOR_HINT ? key.slice(-4) : '';
+}
+
 /** What a response shows of a secret: never the secret. */
-export function maskSecret(last4: string | null): string | null {
-  return last4 === null ? null : `••••${last4}`;
+export function maskSecret(hint: string | null): string | null {
+  return hint === null ? null : `••••${hint}`;
 }

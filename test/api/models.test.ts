@@ -1,8 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
+import { Type } from 'typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Model } from '../../src/modules/models/schema.js';
 import { ADMIN_KEY, expectProblem, newTeam, startTestApp, type TestApp } from '../helpers/app.js';
 import { createModel } from '../helpers/factories.js';
+import { expectShape } from '../helpers/shape.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -21,7 +24,7 @@ describe('team models', () => {
       payload: { modelRequest: { name: 'Claude', apiBase: 'VENDOR_B', connectionType: 'URL', apiKey: secret, baseModel: 'claude-x', contextWindow: 200000, modelRating: 4 } },
     });
     expect(wrapped.statusCode).toBe(200);
-    const m = wrapped.json();
+    const m = expectShape(Model, wrapped.json());
     expect(m).toMatchObject({ name: 'Claude', apiBase: 'ANTHROPIC', connectionType: 'URL', apiKey: '••••1234', inTeam: true, system: false, active: true });
     expect(wrapped.body).not.toContain(secret);
 
@@ -31,6 +34,25 @@ describe('team models', () => {
     const got = await t.request({ method: 'GET', url: `/api/v1/models/${m.id}`, key: a.ownerKey });
     expect(got.json().apiKey).toBe('••••1234');
     expect(got.body).not.toContain(secret);
+  });
+
+  it('masks short keys without any of their characters, longer ones with their last four', async () => {
+    const a = await newTeam(t);
+    const cases: Array<[string, string]> = [
+      ['x', '••••'],
+      ['abcd', '••••'],
+      ['ollama', '••••'],
+      ['sk-12345678', '••••'], // 11 characters
+      ['sk-123456789', '••••6789'], // 12: the last four are a third of it
+    ];
+    for (const [key, mask] of cases) {
+      const m = await createModel(t, a.ownerKey, { apiKey: key });
+      expect(m.apiKey).toBe(mask);
+      const listed = await t.request({ method: 'GET', url: '/api/v1/models', key: a.ownerKey });
+      expect(listed.json().find((x: { id: string }) => x.id === m.id).apiKey).toBe(mask);
+      const patched = await t.request({ method: 'PATCH', url: `/api/v1/models/${m.id}`, key: a.ownerKey, payload: { apiKey: key } });
+      expect(patched.json().apiKey).toBe(mask);
+    }
   });
 
   it('encrypts provider keys at rest', async () => {
@@ -58,14 +80,14 @@ describe('team models', () => {
     const low = await createModel(t, a.ownerKey, { modelRating: 2 });
     const high = await createModel(t, a.ownerKey, { modelRating: 5 });
     const off = await createModel(t, a.ownerKey, { active: false, modelRating: 5 });
-    const ids = (r: { json(): Array<{ id: string }> }) => r.json().map((x) => x.id).sort();
+    const ids = (r: { json(): unknown }) => expectShape(Type.Array(Model), r.json()).map((x) => x.id).sort();
     expect(ids(await t.request({ method: 'GET', url: '/api/v1/models', key: a.ownerKey }))).toEqual([low.id, high.id].sort());
     expect(ids(await t.request({ method: 'GET', url: '/api/v1/models/all', key: a.ownerKey }))).toEqual([low.id, high.id, off.id].sort());
     expect(ids(await t.request({ method: 'GET', url: '/api/v1/models/all?modelRating=4', key: a.ownerKey }))).toEqual([high.id, off.id].sort());
     const list = await t.request({ method: 'POST', url: '/api/v1/models/list', key: a.ownerKey, payload: { modelIds: [off.id, high.id, randomUUID()] } });
     expect(ids(list)).toEqual([high.id]);
     const listAll = await t.request({ method: 'POST', url: '/api/v1/models/list/all', key: a.ownerKey, payload: [off.id, high.id] });
-    expect(listAll.json().map((x: { id: string }) => x.id)).toEqual([off.id, high.id]);
+    expect(expectShape(Type.Array(Model), listAll.json()).map((x) => x.id)).toEqual([off.id, high.id]);
   });
 
   it('members may read but not create or change models', async () => {

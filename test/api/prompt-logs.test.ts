@@ -1,6 +1,10 @@
+import { Type } from 'typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PageOf } from '../../src/http/paging.js';
+import { PromptLog } from '../../src/modules/chat/schema.js';
 import { expectProblem, newTeam, startTestApp, type TestApp } from '../helpers/app.js';
 import { createModel, createWorkspace } from '../helpers/factories.js';
+import { expectShape } from '../helpers/shape.js';
 import { startStandInProvider, type StandInProvider } from '../support/standin-provider.js';
 
 let t: TestApp;
@@ -35,11 +39,11 @@ describe('prompt logs', () => {
     const { team, member, ws, model } = await teamWithLogs(['alpha question', 'beta question', 'gamma question']);
     const all = await t.request({ method: 'GET', url: `/api/v1/chat/prompt-logs?${qs(range)}`, key: team.ownerKey });
     expect(all.statusCode).toBe(200);
-    const rows = all.json();
-    expect(rows.map((r: { prompt: string }) => r.prompt)).toEqual(['gamma question', 'beta question', 'alpha question']);
+    const rows = expectShape(Type.Array(PromptLog), all.json());
+    expect(rows.map((r) => r.prompt)).toEqual(['gamma question', 'beta question', 'alpha question']);
     expect(rows[0]).toMatchObject({ workspaceId: ws.id, modelId: model.id, modelName: 'Logger', response: 'Echo: gamma question', status: 'ok', error: null });
-    expect(rows[0].latencyMs).toBeGreaterThanOrEqual(0);
-    expect(rows[0].promptTokens).toBeGreaterThan(0);
+    expect(rows[0]!.latencyMs).toBeGreaterThanOrEqual(0);
+    expect(rows[0]!.promptTokens).toBeGreaterThan(0);
     const mine = (await t.request({ method: 'GET', url: `/api/v1/chat/prompt-logs?${qs(range)}`, key: member.key })).json();
     expect(mine.map((r: { prompt: string }) => r.prompt)).toEqual(['beta question']);
     // another team sees none of them
@@ -69,9 +73,9 @@ describe('prompt logs', () => {
 
   it('pages with Spring-style fields and whitelisted sorting', async () => {
     const { team } = await teamWithLogs(['p0', 'p1', 'p2', 'p3', 'p4']);
-    const page = (await t.request({ method: 'GET', url: '/api/v1/chat/prompt-logs/paged?page=1&size=2&sort=created,asc', key: team.ownerKey })).json();
+    const page = expectShape(PageOf(PromptLog), (await t.request({ method: 'GET', url: '/api/v1/chat/prompt-logs/paged?page=1&size=2&sort=created,asc', key: team.ownerKey })).json());
     expect(page).toMatchObject({ totalElements: 5, totalPages: 3, number: 1, size: 2, numberOfElements: 2, first: false, last: false, empty: false });
-    expect(page.content.map((r: { prompt: string }) => r.prompt)).toEqual(['p2', 'p3']);
+    expect(page.content.map((r) => r.prompt)).toEqual(['p2', 'p3']);
     const last = (await t.request({ method: 'GET', url: '/api/v1/chat/prompt-logs/paged?page=2&size=2&sort=created,asc', key: team.ownerKey })).json();
     expect(last).toMatchObject({ last: true, numberOfElements: 1 });
     const beyond = (await t.request({ method: 'GET', url: '/api/v1/chat/prompt-logs/paged?page=9&size=2', key: team.ownerKey })).json();

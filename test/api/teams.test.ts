@@ -1,5 +1,9 @@
+import { randomUUID } from 'node:crypto';
+import { Type } from 'typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiKey, CreateTeamAnswer, CreateUserAnswer, Me, User } from '../../src/modules/teams/schema.js';
 import { ADMIN_KEY, expectProblem, newTeam, startTestApp, type TestApp } from '../helpers/app.js';
+import { expectShape } from '../helpers/shape.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -19,7 +23,7 @@ describe('authentication', () => {
     const team = await newTeam(t, 'Acme');
     const res = await t.request({ method: 'GET', url: '/api/v1/me', key: team.ownerKey });
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toMatchObject({ user: { id: team.ownerId, role: 'owner', instanceAdmin: false }, team: { id: team.teamId, name: 'Acme' } });
+    expect(expectShape(Me, res.json())).toMatchObject({ user: { id: team.ownerId, role: 'owner', instanceAdmin: false }, team: { id: team.teamId, name: 'Acme' } });
   });
 
   it('bootstraps the instance admin from ADMIN_API_KEY', async () => {
@@ -30,6 +34,9 @@ describe('authentication', () => {
 
 describe('teams and users', () => {
   it('only the instance admin creates teams', async () => {
+    const made = await t.request({ method: 'POST', url: '/api/v1/teams', key: ADMIN_KEY, payload: { name: 'Shaped', ownerName: 'O', ownerEmail: `o-${randomUUID()}@example.com` } });
+    expect(made.statusCode).toBe(201);
+    expectShape(CreateTeamAnswer, made.json());
     const team = await newTeam(t);
     const res = await t.request({ method: 'POST', url: '/api/v1/teams', key: team.ownerKey, payload: { name: 'x', ownerName: 'y', ownerEmail: 'y@z.io' } });
     expectProblem(res, 403);
@@ -42,7 +49,7 @@ describe('teams and users', () => {
     expectProblem(await t.request({ method: 'POST', url: '/api/v1/users', key: member.key, payload: { name: 'n', email: 'n@x.io' } }), 403);
     expectProblem(await t.request({ method: 'GET', url: '/api/v1/users', key: member.key }), 403);
     const list = await t.request({ method: 'GET', url: '/api/v1/users', key: a.ownerKey });
-    expect(list.json().map((u: { id: number }) => u.id).sort()).toEqual([a.ownerId, member.id].sort());
+    expect(expectShape(Type.Array(User), list.json()).map((u) => u.id).sort()).toEqual([a.ownerId, member.id].sort());
     // b cannot delete a's member: 404, not 403
     expectProblem(await t.request({ method: 'DELETE', url: `/api/v1/users/${member.id}`, key: b.ownerKey }), 404);
   });
@@ -50,7 +57,9 @@ describe('teams and users', () => {
   it('rejects a duplicate email with 409 and bad input with 400', async () => {
     const a = await newTeam(t);
     const payload = { name: 'Dup', email: 'dup@example.com', role: 'member' };
-    expect((await t.request({ method: 'POST', url: '/api/v1/users', key: a.ownerKey, payload })).statusCode).toBe(201);
+    const first = await t.request({ method: 'POST', url: '/api/v1/users', key: a.ownerKey, payload });
+    expect(first.statusCode).toBe(201);
+    expectShape(CreateUserAnswer, first.json());
     expectProblem(await t.request({ method: 'POST', url: '/api/v1/users', key: a.ownerKey, payload: { ...payload, email: 'DUP@example.com' } }), 409);
     const bad = expectProblem(await t.request({ method: 'POST', url: '/api/v1/users', key: a.ownerKey, payload: { name: 'x', email: 'no-at', role: 'god' } }), 400);
     expect((bad.errors as unknown[]).length).toBeGreaterThanOrEqual(2);
@@ -71,13 +80,13 @@ describe('api keys', () => {
     const a = await newTeam(t);
     const created = await t.request({ method: 'POST', url: '/api/v1/api-keys', key: a.ownerKey, payload: { name: 'ci' } });
     expect(created.statusCode).toBe(201);
-    const { id, key } = created.json();
+    const { id, key } = expectShape(ApiKey, created.json());
     expect(key).toMatch(/^atr_[A-Za-z0-9_-]{40,}$/);
     expect((await t.request({ method: 'GET', url: '/api/v1/me', key })).statusCode).toBe(200);
     const list = await t.request({ method: 'GET', url: '/api/v1/api-keys', key: a.ownerKey });
-    const listed = list.json().find((k: { id: string }) => k.id === id);
+    const listed = expectShape(Type.Array(ApiKey), list.json()).find((k) => k.id === id);
     expect(listed).toBeDefined();
-    expect(listed.key).toBeUndefined();
+    expect(listed!.key).toBeUndefined();
     expect(list.body).not.toContain(key);
     // another user cannot revoke it
     const m = await a.addUser('member');

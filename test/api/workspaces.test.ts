@@ -1,7 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import { Type } from 'typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Workspace, WorkspaceModel } from '../../src/modules/workspaces/schema.js';
 import { expectProblem, newTeam, startTestApp, type TestApp } from '../helpers/app.js';
 import { createModel, createWorkspace } from '../helpers/factories.js';
+import { expectShape } from '../helpers/shape.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -22,9 +25,9 @@ describe('workspaces', () => {
       payload: { name: 'Research', modelIds: [m2.id, m1.id], chatHistoryType: 'USER', contextType: 'PRIVATE', sharingType: 'TEAM' },
     });
     expect(res.statusCode).toBe(200);
-    const ws = res.json();
+    const ws = expectShape(Workspace, res.json());
     expect(ws).toMatchObject({ id, name: 'Research', chatHistoryType: 'USER', contextType: 'PRIVATE', sharingType: 'TEAM', userId: a.ownerId, samplePrompts: [], greeting: null });
-    expect(ws.models.map((m: { modelId: string }) => m.modelId)).toEqual([m2.id, m1.id]);
+    expect(ws.models.map((m) => (m as { modelId: string }).modelId)).toEqual([m2.id, m1.id]);
     expect(ws.models[0]).toMatchObject({ workspaceId: id, modelName: m2.name, temperature: null });
 
     const noId = await createWorkspace(t, a.ownerKey, { name: 'Plain' });
@@ -52,7 +55,7 @@ describe('workspaces', () => {
       payload: { systemInstructions: 'Be brief.', addedContext: 'ctx', temperature: 0.3, maxTokens: 512, topP: 0.9, n: 2, frequencyPenalty: -1, presencePenalty: 1.5, logitBias: { '50256': -100 } },
     });
     expect(ok.statusCode).toBe(200);
-    expect(ok.json()).toMatchObject({ workspaceId: ws.id, modelId: m.id, systemInstructions: 'Be brief.', temperature: 0.3, maxTokens: 512, n: 2, logitBias: { '50256': -100 } });
+    expect(expectShape(WorkspaceModel, ok.json())).toMatchObject({ workspaceId: ws.id, modelId: m.id, systemInstructions: 'Be brief.', temperature: 0.3, maxTokens: 512, n: 2, logitBias: { '50256': -100 } });
     // partial update keeps the rest
     const partial = await t.request({ method: 'POST', url: `/api/v1/workspaces/${ws.id}/${m.id}`, key: a.ownerKey, payload: { temperature: 1 } });
     expect(partial.json()).toMatchObject({ temperature: 1, systemInstructions: 'Be brief.' });
@@ -109,7 +112,7 @@ describe('workspaces', () => {
     const other = await a.addUser('member');
     const priv = await createWorkspace(t, member.key, { sharingType: 'PRIVATE' });
     const shared = await createWorkspace(t, member.key, { sharingType: 'TEAM' });
-    const ids = async (key: string) => (await t.request({ method: 'GET', url: '/api/v1/workspaces', key })).json().map((w: { id: string }) => w.id);
+    const ids = async (key: string) => expectShape(Type.Array(Workspace), (await t.request({ method: 'GET', url: '/api/v1/workspaces', key })).json()).map((w) => w.id);
     expect(await ids(member.key)).toEqual(expect.arrayContaining([priv.id, shared.id]));
     expect(await ids(other.key)).toContain(shared.id);
     expect(await ids(other.key)).not.toContain(priv.id);

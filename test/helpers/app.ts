@@ -5,6 +5,8 @@ import path from 'node:path';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { buildApp, type App } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
+import { ProblemSchema } from '../../src/http/schemas.js';
+import { expectShape } from './shape.js';
 
 /** The same key in every test file: on a shared PostgreSQL only the first file bootstraps the admin. */
 export const ADMIN_KEY = 'atr_test_instance_admin_key_0123456789';
@@ -78,10 +80,7 @@ export function expectProblem(res: LightMyRequestResponse, status: number): Reco
   if (!String(res.headers['content-type']).startsWith('application/problem+json')) {
     throw new Error(`expected problem+json, got ${res.headers['content-type']}`);
   }
-  const body = res.json();
-  for (const f of ['type', 'title', 'status', 'detail', 'code']) {
-    if (!(f in body)) throw new Error(`problem body lacks ${f}: ${res.body}`);
-  }
+  const body = expectShape(ProblemSchema, res.json());
   if (body.status !== status) throw new Error(`problem status ${body.status} != ${status}`);
   return body;
 }

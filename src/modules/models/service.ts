@@ -4,7 +4,7 @@ import { AppError, badRequest, conflict, notFound } from '../../errors.js';
 import { isSupportedConnection } from '../../providers/index.js';
 import type { ApiBase, ConnectionType, ProviderTarget } from '../../providers/types.js';
 import { assertProviderUrlAllowed } from '../../providers/url-guard.js';
-import { maskSecret, type SecretBox } from '../../security/secret-box.js';
+import { keyHint, maskSecret, type SecretBox } from '../../security/secret-box.js';
 import { requireInstanceAdmin, requireTeamAdmin, type Principal } from '../teams/service.js';
 import { ModelsRepo, type ModelInsert, type ModelRow, type ModelWithMembership } from './repo.js';
 import type { ModelRequestT, ModelT } from './schema.js';
@@ -207,10 +207,23 @@ export class ModelsService {
         apiBase: row.apiBase,
         connectionType: row.connectionType,
         url: row.url,
-        apiKey: row.apiKeyEnc ? this.secrets.open(row.apiKeyEnc) : null,
+        apiKey: row.apiKeyEnc ? this.openKey(row) : null,
         baseModel: row.baseModel,
       },
     };
+  }
+
+  /** A key sealed under another SECRET_KEY (saved by a misconfigured node) is the model's state, not a bug. */
+  private openKey(row: ModelRow): string {
+    try {
+      return this.secrets.open(row.apiKeyEnc!);
+    } catch {
+      throw new AppError(
+        'bad_request',
+        'model_key_unreadable',
+        `The API key of model ${row.name} cannot be decrypted with this server's SECRET_KEY; an admin must enter it again`,
+      );
+    }
   }
 
   private checkConnection(apiBase: ApiBase, connectionType: ConnectionType): void {
@@ -237,7 +250,7 @@ export class ModelsService {
     }
     if (req.apiKey !== undefined) {
       out.apiKeyEnc = req.apiKey ? this.secrets.seal(req.apiKey) : null;
-      out.apiKeyLast4 = req.apiKey ? req.apiKey.slice(-4) : null;
+      out.apiKeyLast4 = req.apiKey ? keyHint(req.apiKey) : null;
     }
     if (req.apiBase !== undefined) out.apiBase = API_BASE_ALIASES[req.apiBase]!;
     if (req.connectionType !== undefined) out.connectionType = CONNECTION_ALIASES[req.connectionType]!;

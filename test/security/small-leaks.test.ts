@@ -1,0 +1,125 @@
+/**
+ * Small leaks (8.5): a taken client-chosen id answers the same whoever holds it, and file parts
+ * are accepted only under the documented field name, storing nothing otherwise.
+ */
+import { randomUUID } from 'node:crypto';
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectProblem, newTeam, startTestApp, type TeamFixture, type TestApp } from '../helpers/app.js';
+import { SecretBox } from '../../src/security/secret-box.js';
+import { createModel, createWorkspace } from '../helpers/factories.js';
+import { multipart, type Part } from '../helpers/multipart.js';
+
+let t: TestApp;
+let a: TeamFixture;
+let b: TeamFixture;
+beforeAll(async () => {
+  t = await startTestApp();
+  a = await newTeam(t);
+  b = await newTeam(t);
+});
+afterAll(() => t.close());
+
+const text = (name: string, field = 'files'): Part => ({ name: field, filename: name, contentType: 'text/plain', data: Buffer.from(`Notes in ${name}: the quarterly numbers.\n`) });
+
+async function filesOf(plusId: string): Promise<number> {
+  const r = (await t.database.db.execute(sql`select count(*)::int as n from plus_files where plus_id = ${plusId}::uuid`)) as unknown as { rows: Array<{ n: number }> };
+  return r.rows[0]!.n;
+}
+
+async function createPlus(key: string, fields: Record<string, string>, parts: Part[] = []) {
+  const body = multipart([...Object.entries(fields).map(([name, value]) => ({ name, value })), ...parts]);
+  return t.request({ method: 'POST', url: '/api/v1/plus', key, ...body });
+}
+
+describe('a client-chosen id that is taken', () => {
+  it('workspace: the same 409 whether the caller’s team or another team holds it', async () => {
+    const id = randomUUID();
+    expect((await t.request({ method: 'POST', url: `/api/v1/workspaces/${id}`, key: a.ownerKey, payload: { name: 'first' } })).statusCode).toBe(200);
+    const ours = await t.request({ method: 'POST', url: `/api/v1/workspaces/${id}`, key: a.ownerKey, payload: { name: 'again' } });
+    const theirs = await t.request({ method: 'POST', url: `/api/v1/workspaces/${id}`, key: b.ownerKey, payload: { name: 'again' } });
+    expectProblem(ours, 409);
+    expect(theirs.statusCode).toBe(ours.statusCode);
+    expect(theirs.headers['content-type']).toBe(ours.headers['content-type']);
+    expect(theirs.body).toBe(ours.body);
+  });
+
+  it('model: the same 409 whether the caller’s team or another team holds it', async () => {
+    const id = randomUUID();
+    await createModel(t, a.ownerKey, { id });
+    const body = { id, name: 'again', apiBase: 'OPENAI', url: 'http://127.0.0.1:9/v1', baseModel: 'gpt-test' };
+    const ours = await t.request({ method: 'POST', url: '/api/v1/models', key: a.ownerKey, payload: body });
+    const theirs = await t.request({ method: 'POST', url: '/api/v1/models', key: b.ownerKey, payload: body });
+    expectProblem(ours, 409);
+    expect(theirs.body).toBe(ours.body);
+  });
+
+  it('Plus entry: another team’s id answers as a private entry of one’s own team does', async () => {
+    const member = await a.addUser('member');
+    const privateId = randomUUID();
+    expect((await createPlus(member.key, { id: privateId, title: 'mine', isPublic: 'false' })).statusCode).toBe(200);
+    const otherTeamId = randomUUID();
+    expect((await createPlus(b.ownerKey, { id: otherTeamId, title: 'theirs' })).statusCode).toBe(200);
+
+    const caller = await a.addUser('member');
+    const ours = await createPlus(caller.key, { id: privateId, title: 'take it' });
+    const theirs = await createPlus(caller.key, { id: otherTeamId, title: 'take it' });
+    const body = expectProblem(ours, 409);
+    expect(theirs.statusCode).toBe(409);
+    // the id itself differs; everything else is the same
+    expect(theirs.body.replace(otherTeamId, '<id>')).toBe(ours.body.replace(privateId, '<id>'));
+    expect(JSON.stringify(body)).not.toMatch(/team|private|visible/i);
+  });
+});
+
+describe('file parts under another field name', () => {
+  it('POST /plus: 400 naming the field, and no entry is created', async () => {
+    const id = randomUUID();
+    const res = await createPlus(a.ownerKey, { id, title: 'wrong field' }, [text('good.txt'), text('bad.txt', 'file')]);
+    const problem = expectProblem(res, 400);
+    expect(problem.code).toBe('unexpected_file_field');
+    expect(problem.detail).toContain('"file"');
+    expect(problem.detail).toContain('"files"');
+    expect(problem.errors).toEqual([{ path: 'body/file', message: expect.any(String) }]);
+    expectProblem(await t.request({ method: 'GET', url: `/api/v1/plus/${id}`, key: a.ownerKey }), 404);
+  });
+
+  it('POST /plus with an existing id, add-file and the chat’s add-file: 400, no file added', async () => {
+    const id = randomUUID();
+    expect((await createPlus(a.ownerKey, { id, title: 'entry' }, [text('one.txt')])).statusCode).toBe(200);
+    expect(await filesOf(id)).toBe(1);
+
+    const update = await createPlus(a.ownerKey, { id, title: 'renamed' }, [text('attachment.txt', 'attachment')]);
+    expect(expectProblem(update, 400).detail).toContain('"attachment"');
+    for (const url of [`/api/v1/plus/${id}/add-file`, `/api/v1/chat/${id}/add-file`]) {
+      const res = await t.request({ method: 'POST', url, key: a.ownerKey, ...multipart([text('two.txt'), text('three.txt', 'upload')]) });
+      expect(expectProblem(res, 400).detail).toContain('"upload"');
+    }
+    expect(await filesOf(id)).toBe(1);
+    const entry = await t.request({ method: 'GET', url: `/api/v1/plus/${id}`, key: a.ownerKey });
+    expect(entry.json().title).toBe('entry');
+  });
+
+  it('the documented field still takes several files', async () => {
+    const res = await createPlus(a.ownerKey, { title: 'right field' }, [text('a.txt'), text('b.txt')]);
+    expect(res.statusCode).toBe(200);
+    expect(res.json().files).toHaveLength(2);
+  });
+});
+
+describe('a provider key sealed under another SECRET_KEY', () => {
+  it('answers 400 model_key_unreadable, stores no turn, and leaks nothing', async () => {
+    const m = await createModel(t, a.ownerKey, { apiKey: 'sk-this-one-is-fine-0000' });
+    const ws = await createWorkspace(t, a.ownerKey, { modelIds: [m.id] });
+    const foreign = SecretBox.fromSecret('another-nodes-key-0123456789').seal('sk-sealed-elsewhere-1111');
+    await t.database.db.execute(sql`update models set api_key_enc = ${foreign}, updated = now() where id = ${m.id}::uuid`);
+
+    const res = await t.request({ method: 'POST', url: `/api/v1/chat/${ws.id}/completions`, key: a.ownerKey, payload: { prompt: 'hello' } });
+    const problem = expectProblem(res, 400);
+    expect(problem.code).toBe('model_key_unreadable');
+    expect(problem.detail).toContain('SECRET_KEY');
+    expect(res.body).not.toContain(foreign.slice(3, 20));
+    const history = await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/history`, key: a.ownerKey });
+    expect(history.json()).toEqual([]);
+  });
+});
