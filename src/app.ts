@@ -65,6 +65,7 @@ export async function buildApp(config: Config, opts: { logger?: boolean; serverF
     for (const s of SHARED_SCHEMAS) app.addSchema(s);
     app.decorateRequest('principal', null);
     app.addHook('onClose', () => database.close());
+    app.addHook('onClose', () => services.plus.close());
 
     await app.register(swagger, {
       openapi: {
