@@ -25,14 +25,20 @@ export async function extractPdf(
   limits: Pick<IngestLimits, 'maxPdfPages' | 'maxChars'>,
 ): Promise<string> {
   const { getDocument } = await getResolvedPDFJS();
-  // PDF.js takes ownership of (detaches) the buffer it is given: always pass a copy.
-  const task = getDocument({
-    data: bytes.slice(),
-    isEvalSupported: false,
-    useSystemFonts: true,
-    disableFontFace: true,
-    verbosity: 0,
-  });
+  let task: ReturnType<typeof getDocument>;
+  try {
+    // PDF.js takes ownership of (detaches) the buffer it is given, and refuses a Buffer: always
+    // pass a plain Uint8Array copy (Buffer#slice would be a view, not a copy).
+    task = getDocument({
+      data: new Uint8Array(bytes),
+      isEvalSupported: false,
+      useSystemFonts: true,
+      disableFontFace: true,
+      verbosity: 0,
+    });
+  } catch (err) {
+    throw new IngestError('corrupt', filename, `"${name}" is not a readable PDF; it may be damaged or truncated.`, { cause: err });
+  }
   // A rejection of task.promise after we gave up must not become an unhandled rejection.
   task.promise.catch(() => undefined);
   const deadline = Date.now() + timeoutMs;

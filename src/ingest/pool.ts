@@ -23,7 +23,7 @@ export interface IngestPoolOptions {
   workers?: number;
   /** V8 old-generation heap limit of each worker, in MiB (default 512). */
   maxMemoryMb?: number;
-  /** Wall-clock time one file may take, including the worker's start (default 60 000 ms). */
+  /** Wall-clock time one file may take in a started worker (default 60 000 ms). */
   timeoutMs?: number;
   /** Terminate a worker idle this long (default 10 000 ms). */
   idleMs?: number;
@@ -50,6 +50,8 @@ interface Job {
 
 interface Slot {
   worker: Worker;
+  /** The worker has loaded its modules (job timers start then, so start-up is not counted). */
+  ready: boolean;
   job: Job | null;
   timer: NodeJS.Timeout | null;
   idleTimer: NodeJS.Timeout | null;
@@ -139,9 +141,13 @@ export class IngestPool {
       eval: this.entry.eval,
       resourceLimits: { maxOldGenerationSizeMb: this.maxMemoryMb },
     });
-    const slot: Slot = { worker, job: null, timer: null, idleTimer: null };
+    const slot: Slot = { worker, ready: false, job: null, timer: null, idleTimer: null };
     this.slots.add(slot);
-    worker.on('message', (result: JobResult) => this.finish(slot, result));
+    worker.on('message', (message: JobResult | 'ready') => {
+      if (message !== 'ready') return this.finish(slot, message);
+      slot.ready = true;
+      if (slot.job) this.startTimer(slot, slot.job);
+    });
     worker.on('error', (err: Error & { code?: string }) => {
       const job = slot.job;
       const failure =
@@ -161,14 +167,18 @@ export class IngestPool {
     slot.idleTimer = null;
     slot.job = job;
     slot.worker.ref();
-    slot.timer = setTimeout(() => {
-      const seconds = this.timeoutMs / 1000;
-      void this.retire(slot, overLimit(job.filename, `took longer than ${seconds} s to read`, `${seconds} s per file`, 'timeoutMs'));
-    }, this.timeoutMs);
+    if (slot.ready) this.startTimer(slot, job);
     // A copy, transferred: the caller keeps its bytes (they are stored as the file's content).
     const bytes = job.bytes.slice();
     const request: JobRequest = { id: job.id, bytes, filename: job.filename, declaredMime: job.declaredMime, options: this.options };
     slot.worker.postMessage(request, [bytes.buffer]);
+  }
+
+  private startTimer(slot: Slot, job: Job): void {
+    slot.timer = setTimeout(() => {
+      const seconds = this.timeoutMs / 1000;
+      void this.retire(slot, overLimit(job.filename, `took longer than ${seconds} s to read`, `${seconds} s per file`, 'timeoutMs'));
+    }, this.timeoutMs);
   }
 
   private finish(slot: Slot, result: JobResult): void {
@@ -180,8 +190,8 @@ export class IngestPool {
     if (result.ok) job.resolve(result.doc);
     else if (result.error.ingest) job.reject(new IngestError(result.error.kind, result.error.filename, result.error.message));
     else job.reject(Object.assign(new Error(result.error.message), { name: result.error.name, stack: result.error.stack }));
-    if (!result.ok) {
-      // A worker that just refused a hostile file may hold a large heap: start afresh.
+    if (!result.ok && (!result.error.ingest || result.error.kind === 'too_large')) {
+      // A worker that just refused a hostile file (or failed) may hold a large heap: start afresh.
       void this.retire(slot, null);
     } else {
       slot.worker.unref();

@@ -15,6 +15,8 @@ if (!port) throw new Error('src/ingest/worker.ts runs only as a worker thread');
 port.on('message', (job: JobRequest) => {
   void run(job).then((result) => port.postMessage(result));
 });
+// Static imports are loaded by now: the pool starts a job's clock from here.
+port.postMessage('ready');
 
 async function run(job: JobRequest): Promise<JobResult> {
   try {
