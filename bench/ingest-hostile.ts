@@ -74,7 +74,7 @@ export async function benchIngestHostile(): Promise<Section> {
   const t = await startTestApp({
     dataDir: mkdtempSync(path.join(tmpdir(), 'atrium-hostile-')),
     // the 5,000-page case is read in full; the other caps are the defaults
-    ingest: { workers: 2, workerMaxMemoryMb: 512, timeoutMs: 120_000, maxPdfPages: 5000, maxInflatedMemberBytes: 50 * MiB, maxInflatedTotalBytes: 100 * MiB, maxChars: 20_000_000, maxChunks: 20_000 },
+    ingest: { workers: 2, workerMaxMemoryMb: 512, timeoutMs: 120_000, maxPdfPages: 5000, maxInflatedMemberBytes: 50 * MiB, maxInflatedTotalBytes: 100 * MiB, maxChars: 25_000_000, maxChunks: 20_000 },
   });
   try {
     const team = await newTeam(t);

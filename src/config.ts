@@ -30,7 +30,7 @@ const EnvSchema = Type.Object({
   INGEST_MAX_PDF_PAGES: Type.Integer({ minimum: 1, default: 2000 }),
   INGEST_MAX_INFLATED_MEMBER_BYTES: Type.Integer({ minimum: 1024, default: 50 * 1_048_576 }),
   INGEST_MAX_INFLATED_TOTAL_BYTES: Type.Integer({ minimum: 1024, default: 100 * 1_048_576 }),
-  INGEST_MAX_CHARS: Type.Integer({ minimum: 1, default: 20_000_000 }),
+  INGEST_MAX_CHARS: Type.Integer({ minimum: 1, default: 25_000_000 }),
   INGEST_MAX_CHUNKS: Type.Integer({ minimum: 1, default: 20_000 }),
   PROVIDER_CONNECT_TIMEOUT_MS: Type.Integer({ minimum: 1, default: 10_000 }),
   PROVIDER_TOTAL_TIMEOUT_MS: Type.Integer({ minimum: 1, default: 300_000 }),

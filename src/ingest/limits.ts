@@ -24,7 +24,7 @@ export const DEFAULT_LIMITS: Readonly<IngestLimits> = Object.freeze({
   maxPdfPages: 2000,
   maxInflatedMemberBytes: 50 * 1_048_576,
   maxInflatedTotalBytes: 100 * 1_048_576,
-  maxChars: 20_000_000,
+  maxChars: 25_000_000,
   maxChunks: 20_000,
 });
 
