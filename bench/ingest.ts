@@ -19,7 +19,8 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { encode } from 'gpt-tokenizer/encoding/o200k_base';
-import { ingestDocument, TOKEN_ENCODING } from '../src/ingest/index.js';
+import { TOKEN_ENCODING } from '../src/ingest/index.js';
+import { ingestDocument } from '../src/ingest/pipeline.js';
 
 const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const CORPUS_BYTES = 2 * 1024 * 1024;

@@ -6,6 +6,7 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { benchGateway } from './gateway.js';
+import { benchIngestHostile } from './ingest-hostile.js';
 import { ROOT } from './lib/child.js';
 import { machine, markdownTable, renderSection, type Row, type Section, type TargetRow } from './lib/report.js';
 import { verdict } from './lib/stats.js';
@@ -54,6 +55,7 @@ const BENCHMARKS: Array<{ name: string; run: () => Promise<Section> }> = [
   { name: 'Gateway overhead', run: benchGateway },
   { name: 'Retrieval', run: benchRetrieval },
   { name: 'Document ingestion', run: benchIngestSection },
+  { name: 'Hostile uploads', run: benchIngestHostile },
 ];
 
 async function main(): Promise<number> {

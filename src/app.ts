@@ -67,6 +67,7 @@ export async function buildApp(config: Config, opts: { logger?: boolean; serverF
     app.decorateRequest('principal', null);
     for (const w of secrets.warnings) app.log.warn(w);
     app.addHook('onClose', () => database.close());
+    app.addHook('onClose', () => services.plus.close());
 
     await app.register(swagger, {
       openapi: {

@@ -24,6 +24,14 @@ const EnvSchema = Type.Object({
   UPLOAD_MAX_FILE_BYTES: Type.Integer({ minimum: 1024, default: 20 * 1_048_576 }),
   UPLOAD_MAX_REQUEST_BYTES: Type.Integer({ minimum: 1024, default: 50 * 1_048_576 }),
   UPLOAD_MAX_FILES: Type.Integer({ minimum: 1, default: 20 }),
+  INGEST_WORKERS: Type.Integer({ minimum: 1, maximum: 64, default: 2 }),
+  INGEST_WORKER_MAX_MEMORY_MB: Type.Integer({ minimum: 64, default: 512 }),
+  INGEST_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 60_000 }),
+  INGEST_MAX_PDF_PAGES: Type.Integer({ minimum: 1, default: 2000 }),
+  INGEST_MAX_INFLATED_MEMBER_BYTES: Type.Integer({ minimum: 1024, default: 50 * 1_048_576 }),
+  INGEST_MAX_INFLATED_TOTAL_BYTES: Type.Integer({ minimum: 1024, default: 100 * 1_048_576 }),
+  INGEST_MAX_CHARS: Type.Integer({ minimum: 1, default: 25_000_000 }),
+  INGEST_MAX_CHUNKS: Type.Integer({ minimum: 1, default: 20_000 }),
   PROVIDER_CONNECT_TIMEOUT_MS: Type.Integer({ minimum: 1, default: 10_000 }),
   PROVIDER_TOTAL_TIMEOUT_MS: Type.Integer({ minimum: 1, default: 300_000 }),
   PROVIDER_IDLE_TIMEOUT_MS: Type.Integer({ minimum: 1, default: 60_000 }),
@@ -46,10 +54,23 @@ export interface Config {
   readonly logLevel: string;
   readonly bodyLimitBytes: number;
   readonly upload: { readonly maxFileBytes: number; readonly maxRequestBytes: number; readonly maxFiles: number };
+  /** Document ingestion: worker pool and per-file caps (see src/ingest/pool.ts, limits.ts). */
+  readonly ingest: IngestConfig;
   readonly providerTimeouts: { readonly connectMs: number; readonly totalMs: number; readonly idleMs: number };
   readonly promptLogMaxRows: number;
   readonly systemModelsFile: string | null;
   readonly pgPoolSize: number;
+}
+
+export interface IngestConfig {
+  readonly workers: number;
+  readonly workerMaxMemoryMb: number;
+  readonly timeoutMs: number;
+  readonly maxPdfPages: number;
+  readonly maxInflatedMemberBytes: number;
+  readonly maxInflatedTotalBytes: number;
+  readonly maxChars: number;
+  readonly maxChunks: number;
 }
 
 export class ConfigError extends Error {}
@@ -89,6 +110,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxFileBytes: e.UPLOAD_MAX_FILE_BYTES,
       maxRequestBytes: e.UPLOAD_MAX_REQUEST_BYTES,
       maxFiles: e.UPLOAD_MAX_FILES,
+    }),
+    ingest: Object.freeze({
+      workers: e.INGEST_WORKERS,
+      workerMaxMemoryMb: e.INGEST_WORKER_MAX_MEMORY_MB,
+      timeoutMs: e.INGEST_TIMEOUT_MS,
+      maxPdfPages: e.INGEST_MAX_PDF_PAGES,
+      maxInflatedMemberBytes: e.INGEST_MAX_INFLATED_MEMBER_BYTES,
+      maxInflatedTotalBytes: e.INGEST_MAX_INFLATED_TOTAL_BYTES,
+      maxChars: e.INGEST_MAX_CHARS,
+      maxChunks: e.INGEST_MAX_CHUNKS,
     }),
     providerTimeouts: Object.freeze({
       connectMs: e.PROVIDER_CONNECT_TIMEOUT_MS,

@@ -26,7 +26,7 @@ export function createServices(database: Database, config: Config, secrets: Secr
   models.onChange((id) => workspaces.forgetModel(id));
   const promptLogs = new PromptLogsService(db, config.promptLogMaxRows);
   const chat = new ChatService(db, workspaces, models, promptLogs.repo, config.providerTimeouts);
-  const plus = new PlusService(db, models, config.providerTimeouts, (caller, threadId) => chat.resolveThread(caller, threadId));
+  const plus = new PlusService(db, models, config.providerTimeouts, (caller, threadId) => chat.resolveThread(caller, threadId), config.ingest);
   chat.setRetriever(plus);
   return { teams, models, workspaces, chat, promptLogs, plus };
 }

@@ -27,6 +27,7 @@
  */
 import { IngestError } from './errors.js';
 import { sanitizeFilename } from './filename.js';
+import { readZipDirectory } from './zip.js';
 
 export type DocumentKind = 'text' | 'markdown' | 'csv' | 'json' | 'html' | 'pdf' | 'docx';
 
@@ -159,32 +160,9 @@ const ZIP_SPANNED = [0x50, 0x4b, 0x07, 0x08];
 const DOCX_MAIN = 'word/document.xml';
 const latin1 = new TextDecoder('latin1');
 
-/**
- * Entry names from the ZIP central directory, or undefined when the end-of-central-
- * directory record cannot be found or the directory is out of bounds (truncated file).
- */
+/** Entry names from the ZIP central directory, or undefined when it cannot be read (truncated file). */
 export function zipEntryNames(b: Uint8Array): string[] | undefined {
-  const view = new DataView(b.buffer, b.byteOffset, b.byteLength);
-  const minEocd = Math.max(0, b.length - 22 - 0xffff);
-  for (let i = b.length - 22; i >= minEocd; i--) {
-    if (b[i] !== 0x50 || view.getUint32(i, true) !== 0x06054b50) continue;
-    const count = view.getUint16(i + 10, true);
-    const size = view.getUint32(i + 12, true);
-    const offset = view.getUint32(i + 16, true);
-    if (offset + size > i) return undefined;
-    const names: string[] = [];
-    let p = offset;
-    for (let n = 0; n < count; n++) {
-      if (p + 46 > b.length || view.getUint32(p, true) !== 0x02014b50) return undefined;
-      const nameLen = view.getUint16(p + 28, true);
-      const extraLen = view.getUint16(p + 30, true);
-      const commentLen = view.getUint16(p + 32, true);
-      names.push(latin1.decode(b.subarray(p + 46, p + 46 + nameLen)));
-      p += 46 + nameLen + extraLen + commentLen;
-    }
-    return names;
-  }
-  return undefined;
+  return readZipDirectory(b)?.map((e) => e.name);
 }
 
 function bytesContainAscii(b: Uint8Array, needle: string): boolean {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { countTokens, detectKind, extractText, ingestDocument, IngestError, normaliseText } from '../../src/ingest/index.js';
+import { countTokens, detectKind, IngestError, normaliseText } from '../../src/ingest/index.js';
+import { extractText, ingestDocument } from '../../src/ingest/pipeline.js';
 import { caught, fixture, flat, utf8 } from './helpers.js';
 
 async function extractFixture(name: string): Promise<string> {

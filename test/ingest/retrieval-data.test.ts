@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { ingestDocument } from '../../src/ingest/index.js';
+import { ingestDocument } from '../../src/ingest/pipeline.js';
 import type { IngestedDocument } from '../../src/ingest/index.js';
 
 const DIR = fileURLToPath(new URL('../../bench/retrieval-data/', import.meta.url));

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { Db } from '../../db/client.js';
 import type { StoredSource } from '../../db/schema.js';
 import { AppError, badRequest, conflict, forbidden, notFound } from '../../errors.js';
-import { IngestError, ingestDocument, sanitizeFilename } from '../../ingest/index.js';
+import type { IngestConfig } from '../../config.js';
+import { IngestError, IngestPool, sanitizeFilename, type IngestPoolStats } from '../../ingest/index.js';
 import { classifyProviderError, getAdapter } from '../../providers/index.js';
 import type { ProviderTimeouts } from '../../providers/types.js';
 import { packContext } from '../../retrieval/pack.js';
@@ -27,6 +28,17 @@ export interface PlusFields {
   isPublic?: boolean;
 }
 
+const INGEST_PROBLEMS = {
+  unsupported_type: ['unsupported_media_type', 'unsupported_file_type'],
+  corrupt: ['bad_request', 'corrupt_file'],
+  too_large: ['too_large', 'file_over_ingest_limit'],
+} as const;
+
+function ingestProblem(err: IngestError, filename: string): AppError {
+  const [kind, code] = INGEST_PROBLEMS[err.kind];
+  return new AppError(kind, code, err.message, [{ path: `files/${filename}`, message: err.message }]);
+}
+
 /** Who may open a thread (supplied by the chat module, to keep the dependency one-way). */
 export type ThreadResolver = (caller: Principal, threadId: string) => Promise<{ threadId: string; workspace: WorkspaceRow }>;
 
@@ -35,13 +47,27 @@ const viewer = (p: Principal): Viewer => ({ teamId: p.teamId, userId: p.userId, 
 export class PlusService implements ContextRetriever {
   private readonly repo = new PlusRepo();
   private readonly retrieval = new RetrievalRepo();
+  /** Uploaded files are parsed in worker threads, never on the event loop (src/ingest/pool.ts). */
+  private readonly ingestPool: IngestPool;
 
   constructor(
     private readonly db: Db,
     private readonly models: ModelsService,
     private readonly timeouts: ProviderTimeouts,
     private readonly resolveThread: ThreadResolver,
-  ) {}
+    ingest: IngestConfig,
+  ) {
+    this.ingestPool = new IngestPool({ workers: ingest.workers, maxMemoryMb: ingest.workerMaxMemoryMb, timeoutMs: ingest.timeoutMs, limits: ingest });
+  }
+
+  /** Stop the ingestion workers (app close). */
+  close(): Promise<void> {
+    return this.ingestPool.close();
+  }
+
+  ingestStats(): IngestPoolStats {
+    return this.ingestPool.stats();
+  }
 
   // ---- reading -------------------------------------------------------------------------
 
@@ -106,13 +132,9 @@ export class PlusService implements ContextRetriever {
       const filename = sanitizeFilename(f.filename);
       let doc;
       try {
-        doc = await ingestDocument(new Uint8Array(f.bytes.buffer, f.bytes.byteOffset, f.bytes.byteLength), filename, f.declaredMime);
+        doc = await this.ingestPool.ingest(new Uint8Array(f.bytes.buffer, f.bytes.byteOffset, f.bytes.byteLength), filename, f.declaredMime);
       } catch (err) {
-        if (err instanceof IngestError) {
-          throw new AppError(err.kind === 'unsupported_type' ? 'unsupported_media_type' : 'bad_request', err.kind === 'unsupported_type' ? 'unsupported_file_type' : 'corrupt_file', err.message, [
-            { path: `files/${filename}`, message: err.message },
-          ]);
-        }
+        if (err instanceof IngestError) throw ingestProblem(err, filename);
         throw err;
       }
       out.push({

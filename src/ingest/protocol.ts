@@ -1,0 +1,17 @@
+/** Messages between the ingestion pool (main thread) and its workers. */
+import type { IngestErrorKind } from './errors.js';
+import type { IngestedDocument, IngestOptions } from './pipeline.js';
+
+export interface JobRequest {
+  id: number;
+  bytes: Uint8Array;
+  filename: string;
+  declaredMime: string | undefined;
+  options: IngestOptions;
+}
+
+export type JobError =
+  | { ingest: true; kind: IngestErrorKind; filename: string; message: string }
+  | { ingest: false; name: string; message: string; stack: string };
+
+export type JobResult = { id: number; ok: true; doc: IngestedDocument } | { id: number; ok: false; error: JobError };
