@@ -6,7 +6,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from './config.js';
 import { openDatabase, type Database } from './db/client.js';
 import { authenticate } from './http/auth.js';
-import { registerProblemHandlers } from './http/problem.js';
+import { frameworkErrors, registerProblemHandlers } from './http/problem.js';
 import { ProblemSchema } from './http/schemas.js';
 import { rejectNulInBody, rejectNulInUrl } from './http/text-guard.js';
 import { openapiTransform, OPENAPI_TAGS } from './http/openapi.js';
@@ -57,6 +57,7 @@ export async function buildApp(config: Config, opts: { logger?: boolean; serverF
       // Per-request lines only at debug/trace: at info they would cost more than the gateway itself.
       logController: new LogController({ disableRequestLogging: config.logLevel !== 'debug' && config.logLevel !== 'trace' }),
       return503OnClosing: true,
+      frameworkErrors,
       ...(opts.serverFactory ? { serverFactory: opts.serverFactory } : {}),
       forceCloseConnections: 'idle',
     }).withTypeProvider<TypeBoxTypeProvider>();

@@ -1,4 +1,4 @@
-import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, type ErrorKind, type FieldError } from '../errors.js';
 
 const STATUS: Record<ErrorKind, number> = {
@@ -23,6 +23,7 @@ const TITLES: Record<number, string> = {
   406: 'Not Acceptable',
   409: 'Conflict',
   413: 'Content Too Large',
+  414: 'URI Too Long',
   415: 'Unsupported Media Type',
   429: 'Too Many Requests',
   500: 'Internal Server Error',
@@ -130,6 +131,16 @@ export function toProblem(err: unknown): { problem: Problem; isBug: boolean } {
 }
 
 /**
+ * Errors Fastify's router raises before any route or error handler runs (an undecodable URL, a
+ * path parameter longer than maxParamLength): problem+json like every other error.
+ */
+export function frameworkErrors(err: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') void sendProblem(reply, problem(414, 'uri_too_long', 'A path segment is too long'));
+  else if (err.code === 'FST_ERR_BAD_URL') void sendProblem(reply, problem(400, 'bad_url', 'The URL is not validly percent-encoded'));
+  else void sendProblem(reply, toProblem(err).problem);
+}
+
+/**
  * The methods each route path answers, so that a known path asked with another method is a 405
  * with `Allow` rather than a 404. Paths are matched by shape: `:param` stands for one segment.
  */
@@ -170,13 +181,17 @@ export function registerProblemHandlers(app: FastifyInstance): void {
     else request.log.info({ code: p.code, status: p.status }, 'request failed');
     return sendProblem(reply, p);
   });
-  app.setNotFoundHandler((request, reply) => {
+  // A known path asked with a method it does not answer: 405 with Allow. Decided on request, before
+  // any body is parsed, so that a body-less QUERY or a PUT with an odd Content-Type gets it too.
+  app.addHook('onRequest', async (request, reply) => {
+    if (!request.is404) return;
     const path = request.url.split('?')[0] ?? '/';
     const allow = methods.allowed(path);
-    if (allow.length > 0) {
-      reply.header('allow', allow.join(', '));
-      return sendProblem(reply, problem(405, 'method_not_allowed', `${request.method} is not allowed on ${path}; allowed: ${allow.join(', ')}`));
-    }
-    return sendProblem(reply, problem(404, 'route_not_found', `No route ${request.method} ${path}`));
+    if (allow.length === 0) return;
+    reply.header('allow', allow.join(', '));
+    return sendProblem(reply, problem(405, 'method_not_allowed', `${request.method} is not allowed on ${path}; allowed: ${allow.join(', ')}`));
   });
+  app.setNotFoundHandler((request, reply) =>
+    sendProblem(reply, problem(404, 'route_not_found', `No route ${request.method} ${request.url.split('?')[0]}`)),
+  );
 }

@@ -56,7 +56,7 @@ export const bodyErrorResponses = problems(400, 401, 403, 404, 413, 415);
 /** CONTRACT §4 ranges of the generation settings, shared by workspace model settings and per-request overrides. */
 export const GenerationParamFields = {
   temperature: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 2 }))),
-  maxTokens: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))),
+  maxTokens: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: INT32_MAX }))),
   topP: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 1 }))),
   n: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 8 }))),
   frequencyPenalty: Type.Optional(Nullable(Type.Number({ minimum: -2, maximum: 2 }))),
