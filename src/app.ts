@@ -6,12 +6,13 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from './config.js';
 import { openDatabase, type Database } from './db/client.js';
 import { authenticate } from './http/auth.js';
-import { registerProblemHandlers } from './http/problem.js';
+import { frameworkErrors, registerProblemHandlers } from './http/problem.js';
 import { ProblemSchema } from './http/schemas.js';
 import { rejectNulInBody, rejectNulInUrl } from './http/text-guard.js';
-import { validatorCompiler } from './http/validation.js';
+import { openapiTransform, OPENAPI_TAGS } from './http/openapi.js';
+import { requireJsonBody, validatorCompiler } from './http/validation.js';
 import { chatRoutes } from './modules/chat/routes.js';
-import { ChatAnswer, ChatThread, ChatThreadFull, PromptLog } from './modules/chat/schema.js';
+import { ChatAnswer, ChatStreamEvent, ChatThread, ChatThreadFull, PromptLog } from './modules/chat/schema.js';
 import { modelRoutes } from './modules/models/routes.js';
 import { plusRoutes } from './modules/plus/routes.js';
 import { Plus, PlusSummary } from './modules/plus/schema.js';
@@ -32,7 +33,7 @@ export interface App {
   generatedAdminKey: string | null;
 }
 
-const SHARED_SCHEMAS = [ProblemSchema, User, Team, ApiKey, Model, WorkspaceModel, Workspace, ChatAnswer, ChatThread, ChatThreadFull, PromptLog, Plus, PlusSummary];
+const SHARED_SCHEMAS = [ProblemSchema, User, Team, ApiKey, Model, WorkspaceModel, Workspace, ChatAnswer, ChatStreamEvent, ChatThread, ChatThreadFull, PromptLog, Plus, PlusSummary];
 
 /**
  * Build the whole application: database (migrated), services, HTTP routes. Production (main.ts)
@@ -57,6 +58,7 @@ export async function buildApp(config: Config, opts: { logger?: boolean; serverF
       // Per-request lines only at debug/trace: at info they would cost more than the gateway itself.
       logController: new LogController({ disableRequestLogging: config.logLevel !== 'debug' && config.logLevel !== 'trace' }),
       return503OnClosing: true,
+      frameworkErrors,
       ...(opts.serverFactory ? { serverFactory: opts.serverFactory } : {}),
       forceCloseConnections: 'idle',
     }).withTypeProvider<TypeBoxTypeProvider>();
@@ -73,9 +75,13 @@ export async function buildApp(config: Config, opts: { logger?: boolean; serverF
       openapi: {
         openapi: '3.1.0',
         info: { title: 'Atrium API', version: '1.0.0', description: 'Workspaces, models, chat and Plus entries. See CONTRACT.md.' },
+        // Relative: the document describes the server that serves it, wherever that listens.
+        servers: [{ url: '/', description: 'the server that serves this document' }],
+        tags: OPENAPI_TAGS,
         components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
         security: [{ bearer: [] }],
       },
+      transformObject: openapiTransform,
       refResolver: { buildLocalReference: (json, _base, _frag, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
     });
     await app.register(swaggerUi, { routePrefix: '/docs' });
@@ -98,6 +104,7 @@ export async function buildApp(config: Config, opts: { logger?: boolean; serverF
       async (api) => {
         api.addHook('onRequest', rejectNulInUrl);
         api.addHook('onRequest', authenticate(services.teams));
+        api.addHook('onRequest', requireJsonBody);
         api.addHook('preValidation', rejectNulInBody);
         await api.register(teamRoutes, { services });
         await api.register(modelRoutes, { services });

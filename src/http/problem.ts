@@ -1,4 +1,4 @@
-import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, type ErrorKind, type FieldError } from '../errors.js';
 
 const STATUS: Record<ErrorKind, number> = {
@@ -23,6 +23,7 @@ const TITLES: Record<number, string> = {
   406: 'Not Acceptable',
   409: 'Conflict',
   413: 'Content Too Large',
+  414: 'URI Too Long',
   415: 'Unsupported Media Type',
   429: 'Too Many Requests',
   500: 'Internal Server Error',
@@ -73,6 +74,9 @@ const FASTIFY_CODES: Record<string, [number, string, string]> = {
   FST_PROTO_VIOLATION: [400, 'bad_request', 'Prototype pollution attempt in the body'],
 };
 
+/** A validation answer lists at most this many problems: 600 KB of unknown keys must not become a 4 MB answer. */
+export const MAX_LISTED_PROBLEMS = 20;
+
 function validationErrors(err: FastifyError): FieldError[] {
   return (err.validation ?? []).map((v) => {
     const missing = (v.params as { missingProperty?: string } | undefined)?.missingProperty;
@@ -82,6 +86,17 @@ function validationErrors(err: FastifyError): FieldError[] {
       message: v.message ?? 'is invalid',
     };
   });
+}
+
+/** The answer to input that failed its schema: the first problem in `detail`, at most MAX_LISTED_PROBLEMS listed. */
+function validationProblem(errors: FieldError[]): Problem {
+  const first = errors[0];
+  return listing(400, 'validation_failed', first ? `${first.path}: ${first.message}` : 'Invalid request', errors);
+}
+
+function listing(status: number, code: string, detail: string, errors: FieldError[] | undefined): Problem {
+  if (!errors || errors.length <= MAX_LISTED_PROBLEMS) return problem(status, code, detail, errors);
+  return problem(status, code, `${detail} (${errors.length} problems; the first ${MAX_LISTED_PROBLEMS} are listed)`, errors.slice(0, MAX_LISTED_PROBLEMS));
 }
 
 /** The SQLSTATE of a database error, whether the driver's own or wrapped by drizzle (`cause`). */
@@ -95,17 +110,10 @@ function pgCode(err: unknown): string | undefined {
 
 export function toProblem(err: unknown): { problem: Problem; isBug: boolean } {
   if (err instanceof AppError) {
-    return { problem: problem(statusOf(err.kind), err.code, err.message, err.errors), isBug: false };
+    return { problem: listing(statusOf(err.kind), err.code, err.message, err.errors), isBug: false };
   }
   const fe = err as FastifyError;
-  if (fe && Array.isArray(fe.validation)) {
-    const errors = validationErrors(fe);
-    const first = errors[0];
-    return {
-      problem: problem(400, 'validation_failed', first ? `${first.path}: ${first.message}` : 'Invalid request', errors),
-      isBug: false,
-    };
-  }
+  if (fe && Array.isArray(fe.validation)) return { problem: validationProblem(validationErrors(fe)), isBug: false };
   // Races the service checks cannot close (two creates of one id; a row deleted by another node
   // between check and write) surface as constraint violations: conflicts, not bugs.
   const sqlState = pgCode(err);
@@ -122,12 +130,66 @@ export function toProblem(err: unknown): { problem: Problem; isBug: boolean } {
   return { problem: problem(500, 'internal_error', 'An unexpected error occurred'), isBug: true };
 }
 
+/**
+ * Errors Fastify's router raises before any route or error handler runs (an undecodable URL, a
+ * path parameter longer than maxParamLength): problem+json like every other error.
+ */
+export function frameworkErrors(err: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') void sendProblem(reply, problem(414, 'uri_too_long', 'A path segment is too long'));
+  else if (err.code === 'FST_ERR_BAD_URL') void sendProblem(reply, problem(400, 'bad_url', 'The URL is not validly percent-encoded'));
+  else void sendProblem(reply, toProblem(err).problem);
+}
+
+/**
+ * The methods each route path answers, so that a known path asked with another method is a 405
+ * with `Allow` rather than a 404. Paths are matched by shape: `:param` stands for one segment.
+ */
+class MethodTable {
+  private readonly byPattern = new Map<string, { re: RegExp; methods: Set<string> }>();
+
+  add(url: string, methods: string | string[]): void {
+    let entry = this.byPattern.get(url);
+    if (!entry) {
+      const re = new RegExp(
+        '^' +
+          url
+            .split('/')
+            .map((seg) => (seg.startsWith(':') ? '[^/]+' : seg === '*' ? '.*' : seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+            .join('/') +
+          '/?$',
+      );
+      entry = { re, methods: new Set() };
+      this.byPattern.set(url, entry);
+    }
+    for (const m of Array.isArray(methods) ? methods : [methods]) entry.methods.add(m.toUpperCase());
+  }
+
+  allowed(path: string): string[] {
+    const out = new Set<string>();
+    for (const { re, methods } of this.byPattern.values()) if (re.test(path)) for (const m of methods) out.add(m);
+    return [...out].sort();
+  }
+}
+
 export function registerProblemHandlers(app: FastifyInstance): void {
+  const methods = new MethodTable();
+  // Registered before any route, so it sees them all (and the HEAD twins Fastify adds for GETs).
+  app.addHook('onRoute', (route) => methods.add(route.url, route.method));
   app.setErrorHandler((err, request, reply) => {
     const { problem: p, isBug } = toProblem(err);
     if (isBug) request.log.error({ err }, 'unhandled error');
     else request.log.info({ code: p.code, status: p.status }, 'request failed');
     return sendProblem(reply, p);
+  });
+  // A known path asked with a method it does not answer: 405 with Allow. Decided on request, before
+  // any body is parsed, so that a body-less QUERY or a PUT with an odd Content-Type gets it too.
+  app.addHook('onRequest', async (request, reply) => {
+    if (!request.is404) return;
+    const path = request.url.split('?')[0] ?? '/';
+    const allow = methods.allowed(path);
+    if (allow.length === 0) return;
+    reply.header('allow', allow.join(', '));
+    return sendProblem(reply, problem(405, 'method_not_allowed', `${request.method} is not allowed on ${path}; allowed: ${allow.join(', ')}`));
   });
   app.setNotFoundHandler((request, reply) =>
     sendProblem(reply, problem(404, 'route_not_found', `No route ${request.method} ${request.url.split('?')[0]}`)),

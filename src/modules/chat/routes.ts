@@ -2,21 +2,21 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { principalOf } from '../../http/auth.js';
 import { statusOf, toProblem } from '../../http/problem.js';
-import { DeleteResponse, errorResponses, Uuid } from '../../http/schemas.js';
+import { bodyErrorResponses, DeleteResponse, errorResponses, problems, Uuid } from '../../http/schemas.js';
 import { SseWriter } from '../../http/sse.js';
 import type { Services } from '../../services.js';
-import { ChatCompletionRequest, Prompt, RenameThreadBody, SamplePromptsQuery } from './schema.js';
+import { CHAT_STREAM_DESCRIPTION, ChatCompletionRequest, Prompt, RenameThreadBody, SamplePromptsQuery } from './schema.js';
 
 export const chatRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
   const chat = services.chat;
   const tags = ['chat'];
   const Ws = Type.Object({ workspaceId: Uuid });
   const WsThread = Type.Object({ workspaceId: Uuid, threadId: Uuid });
-  const upstream = { 502: Type.Ref('Problem'), 504: Type.Ref('Problem') };
+  const upstream = problems(502, 504);
 
   app.post(
     '/chat/:workspaceId/completions',
-    { schema: { tags, summary: 'Add a new chat message', params: Ws, body: ChatCompletionRequest, response: { 200: Type.Ref('ChatAnswer'), ...errorResponses, ...upstream } } },
+    { schema: { tags, operationId: 'createChatCompletion', summary: 'Add a new chat message', params: Ws, body: ChatCompletionRequest, response: { 200: Type.Ref('ChatAnswer'), ...bodyErrorResponses, ...upstream } } },
     async (req, reply) => {
       // A client that hangs up on a plain completion also cancels the provider call.
       const abort = new AbortController();
@@ -32,12 +32,18 @@ export const chatRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
     {
       schema: {
         tags,
+        operationId: 'streamChatCompletion',
         summary: 'Add a chat message, streamed response (text/event-stream)',
-        description: 'Events: start {threadId, messageId, modelId} → sources {sources} → delta {content}… → done {finishReason, usage} | error {status, code, detail}',
+        description: CHAT_STREAM_DESCRIPTION,
         params: Ws,
         body: ChatCompletionRequest,
-        produces: ['text/event-stream'],
-        response: { 200: { description: 'an event stream', content: { 'text/event-stream': { schema: Type.String() } } }, ...errorResponses },
+        response: {
+          200: {
+            description: 'An event stream; the data of each event is a ChatStreamEvent',
+            content: { 'text/event-stream': { schema: Type.Ref('ChatStreamEvent') } },
+          },
+          ...bodyErrorResponses,
+        },
       },
     },
     async (req, reply) => {
@@ -67,12 +73,12 @@ export const chatRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
 
   app.get(
     '/chat/:workspaceId/history',
-    { schema: { tags, summary: 'Retrieve chat history of a workspace (newest first)', params: Ws, response: { 200: Type.Array(Type.Ref('ChatThread')), ...errorResponses } } },
+    { schema: { tags, operationId: 'listChatThreads', summary: 'Retrieve chat history of a workspace (newest first)', params: Ws, response: { 200: Type.Array(Type.Ref('ChatThread')), ...errorResponses } } },
     async (req) => chat.listThreads(principalOf(req), req.params.workspaceId),
   );
   app.delete(
     '/chat/:workspaceId/history',
-    { schema: { tags, summary: 'Delete all chat history of a workspace (the threads the caller may delete)', params: Ws, response: { 200: DeleteResponse, ...errorResponses } } },
+    { schema: { tags, operationId: 'deleteChatHistory', summary: 'Delete all chat history of a workspace (the threads the caller may delete)', params: Ws, response: { 200: DeleteResponse, ...errorResponses } } },
     async (req) => {
       await chat.deleteHistory(principalOf(req), req.params.workspaceId);
       return { deleted: true };
@@ -80,17 +86,17 @@ export const chatRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
   );
   app.get(
     '/chat/:workspaceId/history/:threadId',
-    { schema: { tags, summary: 'Retrieve a chat thread', params: WsThread, response: { 200: Type.Ref('ChatThread_Full'), ...errorResponses } } },
+    { schema: { tags, operationId: 'getChatThread', summary: 'Retrieve a chat thread', params: WsThread, response: { 200: Type.Ref('ChatThread_Full'), ...errorResponses } } },
     async (req) => chat.getThread(principalOf(req), req.params.workspaceId, req.params.threadId),
   );
   app.post(
     '/chat/:workspaceId/history/:threadId',
-    { schema: { tags, summary: 'Update the title of a chat thread', params: WsThread, body: RenameThreadBody, response: { 200: Type.Ref('ChatThread_Full'), ...errorResponses } } },
+    { schema: { tags, operationId: 'renameChatThread', summary: 'Update the title of a chat thread', params: WsThread, body: RenameThreadBody, response: { 200: Type.Ref('ChatThread_Full'), ...bodyErrorResponses } } },
     async (req) => chat.renameThread(principalOf(req), req.params.workspaceId, req.params.threadId, req.body.title),
   );
   app.delete(
     '/chat/:workspaceId/history/:threadId',
-    { schema: { tags, summary: 'Delete a chat thread', params: WsThread, response: { 200: DeleteResponse, ...errorResponses } } },
+    { schema: { tags, operationId: 'deleteChatThread', summary: 'Delete a chat thread', params: WsThread, response: { 200: DeleteResponse, ...errorResponses } } },
     async (req) => {
       await chat.deleteThread(principalOf(req), req.params.workspaceId, req.params.threadId);
       return { deleted: true };
@@ -98,12 +104,12 @@ export const chatRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
   );
   app.get(
     '/chat/:workspaceId/greeting',
-    { schema: { tags, summary: 'Retrieve the greeting of a workspace', params: Ws, response: { 200: Prompt, ...errorResponses } } },
+    { schema: { tags, operationId: 'getGreeting', summary: 'Retrieve the greeting of a workspace', params: Ws, response: { 200: Prompt, ...errorResponses } } },
     async (req) => chat.greeting(principalOf(req), req.params.workspaceId),
   );
   app.get(
     '/chat/:workspaceId/sample-prompts',
-    { schema: { tags, summary: 'Retrieve sample prompts', params: Ws, querystring: SamplePromptsQuery, response: { 200: Type.Array(Prompt), ...errorResponses } } },
+    { schema: { tags, operationId: 'listSamplePrompts', summary: 'Retrieve sample prompts', params: Ws, querystring: SamplePromptsQuery, response: { 200: Type.Array(Prompt), ...errorResponses } } },
     async (req) => chat.samplePrompts(principalOf(req), req.params.workspaceId, req.query.limit),
   );
 };

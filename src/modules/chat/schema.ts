@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { DateTime, GenerationParamFields, Nullable, Uuid } from '../../http/schemas.js';
+import { DateTime, GenerationParamFields, Int32, Nullable, Uuid } from '../../http/schemas.js';
 
 const Role = Type.Union([Type.Literal('system'), Type.Literal('user'), Type.Literal('assistant')]);
 const MAX_TEXT = 1_000_000;
@@ -68,11 +68,36 @@ export const ChatMessage = Type.Object({
 });
 export const ChatThreadFull = Type.Object({ ...threadFields, messages: Type.Array(ChatMessage) }, { $id: 'ChatThread_Full' });
 
+/**
+ * CONTRACT §4: the `data:` of each event of `/completions/stream`, its `type` the same as the
+ * `event:` line's. The stream is start → sources (when context was used) → delta… → done | error.
+ */
+export const ChatStreamEvent = Type.Union(
+  [
+    Type.Object({ type: Type.Literal('start'), threadId: Uuid, messageId: Uuid, modelId: Uuid }),
+    Type.Object({ type: Type.Literal('sources'), sources: Type.Array(SourceSchema) }),
+    Type.Object({ type: Type.Literal('delta'), content: Type.String() }),
+    Type.Object({ type: Type.Literal('done'), finishReason: Type.String(), usage: UsageSchema }),
+    Type.Object({ type: Type.Literal('error'), status: Type.Integer(), code: Type.String(), detail: Type.String() }),
+  ],
+  { $id: 'ChatStreamEvent' },
+);
+export type ChatStreamEventT = Static<typeof ChatStreamEvent>;
+
+/** What the OpenAPI document says of the event stream, beside the ChatStreamEvent schema of each event's data. */
+export const CHAT_STREAM_DESCRIPTION = [
+  'Server-sent events (text/event-stream). Each event is an `event: <type>` line, an `id:` line',
+  '(its sequence number in the stream) and a `data:` line holding one ChatStreamEvent as JSON with',
+  'the same `type`, then a blank line. The stream opens with a `retry:` line and may carry',
+  '`: heartbeat` comment lines, which clients ignore. Order: `start` → `sources` (when context was',
+  'used) → zero or more `delta` → `done`, or `error` in place of `done`; the stream ends after either.',
+].join(' ');
+
 /** The seed sends a ChatThread_Full to rename; only `title` is read. */
 export const RenameThreadBody = Type.Object({ title: Type.String({ minLength: 1, maxLength: 500 }) }, { additionalProperties: true });
 
 export const Prompt = Type.Object({ content: Type.String() });
-export const SamplePromptsQuery = Type.Object({ limit: Type.Integer({ minimum: 1, maximum: 50, default: 6 }) });
+export const SamplePromptsQuery = Type.Object({ limit: Type.Integer({ minimum: 1, maximum: 50, default: 6, description: 'at most this many' }) });
 
 export const PromptLog = Type.Object(
   {
@@ -104,7 +129,8 @@ export const PromptLogPagedQuery = Type.Object({
   q: Type.Optional(Type.String({ maxLength: 500 })),
   startDate: Type.Optional(DateTime),
   endDate: Type.Optional(DateTime),
-  page: Type.Integer({ minimum: 0, default: 0 }),
-  size: Type.Integer({ minimum: 1, maximum: 1000, default: 20 }),
+  // page × size stays within what an SQL OFFSET and a JavaScript number hold exactly.
+  page: Int32({ maximum: 1_000_000, default: 0, description: '0-based page number' }),
+  size: Type.Integer({ minimum: 1, maximum: 1000, default: 20, description: 'page size' }),
   sort: Type.Optional(Type.Array(Type.String({ pattern: '^[A-Za-z]+(,(asc|desc|ASC|DESC))?$' }), { maxItems: 5 })),
 });

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { DateTime, Nullable, Uuid } from '../../http/schemas.js';
+import { DateTime, Int32, Nullable, Uuid } from '../../http/schemas.js';
 
 /** The seed's neutral enum words are accepted as aliases and normalised by the service. */
 export const ApiBaseIn = Type.Union(
@@ -20,46 +20,58 @@ export const PromptWrapper = Type.Object(
 );
 
 const Text = (max = 500) => Nullable(Type.String({ maxLength: max }));
-const Int = (min = 0) => Nullable(Type.Integer({ minimum: min, maximum: 2 ** 53 - 1 }));
 
-export const ModelRequest = Type.Object(
-  {
-    id: Type.Optional(Uuid),
-    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-    apiKey: Type.Optional(Nullable(Type.String({ maxLength: 4096 }))),
-    url: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 2048 }))),
-    connectionType: Type.Optional(ConnectionTypeIn),
-    apiBase: Type.Optional(ApiBaseIn),
-    icon: Type.Optional(Text(100_000)),
-    baseModel: Type.Optional(Text(200)),
-    paramCount: Type.Optional(Int()),
-    computeType: Type.Optional(Text()),
-    architecture: Type.Optional(Text()),
-    format: Type.Optional(Text()),
-    engine: Type.Optional(Text()),
-    bitCount: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 64 }))),
-    groupSize: Type.Optional(Int()),
-    contextWindow: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 100_000_000 }))),
-    promptMode: Type.Optional(Text()),
-    accuracy: Type.Optional(Nullable(Type.Number())),
-    speed: Type.Optional(Nullable(Type.Number())),
-    weight: Type.Optional(Nullable(Type.Number())),
-    specialized: Type.Optional(Type.Boolean()),
-    active: Type.Optional(Type.Boolean()),
-    // Model fields the seed does not list in ModelRequest but a model needs to be set somewhere.
-    chatCredits: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000 })),
-    internalUseOnly: Type.Optional(Type.Boolean()),
-    usesSystemPrompts: Type.Optional(Type.Boolean()),
-    imageGen: Type.Optional(Type.Boolean()),
-    hasVision: Type.Optional(Type.Boolean()),
-    instructionFollowing: Type.Optional(Type.Boolean()),
-    settingsAvailable: Type.Optional(Nullable(Type.Array(ModelSetting, { maxItems: 100 }))),
-    promptWrapper: Type.Optional(Nullable(PromptWrapper)),
-    modelRating: Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: 100 }))),
-  },
-  { additionalProperties: false },
-);
+/**
+ * The one list of a model's own settings: each has the same name and shape in a request (where
+ * it is optional), in an answer (where it is always present) and as a column of `models`; the
+ * service copies them by this list. Integer maxima are the columns' ranges.
+ */
+export const ModelSettingFields = {
+  icon: Text(100_000),
+  baseModel: Text(200),
+  paramCount: Nullable(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
+  computeType: Text(),
+  architecture: Text(),
+  format: Text(),
+  engine: Text(),
+  bitCount: Nullable(Type.Integer({ minimum: 1, maximum: 64 })),
+  groupSize: Nullable(Int32()),
+  contextWindow: Nullable(Type.Integer({ minimum: 1, maximum: 100_000_000, description: 'tokens the model takes in; bounds a workspace\'s maxTokens' })),
+  promptMode: Text(),
+  accuracy: Nullable(Type.Number()),
+  speed: Nullable(Type.Number()),
+  weight: Nullable(Type.Number()),
+  specialized: Type.Boolean(),
+  active: Type.Boolean(),
+  // Model fields the seed does not list in ModelRequest but a model needs to be set somewhere.
+  chatCredits: Type.Integer({ minimum: 0, maximum: 1_000_000, description: 'credits per 1,000 tokens; 0 is free' }),
+  internalUseOnly: Type.Boolean(),
+  usesSystemPrompts: Type.Boolean(),
+  imageGen: Type.Boolean(),
+  hasVision: Type.Boolean(),
+  instructionFollowing: Type.Boolean(),
+  promptWrapper: Nullable(PromptWrapper),
+  modelRating: Nullable(Type.Integer({ minimum: 0, maximum: 100 })),
+};
+export type ModelSettingKey = keyof typeof ModelSettingFields;
+export const MODEL_SETTING_KEYS = Object.keys(ModelSettingFields) as ModelSettingKey[];
+
+const requestFields = {
+  id: Type.Optional(Uuid),
+  name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  apiKey: Type.Optional(Nullable(Type.String({ maxLength: 4096, description: 'stored encrypted; answers show only a mask' }))),
+  url: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 2048 }))),
+  connectionType: Type.Optional(ConnectionTypeIn),
+  apiBase: Type.Optional(ApiBaseIn),
+  settingsAvailable: Type.Optional(Nullable(Type.Array(ModelSetting, { maxItems: 100 }))),
+  ...Type.Partial(Type.Object(ModelSettingFields)).properties,
+};
+
+/** PATCH: every field optional. */
+export const ModelRequest = Type.Object(requestFields, { additionalProperties: false });
 export type ModelRequestT = Static<typeof ModelRequest>;
+/** POST: the same fields, `name` required. */
+export const NewModelRequest = Type.Object({ ...requestFields, name: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false });
 
 export const Model = Type.Object(
   {
@@ -67,35 +79,12 @@ export const Model = Type.Object(
     name: Type.String(),
     apiKey: Nullable(Type.String({ description: 'never the key: a mask such as ••••abcd, or null' })),
     url: Nullable(Type.String()),
-    connectionType: Type.String(),
-    apiBase: Type.String(),
-    icon: Nullable(Type.String()),
-    baseModel: Nullable(Type.String()),
-    paramCount: Nullable(Type.Integer()),
-    computeType: Nullable(Type.String()),
-    architecture: Nullable(Type.String()),
-    format: Nullable(Type.String()),
-    engine: Nullable(Type.String()),
-    bitCount: Nullable(Type.Integer()),
-    groupSize: Nullable(Type.Integer()),
-    contextWindow: Nullable(Type.Integer()),
-    promptMode: Nullable(Type.String()),
-    accuracy: Nullable(Type.Number()),
-    speed: Nullable(Type.Number()),
-    weight: Nullable(Type.Number()),
-    specialized: Type.Boolean(),
-    active: Type.Boolean(),
-    chatCredits: Type.Integer(),
-    internalUseOnly: Type.Boolean(),
+    connectionType: Type.Union([Type.Literal('URL'), Type.Literal('AZURE')]),
+    apiBase: Type.Union([Type.Literal('OPENAI'), Type.Literal('ANTHROPIC'), Type.Literal('GOOGLE')]),
+    ...ModelSettingFields,
+    settingsAvailable: Type.Array(ModelSetting),
     created: DateTime,
     updated: DateTime,
-    usesSystemPrompts: Type.Boolean(),
-    imageGen: Type.Boolean(),
-    hasVision: Type.Boolean(),
-    settingsAvailable: Type.Array(ModelSetting),
-    instructionFollowing: Type.Boolean(),
-    promptWrapper: Nullable(PromptWrapper),
-    modelRating: Nullable(Type.Integer()),
     system: Type.Boolean({ description: 'a system model defined by the instance operator' }),
     inTeam: Type.Boolean({ description: "whether the caller's team uses this model" }),
   },
@@ -107,8 +96,8 @@ export type ModelT = Static<typeof Model>;
 export const ModelRef = Type.Object({ id: Uuid }, { additionalProperties: true });
 
 export const ModelListQuery = Type.Object({
-  includeSystem: Type.Boolean({ default: false }),
-  modelRating: Type.Optional(Type.Integer({ minimum: 0, description: 'only models rated at least this' })),
+  includeSystem: Type.Boolean({ default: false, description: 'also list the system models the team has not added' }),
+  modelRating: Type.Optional(Type.Integer({ minimum: 0, maximum: 100, description: 'only models rated at least this' })),
 });
 export const ModelIds = Type.Array(Uuid, { maxItems: 1000 });
-export const CreateModelQuery = Type.Object({ system: Type.Boolean({ default: false }) });
+export const CreateModelQuery = Type.Object({ system: Type.Boolean({ default: false, description: 'create a system model (instance admin only)' }) });

@@ -7,7 +7,7 @@ import { assertProviderUrlAllowed } from '../../providers/url-guard.js';
 import { keyHint, maskSecret, type SecretBox } from '../../security/secret-box.js';
 import { requireInstanceAdmin, requireTeamAdmin, type Principal } from '../teams/service.js';
 import { ModelsRepo, type ModelInsert, type ModelRow, type ModelWithMembership } from './repo.js';
-import type { ModelRequestT, ModelT } from './schema.js';
+import { MODEL_SETTING_KEYS, type ModelRequestT, type ModelSettingKey, type ModelT } from './schema.js';
 
 const API_BASE_ALIASES: Record<string, ApiBase> = {
   OPENAI: 'OPENAI',
@@ -20,6 +20,7 @@ const API_BASE_ALIASES: Record<string, ApiBase> = {
 const CONNECTION_ALIASES: Record<string, ConnectionType> = { URL: 'URL', AZURE: 'AZURE', CLOUD_PROVIDER_A: 'AZURE' };
 
 export function toModelView(m: ModelWithMembership): ModelT {
+  const settings = Object.fromEntries(MODEL_SETTING_KEYS.map((k) => [k, m[k] ?? null])) as Pick<ModelT, ModelSettingKey>;
   return {
     id: m.id,
     name: m.name,
@@ -27,33 +28,10 @@ export function toModelView(m: ModelWithMembership): ModelT {
     url: m.url,
     connectionType: m.connectionType,
     apiBase: m.apiBase,
-    icon: m.icon,
-    baseModel: m.baseModel,
-    paramCount: m.paramCount,
-    computeType: m.computeType,
-    architecture: m.architecture,
-    format: m.format,
-    engine: m.engine,
-    bitCount: m.bitCount,
-    groupSize: m.groupSize,
-    contextWindow: m.contextWindow,
-    promptMode: m.promptMode,
-    accuracy: m.accuracy,
-    speed: m.speed,
-    weight: m.weight,
-    specialized: m.specialized,
-    active: m.active,
-    chatCredits: m.chatCredits,
-    internalUseOnly: m.internalUseOnly,
+    ...settings,
+    settingsAvailable: m.settingsAvailable ?? [],
     created: m.created.toISOString(),
     updated: m.updated.toISOString(),
-    usesSystemPrompts: m.usesSystemPrompts,
-    imageGen: m.imageGen,
-    hasVision: m.hasVision,
-    settingsAvailable: m.settingsAvailable ?? [],
-    instructionFollowing: m.instructionFollowing,
-    promptWrapper: m.promptWrapper ?? null,
-    modelRating: m.modelRating,
     system: m.isSystem,
     inTeam: m.inTeam,
   };
@@ -254,13 +232,8 @@ export class ModelsService {
     }
     if (req.apiBase !== undefined) out.apiBase = API_BASE_ALIASES[req.apiBase]!;
     if (req.connectionType !== undefined) out.connectionType = CONNECTION_ALIASES[req.connectionType]!;
-    const plain = [
-      'icon', 'baseModel', 'paramCount', 'computeType', 'architecture', 'format', 'engine', 'bitCount', 'groupSize',
-      'contextWindow', 'promptMode', 'accuracy', 'speed', 'weight', 'specialized', 'active', 'chatCredits',
-      'internalUseOnly', 'usesSystemPrompts', 'imageGen', 'hasVision', 'instructionFollowing', 'settingsAvailable',
-      'promptWrapper', 'modelRating',
-    ] as const;
-    for (const k of plain) if (req[k] !== undefined) (out as Record<string, unknown>)[k] = req[k];
+    if (req.settingsAvailable !== undefined) out.settingsAvailable = req.settingsAvailable;
+    for (const k of MODEL_SETTING_KEYS) if (req[k] !== undefined) (out as Record<string, unknown>)[k] = req[k];
     if (req.promptWrapper && !req.promptWrapper.value.includes('{{prompt}}')) {
       throw badRequest('validation_failed', 'promptWrapper.value must contain {{prompt}}', [
         { path: 'body/promptWrapper/value', message: 'must contain {{prompt}}' },

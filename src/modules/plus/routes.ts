@@ -1,34 +1,19 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { badRequest } from '../../errors.js';
 import { principalOf } from '../../http/auth.js';
 import { readMultipart, type MultipartLimits } from '../../http/multipart.js';
-import { DeleteResponse, errorResponses, Uuid } from '../../http/schemas.js';
+import { formValidator } from '../../http/validation.js';
+import { bodyErrorResponses, DeleteResponse, errorResponses, problems, Uuid } from '../../http/schemas.js';
 import type { Services } from '../../services.js';
-import { ChatAddFileQuery, ContextForPromptBody, FilesForm, PlusForm, ShowPublicQuery } from './schema.js';
+import { ChatAddFileQuery, ContextForPromptBody, FilesForm, PlusForm, PlusFormFields, ShowPublicQuery } from './schema.js';
 import type { PlusFields } from './service.js';
 
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const checkPlusForm = formValidator(PlusFormFields);
 
 function plusFields(raw: Record<string, string>): PlusFields {
-  const out: PlusFields = {};
-  if (raw.id !== undefined && raw.id !== '') {
-    if (!UUID_RE.test(raw.id)) throw badRequest('validation_failed', 'id must be a UUID', [{ path: 'body/id', message: 'must be a UUID' }]);
-    out.id = raw.id.toLowerCase();
-  }
-  if (raw.isPublic !== undefined) {
-    if (raw.isPublic !== 'true' && raw.isPublic !== 'false') {
-      throw badRequest('validation_failed', 'isPublic must be true or false', [{ path: 'body/isPublic', message: 'must be true or false' }]);
-    }
-    out.isPublic = raw.isPublic === 'true';
-  }
-  for (const k of ['context', 'title', 'description'] as const) {
-    const v = raw[k];
-    if (v === undefined) continue;
-    if (v.length > (k === 'context' ? 200_000 : 2_000)) throw badRequest('validation_failed', `${k} is too long`, [{ path: `body/${k}`, message: 'is too long' }]);
-    out[k] = v;
-  }
-  return out;
+  const { id, ...rest } = raw;
+  const fields = checkPlusForm(id ? raw : rest);
+  return fields.id ? { ...fields, id: fields.id.toLowerCase() } : fields;
 }
 
 /** A Content-Disposition that cannot break out of its header or smuggle a path (RFC 6266). */
@@ -40,17 +25,18 @@ function contentDisposition(filename: string): string {
 export const plusRoutes: FastifyPluginAsyncTypebox<{ services: Services; limits: MultipartLimits }> = async (app, { services, limits }) => {
   const plus = services.plus;
   const tags = ['plus'];
-  const one = { 200: Type.Ref('Plus'), ...errorResponses, 409: Type.Ref('Problem'), 413: Type.Ref('Problem'), 415: Type.Ref('Problem') };
+  const one = { 200: Type.Ref('Plus'), ...errorResponses };
+  const fromForm = { 200: Type.Ref('Plus'), ...bodyErrorResponses, ...problems(409) };
   const PlusParams = Type.Object({ plusId: Uuid });
   const FileParams = Type.Object({ fileId: Uuid });
 
-  app.get('/plus', { schema: { tags, summary: 'List Plus summaries', querystring: ShowPublicQuery, response: { 200: Type.Array(Type.Ref('PlusSummary')), ...errorResponses } } }, async (req) =>
+  app.get('/plus', { schema: { tags, operationId: 'listPlus', summary: 'List Plus summaries', querystring: ShowPublicQuery, response: { 200: Type.Array(Type.Ref('PlusSummary')), ...errorResponses } } }, async (req) =>
     plus.list(principalOf(req), req.query.showPublic),
   );
 
   app.post(
     '/plus',
-    { schema: { tags, summary: 'Create or update a Plus entry (multipart/form-data)', consumes: ['multipart/form-data'], body: PlusForm, response: one } },
+    { schema: { tags, operationId: 'savePlus', summary: 'Create or update a Plus entry (multipart/form-data)', consumes: ['multipart/form-data'], body: PlusForm, response: fromForm } },
     async (req) => {
       const caller = principalOf(req);
       const { fields, files } = await readMultipart(req, limits);
@@ -58,16 +44,16 @@ export const plusRoutes: FastifyPluginAsyncTypebox<{ services: Services; limits:
     },
   );
 
-  app.get('/plus/:plusId', { schema: { tags, summary: 'Get a Plus entry', params: PlusParams, response: one } }, async (req) => plus.get(principalOf(req), req.params.plusId));
+  app.get('/plus/:plusId', { schema: { tags, operationId: 'getPlus', summary: 'Get a Plus entry', params: PlusParams, response: one } }, async (req) => plus.get(principalOf(req), req.params.plusId));
 
-  app.delete('/plus/:plusId', { schema: { tags, summary: 'Delete a Plus entry', params: PlusParams, response: { 200: DeleteResponse, ...errorResponses } } }, async (req) => {
+  app.delete('/plus/:plusId', { schema: { tags, operationId: 'deletePlus', summary: 'Delete a Plus entry', params: PlusParams, response: { 200: DeleteResponse, ...errorResponses } } }, async (req) => {
     await plus.delete(principalOf(req), req.params.plusId);
     return { deleted: true };
   });
 
   app.post(
     '/plus/:plusId/add-file',
-    { schema: { tags, summary: 'Add files to an existing Plus entry', consumes: ['multipart/form-data'], params: PlusParams, body: FilesForm, response: one } },
+    { schema: { tags, operationId: 'addPlusFiles', summary: 'Add files to an existing Plus entry', consumes: ['multipart/form-data'], params: PlusParams, body: FilesForm, response: fromForm } },
     async (req) => {
       const caller = principalOf(req);
       const { files } = await readMultipart(req, limits);
@@ -77,7 +63,7 @@ export const plusRoutes: FastifyPluginAsyncTypebox<{ services: Services; limits:
 
   app.post(
     '/plus/:plusId/context-for-prompt',
-    { schema: { tags, summary: 'Get context for a prompt from a Plus entry', params: PlusParams, body: ContextForPromptBody, response: { 200: Type.Object({ content: Type.String() }), ...errorResponses } } },
+    { schema: { tags, operationId: 'getPlusContextForPrompt', summary: 'Get context for a prompt from a Plus entry', params: PlusParams, body: ContextForPromptBody, response: { 200: Type.Object({ content: Type.String() }), ...bodyErrorResponses } } },
     async (req) => plus.contextForPrompt(principalOf(req), req.params.plusId, req.body.content, req.body.maxTokens),
   );
 
@@ -86,6 +72,7 @@ export const plusRoutes: FastifyPluginAsyncTypebox<{ services: Services; limits:
     {
       schema: {
         tags,
+        operationId: 'getPlusFileContent',
         summary: 'Get file content (the original bytes)',
         params: FileParams,
         response: { 200: { description: 'the file as uploaded', content: { 'application/octet-stream': { schema: Type.String({ format: 'binary' }) } } }, ...errorResponses },
@@ -102,7 +89,7 @@ export const plusRoutes: FastifyPluginAsyncTypebox<{ services: Services; limits:
     },
   );
 
-  app.delete('/plus/file/:fileId', { schema: { tags, summary: 'Delete a file', params: FileParams, response: { 200: DeleteResponse, ...errorResponses } } }, async (req) => {
+  app.delete('/plus/file/:fileId', { schema: { tags, operationId: 'deletePlusFile', summary: 'Delete a file', params: FileParams, response: { 200: DeleteResponse, ...errorResponses } } }, async (req) => {
     await plus.deleteFile(principalOf(req), req.params.fileId);
     return { deleted: true };
   });
@@ -112,12 +99,13 @@ export const plusRoutes: FastifyPluginAsyncTypebox<{ services: Services; limits:
     {
       schema: {
         tags: ['chat'],
+        operationId: 'addPlusFilesFromChat',
         summary: 'Add files to a Plus entry from a chat',
         consumes: ['multipart/form-data'],
         params: PlusParams,
         querystring: ChatAddFileQuery,
         body: FilesForm,
-        response: { ...one, 502: Type.Ref('Problem'), 504: Type.Ref('Problem') },
+        response: { ...fromForm, ...problems(502, 504) },
       },
     },
     async (req) => {

@@ -36,21 +36,26 @@ export const Plus = Type.Object(
 
 export const PlusSummary = Type.Object({ id: Uuid, title: Nullable(Type.String()), description: Nullable(Type.String()), isPublic: Type.Boolean() }, { $id: 'PlusSummary' });
 
-/** The multipart form of create-or-update, for the OpenAPI document (parts are read as a stream). */
-export const PlusForm = Type.Object(
-  {
-    id: Type.Optional(Uuid),
-    context: Type.Optional(Type.String()),
-    title: Type.Optional(Type.String()),
-    description: Type.Optional(Type.String()),
-    isPublic: Type.Optional(Type.Boolean()),
-    files: Type.Optional(Type.Array(Type.String({ format: 'binary' }))),
-  },
-  { 'x-multipart': true },
-);
-export const FilesForm = Type.Object({ files: Type.Array(Type.String({ format: 'binary' })) }, { 'x-multipart': true });
+/**
+ * The text fields of the create-or-update form. Multipart parts are read as a stream (http/multipart.ts)
+ * and these fields are then checked against this schema (http/validation.ts formValidator), so its
+ * limits are the ones the server applies and the document shows. Unknown fields are ignored.
+ */
+export const PlusFormFields = Type.Object({
+  id: Type.Optional(Type.String({ format: 'uuid', description: 'an existing entry to update (files are added to it); absent or empty: a new entry' })),
+  context: Type.Optional(Type.String({ maxLength: 200_000 })),
+  title: Type.Optional(Type.String({ maxLength: 2_000 })),
+  description: Type.Optional(Type.String({ maxLength: 2_000 })),
+  isPublic: Type.Optional(Type.Boolean({ description: 'true or false' })),
+});
+const FileParts = (minItems: number) =>
+  Type.Array(Type.String({ format: 'binary' }), { minItems, description: 'files (text, Markdown, CSV, JSON, HTML, PDF, DOCX)' });
 
-export const ShowPublicQuery = Type.Object({ showPublic: Type.Boolean({ default: true }) });
+/** The multipart/form-data body of create-or-update, for the OpenAPI document. */
+export const PlusForm = Type.Object({ ...PlusFormFields.properties, files: Type.Optional(FileParts(0)) }, { 'x-multipart': true });
+export const FilesForm = Type.Object({ files: FileParts(1) }, { 'x-multipart': true });
+
+export const ShowPublicQuery = Type.Object({ showPublic: Type.Boolean({ default: true, description: "false: only the caller's own entries" }) });
 export const ContextForPromptBody = Type.Object(
   { content: Type.String({ minLength: 1, maxLength: 100_000 }), maxTokens: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })) },
   { additionalProperties: false },
@@ -59,5 +64,5 @@ export const ChatAddFileQuery = Type.Object({
   collection: Type.Optional(Type.String({ maxLength: 200 })),
   threadId: Type.Optional(Uuid),
   models: Type.Optional(Type.Array(Uuid, { maxItems: 20 })),
-  summarize: Type.Boolean({ default: false }),
+  summarize: Type.Boolean({ default: false, description: 'also store a model-written summary of each file, using the first of models' }),
 });

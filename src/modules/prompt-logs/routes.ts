@@ -12,12 +12,12 @@ export const promptLogRoutes: FastifyPluginAsyncTypebox<{ services: Services }> 
 
   app.get(
     '/chat/prompt-logs',
-    { schema: { tags, summary: 'Retrieve prompt logs in a date range', querystring: PromptLogRangeQuery, response: { 200: Type.Array(Type.Ref('PromptLog')), ...errorResponses } } },
+    { schema: { tags, operationId: 'listPromptLogs', summary: 'Retrieve prompt logs in a date range', querystring: PromptLogRangeQuery, response: { 200: Type.Array(Type.Ref('PromptLog')), ...errorResponses } } },
     async (req) => logs.range(principalOf(req), req.query),
   );
   app.get(
     '/chat/prompt-logs/paged',
-    { schema: { tags, summary: 'Retrieve paged prompt logs', querystring: PromptLogPagedQuery, response: { 200: PageOf(Type.Ref('PromptLog')), ...errorResponses } } },
+    { schema: { tags, operationId: 'listPromptLogsPaged', summary: 'Retrieve paged prompt logs', querystring: PromptLogPagedQuery, response: { 200: PageOf(Type.Ref('PromptLog')), ...errorResponses } } },
     async (req) => logs.paged(principalOf(req), req.query),
   );
   app.get(
@@ -25,9 +25,9 @@ export const promptLogRoutes: FastifyPluginAsyncTypebox<{ services: Services }> 
     {
       schema: {
         tags,
+        operationId: 'exportPromptLogsCsv',
         summary: 'Retrieve prompt logs as CSV (streamed)',
         querystring: PromptLogRangeQuery,
-        produces: ['text/csv'],
         response: { 200: { description: 'CSV with a header row', content: { 'text/csv': { schema: Type.String() } } }, ...errorResponses },
       },
     },

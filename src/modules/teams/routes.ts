@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { principalOf } from '../../http/auth.js';
-import { errorResponses, Uuid } from '../../http/schemas.js';
+import { bodyErrorResponses, errorResponses, INT32_MAX, problems, Uuid } from '../../http/schemas.js';
 import type { Services } from '../../services.js';
 import { CreateKeyBody, CreateTeamAnswer, CreateTeamBody, CreateUserAnswer, CreateUserBody, Me } from './schema.js';
 
@@ -9,7 +9,7 @@ export const teamRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
   const teams = services.teams;
   const tags = ['teams'];
 
-  app.get('/me', { schema: { tags, response: { 200: Me, ...errorResponses } } }, async (req) => {
+  app.get('/me', { schema: { tags, operationId: 'getMe', summary: 'The caller and their team', response: { 200: Me, ...errorResponses } } }, async (req) => {
     const p = principalOf(req);
     return {
       user: { id: p.userId, name: p.name, email: p.email, role: p.role, instanceAdmin: p.instanceAdmin },
@@ -19,24 +19,32 @@ export const teamRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
 
   app.post(
     '/teams',
-    { schema: { tags, body: CreateTeamBody, response: { 201: CreateTeamAnswer, ...errorResponses } } },
+    { schema: { tags, operationId: 'createTeam', summary: 'Create a team with its owner (instance admin)', body: CreateTeamBody, response: { 201: CreateTeamAnswer, ...bodyErrorResponses, ...problems(409) } } },
     async (req, reply) => reply.code(201).send(await teams.createTeam(principalOf(req), req.body)),
   );
 
   app.post(
     '/users',
-    { schema: { tags, body: CreateUserBody, response: { 201: CreateUserAnswer, ...errorResponses } } },
+    { schema: { tags, operationId: 'createUser', summary: 'Add a user to the team; their API key is shown once', body: CreateUserBody, response: { 201: CreateUserAnswer, ...bodyErrorResponses, ...problems(409) } } },
     async (req, reply) =>
       reply.code(201).send(await teams.createUser(principalOf(req), { ...req.body, role: req.body.role ?? 'member' })),
   );
 
-  app.get('/users', { schema: { tags, response: { 200: Type.Array(Type.Ref('User')), ...errorResponses } } }, async (req) =>
+  app.get('/users', { schema: { tags, operationId: 'listUsers', summary: 'Users of the team', response: { 200: Type.Array(Type.Ref('User')), ...errorResponses } } }, async (req) =>
     teams.listUsers(principalOf(req)),
   );
 
   app.delete(
     '/users/:userId',
-    { schema: { tags, params: Type.Object({ userId: Type.Integer({ minimum: 1 }) }), response: { 204: Type.Null(), ...errorResponses } } },
+    {
+      schema: {
+        tags,
+        operationId: 'deleteUser',
+        summary: 'Remove a user from the team',
+        params: Type.Object({ userId: Type.Integer({ minimum: 1, maximum: INT32_MAX }) }),
+        response: { 204: { description: 'Deleted', type: 'null' }, ...errorResponses },
+      },
+    },
     async (req, reply) => {
       await teams.deleteUser(principalOf(req), req.params.userId);
       return reply.code(204).send(null);
@@ -45,17 +53,25 @@ export const teamRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
 
   app.post(
     '/api-keys',
-    { schema: { tags, body: CreateKeyBody, response: { 201: Type.Ref('ApiKey'), ...errorResponses } } },
+    { schema: { tags, operationId: 'createApiKey', summary: 'Create an API key for the caller; the key is shown once', body: CreateKeyBody, response: { 201: Type.Ref('ApiKey'), ...bodyErrorResponses } } },
     async (req, reply) => reply.code(201).send(await teams.createKey(principalOf(req), req.body.name)),
   );
 
-  app.get('/api-keys', { schema: { tags, response: { 200: Type.Array(Type.Ref('ApiKey')), ...errorResponses } } }, async (req) =>
+  app.get('/api-keys', { schema: { tags, operationId: 'listApiKeys', summary: "The caller's API keys (without the keys)", response: { 200: Type.Array(Type.Ref('ApiKey')), ...errorResponses } } }, async (req) =>
     teams.listKeys(principalOf(req)),
   );
 
   app.delete(
     '/api-keys/:id',
-    { schema: { tags, params: Type.Object({ id: Uuid }), response: { 204: Type.Null(), ...errorResponses } } },
+    {
+      schema: {
+        tags,
+        operationId: 'revokeApiKey',
+        summary: 'Revoke one of the caller\'s API keys',
+        params: Type.Object({ id: Uuid }),
+        response: { 204: { description: 'Revoked', type: 'null' }, ...errorResponses },
+      },
+    },
     async (req, reply) => {
       await teams.revokeKey(principalOf(req), req.params.id);
       return reply.code(204).send(null);

@@ -1,0 +1,41 @@
+import type { SwaggerTransformObject } from '@fastify/swagger';
+
+/** The operation groups of the OpenAPI document; every route's `tags` names one of these. */
+export const OPENAPI_TAGS = [
+  { name: 'teams', description: 'The caller, teams, users and API keys (CONTRACT §3)' },
+  { name: 'models', description: 'Team and system models (CONTRACT §3)' },
+  { name: 'workspaces', description: 'Workspaces and their model settings (CONTRACT §4)' },
+  { name: 'chat', description: 'Completions, streamed completions, threads and prompt logs (CONTRACT §4)' },
+  { name: 'plus', description: 'Plus entries, their files and context (CONTRACT §5)' },
+];
+
+const SUCCESS: Record<string, string> = { '200': 'OK', '201': 'Created', '204': 'No Content' };
+
+/**
+ * Final touches to the document @fastify/swagger derives from the route schemas, each stating
+ * what the server does rather than adding to it:
+ * - a query parameter with a `default` is filled in by the validator when absent, so it is not
+ *   required of a client (the schema keeps it required so handlers see it typed as present);
+ * - success answers get a description instead of "Default Response".
+ */
+interface Operation {
+  parameters?: Array<{ in?: string; required?: boolean; schema?: { default?: unknown } }>;
+  responses?: Record<string, { description?: string }>;
+}
+
+export const openapiTransform: SwaggerTransformObject = (document) => {
+  if (!('openapiObject' in document)) return document.swaggerObject;
+  const { openapiObject } = document;
+  for (const item of Object.values(openapiObject.paths ?? {}) as Array<Record<string, Operation>>) {
+    for (const op of Object.values(item)) {
+      if (!op || typeof op !== 'object' || !op.responses) continue;
+      for (const p of op.parameters ?? []) {
+        if (p.in === 'query' && p.required && p.schema?.default !== undefined) p.required = false;
+      }
+      for (const [status, res] of Object.entries(op.responses)) {
+        if (res.description === 'Default Response' && SUCCESS[status]) res.description = SUCCESS[status];
+      }
+    }
+  }
+  return openapiObject;
+};
