@@ -11,11 +11,12 @@ import { ProblemSchema } from './http/schemas.js';
 import { rejectNulInBody, rejectNulInUrl } from './http/text-guard.js';
 import { validatorCompiler } from './http/validation.js';
 import { chatRoutes } from './modules/chat/routes.js';
-import { ChatAnswer, ChatThread, ChatThreadFull, PromptLog } from './modules/chat/schema.js';
+import { ChatAnswer, ChatThread, ChatThreadFull } from './modules/chat/schema.js';
 import { modelRoutes } from './modules/models/routes.js';
 import { plusRoutes } from './modules/plus/routes.js';
 import { Plus, PlusSummary } from './modules/plus/schema.js';
 import { promptLogRoutes } from './modules/prompt-logs/routes.js';
+import { PromptLog } from './modules/prompt-logs/schema.js';
 import { Model } from './modules/models/schema.js';
 import { teamRoutes } from './modules/teams/routes.js';
 import { ApiKey, Team, User } from './modules/teams/schema.js';
@@ -64,7 +65,11 @@ export async function buildApp(config: Config, opts: { logger?: boolean; serverF
     registerProblemHandlers(app);
     for (const s of SHARED_SCHEMAS) app.addSchema(s);
     app.decorateRequest('principal', null);
-    app.addHook('onClose', () => database.close());
+    let stopSweeper = async (): Promise<void> => {};
+    app.addHook('onClose', async () => {
+      await stopSweeper();
+      await database.close();
+    });
 
     await app.register(swagger, {
       openapi: {
@@ -99,14 +104,16 @@ export async function buildApp(config: Config, opts: { logger?: boolean; serverF
         await api.register(teamRoutes, { services });
         await api.register(modelRoutes, { services });
         await api.register(workspaceRoutes, { services });
-        await api.register(promptLogRoutes, { services });
-        await api.register(chatRoutes, { services });
-        await api.register(plusRoutes, { services, limits: config.upload });
+        await api.register(promptLogRoutes, { logs: services.promptLogs });
+        await api.register(chatRoutes, { chat: services.chat, turns: services.turns, limits: config.upload, heartbeatMs: config.sseHeartbeatMs });
+        await api.register(plusRoutes, { plus: services.plus, limits: config.upload });
       },
       { prefix: '/api/v1' },
     );
 
     await app.ready();
+    // Finish prompt logs a crash left pending: now, then periodically (safe on every node).
+    stopSweeper = services.promptLogs.startSweeper((err) => app.log.warn({ err }, 'prompt log sweep failed'));
     return { app, services, database, generatedAdminKey: boot.created && !config.adminApiKey ? (boot.apiKey ?? null) : null };
   } catch (err) {
     await database.close();

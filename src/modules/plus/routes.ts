@@ -4,8 +4,8 @@ import { badRequest } from '../../errors.js';
 import { principalOf } from '../../http/auth.js';
 import { readMultipart, type MultipartLimits } from '../../http/multipart.js';
 import { DeleteResponse, errorResponses, Uuid } from '../../http/schemas.js';
-import type { Services } from '../../services.js';
-import { ChatAddFileQuery, ContextForPromptBody, FilesForm, PlusForm, ShowPublicQuery } from './schema.js';
+import type { PlusService } from './service.js';
+import { ContextForPromptBody, FilesForm, PlusForm, ShowPublicQuery } from './schema.js';
 import type { PlusFields } from './service.js';
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -37,8 +37,7 @@ function contentDisposition(filename: string): string {
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(filename)}`;
 }
 
-export const plusRoutes: FastifyPluginAsyncTypebox<{ services: Services; limits: MultipartLimits }> = async (app, { services, limits }) => {
-  const plus = services.plus;
+export const plusRoutes: FastifyPluginAsyncTypebox<{ plus: PlusService; limits: MultipartLimits }> = async (app, { plus, limits }) => {
   const tags = ['plus'];
   const one = { 200: Type.Ref('Plus'), ...errorResponses, 409: Type.Ref('Problem'), 413: Type.Ref('Problem'), 415: Type.Ref('Problem') };
   const PlusParams = Type.Object({ plusId: Uuid });
@@ -106,28 +105,4 @@ export const plusRoutes: FastifyPluginAsyncTypebox<{ services: Services; limits:
     await plus.deleteFile(principalOf(req), req.params.fileId);
     return { deleted: true };
   });
-
-  app.post(
-    '/chat/:plusId/add-file',
-    {
-      schema: {
-        tags: ['chat'],
-        summary: 'Add files to a Plus entry from a chat',
-        consumes: ['multipart/form-data'],
-        params: PlusParams,
-        querystring: ChatAddFileQuery,
-        body: FilesForm,
-        response: { ...one, 502: Type.Ref('Problem'), 504: Type.Ref('Problem') },
-      },
-    },
-    async (req) => {
-      const caller = principalOf(req);
-      const { files } = await readMultipart(req, limits);
-      return plus.addFilesFromChat(caller, req.params.plusId, files, {
-        ...(req.query.threadId ? { threadId: req.query.threadId } : {}),
-        ...(req.query.models ? { models: req.query.models } : {}),
-        summarize: req.query.summarize,
-      });
-    },
-  );
 };
