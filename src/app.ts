@@ -101,9 +101,9 @@ export async function buildApp(config: Config, opts: { logger?: boolean; serverF
         api.addHook('onRequest', rejectNulInUrl);
         api.addHook('onRequest', authenticate(services.teams));
         api.addHook('preValidation', rejectNulInBody);
-        await api.register(teamRoutes, { services });
-        await api.register(modelRoutes, { services });
-        await api.register(workspaceRoutes, { services });
+        await api.register(teamRoutes, { teams: services.teams });
+        await api.register(modelRoutes, { models: services.models });
+        await api.register(workspaceRoutes, { workspaces: services.workspaces });
         await api.register(promptLogRoutes, { logs: services.promptLogs });
         await api.register(chatRoutes, { chat: services.chat, turns: services.turns, limits: config.upload, heartbeatMs: config.sseHeartbeatMs });
         await api.register(plusRoutes, { plus: services.plus, limits: config.upload });
