@@ -40,7 +40,7 @@ export interface StoredAnswer {
 }
 
 /** At most this many earlier messages are read for a prompt (prompt.ts then fits them to the window). */
-export const HISTORY_LIMIT = 200;
+const HISTORY_LIMIT = 200;
 
 export const THREAD_DELETED = 'thread_deleted: the thread was deleted while the answer was being generated';
 
@@ -175,4 +175,3 @@ export class ChatRepo {
   }
 }
 
-export type { StoredSource, StoredUsage };

@@ -4,15 +4,16 @@ import type { Db } from '../../db/client.js';
 import { AppError, badRequest } from '../../errors.js';
 import { pageRequest, toPage } from '../../http/paging.js';
 import { isTeamAdmin, type Principal } from '../teams/service.js';
+import type { PromptLogT } from './schema.js';
 import { PromptLogsRepo, SORTABLE, type LogFilter, type PromptLogView } from './repo.js';
 
-export const CSV_COLUMNS = [
+const CSV_COLUMNS = [
   'id', 'created', 'userId', 'workspaceId', 'threadId', 'modelId', 'modelName', 'prompt', 'response',
   'promptTokens', 'completionTokens', 'latencyMs', 'status', 'error',
 ] as const;
 
 /** Cells a spreadsheet would run as a formula get a leading quote (OWASP CSV injection). */
-export function csvSafe(value: unknown): string {
+function csvSafe(value: unknown): string {
   if (value === null || value === undefined) return '';
   const s = value instanceof Date ? value.toISOString() : String(value);
   return /^[=+\-@\t\r]/.test(s) ? `'${s}` : s;
@@ -20,7 +21,7 @@ export function csvSafe(value: unknown): string {
 
 const CSV_BATCH = 500;
 
-export function logView(r: PromptLogView) {
+function logView(r: PromptLogView): PromptLogT {
   return { ...r, created: r.created.toISOString() };
 }
 
