@@ -43,7 +43,8 @@ export const chatRoutes: FastifyPluginAsyncTypebox<ChatRouteDeps> = async (app, 
       schema: {
         tags,
         summary: 'Add a chat message, streamed response (text/event-stream)',
-        description: 'Events: start {threadId, messageId, modelId} → sources {sources} → delta {content}… → done {finishReason, usage} | error {status, code, detail}',
+        description:
+          'Events: start {threadId, messageId, modelId} → sources {sources} → delta {content}… → done {finishReason, usage} | error {status, code, detail}. `retry:` comes first; every event has an `id:` (1, 2, … per stream); a `: ping` comment is sent every 15 s.',
         params: Ws,
         body: ChatCompletionRequest,
         produces: ['text/event-stream'],
