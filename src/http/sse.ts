@@ -23,7 +23,14 @@ export class SseWriter {
   constructor(
     private readonly reply: FastifyReply,
     private readonly opts: SseOptions,
-  ) {}
+  ) {
+    // Listening from the start: a client that leaves while the turn is being stored (before the
+    // stream opens) still cancels the provider call.
+    reply.raw.on('close', () => {
+      if (!this.closed) this.abort.abort();
+      this.stop();
+    });
+  }
 
   open(): void {
     this.reply.hijack();
@@ -34,11 +41,8 @@ export class SseWriter {
       connection: 'keep-alive',
       'x-accel-buffering': 'no',
     });
-    raw.on('close', () => {
-      if (!this.closed) this.abort.abort();
-      this.stop();
-    });
     raw.write(`retry: ${this.opts.retryMs ?? 3000}\n\n`);
+    if (this.closed) return;
     this.heartbeat = setInterval(() => {
       if (!this.closed) raw.write(': ping\n\n');
     }, this.opts.heartbeatMs);
