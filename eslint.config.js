@@ -1,5 +1,56 @@
+import path from 'node:path';
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+
+/**
+ * The module graph, acyclic by construction: a feature module (src/modules/<name>) may import
+ * only modules listed BEFORE it here. Services receive each other through constructors in the
+ * same order (src/services.ts); a new module must be placed in this list.
+ */
+const MODULE_ORDER = ['teams', 'models', 'workspaces', 'prompt-logs', 'plus', 'chat'];
+/** Layers that know nothing of teams, workspaces or HTTP. */
+const LEAF_LAYERS = ['providers', 'ingest', 'retrieval', 'db', 'security'];
+
+const srcPart = (file) => {
+  const parts = path.normalize(file).split(path.sep);
+  const i = parts.lastIndexOf('src');
+  return i < 0 ? null : parts.slice(i + 1);
+};
+
+const moduleGraph = {
+  meta: {
+    type: 'problem',
+    schema: [],
+    messages: {
+      order: "modules/{{from}} may not import modules/{{to}}: a module imports only modules listed before it in MODULE_ORDER (eslint.config.js), which keeps the graph acyclic",
+      unknown: 'modules/{{name}} is not in MODULE_ORDER (eslint.config.js): place it after the modules it uses',
+      bag: 'modules get the services they use through constructors or route options, never the Services bag (services.ts)',
+      leaf: '{{from}}/ knows nothing of modules or HTTP: pass what it needs in as plain values',
+    },
+  },
+  create(context) {
+    const from = srcPart(context.filename);
+    if (!from || from.length < 2) return {};
+    const fromModule = from[0] === 'modules' ? from[1] : null;
+    const check = (node) => {
+      const spec = node.source && node.source.value;
+      if (typeof spec !== 'string' || !spec.startsWith('.')) return;
+      const to = srcPart(path.resolve(path.dirname(context.filename), spec));
+      if (!to) return;
+      if (fromModule) {
+        if (!MODULE_ORDER.includes(fromModule)) return context.report({ node, messageId: 'unknown', data: { name: fromModule } });
+        if (to.length === 1 && to[0] === 'services.js') return context.report({ node, messageId: 'bag' });
+        if (to[0] === 'modules' && to[1] !== fromModule) {
+          if (!MODULE_ORDER.includes(to[1])) return context.report({ node, messageId: 'unknown', data: { name: to[1] } });
+          if (MODULE_ORDER.indexOf(to[1]) > MODULE_ORDER.indexOf(fromModule)) context.report({ node, messageId: 'order', data: { from: fromModule, to: to[1] } });
+        }
+      } else if (LEAF_LAYERS.includes(from[0]) && (to[0] === 'modules' || to[0] === 'http' || to[0] === 'services.js')) {
+        context.report({ node, messageId: 'leaf', data: { from: from[0] } });
+      }
+    };
+    return { ImportDeclaration: check, ExportNamedDeclaration: check, ExportAllDeclaration: check, ImportExpression: check };
+  },
+};
 
 export default tseslint.config(
   { ignores: ['node_modules/**', 'data/**', 'src/db/migrations/**', 'coverage/**', '**/.*'] },
@@ -21,6 +72,7 @@ export default tseslint.config(
       'no-restricted-imports': ['error', { patterns: [{ group: ['**/routes.js', '**/routes'], message: 'Nothing imports routes except app.ts' }] }],
     },
   },
+  { files: ['src/**/*.ts'], plugins: { atrium: { rules: { 'module-graph': moduleGraph } } }, rules: { 'atrium/module-graph': 'error' } },
   { files: ['src/config.ts', 'test/**', 'bench/**', 'src/cli.ts', '*.config.ts'], rules: { 'no-restricted-syntax': 'off' } },
   { files: ['src/app.ts'], rules: { 'no-restricted-imports': 'off' } },
 );

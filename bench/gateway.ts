@@ -19,12 +19,16 @@ import { renderSection, type Row, type Section, type TargetRow } from './lib/rep
 import { round, summarize, verdict } from './lib/stats.js';
 import { stopwatch } from './lib/timer.js';
 
-const LATENCY_ROUNDS = 400;
-const STREAM_ROUNDS = 300;
-const WARMUP = 150;
+/** BENCH_QUICK=1: a few rounds of each case, to check the bench runs (numbers meaningless). */
+const QUICK = process.env.BENCH_QUICK === '1';
+const LATENCY_ROUNDS = QUICK ? 12 : 400;
+const STREAM_ROUNDS = QUICK ? 6 : 300;
+const WARMUP = QUICK ? 6 : 150;
 const CONCURRENCY = 64;
-const THROUGHPUT_MS = 6_000;
-const THROUGHPUT_WARMUP_MS = 1_000;
+const THROUGHPUT_MS = QUICK ? 300 : 6_000;
+const THROUGHPUT_WARMUP_MS = QUICK ? 100 : 1_000;
+/** Follow-up turns go into a thread of at most this many turns, then a new thread starts (unmeasured). */
+const FOLLOW_UPS_PER_THREAD = 8;
 const UPSTREAM_DELAY_MS = 20;
 
 const TARGET_ADDED_P50_MS = 1;
@@ -108,10 +112,20 @@ async function measureBackend(label: string, standIn: ServerProcess, t: Targets)
     const plainBody = plainReq!.body;
     const streamBody = streamReq!.body;
 
+    let thread: string | null = null;
     const shots = {
       direct: (i: number) => c1.request(t.direct, { body: providerBody(plainBody, PROMPTS[i % PROMPTS.length]!) }).then((r) => ok(r, '"choices"')),
       bare: (i: number) => c1.request(t.bare, { body: providerBody(plainBody, PROMPTS[i % PROMPTS.length]!) }).then((r) => ok(r, '"choices"')),
       atrium: (i: number) => c1.request(t.atrium, { body: JSON.stringify({ prompt: PROMPTS[i % PROMPTS.length] }), headers: auth }).then((r) => ok(r, '"threadId"')),
+      // a follow-up turn in an existing short thread (2 statements: user turn + history read, answer)
+      followUp: async (i: number) => {
+        if (i % FOLLOW_UPS_PER_THREAD === 0 || !thread) {
+          const opened = await c1.request(t.atrium, { body: JSON.stringify({ prompt: PROMPTS[i % PROMPTS.length] }), headers: auth });
+          thread = opened.status === 200 ? (JSON.parse(opened.body) as { threadId: string }).threadId : null;
+          if (!thread) return null;
+        }
+        return c1.request(t.atrium, { body: JSON.stringify({ prompt: PROMPTS[(i + 1) % PROMPTS.length], threadId: thread }), headers: auth }).then((r) => ok(r, '"threadId"'));
+      },
     };
     const ttft = {
       direct: (i: number) =>
@@ -125,20 +139,20 @@ async function measureBackend(label: string, standIn: ServerProcess, t: Targets)
     };
 
     // Warm-up (JIT, connection pools, prepared plans).
-    for (const k of ['direct', 'bare', 'atrium'] as const) await sequential(WARMUP, shots[k]);
+    for (const k of ['direct', 'bare', 'atrium', 'followUp'] as const) await sequential(WARMUP, shots[k]);
     for (const k of ['direct', 'bare', 'atrium'] as const) await sequential(WARMUP / 3, ttft[k]);
 
     // Concurrency 1: interleaved rounds (direct, bare, Atrium), so drift hits all three alike.
-    const lat = { direct: [] as number[], bare: [] as number[], atrium: [] as number[] };
+    const lat = { direct: [] as number[], bare: [] as number[], atrium: [] as number[], followUp: [] as number[] };
     let errors = 0;
     for (let i = 0; i < LATENCY_ROUNDS; i++) {
-      for (const k of ['direct', 'bare', 'atrium'] as const) {
+      for (const k of ['direct', 'bare', 'atrium', 'followUp'] as const) {
         const ms = await shots[k](i);
         if (ms === null) errors++;
         else lat[k].push(ms);
       }
     }
-    const s = { direct: summarize(lat.direct), bare: summarize(lat.bare), atrium: summarize(lat.atrium) };
+    const s = { direct: summarize(lat.direct), bare: summarize(lat.bare), atrium: summarize(lat.atrium), followUp: summarize(lat.followUp) };
     const addedP50 = s.atrium.p50 - s.direct.p50;
     const latency: Row[] = [
       { backend: label, path: 'direct (stand-in)', n: s.direct.n, 'p50 ms': round(s.direct.p50), 'p99 ms': round(s.direct.p99), 'added p50 ms': 0, 'added p99 ms': 0, 'target (added p50)': '' },
@@ -161,6 +175,16 @@ async function measureBackend(label: string, standIn: ServerProcess, t: Targets)
         'added p50 ms': round(addedP50),
         'added p99 ms': round(s.atrium.p99 - s.direct.p99),
         'target (added p50)': verdict(round(addedP50), '<=', TARGET_ADDED_P50_MS),
+      },
+      {
+        backend: label,
+        path: `Atrium /completions, follow-up in a thread (≤ ${FOLLOW_UPS_PER_THREAD} turns)`,
+        n: s.followUp.n,
+        'p50 ms': round(s.followUp.p50),
+        'p99 ms': round(s.followUp.p99),
+        'added p50 ms': round(s.followUp.p50 - s.direct.p50),
+        'added p99 ms': round(s.followUp.p99 - s.direct.p99),
+        'target (added p50)': '',
       },
     ];
     if (errors > 0) notes.push(`${label}: ${errors} failed request(s) in the latency rounds.`);
@@ -329,7 +353,7 @@ export async function benchGateway(): Promise<Section> {
     method: [
       'The stand-in provider (test/support/standin-provider.ts), a bare Fastify pass-through (one route: parse JSON, `fetch` to the stand-in, return its JSON; no auth, no DB) and Atrium (`buildApp` + `listen`, on-disk PGlite or PostgreSQL with the default pool of 10) each run in their own Node process; the load generator (node:http, keep-alive agent) runs in the bench process, all on this machine.',
       'Atrium requests are `POST /api/v1/chat/{workspaceId}/completions` with `{prompt}` — every request opens a new thread (thread + user message + pending prompt log in one statement, provider call, then answer + log update in a second statement; under concurrency both are group-committed). Direct and bare requests send the exact OpenAI body Atrium sent to the stand-in (copied from the stand-in\'s request log).',
-      `Latency: ${WARMUP} warm-up requests per path, then ${LATENCY_ROUNDS} interleaved rounds (direct, bare, Atrium) at concurrency 1; "added" = path minus direct at the same percentile.`,
+      `Latency: ${WARMUP} warm-up requests per path, then ${LATENCY_ROUNDS} interleaved rounds (direct, bare, Atrium new thread, Atrium follow-up) at concurrency 1; "added" = path minus direct at the same percentile. A follow-up is a \`{prompt, threadId}\` turn in a thread of at most ${FOLLOW_UPS_PER_THREAD} earlier turns (opening a new thread every ${FOLLOW_UPS_PER_THREAD} turns is not measured); it costs the same two statements, the first also reading the history.`,
       `Streams: ${STREAM_ROUNDS} interleaved rounds at concurrency 1; time-to-first-token = request start → first byte of the first content chunk (stand-in: \`"delta":{"content":"\`; Atrium: \`event: delta\`).`,
       `Throughput: closed loop, ${CONCURRENCY} concurrent keep-alive connections, stand-in delay ${UPSTREAM_DELAY_MS} ms, ${THROUGHPUT_WARMUP_MS / 1000} s warm-up then ${THROUGHPUT_MS / 1000} s measured per path.`,
       `Targets: Atrium added p50 ≤ ${TARGET_ADDED_P50_MS} ms at concurrency 1; Atrium throughput ≥ ${TARGET_THROUGHPUT_RATIO}× the bare pass-through.`,

@@ -12,11 +12,12 @@ import { rejectNulInBody, rejectNulInUrl } from './http/text-guard.js';
 import { openapiTransform, OPENAPI_TAGS } from './http/openapi.js';
 import { requireJsonBody, validatorCompiler } from './http/validation.js';
 import { chatRoutes } from './modules/chat/routes.js';
-import { ChatAnswer, ChatStreamEvent, ChatThread, ChatThreadFull, PromptLog } from './modules/chat/schema.js';
+import { ChatAnswer, ChatStreamEvent, ChatThread, ChatThreadFull } from './modules/chat/schema.js';
 import { modelRoutes } from './modules/models/routes.js';
 import { plusRoutes } from './modules/plus/routes.js';
 import { Plus, PlusSummary } from './modules/plus/schema.js';
 import { promptLogRoutes } from './modules/prompt-logs/routes.js';
+import { PromptLog } from './modules/prompt-logs/schema.js';
 import { Model } from './modules/models/schema.js';
 import { teamRoutes } from './modules/teams/routes.js';
 import { ApiKey, Team, User } from './modules/teams/schema.js';
@@ -33,7 +34,7 @@ export interface App {
   generatedAdminKey: string | null;
 }
 
-const SHARED_SCHEMAS = [ProblemSchema, User, Team, ApiKey, Model, WorkspaceModel, Workspace, ChatAnswer, ChatStreamEvent, ChatThread, ChatThreadFull, PromptLog, Plus, PlusSummary];
+export const SHARED_SCHEMAS = [ProblemSchema, User, Team, ApiKey, Model, WorkspaceModel, Workspace, ChatAnswer, ChatStreamEvent, ChatThread, ChatThreadFull, PromptLog, Plus, PlusSummary];
 
 /**
  * Build the whole application: database (migrated), services, HTTP routes. Production (main.ts)
@@ -68,8 +69,12 @@ export async function buildApp(config: Config, opts: { logger?: boolean; serverF
     for (const s of SHARED_SCHEMAS) app.addSchema(s);
     app.decorateRequest('principal', null);
     for (const w of secrets.warnings) app.log.warn(w);
-    app.addHook('onClose', () => database.close());
-    app.addHook('onClose', () => services.plus.close());
+    let stopSweeper = async (): Promise<void> => {};
+    app.addHook('onClose', async () => {
+      await stopSweeper();
+      await services.plus.close();
+      await database.close();
+    });
 
     await app.register(swagger, {
       openapi: {
@@ -106,17 +111,19 @@ export async function buildApp(config: Config, opts: { logger?: boolean; serverF
         api.addHook('onRequest', authenticate(services.teams));
         api.addHook('onRequest', requireJsonBody);
         api.addHook('preValidation', rejectNulInBody);
-        await api.register(teamRoutes, { services });
-        await api.register(modelRoutes, { services });
-        await api.register(workspaceRoutes, { services });
-        await api.register(promptLogRoutes, { services });
-        await api.register(chatRoutes, { services });
-        await api.register(plusRoutes, { services, limits: config.upload });
+        await api.register(teamRoutes, { teams: services.teams });
+        await api.register(modelRoutes, { models: services.models });
+        await api.register(workspaceRoutes, { workspaces: services.workspaces });
+        await api.register(promptLogRoutes, { logs: services.promptLogs });
+        await api.register(chatRoutes, { chat: services.chat, turns: services.turns, limits: config.upload, heartbeatMs: config.sseHeartbeatMs });
+        await api.register(plusRoutes, { plus: services.plus, limits: config.upload });
       },
       { prefix: '/api/v1' },
     );
 
     await app.ready();
+    // Finish prompt logs a crash left pending: now, then periodically (safe on every node).
+    stopSweeper = services.promptLogs.startSweeper((err) => app.log.warn({ err }, 'prompt log sweep failed'));
     return { app, services, database, generatedAdminKey: boot.created && !config.adminApiKey ? (boot.apiKey ?? null) : null };
   } catch (err) {
     await database.close();

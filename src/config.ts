@@ -36,6 +36,8 @@ const EnvSchema = Type.Object({
   PROVIDER_TOTAL_TIMEOUT_MS: Type.Integer({ minimum: 1, default: 300_000 }),
   PROVIDER_IDLE_TIMEOUT_MS: Type.Integer({ minimum: 1, default: 60_000 }),
   PROMPT_LOG_MAX_ROWS: Type.Integer({ minimum: 1, default: 10_000 }),
+  PROMPT_LOG_SWEEP_INTERVAL_MS: Type.Integer({ minimum: 1000, default: 60_000 }),
+  SSE_HEARTBEAT_MS: Type.Integer({ minimum: 1000, default: 15_000 }),
   SYSTEM_MODELS_FILE: Type.Optional(Type.String({ minLength: 1 })),
   PG_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 1000, default: 10 }),
 });
@@ -58,6 +60,10 @@ export interface Config {
   readonly ingest: IngestConfig;
   readonly providerTimeouts: { readonly connectMs: number; readonly totalMs: number; readonly idleMs: number };
   readonly promptLogMaxRows: number;
+  /** how often each node finishes prompt logs left pending by a crash */
+  readonly promptLogSweepMs: number;
+  /** interval of the `: ping` comment on an idle event stream */
+  readonly sseHeartbeatMs: number;
   readonly systemModelsFile: string | null;
   readonly pgPoolSize: number;
 }
@@ -127,6 +133,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       idleMs: e.PROVIDER_IDLE_TIMEOUT_MS,
     }),
     promptLogMaxRows: e.PROMPT_LOG_MAX_ROWS,
+    promptLogSweepMs: e.PROMPT_LOG_SWEEP_INTERVAL_MS,
+    sseHeartbeatMs: e.SSE_HEARTBEAT_MS,
     systemModelsFile: e.SYSTEM_MODELS_FILE ?? null,
     pgPoolSize: e.PG_POOL_SIZE,
   });

@@ -36,3 +36,7 @@ export const badRequest = (code: string, message: string, errors?: FieldError[])
 export const notFound = (what: string) => new AppError('not_found', 'not_found', `${what} not found`);
 export const forbidden = (message: string) => new AppError('forbidden', 'forbidden', message);
 export const conflict = (message: string) => new AppError('conflict', 'conflict', message);
+
+/** A classified provider failure (providers/errors.ts) as the app's error: 504 for timeouts, else 502. */
+export const upstreamError = (pe: { kind: string; code: string; message: string }) =>
+  new AppError(pe.kind === 'timeout' ? 'upstream_timeout' : 'upstream', pe.code, pe.message);

@@ -2,18 +2,19 @@
  * Group commit: writes that arrive while one is being flushed are gathered and flushed together
  * in one statement, so under concurrency many turns share one round trip and one commit, while a
  * lone write still goes out on the next tick. Each caller's promise settles when its own write is
- * durable. If a batch fails, its items are retried one by one so a bad item fails alone.
+ * durable, with its own result (`write` answers one result per item, in order). If a batch fails,
+ * its items are retried one by one so a bad item fails alone.
  */
-export class GroupCommit<T> {
-  private queue: Array<{ item: T; resolve: () => void; reject: (err: unknown) => void }> = [];
+export class GroupCommit<T, R = void> {
+  private queue: Array<{ item: T; resolve: (r: R) => void; reject: (err: unknown) => void }> = [];
   private flushing = false;
 
   constructor(
-    private readonly write: (items: T[]) => Promise<void>,
+    private readonly write: (items: T[]) => Promise<readonly R[] | void>,
     private readonly maxBatch = 128,
   ) {}
 
-  add(item: T): Promise<void> {
+  add(item: T): Promise<R> {
     return new Promise((resolve, reject) => {
       this.queue.push({ item, resolve, reject });
       if (!this.flushing) {
@@ -27,8 +28,8 @@ export class GroupCommit<T> {
     while (this.queue.length > 0) {
       const batch = this.queue.splice(0, this.maxBatch);
       try {
-        await this.write(batch.map((b) => b.item));
-        for (const b of batch) b.resolve();
+        const results = await this.write(batch.map((b) => b.item));
+        batch.forEach((b, i) => b.resolve(results?.[i] as R));
       } catch (err) {
         if (batch.length === 1) {
           batch[0]!.reject(err);
@@ -36,8 +37,8 @@ export class GroupCommit<T> {
         }
         for (const b of batch) {
           try {
-            await this.write([b.item]);
-            b.resolve();
+            const results = await this.write([b.item]);
+            b.resolve(results?.[0] as R);
           } catch (e) {
             b.reject(e);
           }

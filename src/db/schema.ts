@@ -260,6 +260,8 @@ export const promptLogs = pgTable(
   (t) => [
     index('prompt_logs_team_created_idx').on(t.teamId, t.created),
     index('prompt_logs_search_idx').using('gin', t.search),
+    // the sweep of logs a crash left pending runs on every node every minute: it reads only this
+    index('prompt_logs_pending_idx').on(t.created).where(sql`${t.status} = 'pending'`),
   ],
 );
 

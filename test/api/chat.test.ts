@@ -229,7 +229,7 @@ describe('failures', () => {
     const reader = res.body!.getReader();
     let text = '';
     while (!text.includes('event: delta')) text += new TextDecoder().decode((await reader.read()).value);
-    const threadId = parseSse(text.split('\n\n')[0]! + '\n\n')[0]!.data.threadId as string;
+    const threadId = parseSse(text.slice(0, text.lastIndexOf('\n\n'))).find((e) => e.event === 'start')!.data.threadId as string;
     abort.abort();
     await standIn.waitForAbortedRequests(1, 3000);
     let thread;

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PageOf } from '../../src/http/paging.js';
-import { PromptLog } from '../../src/modules/chat/schema.js';
+import { PromptLog } from '../../src/modules/prompt-logs/schema.js';
 import { expectProblem, newTeam, startTestApp, type TestApp } from '../helpers/app.js';
 import { createModel, createWorkspace } from '../helpers/factories.js';
 import { expectShape } from '../helpers/shape.js';

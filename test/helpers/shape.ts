@@ -1,15 +1,10 @@
 import type { Static, TSchema } from 'typebox';
 import { Value } from 'typebox/value';
-import { ProblemSchema } from '../../src/http/schemas.js';
-import { ChatAnswer, ChatThread, ChatThreadFull, PromptLog } from '../../src/modules/chat/schema.js';
-import { Model } from '../../src/modules/models/schema.js';
-import { Plus, PlusSummary } from '../../src/modules/plus/schema.js';
-import { ApiKey, Team, User } from '../../src/modules/teams/schema.js';
-import { Workspace, WorkspaceModel } from '../../src/modules/workspaces/schema.js';
+import { SHARED_SCHEMAS } from '../../src/app.js';
 
 /** The shared schemas the routes refer to by `$id` (Type.Ref), as app.ts registers them. */
 const SHARED: Record<string, TSchema> = Object.fromEntries(
-  [ProblemSchema, User, Team, ApiKey, Model, WorkspaceModel, Workspace, ChatAnswer, ChatThread, ChatThreadFull, PromptLog, Plus, PlusSummary].map(
+  SHARED_SCHEMAS.map(
     (s) => [(s as unknown as { $id: string }).$id, s],
   ),
 );

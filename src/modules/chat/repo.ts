@@ -1,6 +1,9 @@
 import { and, asc, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { chatMessages, chatThreads, type StoredSource, type StoredUsage } from '../../db/schema.js';
+import type { ChatMessage } from '../../providers/types.js';
+import { plusFileSql } from '../plus/repo.js';
+import { promptLogSql, type FinishedLog, type PendingLog } from '../prompt-logs/repo.js';
 
 export type ThreadRow = typeof chatThreads.$inferSelect;
 export type MessageRow = typeof chatMessages.$inferSelect;
@@ -8,17 +11,38 @@ export type ThreadWithCount = ThreadRow & { messageCount: number };
 
 export interface UserTurnRecord {
   thread: { id: string; teamId: string; workspaceId: string; userId: number; title: string };
+  /** continue this existing thread, only while it is in this scope; null: create the thread */
+  existing: ThreadScope | null;
   messages: Array<{ id: string; role: string; content: string; created: Date }>;
-  log: { id: string; modelId: string; modelName: string; prompt: string };
+  log: PendingLog;
   now: Date;
 }
+
+/** What storing a user turn answers: null when the thread is not (or no longer) in scope. */
+export type StoredUserTurn = {
+  /** the thread's earlier messages (not failed ones), newest first, read before this turn's */
+  history: ChatMessage[];
+  /** whether Plus files were added to the thread (its turns then search them) */
+  threadHasFiles: boolean;
+} | null;
 
 export interface AnswerRecord {
   threadId: string;
   message: { id: string; content: string; modelId: string; usage: StoredUsage; sources: StoredSource[]; status: 'ok' | 'interrupted' } | null;
-  log: { id: string; response: string; promptTokens: number; completionTokens: number; latencyMs: number; status: 'ok' | 'interrupted' | 'error'; error: string | null };
+  logId: string;
+  log: FinishedLog;
   now: Date;
 }
+
+/** Whether the answer was kept; false when its thread was deleted while it was being generated. */
+export interface StoredAnswer {
+  kept: boolean;
+}
+
+/** At most this many earlier messages are read for a prompt (prompt.ts then fits them to the window). */
+const HISTORY_LIMIT = 200;
+
+export const THREAD_DELETED = 'thread_deleted: the thread was deleted while the answer was being generated';
 
 /** Which threads of a workspace a user sees (CONTRACT §3 chatHistoryType). */
 export interface ThreadScope {
@@ -56,11 +80,6 @@ export class ChatRepo {
     return row;
   }
 
-  async insertThread(db: Executor, v: typeof chatThreads.$inferInsert): Promise<ThreadRow> {
-    const [row] = await db.insert(chatThreads).values(v).returning();
-    return row!;
-  }
-
   async renameThread(db: Executor, id: string, title: string): Promise<void> {
     await db.update(chatThreads).set({ title, updated: new Date() }).where(eq(chatThreads.id, id));
   }
@@ -75,70 +94,84 @@ export class ChatRepo {
     return db.select().from(chatMessages).where(eq(chatMessages.threadId, threadId)).orderBy(asc(chatMessages.seq));
   }
 
-  /** The most recent messages of a thread, newest first, for building a prompt within a budget. */
-  async recentMessages(db: Executor, threadId: string, limit: number): Promise<MessageRow[]> {
-    return db
-      .select()
-      .from(chatMessages)
-      .where(and(eq(chatMessages.threadId, threadId), sql`${chatMessages.status} <> 'error'`))
-      .orderBy(desc(chatMessages.seq))
-      .limit(limit);
+  /**
+   * The user's side of one or more turns in ONE statement (atomic without an explicit
+   * transaction), which is also the turn's only read: per turn, a new thread is created or an
+   * existing one (still in scope) gets its `updated` bumped — a turn whose thread is not in scope
+   * writes nothing and answers null; then its message(s) and pending prompt log are inserted, and
+   * the thread's earlier messages come back for the prompt. Several turns share the statement
+   * under group commit (db/group-commit.ts).
+   */
+  async recordUserTurns(db: Executor, turns: UserTurnRecord[]): Promise<StoredUserTurn[]> {
+    const key = (i: number) => sql`${i}::int`;
+    const req = turns.map((v, i) => {
+      const t = v.thread;
+      return sql`(${key(i)}, ${t.id}::uuid, ${v.existing === null}::boolean, ${t.teamId}::uuid, ${t.workspaceId}::uuid, ${t.userId}::int, ${v.existing?.onlyUserId ?? null}::int, ${t.title}::text, ${v.now.toISOString()}::timestamptz)`;
+    });
+    const messages = turns.flatMap((v, i) =>
+      v.messages.map((m) => sql`(${key(i)}, ${m.id}::uuid, ${v.thread.id}::uuid, ${m.role}::text, ${m.content}::text, ${m.created.toISOString()}::timestamptz)`),
+    );
+    const logs = turns.map((v, i) => promptLogSql.pendingRow(key(i), v.log));
+    const res = (await db.execute(sql`
+      with req (key, thread_id, is_new, team_id, workspace_id, user_id, scope_user, title, now) as (
+        values ${sql.join(req, sql`, `)}
+      ), bumped as (
+        update chat_threads t set updated = r.now from req r
+        where not r.is_new and t.id = r.thread_id and t.workspace_id = r.workspace_id and (r.scope_user is null or t.user_id = r.scope_user)
+        returning t.id, t.workspace_id, t.user_id
+      ), ok as (
+        select r.key, r.thread_id, r.is_new from req r where r.is_new
+        union all
+        select r.key, r.thread_id, r.is_new from req r join bumped b on b.id = r.thread_id
+        where not r.is_new and b.workspace_id = r.workspace_id and (r.scope_user is null or b.user_id = r.scope_user)
+      ), created as (
+        insert into chat_threads (id, team_id, workspace_id, user_id, title, created, updated)
+        select thread_id, team_id, workspace_id, user_id, title, now, now from req where is_new
+      ), m as (
+        insert into chat_messages (id, thread_id, role, content, created)
+        select v.id, v.thread_id, v.role, v.content, v.created
+        from (values ${sql.join(messages, sql`, `)}) as v(key, id, thread_id, role, content, created)
+        where v.key in (select key from ok)
+      ), l as (${promptLogSql.insertPending(logs, sql`select key from ok`)})
+      select ok.key,
+        case when ok.is_new then '[]' else (
+          select coalesce(json_agg(json_build_object('role', h.role, 'content', h.content) order by h.seq desc), '[]'::json)::text
+          from (select role, content, seq from chat_messages where thread_id = ok.thread_id and status <> 'error' order by seq desc limit ${HISTORY_LIMIT}) h
+        ) end as history,
+        case when ok.is_new then false else ${plusFileSql.threadHasFiles(sql`ok.thread_id`)} end as has_files
+      from ok`)) as unknown as { rows: Array<{ key: number; history: string; has_files: boolean }> };
+    const out: StoredUserTurn[] = turns.map(() => null);
+    for (const r of res.rows) out[r.key] = { history: JSON.parse(r.history) as ChatMessage[], threadHasFiles: r.has_files };
+    return out;
   }
 
   /**
-   * The user's side of one or more turns in ONE statement (atomic without an explicit
-   * transaction): each thread (created, or its `updated` bumped), the new message(s) and the
-   * pending prompt log. Several turns share the statement under group commit (db/group-commit.ts).
+   * The answers of one or more turns in ONE statement: the assistant messages (if any) and the
+   * finished logs. An answer whose thread is gone (deleted while it ran) is not kept; its log
+   * ends `interrupted` with THREAD_DELETED.
    */
-  async recordUserTurns(db: Executor, turns: UserTurnRecord[]): Promise<void> {
-    // One row per thread: ON CONFLICT DO UPDATE may not touch a row twice in one statement.
-    const threads = [...new Map(turns.map((v) => [v.thread.id, v])).values()].map((v) => {
-      const t = v.thread;
-      const now = v.now.toISOString();
-      return sql`(${t.id}::uuid, ${t.teamId}::uuid, ${t.workspaceId}::uuid, ${t.userId}::int, ${t.title}::text, ${now}::timestamptz, ${now}::timestamptz)`;
-    });
-    const messages = turns.flatMap((v) =>
-      v.messages.map((m) => sql`(${m.id}::uuid, ${v.thread.id}::uuid, ${m.role}::text, ${m.content}::text, ${m.created.toISOString()}::timestamptz)`),
-    );
-    const logs = turns.map((v) => {
-      const t = v.thread;
-      return sql`(${v.log.id}::uuid, ${t.teamId}::uuid, ${t.userId}::int, ${t.workspaceId}::uuid, ${t.id}::uuid, ${v.log.modelId}::uuid, ${v.log.modelName}::text, ${v.log.prompt}::text, 'pending', ${v.now.toISOString()}::timestamptz)`;
-    });
-    await db.execute(sql`
-      with t as (
-        insert into chat_threads (id, team_id, workspace_id, user_id, title, created, updated)
-        values ${sql.join(threads, sql`, `)}
-        on conflict (id) do update set updated = excluded.updated
-      ), m as (
-        insert into chat_messages (id, thread_id, role, content, created) values ${sql.join(messages, sql`, `)}
-      )
-      insert into prompt_logs (id, team_id, user_id, workspace_id, thread_id, model_id, model_name, prompt, status, created)
-      values ${sql.join(logs, sql`, `)}`);
-  }
-
-  /** The answers of one or more turns in ONE statement: the assistant messages (if any) and the finished logs. */
-  async recordAnswers(db: Executor, answers: AnswerRecord[]): Promise<void> {
-    const messages = answers.flatMap((v) => {
+  async recordAnswers(db: Executor, answers: AnswerRecord[]): Promise<StoredAnswer[]> {
+    const key = (i: number) => sql`${i}::int`;
+    const rows = answers.map((v, i) => {
       const m = v.message;
-      if (!m) return [];
-      return [
-        sql`(${m.id}::uuid, ${v.threadId}::uuid, 'assistant', ${m.content}::text, ${m.modelId}::uuid, ${JSON.stringify(m.usage)}::jsonb, ${JSON.stringify(m.sources)}::jsonb, ${m.status}::text, ${v.now.toISOString()}::timestamptz)`,
-      ];
+      return m
+        ? sql`(${key(i)}, ${m.id}::uuid, ${v.threadId}::uuid, ${m.content}::text, ${m.modelId}::uuid, ${JSON.stringify(m.usage)}::jsonb, ${JSON.stringify(m.sources)}::jsonb, ${m.status}::text, ${v.now.toISOString()}::timestamptz)`
+        : sql`(${key(i)}, null::uuid, ${v.threadId}::uuid, null::text, null::uuid, null::jsonb, null::jsonb, null::text, ${v.now.toISOString()}::timestamptz)`;
     });
-    const logs = answers.map(({ log: l }) => sql`(${l.id}::uuid, ${l.response}::text, ${l.promptTokens}::int, ${l.completionTokens}::int, ${l.latencyMs}::int, ${l.status}::text, ${l.error}::text)`);
-    const insertMessages =
-      messages.length > 0
-        ? sql`with m as (
-            insert into chat_messages (id, thread_id, role, content, model_id, usage, sources, status, created)
-            values ${sql.join(messages, sql`, `)}
-          ) `
-        : sql``;
-    await db.execute(sql`${insertMessages}
-      update prompt_logs p set response = v.response, prompt_tokens = v.pt, completion_tokens = v.ct, latency_ms = v.lat, status = v.status, error = v.error
-      from (values ${sql.join(logs, sql`, `)}) as v(id, response, pt, ct, lat, status, error)
-      where p.id = v.id`);
+    const logs = answers.map((v, i) => promptLogSql.finishedRow(key(i), v.logId, v.log));
+    const res = (await db.execute(sql`
+      with a (key, msg_id, thread_id, content, model_id, usage, sources, status, created) as (values ${sql.join(rows, sql`, `)}),
+      m as (
+        insert into chat_messages (id, thread_id, role, content, model_id, usage, sources, status, created)
+        select a.msg_id, a.thread_id, 'assistant', a.content, a.model_id, a.usage, a.sources, a.status, a.created
+        from a where a.msg_id is not null and exists (select 1 from chat_threads t where t.id = a.thread_id)
+        returning id
+      ), lost as (select a.key from a where a.msg_id is not null and a.msg_id not in (select id from m)),
+      l as (${promptLogSql.finish(logs, sql`select key from lost`, THREAD_DELETED)})
+      select a.key, a.key not in (select key from lost) as kept from a`)) as unknown as { rows: Array<{ key: number; kept: boolean }> };
+    const out: StoredAnswer[] = answers.map(() => ({ kept: false }));
+    for (const r of res.rows) out[r.key] = { kept: r.kept };
+    return out;
   }
-
 }
 
-export type { StoredSource, StoredUsage };

@@ -1,14 +1,24 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { principalOf } from '../../http/auth.js';
+import { readMultipart, type MultipartLimits } from '../../http/multipart.js';
 import { statusOf, toProblem } from '../../http/problem.js';
 import { bodyErrorResponses, DeleteResponse, errorResponses, problems, Uuid } from '../../http/schemas.js';
 import { SseWriter } from '../../http/sse.js';
-import type { Services } from '../../services.js';
+import { ChatAddFileQuery, FilesForm } from '../plus/schema.js';
 import { CHAT_STREAM_DESCRIPTION, ChatCompletionRequest, Prompt, RenameThreadBody, SamplePromptsQuery } from './schema.js';
+import type { ChatService } from './service.js';
+import type { TurnService } from './turns.js';
 
-export const chatRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
-  const chat = services.chat;
+export interface ChatRouteDeps {
+  chat: ChatService;
+  turns: TurnService;
+  limits: MultipartLimits;
+  /** interval of the SSE `: ping` comment */
+  heartbeatMs: number;
+}
+
+export const chatRoutes: FastifyPluginAsyncTypebox<ChatRouteDeps> = async (app, { chat, turns, limits, heartbeatMs }) => {
   const tags = ['chat'];
   const Ws = Type.Object({ workspaceId: Uuid });
   const WsThread = Type.Object({ workspaceId: Uuid, threadId: Uuid });
@@ -23,7 +33,7 @@ export const chatRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
       reply.raw.on('close', () => {
         if (!reply.raw.writableFinished) abort.abort();
       });
-      return chat.complete(principalOf(req), req.params.workspaceId, req.body, abort.signal);
+      return turns.complete(principalOf(req), req.params.workspaceId, req.body, abort.signal);
     },
   );
 
@@ -47,19 +57,17 @@ export const chatRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
       },
     },
     async (req, reply) => {
-      // Validation, visibility and storing the user's turn happen before the stream opens, so
-      // those failures are ordinary problem+json answers.
-      const turn = await chat.startTurn(principalOf(req), req.params.workspaceId, req.body);
-      const sse = new SseWriter(req, reply);
+      const sse = new SseWriter(reply, { heartbeatMs });
+      const events = turns.run(principalOf(req), req.params.workspaceId, req.body, { stream: true, signal: sse.abort.signal });
+      // The first event comes after validation and storing the user's turn: failures before it are
+      // thrown here and answered as ordinary problem+json, before the stream opens.
+      const first = await events.next();
       sse.open();
-      sse.send('start', { threadId: turn.threadId, messageId: turn.messageId, modelId: turn.modelId });
       try {
-        for await (const ev of chat.streamTurn(turn, sse.abort.signal)) {
-          if (ev.type === 'error') sse.send('error', { status: statusOf(ev.kind), code: ev.code, detail: ev.detail });
-          else {
-            const { type, ...data } = ev;
-            sse.send(type, data);
-          }
+        for (let r = first; !r.done; r = await events.next()) {
+          const { type, ...data } = r.value;
+          if (r.value.type === 'error') sse.send('error', { status: statusOf(r.value.kind), code: r.value.code, detail: r.value.detail });
+          else sse.send(type, type === 'done' ? { finishReason: r.value.finishReason, usage: r.value.usage } : data);
         }
       } catch (err) {
         const { problem, isBug } = toProblem(err);
@@ -112,4 +120,30 @@ export const chatRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
     { schema: { tags, operationId: 'listSamplePrompts', summary: 'Retrieve sample prompts', params: Ws, querystring: SamplePromptsQuery, response: { 200: Type.Array(Prompt), ...errorResponses } } },
     async (req) => chat.samplePrompts(principalOf(req), req.params.workspaceId, req.query.limit),
   );
+
+  app.post(
+    '/chat/:plusId/add-file',
+    {
+      schema: {
+        tags: ['chat'],
+        operationId: 'addPlusFilesFromChat',
+        summary: 'Add files to a Plus entry from a chat',
+        consumes: ['multipart/form-data'],
+        params: Type.Object({ plusId: Uuid }),
+        querystring: ChatAddFileQuery,
+        body: FilesForm,
+        response: { 200: Type.Ref('Plus'), ...bodyErrorResponses, ...problems(409, 502, 504) },
+      },
+    },
+    async (req) => {
+      const caller = principalOf(req);
+      const { files } = await readMultipart(req, limits);
+      return chat.addFiles(caller, req.params.plusId, files, {
+        ...(req.query.threadId ? { threadId: req.query.threadId } : {}),
+        ...(req.query.models ? { models: req.query.models } : {}),
+        summarize: req.query.summarize,
+      });
+    },
+  );
+
 };

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { DateTime, GenerationParamFields, Int32, Nullable, Uuid } from '../../http/schemas.js';
+import { DateTime, GenerationParamFields, Nullable, Uuid } from '../../http/schemas.js';
 
 const Role = Type.Union([Type.Literal('system'), Type.Literal('user'), Type.Literal('assistant')]);
 const MAX_TEXT = 1_000_000;
@@ -45,6 +45,7 @@ export const ChatAnswer = Type.Object(
   },
   { $id: 'ChatAnswer' },
 );
+export type ChatAnswerT = Static<typeof ChatAnswer>;
 
 const threadFields = {
   id: Uuid,
@@ -98,39 +99,3 @@ export const RenameThreadBody = Type.Object({ title: Type.String({ minLength: 1,
 
 export const Prompt = Type.Object({ content: Type.String() });
 export const SamplePromptsQuery = Type.Object({ limit: Type.Integer({ minimum: 1, maximum: 50, default: 6, description: 'at most this many' }) });
-
-export const PromptLog = Type.Object(
-  {
-    id: Uuid,
-    created: DateTime,
-    userId: Type.Integer(),
-    workspaceId: Nullable(Uuid),
-    threadId: Nullable(Uuid),
-    modelId: Nullable(Uuid),
-    modelName: Nullable(Type.String()),
-    prompt: Type.String(),
-    response: Nullable(Type.String()),
-    promptTokens: Nullable(Type.Integer()),
-    completionTokens: Nullable(Type.Integer()),
-    latencyMs: Nullable(Type.Integer()),
-    status: Type.String({ description: 'pending | ok | error | interrupted' }),
-    error: Nullable(Type.String()),
-  },
-  { $id: 'PromptLog' },
-);
-export type PromptLogT = Static<typeof PromptLog>;
-
-export const PromptLogRangeQuery = Type.Object({
-  q: Type.Optional(Type.String({ maxLength: 500 })),
-  startDate: DateTime,
-  endDate: DateTime,
-});
-export const PromptLogPagedQuery = Type.Object({
-  q: Type.Optional(Type.String({ maxLength: 500 })),
-  startDate: Type.Optional(DateTime),
-  endDate: Type.Optional(DateTime),
-  // page × size stays within what an SQL OFFSET and a JavaScript number hold exactly.
-  page: Int32({ maximum: 1_000_000, default: 0, description: '0-based page number' }),
-  size: Type.Integer({ minimum: 1, maximum: 1000, default: 20, description: 'page size' }),
-  sort: Type.Optional(Type.Array(Type.String({ pattern: '^[A-Za-z]+(,(asc|desc|ASC|DESC))?$' }), { maxItems: 5 })),
-});

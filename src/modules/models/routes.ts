@@ -3,11 +3,10 @@ import { Type } from 'typebox';
 import { principalOf } from '../../http/auth.js';
 import { acceptWrapped } from '../../http/bodies.js';
 import { bodyErrorResponses, errorResponses, problems, Uuid } from '../../http/schemas.js';
-import type { Services } from '../../services.js';
 import { CreateModelQuery, ModelIds, ModelListQuery, ModelRef, ModelRequest, NewModelRequest } from './schema.js';
+import type { ModelsService } from './service.js';
 
-export const modelRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
-  const models = services.models;
+export const modelRoutes: FastifyPluginAsyncTypebox<{ models: ModelsService }> = async (app, { models }) => {
   const tags = ['models'];
   const one = { 200: Type.Ref('Model'), ...errorResponses };
   const oneFromBody = { 200: Type.Ref('Model'), ...bodyErrorResponses };

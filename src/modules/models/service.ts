@@ -37,6 +37,18 @@ export function toModelView(m: ModelWithMembership): ModelT {
   };
 }
 
+/**
+ * The one `maxTokens` rule (workspace settings and per-request overrides alike): an answer may
+ * not be longer than the model's context window.
+ */
+export function assertMaxTokensFit(model: Pick<ModelRow, 'contextWindow'>, maxTokens: number | null | undefined): void {
+  if (maxTokens != null && model.contextWindow != null && maxTokens > model.contextWindow) {
+    throw badRequest('validation_failed', `maxTokens must not exceed the model's contextWindow (${model.contextWindow})`, [
+      { path: 'body/maxTokens', message: `must be <= ${model.contextWindow}` },
+    ]);
+  }
+}
+
 /** A model ready to call: its provider target with the key decrypted, and its prompt settings. */
 export interface ResolvedModel {
   row: ModelRow;
@@ -178,6 +190,10 @@ export class ModelsService {
   private async resolveNow(row: ModelRow): Promise<ResolvedModel> {
     if (!row.active) throw new AppError('bad_request', 'model_inactive', `Model ${row.name} is not active`);
     if (!row.baseModel) throw new AppError('bad_request', 'model_not_configured', `Model ${row.name} has no baseModel`);
+    // the one call-time check of the connection (a row stored before a rule changed, a system model file)
+    if (!isSupportedConnection(row.apiBase, row.connectionType)) {
+      throw new AppError('bad_request', 'model_not_configured', `Model ${row.name}: ${row.connectionType} is not supported for ${row.apiBase}`);
+    }
     if (row.url) await this.checkUrl(row.url);
     return {
       row,

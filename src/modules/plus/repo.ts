@@ -56,6 +56,14 @@ function chunkVectorsOf(fileIds: string[]): string {
   return `select search from plus_chunks where file_id in (${fileIds.map((id) => `'${id}'`).join(', ')})`;
 }
 
+/** SQL this module owns that another repository embeds in its own statement (one round trip per turn). */
+export const plusFileSql = {
+  /** whether files were added to the thread from a chat (its turns then search them) */
+  threadHasFiles(threadId: SQL): SQL {
+    return sql`exists (select 1 from plus_files f where f.thread_id = ${threadId})`;
+  },
+};
+
 export class PlusRepo {
   /** CONTRACT §3: public entries are seen by the team; private ones by their creator and the team's owners/admins. */
   visible(v: Viewer): SQL {

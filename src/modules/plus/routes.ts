@@ -4,8 +4,8 @@ import { principalOf } from '../../http/auth.js';
 import { readMultipart, type MultipartLimits } from '../../http/multipart.js';
 import { formValidator } from '../../http/validation.js';
 import { bodyErrorResponses, DeleteResponse, errorResponses, problems, Uuid } from '../../http/schemas.js';
-import type { Services } from '../../services.js';
-import { ChatAddFileQuery, ContextForPromptBody, FilesForm, PlusForm, PlusFormFields, ShowPublicQuery } from './schema.js';
+import type { PlusService } from './service.js';
+import { ContextForPromptBody, FilesForm, PlusForm, PlusFormFields, ShowPublicQuery } from './schema.js';
 import type { PlusFields } from './service.js';
 
 const checkPlusForm = formValidator(PlusFormFields);
@@ -22,8 +22,7 @@ function contentDisposition(filename: string): string {
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(filename)}`;
 }
 
-export const plusRoutes: FastifyPluginAsyncTypebox<{ services: Services; limits: MultipartLimits }> = async (app, { services, limits }) => {
-  const plus = services.plus;
+export const plusRoutes: FastifyPluginAsyncTypebox<{ plus: PlusService; limits: MultipartLimits }> = async (app, { plus, limits }) => {
   const tags = ['plus'];
   const one = { 200: Type.Ref('Plus'), ...errorResponses };
   const fromForm = { 200: Type.Ref('Plus'), ...bodyErrorResponses, ...problems(409) };
@@ -93,29 +92,4 @@ export const plusRoutes: FastifyPluginAsyncTypebox<{ services: Services; limits:
     await plus.deleteFile(principalOf(req), req.params.fileId);
     return { deleted: true };
   });
-
-  app.post(
-    '/chat/:plusId/add-file',
-    {
-      schema: {
-        tags: ['chat'],
-        operationId: 'addPlusFilesFromChat',
-        summary: 'Add files to a Plus entry from a chat',
-        consumes: ['multipart/form-data'],
-        params: PlusParams,
-        querystring: ChatAddFileQuery,
-        body: FilesForm,
-        response: { ...fromForm, ...problems(502, 504) },
-      },
-    },
-    async (req) => {
-      const caller = principalOf(req);
-      const { files } = await readMultipart(req, limits);
-      return plus.addFilesFromChat(caller, req.params.plusId, files, {
-        ...(req.query.threadId ? { threadId: req.query.threadId } : {}),
-        ...(req.query.models ? { models: req.query.models } : {}),
-        summarize: req.query.summarize,
-      });
-    },
-  );
 };

@@ -61,7 +61,9 @@ export const ContextForPromptBody = Type.Object(
   { additionalProperties: false },
 );
 export const ChatAddFileQuery = Type.Object({
-  collection: Type.Optional(Type.String({ maxLength: 200 })),
+  collection: Type.Optional(
+    Type.String({ maxLength: 200, description: 'Accepted for compatibility with the interface seed and ignored: the Plus entry in the path is the collection' }),
+  ),
   threadId: Type.Optional(Uuid),
   models: Type.Optional(Type.Array(Uuid, { maxItems: 20 })),
   summarize: Type.Boolean({ default: false, description: 'also store a model-written summary of each file, using the first of models' }),

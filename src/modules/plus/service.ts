@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../../db/client.js';
 import type { StoredSource } from '../../db/schema.js';
-import { AppError, badRequest, conflict, forbidden, notFound } from '../../errors.js';
+import { AppError, badRequest, conflict, forbidden, notFound, upstreamError } from '../../errors.js';
 import type { IngestConfig } from '../../config.js';
 import { IngestError, IngestPool, sanitizeFilename, type IngestPoolStats } from '../../ingest/index.js';
 import { classifyProviderError, getAdapter } from '../../providers/index.js';
@@ -9,7 +9,6 @@ import type { ProviderTimeouts } from '../../providers/types.js';
 import { packContext } from '../../retrieval/pack.js';
 import { RetrievalRepo, type ChunkScope, type ScoredChunk } from '../../retrieval/repo.js';
 import type { UploadedFile } from '../../http/multipart.js';
-import { upstreamError, type ContextRetriever } from '../chat/service.js';
 import type { ModelsService } from '../models/service.js';
 import { isTeamAdmin, type Principal } from '../teams/service.js';
 import type { WorkspaceRow } from '../workspaces/repo.js';
@@ -39,12 +38,9 @@ function ingestProblem(err: IngestError, filename: string): AppError {
   return new AppError(kind, code, err.message, [{ path: `files/${filename}`, message: err.message }]);
 }
 
-/** Who may open a thread (supplied by the chat module, to keep the dependency one-way). */
-export type ThreadResolver = (caller: Principal, threadId: string) => Promise<{ threadId: string; workspace: WorkspaceRow }>;
-
 const viewer = (p: Principal): Viewer => ({ teamId: p.teamId, userId: p.userId, admin: isTeamAdmin(p) });
 
-export class PlusService implements ContextRetriever {
+export class PlusService {
   private readonly repo = new PlusRepo();
   private readonly retrieval = new RetrievalRepo();
   /** Uploaded files are parsed in worker threads, never on the event loop (src/ingest/pool.ts). */
@@ -54,7 +50,6 @@ export class PlusService implements ContextRetriever {
     private readonly db: Db,
     private readonly models: ModelsService,
     private readonly timeouts: ProviderTimeouts,
-    private readonly resolveThread: ThreadResolver,
     ingest: IngestConfig,
   ) {
     this.ingestPool = new IngestPool({ workers: ingest.workers, maxMemoryMb: ingest.workerMaxMemoryMb, timeoutMs: ingest.timeoutMs, limits: ingest });
@@ -195,18 +190,18 @@ export class PlusService implements ContextRetriever {
   }
 
   /**
-   * The chat's add-file: files into a Plus entry from a chat. With a thread, later turns of that
-   * thread draw on them; with summarize, the first of `models` writes a summary of each file.
+   * The chat's add-file (called by ChatService, which checked the thread): files into a Plus
+   * entry, linked to `threadId` so later turns of that thread draw on them; with `summarizeWith`,
+   * its first model writes a summary of each file.
    */
-  async addFilesFromChat(caller: Principal, plusId: string, files: UploadedFile[], opts: { threadId?: string; models?: string[]; summarize: boolean }) {
+  async addFilesFromChat(caller: Principal, plusId: string, files: UploadedFile[], opts: { threadId: string | null; summarizeWith: string[] | null }) {
     if (files.length === 0) throw badRequest('validation_failed', 'Send at least one file', [{ path: 'files', message: 'is required' }]);
     const entry = await this.repo.find(this.db, viewer(caller), plusId);
     if (!entry) throw notFound('Plus entry');
     this.requireChange(caller, entry);
-    const threadId = opts.threadId ? (await this.resolveThread(caller, opts.threadId)).threadId : null;
-    const newFiles = await this.ingest(files, plusId, caller.userId, threadId);
-    if (opts.summarize) {
-      const modelId = opts.models?.[0];
+    const newFiles = await this.ingest(files, plusId, caller.userId, opts.threadId);
+    if (opts.summarizeWith) {
+      const modelId = opts.summarizeWith[0];
       if (!modelId) throw badRequest('validation_failed', 'summarize=true needs a model in models', [{ path: 'querystring/models', message: 'is required with summarize' }]);
       const model = await this.models.findUsable(caller.teamId, modelId);
       if (!model) throw badRequest('model_not_available', 'That model is not available to this team', [{ path: 'querystring/models/0', message: 'is not a model this team uses' }]);

@@ -1,9 +1,64 @@
-import { and, asc, count, desc, eq, gt, gte, lte, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gt, gte, lt, lte, or, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { promptLogs } from '../../db/schema.js';
 
 export type PromptLogRow = typeof promptLogs.$inferSelect;
-export type PromptLogInsert = typeof promptLogs.$inferInsert;
+export type FinalStatus = 'ok' | 'error' | 'interrupted';
+
+/** A log opened when the user's turn is stored: `pending` until the answer (or failure) is stored. */
+export interface PendingLog {
+  id: string;
+  teamId: string;
+  userId: number;
+  workspaceId: string;
+  threadId: string;
+  modelId: string;
+  modelName: string;
+  prompt: string;
+  created: Date;
+}
+
+export interface FinishedLog {
+  response: string | null;
+  promptTokens: number | null;
+  completionTokens: number | null;
+  latencyMs: number;
+  status: FinalStatus;
+  error: string | null;
+}
+
+/**
+ * SQL this module owns but other repositories embed, so that a chat turn's writes stay ONE
+ * statement (a data-modifying CTE) while `prompt_logs` is written by this file only.
+ */
+export const promptLogSql = {
+  /** One VALUES row of a pending log; `key` joins it to the caller's other CTEs. */
+  pendingRow(key: SQL, l: PendingLog): SQL {
+    return sql`(${key}, ${l.id}::uuid, ${l.teamId}::uuid, ${l.userId}::int, ${l.workspaceId}::uuid, ${l.threadId}::uuid, ${l.modelId}::uuid, ${l.modelName}::text, ${l.prompt}::text, ${l.created.toISOString()}::timestamptz)`;
+  },
+  /** INSERT of the pending rows whose key is in `keep` (a subquery of keys). */
+  insertPending(rows: SQL[], keep: SQL): SQL {
+    return sql`insert into prompt_logs (id, team_id, user_id, workspace_id, thread_id, model_id, model_name, prompt, status, created)
+      select v.id, v.team_id, v.user_id, v.workspace_id, v.thread_id, v.model_id, v.model_name, v.prompt, 'pending', v.created
+      from (values ${sql.join(rows, sql`, `)}) as v(key, id, team_id, user_id, workspace_id, thread_id, model_id, model_name, prompt, created)
+      where v.key in (${keep})`;
+  },
+  /** One VALUES row finishing a log; `key` joins it to the caller's other CTEs. */
+  finishedRow(key: SQL, id: string, l: FinishedLog): SQL {
+    return sql`(${key}, ${id}::uuid, ${l.response}::text, ${l.promptTokens}::int, ${l.completionTokens}::int, ${l.latencyMs}::int, ${l.status}::text, ${l.error}::text)`;
+  },
+  /**
+   * UPDATE finishing pending logs. A row whose key is in `lost` (its answer could not be kept:
+   * the thread was deleted meanwhile) ends `interrupted` with `lostReason`, whatever it says.
+   */
+  finish(rows: SQL[], lost: SQL, lostReason: string): SQL {
+    return sql`update prompt_logs p set response = v.response, prompt_tokens = v.pt, completion_tokens = v.ct, latency_ms = v.lat,
+        status = case when v.key in (${lost}) then 'interrupted' else v.status end,
+        error = case when v.key in (${lost}) then ${lostReason}::text else v.error end
+      from (values ${sql.join(rows, sql`, `)}) as v(key, id, response, pt, ct, lat, status, error)
+      where p.id = v.id and p.status = 'pending'`;
+  },
+};
 
 export interface LogFilter {
   teamId: string;
@@ -57,12 +112,24 @@ export class PromptLogsRepo {
     )!;
   }
 
-  async insert(db: Executor, v: PromptLogInsert): Promise<void> {
-    await db.insert(promptLogs).values(v);
+  async finish(db: Executor, id: string, v: FinishedLog): Promise<void> {
+    await db
+      .update(promptLogs)
+      .set({ response: v.response, promptTokens: v.promptTokens, completionTokens: v.completionTokens, latencyMs: v.latencyMs, status: v.status, error: v.error })
+      .where(and(eq(promptLogs.id, id), eq(promptLogs.status, 'pending')));
   }
 
-  async finish(db: Executor, id: string, v: Partial<PromptLogInsert>): Promise<void> {
-    await db.update(promptLogs).set(v).where(eq(promptLogs.id, id));
+  /**
+   * Finish every log still `pending` that was created before `before` (its request cannot still be
+   * running: a crashed node, a lost write). One UPDATE, idempotent, safe to run on every node at once.
+   */
+  async sweepStale(db: Executor, before: Date, reason: string): Promise<number> {
+    const rows = await db
+      .update(promptLogs)
+      .set({ status: 'interrupted', error: reason })
+      .where(and(eq(promptLogs.status, 'pending'), lt(promptLogs.created, before)))
+      .returning({ id: promptLogs.id });
+    return rows.length;
   }
 
   async count(db: Executor, f: LogFilter): Promise<number> {

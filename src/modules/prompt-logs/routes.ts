@@ -3,11 +3,10 @@ import { Type } from 'typebox';
 import { principalOf } from '../../http/auth.js';
 import { PageOf } from '../../http/paging.js';
 import { errorResponses } from '../../http/schemas.js';
-import type { Services } from '../../services.js';
-import { PromptLogPagedQuery, PromptLogRangeQuery } from '../chat/schema.js';
+import { PromptLogPagedQuery, PromptLogRangeQuery } from './schema.js';
+import type { PromptLogsService } from './service.js';
 
-export const promptLogRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
-  const logs = services.promptLogs;
+export const promptLogRoutes: FastifyPluginAsyncTypebox<{ logs: PromptLogsService }> = async (app, { logs }) => {
   const tags = ['chat'];
 
   app.get(

@@ -4,15 +4,16 @@ import type { Db } from '../../db/client.js';
 import { AppError, badRequest } from '../../errors.js';
 import { pageRequest, toPage } from '../../http/paging.js';
 import { isTeamAdmin, type Principal } from '../teams/service.js';
+import type { PromptLogT } from './schema.js';
 import { PromptLogsRepo, SORTABLE, type LogFilter, type PromptLogView } from './repo.js';
 
-export const CSV_COLUMNS = [
+const CSV_COLUMNS = [
   'id', 'created', 'userId', 'workspaceId', 'threadId', 'modelId', 'modelName', 'prompt', 'response',
   'promptTokens', 'completionTokens', 'latencyMs', 'status', 'error',
 ] as const;
 
 /** Cells a spreadsheet would run as a formula get a leading quote (OWASP CSV injection). */
-export function csvSafe(value: unknown): string {
+function csvSafe(value: unknown): string {
   if (value === null || value === undefined) return '';
   const s = value instanceof Date ? value.toISOString() : String(value);
   return /^[=+\-@\t\r]/.test(s) ? `'${s}` : s;
@@ -20,17 +21,58 @@ export function csvSafe(value: unknown): string {
 
 const CSV_BATCH = 500;
 
-export function logView(r: PromptLogView) {
+function logView(r: PromptLogView): PromptLogT {
   return { ...r, created: r.created.toISOString() };
 }
 
+/** Margin beyond the provider's total timeout before a `pending` log is taken for abandoned. */
+export const SWEEP_MARGIN_MS = 60_000;
+
+export interface PromptLogsOptions {
+  /** largest range answered by `range` */
+  maxRows: number;
+  /** a log `pending` longer than this belongs to no running request (provider total timeout + margin) */
+  staleAfterMs: number;
+  /** how often each node sweeps (besides once at start-up) */
+  sweepEveryMs: number;
+}
+
 export class PromptLogsService {
-  readonly repo = new PromptLogsRepo();
+  private readonly repo = new PromptLogsRepo();
 
   constructor(
     private readonly db: Db,
-    private readonly maxRows: number,
+    private readonly opts: PromptLogsOptions,
   ) {}
+
+  /**
+   * Finish logs left `pending` by a request that cannot still be running (a crash, a lost
+   * write): they become `interrupted` with a reason. Every node may run it at any time.
+   */
+  async sweep(now = new Date()): Promise<number> {
+    const before = new Date(now.getTime() - this.opts.staleAfterMs);
+    return this.repo.sweepStale(this.db, before, `abandoned: no answer was recorded within ${Math.round(this.opts.staleAfterMs / 1000)} s (server stopped or write lost)`);
+  }
+
+  /** Finish a pending log as failed, when its turn stopped without storing an answer. */
+  async fail(id: string, latencyMs: number, reason: string): Promise<void> {
+    await this.repo.finish(this.db, id, { response: null, promptTokens: null, completionTokens: null, latencyMs, status: 'error', error: reason });
+  }
+
+  /** Sweep now and then every `sweepEveryMs`; returns the function that stops it. */
+  startSweeper(onError: (err: unknown) => void): () => Promise<void> {
+    let running: Promise<unknown> = Promise.resolve();
+    const run = () => {
+      running = this.sweep().catch(onError);
+    };
+    run();
+    const timer = setInterval(run, this.opts.sweepEveryMs);
+    timer.unref();
+    return async () => {
+      clearInterval(timer);
+      await running;
+    };
+  }
 
   private filter(caller: Principal, q: { q?: string | undefined; startDate?: string | undefined; endDate?: string | undefined }): LogFilter {
     const start = q.startDate ? new Date(q.startDate) : undefined;
@@ -51,14 +93,14 @@ export class PromptLogsService {
   async range(caller: Principal, q: { q?: string; startDate: string; endDate: string }) {
     const f = this.filter(caller, q);
     const total = await this.repo.count(this.db, f);
-    if (total > this.maxRows) {
+    if (total > this.opts.maxRows) {
       throw new AppError(
         'bad_request',
         'too_many_rows',
-        `The range holds ${total} logs, more than ${this.maxRows}: narrow it or use GET /api/v1/chat/prompt-logs/paged or /csv`,
+        `The range holds ${total} logs, more than ${this.opts.maxRows}: narrow it or use GET /api/v1/chat/prompt-logs/paged or /csv`,
       );
     }
-    return (await this.repo.list(this.db, f, { limit: this.maxRows, offset: 0, sort: [] })).map(logView);
+    return (await this.repo.list(this.db, f, { limit: this.opts.maxRows, offset: 0, sort: [] })).map(logView);
   }
 
   async paged(caller: Principal, q: { q?: string; startDate?: string; endDate?: string; page: number; size: number; sort?: string[] }) {

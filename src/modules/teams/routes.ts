@@ -2,11 +2,10 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { principalOf } from '../../http/auth.js';
 import { bodyErrorResponses, errorResponses, INT32_MAX, problems, Uuid } from '../../http/schemas.js';
-import type { Services } from '../../services.js';
 import { CreateKeyBody, CreateTeamAnswer, CreateTeamBody, CreateUserAnswer, CreateUserBody, Me } from './schema.js';
+import type { TeamsService } from './service.js';
 
-export const teamRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
-  const teams = services.teams;
+export const teamRoutes: FastifyPluginAsyncTypebox<{ teams: TeamsService }> = async (app, { teams }) => {
   const tags = ['teams'];
 
   app.get('/me', { schema: { tags, operationId: 'getMe', summary: 'The caller and their team', response: { 200: Me, ...errorResponses } } }, async (req) => {

@@ -4,11 +4,10 @@ import { Type } from 'typebox';
 import { principalOf } from '../../http/auth.js';
 import { acceptWrapped } from '../../http/bodies.js';
 import { bodyErrorResponses, DeleteResponse, errorResponses, problems, Uuid } from '../../http/schemas.js';
-import type { Services } from '../../services.js';
 import { AddWorkspaceBody, PatchWorkspaceBody, WorkspaceModelSettings } from './schema.js';
+import type { WorkspacesService } from './service.js';
 
-export const workspaceRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
-  const ws = services.workspaces;
+export const workspaceRoutes: FastifyPluginAsyncTypebox<{ workspaces: WorkspacesService }> = async (app, { workspaces: ws }) => {
   const tags = ['workspaces'];
   const one = { 200: Type.Ref('Workspace'), ...errorResponses };
   const oneFromBody = { 200: Type.Ref('Workspace'), ...bodyErrorResponses, ...problems(409) };

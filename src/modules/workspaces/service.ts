@@ -1,7 +1,7 @@
 import { TtlCache } from '../../cache.js';
 import type { Db } from '../../db/client.js';
 import { badRequest, conflict, forbidden, notFound } from '../../errors.js';
-import type { ModelsService } from '../models/service.js';
+import { assertMaxTokensFit, type ModelsService } from '../models/service.js';
 import { isTeamAdmin, type Principal } from '../teams/service.js';
 import { WorkspacesRepo, type WorkspaceModelRow, type WorkspaceRow } from './repo.js';
 import type { AddWorkspaceBodyT, PatchWorkspaceBodyT, WorkspaceModelSettingsT, WorkspaceModelT, WorkspaceT } from './schema.js';
@@ -137,11 +137,7 @@ export class WorkspacesService {
     this.requireManage(caller, row);
     const model = await this.models.findUsable(caller.teamId, modelId);
     if (!model) throw notFound('Model');
-    if (settings.maxTokens != null && model.contextWindow != null && settings.maxTokens > model.contextWindow) {
-      throw badRequest('validation_failed', `maxTokens must not exceed the model's contextWindow (${model.contextWindow})`, [
-        { path: 'body/maxTokens', message: `must be <= ${model.contextWindow}` },
-      ]);
-    }
+    assertMaxTokensFit(model, settings.maxTokens);
     await this.repo.upsertModelSettings(this.db, workspaceId, modelId, settings);
     this.cache.delete(workspaceId);
     const wm = (await this.repo.modelsOf(this.db, [workspaceId])).find((m) => m.modelId === modelId)!;

@@ -1,0 +1,1 @@
+CREATE INDEX "prompt_logs_pending_idx" ON "prompt_logs" USING btree ("created") WHERE "prompt_logs"."status" = 'pending';

@@ -1,0 +1,321 @@
+import { randomUUID } from 'node:crypto';
+import type { Db } from '../../db/client.js';
+import { GroupCommit } from '../../db/group-commit.js';
+import type { StoredSource } from '../../db/schema.js';
+import { AppError, badRequest, notFound, upstreamError, type ErrorKind } from '../../errors.js';
+import { countTokens } from '../../ingest/tokens.js';
+import { classifyProviderError, getAdapter, type ProviderError } from '../../providers/index.js';
+import type { ChatMessage, GenerationParams, ProviderTarget, ProviderTimeouts, Usage } from '../../providers/types.js';
+import { assertMaxTokensFit, type ModelsService } from '../models/service.js';
+import type { PlusService } from '../plus/service.js';
+import type { PromptLogsService } from '../prompt-logs/service.js';
+import type { Principal } from '../teams/service.js';
+import type { WorkspaceRow } from '../workspaces/repo.js';
+import type { WorkspacesService } from '../workspaces/service.js';
+import { assemblePrompt, titleFrom } from './prompt.js';
+import { ChatRepo, THREAD_DELETED, type AnswerRecord, type StoredAnswer, type StoredUserTurn, type UserTurnRecord } from './repo.js';
+import type { ChatAnswerT, ChatCompletionRequestT } from './schema.js';
+
+/**
+ * A chat turn, start to end, in the order it happens (docs/ARCHITECTURE.md "A chat turn").
+ * `TurnService.run` is the one pipeline; the plain route (`complete`), the stream route and an
+ * OpenAI-compatible route only differ in how they consume its events. The provider target (with
+ * the decrypted key) lives inside `run` and never leaves this file.
+ */
+export type TurnEvent =
+  | { type: 'start'; threadId: string; messageId: string; modelId: string }
+  | { type: 'sources'; sources: StoredSource[] }
+  | { type: 'delta'; content: string }
+  | { type: 'done'; finishReason: string; usage: Usage; created: string }
+  | { type: 'error'; kind: ErrorKind; code: string; detail: string };
+
+export interface TurnOptions {
+  /** stream deltas as the provider sends them (else one delta with the whole answer) */
+  stream: boolean;
+  /** aborts the provider call (the client went away); what arrived is kept as interrupted */
+  signal?: AbortSignal;
+}
+
+/** Context from Plus entries (implemented by PlusService). */
+export type ContextSource = Pick<PlusService, 'contextForTurn'>;
+
+const ZERO_USAGE: Usage = Object.freeze({ promptTokens: 0, completionTokens: 0, totalTokens: 0 });
+const NO_CONTEXT = Object.freeze({ text: '', sources: [] as StoredSource[] });
+/** Retrieved context may use at most this share of the model's window. */
+const CONTEXT_SHARE = 0.4;
+const DEFAULT_WINDOW = 8192;
+
+/** Everything checked and resolved before anything is stored. */
+interface Plan {
+  workspace: WorkspaceRow;
+  historyScope: { workspaceId: string; onlyUserId?: number } | null;
+  threadId: string;
+  newTurns: ChatMessage[];
+  plusIds: string[];
+  model: { id: string; name: string; contextWindow: number | null; usesSystemPrompts: boolean; promptWrapper: { value: string } | null };
+  settings: { systemInstructions: string | null; addedContext: string | null };
+  target: ProviderTarget;
+  params: GenerationParams;
+}
+
+/** How the provider call ended: the only place it is classified. */
+type Outcome =
+  | { kind: 'answered'; content: string; finishReason: string; usage: Usage }
+  | { kind: 'interrupted'; content: string; error: ProviderError }
+  | { kind: 'failed'; content: string; error: ProviderError };
+
+export class TurnService {
+  private readonly repo = new ChatRepo();
+  private readonly userTurns = new GroupCommit<UserTurnRecord, StoredUserTurn>((items) => this.repo.recordUserTurns(this.db, items));
+  private readonly answers = new GroupCommit<AnswerRecord, StoredAnswer>((items) => this.repo.recordAnswers(this.db, items));
+
+  constructor(
+    private readonly db: Db,
+    private readonly workspaces: WorkspacesService,
+    private readonly models: ModelsService,
+    private readonly context: ContextSource,
+    private readonly logs: PromptLogsService,
+    private readonly timeouts: ProviderTimeouts,
+  ) {}
+
+  /**
+   * One turn as events: `start`, `sources` (when context was used), `delta`…, then `done` or
+   * `error`. Getting the first event validates the request and stores the user's turn; its
+   * failures are thrown as AppErrors (4xx) before any event exists, so a stream opens only
+   * after them. Every later failure becomes an `error` event, and the turn's prompt log always
+   * ends final (ok, error or interrupted).
+   */
+  async *run(caller: Principal, workspaceId: string, req: ChatCompletionRequestT, opts: TurnOptions): AsyncGenerator<TurnEvent> {
+    // 1. Check and resolve everything; nothing is stored yet.
+    const plan = await this.plan(caller, workspaceId, req);
+    // 2. Context from the entries the request names: an invisible one is a 404, still before storing.
+    let context = plan.plusIds.length > 0 ? await this.retrieve(caller, plan) : NO_CONTEXT;
+    // 3. Store the user's turn and pending log; the same statement checks the thread and reads its history.
+    const ids = { messageId: randomUUID(), logId: randomUUID() };
+    const started = Date.now();
+    const stored = await this.storeUserTurn(caller, plan, ids.logId);
+    let finished = false;
+    try {
+      // 4. A thread with files searches them (known only from the write above).
+      if (plan.plusIds.length === 0 && stored.threadHasFiles) context = await this.retrieve(caller, plan);
+      // 5. The prompt: system text, history fitted to the window, the new turn(s).
+      const prompt = assemblePrompt({
+        systemInstructions: plan.settings.systemInstructions,
+        addedContext: plan.settings.addedContext,
+        retrievedContext: context.text || null,
+        historyNewestFirst: stored.history,
+        newTurns: plan.newTurns,
+        contextWindow: plan.model.contextWindow,
+        maxTokens: plan.params.maxTokens ?? null,
+        usesSystemPrompts: plan.model.usesSystemPrompts,
+        promptWrapper: plan.model.promptWrapper,
+      });
+      yield { type: 'start', threadId: plan.threadId, messageId: ids.messageId, modelId: plan.model.id };
+      if (context.sources.length > 0) yield { type: 'sources', sources: context.sources };
+      // 6. The provider call.
+      const outcome = yield* this.callProvider(plan, prompt.messages, opts);
+      // 7. Store the answer and finish the log (statement 2), then say how the turn ended.
+      const usage = estimateIfMissing(outcome.kind === 'answered' ? outcome.usage : ZERO_USAGE, prompt.estimatedPromptTokens, outcome.content);
+      const created = new Date();
+      const kept = await this.storeAnswer(answerRecord(plan, ids, context.sources, outcome, usage, created, Date.now() - started));
+      finished = true;
+      yield endEvent(outcome, usage, created, kept);
+    } finally {
+      // A bug or a lost database between the two writes (or a consumer that stopped listening).
+      if (!finished) await this.logs.fail(ids.logId, Date.now() - started, 'internal: the turn stopped before its answer was stored').catch(() => undefined);
+    }
+  }
+
+  /** The plain (non-streamed) answer: the same pipeline, its events gathered. */
+  async complete(caller: Principal, workspaceId: string, req: ChatCompletionRequestT, signal?: AbortSignal): Promise<ChatAnswerT> {
+    let start: Extract<TurnEvent, { type: 'start' }> | undefined;
+    let sources: StoredSource[] = [];
+    let content = '';
+    for await (const ev of this.run(caller, workspaceId, req, { stream: false, ...(signal ? { signal } : {}) })) {
+      switch (ev.type) {
+        case 'start':
+          start = ev;
+          break;
+        case 'sources':
+          sources = ev.sources;
+          break;
+        case 'delta':
+          content += ev.content;
+          break;
+        case 'error':
+          throw new AppError(ev.kind, ev.code, ev.detail);
+        case 'done':
+          return {
+            threadId: start!.threadId,
+            messageId: start!.messageId,
+            modelId: start!.modelId,
+            message: { role: 'assistant', content },
+            finishReason: ev.finishReason,
+            usage: ev.usage,
+            sources,
+            created: ev.created,
+          };
+      }
+    }
+    throw new Error('turn ended without done or error');
+  }
+
+  // ---- the steps -------------------------------------------------------------------------
+
+  private async plan(caller: Principal, workspaceId: string, req: ChatCompletionRequestT): Promise<Plan> {
+    const w = await this.workspaces.load(caller, workspaceId);
+    const newTurns: ChatMessage[] = req.messages ?? (req.prompt !== undefined ? [{ role: 'user', content: req.prompt }] : []);
+    if (newTurns.length === 0) {
+      throw badRequest('validation_failed', 'Send messages or prompt', [{ path: 'body/messages', message: 'one of messages or prompt is required' }]);
+    }
+    const last = newTurns.at(-1)!;
+    if (last.role !== 'user' || !last.content.trim()) {
+      throw badRequest('validation_failed', 'The last message must be a non-empty user message', [
+        { path: `body/messages/${newTurns.length - 1}`, message: 'must be a non-empty user message' },
+      ]);
+    }
+    const wm = req.modelId ? w.models.find((m) => m.modelId === req.modelId) : w.models[0];
+    if (!wm) {
+      throw req.modelId
+        ? badRequest('model_not_in_workspace', 'That model is not one of the workspace\u2019s models', [{ path: 'body/modelId', message: 'is not in this workspace' }])
+        : badRequest('workspace_has_no_model', 'The workspace has no model: add one first');
+    }
+    const model = await this.models.findUsable(caller.teamId, wm.modelId);
+    if (!model) throw badRequest('model_not_available', `Model ${wm.modelName} is no longer available to this team`);
+    // active, configured, supported connection, URL allowed now: all checked by resolve
+    const { target } = await this.models.resolve(model);
+    const pick = <K extends keyof GenerationParams>(k: K, fallback: GenerationParams[K]) => (req[k] !== undefined ? req[k] : fallback);
+    const params: GenerationParams = {
+      temperature: pick('temperature', wm.temperature),
+      maxTokens: pick('maxTokens', wm.maxTokens),
+      topP: pick('topP', wm.topP),
+      n: pick('n', wm.n),
+      frequencyPenalty: pick('frequencyPenalty', wm.frequencyPenalty),
+      presencePenalty: pick('presencePenalty', wm.presencePenalty),
+      logitBias: pick('logitBias', wm.logitBias ?? null),
+    };
+    assertMaxTokensFit(model, params.maxTokens);
+    const scope = w.row.chatHistoryType === 'USER' ? { workspaceId: w.row.id, onlyUserId: caller.userId } : { workspaceId: w.row.id };
+    return {
+      workspace: w.row,
+      historyScope: req.threadId ? scope : null,
+      threadId: req.threadId ?? randomUUID(),
+      newTurns,
+      plusIds: [...new Set(req.plusIds ?? [])],
+      model: { id: model.id, name: model.name, contextWindow: model.contextWindow, usesSystemPrompts: model.usesSystemPrompts, promptWrapper: model.promptWrapper ?? null },
+      settings: { systemInstructions: wm.systemInstructions, addedContext: wm.addedContext },
+      target,
+      params,
+    };
+  }
+
+  private retrieve(caller: Principal, plan: Plan) {
+    const window = plan.model.contextWindow ?? DEFAULT_WINDOW;
+    return this.context.contextForTurn(caller, plan.workspace, {
+      plusIds: plan.plusIds,
+      threadId: plan.historyScope ? plan.threadId : null,
+      query: plan.newTurns.at(-1)!.content,
+      budgetTokens: Math.max(256, Math.floor(window * CONTEXT_SHARE)),
+    });
+  }
+
+  private async storeUserTurn(caller: Principal, plan: Plan, logId: string): Promise<NonNullable<StoredUserTurn>> {
+    const now = new Date();
+    const firstUser = plan.newTurns.find((m) => m.role === 'user')!;
+    const stored = await this.userTurns.add({
+      thread: { id: plan.threadId, teamId: caller.teamId, workspaceId: plan.workspace.id, userId: caller.userId, title: titleFrom(firstUser.content) },
+      existing: plan.historyScope,
+      messages: plan.newTurns.map((m, i) => ({ id: randomUUID(), role: m.role, content: m.content, created: new Date(now.getTime() + i) })),
+      log: {
+        id: logId,
+        teamId: caller.teamId,
+        userId: caller.userId,
+        workspaceId: plan.workspace.id,
+        threadId: plan.threadId,
+        modelId: plan.model.id,
+        modelName: plan.model.name,
+        prompt: plan.newTurns.at(-1)!.content,
+        created: now,
+      },
+      now,
+    });
+    if (!stored) throw notFound('Thread');
+    return stored;
+  }
+
+  /**
+   * The one place the provider is called and its failure classified. Yields deltas, returns how
+   * the call ended. (A retry with less history on a context-length refusal belongs here.)
+   */
+  private async *callProvider(plan: Plan, messages: ChatMessage[], opts: TurnOptions): AsyncGenerator<TurnEvent, Outcome> {
+    const adapter = getAdapter(plan.target.apiBase, plan.target.connectionType);
+    const request = { target: plan.target, messages, params: plan.params, timeouts: this.timeouts, ...(opts.signal ? { signal: opts.signal } : {}) };
+    let content = '';
+    try {
+      if (!opts.stream) {
+        const r = await adapter.complete(request);
+        content = r.content;
+        yield { type: 'delta', content };
+        return { kind: 'answered', content, finishReason: r.finishReason, usage: r.usage };
+      }
+      for await (const ev of adapter.stream(request)) {
+        if (ev.type === 'done') return { kind: 'answered', content, finishReason: ev.finishReason, usage: ev.usage };
+        content += ev.content;
+        yield ev;
+      }
+      // A stream that ended without a final event: keep what came, as complete text.
+      return { kind: 'answered', content, finishReason: 'stop', usage: ZERO_USAGE };
+    } catch (err) {
+      const error = classifyProviderError(err);
+      return opts.signal?.aborted ? { kind: 'interrupted', content, error } : { kind: 'failed', content, error };
+    }
+  }
+
+  /** Statement 2. A write that lost a race with a thread delete (FK violation) is retried once: the retry sees the thread gone. */
+  private async storeAnswer(rec: AnswerRecord): Promise<boolean> {
+    try {
+      return (await this.answers.add(rec)).kept;
+    } catch {
+      return (await this.repo.recordAnswers(this.db, [rec]))[0]!.kept;
+    }
+  }
+}
+
+/** The provider reported no usage: estimate with the same tokenizer used for budgets. */
+function estimateIfMissing(reported: Usage, estimatedPromptTokens: number, content: string): Usage {
+  if (reported.totalTokens > 0 || reported.promptTokens > 0 || reported.completionTokens > 0) return reported;
+  const completionTokens = countTokens(content);
+  return { promptTokens: estimatedPromptTokens, completionTokens, totalTokens: estimatedPromptTokens + completionTokens };
+}
+
+/**
+ * What is stored for each outcome: an answer (ok); what arrived before the client left or the
+ * provider broke (interrupted, if anything arrived); the log says ok, interrupted or error + why.
+ */
+function answerRecord(plan: Plan, ids: { messageId: string; logId: string }, sources: StoredSource[], o: Outcome, usage: Usage, now: Date, latencyMs: number): AnswerRecord {
+  const status = o.kind === 'answered' ? 'ok' : 'interrupted';
+  const keepMessage = o.kind === 'answered' || o.content.length > 0;
+  return {
+    threadId: plan.threadId,
+    message: keepMessage ? { id: ids.messageId, content: o.content, modelId: plan.model.id, usage, sources, status } : null,
+    logId: ids.logId,
+    log: {
+      response: o.content || null,
+      promptTokens: usage.promptTokens,
+      completionTokens: usage.completionTokens,
+      latencyMs,
+      status: o.kind === 'answered' ? 'ok' : o.kind === 'interrupted' ? 'interrupted' : 'error',
+      error: o.kind === 'answered' ? null : o.kind === 'interrupted' ? 'client disconnected' : `${o.error.code}: ${o.error.message}`,
+    },
+    now,
+  };
+}
+
+function endEvent(o: Outcome, usage: Usage, created: Date, kept: boolean): TurnEvent {
+  if (o.kind !== 'answered') {
+    const e = upstreamError(o.error);
+    return { type: 'error', kind: e.kind, code: e.code, detail: e.message };
+  }
+  if (!kept) return { type: 'error', kind: 'conflict', code: 'thread_deleted', detail: THREAD_DELETED.replace(/^thread_deleted: t/, 'T') };
+  return { type: 'done', finishReason: o.finishReason, usage, created: created.toISOString() };
+}

@@ -1,0 +1,200 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { promptLogs } from '../../src/db/schema.js';
+import { expectProblem, newTeam, startTestApp, type TestApp } from '../helpers/app.js';
+import { createModel, createWorkspace } from '../helpers/factories.js';
+import { parseSse, parseSseControl } from '../helpers/sse.js';
+import { startStandInProvider, type StandInProvider } from '../support/standin-provider.js';
+
+/** The turn pipeline's guarantees: stream framing, final prompt logs, statements per turn. */
+let t: TestApp;
+let standIn: StandInProvider;
+let baseUrl: string;
+
+beforeAll(async () => {
+  standIn = await startStandInProvider();
+  // a fast heartbeat and sweep, so both can be observed without waiting (nothing here asserts on time)
+  t = await startTestApp({ providerTimeouts: { connectMs: 2000, totalMs: 3000, idleMs: 2000 }, sseHeartbeatMs: 20, promptLogSweepMs: 50 });
+  baseUrl = await t.app.listen({ port: 0, host: '127.0.0.1' });
+});
+afterAll(async () => {
+  await t.close();
+  await standIn.close();
+});
+beforeEach(() => standIn.reset());
+
+async function setup() {
+  const team = await newTeam(t);
+  const model = await createModel(t, team.ownerKey, { url: standIn.openaiBaseUrl });
+  const ws = await createWorkspace(t, team.ownerKey, { modelIds: [model.id] });
+  return { team, model, ws };
+}
+
+const complete = (key: string, wsId: string, payload: object) => t.request({ method: 'POST', url: `/api/v1/chat/${wsId}/completions`, key, payload });
+
+function openStream(key: string, wsId: string, payload: object) {
+  return fetch(`${baseUrl}/api/v1/chat/${wsId}/completions/stream`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify(payload),
+  });
+}
+
+/** Read a stream until `until` holds for the text so far (or the stream ends). */
+async function readUntil(reader: ReadableStreamDefaultReader<Uint8Array>, text: string, until: (text: string) => boolean): Promise<{ text: string; ended: boolean }> {
+  const dec = new TextDecoder();
+  while (!until(text)) {
+    const r = await reader.read();
+    if (r.done) return { text, ended: true };
+    text += dec.decode(r.value, { stream: true });
+  }
+  return { text, ended: false };
+}
+
+async function logsOf(key: string) {
+  return (await t.request({ method: 'GET', url: '/api/v1/chat/prompt-logs/paged?size=100', key })).json().content as Array<Record<string, unknown>>;
+}
+
+describe('stream framing', () => {
+  it('sends retry once, an increasing id on every event, and ping comments while the provider is slow', async () => {
+    const { team, ws } = await setup();
+    standIn.set({ chunkDelayMs: 120 });
+    const res = await openStream(team.ownerKey, ws.id, { prompt: 'one two three four' });
+    const text = await res.text();
+    const events = parseSse(text);
+    expect(events[0]!.event).toBe('start');
+    expect(events.at(-1)!.event).toBe('done');
+    expect(events.map((e) => e.id)).toEqual(events.map((_, i) => String(i + 1)));
+    const control = parseSseControl(text);
+    expect(control.retry).toEqual([3000]);
+    expect(text.startsWith('retry: 3000\n\n')).toBe(true);
+    // 20 ms heartbeat against 120 ms gaps between chunks
+    expect(control.pings).toBeGreaterThan(0);
+  });
+});
+
+describe('prompt logs always end final', () => {
+  it('a thread deleted under a running stream ends the stream with a 409 error and the log interrupted', async () => {
+    const { team, ws } = await setup();
+    standIn.set({ chunkDelayMs: 150 });
+    const res = await openStream(team.ownerKey, ws.id, { prompt: 'alpha beta gamma delta epsilon zeta' });
+    expect(res.status).toBe(200);
+    const reader = res.body!.getReader();
+    let { text } = await readUntil(reader, '', (s) => s.includes('event: delta'));
+    const start = parseSse(text.slice(0, text.lastIndexOf('\n\n'))).find((e) => e.event === 'start')!;
+    const threadId = start.data.threadId as string;
+    const del = await t.request({ method: 'DELETE', url: `/api/v1/chat/${ws.id}/history/${threadId}`, key: team.ownerKey });
+    expect(del.statusCode).toBe(200);
+    ({ text } = await readUntil(reader, text, () => false));
+    const events = parseSse(text);
+    expect(events.at(-1)).toMatchObject({ event: 'error', data: { status: 409, code: 'thread_deleted' } });
+    const log = (await logsOf(team.ownerKey)).find((l) => l.threadId === threadId)!;
+    expect(log.status).toBe('interrupted');
+    expect(String(log.error)).toMatch(/^thread_deleted/);
+    expect(String(log.response)).toContain('Echo: alpha');
+    expectProblem(await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/history/${threadId}`, key: team.ownerKey }), 404);
+  });
+
+  it('a workspace deleted under a plain completion answers 409 and ends the log', async () => {
+    const { team, ws } = await setup();
+    standIn.set({ delayMs: 400 });
+    const pending = complete(team.ownerKey, ws.id, { prompt: 'are you still there' });
+    while (standIn.inFlight === 0) await new Promise((r) => setTimeout(r, 10));
+    expect((await t.request({ method: 'DELETE', url: `/api/v1/workspaces/${ws.id}`, key: team.ownerKey })).statusCode).toBe(200);
+    const p = expectProblem(await pending, 409);
+    expect(p.code).toBe('thread_deleted');
+    const [log] = await logsOf(team.ownerKey);
+    expect(log).toMatchObject({ status: 'interrupted', prompt: 'are you still there' });
+  });
+
+  it('a follow-up to a deleted thread is a 404 that stores nothing', async () => {
+    const { team, ws } = await setup();
+    const first = (await complete(team.ownerKey, ws.id, { prompt: 'first' })).json();
+    await t.request({ method: 'DELETE', url: `/api/v1/chat/${ws.id}/history/${first.threadId}`, key: team.ownerKey });
+    expectProblem(await complete(team.ownerKey, ws.id, { prompt: 'second', threadId: first.threadId }), 404);
+    expect(standIn.requests).toHaveLength(1);
+    expect((await logsOf(team.ownerKey)).map((l) => l.prompt)).toEqual(['first']);
+  });
+
+  it('the sweep finishes logs a crashed node left pending, and only those', async () => {
+    const { team } = await setup();
+    const me = (await t.request({ method: 'GET', url: '/api/v1/me', key: team.ownerKey })).json();
+    const crashed = randomUUID();
+    const running = randomUUID();
+    const base = { teamId: team.teamId, userId: me.user.id as number, status: 'pending' as const };
+    await t.database.db.insert(promptLogs).values([
+      // older than the longest possible call (total timeout + margin): its request cannot still be running
+      { ...base, id: crashed, prompt: 'lost in a crash', created: new Date(Date.now() - 10 * 60_000) },
+      { ...base, id: running, prompt: 'still running', created: new Date() },
+    ]);
+    let logs = await logsOf(team.ownerKey);
+    for (let i = 0; i < 200 && logs.find((l) => l.id === crashed)!.status === 'pending'; i++) {
+      await new Promise((r) => setTimeout(r, 25));
+      logs = await logsOf(team.ownerKey);
+    }
+    expect(logs.find((l) => l.id === crashed)).toMatchObject({ status: 'interrupted', error: expect.stringMatching(/^abandoned/) });
+    expect(logs.find((l) => l.id === running)).toMatchObject({ status: 'pending' });
+    // idempotent, and safe to run from any node at any time
+    expect(await t.services.promptLogs.sweep()).toBe(0);
+  });
+});
+
+describe('statements per turn', () => {
+  /** The SQL the app sends while `fn` runs (drizzle's logger on the app's one database handle). */
+  async function statementsDuring(fn: () => Promise<unknown>): Promise<string[]> {
+    const session = (t.database.db as unknown as { session: { logger: { logQuery(q: string): void } } }).session;
+    const before = session.logger;
+    const seen: string[] = [];
+    session.logger = { logQuery: (q: string) => void seen.push(q) };
+    try {
+      await fn();
+    } finally {
+      session.logger = before;
+    }
+    return seen;
+  }
+  const turnTables = /chat_threads|chat_messages|prompt_logs|plus_/;
+
+  it('a follow-up turn in an existing thread costs two statements: the user turn with its history, and the answer', async () => {
+    const { team, ws } = await setup();
+    const first = (await complete(team.ownerKey, ws.id, { prompt: 'first question' })).json();
+    standIn.reset();
+    let res: Awaited<ReturnType<typeof complete>> | undefined;
+    const seen = await statementsDuring(async () => {
+      res = await complete(team.ownerKey, ws.id, { prompt: 'second question', threadId: first.threadId });
+    });
+    expect(res!.statusCode).toBe(200);
+    // the history came from the first statement
+    expect(standIn.requests[0]!.body.messages.map((m: { content: string }) => m.content)).toEqual(['first question', 'Echo: first question', 'second question']);
+    // this file's app sweeps every 50 ms: that background statement is no part of the turn
+    const turn = seen.filter((q) => !/^update "prompt_logs" set "status" = \$1, "error" = \$2 where/.test(q));
+    expect(turn.filter((q) => turnTables.test(q))).toHaveLength(2);
+    // anything else can only be a cache refill (key, workspace, model), never per-turn work
+    for (const q of turn.filter((s) => !turnTables.test(s))) expect(q).toMatch(/api_keys|workspaces|models/);
+  });
+
+  it('a follow-up in a thread with files also searches them', async () => {
+    const { team, ws } = await setup();
+    const first = (await complete(team.ownerKey, ws.id, { prompt: 'what about the zebra' })).json();
+    const plus = (
+      await t.request({
+        method: 'POST',
+        url: '/api/v1/plus',
+        key: team.ownerKey,
+        headers: { 'content-type': 'multipart/form-data; boundary=b0' },
+        payload: '--b0\r\nContent-Disposition: form-data; name="title"\r\n\r\nNotes\r\n--b0--\r\n',
+      })
+    ).json();
+    const form = `--b0\r\nContent-Disposition: form-data; name="files"; filename="zoo.txt"\r\nContent-Type: text/plain\r\n\r\nThe zebra sleeps standing up in the savanna.\r\n--b0--\r\n`;
+    const added = await t.request({
+      method: 'POST',
+      url: `/api/v1/chat/${plus.id}/add-file?threadId=${first.threadId}`,
+      key: team.ownerKey,
+      headers: { 'content-type': 'multipart/form-data; boundary=b0' },
+      payload: form,
+    });
+    expect(added.statusCode).toBe(200);
+    const second = (await complete(team.ownerKey, ws.id, { prompt: 'where does the zebra sleep', threadId: first.threadId })).json();
+    expect(second.sources.map((s: { filename: string }) => s.filename)).toEqual(['zoo.txt']);
+  });
+});
