@@ -20,6 +20,9 @@ export interface FieldError {
 }
 
 export class AppError extends Error {
+  /** Seconds for a `Retry-After` header (e.g. a provider's rate limit passed on). */
+  retryAfterSeconds?: number;
+
   constructor(
     readonly kind: ErrorKind,
     readonly code: string,

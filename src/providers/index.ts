@@ -43,8 +43,10 @@ export {
   ProviderError,
   PROVIDER_ERROR_CODES,
   classifyProviderError,
+  describeForLog,
   httpStatusFor,
-  providerErrorCode,
+  upstreamInfo,
+  withoutUpstreamDetail,
   type ProviderErrorCode,
   type ProviderErrorKind,
 } from './errors.js';

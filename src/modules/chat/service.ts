@@ -4,7 +4,7 @@ import { GroupCommit } from '../../db/group-commit.js';
 import type { StoredSource, StoredUsage } from '../../db/schema.js';
 import { AppError, badRequest, forbidden, notFound, type ErrorKind } from '../../errors.js';
 import { countTokens } from '../../ingest/tokens.js';
-import { classifyProviderError, getAdapter, isSupportedConnection, type ProviderError } from '../../providers/index.js';
+import { classifyProviderError, describeForLog, getAdapter, isSupportedConnection, type ProviderError } from '../../providers/index.js';
 import type { ChatMessage, GenerationParams, ProviderRequest, ProviderTimeouts, Usage } from '../../providers/types.js';
 import type { ModelsService } from '../models/service.js';
 import type { PromptLogsRepo } from '../prompt-logs/repo.js';
@@ -12,7 +12,9 @@ import { isTeamAdmin, type Principal } from '../teams/service.js';
 import type { WorkspaceRow } from '../workspaces/repo.js';
 import type { WorkspacesService, WorkspaceWithModels } from '../workspaces/service.js';
 import { defaultGreeting, defaultSamplePrompts } from './defaults.js';
-import { assemblePrompt, titleFrom } from './prompt.js';
+import { assemblePrompt, refitAfterContextError, titleFrom, type AssembledPrompt, type AssemblyInput } from './prompt.js';
+// fidelity: context fitting, default output cap and the context-length retry live in context-fit.ts.
+import { calibrationFrom, completeWithContextRetry, effectiveMaxTokens, streamWithContextRetry, type CalibratedUsage } from './context-fit.js';
 import { ChatRepo, type AnswerRecord, type MessageRow, type ThreadScope, type ThreadWithCount, type UserTurnRecord } from './repo.js';
 import type { ChatCompletionRequestT } from './schema.js';
 
@@ -38,6 +40,8 @@ export interface Turn {
   request: Omit<ProviderRequest, 'signal'>;
   estimatedPromptTokens: number;
   started: number;
+  /** fidelity: what the prompt was fitted from, to refit it once after a context-length refusal. */
+  fit: { input: AssemblyInput; assembled: AssembledPrompt };
 }
 
 export type ChatStreamEvent =
@@ -86,7 +90,16 @@ function messageView(m: MessageRow) {
   };
 }
 
+/** Seconds in `Retry-After` when a rate-limiting provider named none. */
+const DEFAULT_PROVIDER_RETRY_AFTER = 10;
+
 export function upstreamError(pe: ProviderError): AppError {
+  // fidelity: a provider's rate limit is passed on as our 429 with its Retry-After (DECISIONS.md).
+  if (pe.kind === 'upstream_rate_limited') {
+    const e = new AppError('rate_limited', pe.code, pe.message);
+    e.retryAfterSeconds = pe.retryAfterSeconds ?? DEFAULT_PROVIDER_RETRY_AFTER;
+    return e;
+  }
   return new AppError(pe.kind === 'timeout' ? 'upstream_timeout' : 'upstream', pe.code, pe.message);
 }
 
@@ -239,6 +252,8 @@ export class ChatService {
         { path: 'body/maxTokens', message: `must be <= ${model.contextWindow}` },
       ]);
     }
+    // fidelity: without a configured maxTokens a default cap is sent (context-fit.ts).
+    params.maxTokens = effectiveMaxTokens(params.maxTokens, model.contextWindow);
 
     let thread: ThreadWithCount | undefined;
     if (req.threadId) {
@@ -260,17 +275,19 @@ export class ChatService {
     }
 
     const history = thread ? await this.repo.recentMessages(this.db, thread.id, HISTORY_LIMIT) : [];
-    const assembled = assemblePrompt({
+    const fitInput: AssemblyInput = {
       systemInstructions: wm.systemInstructions,
       addedContext: wm.addedContext,
       retrievedContext: context.text || null,
       historyNewestFirst: history.map((m) => ({ role: m.role, content: m.content })),
       newTurns,
       contextWindow: model.contextWindow,
-      maxTokens: params.maxTokens ?? null,
+      maxTokens: params.maxTokens,
       usesSystemPrompts: model.usesSystemPrompts,
       promptWrapper: model.promptWrapper ?? null,
-    });
+      calibration: calibrationFrom(history), // fidelity
+    };
+    const assembled = assemblePrompt(fitInput);
 
     const turn: Turn = {
       threadId,
@@ -282,6 +299,7 @@ export class ChatService {
       request: { target: resolved.target, messages: assembled.messages, params, timeouts: this.timeouts },
       estimatedPromptTokens: assembled.estimatedPromptTokens,
       started: Date.now(),
+      fit: { input: fitInput, assembled },
     };
 
     const now = new Date();
@@ -309,12 +327,14 @@ export class ChatService {
     r: { content: string; finishReason: string; usage: Usage; status: 'ok' | 'interrupted'; failure?: ProviderError },
   ): Promise<{ usage: StoredUsage; created: Date }> {
     const usage = this.usage(turn, r.content, r.usage);
+    // fidelity: the local estimate is stored beside the provider's count, to calibrate the thread's next fit.
+    const storedUsage: CalibratedUsage = { ...usage, localPromptTokens: turn.estimatedPromptTokens };
     const created = new Date();
     await this.answers.add({
       threadId: turn.threadId,
       message:
         r.status === 'ok' || r.content.length > 0
-          ? { id: turn.messageId, content: r.content, modelId: turn.modelId, usage, sources: turn.sources, status: r.status }
+          ? { id: turn.messageId, content: r.content, modelId: turn.modelId, usage: storedUsage, sources: turn.sources, status: r.status }
           : null,
       log: {
         id: turn.logId,
@@ -323,7 +343,7 @@ export class ChatService {
         completionTokens: usage.completionTokens,
         latencyMs: Date.now() - turn.started,
         status: r.failure ? 'error' : r.status,
-        error: r.failure ? `${r.failure.code}: ${r.failure.message}` : r.status === 'interrupted' ? 'client disconnected' : null,
+        error: r.failure ? describeForLog(r.failure) : r.status === 'interrupted' ? 'client disconnected' : null,
       },
       now: created,
     });
@@ -335,7 +355,7 @@ export class ChatService {
     await this.logs.finish(this.db, turn.logId, {
       latencyMs: Date.now() - turn.started,
       status: 'error',
-      error: `${pe.code}: ${pe.message}`,
+      error: describeForLog(pe),
     });
   }
 
@@ -344,7 +364,7 @@ export class ChatService {
     const adapter = getAdapter(turn.request.target.apiBase, turn.request.target.connectionType);
     let result;
     try {
-      result = await adapter.complete({ ...turn.request, ...(signal ? { signal } : {}) });
+      result = await completeWithContextRetry(adapter, { ...turn.request, ...(signal ? { signal } : {}) }, (pe) => this.refit(turn, pe));
     } catch (err) {
       const pe = classifyProviderError(err);
       if (signal?.aborted) {
@@ -368,6 +388,15 @@ export class ChatService {
     };
   }
 
+  /** fidelity: a shorter prompt after a context-length refusal (once), or null when no history is left to drop. */
+  private refit(turn: Turn, pe: ProviderError): ChatMessage[] | null {
+    const again = refitAfterContextError(turn.fit.input, turn.fit.assembled, pe);
+    if (!again) return null;
+    turn.fit.assembled = again;
+    turn.estimatedPromptTokens = again.estimatedPromptTokens;
+    return again.messages;
+  }
+
   /**
    * The events of a streamed turn (after startTurn). When `signal` aborts (the client went away)
    * the provider call is cancelled and what arrived is kept, marked interrupted.
@@ -377,7 +406,7 @@ export class ChatService {
     const adapter = getAdapter(turn.request.target.apiBase, turn.request.target.connectionType);
     let content = '';
     try {
-      for await (const ev of adapter.stream({ ...turn.request, signal })) {
+      for await (const ev of streamWithContextRetry(adapter, { ...turn.request, signal }, (pe) => this.refit(turn, pe))) {
         if (ev.type === 'delta') {
           content += ev.content;
           yield ev;

@@ -3,6 +3,7 @@ import { stringify } from 'csv-stringify';
 import type { Db } from '../../db/client.js';
 import { AppError, badRequest } from '../../errors.js';
 import { pageRequest, toPage } from '../../http/paging.js';
+import { withoutUpstreamDetail } from '../../providers/errors.js';
 import { isTeamAdmin, type Principal } from '../teams/service.js';
 import { PromptLogsRepo, SORTABLE, type LogFilter, type PromptLogView } from './repo.js';
 
@@ -19,6 +20,11 @@ export function csvSafe(value: unknown): string {
 }
 
 const CSV_BATCH = 500;
+
+/** fidelity: the provider's own status and error code (`[upstream …]` in `error`) are shown to team owners/admins only. */
+function forReader(r: PromptLogView, admin: boolean): PromptLogView {
+  return admin ? r : { ...r, error: withoutUpstreamDetail(r.error) };
+}
 
 export function logView(r: PromptLogView) {
   return { ...r, created: r.created.toISOString() };
@@ -58,7 +64,7 @@ export class PromptLogsService {
         `The range holds ${total} logs, more than ${this.maxRows}: narrow it or use GET /api/v1/chat/prompt-logs/paged or /csv`,
       );
     }
-    return (await this.repo.list(this.db, f, { limit: this.maxRows, offset: 0, sort: [] })).map(logView);
+    return (await this.repo.list(this.db, f, { limit: this.maxRows, offset: 0, sort: [] })).map((r) => logView(forReader(r, isTeamAdmin(caller))));
   }
 
   async paged(caller: Principal, q: { q?: string; startDate?: string; endDate?: string; page: number; size: number; sort?: string[] }) {
@@ -68,18 +74,22 @@ export class PromptLogsService {
       this.repo.count(this.db, f),
       this.repo.list(this.db, f, { limit: p.size, offset: p.page * p.size, sort: p.sort }),
     ]);
-    return toPage(rows.map(logView), total, p);
+    return toPage(rows.map((r) => logView(forReader(r, isTeamAdmin(caller)))), total, p);
   }
 
   /** The CSV export as a stream: rows are read in keyset batches, so memory does not grow with rows. */
   csv(caller: Principal, q: { q?: string; startDate: string; endDate: string }): Readable {
     const f = this.filter(caller, q);
     const { db, repo } = this;
+    const admin = isTeamAdmin(caller);
     async function* rows() {
       let after: { created: Date; id: string } | null = null;
       for (;;) {
         const batch = await repo.listAfter(db, f, after, CSV_BATCH);
-        for (const r of batch) yield CSV_COLUMNS.map((c) => csvSafe(r[c]));
+        for (const r of batch) {
+          const row = forReader(r, admin);
+          yield CSV_COLUMNS.map((c) => csvSafe(row[c]));
+        }
         const last = batch.at(-1);
         if (!last || batch.length < CSV_BATCH) return;
         after = { created: last.created, id: last.id };
