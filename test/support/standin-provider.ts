@@ -33,7 +33,9 @@
  * n_ctx}}` (prompt > window) or OpenAI `400 {"error": {"code": "context_length_exceeded"}}` (prompt +
  * max tokens > window) for openai/azure; Anthropic "prompt is too long: N tokens > W maximum";
  * Gemini 400 INVALID_ARGUMENT "The input token count (N) exceeds the maximum number of tokens
- * allowed (W)". `GET /props` answers llama.cpp's `{default_generation_settings: {n_ctx}}`.
+ * allowed (W)". With the switch set, `GET /props` answers llama.cpp's
+ * `{default_generation_settings: {n_ctx}}` and `GET /v1beta/models/{model}` Gemini's
+ * `{inputTokenLimit: W − 1024, outputTokenLimit: 1024}` (both 404 otherwise).
  *
  * Stream "chunks" in the switches below count content chunks only (the protocol preamble, e.g.
  * Anthropic's message_start / content_block_start or OpenAI's role chunk, is always sent first).
@@ -318,9 +320,14 @@ export async function startStandInProvider(): Promise<StandInProvider> {
 
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
-    if (req.method === 'GET' && pathname === '/props') {
-      const n_ctx = sw.contextWindow?.tokens ?? 4096;
-      sendJson(res, 200, { default_generation_settings: { n_ctx }, total_slots: 1, model_path: 'standin.gguf' });
+    if (req.method === 'GET' && pathname === '/props' && sw.contextWindow) {
+      sendJson(res, 200, { default_generation_settings: { n_ctx: sw.contextWindow.tokens }, total_slots: 1, model_path: 'standin.gguf' });
+      return;
+    }
+    const geminiModel = req.method === 'GET' ? /^\/(?:v1beta|v1)\/models\/([^/:]+)$/.exec(pathname) : null;
+    if (geminiModel && sw.contextWindow) {
+      const name = decodeURIComponent(geminiModel[1] ?? '');
+      sendJson(res, 200, { name: `models/${name}`, inputTokenLimit: sw.contextWindow.tokens - 1024, outputTokenLimit: 1024 });
       return;
     }
     if (!r) {

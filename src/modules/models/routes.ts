@@ -1,10 +1,17 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { principalOf } from '../../http/auth.js';
 import { acceptWrapped } from '../../http/bodies.js';
 import { errorResponses, Uuid } from '../../http/schemas.js';
 import type { Services } from '../../services.js';
-import { CreateModelQuery, ModelIds, ModelListQuery, ModelRef, ModelRequest } from './schema.js';
+import { CreateModelQuery, ModelIds, ModelListQuery, ModelRef, ModelRequest, type ModelT } from './schema.js';
+
+/** Configuration warnings (e.g. a contextWindow larger than the provider serves) also go to the log. */
+function logWarnings(req: FastifyRequest, m: ModelT): ModelT {
+  if (m.warnings?.length) req.log.warn({ modelId: m.id, warnings: m.warnings }, 'model configuration warning');
+  return m;
+}
 
 export const modelRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
   const models = services.models;
@@ -25,7 +32,7 @@ export const modelRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = as
       preValidation: wrappedRequest,
       schema: { tags, summary: 'Save New Model (body bare or as {modelRequest})', querystring: CreateModelQuery, body: ModelRequest, response: one },
     },
-    async (req) => models.create(principalOf(req), req.body, { system: req.query.system }),
+    async (req) => logWarnings(req, await models.create(principalOf(req), req.body, { system: req.query.system })),
   );
   app.get('/models/:modelId', { schema: { tags, summary: 'Get Model', params: Type.Object({ modelId: Uuid }), response: one } }, async (req) =>
     models.get(principalOf(req), req.params.modelId),
@@ -36,7 +43,7 @@ export const modelRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = as
       preValidation: wrappedRequest,
       schema: { tags, summary: 'Save Model (update)', params: Type.Object({ modelId: Uuid }), body: ModelRequest, response: one },
     },
-    async (req) => models.update(principalOf(req), req.params.modelId, req.body),
+    async (req) => logWarnings(req, await models.update(principalOf(req), req.params.modelId, req.body)),
   );
   app.post(
     '/models/add-to-team',
