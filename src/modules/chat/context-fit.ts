@@ -56,12 +56,17 @@ const clamp = (r: number): number => Math.min(MAX_CALIBRATION, Math.max(MIN_CALI
 export type CalibratedUsage = StoredUsage & { localPromptTokens?: number };
 
 /**
- * Provider tokens per local token, from the newest answered turn of the thread that carries both
- * figures (history newest first). 1 when none does (a new thread, a provider reporting no usage).
+ * Provider tokens per local token, from the newest answer of the thread by this model that carries
+ * both figures (history newest first; `localPromptTokens` is only stored when the provider reported
+ * usage). 1 when none does (a new thread, a provider reporting no usage, another model so far).
  */
-export function calibrationFrom(historyNewestFirst: ReadonlyArray<{ role: string; usage?: CalibratedUsage | null }>): number {
+export function calibrationFrom(
+  historyNewestFirst: ReadonlyArray<{ role: string; modelId?: string | null; usage?: CalibratedUsage | null }>,
+  modelId?: string,
+): number {
   for (const m of historyNewestFirst) {
     if (m.role !== 'assistant' || !m.usage) continue;
+    if (modelId !== undefined && m.modelId !== modelId) continue; // another tokenizer
     const local = m.usage.localPromptTokens;
     const reported = m.usage.promptTokens;
     if (typeof local === 'number' && local > 0 && typeof reported === 'number' && reported > 0) {

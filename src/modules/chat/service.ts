@@ -285,7 +285,7 @@ export class ChatService {
       maxTokens: params.maxTokens,
       usesSystemPrompts: model.usesSystemPrompts,
       promptWrapper: model.promptWrapper ?? null,
-      calibration: calibrationFrom(history), // fidelity
+      calibration: calibrationFrom(history, model.id), // fidelity
     };
     const assembled = assemblePrompt(fitInput);
 
@@ -327,8 +327,8 @@ export class ChatService {
     r: { content: string; finishReason: string; usage: Usage; status: 'ok' | 'interrupted'; failure?: ProviderError },
   ): Promise<{ usage: StoredUsage; created: Date }> {
     const usage = this.usage(turn, r.content, r.usage);
-    // fidelity: the local estimate is stored beside the provider's count, to calibrate the thread's next fit.
-    const storedUsage: CalibratedUsage = { ...usage, localPromptTokens: turn.estimatedPromptTokens };
+    // fidelity: the local estimate is stored beside the provider's own count, to calibrate the thread's next fit.
+    const storedUsage: CalibratedUsage = r.usage.promptTokens > 0 ? { ...usage, localPromptTokens: turn.estimatedPromptTokens } : usage;
     const created = new Date();
     await this.answers.add({
       threadId: turn.threadId,
