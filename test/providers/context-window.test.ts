@@ -77,8 +77,11 @@ describe.each<[StandInKind, 'llamacpp' | 'openai']>([
   it('every turn succeeds, the prompt always fits, and old turns are dropped', async () => {
     const { key, wsId } = await setup(kind);
     s.standIn.set({ contextWindow: { tokens: WINDOW, style } });
-    const { statuses } = await runThread(key, wsId, 18);
+    const { statuses, threadId } = await runThread(key, wsId, 18);
     expect(statuses).toEqual(Array(18).fill(200));
+    // The local estimate kept for calibration stays internal.
+    const thread = (await t.request({ method: 'GET', url: `/api/v1/chat/${wsId}/history/${threadId}`, key })).json();
+    expect(Object.keys(thread.messages.at(-1).usage).sort()).toEqual(['completionTokens', 'promptTokens', 'totalTokens']);
     // Calibrated from turn 2 on: at most the first over-long turn needed the one retry.
     expect(s.standIn.requests.length).toBeLessThanOrEqual(19);
     const lastBody = s.standIn.requests.at(-1)!.body as Record<string, unknown>;
