@@ -20,6 +20,9 @@ export interface FieldError {
 }
 
 export class AppError extends Error {
+  /** Seconds for a `Retry-After` header (e.g. a provider's rate limit passed on). */
+  retryAfterSeconds?: number;
+
   constructor(
     readonly kind: ErrorKind,
     readonly code: string,
@@ -38,5 +41,18 @@ export const forbidden = (message: string) => new AppError('forbidden', 'forbidd
 export const conflict = (message: string) => new AppError('conflict', 'conflict', message);
 
 /** A classified provider failure (providers/errors.ts) as the app's error: 504 for timeouts, else 502. */
-export const upstreamError = (pe: { kind: string; code: string; message: string }) =>
-  new AppError(pe.kind === 'timeout' ? 'upstream_timeout' : 'upstream', pe.code, pe.message);
+/** Seconds in `Retry-After` when a rate-limiting provider named none. */
+const DEFAULT_PROVIDER_RETRY_AFTER = 10;
+
+/**
+ * A classified provider failure as an AppError: a timeout is 504, a provider's rate limit our 429
+ * with its Retry-After (docs/DECISIONS.md, "Chat"), anything else 502.
+ */
+export function upstreamError(pe: { kind: string; code: string; message: string; retryAfterSeconds?: number | undefined }): AppError {
+  if (pe.kind === 'upstream_rate_limited') {
+    const e = new AppError('rate_limited', pe.code, pe.message);
+    e.retryAfterSeconds = pe.retryAfterSeconds ?? DEFAULT_PROVIDER_RETRY_AFTER;
+    return e;
+  }
+  return new AppError(pe.kind === 'timeout' ? 'upstream_timeout' : 'upstream', pe.code, pe.message);
+}

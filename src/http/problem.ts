@@ -179,6 +179,7 @@ export function registerProblemHandlers(app: FastifyInstance): void {
     const { problem: p, isBug } = toProblem(err);
     if (isBug) request.log.error({ err }, 'unhandled error');
     else request.log.info({ code: p.code, status: p.status }, 'request failed');
+    if (err instanceof AppError && err.retryAfterSeconds !== undefined) reply.header('retry-after', String(err.retryAfterSeconds));
     return sendProblem(reply, p);
   });
   // A known path asked with a method it does not answer: 405 with Allow. Decided on request, before

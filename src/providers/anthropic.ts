@@ -15,11 +15,11 @@
  * removed them from its types); n, frequency/presence penalties and logit bias have no
  * equivalent either and are dropped.
  */
-import Anthropic from '@anthropic-ai/sdk';
+import type Anthropic from '@anthropic-ai/sdk';
 import { guardedCall, guardedStream, sdkTimeoutMs, usageOf, type StreamState } from './call-control.js';
 import { providerBadResponse } from './errors.js';
 import type { Completion, FinishReason, ProviderAdapter, ProviderRequest, StreamEvent, Usage } from './types.js';
-import { ClientCache, NO_REDIRECT, posInt, splitSystemAndMerge, trimSlashes } from './util.js';
+import { ClientCache, clientKey, lazy, NO_REDIRECT, posInt, splitSystemAndMerge, trimSlashes } from './util.js';
 
 export const DEFAULT_ANTHROPIC_BASE_URL = 'https://api.anthropic.com';
 export const DEFAULT_ANTHROPIC_MAX_TOKENS = 1024;
@@ -45,35 +45,40 @@ export function normalizeAnthropicStopReason(reason: string | null | undefined):
 }
 
 /**
- * The SDK resolves credentials lazily from env / profile files / workload identity when none is
- * passed. A model with no key must send no credential — never the server's own — so that chain
- * is switched off.
+ * The SDK loads on the first Anthropic call. It resolves credentials lazily from env / profile
+ * files / workload identity when none is passed; a model with no key must send no credential —
+ * never the server's own — so that chain is switched off.
  */
-class IsolatedAnthropic extends Anthropic {
-  protected override _shouldResolveDefaultCredentials(): boolean {
-    return false;
-  }
-}
+const loadSdk = lazy(async () => {
+  const { default: AnthropicClient } = await import('@anthropic-ai/sdk');
+  return class IsolatedAnthropic extends AnthropicClient {
+    protected override _shouldResolveDefaultCredentials(): boolean {
+      return false;
+    }
+  };
+});
 
-const clients = new ClientCache<Anthropic>();
+/** One SDK client per (URL, key fingerprint), built once and shared by concurrent calls. */
+const clients = new ClientCache<Promise<Anthropic>>();
 
 export function anthropicBaseUrl(url: string | null): string {
   if (!url) return DEFAULT_ANTHROPIC_BASE_URL;
   return trimSlashes(url).replace(/\/v1$/, '');
 }
 
-function clientFor(req: ProviderRequest): Anthropic {
+function clientFor(req: ProviderRequest): Promise<Anthropic> {
   const baseURL = anthropicBaseUrl(req.target.url);
   const key = req.target.apiKey;
-  return clients.get(JSON.stringify([baseURL, key]), () =>
-    new IsolatedAnthropic({
+  return clients.get(clientKey([baseURL], key), async () => {
+    const IsolatedAnthropic = await loadSdk();
+    return new IsolatedAnthropic({
       baseURL,
       ...(key ? { apiKey: key } : { apiKey: null, authToken: null, defaultHeaders: { Authorization: null } }),
       maxRetries: 0,
       logLevel: 'off',
       fetchOptions: NO_REDIRECT,
-    }),
-  );
+    });
+  });
 }
 
 export function buildAnthropicBody(req: ProviderRequest): Body {
@@ -151,7 +156,7 @@ export function onAnthropicEvent(ev: Event, state: StreamState, counts: Anthropi
 export const anthropicAdapter: ProviderAdapter = {
   async complete(req: ProviderRequest): Promise<Completion> {
     return guardedCall(req, async (signal) => {
-      const msg = await clientFor(req).messages.create(buildAnthropicBody(req), requestOptions(req, signal));
+      const msg = await (await clientFor(req)).messages.create(buildAnthropicBody(req), requestOptions(req, signal));
       return toAnthropicCompletion(msg);
     });
   },
@@ -161,12 +166,8 @@ export const anthropicAdapter: ProviderAdapter = {
     return guardedStream<Event>(
       req,
       async (signal) =>
-        clientFor(req).messages.create({ ...buildAnthropicBody(req), stream: true }, requestOptions(req, signal)),
+        (await clientFor(req)).messages.create({ ...buildAnthropicBody(req), stream: true }, requestOptions(req, signal)),
       (ev, state) => onAnthropicEvent(ev, state, counts),
     );
   },
 };
-
-export function clearAnthropicClientCache(): void {
-  clients.clear();
-}

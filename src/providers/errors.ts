@@ -3,36 +3,34 @@
  *
  * Every error that leaves an adapter is a {@link ProviderError}. Its `message` is a short,
  * generic description written here — NEVER the upstream error body or the SDK's message,
- * which embed the upstream body (and may contain keys, prompts or other secrets).
+ * which embed the upstream body (and may contain keys, prompts or other secrets). What is kept
+ * from the upstream answer: its status, a short identifier-like error code (`upstreamCode`),
+ * Retry-After, and numbers (token counts) from a context-length refusal.
+ *
+ * The SDK error classes are recognised by their prototype chain's class names (duck typing), so
+ * this module does not import the SDKs: they load lazily on the first call (see index.ts).
  */
-import {
-  APIError as OpenAIAPIError,
-  APIUserAbortError as OpenAIUserAbortError,
-  APIConnectionError as OpenAIConnectionError,
-  APIConnectionTimeoutError as OpenAIConnectionTimeoutError,
-} from 'openai';
-import {
-  APIError as AnthropicAPIError,
-  APIUserAbortError as AnthropicUserAbortError,
-  APIConnectionError as AnthropicConnectionError,
-  APIConnectionTimeoutError as AnthropicConnectionTimeoutError,
-} from '@anthropic-ai/sdk';
-import { ApiError as GoogleApiError } from '@google/genai';
 
 export type ProviderErrorKind =
   | 'upstream_error'
   | 'upstream_auth'
   | 'upstream_rate_limited'
+  | 'upstream_model_not_found'
+  | 'upstream_context_length'
+  | 'upstream_content_refused'
   | 'timeout'
   | 'aborted'
   | 'bad_response'
   | 'connection_failed';
 
-/** Stable, client-facing error code per kind. */
+/** Stable, client-facing error code per kind (table in src/providers/README.md). */
 export const PROVIDER_ERROR_CODES = {
   upstream_error: 'provider_error',
   upstream_auth: 'provider_auth_failed',
   upstream_rate_limited: 'provider_rate_limited',
+  upstream_model_not_found: 'provider_model_not_found',
+  upstream_context_length: 'provider_context_length_exceeded',
+  upstream_content_refused: 'provider_content_refused',
   timeout: 'provider_timeout',
   aborted: 'provider_aborted',
   bad_response: 'provider_bad_response',
@@ -45,10 +43,16 @@ export class ProviderError extends Error {
   override readonly name = 'ProviderError';
   /**
    * Short machine-readable code reported by the provider (e.g. `invalid_api_key`,
-   * `context_length_exceeded`, `rate_limit_error`), only kept when it matches
-   * /^[A-Za-z0-9_.-]{1,64}$/. Never free text.
+   * `context_length_exceeded`, `exceed_context_size_error`, `NOT_FOUND`), only kept when it
+   * matches /^[A-Za-z0-9_.-]{1,64}$/. Never free text.
    */
   upstreamCode?: string;
+  /** Seconds the provider asked us to wait (its Retry-After / retry-after-ms), 1–3600. */
+  retryAfterSeconds?: number;
+  /** Context-length refusals: the window the provider enforces, when it said so. */
+  contextLimit?: number;
+  /** Context-length refusals: the prompt size the provider counted, when it said so. */
+  promptTokens?: number;
 
   constructor(
     public kind: ProviderErrorKind,
@@ -63,24 +67,42 @@ export class ProviderError extends Error {
     return PROVIDER_ERROR_CODES[this.kind];
   }
 
-  toJSON(): { kind: ProviderErrorKind; code: ProviderErrorCode; message: string; upstreamStatus?: number; retryable: boolean } {
+  toJSON(): { kind: ProviderErrorKind; code: ProviderErrorCode; message: string; upstreamStatus?: number; upstreamCode?: string; retryable: boolean } {
     return {
       kind: this.kind,
       code: this.code,
       message: this.message,
       ...(this.upstreamStatus !== undefined ? { upstreamStatus: this.upstreamStatus } : {}),
+      ...(this.upstreamCode !== undefined ? { upstreamCode: this.upstreamCode } : {}),
       retryable: this.retryable,
     };
   }
 }
 
-/** HTTP status Atrium should answer with: 504 for a timeout, 502 for everything else upstream. */
+/**
+ * HTTP status Atrium answers with: 504 for a timeout, 429 when the provider rate-limits us
+ * (with its Retry-After passed on), 502 for everything else upstream.
+ */
 export function httpStatusFor(e: ProviderError): number {
-  return e.kind === 'timeout' ? 504 : 502;
+  if (e.kind === 'timeout') return 504;
+  if (e.kind === 'upstream_rate_limited') return 429;
+  return 502;
 }
 
-export function providerErrorCode(e: ProviderError): ProviderErrorCode {
-  return e.code;
+/**
+ * The prompt log's `error` text: our code and message, then the upstream status and code in
+ * brackets — `provider_context_length_exceeded: … [upstream 400 exceed_context_size_error]`.
+ * {@link withoutUpstreamDetail} removes the bracket for readers who are not team owners/admins.
+ */
+export function describeForLog(e: ProviderError): string {
+  const upstream = [e.upstreamStatus, e.upstreamCode].filter((v) => v !== undefined).join(' ');
+  return `${e.code}: ${e.message}${upstream ? ` [upstream ${upstream}]` : ''}`;
+}
+
+const UPSTREAM_DETAIL = / \[upstream [^\]]*\]$/;
+
+export function withoutUpstreamDetail(logError: string | null): string | null {
+  return logError === null ? null : logError.replace(UPSTREAM_DETAIL, '');
 }
 
 // --- constructors used by the adapters -------------------------------------------------
@@ -98,12 +120,112 @@ export const providerBadResponse = (what = 'a response that could not be underst
 
 const SAFE_CODE = /^[A-Za-z0-9_.-]{1,64}$/;
 
-function fromStatus(status: number, upstreamCode?: unknown): ProviderError {
+/** What an upstream error answer told us, read from its parsed body (never kept as text). */
+export interface UpstreamErrorInfo {
+  /** The most specific identifier: a string `code`, else the error `type` / Gemini `status`. */
+  code?: string;
+  /** Used only to recognise the failure and pull out numbers; never stored or returned. */
+  message?: string;
+  retryAfterSeconds?: number;
+  contextLimit?: number;
+  promptTokens?: number;
+}
+
+/** Error types too general to name a failure: a more specific code is preferred. */
+const GENERIC_TYPES = new Set(['invalid_request_error', 'error', 'INVALID_ARGUMENT', 'api_error', 'server_error']);
+const CONTEXT_CODES = new Set(['context_length_exceeded', 'exceed_context_size_error', 'string_above_max_length']);
+const CONTEXT_TEXT =
+  /context length|context window|context size|maximum context|prompt is too long|input token count|too many tokens|exceeds the (?:maximum|available)/i;
+const MODEL_NOT_FOUND_CODES = new Set(['model_not_found', 'DeploymentNotFound', 'not_found_error', 'NOT_FOUND']);
+const REFUSAL_CODES = new Set(['content_filter', 'content_policy_violation', 'ResponsibleAIPolicyViolation', 'PROHIBITED_CONTENT', 'SAFETY']);
+const RATE_LIMIT_TYPES = new Set(['rate_limit_error', 'rate_limit_exceeded', 'RESOURCE_EXHAUSTED']);
+const AUTH_TYPES = new Set(['authentication_error', 'permission_error', 'invalid_api_key', 'UNAUTHENTICATED', 'PERMISSION_DENIED']);
+
+function positiveInt(v: unknown): number | undefined {
+  const n = typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v;
+  return typeof n === 'number' && Number.isFinite(n) && n > 0 ? Math.floor(n) : undefined;
+}
+
+/** Retry-After (seconds or an HTTP date) or retry-after-ms, clamped to 1–3600 s. */
+export function retryAfterFrom(headers: unknown): number | undefined {
+  const get = (name: string): string | null => {
+    if (headers && typeof (headers as Headers).get === 'function') return (headers as Headers).get(name);
+    const v = headers && typeof headers === 'object' ? (headers as Record<string, unknown>)[name] : undefined;
+    return typeof v === 'string' ? v : null;
+  };
+  let seconds: number | undefined;
+  const ms = get('retry-after-ms');
+  if (ms && /^\d+(\.\d+)?$/.test(ms)) seconds = Number(ms) / 1000;
+  const ra = get('retry-after');
+  if (seconds === undefined && ra) {
+    if (/^\d+(\.\d+)?$/.test(ra.trim())) seconds = Number(ra.trim());
+    else {
+      const at = Date.parse(ra);
+      if (Number.isFinite(at)) seconds = (at - Date.now()) / 1000;
+    }
+  }
+  if (seconds === undefined || !Number.isFinite(seconds)) return undefined;
+  return Math.min(3600, Math.max(1, Math.ceil(seconds)));
+}
+
+/** Token numbers in a context-length refusal (llama.cpp fields, or the wording of OpenAI, Anthropic, Gemini). */
+function contextNumbers(body: Record<string, unknown> | undefined, message: string): { contextLimit?: number; promptTokens?: number } {
+  let contextLimit = positiveInt(body?.n_ctx);
+  let promptTokens = positiveInt(body?.n_prompt_tokens);
+  const patterns: Array<[RegExp, 'limit' | 'prompt', number]> = [
+    [/maximum context length is (\d+) tokens/i, 'limit', 1],
+    [/resulted in (\d+) tokens/i, 'prompt', 1],
+    [/(\d+) in the messages/i, 'prompt', 1],
+    [/prompt is too long: (\d+) tokens > (\d+)/i, 'prompt', 1],
+    [/prompt is too long: \d+ tokens > (\d+)/i, 'limit', 1],
+    [/input token count \((\d+)\)/i, 'prompt', 1],
+    [/maximum number of tokens allowed \((\d+)\)/i, 'limit', 1],
+  ];
+  for (const [re, what, group] of patterns) {
+    const m = re.exec(message);
+    const n = m ? positiveInt(m[group]) : undefined;
+    if (n === undefined) continue;
+    if (what === 'limit') contextLimit ??= n;
+    else promptTokens ??= n;
+  }
+  return { ...(contextLimit !== undefined ? { contextLimit } : {}), ...(promptTokens !== undefined ? { promptTokens } : {}) };
+}
+
+/**
+ * Read a provider's error body: OpenAI-style `{error: {code, type, message, …}}` (llama.cpp puts
+ * a number in `code` and its identifier in `type`), Anthropic `{type: 'error', error: {type,
+ * message}}`, Gemini `{error: {code, status, message}}`.
+ */
+export function upstreamInfo(body: unknown, headers?: unknown): UpstreamErrorInfo {
+  let e = body && typeof body === 'object' ? (body as Record<string, unknown>) : undefined;
+  if (e && e.error && typeof e.error === 'object') e = e.error as Record<string, unknown>;
+  const ids = [e?.code, e?.type, e?.status].filter((v): v is string => typeof v === 'string' && SAFE_CODE.test(v));
+  // A generic type is the fallback; a specific code wins.
+  const code = ids.find((v) => !GENERIC_TYPES.has(v)) ?? ids[0];
+  const message = typeof e?.message === 'string' ? e.message : '';
+  const info: UpstreamErrorInfo = { ...(code ? { code } : {}), ...(message ? { message } : {}) };
+  const retryAfterSeconds = retryAfterFrom(headers);
+  if (retryAfterSeconds !== undefined) info.retryAfterSeconds = retryAfterSeconds;
+  return { ...info, ...contextNumbers(e, message) };
+}
+
+function isContextLength(info: UpstreamErrorInfo): boolean {
+  return (info.code !== undefined && CONTEXT_CODES.has(info.code)) || CONTEXT_TEXT.test(info.message ?? '');
+}
+
+function fromStatus(status: number, info: UpstreamErrorInfo = {}): ProviderError {
+  const code = info.code;
   let e: ProviderError;
   if (status === 401 || status === 403) {
     e = new ProviderError('upstream_auth', `The model provider rejected the credentials (${status})`, status);
   } else if (status === 429) {
     e = new ProviderError('upstream_rate_limited', 'The model provider is rate limiting requests (429)', status, true);
+  } else if ((status === 400 || status === 413 || status === 422) && isContextLength(info)) {
+    e = new ProviderError('upstream_context_length', 'The prompt is longer than the model\u2019s context window', status);
+  } else if (status === 404 && ((code !== undefined && MODEL_NOT_FOUND_CODES.has(code)) || /model|deployment/i.test(info.message ?? ''))) {
+    e = new ProviderError('upstream_model_not_found', 'The model provider does not know this model (404)', status);
+  } else if (status >= 400 && status < 500 && code !== undefined && REFUSAL_CODES.has(code)) {
+    e = new ProviderError('upstream_content_refused', 'The model provider refused the content of the request', status);
   } else if (status === 408 || status === 504) {
     e = new ProviderError('upstream_error', `The model provider answered ${status} (timeout)`, status, true);
   } else if (status >= 500) {
@@ -113,25 +235,39 @@ function fromStatus(status: number, upstreamCode?: unknown): ProviderError {
   } else {
     e = new ProviderError('upstream_error', `The model provider answered ${status}`, status);
   }
-  if (typeof upstreamCode === 'string' && SAFE_CODE.test(upstreamCode)) e.upstreamCode = upstreamCode;
+  return withInfo(e, info);
+}
+
+function withInfo(e: ProviderError, info: UpstreamErrorInfo): ProviderError {
+  if (info.code !== undefined) e.upstreamCode = info.code;
+  if (info.retryAfterSeconds !== undefined) e.retryAfterSeconds = info.retryAfterSeconds;
+  if (e.kind === 'upstream_context_length') {
+    if (info.contextLimit !== undefined) e.contextLimit = info.contextLimit;
+    if (info.promptTokens !== undefined) e.promptTokens = info.promptTokens;
+  }
   return e;
 }
 
 /** An error event inside a 200 stream (no HTTP status): classify by the provider's error type. */
-function fromErrorType(type: unknown): ProviderError {
-  const t = typeof type === 'string' ? type : '';
+function fromErrorType(info: UpstreamErrorInfo): ProviderError {
+  const t = info.code ?? '';
   let e: ProviderError;
-  if (t === 'rate_limit_error' || t === 'rate_limit_exceeded' || t === 'RESOURCE_EXHAUSTED') {
+  if (RATE_LIMIT_TYPES.has(t)) {
     e = new ProviderError('upstream_rate_limited', 'The model provider is rate limiting requests', undefined, true);
-  } else if (t === 'authentication_error' || t === 'permission_error' || t === 'invalid_api_key') {
+  } else if (AUTH_TYPES.has(t)) {
     e = new ProviderError('upstream_auth', 'The model provider rejected the credentials');
   } else if (t === 'overloaded_error') {
     e = new ProviderError('upstream_error', 'The model provider is overloaded', undefined, true);
+  } else if (isContextLength(info)) {
+    e = new ProviderError('upstream_context_length', 'The prompt is longer than the model\u2019s context window');
+  } else if (MODEL_NOT_FOUND_CODES.has(t)) {
+    e = new ProviderError('upstream_model_not_found', 'The model provider does not know this model');
+  } else if (REFUSAL_CODES.has(t)) {
+    e = new ProviderError('upstream_content_refused', 'The model provider refused the content of the request');
   } else {
     e = new ProviderError('upstream_error', 'The model provider reported an error');
   }
-  if (SAFE_CODE.test(t)) e.upstreamCode = t;
-  return e;
+  return withInfo(e, info);
 }
 
 const CONNECT_TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'ETIMEDOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
@@ -190,35 +326,57 @@ function classifyTransport(err: unknown): ProviderError | null {
   return null;
 }
 
+/** Class names along the prototype chain (the SDKs' error classes, recognised without importing them). */
+function classNames(err: unknown): string[] {
+  const names: string[] = [];
+  for (let p = err && typeof err === 'object' ? Object.getPrototypeOf(err) : null; p && names.length < 8; p = Object.getPrototypeOf(p)) {
+    const n = (p as { constructor?: { name?: unknown } }).constructor?.name;
+    if (typeof n === 'string') names.push(n);
+  }
+  return names;
+}
+
+/** @google/genai's ApiError message is `got status: 404 Not Found. {"error": {...}}`: read the JSON part. */
+function googleBody(message: string): unknown {
+  const i = message.indexOf('{');
+  if (i < 0) return undefined;
+  try {
+    return JSON.parse(message.slice(i));
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Map anything thrown by an SDK / fetch / our own validation to a {@link ProviderError}.
- * Covers: the APIError hierarchies of `openai` and `@anthropic-ai/sdk` (by status; user abort;
- * connection timeout; connection error), `@google/genai`'s `ApiError` (status), DOM
- * `AbortError` / `TimeoutError`, undici fetch failures (`TypeError: fetch failed` with a socket
- * `cause`, `TypeError: terminated` when a body stream breaks) and `SyntaxError` from JSON parsing.
+ * Covers: the APIError hierarchies of `openai` and `@anthropic-ai/sdk` (by status and body; user
+ * abort; connection timeout; connection error), `@google/genai`'s `ApiError` (status and the body
+ * in its message), DOM `AbortError` / `TimeoutError`, undici fetch failures (`TypeError: fetch
+ * failed` with a socket `cause`, `TypeError: terminated` when a body stream breaks) and
+ * `SyntaxError` from JSON parsing.
  */
 export function classifyProviderError(err: unknown): ProviderError {
   if (err instanceof ProviderError) return err;
+  const classes = classNames(err);
 
-  // --- OpenAI / Anthropic (Stainless) ---
-  if (err instanceof OpenAIUserAbortError || err instanceof AnthropicUserAbortError) return providerAborted();
-  if (err instanceof OpenAIConnectionTimeoutError || err instanceof AnthropicConnectionTimeoutError) return providerTimeout();
-  if (err instanceof OpenAIConnectionError || err instanceof AnthropicConnectionError) {
+  // --- OpenAI / Anthropic (Stainless: APIUserAbortError, APIConnectionTimeoutError ⊂ APIConnectionError ⊂ APIError) ---
+  if (classes.includes('APIUserAbortError')) return providerAborted();
+  if (classes.includes('APIConnectionTimeoutError')) return providerTimeout();
+  if (classes.includes('APIConnectionError')) {
     return classifyTransport((err as { cause?: unknown }).cause) ??
       new ProviderError('connection_failed', 'Could not reach the model provider', undefined, true);
   }
-  if (err instanceof OpenAIAPIError) {
-    if (typeof err.status === 'number') return fromStatus(err.status, err.code ?? err.type);
-    return fromErrorType(err.code ?? err.type);
-  }
-  if (err instanceof AnthropicAPIError) {
-    if (typeof err.status === 'number') return fromStatus(err.status, err.errorCode ?? err.type);
-    return fromErrorType(err.type);
+  if (classes.includes('APIError')) {
+    const e = err as { status?: unknown; error?: unknown; headers?: unknown; type?: unknown };
+    const info = upstreamInfo(e.error, e.headers);
+    // Anthropic stream errors carry their type on the error itself; a specific type wins over the body's.
+    if (typeof e.type === 'string' && SAFE_CODE.test(e.type) && (info.code === undefined || !GENERIC_TYPES.has(e.type))) info.code = e.type;
+    return typeof e.status === 'number' ? fromStatus(e.status, info) : fromErrorType(info);
   }
 
   // --- Google ---
-  if (err instanceof GoogleApiError || (nameOf(err) === 'ApiError' && typeof (err as { status?: unknown }).status === 'number')) {
-    return fromStatus((err as { status: number }).status);
+  if (nameOf(err) === 'ApiError' && typeof (err as { status?: unknown }).status === 'number') {
+    return fromStatus((err as { status: number }).status, upstreamInfo(googleBody(messageOf(err))));
   }
 
   // --- DOM / fetch ---

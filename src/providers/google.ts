@@ -13,11 +13,14 @@
  * is returned. The SDK's automatic continuation (re-requesting with a continuation token) is
  * switched off so one call is exactly one HTTP request; a `CONTINUATION` finish maps to `length`.
  */
-import { GoogleGenAI, type GenerateContentConfig, type GenerateContentResponse } from '@google/genai';
+import type { GenerateContentConfig, GenerateContentResponse, GoogleGenAI } from '@google/genai';
 import { guardedCall, guardedStream, sdkTimeoutMs, usageOf, type StreamState } from './call-control.js';
 import { providerBadResponse } from './errors.js';
 import type { Completion, FinishReason, ProviderAdapter, ProviderRequest, StreamEvent, Usage } from './types.js';
-import { ClientCache, NO_REDIRECT, num, posInt, splitSystemAndMerge, trimSlashes } from './util.js';
+import { ClientCache, clientKey, lazy, NO_REDIRECT, num, posInt, splitSystemAndMerge, trimSlashes } from './util.js';
+
+/** The SDK loads on the first Gemini call, not at start-up. */
+const loadSdk = lazy(() => import('@google/genai'));
 
 export const DEFAULT_GEMINI_BASE_URL = 'https://generativelanguage.googleapis.com';
 
@@ -67,13 +70,15 @@ function makeFetch(stripKey: boolean): typeof fetch {
 /** Placeholder so the SDK neither warns nor falls back to env keys / Google default credentials. */
 const NO_KEY = 'atrium-no-key';
 
-const clients = new ClientCache<GoogleGenAI>();
+/** One SDK client per (URL, API version, key fingerprint), built once and shared by concurrent calls. */
+const clients = new ClientCache<Promise<GoogleGenAI>>();
 
-function clientFor(req: ProviderRequest): GoogleGenAI {
+function clientFor(req: ProviderRequest): Promise<GoogleGenAI> {
   const { baseUrl, apiVersion } = googleBaseUrl(req.target.url);
   const key = req.target.apiKey;
-  return clients.get(JSON.stringify([baseUrl, apiVersion ?? null, key]), () =>
-    new GoogleGenAI({
+  return clients.get(clientKey([baseUrl, apiVersion], key), async () => {
+    const { GoogleGenAI } = await loadSdk();
+    return new GoogleGenAI({
       // Explicit: never switch to Vertex because of GOOGLE_GENAI_USE_VERTEXAI in the server env.
       vertexai: false,
       // Always a non-empty string: with `undefined` the SDK reads GOOGLE_API_KEY / GEMINI_API_KEY
@@ -83,8 +88,8 @@ function clientFor(req: ProviderRequest): GoogleGenAI {
       apiKey: key || NO_KEY,
       ...(apiVersion ? { apiVersion } : {}),
       httpOptions: { baseUrl, fetch: makeFetch(!key) },
-    }),
-  );
+    });
+  });
 }
 
 function buildRequest(req: ProviderRequest, signal: AbortSignal) {
@@ -167,7 +172,7 @@ export function onGeminiChunk(chunk: GenerateContentResponse, state: StreamState
 export const googleAdapter: ProviderAdapter = {
   async complete(req: ProviderRequest): Promise<Completion> {
     return guardedCall(req, async (signal) => {
-      const res = await clientFor(req).models.generateContent(buildRequest(req, signal));
+      const res = await (await clientFor(req)).models.generateContent(buildRequest(req, signal));
       return toGeminiCompletion(res);
     });
   },
@@ -175,12 +180,8 @@ export const googleAdapter: ProviderAdapter = {
   stream(req: ProviderRequest): AsyncIterable<StreamEvent> {
     return guardedStream<GenerateContentResponse>(
       req,
-      async (signal) => clientFor(req).models.generateContentStream(buildRequest(req, signal)),
+      async (signal) => (await clientFor(req)).models.generateContentStream(buildRequest(req, signal)),
       onGeminiChunk,
     );
   },
 };
-
-export function clearGoogleClientCache(): void {
-  clients.clear();
-}

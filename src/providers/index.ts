@@ -32,6 +32,9 @@
  * Timeouts: see {@link ProviderTimeouts}. The URL forms each adapter expects are documented in
  * src/providers/README.md and at the top of openai.ts / anthropic.ts / google.ts.
  * SSRF: call {@link assertProviderUrlAllowed} before each call (the adapters do not resolve DNS).
+ *
+ * Start-up: nothing here imports an SDK. Each adapter imports its SDK on its first call, and
+ * errors.ts recognises the SDKs' error classes by name.
  */
 import { anthropicAdapter } from './anthropic.js';
 import { googleAdapter } from './google.js';
@@ -43,8 +46,10 @@ export {
   ProviderError,
   PROVIDER_ERROR_CODES,
   classifyProviderError,
+  describeForLog,
   httpStatusFor,
-  providerErrorCode,
+  upstreamInfo,
+  withoutUpstreamDetail,
   type ProviderErrorCode,
   type ProviderErrorKind,
 } from './errors.js';

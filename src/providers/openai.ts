@@ -23,11 +23,14 @@
  * only field reasoning models accept there), as the widely supported `max_tokens` to every
  * other OpenAI-compatible server.
  */
-import OpenAI, { AzureOpenAI } from 'openai';
+import type OpenAI from 'openai';
 import { guardedCall, guardedStream, sdkTimeoutMs, usageOf, type StreamState } from './call-control.js';
 import { providerBadResponse } from './errors.js';
 import type { Completion, FinishReason, ProviderAdapter, ProviderRequest, StreamEvent } from './types.js';
-import { ClientCache, NO_REDIRECT, num, posInt, trimSlashes } from './util.js';
+import { ClientCache, clientKey, lazy, NO_REDIRECT, num, posInt, trimSlashes } from './util.js';
+
+/** The SDK loads on the first OpenAI / Azure call, not at start-up. */
+const loadSdk = lazy(() => import('openai'));
 
 export const DEFAULT_OPENAI_BASE_URL = 'https://api.openai.com/v1';
 export const DEFAULT_AZURE_API_VERSION = '2024-10-21';
@@ -78,13 +81,29 @@ export function parseAzureUrl(url: string, baseModel: string): AzureConfig {
   return { baseURL: base, apiVersion, deployment: baseModel, v1: false };
 }
 
-const clients = new ClientCache<OpenAI>();
+type MaxTokensField = 'max_tokens' | 'max_completion_tokens';
+interface CachedClient {
+  client: OpenAI;
+  maxTokensField: MaxTokensField;
+}
+
+/** One SDK client per (mode, URL, deployment, key fingerprint), built once and shared by concurrent calls. */
+const clients = new ClientCache<Promise<CachedClient>>();
 
 type Mode = 'URL' | 'AZURE';
 
-function clientFor(req: ProviderRequest, mode: Mode): { client: OpenAI; maxTokensField: 'max_tokens' | 'max_completion_tokens' } {
+function clientFor(req: ProviderRequest, mode: Mode): Promise<CachedClient> {
   const { target } = req;
-  const key = target.apiKey;
+  const cacheKey = clientKey([mode, target.url, mode === 'AZURE' ? target.baseModel : null], target.apiKey);
+  return clients.get(cacheKey, () => {
+    const built = buildClient(target.url, target.baseModel, target.apiKey, mode);
+    built.catch(() => clients.delete(cacheKey)); // a failed build (bad Azure URL) is not kept
+    return built;
+  });
+}
+
+async function buildClient(url: string | null, baseModel: string, key: string | null, mode: Mode): Promise<CachedClient> {
+  const { default: OpenAIClient, AzureOpenAI } = await loadSdk();
   const common = {
     maxRetries: 0,
     logLevel: 'off' as const,
@@ -96,43 +115,37 @@ function clientFor(req: ProviderRequest, mode: Mode): { client: OpenAI; maxToken
     adminAPIKey: null,
   };
   if (mode === 'AZURE') {
-    if (!target.url) throw new TypeError('An Azure OpenAI model needs a url (the resource endpoint or deployment URL)');
-    const cfg = parseAzureUrl(target.url, target.baseModel);
-    const cacheKey = JSON.stringify(['azure', cfg, key]);
-    const client = clients.get(cacheKey, () =>
-      cfg.v1
-        ? new OpenAI({
-            ...common,
-            baseURL: cfg.baseURL,
-            apiKey: 'unused',
-            // Azure keys travel in `api-key`; drop the SDK's Authorization header.
-            defaultHeaders: { Authorization: null, 'api-key': key ?? null },
-          })
-        : new AzureOpenAI({
-            ...common,
-            baseURL: cfg.baseURL,
-            apiVersion: cfg.apiVersion ?? DEFAULT_AZURE_API_VERSION,
-            ...(cfg.deployment !== undefined ? { deployment: cfg.deployment } : {}),
-            apiKey: key ?? 'unused',
-            ...(key ? {} : { defaultHeaders: { 'api-key': null } }),
-          }),
-    );
+    if (!url) throw new TypeError('An Azure OpenAI model needs a url (the resource endpoint or deployment URL)');
+    const cfg = parseAzureUrl(url, baseModel);
+    const client = cfg.v1
+      ? new OpenAIClient({
+          ...common,
+          baseURL: cfg.baseURL,
+          apiKey: 'unused',
+          // Azure keys travel in `api-key`; drop the SDK's Authorization header.
+          defaultHeaders: { Authorization: null, 'api-key': key ?? null },
+        })
+      : new AzureOpenAI({
+          ...common,
+          baseURL: cfg.baseURL,
+          apiVersion: cfg.apiVersion ?? DEFAULT_AZURE_API_VERSION,
+          ...(cfg.deployment !== undefined ? { deployment: cfg.deployment } : {}),
+          apiKey: key ?? 'unused',
+          ...(key ? {} : { defaultHeaders: { 'api-key': null } }),
+        });
     return { client, maxTokensField: 'max_completion_tokens' };
   }
-  const baseURL = target.url ? trimSlashes(target.url) : DEFAULT_OPENAI_BASE_URL;
-  const client = clients.get(JSON.stringify(['openai', baseURL, key]), () =>
-    new OpenAI({
-      ...common,
-      baseURL,
-      apiKey: key ?? 'unused',
-      ...(key ? {} : { defaultHeaders: { Authorization: null } }),
-    }),
-  );
-  const host = new URL(baseURL).hostname;
-  return { client, maxTokensField: host === 'api.openai.com' ? 'max_completion_tokens' : 'max_tokens' };
+  const baseURL = url ? trimSlashes(url) : DEFAULT_OPENAI_BASE_URL;
+  const client = new OpenAIClient({
+    ...common,
+    baseURL,
+    apiKey: key ?? 'unused',
+    ...(key ? {} : { defaultHeaders: { Authorization: null } }),
+  });
+  return { client, maxTokensField: new URL(baseURL).hostname === 'api.openai.com' ? 'max_completion_tokens' : 'max_tokens' };
 }
 
-function buildBody(req: ProviderRequest, maxTokensField: 'max_tokens' | 'max_completion_tokens'): ChatBody {
+function buildBody(req: ProviderRequest, maxTokensField: MaxTokensField): ChatBody {
   const p = req.params;
   const body: ChatBody = {
     model: req.target.baseModel,
@@ -195,7 +208,7 @@ function makeAdapter(mode: Mode): ProviderAdapter {
   return {
     async complete(req: ProviderRequest): Promise<Completion> {
       return guardedCall(req, async (signal) => {
-        const { client, maxTokensField } = clientFor(req, mode);
+        const { client, maxTokensField } = await clientFor(req, mode);
         const res = await client.chat.completions.create(buildBody(req, maxTokensField), requestOptions(req, signal));
         return toCompletion(res);
       });
@@ -205,7 +218,7 @@ function makeAdapter(mode: Mode): ProviderAdapter {
       return guardedStream<Chunk>(
         req,
         async (signal) => {
-          const { client, maxTokensField } = clientFor(req, mode);
+          const { client, maxTokensField } = await clientFor(req, mode);
           return client.chat.completions.create(
             { ...buildBody(req, maxTokensField), stream: true, stream_options: { include_usage: true } },
             requestOptions(req, signal),
@@ -221,8 +234,3 @@ function makeAdapter(mode: Mode): ProviderAdapter {
 export const openaiAdapter: ProviderAdapter = makeAdapter('URL');
 /** Azure OpenAI (connectionType AZURE). */
 export const azureOpenaiAdapter: ProviderAdapter = makeAdapter('AZURE');
-
-/** For tests. */
-export function clearOpenAIClientCache(): void {
-  clients.clear();
-}

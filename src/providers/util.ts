@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { ChatMessage } from './types.js';
 
 /** Returns `v` when it is a finite number, otherwise undefined (so `null` params are simply not sent). */
@@ -63,9 +64,31 @@ export class ClientCache<T> {
     return client;
   }
 
-  clear(): void {
-    this.map.clear();
+  delete(key: string): void {
+    this.map.delete(key);
   }
+}
+
+/**
+ * Cache key for an SDK client: the connection details with the API key replaced by a SHA-256
+ * fingerprint (the raw key is not kept as a map key). A model whose URL or key changes gets a new
+ * client; the old one ages out of the LRU.
+ */
+export function clientKey(parts: ReadonlyArray<string | null | undefined>, apiKey: string | null): string {
+  const fp = apiKey ? createHash('sha256').update(apiKey).digest('base64url') : '-';
+  return `${parts.map((p) => p ?? '').join('\u0000')}\u0000${fp}`;
+}
+
+/** Load a module once, on first use (the provider SDKs cost start-up time; see index.ts). */
+export function lazy<T>(load: () => Promise<T>): () => Promise<T> {
+  let p: Promise<T> | undefined;
+  return () => {
+    p ??= load().catch((err: unknown) => {
+      p = undefined;
+      throw err;
+    });
+    return p;
+  };
 }
 
 /** Removes trailing slashes. */

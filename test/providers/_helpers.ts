@@ -1,9 +1,8 @@
 import type {
-  ApiBase,
   ChatMessage,
-  ConnectionType,
   GenerationParams,
   ProviderRequest,
+  ProviderTarget,
   ProviderTimeouts,
   StreamEvent,
   Usage,
@@ -19,13 +18,7 @@ export const CONVERSATION: ChatMessage[] = [
 /** What the stand-in answers for CONVERSATION: prompt = ceil((14 + 11) / 4), completion = 3 word chunks. */
 export const EXPECTED_USAGE: Usage = { promptTokens: 7, completionTokens: 3, totalTokens: 10 };
 
-export interface TargetSpec {
-  apiBase: ApiBase;
-  connectionType: ConnectionType;
-  url: string;
-  apiKey: string | null;
-  baseModel: string;
-}
+export type TargetSpec = ProviderTarget;
 
 export function makeRequest(
   target: TargetSpec,

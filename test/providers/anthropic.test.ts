@@ -1,26 +1,12 @@
-import { describe, it, expect, beforeAll, afterAll, beforeEach } from 'vitest';
+import { describe, it, expect } from 'vitest';
 import { DEFAULT_ANTHROPIC_MAX_TOKENS, getAdapter } from '../../src/providers/index.js';
 import { anthropicBaseUrl, buildAnthropicBody, normalizeAnthropicStopReason } from '../../src/providers/anthropic.js';
-import { startStandInProvider, type StandInProvider } from '../support/standin-provider.js';
+import { useStandIn } from '../support/use-standin.js';
 import { collect, EXPECTED_USAGE, makeRequest, type TargetSpec } from './_helpers.js';
 
-let standIn: StandInProvider;
-beforeAll(async () => {
-  standIn = await startStandInProvider();
-});
-afterAll(async () => {
-  await standIn.close();
-});
-beforeEach(() => standIn.reset());
+const s = useStandIn();
 
-const target = (over: Partial<TargetSpec> = {}): TargetSpec => ({
-  apiBase: 'ANTHROPIC',
-  connectionType: 'URL',
-  url: standIn.anthropicBaseUrl,
-  apiKey: 'sk-ant-test',
-  baseModel: 'claude-test',
-  ...over,
-});
+const target = (over: Partial<TargetSpec> = {}): TargetSpec => s.target('ANTHROPIC', over);
 const adapter = getAdapter('ANTHROPIC', 'URL');
 
 const ALL_PARAMS = {
@@ -40,7 +26,7 @@ describe('Anthropic adapter — complete', () => {
 
   it('puts system text in the top-level system field, defaults max_tokens, drops unsupported params', async () => {
     await adapter.complete(makeRequest(target(), { params: ALL_PARAMS }));
-    const rec = standIn.requests[0]!;
+    const rec = s.standIn.requests[0]!;
     expect(rec.protocol).toBe('anthropic');
     expect(rec.path).toBe('/v1/messages');
     expect(rec.headers.authorization).toBe('Bearer sk-ant-test');
@@ -55,7 +41,7 @@ describe('Anthropic adapter — complete', () => {
 
   it('passes maxTokens through and maps max_tokens stop to "length"', async () => {
     const res = await adapter.complete(makeRequest(target(), { params: { maxTokens: 2 } }));
-    expect(standIn.requests[0]!.body.max_tokens).toBe(2);
+    expect(s.standIn.requests[0]!.body.max_tokens).toBe(2);
     expect(res.content).toBe('Echo: hello');
     expect(res.finishReason).toBe('length');
   });
@@ -74,7 +60,7 @@ describe('Anthropic adapter — complete', () => {
         ],
       }),
     );
-    const body = standIn.requests[0]!.body;
+    const body = s.standIn.requests[0]!.body;
     expect(body.system).toBe('Rule one.\n\nRule two.');
     expect(body.messages).toEqual([
       { role: 'user', content: 'a\n\nb' },
@@ -87,9 +73,9 @@ describe('Anthropic adapter — complete', () => {
     const saved = process.env.ANTHROPIC_API_KEY;
     process.env.ANTHROPIC_API_KEY = 'env-key-must-not-be-used';
     try {
-      const res = await adapter.complete(makeRequest(target({ apiKey: null, url: `${standIn.anthropicBaseUrl}/` })));
+      const res = await adapter.complete(makeRequest(target({ apiKey: null, url: `${s.standIn.anthropicBaseUrl}/` })));
       expect(res.content).toBe('Echo: hello there');
-      const h = standIn.requests[0]!.headers;
+      const h = s.standIn.requests[0]!.headers;
       expect(h.authorization).toBeUndefined();
       expect(h['x-api-key']).toBeUndefined();
       expect(JSON.stringify(h)).not.toContain('env-key-must-not-be-used');
@@ -100,9 +86,9 @@ describe('Anthropic adapter — complete', () => {
   });
 
   it('tolerates a base URL that ends in /v1', async () => {
-    const res = await adapter.complete(makeRequest(target({ url: `${standIn.anthropicBaseUrl}/v1/` })));
+    const res = await adapter.complete(makeRequest(target({ url: `${s.standIn.anthropicBaseUrl}/v1/` })));
     expect(res.content).toBe('Echo: hello there');
-    expect(standIn.requests[0]!.path).toBe('/v1/messages');
+    expect(s.standIn.requests[0]!.path).toBe('/v1/messages');
   });
 });
 
@@ -112,7 +98,7 @@ describe('Anthropic adapter — stream', () => {
     expect(r.error).toBeUndefined();
     expect(r.deltas).toEqual(['Echo:', ' hello', ' there']);
     expect(r.done).toEqual({ type: 'done', finishReason: 'stop', usage: EXPECTED_USAGE });
-    const rec = standIn.requests[0]!;
+    const rec = s.standIn.requests[0]!;
     expect(rec.body.stream).toBe(true);
     expect(rec.body.system).toBe('You are terse.');
     expect(rec.headers.authorization).toBe('Bearer sk-ant-test');

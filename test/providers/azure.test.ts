@@ -1,32 +1,18 @@
-import { describe, it, expect, beforeAll, afterAll, beforeEach } from 'vitest';
+import { describe, it, expect } from 'vitest';
 import { DEFAULT_AZURE_API_VERSION, getAdapter, parseAzureUrl, ProviderError } from '../../src/providers/index.js';
-import { startStandInProvider, type StandInProvider } from '../support/standin-provider.js';
+import { useStandIn } from '../support/use-standin.js';
 import { collect, EXPECTED_USAGE, makeRequest, rejectionOf, type TargetSpec } from './_helpers.js';
 
-let standIn: StandInProvider;
-beforeAll(async () => {
-  standIn = await startStandInProvider();
-});
-afterAll(async () => {
-  await standIn.close();
-});
-beforeEach(() => standIn.reset());
+const s = useStandIn();
 
-const target = (over: Partial<TargetSpec> = {}): TargetSpec => ({
-  apiBase: 'OPENAI',
-  connectionType: 'AZURE',
-  url: standIn.azureBaseUrl,
-  apiKey: 'azure-key-1',
-  baseModel: 'my-deployment',
-  ...over,
-});
+const target = (over: Partial<TargetSpec> = {}): TargetSpec => s.target('AZURE', over);
 const adapter = getAdapter('OPENAI', 'AZURE');
 
 describe('Azure OpenAI adapter', () => {
   it('complete: endpoint URL + deployment = baseModel, api-key header, default api-version', async () => {
     const res = await adapter.complete(makeRequest(target(), { params: { maxTokens: 40, temperature: 0.3 } }));
     expect(res).toEqual({ content: 'Echo: hello there', finishReason: 'stop', usage: EXPECTED_USAGE });
-    const rec = standIn.requests[0]!;
+    const rec = s.standIn.requests[0]!;
     expect(rec.protocol).toBe('azure');
     expect(rec.path).toBe(`/openai/deployments/my-deployment/chat/completions?api-version=${DEFAULT_AZURE_API_VERSION}`);
     expect(rec.headers['api-key']).toBe('azure-key-1');
@@ -42,20 +28,20 @@ describe('Azure OpenAI adapter', () => {
     expect(r.error).toBeUndefined();
     expect(r.deltas).toEqual(['Echo:', ' hello', ' there']);
     expect(r.done).toEqual({ type: 'done', finishReason: 'stop', usage: EXPECTED_USAGE });
-    expect(standIn.requests[0]!.body.stream_options).toEqual({ include_usage: true });
+    expect(s.standIn.requests[0]!.body.stream_options).toEqual({ include_usage: true });
   });
 
   it('accepts the full deployment URL with its own api-version', async () => {
-    const url = `${standIn.url}/openai/deployments/other-dep?api-version=2025-01-01-preview`;
+    const url = `${s.standIn.url}/openai/deployments/other-dep?api-version=2025-01-01-preview`;
     const res = await adapter.complete(makeRequest(target({ url, baseModel: 'ignored-for-routing' })));
     expect(res.content).toBe('Echo: hello there');
-    expect(standIn.requests[0]!.path).toBe('/openai/deployments/other-dep/chat/completions?api-version=2025-01-01-preview');
+    expect(s.standIn.requests[0]!.path).toBe('/openai/deployments/other-dep/chat/completions?api-version=2025-01-01-preview');
   });
 
   it('accepts the Azure "v1" API form (no api-version, model in the body)', async () => {
-    const r = await collect(adapter.stream(makeRequest(target({ url: standIn.azureV1BaseUrl, baseModel: 'gpt-4o-mini' }))));
+    const r = await collect(adapter.stream(makeRequest(target({ url: s.standIn.azureV1BaseUrl, baseModel: 'gpt-4o-mini' }))));
     expect(r.deltas.join('')).toBe('Echo: hello there');
-    const rec = standIn.requests[0]!;
+    const rec = s.standIn.requests[0]!;
     expect(rec.path).toBe('/openai/v1/chat/completions');
     expect(rec.headers['api-key']).toBe('azure-key-1');
     expect(rec.headers.authorization).toBeUndefined();
@@ -66,7 +52,7 @@ describe('Azure OpenAI adapter', () => {
     const err = await rejectionOf(adapter.complete(makeRequest(target({ apiKey: null }))));
     expect(err).toBeInstanceOf(ProviderError);
     expect((err as ProviderError).kind).toBe('upstream_auth');
-    expect(standIn.requests[0]!.headers['api-key']).toBeUndefined();
+    expect(s.standIn.requests[0]!.headers['api-key']).toBeUndefined();
   });
 });
 

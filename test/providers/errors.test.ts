@@ -6,6 +6,7 @@ import {
   anthropicAdapter,
   azureOpenaiAdapter,
   classifyProviderError,
+  describeForLog,
   getAdapter,
   googleAdapter,
   httpStatusFor,
@@ -14,6 +15,7 @@ import {
   PROVIDER_ERROR_CODES,
   ProviderError,
   type ProviderErrorKind,
+  withoutUpstreamDetail,
 } from '../../src/providers/index.js';
 import { guardedCall } from '../../src/providers/call-control.js';
 import { makeRequest } from './_helpers.js';
@@ -92,6 +94,83 @@ describe('classifyProviderError', () => {
     expectKind(undefined, 'upstream_error');
   });
 
+  it('llama.cpp: the error `type` is the upstream code (its `code` is the number 400), with its token counts', () => {
+    const body = { error: { code: 400, message: `exceeds the available context size ${SECRET}`, type: 'exceed_context_size_error', n_prompt_tokens: 4371, n_ctx: 4096 } };
+    const e = expectKind(OpenAI.APIError.generate(400, body, undefined, headers), 'upstream_context_length', 400);
+    expect(e.code).toBe('provider_context_length_exceeded');
+    expect(e.upstreamCode).toBe('exceed_context_size_error');
+    expect(e).toMatchObject({ promptTokens: 4371, contextLimit: 4096 });
+  });
+
+  it('context length as OpenAI, Anthropic and Gemini word it', () => {
+    const openai = expectKind(
+      OpenAI.APIError.generate(
+        400,
+        { error: { message: "This model's maximum context length is 4096 tokens. However, you requested 5000 tokens (3976 in the messages, 1024 in the completion).", type: 'invalid_request_error', param: 'messages', code: 'context_length_exceeded' } },
+        undefined,
+        headers,
+      ),
+      'upstream_context_length',
+      400,
+    );
+    expect(openai).toMatchObject({ upstreamCode: 'context_length_exceeded', contextLimit: 4096, promptTokens: 3976 });
+    const anthropic = expectKind(
+      Anthropic.APIError.generate(400, { type: 'error', error: { type: 'invalid_request_error', message: 'prompt is too long: 210000 tokens > 200000 maximum' } }, undefined, headers),
+      'upstream_context_length',
+      400,
+    );
+    expect(anthropic).toMatchObject({ upstreamCode: 'invalid_request_error', contextLimit: 200000, promptTokens: 210000 });
+    const gemini = expectKind(
+      new GoogleApiError({
+        message: 'got status: 400 Bad Request. ' + JSON.stringify({ error: { code: 400, message: 'The input token count (9000) exceeds the maximum number of tokens allowed (8192).', status: 'INVALID_ARGUMENT' } }),
+        status: 400,
+      }),
+      'upstream_context_length',
+      400,
+    );
+    expect(gemini).toMatchObject({ upstreamCode: 'INVALID_ARGUMENT', contextLimit: 8192, promptTokens: 9000 });
+  });
+
+  it('model not found, content refused and rate limits with Retry-After', () => {
+    const missing = expectKind(
+      OpenAI.APIError.generate(404, { error: { message: `The model x does not exist ${SECRET}`, type: 'invalid_request_error', code: 'model_not_found' } }, undefined, headers),
+      'upstream_model_not_found',
+      404,
+    );
+    expect(missing.upstreamCode).toBe('model_not_found');
+    expectKind(Anthropic.APIError.generate(404, { type: 'error', error: { type: 'not_found_error', message: 'model: x' } }, undefined, headers), 'upstream_model_not_found', 404);
+    expectKind(new GoogleApiError({ message: 'got status: 404 Not Found. {"error":{"code":404,"message":"models/x is not found","status":"NOT_FOUND"}}', status: 404 }), 'upstream_model_not_found', 404);
+    // A 404 that names no model (a wrong path) stays a generic provider error.
+    expectKind(OpenAI.APIError.generate(404, { error: { message: 'Not Found' } }, undefined, headers), 'upstream_error', 404);
+
+    const refused = expectKind(
+      OpenAI.APIError.generate(400, { error: { message: `filtered ${SECRET}`, type: 'invalid_request_error', code: 'content_filter' } }, undefined, headers),
+      'upstream_content_refused',
+      400,
+    );
+    expect(refused.upstreamCode).toBe('content_filter');
+
+    const limited = expectKind(
+      OpenAI.APIError.generate(429, { error: { message: 'slow down', type: 'requests', code: 'rate_limit_exceeded' } }, undefined, new Headers({ 'retry-after': '7' })),
+      'upstream_rate_limited',
+      429,
+    );
+    expect(limited.retryAfterSeconds).toBe(7);
+    const ms = classifyProviderError(Anthropic.APIError.generate(429, { type: 'error', error: { type: 'rate_limit_error', message: 'x' } }, undefined, new Headers({ 'retry-after-ms': '1500' })));
+    expect(ms.retryAfterSeconds).toBe(2);
+    const huge = classifyProviderError(OpenAI.APIError.generate(429, { error: {} }, undefined, new Headers({ 'retry-after': '999999' })));
+    expect(huge.retryAfterSeconds).toBe(3600);
+  });
+
+  it('the log text carries the upstream status and code; members get it without them', () => {
+    const e = classifyProviderError(OpenAI.APIError.generate(400, { error: { code: 400, type: 'exceed_context_size_error', message: SECRET } }, undefined, headers));
+    const text = describeForLog(e);
+    expect(text).toBe('provider_context_length_exceeded: The prompt is longer than the model\u2019s context window [upstream 400 exceed_context_size_error]');
+    expect(text).not.toContain('LEAKED');
+    expect(withoutUpstreamDetail(text)).toBe('provider_context_length_exceeded: The prompt is longer than the model\u2019s context window');
+    expect(withoutUpstreamDetail(null)).toBeNull();
+  });
+
   it('returns ProviderErrors unchanged', () => {
     const e = new ProviderError('timeout', 'x');
     expect(classifyProviderError(e)).toBe(e);
@@ -102,7 +181,10 @@ describe('ProviderError codes and HTTP statuses', () => {
   it.each<[ProviderErrorKind, string, number]>([
     ['upstream_error', 'provider_error', 502],
     ['upstream_auth', 'provider_auth_failed', 502],
-    ['upstream_rate_limited', 'provider_rate_limited', 502],
+    ['upstream_rate_limited', 'provider_rate_limited', 429],
+    ['upstream_model_not_found', 'provider_model_not_found', 502],
+    ['upstream_context_length', 'provider_context_length_exceeded', 502],
+    ['upstream_content_refused', 'provider_content_refused', 502],
     ['timeout', 'provider_timeout', 504],
     ['aborted', 'provider_aborted', 502],
     ['bad_response', 'provider_bad_response', 502],

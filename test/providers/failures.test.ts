@@ -3,34 +3,31 @@
  * real SDKs talking to the stand-in provider.
  */
 import { inspect } from 'node:util';
-import { describe, it, expect, beforeAll, afterAll, beforeEach } from 'vitest';
+import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { getAdapter, httpStatusFor, ProviderError } from '../../src/providers/index.js';
-import { startStandInProvider, type StandInProvider } from '../support/standin-provider.js';
+import { useStandIn } from '../support/use-standin.js';
 import { collect, makeRequest, rejectionOf, type TargetSpec } from './_helpers.js';
 
-let standIn: StandInProvider;
+const s = useStandIn();
 const unhandled: unknown[] = [];
 const onUnhandled = (reason: unknown): void => {
   unhandled.push(reason);
 };
 
-beforeAll(async () => {
-  standIn = await startStandInProvider();
+beforeAll(() => {
   process.on('unhandledRejection', onUnhandled);
 });
-afterAll(async () => {
+afterAll(() => {
   process.off('unhandledRejection', onUnhandled);
-  await standIn.close();
 });
-beforeEach(() => standIn.reset());
 
 const LONG = [{ role: 'user' as const, content: 'one two three four five six seven eight nine ten' }];
 
 const targets: Array<[string, () => TargetSpec]> = [
-  ['OPENAI', () => ({ apiBase: 'OPENAI', connectionType: 'URL', url: standIn.openaiBaseUrl, apiKey: 'sk-test', baseModel: 'gpt-test' })],
-  ['AZURE', () => ({ apiBase: 'OPENAI', connectionType: 'AZURE', url: standIn.azureBaseUrl, apiKey: 'az-key', baseModel: 'my-deployment' })],
-  ['ANTHROPIC', () => ({ apiBase: 'ANTHROPIC', connectionType: 'URL', url: standIn.anthropicBaseUrl, apiKey: 'sk-ant-test', baseModel: 'claude-test' })],
-  ['GOOGLE', () => ({ apiBase: 'GOOGLE', connectionType: 'URL', url: standIn.geminiBaseUrl, apiKey: 'g-key', baseModel: 'gemini-test' })],
+  ['OPENAI', () => s.target('OPENAI')],
+  ['AZURE', () => s.target('AZURE')],
+  ['ANTHROPIC', () => s.target('ANTHROPIC')],
+  ['GOOGLE', () => s.target('GOOGLE')],
 ];
 
 function expectProviderError(err: unknown, kind: ProviderError['kind']): ProviderError {
@@ -56,7 +53,7 @@ describe.each(targets)('%s failure paths', (_name, targetOf) => {
   };
 
   it('upstream 500 -> upstream_error with a generic message and no leaked body (complete)', async () => {
-    standIn.set({ failStatus: 500 });
+    s.standIn.set({ failStatus: 500 });
     const err = await rejectionOf(adapter().complete(makeRequest(targetOf())));
     const e = expectProviderError(err, 'upstream_error');
     expect(e.upstreamStatus).toBe(500);
@@ -65,21 +62,21 @@ describe.each(targets)('%s failure paths', (_name, targetOf) => {
     expect(e.retryable).toBe(true);
     expect(httpStatusFor(e)).toBe(502);
     expectNoLeak(e);
-    expect(standIn.requests).toHaveLength(1); // maxRetries: 0 — no SDK retry
+    expect(s.standIn.requests).toHaveLength(1); // maxRetries: 0 — no SDK retry
   });
 
   it('upstream 500 -> upstream_error (stream)', async () => {
-    standIn.set({ failStatus: 500 });
+    s.standIn.set({ failStatus: 500 });
     const r = await collect(adapter().stream(makeRequest(targetOf())));
     const e = expectProviderError(r.error, 'upstream_error');
     expect(e.upstreamStatus).toBe(500);
     expect(r.deltas).toEqual([]);
     expectNoLeak(e);
-    expect(standIn.requests).toHaveLength(1);
+    expect(s.standIn.requests).toHaveLength(1);
   });
 
   it('401 -> upstream_auth', async () => {
-    standIn.set({ failStatus: 401 });
+    s.standIn.set({ failStatus: 401 });
     const e = expectProviderError(await rejectionOf(adapter().complete(makeRequest(targetOf()))), 'upstream_auth');
     expect(e.upstreamStatus).toBe(401);
     expect(e.code).toBe('provider_auth_failed');
@@ -88,18 +85,18 @@ describe.each(targets)('%s failure paths', (_name, targetOf) => {
   });
 
   it('429 -> upstream_rate_limited (stream)', async () => {
-    standIn.set({ failStatus: 429 });
+    s.standIn.set({ failStatus: 429 });
     const r = await collect(adapter().stream(makeRequest(targetOf())));
     const e = expectProviderError(r.error, 'upstream_rate_limited');
     expect(e.upstreamStatus).toBe(429);
     expect(e.code).toBe('provider_rate_limited');
     expect(e.retryable).toBe(true);
     expectNoLeak(e);
-    expect(standIn.requests).toHaveLength(1);
+    expect(s.standIn.requests).toHaveLength(1);
   });
 
   it('400 -> upstream_error, not retryable', async () => {
-    standIn.set({ failStatus: 400 });
+    s.standIn.set({ failStatus: 400 });
     const e = expectProviderError(await rejectionOf(adapter().complete(makeRequest(targetOf()))), 'upstream_error');
     expect(e.upstreamStatus).toBe(400);
     expect(e.retryable).toBe(false);
@@ -107,51 +104,45 @@ describe.each(targets)('%s failure paths', (_name, targetOf) => {
   });
 
   it('delay beyond totalMs -> timeout, upstream call cancelled (complete)', async () => {
-    standIn.set({ delayMs: 400 });
+    s.standIn.set({ delayMs: 400 });
     const started = Date.now();
     const err = await rejectionOf(adapter().complete(makeRequest(targetOf(), { timeouts: { totalMs: 100 } })));
     const elapsed = Date.now() - started;
     const e = expectProviderError(err, 'timeout');
     expect(e.code).toBe('provider_timeout');
     expect(httpStatusFor(e)).toBe(504);
-    expect(elapsed).toBeGreaterThanOrEqual(90);
-    expect(elapsed).toBeLessThan(350);
-    await standIn.waitForAbortedRequests(1);
+    expect(elapsed).toBeGreaterThanOrEqual(90); // a timer never fires early; no upper bound (a loaded machine is slow)
+    await s.standIn.waitForAbortedRequests(1);
   });
 
   it('no response headers within connectMs -> timeout (stream)', async () => {
-    standIn.set({ delayMs: 400 });
-    const started = Date.now();
+    s.standIn.set({ delayMs: 400 });
     const r = await collect(adapter().stream(makeRequest(targetOf(), { timeouts: { connectMs: 100 } })));
     expectProviderError(r.error, 'timeout');
-    expect(Date.now() - started).toBeLessThan(350);
-    await standIn.waitForAbortedRequests(1);
+    await s.standIn.waitForAbortedRequests(1);
   });
 
   it('stream that hangs after chunks beyond idleMs -> timeout after the delivered deltas', async () => {
-    standIn.set({ hangAfterChunks: 2 });
-    const started = Date.now();
+    s.standIn.set({ hangAfterChunks: 2 });
     const r = await collect(adapter().stream(makeRequest(targetOf(), { messages: LONG, timeouts: { idleMs: 150 } })));
     const e = expectProviderError(r.error, 'timeout');
     expect(r.deltas.join('')).toBe('Echo: one');
     expect(r.done).toBeUndefined();
     expect(e.retryable).toBe(false); // content was already delivered
-    expect(Date.now() - started).toBeLessThan(1000);
-    await standIn.waitForAbortedRequests(1);
+    await s.standIn.waitForAbortedRequests(1);
   });
 
   it('slow stream beyond totalMs -> timeout mid-stream', async () => {
-    standIn.set({ chunkDelayMs: 80 });
+    s.standIn.set({ chunkDelayMs: 80 });
     const r = await collect(adapter().stream(makeRequest(targetOf(), { messages: LONG, timeouts: { totalMs: 250 } })));
     expectProviderError(r.error, 'timeout');
     expect(r.deltas.length).toBeGreaterThan(0);
     expect(r.deltas.length).toBeLessThan(11);
-    await standIn.waitForAbortedRequests(1);
+    await s.standIn.waitForAbortedRequests(1);
   });
 
   it('broken stream -> ProviderError, not a hang', async () => {
-    standIn.set({ breakStreamAfter: 2 });
-    const started = Date.now();
+    s.standIn.set({ breakStreamAfter: 2 });
     const r = await collect(adapter().stream(makeRequest(targetOf(), { messages: LONG })));
     expect(r.error).toBeInstanceOf(ProviderError);
     const e = r.error as ProviderError;
@@ -159,25 +150,24 @@ describe.each(targets)('%s failure paths', (_name, targetOf) => {
     expect(e.retryable).toBe(false);
     expect(r.deltas.join('')).toBe('Echo: one');
     expect(r.done).toBeUndefined();
-    expect(Date.now() - started).toBeLessThan(1500);
   });
 
   it('malformed JSON body -> bad_response (complete)', async () => {
-    standIn.set({ malformed: true });
+    s.standIn.set({ malformed: true });
     const e = expectProviderError(await rejectionOf(adapter().complete(makeRequest(targetOf()))), 'bad_response');
     expect(e.code).toBe('provider_bad_response');
     expect(httpStatusFor(e)).toBe(502);
   });
 
   it('garbage SSE -> bad_response (stream)', async () => {
-    standIn.set({ malformed: true });
+    s.standIn.set({ malformed: true });
     const r = await collect(adapter().stream(makeRequest(targetOf())));
     expectProviderError(r.error, 'bad_response');
     expect(r.deltas).toEqual([]);
   });
 
   it('caller abort mid-stream -> aborted, and the stand-in sees the connection closed', async () => {
-    standIn.set({ chunkDelayMs: 60 });
+    s.standIn.set({ chunkDelayMs: 60 });
     const ac = new AbortController();
     const r = await collect(adapter().stream(makeRequest(targetOf(), { messages: LONG, signal: ac.signal })), (_t, i) => {
       if (i === 0) ac.abort();
@@ -186,19 +176,18 @@ describe.each(targets)('%s failure paths', (_name, targetOf) => {
     expect(e.code).toBe('provider_aborted');
     expect(r.deltas).toEqual(['Echo:']);
     expect(r.done).toBeUndefined();
-    await standIn.waitForAbortedRequests(1);
-    expect(standIn.abortedRequests).toBe(1);
+    await s.standIn.waitForAbortedRequests(1);
+    expect(s.standIn.abortedRequests).toBe(1);
   });
 
   it('caller abort while waiting for a non-streaming answer -> aborted, upstream cancelled', async () => {
-    standIn.set({ delayMs: 1000 });
+    s.standIn.set({ delayMs: 1000 });
     const ac = new AbortController();
     setTimeout(() => ac.abort(), 50);
-    const started = Date.now();
+    // No timed assertion: the stand-in seeing the request aborted proves the upstream call was cut.
     const e = expectProviderError(await rejectionOf(adapter().complete(makeRequest(targetOf(), { signal: ac.signal }))), 'aborted');
-    expect(Date.now() - started).toBeLessThan(500);
     expect(e.kind).toBe('aborted');
-    await standIn.waitForAbortedRequests(1);
+    await s.standIn.waitForAbortedRequests(1);
   });
 
   it('already-aborted signal -> aborted without any upstream request', async () => {
@@ -207,18 +196,18 @@ describe.each(targets)('%s failure paths', (_name, targetOf) => {
     expectProviderError(await rejectionOf(adapter().complete(makeRequest(targetOf(), { signal: ac.signal }))), 'aborted');
     const r = await collect(adapter().stream(makeRequest(targetOf(), { signal: ac.signal })));
     expectProviderError(r.error, 'aborted');
-    expect(standIn.requests).toHaveLength(0);
+    expect(s.standIn.requests).toHaveLength(0);
   });
 
   it('consumer that stops iterating early cancels the upstream request', async () => {
-    standIn.set({ chunkDelayMs: 60 });
+    s.standIn.set({ chunkDelayMs: 60 });
     const seen: string[] = [];
     for await (const ev of adapter().stream(makeRequest(targetOf(), { messages: LONG }))) {
       if (ev.type === 'delta') seen.push(ev.content);
       if (seen.length === 2) break;
     }
     expect(seen).toEqual(['Echo:', ' one']);
-    await standIn.waitForAbortedRequests(1);
+    await s.standIn.waitForAbortedRequests(1);
   });
 
   it('produced no unhandled rejections', async () => {

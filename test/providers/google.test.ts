@@ -1,26 +1,12 @@
-import { describe, it, expect, beforeAll, afterAll, beforeEach } from 'vitest';
+import { describe, it, expect } from 'vitest';
 import { getAdapter } from '../../src/providers/index.js';
 import { googleBaseUrl, normalizeGeminiFinishReason } from '../../src/providers/google.js';
-import { startStandInProvider, type StandInProvider } from '../support/standin-provider.js';
+import { useStandIn } from '../support/use-standin.js';
 import { collect, EXPECTED_USAGE, makeRequest, type TargetSpec } from './_helpers.js';
 
-let standIn: StandInProvider;
-beforeAll(async () => {
-  standIn = await startStandInProvider();
-});
-afterAll(async () => {
-  await standIn.close();
-});
-beforeEach(() => standIn.reset());
+const s = useStandIn();
 
-const target = (over: Partial<TargetSpec> = {}): TargetSpec => ({
-  apiBase: 'GOOGLE',
-  connectionType: 'URL',
-  url: standIn.geminiBaseUrl,
-  apiKey: 'gemini-key',
-  baseModel: 'gemini-test',
-  ...over,
-});
+const target = (over: Partial<TargetSpec> = {}): TargetSpec => s.target('GOOGLE', over);
 const adapter = getAdapter('GOOGLE', 'URL');
 
 describe('Gemini adapter — complete', () => {
@@ -49,7 +35,7 @@ describe('Gemini adapter — complete', () => {
         },
       }),
     );
-    const rec = standIn.requests[0]!;
+    const rec = s.standIn.requests[0]!;
     expect(rec.protocol).toBe('gemini');
     expect(rec.path).toBe('/v1beta/models/gemini-test:generateContent');
     expect(rec.headers['x-goog-api-key']).toBe('gemini-key');
@@ -80,7 +66,7 @@ describe('Gemini adapter — complete', () => {
 
   it('returns only candidate 0 when candidateCount > 1', async () => {
     const res = await adapter.complete(makeRequest(target(), { params: { n: 2 } }));
-    expect(standIn.requests[0]!.body.generationConfig.candidateCount).toBe(2);
+    expect(s.standIn.requests[0]!.body.generationConfig.candidateCount).toBe(2);
     expect(res.content).toBe('Echo: hello there');
   });
 
@@ -90,8 +76,8 @@ describe('Gemini adapter — complete', () => {
     try {
       const res = await adapter.complete(makeRequest(target({ apiKey: null, baseModel: 'gemini-nokey' })));
       expect(res.content).toBe('Echo: hello there');
-      expect(standIn.requests[0]!.headers['x-goog-api-key']).toBeUndefined();
-      expect(JSON.stringify(standIn.requests[0]!.headers)).not.toContain('env-key-must-not-be-used');
+      expect(s.standIn.requests[0]!.headers['x-goog-api-key']).toBeUndefined();
+      expect(JSON.stringify(s.standIn.requests[0]!.headers)).not.toContain('env-key-must-not-be-used');
     } finally {
       if (saved === undefined) delete process.env.GEMINI_API_KEY;
       else process.env.GEMINI_API_KEY = saved;
@@ -99,9 +85,9 @@ describe('Gemini adapter — complete', () => {
   });
 
   it('accepts a URL ending in /v1beta and uses it as the API version', async () => {
-    const res = await adapter.complete(makeRequest(target({ url: `${standIn.geminiBaseUrl}/v1beta/` })));
+    const res = await adapter.complete(makeRequest(target({ url: `${s.standIn.geminiBaseUrl}/v1beta/` })));
     expect(res.content).toBe('Echo: hello there');
-    expect(standIn.requests[0]!.path).toBe('/v1beta/models/gemini-test:generateContent');
+    expect(s.standIn.requests[0]!.path).toBe('/v1beta/models/gemini-test:generateContent');
   });
 });
 
@@ -111,7 +97,7 @@ describe('Gemini adapter — stream', () => {
     expect(r.error).toBeUndefined();
     expect(r.deltas).toEqual(['Echo:', ' hello', ' there']);
     expect(r.done).toEqual({ type: 'done', finishReason: 'stop', usage: EXPECTED_USAGE });
-    const rec = standIn.requests[0]!;
+    const rec = s.standIn.requests[0]!;
     expect(rec.path).toBe('/v1beta/models/gemini-test:streamGenerateContent?alt=sse');
     expect(rec.headers['x-goog-api-key']).toBe('gemini-key');
     expect(rec.body.systemInstruction.parts).toEqual([{ text: 'You are terse.' }]);

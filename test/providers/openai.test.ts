@@ -1,28 +1,14 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { describe, it, expect, beforeAll, afterAll, beforeEach } from 'vitest';
+import { describe, it, expect } from 'vitest';
 import { getAdapter, ProviderError } from '../../src/providers/index.js';
 import { normalizeOpenAIFinishReason } from '../../src/providers/openai.js';
-import { startStandInProvider, type StandInProvider } from '../support/standin-provider.js';
+import { useStandIn } from '../support/use-standin.js';
 import { collect, EXPECTED_USAGE, makeRequest, rejectionOf, type TargetSpec } from './_helpers.js';
 
-let standIn: StandInProvider;
-beforeAll(async () => {
-  standIn = await startStandInProvider();
-});
-afterAll(async () => {
-  await standIn.close();
-});
-beforeEach(() => standIn.reset());
+const s = useStandIn();
 
-const target = (over: Partial<TargetSpec> = {}): TargetSpec => ({
-  apiBase: 'OPENAI',
-  connectionType: 'URL',
-  url: standIn.openaiBaseUrl,
-  apiKey: 'sk-test-openai',
-  baseModel: 'gpt-test',
-  ...over,
-});
+const target = (over: Partial<TargetSpec> = {}): TargetSpec => s.target('OPENAI', over);
 const adapter = getAdapter('OPENAI', 'URL');
 
 describe('OpenAI adapter — complete', () => {
@@ -45,8 +31,8 @@ describe('OpenAI adapter — complete', () => {
         },
       }),
     );
-    expect(standIn.requests).toHaveLength(1);
-    const rec = standIn.requests[0]!;
+    expect(s.standIn.requests).toHaveLength(1);
+    const rec = s.standIn.requests[0]!;
     expect(rec.protocol).toBe('openai');
     expect(rec.path).toBe('/v1/chat/completions');
     expect(rec.headers.authorization).toBe('Bearer sk-test-openai');
@@ -70,7 +56,7 @@ describe('OpenAI adapter — complete', () => {
 
   it('omits null / absent parameters', async () => {
     await adapter.complete(makeRequest(target(), { params: { temperature: null, topP: undefined, logitBias: null } }));
-    const body = standIn.requests[0]!.body;
+    const body = s.standIn.requests[0]!.body;
     expect(Object.keys(body).sort()).toEqual(['messages', 'model']);
   });
 
@@ -83,7 +69,7 @@ describe('OpenAI adapter — complete', () => {
 
   it('returns only choice 0 when n > 1', async () => {
     const res = await adapter.complete(makeRequest(target(), { params: { n: 3 } }));
-    expect(standIn.requests[0]!.body.n).toBe(3);
+    expect(s.standIn.requests[0]!.body.n).toBe(3);
     expect(res.content).toBe('Echo: hello there');
   });
 
@@ -91,10 +77,10 @@ describe('OpenAI adapter — complete', () => {
     const saved = process.env.OPENAI_API_KEY;
     process.env.OPENAI_API_KEY = 'env-key-must-not-be-used';
     try {
-      const res = await adapter.complete(makeRequest(target({ apiKey: null, url: `${standIn.openaiBaseUrl}/` })));
+      const res = await adapter.complete(makeRequest(target({ apiKey: null, url: `${s.standIn.openaiBaseUrl}/` })));
       expect(res.content).toBe('Echo: hello there');
-      expect(standIn.requests[0]!.headers.authorization).toBeUndefined();
-      expect(JSON.stringify(standIn.requests[0]!.headers)).not.toContain('env-key-must-not-be-used');
+      expect(s.standIn.requests[0]!.headers.authorization).toBeUndefined();
+      expect(JSON.stringify(s.standIn.requests[0]!.headers)).not.toContain('env-key-must-not-be-used');
     } finally {
       if (saved === undefined) delete process.env.OPENAI_API_KEY;
       else process.env.OPENAI_API_KEY = saved;
@@ -102,7 +88,7 @@ describe('OpenAI adapter — complete', () => {
   });
 
   it('honours the reply override switch', async () => {
-    standIn.set({ reply: 'Fixed answer' });
+    s.standIn.set({ reply: 'Fixed answer' });
     const res = await adapter.complete(makeRequest(target()));
     expect(res.content).toBe('Fixed answer');
   });
@@ -114,10 +100,10 @@ describe('OpenAI adapter — stream', () => {
     expect(r.error).toBeUndefined();
     expect(r.deltas).toEqual(['Echo:', ' hello', ' there']);
     expect(r.done).toEqual({ type: 'done', finishReason: 'stop', usage: EXPECTED_USAGE });
-    const body = standIn.requests[0]!.body;
+    const body = s.standIn.requests[0]!.body;
     expect(body.stream).toBe(true);
     expect(body.stream_options).toEqual({ include_usage: true });
-    expect(standIn.requests[0]!.headers.authorization).toBe('Bearer sk-test-openai');
+    expect(s.standIn.requests[0]!.headers.authorization).toBe('Bearer sk-test-openai');
   });
 
   it('ignores deltas of choices other than 0', async () => {

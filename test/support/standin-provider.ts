@@ -26,6 +26,17 @@
  * Usage: promptTokens = ceil(chars of all input texts incl. system / 4) (min 1),
  *        completionTokens = number of word chunks sent, total = sum.
  *
+ * Context windows (`contextWindow` switch): the stand-in then counts the prompt like a model whose
+ * tokenizer is NOT o200k — ceil(chars / 3) + 4 per message, ~1.3× o200k for English — reports
+ * that count as promptTokens, and refuses a prompt that does not fit with the protocol's real
+ * error: llama.cpp `400 {"error": {"code": 400, "type": "exceed_context_size_error", n_prompt_tokens,
+ * n_ctx}}` (prompt > window) or OpenAI `400 {"error": {"code": "context_length_exceeded"}}` (prompt +
+ * max tokens > window) for openai/azure; Anthropic "prompt is too long: N tokens > W maximum";
+ * Gemini 400 INVALID_ARGUMENT "The input token count (N) exceeds the maximum number of tokens
+ * allowed (W)". With the switch set, `GET /props` answers llama.cpp's
+ * `{default_generation_settings: {n_ctx}}` and `GET /v1beta/models/{model}` Gemini's
+ * `{inputTokenLimit: W − 1024, outputTokenLimit: 1024}` (both 404 otherwise).
+ *
  * Stream "chunks" in the switches below count content chunks only (the protocol preamble, e.g.
  * Anthropic's message_start / content_block_start or OpenAI's role chunk, is always sent first).
  */
@@ -45,8 +56,13 @@ export interface RecordedRequest {
 }
 
 export interface StandInSwitches {
-  /** Answer every request with this HTTP status and a provider-style JSON error body containing {@link LEAKED_SECRET}. */
+  /**
+   * Answer every request with this HTTP status and a provider-style JSON error body containing
+   * {@link LEAKED_SECRET} (a 404 names the model, as the real providers' "model not found" does).
+   */
   failStatus: number | null;
+  /** `Retry-After` header value sent with a `failStatus` answer. */
+  retryAfter: string | null;
   /** Wait this long before sending the response headers. */
   delayMs: number;
   /** Wait this long between stream chunks. */
@@ -59,6 +75,10 @@ export interface StandInSwitches {
   hangAfterChunks: number | null;
   /** Override the reply text. */
   reply: string | null;
+  /** Enforce a context window with the stand-in's own token count (see the header comment). */
+  contextWindow: { tokens: number; style: 'llamacpp' | 'openai' } | null;
+  /** openai / azure: answer without usage (like servers that report none). */
+  noUsage: boolean;
 }
 
 export interface StandInProvider {
@@ -80,6 +100,8 @@ export interface StandInProvider {
   readonly abortedRequests: number;
   /** Requests currently being answered. */
   readonly inFlight: number;
+  /** TCP connections accepted since the last reset (keep-alive clients reuse one). */
+  readonly connections: number;
   set(switches: Partial<StandInSwitches>): void;
   /** Clear switches, recorded requests and counters. */
   reset(): void;
@@ -93,13 +115,21 @@ export const LEAKED_SECRET = 'sk-LEAKED-SECRET-0123456789';
 
 const DEFAULTS: StandInSwitches = {
   failStatus: null,
+  retryAfter: null,
   delayMs: 0,
   chunkDelayMs: 0,
   breakStreamAfter: null,
   malformed: false,
   hangAfterChunks: null,
   reply: null,
+  contextWindow: null,
+  noUsage: false,
 };
+
+/** The stand-in's own prompt count when a context window is enforced: not o200k on purpose. */
+export function standInPromptTokens(promptChars: number, messages: number): number {
+  return Math.ceil(promptChars / 3) + 4 * messages;
+}
 
 const MAX_RECORDED = 2000;
 
@@ -144,13 +174,16 @@ function textOfContent(content: unknown): string {
 interface Conversation {
   lastUser: string;
   promptChars: number;
+  messages: number;
 }
 
 function conversationOf(protocol: StandInProtocol, body: Json): Conversation {
   let lastUser = '';
   let promptChars = 0;
+  let count = 0;
   if (protocol === 'gemini') {
     const contents = Array.isArray(body.contents) ? (body.contents as Json[]) : [];
+    count = contents.length + (body.systemInstruction ? 1 : 0);
     for (const c of contents) {
       const text = textOfContent(c?.parts);
       promptChars += text.length;
@@ -160,6 +193,7 @@ function conversationOf(protocol: StandInProtocol, body: Json): Conversation {
     promptChars += typeof si === 'string' ? si.length : textOfContent((si as Json | undefined)?.parts).length;
   } else {
     const messages = Array.isArray(body.messages) ? (body.messages as Json[]) : [];
+    count = messages.length + (protocol === 'anthropic' && body.system ? 1 : 0);
     for (const m of messages) {
       const text = textOfContent(m?.content);
       promptChars += text.length;
@@ -167,7 +201,7 @@ function conversationOf(protocol: StandInProtocol, body: Json): Conversation {
     }
     if (protocol === 'anthropic') promptChars += textOfContent(body.system).length;
   }
-  return { lastUser, promptChars };
+  return { lastUser, promptChars, messages: count };
 }
 
 function maxTokensOf(protocol: StandInProtocol, body: Json): number | null {
@@ -213,6 +247,40 @@ const ERROR_STATUS_TEXT: Record<number, { anthropic: string; gemini: string; ope
   529: { anthropic: 'overloaded_error', gemini: 'UNAVAILABLE', openai: 'server_error' },
 };
 
+function contextErrorBody(protocol: StandInProtocol, style: 'llamacpp' | 'openai', window: number, prompt: number, max: number): Json {
+  switch (protocol) {
+    case 'anthropic':
+      return { type: 'error', error: { type: 'invalid_request_error', message: `prompt is too long: ${prompt} tokens > ${window} maximum` } };
+    case 'gemini':
+      return {
+        error: {
+          code: 400,
+          message: `The input token count (${prompt}) exceeds the maximum number of tokens allowed (${window}).`,
+          status: 'INVALID_ARGUMENT',
+        },
+      };
+    default:
+      return style === 'llamacpp'
+        ? {
+            error: {
+              code: 400,
+              message: `the request exceeds the available context size, try increasing it (${LEAKED_SECRET})`,
+              type: 'exceed_context_size_error',
+              n_prompt_tokens: prompt,
+              n_ctx: window,
+            },
+          }
+        : {
+            error: {
+              message: `This model's maximum context length is ${window} tokens. However, you requested ${prompt + max} tokens (${prompt} in the messages, ${max} in the completion). ${LEAKED_SECRET}`,
+              type: 'invalid_request_error',
+              param: 'messages',
+              code: 'context_length_exceeded',
+            },
+          };
+  }
+}
+
 function errorBody(protocol: StandInProtocol, status: number): Json {
   const names = ERROR_STATUS_TEXT[status] ?? { anthropic: 'api_error', gemini: 'INTERNAL', openai: 'server_error' };
   const message = `Stand-in failure ${status}. Upstream debug: key=${LEAKED_SECRET} prompt="secret user prompt"`;
@@ -221,8 +289,10 @@ function errorBody(protocol: StandInProtocol, status: number): Json {
       return { type: 'error', error: { type: names.anthropic, message }, request_id: 'req_standin' };
     case 'gemini':
       return { error: { code: status, message, status: names.gemini } };
-    default:
-      return { error: { message, type: names.openai, param: null, code: status === 401 ? 'invalid_api_key' : null } };
+    default: {
+      const code = status === 401 ? 'invalid_api_key' : status === 404 ? 'model_not_found' : null;
+      return { error: { message: status === 404 ? `The model does not exist. ${message}` : message, type: names.openai, param: null, code } };
+    }
   }
 }
 
@@ -235,6 +305,7 @@ export async function startStandInProvider(): Promise<StandInProvider> {
   const requests: RecordedRequest[] = [];
   let aborted = 0;
   let inFlight = 0;
+  let connections = 0;
   let seq = 0;
   const abortWaiters = new Set<() => void>();
 
@@ -252,6 +323,16 @@ export async function startStandInProvider(): Promise<StandInProvider> {
 
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
+    if (req.method === 'GET' && pathname === '/props' && sw.contextWindow) {
+      sendJson(res, 200, { default_generation_settings: { n_ctx: sw.contextWindow.tokens }, total_slots: 1, model_path: 'standin.gguf' });
+      return;
+    }
+    const geminiModel = req.method === 'GET' ? /^\/(?:v1beta|v1)\/models\/([^/:]+)$/.exec(pathname) : null;
+    if (geminiModel && sw.contextWindow) {
+      const name = decodeURIComponent(geminiModel[1] ?? '');
+      sendJson(res, 200, { name: `models/${name}`, inputTokenLimit: sw.contextWindow.tokens - 1024, outputTokenLimit: 1024 });
+      return;
+    }
     if (!r) {
       sendJson(res, 404, { error: { message: `No stand-in route for ${req.method} ${pathname}` } });
       return;
@@ -288,7 +369,7 @@ export async function startStandInProvider(): Promise<StandInProvider> {
       return;
     }
     if (s.failStatus) {
-      sendJson(res, s.failStatus, errorBody(r.protocol, s.failStatus));
+      sendJson(res, s.failStatus, errorBody(r.protocol, s.failStatus), s.retryAfter ? { 'retry-after': s.retryAfter } : {});
       return;
     }
 
@@ -304,7 +385,17 @@ export async function startStandInProvider(): Promise<StandInProvider> {
     const max = maxTokensOf(r.protocol, body);
     const truncated = max !== null && words.length > max;
     if (truncated) words = words.slice(0, max);
-    const promptTokens = Math.max(1, Math.ceil(conv.promptChars / 4));
+    let promptTokens = Math.max(1, Math.ceil(conv.promptChars / 4));
+    if (s.contextWindow) {
+      promptTokens = standInPromptTokens(conv.promptChars, conv.messages);
+      const { tokens: window, style } = s.contextWindow;
+      const requested = max ?? 0;
+      const refused = style === 'openai' || r.protocol === 'anthropic' ? promptTokens + requested > window : promptTokens > window;
+      if (refused) {
+        sendJson(res, 400, contextErrorBody(r.protocol, style, window, promptTokens, requested));
+        return;
+      }
+    }
     const completionTokens = words.length;
     const answer: Answer = {
       id: ++seq,
@@ -315,6 +406,7 @@ export async function startStandInProvider(): Promise<StandInProvider> {
       promptTokens,
       completionTokens,
       n: countOf(r.protocol, body),
+      noUsage: s.noUsage,
     };
 
     if (!stream) {
@@ -351,6 +443,9 @@ export async function startStandInProvider(): Promise<StandInProvider> {
     });
   });
   server.keepAliveTimeout = 10_000;
+  server.on('connection', () => {
+    connections++;
+  });
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -373,6 +468,9 @@ export async function startStandInProvider(): Promise<StandInProvider> {
     get inFlight() {
       return inFlight;
     },
+    get connections() {
+      return connections;
+    },
     set(switches) {
       sw = { ...sw, ...switches };
     },
@@ -380,6 +478,7 @@ export async function startStandInProvider(): Promise<StandInProvider> {
       sw = { ...DEFAULTS };
       requests.length = 0;
       aborted = 0;
+      connections = 0;
     },
     waitForAbortedRequests(count, timeoutMs = 2000) {
       if (aborted >= count) return Promise.resolve();
@@ -420,11 +519,12 @@ interface Answer {
   promptTokens: number;
   completionTokens: number;
   n: number;
+  noUsage: boolean;
 }
 
-function sendJson(res: http.ServerResponse, status: number, body: unknown): void {
+function sendJson(res: http.ServerResponse, status: number, body: unknown, headers: http.OutgoingHttpHeaders = {}): void {
   const data = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(data) });
+  res.writeHead(status, { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(data) });
   res.end(data);
 }
 
@@ -487,11 +587,13 @@ function jsonAnswer(protocol: StandInProtocol, a: Answer): Json {
           logprobs: null,
           finish_reason: a.truncated ? 'length' : 'stop',
         })),
-        usage: {
-          prompt_tokens: a.promptTokens,
-          completion_tokens: a.completionTokens,
-          total_tokens: a.promptTokens + a.completionTokens,
-        },
+        usage: a.noUsage
+          ? null
+          : {
+              prompt_tokens: a.promptTokens,
+              completion_tokens: a.completionTokens,
+              total_tokens: a.promptTokens + a.completionTokens,
+            },
         system_fingerprint: null,
       };
   }
@@ -556,7 +658,7 @@ function sseEvents(protocol: StandInProtocol, a: Answer, body: Json): SseEvent[]
   }
 
   // openai / azure
-  const includeUsage = (body.stream_options as Json | undefined)?.include_usage === true;
+  const includeUsage = (body.stream_options as Json | undefined)?.include_usage === true && !a.noUsage;
   const created = Math.floor(Date.now() / 1000);
   const base = { id: `chatcmpl-standin-${a.id}`, object: 'chat.completion.chunk', created, model: a.model, system_fingerprint: null };
   const chunk = (choices: Json[], contentIndex?: number, usage?: Json): void => {

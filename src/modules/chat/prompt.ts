@@ -1,12 +1,14 @@
 import { countTokens } from '../../ingest/tokens.js';
 import type { ChatMessage } from '../../providers/types.js';
+import { DEFAULT_CONTEXT_WINDOW, effectiveMaxTokens, promptBudget, retryCalibration } from './context-fit.js';
 
 /**
  * Prompt assembly, in this order (docs/ARCHITECTURE.md "Prompt assembly"):
  *   1. one system message: the workspace model's systemInstructions, its addedContext, then
  *      context retrieved from Plus entries;
- *   2. the thread's history, newest kept first, cut to fit contextWindow − maxTokens by real
- *      token counts (o200k_base);
+ *   2. the thread's history, newest kept first, cut so that the prompt — o200k_base counts
+ *      scaled by the thread's calibration (context-fit.ts) — fits contextWindow − maxTokens −
+ *      a safety margin;
  *   3. the new turn(s), the last being the user's.
  * Then the model's quirks: usesSystemPrompts=false folds the system text into the first user
  * turn; a promptWrapper wraps the last user text at {{prompt}}.
@@ -19,19 +21,19 @@ export interface AssemblyInput {
   historyNewestFirst: ChatMessage[];
   newTurns: ChatMessage[];
   contextWindow: number | null;
+  /** The output cap sent upstream; null: the default cap (context-fit.ts). */
   maxTokens: number | null;
   usesSystemPrompts: boolean;
   promptWrapper: { value: string } | null;
+  /** Provider tokens per o200k token for this thread (context-fit.ts `calibrationFrom`); default 1. */
+  calibration?: number;
 }
 
 /** Per-message overhead of chat formats (role markers, separators), as OpenAI documents it. */
 const MESSAGE_OVERHEAD = 4;
-/** Without a declared context window we still cap history, so an old thread cannot grow a prompt forever. */
-const DEFAULT_WINDOW = 8192;
-const DEFAULT_ANSWER_RESERVE = 1024;
-
 export interface AssembledPrompt {
   messages: ChatMessage[];
+  /** o200k_base estimate of the whole prompt (not calibrated). */
   estimatedPromptTokens: number;
   historyUsed: number;
 }
@@ -50,10 +52,12 @@ export function assemblePrompt(input: AssemblyInput): AssembledPrompt {
     lastUser.content = input.promptWrapper.value.split('{{prompt}}').join(lastUser.content);
   }
 
-  const window = input.contextWindow ?? DEFAULT_WINDOW;
-  const reserve = input.maxTokens ?? Math.min(DEFAULT_ANSWER_RESERVE, Math.floor(window / 4));
+  const window = input.contextWindow ?? DEFAULT_CONTEXT_WINDOW;
+  const reserve = effectiveMaxTokens(input.maxTokens, window);
+  const calibration = input.calibration && input.calibration > 0 ? input.calibration : 1;
   let used = (systemText ? countTokens(systemText) + MESSAGE_OVERHEAD : 0) + newTurns.reduce((n, m) => n + tokensOf(m), 0);
-  const budget = window - reserve;
+  // The budget is in the provider's tokens; local counts are scaled into them.
+  const budget = promptBudget(window, reserve) / calibration;
 
   const history: ChatMessage[] = [];
   for (const m of input.historyNewestFirst) {
@@ -77,6 +81,26 @@ export function assemblePrompt(input: AssemblyInput): AssembledPrompt {
   // Protocols that only know user/assistant turns get inline system turns folded too.
   if (!input.usesSystemPrompts) messages = messages.map((m) => (m.role === 'system' ? { role: 'user', content: m.content } : m));
   return { messages, estimatedPromptTokens: used, historyUsed: history.length };
+}
+
+/**
+ * The prompt for the one retry after the provider refused `failed` for context length: a stricter
+ * calibration (from the provider's own prompt count when its error gave one) and the window it
+ * reported, if smaller; always less history than `failed`. Null when `failed` had no history.
+ */
+export function refitAfterContextError(
+  input: AssemblyInput,
+  failed: AssembledPrompt,
+  reported: { contextLimit?: number | undefined; promptTokens?: number | undefined },
+): AssembledPrompt | null {
+  if (failed.historyUsed === 0) return null;
+  const calibration = retryCalibration(input.calibration ?? 1, failed.estimatedPromptTokens, reported.promptTokens);
+  const declared = input.contextWindow ?? DEFAULT_CONTEXT_WINDOW;
+  const contextWindow = reported.contextLimit ? Math.min(declared, reported.contextLimit) : declared;
+  const again = assemblePrompt({ ...input, calibration, contextWindow });
+  if (again.historyUsed < failed.historyUsed) return again;
+  const keep = Math.floor(failed.historyUsed / 2);
+  return assemblePrompt({ ...input, calibration, contextWindow, historyNewestFirst: input.historyNewestFirst.slice(0, keep) });
 }
 
 /** A thread's title: its first prompt, cut at a word boundary. */

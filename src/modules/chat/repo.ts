@@ -18,10 +18,13 @@ export interface UserTurnRecord {
   now: Date;
 }
 
+/** An earlier message of the thread; assistant ones carry their model and usage (to calibrate the next fit). */
+export type HistoryMessage = ChatMessage & { modelId: string | null; usage: StoredUsage | null };
+
 /** What storing a user turn answers: null when the thread is not (or no longer) in scope. */
 export type StoredUserTurn = {
   /** the thread's earlier messages (not failed ones), newest first, read before this turn's */
-  history: ChatMessage[];
+  history: HistoryMessage[];
   /** whether Plus files were added to the thread (its turns then search them) */
   threadHasFiles: boolean;
 } | null;
@@ -135,13 +138,13 @@ export class ChatRepo {
       ), l as (${promptLogSql.insertPending(logs, sql`select key from ok`)})
       select ok.key,
         case when ok.is_new then '[]' else (
-          select coalesce(json_agg(json_build_object('role', h.role, 'content', h.content) order by h.seq desc), '[]'::json)::text
-          from (select role, content, seq from chat_messages where thread_id = ok.thread_id and status <> 'error' order by seq desc limit ${HISTORY_LIMIT}) h
+          select coalesce(json_agg(json_build_object('role', h.role, 'content', h.content, 'modelId', h.model_id, 'usage', h.usage) order by h.seq desc), '[]'::json)::text
+          from (select role, content, model_id, case when role = 'assistant' then usage end as usage, seq from chat_messages where thread_id = ok.thread_id and status <> 'error' order by seq desc limit ${HISTORY_LIMIT}) h
         ) end as history,
         case when ok.is_new then false else ${plusFileSql.threadHasFiles(sql`ok.thread_id`)} end as has_files
       from ok`)) as unknown as { rows: Array<{ key: number; history: string; has_files: boolean }> };
     const out: StoredUserTurn[] = turns.map(() => null);
-    for (const r of res.rows) out[r.key] = { history: JSON.parse(r.history) as ChatMessage[], threadHasFiles: r.has_files };
+    for (const r of res.rows) out[r.key] = { history: JSON.parse(r.history) as HistoryMessage[], threadHasFiles: r.has_files };
     return out;
   }
 

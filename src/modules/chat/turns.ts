@@ -4,7 +4,7 @@ import { GroupCommit } from '../../db/group-commit.js';
 import type { StoredSource } from '../../db/schema.js';
 import { AppError, badRequest, notFound, upstreamError, type ErrorKind } from '../../errors.js';
 import { countTokens } from '../../ingest/tokens.js';
-import { classifyProviderError, getAdapter, type ProviderError } from '../../providers/index.js';
+import { classifyProviderError, describeForLog, getAdapter, type ProviderError } from '../../providers/index.js';
 import type { ChatMessage, GenerationParams, ProviderTarget, ProviderTimeouts, Usage } from '../../providers/types.js';
 import { assertMaxTokensFit, type ModelsService } from '../models/service.js';
 import type { PlusService } from '../plus/service.js';
@@ -12,7 +12,8 @@ import type { PromptLogsService } from '../prompt-logs/service.js';
 import type { Principal } from '../teams/service.js';
 import type { WorkspaceRow } from '../workspaces/repo.js';
 import type { WorkspacesService } from '../workspaces/service.js';
-import { assemblePrompt, titleFrom } from './prompt.js';
+import { calibrationFrom, completeWithContextRetry, effectiveMaxTokens, streamWithContextRetry, type CalibratedUsage } from './context-fit.js';
+import { assemblePrompt, refitAfterContextError, titleFrom, type AssembledPrompt, type AssemblyInput } from './prompt.js';
 import { ChatRepo, THREAD_DELETED, type AnswerRecord, type StoredAnswer, type StoredUserTurn, type UserTurnRecord } from './repo.js';
 import type { ChatAnswerT, ChatCompletionRequestT } from './schema.js';
 
@@ -58,6 +59,12 @@ interface Plan {
   params: GenerationParams;
 }
 
+/** What the prompt was fitted from, to refit it once after a context-length refusal. */
+interface Fit {
+  input: AssemblyInput;
+  assembled: AssembledPrompt;
+}
+
 /** How the provider call ended: the only place it is classified. */
 type Outcome =
   | { kind: 'answered'; content: string; finishReason: string; usage: Usage }
@@ -98,26 +105,30 @@ export class TurnService {
     try {
       // 4. A thread with files searches them (known only from the write above).
       if (plan.plusIds.length === 0 && stored.threadHasFiles) context = await this.retrieve(caller, plan);
-      // 5. The prompt: system text, history fitted to the window, the new turn(s).
-      const prompt = assemblePrompt({
+      // 5. The prompt: system text, history fitted to the window (in the provider's own token count,
+      //    calibrated on the thread's previous answer by this model), the new turn(s).
+      const input: AssemblyInput = {
         systemInstructions: plan.settings.systemInstructions,
         addedContext: plan.settings.addedContext,
         retrievedContext: context.text || null,
-        historyNewestFirst: stored.history,
+        historyNewestFirst: stored.history.map((m) => ({ role: m.role, content: m.content })),
         newTurns: plan.newTurns,
         contextWindow: plan.model.contextWindow,
         maxTokens: plan.params.maxTokens ?? null,
         usesSystemPrompts: plan.model.usesSystemPrompts,
         promptWrapper: plan.model.promptWrapper,
-      });
+        calibration: calibrationFrom(stored.history, plan.model.id),
+      };
+      const fit: Fit = { input, assembled: assemblePrompt(input) };
       yield { type: 'start', threadId: plan.threadId, messageId: ids.messageId, modelId: plan.model.id };
       if (context.sources.length > 0) yield { type: 'sources', sources: context.sources };
       // 6. The provider call.
-      const outcome = yield* this.callProvider(plan, prompt.messages, opts);
+      const outcome = yield* this.callProvider(plan, fit, opts);
       // 7. Store the answer and finish the log (statement 2), then say how the turn ended.
-      const usage = estimateIfMissing(outcome.kind === 'answered' ? outcome.usage : ZERO_USAGE, prompt.estimatedPromptTokens, outcome.content);
+      const estimated = fit.assembled.estimatedPromptTokens;
+      const usage = estimateIfMissing(outcome.kind === 'answered' ? outcome.usage : ZERO_USAGE, estimated, outcome.content);
       const created = new Date();
-      const kept = await this.storeAnswer(answerRecord(plan, ids, context.sources, outcome, usage, created, Date.now() - started));
+      const kept = await this.storeAnswer(answerRecord(plan, ids, context.sources, outcome, usage, estimated, created, Date.now() - started));
       finished = true;
       yield endEvent(outcome, usage, created, kept);
     } finally {
@@ -195,6 +206,8 @@ export class TurnService {
       logitBias: pick('logitBias', wm.logitBias ?? null),
     };
     assertMaxTokensFit(model, params.maxTokens);
+    // Without a configured maxTokens a default output cap is still sent (context-fit.ts).
+    params.maxTokens = effectiveMaxTokens(params.maxTokens, model.contextWindow);
     const scope = w.row.chatHistoryType === 'USER' ? { workspaceId: w.row.id, onlyUserId: caller.userId } : { workspaceId: w.row.id };
     return {
       workspace: w.row,
@@ -245,20 +258,27 @@ export class TurnService {
 
   /**
    * The one place the provider is called and its failure classified. Yields deltas, returns how
-   * the call ended. (A retry with less history on a context-length refusal belongs here.)
+   * the call ended. A context-length refusal (before anything streamed) is retried once with a
+   * prompt refitted on less history; `fit` then holds the prompt that was sent.
    */
-  private async *callProvider(plan: Plan, messages: ChatMessage[], opts: TurnOptions): AsyncGenerator<TurnEvent, Outcome> {
+  private async *callProvider(plan: Plan, fit: Fit, opts: TurnOptions): AsyncGenerator<TurnEvent, Outcome> {
     const adapter = getAdapter(plan.target.apiBase, plan.target.connectionType);
-    const request = { target: plan.target, messages, params: plan.params, timeouts: this.timeouts, ...(opts.signal ? { signal: opts.signal } : {}) };
+    const request = { target: plan.target, messages: fit.assembled.messages, params: plan.params, timeouts: this.timeouts, ...(opts.signal ? { signal: opts.signal } : {}) };
+    const refit = (pe: ProviderError): ChatMessage[] | null => {
+      const again = refitAfterContextError(fit.input, fit.assembled, pe);
+      if (!again) return null;
+      fit.assembled = again;
+      return again.messages;
+    };
     let content = '';
     try {
       if (!opts.stream) {
-        const r = await adapter.complete(request);
+        const r = await completeWithContextRetry(adapter, request, refit);
         content = r.content;
         yield { type: 'delta', content };
         return { kind: 'answered', content, finishReason: r.finishReason, usage: r.usage };
       }
-      for await (const ev of adapter.stream(request)) {
+      for await (const ev of streamWithContextRetry(adapter, request, refit)) {
         if (ev.type === 'done') return { kind: 'answered', content, finishReason: ev.finishReason, usage: ev.usage };
         content += ev.content;
         yield ev;
@@ -292,12 +312,23 @@ function estimateIfMissing(reported: Usage, estimatedPromptTokens: number, conte
  * What is stored for each outcome: an answer (ok); what arrived before the client left or the
  * provider broke (interrupted, if anything arrived); the log says ok, interrupted or error + why.
  */
-function answerRecord(plan: Plan, ids: { messageId: string; logId: string }, sources: StoredSource[], o: Outcome, usage: Usage, now: Date, latencyMs: number): AnswerRecord {
+function answerRecord(
+  plan: Plan,
+  ids: { messageId: string; logId: string },
+  sources: StoredSource[],
+  o: Outcome,
+  usage: Usage,
+  estimatedPromptTokens: number,
+  now: Date,
+  latencyMs: number,
+): AnswerRecord {
   const status = o.kind === 'answered' ? 'ok' : 'interrupted';
   const keepMessage = o.kind === 'answered' || o.content.length > 0;
+  // The local estimate beside the provider's own prompt count calibrates the thread's next fit (never shown in the API).
+  const stored: CalibratedUsage = o.kind === 'answered' && o.usage.promptTokens > 0 ? { ...usage, localPromptTokens: estimatedPromptTokens } : usage;
   return {
     threadId: plan.threadId,
-    message: keepMessage ? { id: ids.messageId, content: o.content, modelId: plan.model.id, usage, sources, status } : null,
+    message: keepMessage ? { id: ids.messageId, content: o.content, modelId: plan.model.id, usage: stored, sources, status } : null,
     logId: ids.logId,
     log: {
       response: o.content || null,
@@ -305,7 +336,7 @@ function answerRecord(plan: Plan, ids: { messageId: string; logId: string }, sou
       completionTokens: usage.completionTokens,
       latencyMs,
       status: o.kind === 'answered' ? 'ok' : o.kind === 'interrupted' ? 'interrupted' : 'error',
-      error: o.kind === 'answered' ? null : o.kind === 'interrupted' ? 'client disconnected' : `${o.error.code}: ${o.error.message}`,
+      error: o.kind === 'answered' ? null : o.kind === 'interrupted' ? 'client disconnected' : describeForLog(o.error),
     },
     now,
   };

@@ -1,10 +1,17 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { principalOf } from '../../http/auth.js';
 import { acceptWrapped } from '../../http/bodies.js';
 import { bodyErrorResponses, errorResponses, problems, Uuid } from '../../http/schemas.js';
-import { CreateModelQuery, ModelIds, ModelListQuery, ModelRef, ModelRequest, NewModelRequest } from './schema.js';
+import { CreateModelQuery, ModelIds, ModelListQuery, ModelRef, ModelRequest, NewModelRequest, type ModelT } from './schema.js';
 import type { ModelsService } from './service.js';
+
+/** Configuration warnings (e.g. a contextWindow larger than the provider serves) also go to the log. */
+function logWarnings(req: FastifyRequest, m: ModelT): ModelT {
+  if (m.warnings?.length) req.log.warn({ modelId: m.id, warnings: m.warnings }, 'model configuration warning');
+  return m;
+}
 
 export const modelRoutes: FastifyPluginAsyncTypebox<{ models: ModelsService }> = async (app, { models }) => {
   const tags = ['models'];
@@ -26,7 +33,7 @@ export const modelRoutes: FastifyPluginAsyncTypebox<{ models: ModelsService }> =
       preValidation: wrappedRequest,
       schema: { tags, operationId: 'createModel', summary: 'Save New Model (body bare or as {modelRequest})', querystring: CreateModelQuery, body: NewModelRequest, response: { ...oneFromBody, ...problems(409) } },
     },
-    async (req) => models.create(principalOf(req), req.body, { system: req.query.system }),
+    async (req) => logWarnings(req, await models.create(principalOf(req), req.body, { system: req.query.system })),
   );
   app.get('/models/:modelId', { schema: { tags, operationId: 'getModel', summary: 'Get Model', params: Type.Object({ modelId: Uuid }), response: one } }, async (req) =>
     models.get(principalOf(req), req.params.modelId),
@@ -37,7 +44,7 @@ export const modelRoutes: FastifyPluginAsyncTypebox<{ models: ModelsService }> =
       preValidation: wrappedRequest,
       schema: { tags, operationId: 'updateModel', summary: 'Save Model (update; body bare or as {modelRequest})', params: Type.Object({ modelId: Uuid }), body: ModelRequest, response: oneFromBody },
     },
-    async (req) => models.update(principalOf(req), req.params.modelId, req.body),
+    async (req) => logWarnings(req, await models.update(principalOf(req), req.params.modelId, req.body)),
   );
   app.post(
     '/models/add-to-team',

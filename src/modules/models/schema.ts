@@ -87,6 +87,11 @@ export const Model = Type.Object(
     updated: DateTime,
     system: Type.Boolean({ description: 'a system model defined by the instance operator' }),
     inTeam: Type.Boolean({ description: "whether the caller's team uses this model" }),
+    warnings: Type.Optional(
+      Type.Array(Type.String(), {
+        description: 'create/update only: configuration doubts found by asking the provider (e.g. a contextWindow larger than it serves); never blocking',
+      }),
+    ),
   },
   { $id: 'Model' },
 );

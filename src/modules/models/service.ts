@@ -4,6 +4,7 @@ import { AppError, badRequest, conflict, notFound } from '../../errors.js';
 import { isSupportedConnection } from '../../providers/index.js';
 import type { ApiBase, ConnectionType, ProviderTarget } from '../../providers/types.js';
 import { assertProviderUrlAllowed } from '../../providers/url-guard.js';
+import { probeContextWindow, windowWarning } from '../../providers/window-probe.js';
 import { keyHint, maskSecret, type SecretBox } from '../../security/secret-box.js';
 import { requireInstanceAdmin, requireTeamAdmin, type Principal } from '../teams/service.js';
 import { ModelsRepo, type ModelInsert, type ModelRow, type ModelWithMembership } from './repo.js';
@@ -114,12 +115,30 @@ export class ModelsService {
     this.checkConnection(values.apiBase ?? 'OPENAI', values.connectionType ?? 'URL');
     const teamId = opts.system ? null : (caller?.teamId ?? opts.teamId ?? null);
     if (!opts.system && !teamId) throw badRequest('bad_request', 'A team model needs a team');
-    return this.db.transaction(async (tx) => {
+    const row = await this.db.transaction(async (tx) => {
       if (req.id && (await this.repo.exists(tx, req.id))) throw conflict(`A model with id ${req.id} already exists`);
-      const row = await this.repo.insert(tx, { ...values, name: req.name!, teamId, isSystem: opts.system, ...(req.id ? { id: req.id } : {}) });
-      if (teamId) await this.repo.addToTeam(tx, teamId, row.id);
-      return toModelView({ ...row, inTeam: teamId !== null });
+      const inserted = await this.repo.insert(tx, { ...values, name: req.name!, teamId, isSystem: opts.system, ...(req.id ? { id: req.id } : {}) });
+      if (teamId) await this.repo.addToTeam(tx, teamId, inserted.id);
+      return inserted;
     });
+    return this.withWarnings(toModelView({ ...row, inTeam: teamId !== null }), row);
+  }
+
+  /**
+   * Best effort, after the write: ask the provider for the window it serves and warn when the
+   * declared contextWindow is larger (providers/window-probe.ts). Never fails the request.
+   */
+  private async withWarnings(view: ModelT, row: ModelRow): Promise<ModelT> {
+    if (row.contextWindow === null || !row.baseModel) return view;
+    const target: ProviderTarget = {
+      apiBase: row.apiBase,
+      connectionType: row.connectionType,
+      url: row.url,
+      apiKey: row.apiKeyEnc ? this.secrets.open(row.apiKeyEnc) : null,
+      baseModel: row.baseModel,
+    };
+    const warning = windowWarning(row.contextWindow, await probeContextWindow(target));
+    return warning ? { ...view, warnings: [warning] } : view;
   }
 
   /** Create or update a system model from the operator's configuration (idempotent by id). */
@@ -142,7 +161,7 @@ export class ModelsService {
     this.checkConnection(values.apiBase ?? current.apiBase, values.connectionType ?? current.connectionType);
     const row = await this.repo.update(this.db, id, { ...values, ...(req.name ? { name: req.name } : {}) });
     this.changed(id);
-    return toModelView({ ...row, inTeam: current.inTeam });
+    return this.withWarnings(toModelView({ ...row, inTeam: current.inTeam }), row);
   }
 
   async addToTeam(caller: Principal, id: string): Promise<ModelT> {

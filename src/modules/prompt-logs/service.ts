@@ -3,6 +3,7 @@ import { stringify } from 'csv-stringify';
 import type { Db } from '../../db/client.js';
 import { AppError, badRequest } from '../../errors.js';
 import { pageRequest, toPage } from '../../http/paging.js';
+import { withoutUpstreamDetail } from '../../providers/errors.js';
 import { isTeamAdmin, type Principal } from '../teams/service.js';
 import type { PromptLogT } from './schema.js';
 import { PromptLogsRepo, SORTABLE, type LogFilter, type PromptLogView } from './repo.js';
@@ -20,6 +21,11 @@ function csvSafe(value: unknown): string {
 }
 
 const CSV_BATCH = 500;
+
+/** The provider's own status and error code (`[upstream …]` in `error`) are shown to team owners/admins only. */
+function forReader(r: PromptLogView, admin: boolean): PromptLogView {
+  return admin ? r : { ...r, error: withoutUpstreamDetail(r.error) };
+}
 
 function logView(r: PromptLogView): PromptLogT {
   return { ...r, created: r.created.toISOString() };
@@ -100,7 +106,7 @@ export class PromptLogsService {
         `The range holds ${total} logs, more than ${this.opts.maxRows}: narrow it or use GET /api/v1/chat/prompt-logs/paged or /csv`,
       );
     }
-    return (await this.repo.list(this.db, f, { limit: this.opts.maxRows, offset: 0, sort: [] })).map(logView);
+    return (await this.repo.list(this.db, f, { limit: this.opts.maxRows, offset: 0, sort: [] })).map((r) => logView(forReader(r, isTeamAdmin(caller))));
   }
 
   async paged(caller: Principal, q: { q?: string; startDate?: string; endDate?: string; page: number; size: number; sort?: string[] }) {
@@ -110,18 +116,22 @@ export class PromptLogsService {
       this.repo.count(this.db, f),
       this.repo.list(this.db, f, { limit: p.size, offset: p.page * p.size, sort: p.sort }),
     ]);
-    return toPage(rows.map(logView), total, p);
+    return toPage(rows.map((r) => logView(forReader(r, isTeamAdmin(caller)))), total, p);
   }
 
   /** The CSV export as a stream: rows are read in keyset batches, so memory does not grow with rows. */
   csv(caller: Principal, q: { q?: string; startDate: string; endDate: string }): Readable {
     const f = this.filter(caller, q);
     const { db, repo } = this;
+    const admin = isTeamAdmin(caller);
     async function* rows() {
       let after: { created: Date; id: string } | null = null;
       for (;;) {
         const batch = await repo.listAfter(db, f, after, CSV_BATCH);
-        for (const r of batch) yield CSV_COLUMNS.map((c) => csvSafe(r[c]));
+        for (const r of batch) {
+          const row = forReader(r, admin);
+          yield CSV_COLUMNS.map((c) => csvSafe(row[c]));
+        }
         const last = batch.at(-1);
         if (!last || batch.length < CSV_BATCH) return;
         after = { created: last.created, id: last.id };

@@ -1,0 +1,79 @@
+/**
+ * Errors that say what went wrong (issue 9.2), over HTTP: distinct codes, a provider's rate limit
+ * passed on as 429 with its Retry-After, the upstream code in the prompt log for owners/admins
+ * only — and never the upstream body.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectProblem, newTeam, startTestApp, type TestApp } from '../helpers/app.js';
+import { createModel, createWorkspace } from '../helpers/factories.js';
+import { LEAKED_SECRET } from '../support/standin-provider.js';
+import { useStandIn, type StandInKind } from '../support/use-standin.js';
+
+const s = useStandIn();
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(() => t.close());
+
+async function setup(kind: StandInKind) {
+  const team = await newTeam(t);
+  const m = await createModel(t, team.ownerKey, s.modelBody(kind));
+  const ws = await createWorkspace(t, team.ownerKey, { modelIds: [m.id] });
+  return { team, wsId: ws.id };
+}
+const complete = (key: string, wsId: string, prompt = 'x') =>
+  t.request({ method: 'POST', url: `/api/v1/chat/${wsId}/completions`, key, payload: { prompt } });
+
+describe.each<StandInKind>(['OPENAI', 'AZURE', 'ANTHROPIC', 'GOOGLE'])('provider failures over %s', (kind) => {
+  it.each<[number, number, string]>([
+    [401, 502, 'provider_auth_failed'],
+    [403, 502, 'provider_auth_failed'],
+    [404, 502, 'provider_model_not_found'],
+    [500, 502, 'provider_error'],
+  ])('upstream %d -> %d %s, without the upstream body', async (upstream, status, code) => {
+    const { team, wsId } = await setup(kind);
+    s.standIn.set({ failStatus: upstream });
+    const res = await complete(team.ownerKey, wsId);
+    expect(expectProblem(res, status).code).toBe(code);
+    expect(res.body).not.toContain(LEAKED_SECRET);
+  });
+
+  it('a provider rate limit is our 429 with its Retry-After', async () => {
+    const { team, wsId } = await setup(kind);
+    s.standIn.set({ failStatus: 429, retryAfter: '17' });
+    const res = await complete(team.ownerKey, wsId);
+    expect(expectProblem(res, 429).code).toBe('provider_rate_limited');
+    // @google/genai does not expose response headers on its errors: our default applies.
+    expect(res.headers['retry-after']).toBe(kind === 'GOOGLE' ? '10' : '17');
+  });
+});
+
+describe('the prompt log', () => {
+  it('shows the upstream status and code to owners/admins, not to members', async () => {
+    const { team, wsId } = await setup('OPENAI');
+    const member = await team.addUser('member');
+    s.standIn.set({ contextWindow: { tokens: 50, style: 'llamacpp' } });
+    const res = await complete(member.key, wsId, 'a prompt far too long for a window of fifty tokens '.repeat(10));
+    expect(expectProblem(res, 502).code).toBe('provider_context_length_exceeded');
+
+    const logsOf = async (key: string) =>
+      (await t.request({ method: 'GET', url: '/api/v1/chat/prompt-logs/paged', key })).json().content as Array<{ error: string | null }>;
+    const [ownerView] = await logsOf(team.ownerKey);
+    expect(ownerView!.error).toBe(
+      'provider_context_length_exceeded: The prompt is longer than the model\u2019s context window [upstream 400 exceed_context_size_error]',
+    );
+    const [memberView] = await logsOf(member.key);
+    expect(memberView!.error).toBe('provider_context_length_exceeded: The prompt is longer than the model\u2019s context window');
+
+    const csv = await t.request({
+      method: 'GET',
+      url: `/api/v1/chat/prompt-logs/csv?startDate=2000-01-01T00:00:00Z&endDate=2100-01-01T00:00:00Z`,
+      key: member.key,
+    });
+    expect(csv.statusCode).toBe(200);
+    expect(csv.body).toContain('provider_context_length_exceeded');
+    expect(csv.body).not.toContain('[upstream');
+    expect(csv.body).not.toContain(LEAKED_SECRET);
+  });
+});
