@@ -11,6 +11,7 @@ import { machine, markdownTable, renderSection, type Row, type Section, type Tar
 import { verdict } from './lib/stats.js';
 import { stopwatch } from './lib/timer.js';
 import { benchRetrieval } from './retrieval.js';
+import { benchStartup } from './startup.js';
 
 interface LegacyResult {
   name: string;
@@ -54,6 +55,7 @@ const BENCHMARKS: Array<{ name: string; run: () => Promise<Section> }> = [
   { name: 'Gateway overhead', run: benchGateway },
   { name: 'Retrieval', run: benchRetrieval },
   { name: 'Document ingestion', run: benchIngestSection },
+  { name: 'Start-up', run: benchStartup },
 ];
 
 async function main(): Promise<number> {
