@@ -58,17 +58,22 @@ async function main(): Promise<void> {
   }
   const boot = startingServer();
   await listen(boot.server, config);
+  // The database opens (seed copy, WebAssembly compile, migrations) while the application's
+  // modules load: on two cores the two overlap.
+  const { openDatabase } = await import('./db/client.js');
+  const opening = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.pgPoolSize });
+  opening.catch(() => undefined); // reported below, where it is awaited
   const { buildApp } = await import('./app.js');
-  const { app, services, generatedAdminKey } = await buildApp(config, { serverFactory: boot.factory });
+  const database = await opening;
+  const { app, services, generatedAdminKey, warmUp } = await buildApp(config, { serverFactory: boot.factory, database });
   if (config.systemModelsFile) {
     const { loadSystemModels } = await import('./system-models.js');
     await loadSystemModels(services.models, config.systemModelsFile);
   }
   boot.handOver();
   app.log.info({ address: `http://${config.host}:${config.port}` }, 'Atrium is ready');
-  // Loaded lazily so it did not delay readiness; load it now, before the first request needs it.
-  const { preloadTokenizer } = await import('./ingest/tokens.js');
-  setImmediate(preloadTokenizer);
+  // What was deferred so it did not delay readiness, done now before the first requests need it.
+  warmUp();
   if (generatedAdminKey) {
     // Printed once, to the terminal only (not the log), on the start that created the instance admin.
     process.stdout.write(
