@@ -1,19 +1,27 @@
-import { execFile, spawn } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { Database } from '../src/db/client.js';
 import { testConfig } from './helpers/app.js';
 
 const ROOT = path.join(import.meta.dirname, '..');
 const TSX = ['--import', 'tsx', 'src/main.ts'];
 
+const children = new Set<ChildProcess>();
+// A failed assertion must not leave a server running (and holding its port and database).
+afterEach(() => {
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  children.clear();
+});
+
 /** Start the server as a process: from source through tsx (default), or `node <build>/main.js` as npm start does. */
 function startServer(env: Record<string, string>, args: string[] = TSX) {
   const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.add(child);
   let out = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr.on('data', (d: Buffer) => (out += d.toString()));
