@@ -53,7 +53,7 @@ const moduleGraph = {
 };
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'data/**', 'src/db/migrations/**', 'coverage/**', '**/.*'] },
+  { ignores: ['node_modules/**', 'data/**', 'dist/**', 'src/db/migrations/**', 'coverage/**', '**/.*'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

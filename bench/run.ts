@@ -12,6 +12,7 @@ import { machine, markdownTable, renderSection, type Row, type Section, type Tar
 import { verdict } from './lib/stats.js';
 import { stopwatch } from './lib/timer.js';
 import { benchRetrieval } from './retrieval.js';
+import { benchStartup } from './startup.js';
 
 interface LegacyResult {
   name: string;
@@ -56,6 +57,7 @@ const BENCHMARKS: Array<{ name: string; run: () => Promise<Section> }> = [
   { name: 'Retrieval', run: benchRetrieval },
   { name: 'Document ingestion', run: benchIngestSection },
   { name: 'Hostile uploads', run: benchIngestHostile },
+  { name: 'Start-up', run: benchStartup },
 ];
 
 async function main(): Promise<number> {

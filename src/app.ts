@@ -6,11 +6,13 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from './config.js';
 import { openDatabase, type Database } from './db/client.js';
 import { authenticate } from './http/auth.js';
+import { lazySerializers } from './http/lazy-serializers.js';
 import { frameworkErrors, registerProblemHandlers } from './http/problem.js';
 import { ProblemSchema } from './http/schemas.js';
 import { rejectNulInBody, rejectNulInUrl } from './http/text-guard.js';
 import { openapiTransform, OPENAPI_TAGS } from './http/openapi.js';
 import { requireJsonBody, validatorCompiler } from './http/validation.js';
+import { preloadTokenizer } from './ingest/tokens.js';
 import { chatRoutes } from './modules/chat/routes.js';
 import { ChatAnswer, ChatStreamEvent, ChatThread, ChatThreadFull } from './modules/chat/schema.js';
 import { modelRoutes } from './modules/models/routes.js';
@@ -32,6 +34,8 @@ export interface App {
   database: Database;
   /** the generated instance-admin key when this start bootstrapped an empty database without ADMIN_API_KEY */
   generatedAdminKey: string | null;
+  /** Start, in the background, the work deferred past readiness (response serializers, tokenizer). */
+  warmUp(): void;
 }
 
 export const SHARED_SCHEMAS = [ProblemSchema, User, Team, ApiKey, Model, WorkspaceModel, Workspace, ChatAnswer, ChatStreamEvent, ChatThread, ChatThreadFull, PromptLog, Plus, PlusSummary];
@@ -40,13 +44,18 @@ export const SHARED_SCHEMAS = [ProblemSchema, User, Team, ApiKey, Model, Workspa
  * Build the whole application: database (migrated), services, HTTP routes. Production (main.ts)
  * and the tests call this same function, so they run the same validators and plugins.
  */
-export async function buildApp(config: Config, opts: { logger?: boolean; serverFactory?: FastifyServerFactory } = {}): Promise<App> {
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.pgPoolSize });
+export async function buildApp(
+  config: Config,
+  opts: { logger?: boolean; serverFactory?: FastifyServerFactory; database?: Database } = {},
+): Promise<App> {
+  // main.ts opens the database while this module's imports load, and hands it over (owned from here on).
+  const database = opts.database ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.pgPoolSize }));
   try {
     // Before anything else: a node whose key differs from the others' refuses to start.
     const secrets = await openInstanceSecrets(database.db, { secretKey: config.secretKey, dataDir: config.dataDir });
     const services = createServices(database, config, secrets.box);
     const boot = await services.teams.bootstrap(config.adminApiKey);
+    const serializers = lazySerializers();
     const app = Fastify({
       logger:
         opts.logger === false
@@ -62,6 +71,7 @@ export async function buildApp(config: Config, opts: { logger?: boolean; serverF
       frameworkErrors,
       ...(opts.serverFactory ? { serverFactory: opts.serverFactory } : {}),
       forceCloseConnections: 'idle',
+      schemaController: { compilersFactory: { buildSerializer: serializers.buildSerializer } },
     }).withTypeProvider<TypeBoxTypeProvider>();
 
     app.setValidatorCompiler(validatorCompiler());
@@ -124,7 +134,11 @@ export async function buildApp(config: Config, opts: { logger?: boolean; serverF
     await app.ready();
     // Finish prompt logs a crash left pending: now, then periodically (safe on every node).
     stopSweeper = services.promptLogs.startSweeper((err) => app.log.warn({ err }, 'prompt log sweep failed'));
-    return { app, services, database, generatedAdminKey: boot.created && !config.adminApiKey ? (boot.apiKey ?? null) : null };
+    const warmUp = () => {
+      serializers.warm();
+      setImmediate(preloadTokenizer);
+    };
+    return { app, services, database, generatedAdminKey: boot.created && !config.adminApiKey ? (boot.apiKey ?? null) : null, warmUp };
   } catch (err) {
     await database.close();
     throw err;

@@ -1,8 +1,6 @@
 import http from 'node:http';
-import { buildApp } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { problem } from './http/problem.js';
-import { loadSystemModels } from './system-models.js';
 
 type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => void;
 
@@ -10,7 +8,8 @@ type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => void;
  * The port is bound before the database is opened and migrated: /healthz (liveness) answers at
  * once, everything else a 503 with Retry-After until the app is ready, then Fastify takes over
  * the same server. A fresh embedded database takes ~2 s to initialise; clients never see a
- * refused connection meanwhile.
+ * refused connection meanwhile. This file imports only what the bound port needs: the rest of
+ * the application (Fastify, the database driver, every module) loads after `listen`.
  */
 function startingServer(): { server: http.Server; handOver: () => void; factory: (h: Handler) => http.Server } {
   let live: Handler | null = null;
@@ -59,10 +58,22 @@ async function main(): Promise<void> {
   }
   const boot = startingServer();
   await listen(boot.server, config);
-  const { app, services, generatedAdminKey } = await buildApp(config, { serverFactory: boot.factory });
-  if (config.systemModelsFile) await loadSystemModels(services.models, config.systemModelsFile);
+  // The database opens (seed copy, WebAssembly compile, migrations) while the application's
+  // modules load: on two cores the two overlap.
+  const { openDatabase } = await import('./db/client.js');
+  const opening = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.pgPoolSize });
+  opening.catch(() => undefined); // reported below, where it is awaited
+  const { buildApp } = await import('./app.js');
+  const database = await opening;
+  const { app, services, generatedAdminKey, warmUp } = await buildApp(config, { serverFactory: boot.factory, database });
+  if (config.systemModelsFile) {
+    const { loadSystemModels } = await import('./system-models.js');
+    await loadSystemModels(services.models, config.systemModelsFile);
+  }
   boot.handOver();
   app.log.info({ address: `http://${config.host}:${config.port}` }, 'Atrium is ready');
+  // What was deferred so it did not delay readiness, done now before the first requests need it.
+  warmUp();
   if (generatedAdminKey) {
     // Printed once, to the terminal only (not the log), on the start that created the instance admin.
     process.stdout.write(

@@ -34,7 +34,8 @@ describe('CLI', () => {
     member = await cli('users', 'create', '--team', created.team.id, '--name', 'Max', '--email', `max-${Date.now()}@example.com`, '--role', 'member');
     key = await cli('keys', 'create', '--user', String(member.user.id), '--name', 'laptop');
     t = await startTestApp({ dataDir, databaseUrl: base.databaseUrl === 'memory://' ? null : base.databaseUrl });
-  }, 60_000);
+    // Four cold starts (the first initialises the embedded database): generous for a loaded machine.
+  }, 300_000);
   afterAll(() => t?.close());
 
   it('creates teams, users and keys that work over the API', async () => {
@@ -49,5 +50,5 @@ describe('CLI', () => {
     await expect(run(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'users', 'create', '--team', created.team.id], { cwd: ROOT, env })).rejects.toMatchObject({
       stderr: expect.stringContaining('--name is required'),
     });
-  });
+  }, 120_000);
 });

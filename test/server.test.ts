@@ -1,14 +1,27 @@
-import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import type { Database } from '../src/db/client.js';
 import { testConfig } from './helpers/app.js';
 
 const ROOT = path.join(import.meta.dirname, '..');
+const TSX = ['--import', 'tsx', 'src/main.ts'];
 
-function startServer(env: Record<string, string>) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+const children = new Set<ChildProcess>();
+// A failed assertion must not leave a server running (and holding its port and database).
+afterEach(() => {
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  children.clear();
+});
+
+/** Start the server as a process: from source through tsx (default), or `node <build>/main.js` as npm start does. */
+function startServer(env: Record<string, string>, args: string[] = TSX) {
+  const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.add(child);
   let out = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr.on('data', (d: Buffer) => (out += d.toString()));
@@ -16,7 +29,7 @@ function startServer(env: Record<string, string>) {
   return { child, exited, output: () => out };
 }
 
-async function until(url: string, status: number, ms = 30_000): Promise<void> {
+async function until(url: string, status: number, ms = 120_000): Promise<void> {
   const end = Date.now() + ms;
   for (;;) {
     const r = await fetch(url).catch(() => null);
@@ -59,5 +72,60 @@ describe('the server process', () => {
     expect(second.output()).not.toContain('Admin API key');
     second.child.kill('SIGINT');
     expect(await second.exited).toBe(0);
-  }, 60_000);
+  }, 300_000);
+});
+
+describe('the compiled build (what npm start runs)', () => {
+  // Inside node_modules so the build resolves the project's packages like dist/ does.
+  const cache = path.join(ROOT, 'node_modules', '.cache');
+  mkdirSync(cache, { recursive: true });
+  const out = mkdtempSync(path.join(cache, 'atrium-build-test-'));
+  afterAll(() => rmSync(out, { recursive: true, force: true }));
+
+  it('starts from the seeded embedded database on an empty folder, then resumes it', async () => {
+    await promisify(execFile)(process.execPath, ['scripts/build.mjs', '--out-dir', out], { cwd: ROOT });
+    expect(existsSync(path.join(out, 'main.js'))).toBe(true);
+    expect(existsSync(path.join(out, 'db', 'migrations', 'meta', '_journal.json'))).toBe(true);
+    expect(existsSync(path.join(out, 'db', 'seed', 'pglite', 'PG_VERSION'))).toBe(true);
+
+    // Two empty folders opened by the compiled client are copies of one seed (same system
+    // identifier, which initdb makes unique), already migrated.
+    const client = (await import(pathToFileURL(path.join(out, 'db', 'client.js')).href)) as {
+      openDatabase(o: { databaseUrl: null; dataDir: string }): Promise<Database>;
+    };
+    const ids: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      const dataDir = mkdtempSync(path.join(tmpdir(), 'atrium-seed-'));
+      const database = await client.openDatabase({ databaseUrl: null, dataDir });
+      const rows = (await database.db.execute('select system_identifier::text as id from pg_control_system()')) as unknown as { rows: Array<{ id: string }> };
+      ids.push(rows.rows[0]!.id);
+      await database.close();
+      expect(readdirSync(dataDir)).toEqual(['pglite']);
+    }
+    expect(ids[0]).toBe(ids[1]);
+
+    const port = String(20000 + Math.floor(Math.random() * 20000));
+    const env = { PORT: port, DATA_DIR: mkdtempSync(path.join(tmpdir(), 'atrium-srv-')), LOG_LEVEL: 'warn' };
+    const url = `http://127.0.0.1:${port}`;
+    const first = startServer(env, [path.join(out, 'main.js')]);
+    await until(`${url}/readyz`, 200);
+    const key = /atr_[A-Za-z0-9_-]{40,}/.exec(first.output())?.[0];
+    expect(key).toBeTruthy();
+    const ws = await fetch(`${url}/api/v1/workspaces`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'compiled' }),
+    });
+    expect(ws.status).toBe(200);
+    const { id } = (await ws.json()) as { id: string };
+    first.child.kill('SIGTERM');
+    expect(await first.exited).toBe(0);
+
+    const second = startServer(env, [path.join(out, 'main.js')]);
+    await until(`${url}/readyz`, 200);
+    expect((await fetch(`${url}/api/v1/workspaces/${id}`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(200);
+    expect(second.output()).not.toContain('Admin API key');
+    second.child.kill('SIGTERM');
+    expect(await second.exited).toBe(0);
+  }, 300_000);
 });

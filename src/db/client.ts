@@ -1,14 +1,9 @@
-import { mkdir } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { cp, mkdir, readdir, rename, rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PGlite } from '@electric-sql/pglite';
 import type { ExtractTablesWithRelations } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
-import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
-import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
-import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
-import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
-import pg from 'pg';
 import * as schema from './schema.js';
 
 export type Schema = typeof schema;
@@ -25,7 +20,14 @@ export interface Database {
   close(): Promise<void>;
 }
 
-const MIGRATIONS = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const MIGRATIONS = path.join(HERE, 'migrations');
+/**
+ * A PGlite data folder initialised and migrated by the build (scripts/build.mjs → dist/db/seed),
+ * so a first start copies it instead of running initdb in WebAssembly (~3.5 s on 2 cores).
+ * Absent when running from src/ (tsx): then PGlite initialises the folder itself.
+ */
+export const SEED_DIR = path.join(HERE, 'seed', 'pglite');
 /** Serialises migrations when several Atrium nodes start against one PostgreSQL. */
 const MIGRATION_LOCK = 74_657_201;
 
@@ -39,11 +41,17 @@ export async function openDatabase(opts: {
   dataDir: string;
   poolSize?: number;
 }): Promise<Database> {
+  // Only the driver in use is loaded (each costs start-up time).
   if (opts.databaseUrl === null || opts.databaseUrl === 'memory://') {
+    const [{ PGlite }, { drizzle: drizzlePglite }, { migrate: migratePglite }] = await Promise.all([
+      import('@electric-sql/pglite'),
+      import('drizzle-orm/pglite'),
+      import('drizzle-orm/pglite/migrator'),
+    ]);
     let dir: string | undefined;
     if (opts.databaseUrl === null) {
       dir = path.join(opts.dataDir, 'pglite');
-      await mkdir(dir, { recursive: true });
+      await seedIfEmpty(dir);
     }
     const client = await PGlite.create(dir);
     const db = drizzlePglite({ client, schema }) as unknown as Db;
@@ -63,6 +71,11 @@ export async function openDatabase(opts: {
     };
   }
 
+  const [{ default: pg }, { drizzle: drizzlePg }, { migrate: migratePg }] = await Promise.all([
+    import('pg'),
+    import('drizzle-orm/node-postgres'),
+    import('drizzle-orm/node-postgres/migrator'),
+  ]);
   const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: opts.poolSize ?? 10 });
   // An idle client losing its server must not crash the process; the next query reports it.
   pool.on('error', () => undefined);
@@ -86,4 +99,31 @@ export async function openDatabase(opts: {
     },
     close: () => pool.end(),
   };
+}
+
+/**
+ * On an empty (or absent) data folder, start from the build's seed instead of initdb. The copy
+ * goes to a sibling folder renamed into place, so a crash mid-copy never leaves a half database.
+ * The seed holds no instance data (no keys, no teams); migrations still run after it.
+ */
+async function seedIfEmpty(dir: string): Promise<void> {
+  const entries = await readdir(dir).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT') return null;
+    throw err;
+  });
+  if (entries !== null && entries.length > 0) return;
+  if (!existsSync(path.join(SEED_DIR, 'PG_VERSION'))) {
+    await mkdir(dir, { recursive: true });
+    return;
+  }
+  await mkdir(path.dirname(dir), { recursive: true });
+  const staging = `${dir}.seeding-${process.pid}`;
+  try {
+    await cp(SEED_DIR, staging, { recursive: true });
+    if (entries !== null) await rmdir(dir);
+    await rename(staging, dir);
+  } catch (err) {
+    await rm(staging, { recursive: true, force: true });
+    throw err;
+  }
 }

@@ -1,0 +1,32 @@
+// `npm run build` (also run by `npm install` through `prepare`): compile src/ to dist/ with the
+// same relative layout, copy what the compiled code reads beside itself at run time
+// (db/client.js resolves ./migrations relative to import.meta.url), and prepare the embedded
+// database's seed (dist/db/seed/pglite: initialised and migrated, no instance data) so a first
+// start copies it instead of running initdb.
+//
+//   node scripts/build.mjs [--out-dir <dir>]   (default dist/; tests build elsewhere)
+import { cpSync, rmSync, statSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import process from 'node:process';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const { values } = parseArgs({ options: { 'out-dir': { type: 'string' } } });
+const out = path.resolve(root, values['out-dir'] ?? 'dist');
+// Stale output of renamed or deleted modules must not linger.
+rmSync(out, { recursive: true, force: true });
+const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+execFileSync(process.execPath, [tsc, '-p', path.join(root, 'tsconfig.build.json'), '--outDir', out], { stdio: 'inherit' });
+// Every non-TypeScript file under src/ (SQL migrations and their journal today) goes to the same
+// place under the output; documentation stays behind.
+cpSync(path.join(root, 'src'), out, {
+  recursive: true,
+  filter: (from) => statSync(from).isDirectory() || !/\.(ts|md)$/.test(from),
+});
+// The seed is made by the compiled code itself, with the installed PGlite and these migrations.
+const { openDatabase, SEED_DIR } = await import(pathToFileURL(path.join(out, 'db', 'client.js')).href);
+const database = await openDatabase({ databaseUrl: null, dataDir: path.dirname(SEED_DIR) });
+await database.close();
