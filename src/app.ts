@@ -89,7 +89,7 @@ export async function buildApp(
     await app.register(swagger, {
       openapi: {
         openapi: '3.1.0',
-        info: { title: 'Atrium API', version: '1.0.0', description: 'Workspaces, models, chat and Plus entries. See CONTRACT.md.' },
+        info: { title: 'Atrium API', version: '1.0.0', description: 'Workspaces, models, chat and Plus entries. Rules that a schema cannot state: docs/API.md in the repository.' },
         // Relative: the document describes the server that serves it, wherever that listens.
         servers: [{ url: '/', description: 'the server that serves this document' }],
         tags: OPENAPI_TAGS,

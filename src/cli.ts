@@ -5,7 +5,7 @@ import { AppError } from './errors.js';
 import { TeamsService } from './modules/teams/service.js';
 
 /**
- * Operator commands on the same services the API uses (CONTRACT §3). On the embedded database
+ * Operator commands on the same services the API uses (docs/API.md, Tenancy). On the embedded database
  * stop the server first: PGlite is single-process.
  */
 const USAGE = `Usage: npm run cli -- <command> [options]

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 
 /**
- * CONTRACT §2: bodies the seed describes as "field X of type T" are accepted wrapped
+ * docs/API.md, Conventions: bodies the seed describes as "field X of type T" are accepted wrapped
  * (`{"X": ...}`) and bare. This preValidation hook unwraps the first form so one schema validates both.
  */
 export function acceptWrapped(field: string) {

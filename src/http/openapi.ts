@@ -2,11 +2,11 @@ import type { SwaggerTransformObject } from '@fastify/swagger';
 
 /** The operation groups of the OpenAPI document; every route's `tags` names one of these. */
 export const OPENAPI_TAGS = [
-  { name: 'teams', description: 'The caller, teams, users and API keys (CONTRACT §3)' },
-  { name: 'models', description: 'Team and system models (CONTRACT §3)' },
-  { name: 'workspaces', description: 'Workspaces and their model settings (CONTRACT §4)' },
-  { name: 'chat', description: 'Completions, streamed completions, threads and prompt logs (CONTRACT §4)' },
-  { name: 'plus', description: 'Plus entries, their files and context (CONTRACT §5)' },
+  { name: 'teams', description: 'The caller, teams, users and API keys' },
+  { name: 'models', description: 'Team and system models' },
+  { name: 'workspaces', description: 'Workspaces and their model settings' },
+  { name: 'chat', description: 'Completions, streamed completions, threads and prompt logs' },
+  { name: 'plus', description: 'Plus entries, their files and context' },
 ];
 
 const SUCCESS: Record<string, string> = { '200': 'OK', '201': 'Created', '204': 'No Content' };

@@ -1,7 +1,7 @@
 import { Type, type TSchema } from 'typebox';
 import { badRequest } from '../errors.js';
 
-/** CONTRACT §2: Spring-style pages. */
+/** docs/API.md, Pages: Spring-style pages. */
 export const PageOf = <T extends TSchema>(item: T) =>
   Type.Object({
     content: Type.Array(item),

@@ -53,7 +53,7 @@ export const errorResponses = problems(400, 401, 403, 404);
 /** ... and those of every route that reads a JSON body. */
 export const bodyErrorResponses = problems(400, 401, 403, 404, 413, 415);
 
-/** CONTRACT §4 ranges of the generation settings, shared by workspace model settings and per-request overrides. */
+/** The ranges (docs/API.md) of the generation settings, shared by workspace model settings and per-request overrides. */
 export const GenerationParamFields = {
   temperature: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 2 }))),
   maxTokens: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: INT32_MAX }))),

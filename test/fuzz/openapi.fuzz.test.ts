@@ -2,7 +2,7 @@
  * Issue 8: no 500 for bad input, anywhere. Every operation of /openapi.json is fuzzed with
  * requests drawn from its own parameter and body schemas (valid values and values near and far
  * outside them, right and wrong media types), on whichever database the suite runs on. Any 5xx
- * fails, except 502/504: the answers CONTRACT §2 gives a model provider's failure (a fuzzed model
+ * fails, except 502/504: the answers docs/API.md gives a model provider's failure (a fuzzed model
  * URL may point at a closed port). Every error is problem+json and lists a bounded number of problems.
  *
  * Reproduce a failure with the seed printed at the start: ATRIUM_FUZZ_SEED=<seed> ATRIUM_FUZZ_RUNS=<n>.

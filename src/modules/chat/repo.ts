@@ -47,7 +47,7 @@ const HISTORY_LIMIT = 200;
 
 export const THREAD_DELETED = 'thread_deleted: the thread was deleted while the answer was being generated';
 
-/** Which threads of a workspace a user sees (CONTRACT §3 chatHistoryType). */
+/** Which threads of a workspace a user sees (docs/API.md, Tenancy: chatHistoryType). */
 export interface ThreadScope {
   workspaceId: string;
   /** set when the workspace's history is per user */

@@ -70,7 +70,7 @@ export const ChatMessage = Type.Object({
 export const ChatThreadFull = Type.Object({ ...threadFields, messages: Type.Array(ChatMessage) }, { $id: 'ChatThread_Full' });
 
 /**
- * CONTRACT §4: the `data:` of each event of `/completions/stream`, its `type` the same as the
+ * docs/API.md, Chat turns: the `data:` of each event of `/completions/stream`, its `type` the same as the
  * `event:` line's. The stream is start → sources (when context was used) → delta… → done | error.
  */
 export const ChatStreamEvent = Type.Union(

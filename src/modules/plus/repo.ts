@@ -65,7 +65,7 @@ export const plusFileSql = {
 };
 
 export class PlusRepo {
-  /** CONTRACT §3: public entries are seen by the team; private ones by their creator and the team's owners/admins. */
+  /** docs/API.md, Tenancy: public entries are seen by the team; private ones by their creator and the team's owners/admins. */
   visible(v: Viewer): SQL {
     return and(
       eq(plusEntries.teamId, v.teamId),

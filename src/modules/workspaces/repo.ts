@@ -7,7 +7,7 @@ export type WorkspaceModelRow = typeof workspaceModels.$inferSelect & { modelNam
 type WorkspaceModelInsert = typeof workspaceModels.$inferInsert;
 
 export class WorkspacesRepo {
-  /** CONTRACT §3: TEAM workspaces are seen by the team, PRIVATE ones by their creator. */
+  /** docs/API.md, Tenancy: TEAM workspaces are seen by the team, PRIVATE ones by their creator. */
   private visible(teamId: string, userId: number): SQL {
     return and(eq(workspaces.teamId, teamId), or(eq(workspaces.sharingType, 'TEAM'), eq(workspaces.userId, userId)))!;
   }

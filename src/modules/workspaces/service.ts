@@ -44,7 +44,7 @@ export interface WorkspaceWithModels {
   models: WorkspaceModelRow[];
 }
 
-/** CONTRACT §3: TEAM workspaces are seen by the team, PRIVATE ones by their creator. */
+/** docs/API.md, Tenancy: TEAM workspaces are seen by the team, PRIVATE ones by their creator. */
 const canSee = (caller: Principal, w: WorkspaceRow) =>
   w.teamId === caller.teamId && (w.sharingType === 'TEAM' || w.userId === caller.userId);
 
