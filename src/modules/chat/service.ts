@@ -9,7 +9,7 @@ import { defaultGreeting, defaultSamplePrompts } from './defaults.js';
 import { ChatRepo, type MessageRow, type ThreadScope, type ThreadWithCount } from './repo.js';
 
 /** What the chat needs from Plus besides a turn's context (see turns.ts). */
-export type ChatPlus = Pick<PlusService, 'titlesFor' | 'addFilesFromChat'>;
+export type ChatPlus = Pick<PlusService, 'titlesFor' | 'addFiles'>;
 
 function threadView(t: ThreadWithCount) {
   return {
@@ -70,7 +70,7 @@ export class ChatService {
       if (!row) throw notFound('Thread');
       await this.loadThread(caller, row.workspaceId, opts.threadId);
     }
-    return this.plus.addFilesFromChat(caller, plusId, files, { threadId: opts.threadId ?? null, summarizeWith: opts.summarize ? (opts.models ?? []) : null });
+    return this.plus.addFiles(caller, plusId, files, { threadId: opts.threadId ?? null, summarizeWith: opts.summarize ? (opts.models ?? []) : null });
   }
 
   async listThreads(caller: Principal, workspaceId: string) {

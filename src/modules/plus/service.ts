@@ -176,25 +176,17 @@ export class PlusService {
     return this.get(caller, id);
   }
 
-  async addFiles(caller: Principal, plusId: string, files: UploadedFile[]) {
-    if (files.length === 0) throw badRequest('validation_failed', 'Send at least one file', [{ path: 'files', message: 'is required' }]);
-    const entry = await this.repo.find(this.db, viewer(caller), plusId);
-    if (!entry) throw notFound('Plus entry');
-    this.requireChange(caller, entry);
-    const newFiles = await this.ingest(files, plusId, caller.userId, null);
-    await this.db.transaction(async (tx) => {
-      await this.repo.insertFiles(tx, newFiles);
-      await this.repo.update(tx, plusId, {});
-    });
-    return this.view(entry);
-  }
-
   /**
-   * The chat's add-file (called by ChatService, which checked the thread): files into a Plus
-   * entry, linked to `threadId` so later turns of that thread draw on them; with `summarizeWith`,
-   * its first model writes a summary of each file.
+   * Files into an existing entry (the Plus add-file, and the chat's, which ChatService calls after
+   * checking the thread): with `threadId` they are linked to that thread so its later turns draw
+   * on them; with `summarizeWith`, its first model writes a summary of each file.
    */
-  async addFilesFromChat(caller: Principal, plusId: string, files: UploadedFile[], opts: { threadId: string | null; summarizeWith: string[] | null }) {
+  async addFiles(
+    caller: Principal,
+    plusId: string,
+    files: UploadedFile[],
+    opts: { threadId: string | null; summarizeWith: string[] | null } = { threadId: null, summarizeWith: null },
+  ) {
     if (files.length === 0) throw badRequest('validation_failed', 'Send at least one file', [{ path: 'files', message: 'is required' }]);
     const entry = await this.repo.find(this.db, viewer(caller), plusId);
     if (!entry) throw notFound('Plus entry');
