@@ -28,7 +28,7 @@ export type TurnEvent =
   | { type: 'sources'; sources: StoredSource[] }
   | { type: 'delta'; content: string }
   | { type: 'done'; finishReason: string; usage: Usage; created: string }
-  | { type: 'error'; kind: ErrorKind; code: string; detail: string };
+  | { type: 'error'; kind: ErrorKind; code: string; detail: string; retryAfterSeconds?: number };
 
 export interface TurnOptions {
   /** stream deltas as the provider sends them (else one delta with the whole answer) */
@@ -153,8 +153,11 @@ export class TurnService {
         case 'delta':
           content += ev.content;
           break;
-        case 'error':
-          throw new AppError(ev.kind, ev.code, ev.detail);
+        case 'error': {
+          const e = new AppError(ev.kind, ev.code, ev.detail);
+          if (ev.retryAfterSeconds !== undefined) e.retryAfterSeconds = ev.retryAfterSeconds;
+          throw e;
+        }
         case 'done':
           return {
             threadId: start!.threadId,
@@ -345,7 +348,7 @@ function answerRecord(
 function endEvent(o: Outcome, usage: Usage, created: Date, kept: boolean): TurnEvent {
   if (o.kind !== 'answered') {
     const e = upstreamError(o.error);
-    return { type: 'error', kind: e.kind, code: e.code, detail: e.message };
+    return { type: 'error', kind: e.kind, code: e.code, detail: e.message, ...(e.retryAfterSeconds !== undefined ? { retryAfterSeconds: e.retryAfterSeconds } : {}) };
   }
   if (!kept) return { type: 'error', kind: 'conflict', code: 'thread_deleted', detail: THREAD_DELETED.replace(/^thread_deleted: t/, 'T') };
   return { type: 'done', finishReason: o.finishReason, usage, created: created.toISOString() };
