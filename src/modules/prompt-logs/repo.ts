@@ -36,6 +36,15 @@ export const promptLogSql = {
   pendingRow(key: SQL, l: PendingLog): SQL {
     return sql`(${key}, ${l.id}::uuid, ${l.teamId}::uuid, ${l.userId}::int, ${l.workspaceId}::uuid, ${l.threadId}::uuid, ${l.modelId}::uuid, ${l.modelName}::text, ${l.prompt}::text, ${l.created.toISOString()}::timestamptz)`;
   },
+  /** INSERT of pending rows, all of them (for a statement that needs no per-row condition). */
+  insertPendingAll(logs: PendingLog[]): SQL {
+    const rows = logs.map(
+      (l) =>
+        sql`(${l.id}::uuid, ${l.teamId}::uuid, ${l.userId}::int, ${l.workspaceId}::uuid, ${l.threadId}::uuid, ${l.modelId}::uuid, ${l.modelName}::text, ${l.prompt}::text, 'pending', ${l.created.toISOString()}::timestamptz)`,
+    );
+    return sql`insert into prompt_logs (id, team_id, user_id, workspace_id, thread_id, model_id, model_name, prompt, status, created)
+      values ${sql.join(rows, sql`, `)}`;
+  },
   /** INSERT of the pending rows whose key is in `keep` (a subquery of keys). */
   insertPending(rows: SQL[], keep: SQL): SQL {
     return sql`insert into prompt_logs (id, team_id, user_id, workspace_id, thread_id, model_id, model_name, prompt, status, created)
