@@ -169,7 +169,10 @@ export class ChatRepo {
       ), m as (
         insert into chat_messages (id, thread_id, role, content, created) values ${sql.join(messages, sql`, `)}
       )
-      ${promptLogSql.insertPendingAll(turns.map((v) => v.log))}`);
+      ${promptLogSql.insertPending(
+        turns.map((v, i) => promptLogSql.pendingRow(sql`${i}::int`, v.log)),
+        null,
+      )}`);
     return turns.map(() => ({ history: [], threadHasFiles: false }));
   }
 

@@ -36,21 +36,12 @@ export const promptLogSql = {
   pendingRow(key: SQL, l: PendingLog): SQL {
     return sql`(${key}, ${l.id}::uuid, ${l.teamId}::uuid, ${l.userId}::int, ${l.workspaceId}::uuid, ${l.threadId}::uuid, ${l.modelId}::uuid, ${l.modelName}::text, ${l.prompt}::text, ${l.created.toISOString()}::timestamptz)`;
   },
-  /** INSERT of pending rows, all of them (for a statement that needs no per-row condition). */
-  insertPendingAll(logs: PendingLog[]): SQL {
-    const rows = logs.map(
-      (l) =>
-        sql`(${l.id}::uuid, ${l.teamId}::uuid, ${l.userId}::int, ${l.workspaceId}::uuid, ${l.threadId}::uuid, ${l.modelId}::uuid, ${l.modelName}::text, ${l.prompt}::text, 'pending', ${l.created.toISOString()}::timestamptz)`,
-    );
-    return sql`insert into prompt_logs (id, team_id, user_id, workspace_id, thread_id, model_id, model_name, prompt, status, created)
-      values ${sql.join(rows, sql`, `)}`;
-  },
-  /** INSERT of the pending rows whose key is in `keep` (a subquery of keys). */
-  insertPending(rows: SQL[], keep: SQL): SQL {
+  /** INSERT of the pending rows whose key is in `keep` (a subquery of keys), or of all of them when `keep` is null. */
+  insertPending(rows: SQL[], keep: SQL | null): SQL {
     return sql`insert into prompt_logs (id, team_id, user_id, workspace_id, thread_id, model_id, model_name, prompt, status, created)
       select v.id, v.team_id, v.user_id, v.workspace_id, v.thread_id, v.model_id, v.model_name, v.prompt, 'pending', v.created
       from (values ${sql.join(rows, sql`, `)}) as v(key, id, team_id, user_id, workspace_id, thread_id, model_id, model_name, prompt, created)
-      where v.key in (${keep})`;
+      ${keep ? sql`where v.key in (${keep})` : sql``}`;
   },
   /** One VALUES row finishing a log; `key` joins it to the caller's other CTEs. */
   finishedRow(key: SQL, id: string, l: FinishedLog): SQL {
