@@ -60,7 +60,33 @@ const BENCHMARKS: Array<{ name: string; run: () => Promise<Section> }> = [
   { name: 'Start-up', run: benchStartup },
 ];
 
+/**
+ * `npm run bench -- <word>…` runs only the benchmarks whose name contains one of the words
+ * (case-insensitive) and prints their sections instead of rewriting BENCHMARKS.md, which only a
+ * whole run writes (its figures must all come from one run).
+ */
+async function runSome(words: string[]): Promise<number> {
+  const chosen = BENCHMARKS.filter((b) => words.some((w) => b.name.toLowerCase().includes(w.toLowerCase())));
+  if (chosen.length === 0) {
+    process.stderr.write(`bench: no benchmark matches ${words.join(', ')}; names: ${BENCHMARKS.map((b) => b.name).join(', ')}\n`);
+    return 1;
+  }
+  let failed = 0;
+  for (const b of chosen) {
+    process.stderr.write(`bench: ${b.name} …\n`);
+    try {
+      process.stdout.write(`${renderSection(await b.run())}\n`);
+    } catch (err) {
+      failed += 1;
+      process.stderr.write(`bench: ${b.name} FAILED: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    }
+  }
+  return failed > 0 ? 1 : 0;
+}
+
 async function main(): Promise<number> {
+  const words = process.argv.slice(2).filter((a) => !a.startsWith('-'));
+  if (words.length > 0) return runSome(words);
   const total = stopwatch();
   const started = new Date();
   const m = machine();
