@@ -26,6 +26,43 @@ cpSync(path.join(root, 'src'), out, {
   recursive: true,
   filter: (from) => statSync(from).isDirectory() || !/\.(ts|md)$/.test(from),
 });
+// The entry points (server and command line) bundled, each into one file in place of its tsc
+// output: start-up spent about two thirds of its module loading resolving and reading the few
+// hundred files of the application and its packages (measured in BENCHMARKS.md, "Start-up").
+// Dynamic imports inside a bundle stay lazy (esbuild defers their evaluation), and the packages
+// below stay outside it: they find files beside themselves (PGlite's WebAssembly, the Swagger UI
+// pages), are loaded only on first use (provider SDKs, tokenizer data, document extractors — the
+// ingestion worker, dist/ingest/worker.js, is not bundled), or are optional native add-ons.
+// The rest of dist/ stays as tsc wrote it (the build below and the worker import it).
+const { build } = await import('esbuild');
+const EXTERNAL = [
+  '@electric-sql/pglite', '@electric-sql/pglite/*', '@fastify/swagger-ui',
+  'gpt-tokenizer', 'gpt-tokenizer/*', 'openai', 'openai/*', '@anthropic-ai/sdk', '@anthropic-ai/sdk/*', '@google/genai',
+  'unpdf', 'mammoth', 'pg-native', 'ajv', 'ajv-formats', 'tsx', 'tsx/*',
+];
+// Split at dynamic imports: main.js stays small so the port (and /healthz) is up before the
+// application's code is even parsed; the application and the database layer are chunks beside it
+// (in dist/ itself, so their import.meta.url resolves like the entry's: see src/paths.ts).
+await build({
+  entryPoints: ['main', 'cli'].map((e) => path.join(out, `${e}.js`)),
+  outdir: out,
+  allowOverwrite: true,
+  bundle: true,
+  splitting: true,
+  chunkNames: 'chunk-[hash]',
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  external: EXTERNAL,
+  sourcemap: 'linked',
+  // Less to parse at start-up (TypeBox alone is ~0.9 MB unminified); names kept for stack traces
+  // and for the plugin names Fastify reports. `node --enable-source-maps` maps traces to src/.
+  minify: true,
+  keepNames: true,
+  // CommonJS packages inside an ESM bundle call require() for Node's own modules.
+  banner: { js: "import { createRequire as __atriumRequire } from 'node:module'; const require = __atriumRequire(import.meta.url);" },
+  logLevel: 'warning',
+});
 // The seed is made by the compiled code itself, with the installed PGlite and these migrations.
 const { openDatabase, SEED_DIR } = await import(pathToFileURL(path.join(out, 'db', 'client.js')).href);
 const database = await openDatabase({ databaseUrl: null, dataDir: path.dirname(SEED_DIR) });

@@ -34,7 +34,7 @@ export interface App {
   database: Database;
   /** the generated instance-admin key when this start bootstrapped an empty database without ADMIN_API_KEY */
   generatedAdminKey: string | null;
-  /** Start, in the background, the work deferred past readiness (response serializers, tokenizer). */
+  /** Start, in the background, the work deferred past readiness (request validators, response serializers, tokenizer). */
   warmUp(): void;
 }
 
@@ -56,6 +56,7 @@ export async function buildApp(
     const services = createServices(database, config, secrets.box);
     const boot = await services.teams.bootstrap(config.adminApiKey);
     const serializers = lazySerializers();
+    const validators = validatorCompiler();
     const app = Fastify({
       logger:
         opts.logger === false
@@ -74,7 +75,7 @@ export async function buildApp(
       schemaController: { compilersFactory: { buildSerializer: serializers.buildSerializer } },
     }).withTypeProvider<TypeBoxTypeProvider>();
 
-    app.setValidatorCompiler(validatorCompiler());
+    app.setValidatorCompiler(validators.compiler);
     registerProblemHandlers(app);
     for (const s of SHARED_SCHEMAS) app.addSchema(s);
     app.decorateRequest('principal', null);
@@ -135,6 +136,7 @@ export async function buildApp(
     // Finish prompt logs a crash left pending: now, then periodically (safe on every node).
     stopSweeper = services.promptLogs.startSweeper((err) => app.log.warn({ err }, 'prompt log sweep failed'));
     const warmUp = () => {
+      validators.warm();
       serializers.warm();
       setImmediate(preloadTokenizer);
     };

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { lazySerializers } from '../src/http/lazy-serializers.js';
+import { validatorCompiler } from '../src/http/validation.js';
 import { countTokens, encodeTokens, preloadTokenizer, tokenizerLoaded } from '../src/ingest/tokens.js';
 import { startTestApp } from './helpers/app.js';
 
@@ -56,5 +57,41 @@ describe('lazy response serializers', () => {
     expect(s.pending()).toBe(0);
     expect(() => broken({})).toThrow();
     expect(fine({ ok: true })).toBe('{"ok":true}');
+  });
+});
+
+describe('lazy request validators', () => {
+  const turns = async (n: number) => {
+    for (let i = 0; i < n; i++) await new Promise((r) => setImmediate(r));
+  };
+  const schema = { type: 'object', properties: { n: { type: 'integer', minimum: 1 } }, required: ['n'] };
+  type Compiled = ((data: unknown) => boolean) & { errors?: Array<{ instancePath: string; message?: string }> | null };
+  const compileFor = (v: ReturnType<typeof validatorCompiler>, httpPart: string) =>
+    v.compiler({ schema, httpPart, method: 'POST', url: '/x' } as never) as Compiled;
+
+  it('compile on first call with the same rules (strict bodies, coerced query strings) and report errors as Fastify reads them', async () => {
+    const v = validatorCompiler();
+    const body = compileFor(v, 'body');
+    const query = compileFor(v, 'querystring');
+    expect(v.pending()).toBe(2);
+    expect(body({ n: '2' })).toBe(false); // a string is not coerced in a body
+    expect(body.errors?.[0]?.instancePath).toBe('/n');
+    expect(v.pending()).toBe(1);
+    expect(body({ n: 2 })).toBe(true);
+    const q: Record<string, unknown> = { n: '2' };
+    v.warm();
+    await turns(3);
+    expect(v.pending()).toBe(0);
+    expect(query(q)).toBe(true);
+    expect(q.n).toBe(2); // coerced in place, as Ajv does
+    expect(query({})).toBe(false);
+    expect(query.errors?.[0]?.message).toMatch(/must have required property/);
+  });
+
+  it('multipart bodies are left to the route', () => {
+    const v = validatorCompiler();
+    const f = v.compiler({ schema: { 'x-multipart': true, type: 'object' }, httpPart: 'body', method: 'POST', url: '/x' } as never) as Compiled;
+    expect(f('anything')).toBe(true);
+    expect(v.pending()).toBe(0);
   });
 });

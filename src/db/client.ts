@@ -4,6 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ExtractTablesWithRelations } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
+import { CODE_ROOT } from '../paths.js';
 import * as schema from './schema.js';
 
 export type Schema = typeof schema;
@@ -20,7 +21,7 @@ export interface Database {
   close(): Promise<void>;
 }
 
-const HERE = path.dirname(fileURLToPath(import.meta.url));
+const HERE = fileURLToPath(new URL('db/', CODE_ROOT));
 const MIGRATIONS = path.join(HERE, 'migrations');
 /**
  * A PGlite data folder initialised and migrated by the build (scripts/build.mjs → dist/db/seed),

@@ -1,13 +1,51 @@
-import { Ajv, type Options } from 'ajv';
-import addFormats from 'ajv-formats';
+import { createRequire } from 'node:module';
+import type { Ajv, Options, ValidateFunction } from 'ajv';
 import type { FastifyRequest, FastifySchemaCompiler } from 'fastify';
 import type { Static, TSchema } from 'typebox';
 import { AppError, badRequest } from '../errors.js';
 
+const require = createRequire(import.meta.url);
+
+/** Ajv (CommonJS) is loaded on the first validator compiled, not while the server starts. */
 function makeAjv(opts: Options): Ajv {
-  const ajv = new Ajv({ allErrors: true, useDefaults: true, removeAdditional: false, strict: false, ...opts });
+  const { Ajv: AjvClass } = require('ajv') as typeof import('ajv');
+  const addFormats = require('ajv-formats') as { default: (ajv: Ajv) => void };
+  const ajv = new AjvClass({ allErrors: true, useDefaults: true, removeAdditional: false, strict: false, ...opts });
   addFormats.default(ajv);
   return ajv;
+}
+
+function once<T>(make: () => T): () => T {
+  let value: T | undefined;
+  return () => (value ??= make());
+}
+
+/** A validation function as Fastify calls it: `false` and its `errors` when the value is invalid. */
+type Validator = ((data: unknown) => boolean) & { errors?: ValidateFunction['errors'] };
+
+/**
+ * Compile a validator on its first call instead of now. Fastify compiles every route's schemas
+ * before `ready`, which cost about a third of a second of start-up; the same validators (same
+ * Ajv options, same schemas) are built, only later: on the route's first request, or by `warm`
+ * in the background once the server is ready.
+ */
+function deferred(compile: () => ValidateFunction, waiting: Set<() => ValidateFunction>): Validator {
+  let fn: ValidateFunction | null = null;
+  const ready = (): ValidateFunction => {
+    if (fn === null) {
+      fn = compile();
+      waiting.delete(ready);
+    }
+    return fn;
+  };
+  waiting.add(ready);
+  const validator: Validator = (data) => {
+    const f = ready();
+    const ok = f(data);
+    validator.errors = f.errors;
+    return ok;
+  };
+  return validator;
 }
 
 const isMultipartSchema = (schema: unknown) => (schema as Record<string, unknown> | undefined)?.['x-multipart'] === true;
@@ -16,29 +54,44 @@ const isMultipartSchema = (schema: unknown) => (schema as Record<string, unknown
  * Bodies are validated strictly (a string where a number belongs is a 400, never coerced);
  * query strings, path parameters and headers are text on the wire, so they are coerced.
  */
-export function validatorCompiler(): FastifySchemaCompiler<unknown> {
-  const strict = makeAjv({ coerceTypes: false });
-  const coercing = makeAjv({ coerceTypes: 'array' });
-  return ({ schema, httpPart }) => {
+export function validatorCompiler(): { compiler: FastifySchemaCompiler<unknown>; warm: () => void; pending: () => number } {
+  const strict = once(() => makeAjv({ coerceTypes: false }));
+  const coercing = once(() => makeAjv({ coerceTypes: 'array' }));
+  const waiting = new Set<() => ValidateFunction>();
+  const compiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
     // Multipart bodies are read part by part by the route (http/multipart.ts), whose text fields
     // are checked with formValidator; the body schema documents the form.
     if (httpPart === 'body' && isMultipartSchema(schema)) return () => true;
-    return (httpPart === 'body' ? strict : coercing).compile(schema as object);
+    return deferred(() => (httpPart === 'body' ? strict() : coercing()).compile(schema as object), waiting);
   };
+  // One validator per event-loop turn, so requests keep flowing while the rest compile.
+  const warm = (): void => {
+    const next = waiting.values().next();
+    if (next.done) return;
+    try {
+      next.value();
+    } catch {
+      // A schema Ajv cannot compile fails that route's requests, not the process.
+      waiting.delete(next.value);
+    }
+    setImmediate(warm);
+  };
+  return { compiler, warm, pending: () => waiting.size };
 }
 
-const formAjv = makeAjv({ coerceTypes: true });
+const formAjv = once(() => makeAjv({ coerceTypes: true }));
 
 /**
  * A checker for the text fields of a multipart form (all strings on the wire, so coerced like a
  * query string: "true" is a boolean). Failures are the same 400 `validation_failed` as a JSON body's.
  */
 export function formValidator<T extends TSchema>(schema: T): (fields: Record<string, string>) => Static<T> {
-  const check = formAjv.compile(schema as object);
+  const check = once(() => formAjv().compile(schema as object));
   return (fields) => {
     const value: Record<string, unknown> = { ...fields };
-    if (check(value)) return value as Static<T>;
-    const errors = (check.errors ?? []).map((e) => {
+    const validate = check();
+    if (validate(value)) return value as Static<T>;
+    const errors = (validate.errors ?? []).map((e) => {
       const missing = (e.params as { missingProperty?: string }).missingProperty;
       return { path: `body${e.instancePath}${missing ? `/${missing}` : ''}`, message: e.message ?? 'is invalid' };
     });

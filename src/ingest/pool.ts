@@ -13,6 +13,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { CODE_ROOT } from '../paths.js';
 import { IngestError } from './errors.js';
 import { overLimit, resolveLimits, type IngestLimits } from './limits.js';
 import type { IngestedDocument, IngestOptions } from './pipeline.js';
@@ -63,10 +64,10 @@ interface Slot {
  * worker's entry on Node 20).
  */
 function workerEntry(): { source: string | URL; eval: boolean } {
-  const js = new URL('./worker.js', import.meta.url);
+  const js = new URL('ingest/worker.js', CODE_ROOT);
   if (existsSync(fileURLToPath(js))) return { source: js, eval: false };
   const api = pathToFileURL(tsxEsmApi()).href;
-  const ts = new URL('./worker.ts', import.meta.url).href;
+  const ts = new URL('ingest/worker.ts', CODE_ROOT).href;
   return { source: `import(${JSON.stringify(api)}).then((tsx) => tsx.tsImport(${JSON.stringify(ts)}, ${JSON.stringify(ts)}));`, eval: true };
 }
 
