@@ -1,3 +1,4 @@
+import type { Static } from 'typebox';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Budget, MeUsage } from '../../src/modules/usage/schema.js';
 import { expectProblem, newTeam, startTestApp, type TestApp } from '../helpers/app.js';
@@ -134,7 +135,7 @@ describe('managing budgets', () => {
     expect(await ids(m2.key)).toEqual([teamB.id, m2B.id].sort());
     expect(await ids(team.ownerKey)).toEqual([teamB.id, m1B.id, m1KeyB.id, m2B.id].sort());
     const me = expectShape(MeUsage, (await t.request({ method: 'GET', url: '/api/v1/me/usage', key: m2.key })).json());
-    expect(me.budgets.map((b) => b.id).sort()).toEqual([teamB.id, m2B.id].sort());
+    expect((me.budgets as Array<Static<typeof Budget>>).map((b) => b.id).sort()).toEqual([teamB.id, m2B.id].sort());
   });
 });
 
@@ -168,7 +169,7 @@ describe('enforcing budgets', () => {
     expect(teamNow.spent).toBeCloseTo(spent, 6);
     expect(teamNow.remaining).toBeCloseTo(100_000 - spent, 6);
     const me = expectShape(MeUsage, (await t.request({ method: 'GET', url: '/api/v1/me/usage', key: member.key })).json());
-    const daily = me.budgets.find((b) => b.scope === 'user')!;
+    const daily = (me.budgets as Array<Static<typeof Budget>>).find((b) => b.scope === 'user')!;
     expect(daily.spent).toBeCloseTo(me.spent.day, 6);
     expect(daily.remaining).toBeCloseTo(100 - me.spent.day, 6);
   });
