@@ -4,7 +4,7 @@ import { chatMessages, chatThreads, type StoredSource, type StoredUsage } from '
 import type { ChatMessage } from '../../providers/types.js';
 import { plusFileSql } from '../plus/repo.js';
 import { promptLogSql, type FinishedLog, type PendingLog } from '../prompt-logs/repo.js';
-import { usageSql, type LedgerEntry, type Reservation, type Settlement } from '../usage/repo.js';
+import { reservedCredits, usageSql, type LedgerEntry, type Reservation, type Settlement } from '../usage/repo.js';
 
 export type ThreadRow = typeof chatThreads.$inferSelect;
 export type MessageRow = typeof chatMessages.$inferSelect;
@@ -186,22 +186,23 @@ export class ChatRepo {
       turns.map((v, i) => promptLogSql.pendingRow(sql`${i}::int`, v.log)),
       null,
     );
-    const reserving = turns.flatMap((v, i) => (v.reservation ? [{ key: sql`${i}::int`, r: v.reservation }] : []));
+    const reserving = turns.some((v) => v.reservation);
     const threadsAndMessages = sql`t as (
         insert into chat_threads (id, team_id, workspace_id, user_id, title, created, updated) values ${sql.join(threads, sql`, `)}
       ), m as (
         insert into chat_messages (id, thread_id, role, content, created) values ${sql.join(messages, sql`, `)}
       )`;
-    if (reserving.length === 0) {
+    if (!reserving) {
       await db.execute(sql`with ${threadsAndMessages} ${logs}`);
       return turns.map(() => ({ history: [], threadHasFiles: false, reservedCredits: 0 }));
     }
-    // With budgets: the same inserts, the reservation, and a final check that fails the whole statement on a refusal.
-    const res = (await db.execute(sql`
-      with ${threadsAndMessages}, l as (${logs}), ${usageSql.reserve(reserving, sql`(select key, 0 as hist from usage_turn)`)}
-      select c.key, c.credits as reserved, ${usageSql.refusalCheck()} as refused from usage_cost c`)) as unknown as { rows: Array<{ key: number; reserved: number }> };
-    const reservedBy = new Map(res.rows.map((r) => [r.key, Number(r.reserved)]));
-    return turns.map((_, i) => ({ history: [], threadHasFiles: false, reservedCredits: reservedBy.get(i) ?? 0 }));
+    // With budgets: the same inserts, the reservation (its cost known in full: no history), and a
+    // final check that fails the whole statement on a refusal.
+    const credits = turns.map((v) => (v.reservation ? reservedCredits(v.reservation) : 0));
+    await db.execute(sql`
+      with ${threadsAndMessages}, l as (${logs}), ${usageSql.reserveKnown(turns.flatMap((v, i) => (v.reservation ? [{ r: v.reservation, credits: credits[i]! }] : [])))}
+      select ${usageSql.refusalCheck()} as refused`);
+    return turns.map((_, i) => ({ history: [], threadHasFiles: false, reservedCredits: credits[i]! }));
   }
 
   /**

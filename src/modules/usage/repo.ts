@@ -48,15 +48,20 @@ export interface LedgerEntry {
 
 /** Marker of a refused reservation inside a database error (see usageSql.refusalCheck). */
 export const REFUSED_MARKER = 'atrium_budget_refused';
-const REFUSED_RE = new RegExp(`${REFUSED_MARKER}:([0-9a-f-]{36}):(rate|credits)`);
+const REFUSED_RE = new RegExp(`${REFUSED_MARKER}:([0-9a-f-]{36})`);
 
 /** The budget a refused statement named, found in the error (or its causes), or null for any other error. */
-export function refusedBudgetOf(err: unknown): { budgetId: string; reason: 'rate' | 'credits' } | null {
+export function refusedBudgetOf(err: unknown): string | null {
   for (let e: unknown = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
     const m = REFUSED_RE.exec(String((e as { message?: unknown }).message ?? ''));
-    if (m) return { budgetId: m[1]!, reason: m[2] as 'rate' | 'credits' };
+    if (m) return m[1]!;
   }
   return null;
+}
+
+/** The credits a turn reserves: (prompt estimate + history, capped, + max output) × price / 1000 — the SQL of usageSql.reserve in JS. */
+export function reservedCredits(r: Reservation, histTokens = 0): number {
+  return ((Math.min(r.baseTokens + histTokens, r.capTokens) + r.maxOutput) * r.price) / 1000;
 }
 
 const iso = (d: Date) => d.toISOString();
@@ -67,12 +72,11 @@ const iso = (d: Date) => d.toISOString();
  */
 export const usageSql = {
   /**
-   * CTEs reserving the turns' costs against their budgets: `usage_cost(key, credits)` per turn,
-   * then ONE conditional UPDATE per budget for the whole batch (sum of the batch's credits, count
-   * of its calls), then `usage_refused`: the budgets the UPDATE could not cover. `eligible` is a
-   * relation `(key, hist)` of the turns that will be stored with the tokens of their history
-   * (the thread's previous prompt + answer). Begins with a comma-free CTE list; the caller puts
-   * it after its own CTEs and must evaluate `refusalCheck` so a refusal aborts the statement.
+   * CTEs reserving a batch of turns against their budgets, for turns whose cost depends on their
+   * thread's history: `usage_cost(key, credits)` per turn (the prompt estimate plus `eligible.hist`,
+   * the tokens of the thread's last prompt + answer, capped), summed per budget into `usage_need`,
+   * then the conditional UPDATE (`reserveNeeded`). `eligible` is a relation `(key, hist)` of the turns
+   * that will be stored. The caller puts this after its own CTEs and must evaluate `refusalCheck`.
    */
   reserve(turns: Array<{ key: SQL; r: Reservation }>, eligible: SQL): SQL {
     const perTurn = turns.map(({ key, r }) => sql`(${key}, ${r.price}::float8, ${r.baseTokens}::int, ${r.capTokens}::int, ${r.maxOutput}::int)`);
@@ -87,7 +91,34 @@ export const usageSql = {
         select s.budget_id, max(s.win) as win, max(s.minute) as minute, sum(c.credits) as credits, count(*)::int as calls
         from usage_scope s join usage_cost c on c.key = s.key group by s.budget_id
       ),
-      usage_reserved as (
+      ${usageSql.reserveNeeded()}`;
+  },
+
+  /**
+   * The same for turns whose cost is known in full before the statement (new threads: no history):
+   * the per-budget sums are computed here, so the statement only adds the UPDATE.
+   */
+  reserveKnown(turns: Array<{ r: Reservation; credits: number }>): SQL {
+    const need = new Map<string, { win: Date; minute: Date; credits: number; calls: number }>();
+    for (const { r, credits } of turns) {
+      for (const b of r.budgets) {
+        const n = need.get(b.id) ?? { win: b.window, minute: b.minute, credits: 0, calls: 0 };
+        n.credits += credits;
+        n.calls += 1;
+        need.set(b.id, n);
+      }
+    }
+    const rows = [...need].map(([id, n]) => sql`(${id}::uuid, ${iso(n.win)}::timestamptz, ${iso(n.minute)}::timestamptz, ${n.credits}::float8, ${n.calls}::int)`);
+    return sql`usage_need (budget_id, win, minute, credits, calls) as (values ${sql.join(rows, sql`, `)}), ${usageSql.reserveNeeded()}`;
+  },
+
+  /**
+   * ONE conditional UPDATE per budget for the whole batch (its summed credits, its number of
+   * calls): the counters reset when the row's window is older than the period / minute, and a
+   * row is reserved only if both limits still hold on its latest version.
+   */
+  reserveNeeded(): SQL {
+    return sql`usage_reserved as (
         update budgets b set
           used = (case when b.window_start >= n.win then b.used else 0 end) + n.credits,
           window_start = greatest(b.window_start, n.win),
@@ -98,14 +129,6 @@ export const usageSql = {
           and (b.credits is null or n.credits = 0 or (case when b.window_start >= n.win then b.used else 0 end) + n.credits <= b.credits + 1e-9)
           and (b.requests_per_minute is null or (case when b.rate_window >= n.minute then b.rate_count else 0 end) + n.calls <= b.requests_per_minute)
         returning b.id
-      ),
-      usage_refused as (
-        select n.budget_id,
-          case when b.requests_per_minute is not null and (b.credits is null
-                 or (case when b.rate_window >= n.minute then b.rate_count else 0 end) + n.calls > b.requests_per_minute)
-               then 'rate' else 'credits' end as reason
-        from usage_need n join budgets b on b.id = n.budget_id
-        where n.budget_id not in (select id from usage_reserved)
       )`;
   },
 
@@ -115,7 +138,7 @@ export const usageSql = {
    * log and the reservations of the other budgets. The message names the budget.
    */
   refusalCheck(): SQL {
-    return sql`(select ('${sql.raw(REFUSED_MARKER)}:' || r.budget_id::text || ':' || r.reason)::int from usage_refused r limit 1)`;
+    return sql`(select ('${sql.raw(REFUSED_MARKER)}:' || n.budget_id::text)::int from usage_need n where n.budget_id not in (select id from usage_reserved) limit 1)`;
   },
 
   /** CTEs of statement 2: the ledger rows (once per id) and the settlement of the reservations. */
@@ -201,6 +224,11 @@ export class UsageRepo {
       .from(usageLedger)
       .where(and(eq(usageLedger.teamId, teamId), eq(usageLedger.userId, userId)));
     return { day: Number(row?.day ?? 0), month: Number(row?.month ?? 0), total: Number(row?.total ?? 0) };
+  }
+
+  async findBudget(db: Executor, id: string): Promise<BudgetRow | undefined> {
+    const [row] = await db.select().from(budgets).where(eq(budgets.id, id));
+    return row;
   }
 
   async listBudgets(db: Executor, teamId: string): Promise<BudgetRow[]> {

@@ -70,27 +70,29 @@ export class UsageService {
     return price > 0 ? ((promptTokens + completionTokens) * price) / 1000 : 0;
   }
 
-  /** A refused reservation (a database error naming the budget) as the caller's 429; null for any other error. */
+  /**
+   * A refused reservation (a database error naming the budget) as the caller's 429; null for any
+   * other error. Which limit refused is read from the budget's row (the refusal path may cost a read).
+   */
   async refusal(caller: Principal, err: unknown, now = new Date()): Promise<AppError | null> {
-    const refused = refusedBudgetOf(err);
-    if (!refused) return null;
-    let rule = (await this.teamRules(caller.teamId)).find((r) => r.id === refused.budgetId);
-    if (!rule) {
-      this.rules.delete(caller.teamId);
-      rule = (await this.teamRules(caller.teamId)).find((r) => r.id === refused.budgetId);
-    }
-    const scope = rule ? `${rule.scope === 'apiKey' ? 'API key' : rule.scope} ` : '';
-    if (refused.reason === 'rate') {
-      const e = new AppError('rate_limited', 'rate_limited', `The ${scope}rate limit of ${rule?.requestsPerMinute ?? '?'} requests per minute is reached`);
-      e.retryAfterSeconds = secondsUntil(new Date(minuteStart(now).getTime() + 60_000), now);
+    const budgetId = refusedBudgetOf(err);
+    if (!budgetId) return null;
+    const row = await this.repo.findBudget(this.db, budgetId);
+    const scope = row ? `${row.scope === 'apiKey' ? 'API key' : row.scope} ` : '';
+    const minute = minuteStart(now);
+    const rateFull = row?.requestsPerMinute != null && (row.rateWindow && row.rateWindow >= minute ? row.rateCount : 0) >= row.requestsPerMinute;
+    if (row && (rateFull || row.credits === null)) {
+      const e = new AppError('rate_limited', 'rate_limited', `The ${scope}rate limit of ${row.requestsPerMinute} requests per minute is reached`);
+      e.retryAfterSeconds = secondsUntil(new Date(minute.getTime() + 60_000), now);
       return e;
     }
-    const period = rule?.period ?? 'total';
+    if (!row) this.rules.delete(caller.teamId);
+    const period = row?.period ?? 'day';
     const end = periodEnd(period, now);
     const e = new AppError(
       'rate_limited',
       'budget_exceeded',
-      `The ${scope}budget of ${rule?.credits ?? '?'} credits ${period === 'total' ? 'in total' : `per ${period}`} cannot cover this call` +
+      `The ${scope}budget of ${row?.credits ?? '?'} credits ${period === 'total' ? 'in total' : `per ${period}`} cannot cover this call` +
         (end ? '; it resets at the start of the next period' : '; it does not reset'),
     );
     if (end) e.retryAfterSeconds = secondsUntil(end, now);
