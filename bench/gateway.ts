@@ -58,6 +58,8 @@ interface Targets {
   atrium: Target;
   atriumStream: Target;
   key: string;
+  /** usage (issue 12): the same workspace setup in a team with a budget and a rate limit */
+  budgeted?: { target: Target; key: string };
 }
 
 function ok(r: HttpResult, mustContain?: string): number | null {
@@ -89,6 +91,19 @@ async function setUpAtrium(client: HttpClient, base: string, openaiBaseUrl: stri
   const ws = await client.json<{ id: string }>(target(`${base}/api/v1/workspaces`), { name: 'bench workspace', modelIds: [model.id] }, { key: team.apiKey });
   return { key: team.apiKey, workspaceId: ws.id };
 }
+
+// ---- usage (issue 12): a team with a credit budget and a rate limit on every request ------------
+/** Budget check cost target: a call under a budget and a rate limit vs one under none, p50, same run. */
+const TARGET_BUDGET_P50_MS = 0.2;
+
+/** A second team like setUpAtrium's, whose every call reserves against a team budget and a rate limit that never run out. */
+async function setUpBudgeted(client: HttpClient, base: string, openaiBaseUrl: string): Promise<{ key: string; workspaceId: string }> {
+  const team = await setUpAtrium(client, base, openaiBaseUrl);
+  const me = await client.json<{ team: { id: string } }>(target(`${base}/api/v1/me`), undefined, { method: 'GET', key: team.key });
+  await client.json(target(`${base}/api/v1/budgets`), { scope: 'team', scopeId: me.team.id, period: 'month', credits: 1e12, requestsPerMinute: 1e9 }, { key: team.key, expect: 201 });
+  return team;
+}
+// ---- end usage -----------------------------------------------------------------------------
 
 interface BackendResult {
   latency: Row[];
@@ -126,7 +141,13 @@ async function measureBackend(label: string, standIn: ServerProcess, t: Targets)
         }
         return c1.request(t.atrium, { body: JSON.stringify({ prompt: PROMPTS[(i + 1) % PROMPTS.length], threadId: thread }), headers: auth }).then((r) => ok(r, '"threadId"'));
       },
+      // usage (issue 12): the same new-thread call by a team under a budget and a rate limit
+      budgeted: (i: number) =>
+        t.budgeted
+          ? c1.request(t.budgeted.target, { body: JSON.stringify({ prompt: PROMPTS[i % PROMPTS.length] }), headers: { authorization: `Bearer ${t.budgeted.key}` } }).then((r) => ok(r, '"threadId"'))
+          : Promise.resolve(null),
     };
+    const latencyPaths = t.budgeted ? (['direct', 'bare', 'atrium', 'followUp', 'budgeted'] as const) : (['direct', 'bare', 'atrium', 'followUp'] as const);
     const ttft = {
       direct: (i: number) =>
         c1.request(t.direct, { body: providerBody(streamBody, PROMPTS[i % PROMPTS.length]!), mark: (s) => s.includes(DIRECT_FIRST_CONTENT) }).then((r) => (ok(r, '[DONE]') === null ? null : r.markMs)),
@@ -139,14 +160,14 @@ async function measureBackend(label: string, standIn: ServerProcess, t: Targets)
     };
 
     // Warm-up (JIT, connection pools, prepared plans).
-    for (const k of ['direct', 'bare', 'atrium', 'followUp'] as const) await sequential(WARMUP, shots[k]);
+    for (const k of latencyPaths) await sequential(WARMUP, shots[k]);
     for (const k of ['direct', 'bare', 'atrium'] as const) await sequential(WARMUP / 3, ttft[k]);
 
     // Concurrency 1: interleaved rounds (direct, bare, Atrium), so drift hits all three alike.
-    const lat = { direct: [] as number[], bare: [] as number[], atrium: [] as number[], followUp: [] as number[] };
+    const lat = { direct: [] as number[], bare: [] as number[], atrium: [] as number[], followUp: [] as number[], budgeted: [] as number[] };
     let errors = 0;
     for (let i = 0; i < LATENCY_ROUNDS; i++) {
-      for (const k of ['direct', 'bare', 'atrium', 'followUp'] as const) {
+      for (const k of latencyPaths) {
         const ms = await shots[k](i);
         if (ms === null) errors++;
         else lat[k].push(ms);
@@ -171,6 +192,12 @@ async function measureBackend(label: string, standIn: ServerProcess, t: Targets)
       row('Atrium /completions', s.atrium, verdict(round(addedP50), '<=', TARGET_ADDED_P50_MS)),
       row(`Atrium /completions, follow-up in a thread (≤ ${FOLLOW_UPS_PER_THREAD} turns)`, s.followUp),
     ];
+    // usage (issue 12): the budget check's cost = budgeted − unbudgeted new-thread call, p50, same rounds
+    if (t.budgeted) {
+      const b = summarize(lat.budgeted);
+      const cost = round(b.p50 - s.atrium.p50);
+      latency.push({ ...row('Atrium /completions under a team budget + rate limit', b), 'budget check p50 ms': cost, 'target (check)': verdict(cost, '<=', TARGET_BUDGET_P50_MS) });
+    }
     if (errors > 0) notes.push(`${label}: ${errors} failed request(s) in the latency rounds.`);
 
     // Streams, concurrency 1, interleaved.
@@ -280,13 +307,15 @@ export async function benchGateway(): Promise<Section> {
       try {
         const base = (await atrium.call<{ url: string }>('atrium.start', { databaseUrl: db.url })).url;
         const setup = new HttpClient(1);
-        const { key, workspaceId } = await setUpAtrium(setup, base, si.openaiBaseUrl).finally(() => setup.close());
+        const { key, workspaceId } = await setUpAtrium(setup, base, si.openaiBaseUrl);
+        const budgeted = await setUpBudgeted(setup, base, si.openaiBaseUrl).finally(() => setup.close());
         const r = await measureBackend(b.label, standIn, {
           direct: target(`${si.openaiBaseUrl}/chat/completions`),
           bare: target(`${bareUrl}/v1/chat/completions`),
           atrium: target(`${base}/api/v1/chat/${workspaceId}/completions`),
           atriumStream: target(`${base}/api/v1/chat/${workspaceId}/completions/stream`),
           key,
+          budgeted: { target: target(`${base}/api/v1/chat/${budgeted.workspaceId}/completions`), key: budgeted.key },
         });
         latency.push(...r.latency);
         throughput.push(...r.throughput);
@@ -323,6 +352,15 @@ export async function benchGateway(): Promise<Section> {
         result: String(r['target (≥ 0.5× bare)']).startsWith('pass') ? 'pass' : 'MISS',
       })),
   ];
+  // usage (issue 12): the budget check's own target
+  for (const r of latency.filter((x) => x['target (check)'])) {
+    targets.push({
+      benchmark: `Gateway, ${r.backend}`,
+      target: `budget + rate limit check ≤ ${TARGET_BUDGET_P50_MS} ms at p50 vs none (c=1)`,
+      measured: `${r['budget check p50 ms']} ms`,
+      result: String(r['target (check)']).startsWith('pass') ? 'pass' : 'MISS',
+    });
+  }
   const misses = [
     ...latency.filter((r) => String(r['target (added p50)']).startsWith('MISS')).map((r) => `added p50 on ${r.backend} is ${r['added p50 ms']} ms (target ≤ ${TARGET_ADDED_P50_MS} ms)`),
     ...throughput.filter((r) => String(r['target (≥ 0.5× bare)']).startsWith('MISS')).map((r) => `throughput on ${r.backend} is ${r['vs bare']}× the bare pass-through (target ≥ ${TARGET_THROUGHPUT_RATIO}×)`),
@@ -341,6 +379,7 @@ export async function benchGateway(): Promise<Section> {
       `Streams: ${STREAM_ROUNDS} interleaved rounds at concurrency 1; time-to-first-token = request start → first byte of the first content chunk (stand-in: \`"delta":{"content":"\`; Atrium: \`event: delta\`).`,
       `Throughput: closed loop, ${CONCURRENCY} concurrent keep-alive connections, stand-in delay ${UPSTREAM_DELAY_MS} ms, ${THROUGHPUT_WARMUP_MS / 1000} s warm-up then ${THROUGHPUT_MS / 1000} s measured per path.`,
       `Targets: Atrium added p50 ≤ ${TARGET_ADDED_P50_MS} ms at concurrency 1; Atrium throughput ≥ ${TARGET_THROUGHPUT_RATIO}× the bare pass-through.`,
+      `Budgets (issue 12): a second team, set up alike, has a team budget and a rate limit (never exhausted) that every one of its calls reserves against; its new-thread calls run in the same interleaved latency rounds, and "budget check" is its p50 minus the unbudgeted team's (target ≤ ${TARGET_BUDGET_P50_MS} ms).`,
     ].join(' '),
     tables: [
       { title: 'Added latency, concurrency 1 (non-streaming)', rows: latency },

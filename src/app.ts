@@ -22,6 +22,8 @@ import { promptLogRoutes } from './modules/prompt-logs/routes.js';
 import { PromptLog } from './modules/prompt-logs/schema.js';
 import { Model } from './modules/models/schema.js';
 import { teamRoutes } from './modules/teams/routes.js';
+import { usageRoutes } from './modules/usage/routes.js';
+import { Budget, UsageRow } from './modules/usage/schema.js';
 import { ApiKey, Team, User } from './modules/teams/schema.js';
 import { workspaceRoutes } from './modules/workspaces/routes.js';
 import { Workspace, WorkspaceModel } from './modules/workspaces/schema.js';
@@ -38,7 +40,7 @@ export interface App {
   warmUp(): void;
 }
 
-export const SHARED_SCHEMAS = [ProblemSchema, User, Team, ApiKey, Model, WorkspaceModel, Workspace, ChatAnswer, ChatStreamEvent, ChatThread, ChatThreadFull, PromptLog, Plus, PlusSummary];
+export const SHARED_SCHEMAS = [ProblemSchema, User, Team, ApiKey, Model, WorkspaceModel, Workspace, ChatAnswer, ChatStreamEvent, ChatThread, ChatThreadFull, PromptLog, Plus, PlusSummary, Budget, UsageRow];
 
 /**
  * Build the whole application: database (migrated), services, HTTP routes. Production (main.ts)
@@ -128,6 +130,7 @@ export async function buildApp(
         await api.register(promptLogRoutes, { logs: services.promptLogs });
         await api.register(chatRoutes, { chat: services.chat, turns: services.turns, limits: config.upload, heartbeatMs: config.sseHeartbeatMs });
         await api.register(plusRoutes, { plus: services.plus, limits: config.upload });
+        await api.register(usageRoutes, { usage: services.usage });
       },
       { prefix: '/api/v1' },
     );

@@ -6,14 +6,15 @@ import { ModelsService } from './modules/models/service.js';
 import { PlusService } from './modules/plus/service.js';
 import { PromptLogsService, SWEEP_MARGIN_MS } from './modules/prompt-logs/service.js';
 import { TeamsService } from './modules/teams/service.js';
+import { UsageService } from './modules/usage/service.js';
 import { WorkspacesService } from './modules/workspaces/service.js';
 import type { SecretBox } from './security/secret-box.js';
 
 /**
  * The composition root: every service, built once per app over one database handle. Each
  * receives what it uses through its constructor, in dependency order (no setters, no closures
- * back into a later service): teams; models; workspaces → models; prompt-logs; plus → models;
- * chat → workspaces, plus; turns → workspaces, models, plus, prompt-logs. `npm run lint` checks
+ * back into a later service): teams; models; workspaces → models; prompt-logs; plus → models; usage;
+ * chat → workspaces, plus; turns → workspaces, models, plus, prompt-logs, usage. `npm run lint` checks
  * that the modules' imports follow the same order (scripts/check-module-graph.ts).
  */
 export interface Services {
@@ -22,6 +23,7 @@ export interface Services {
   workspaces: WorkspacesService;
   promptLogs: PromptLogsService;
   plus: PlusService;
+  usage: UsageService;
   chat: ChatService;
   turns: TurnService;
 }
@@ -38,7 +40,8 @@ export function createServices(database: Database, config: Config, secrets: Secr
     sweepEveryMs: config.promptLogSweepMs,
   });
   const plus = new PlusService(db, models, config.providerTimeouts, config.ingest);
+  const usage = new UsageService(db);
   const chat = new ChatService(db, workspaces, plus);
-  const turns = new TurnService(db, workspaces, models, plus, promptLogs, config.providerTimeouts);
-  return { teams, models, workspaces, promptLogs, plus, chat, turns };
+  const turns = new TurnService(db, workspaces, models, plus, promptLogs, config.providerTimeouts, usage);
+  return { teams, models, workspaces, promptLogs, plus, usage, chat, turns };
 }

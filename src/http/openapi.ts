@@ -7,6 +7,7 @@ export const OPENAPI_TAGS = [
   { name: 'workspaces', description: 'Workspaces and their model settings' },
   { name: 'chat', description: 'Completions, streamed completions, threads and prompt logs' },
   { name: 'plus', description: 'Plus entries, their files and context' },
+  { name: 'usage', description: 'Usage ledger reports, credit budgets and rate limits' },
 ];
 
 const SUCCESS: Record<string, string> = { '200': 'OK', '201': 'Created', '204': 'No Content' };

@@ -32,6 +32,7 @@ const PROBLEM_DESCRIPTIONS = {
   409: 'Conflict with an existing resource',
   413: 'Body or file too large',
   415: 'Unsupported media type',
+  429: 'Rate limited or over a budget (see Retry-After)',
   502: 'The model provider failed',
   504: 'The model provider timed out',
 } as const;

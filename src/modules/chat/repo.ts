@@ -4,6 +4,7 @@ import { chatMessages, chatThreads, type StoredSource, type StoredUsage } from '
 import type { ChatMessage } from '../../providers/types.js';
 import { plusFileSql } from '../plus/repo.js';
 import { promptLogSql, type FinishedLog, type PendingLog } from '../prompt-logs/repo.js';
+import { reservedCredits, usageSql, type LedgerEntry, type Reservation, type Settlement } from '../usage/repo.js';
 
 export type ThreadRow = typeof chatThreads.$inferSelect;
 export type MessageRow = typeof chatMessages.$inferSelect;
@@ -16,6 +17,8 @@ export interface UserTurnRecord {
   messages: Array<{ id: string; role: string; content: string; created: Date }>;
   log: PendingLog;
   now: Date;
+  /** what the turn reserves against its budgets (null: none applies); a refusal fails the statement */
+  reservation: Reservation | null;
 }
 
 /** An earlier message of the thread; assistant ones carry their model and usage (to calibrate the next fit). */
@@ -27,6 +30,8 @@ export type StoredUserTurn = {
   history: HistoryMessage[];
   /** whether Plus files were added to the thread (its turns then search them) */
   threadHasFiles: boolean;
+  /** the credits reserved for the turn (0 without a reservation) */
+  reservedCredits: number;
 } | null;
 
 export interface AnswerRecord {
@@ -35,6 +40,9 @@ export interface AnswerRecord {
   logId: string;
   log: FinishedLog;
   now: Date;
+  /** the turn's ledger row (every attempt has one) and the settlement of its reservation */
+  ledger: LedgerEntry;
+  settle: Settlement | null;
 }
 
 /** Whether the answer was kept; false when its thread was deleted while it was being generated. */
@@ -116,6 +124,17 @@ export class ChatRepo {
       v.messages.map((m) => sql`(${key(i)}, ${m.id}::uuid, ${v.thread.id}::uuid, ${m.role}::text, ${m.content}::text, ${m.created.toISOString()}::timestamptz)`),
     );
     const logs = turns.map((v, i) => promptLogSql.pendingRow(key(i), v.log));
+    const reserving = turns.flatMap((v, i) => (v.reservation ? [{ key: key(i), r: v.reservation }] : []));
+    // Budgets: the follow-up's prompt is priced with its history's size, the thread's last prompt + answer.
+    const reserve = reserving.length
+      ? sql`, usage_hist as (
+          select ok.key, case when ok.is_new then 0 else coalesce((
+            select (cm.usage->>'promptTokens')::int + (cm.usage->>'completionTokens')::int from chat_messages cm
+            where cm.thread_id = ok.thread_id and cm.role = 'assistant' and cm.usage is not null order by cm.seq desc limit 1), 0) end as hist
+          from ok
+        ), ${usageSql.reserve(reserving, sql`usage_hist`)}`
+      : sql``;
+    const reserved = reserving.length ? sql`, ${usageSql.refusalCheck()} as refused, (select c.credits from usage_cost c where c.key = ok.key) as reserved` : sql`, 0 as reserved`;
     const res = (await db.execute(sql`
       with req (key, thread_id, is_new, team_id, workspace_id, user_id, scope_user, title, now) as (
         values ${sql.join(req, sql`, `)}
@@ -136,16 +155,16 @@ export class ChatRepo {
         select v.id, v.thread_id, v.role, v.content, v.created
         from (values ${sql.join(messages, sql`, `)}) as v(key, id, thread_id, role, content, created)
         where v.key in (select key from ok)
-      ), l as (${promptLogSql.insertPending(logs, sql`select key from ok`)})
-      select ok.key,
+      ), l as (${promptLogSql.insertPending(logs, sql`select key from ok`)})${reserve}
+      select ok.key${reserved},
         case when ok.is_new then '[]' else (
           select coalesce(json_agg(json_build_object('role', h.role, 'content', h.content, 'modelId', h.model_id, 'usage', h.usage) order by h.seq desc), '[]'::json)::text
           from (select role, content, model_id, case when role = 'assistant' then usage end as usage, seq from chat_messages where thread_id = ok.thread_id and status <> 'error' order by seq desc limit ${HISTORY_LIMIT}) h
         ) end as history,
         case when ok.is_new then false else ${plusFileSql.threadHasFiles(sql`ok.thread_id`)} end as has_files
-      from ok`)) as unknown as { rows: Array<{ key: number; history: string; has_files: boolean }> };
+      from ok`)) as unknown as { rows: Array<{ key: number; history: string; has_files: boolean; reserved: number | null }> };
     const out: StoredUserTurn[] = turns.map(() => null);
-    for (const r of res.rows) out[r.key] = { history: JSON.parse(r.history) as HistoryMessage[], threadHasFiles: r.has_files };
+    for (const r of res.rows) out[r.key] = { history: JSON.parse(r.history) as HistoryMessage[], threadHasFiles: r.has_files, reservedCredits: Number(r.reserved ?? 0) };
     return out;
   }
 
@@ -163,17 +182,27 @@ export class ChatRepo {
     const messages = turns.flatMap((v) =>
       v.messages.map((m) => sql`(${m.id}::uuid, ${v.thread.id}::uuid, ${m.role}::text, ${m.content}::text, ${m.created.toISOString()}::timestamptz)`),
     );
-    await db.execute(sql`
-      with t as (
+    const logs = promptLogSql.insertPending(
+      turns.map((v, i) => promptLogSql.pendingRow(sql`${i}::int`, v.log)),
+      null,
+    );
+    const reserving = turns.some((v) => v.reservation);
+    const threadsAndMessages = sql`t as (
         insert into chat_threads (id, team_id, workspace_id, user_id, title, created, updated) values ${sql.join(threads, sql`, `)}
       ), m as (
         insert into chat_messages (id, thread_id, role, content, created) values ${sql.join(messages, sql`, `)}
-      )
-      ${promptLogSql.insertPending(
-        turns.map((v, i) => promptLogSql.pendingRow(sql`${i}::int`, v.log)),
-        null,
-      )}`);
-    return turns.map(() => ({ history: [], threadHasFiles: false }));
+      )`;
+    if (!reserving) {
+      await db.execute(sql`with ${threadsAndMessages} ${logs}`);
+      return turns.map(() => ({ history: [], threadHasFiles: false, reservedCredits: 0 }));
+    }
+    // With budgets: the same inserts, the reservation (its cost known in full: no history), and a
+    // final check that fails the whole statement on a refusal.
+    const credits = turns.map((v) => (v.reservation ? reservedCredits(v.reservation) : 0));
+    await db.execute(sql`
+      with ${threadsAndMessages}, l as (${logs}), ${usageSql.reserveKnown(turns.flatMap((v, i) => (v.reservation ? [{ r: v.reservation, credits: credits[i]! }] : [])))}
+      select ${usageSql.refusalCheck()} as refused`);
+    return turns.map((_, i) => ({ history: [], threadHasFiles: false, reservedCredits: credits[i]! }));
   }
 
   /**
@@ -198,7 +227,8 @@ export class ChatRepo {
         from a where a.msg_id is not null and exists (select 1 from chat_threads t where t.id = a.thread_id)
         returning id
       ), lost as (select a.key from a where a.msg_id is not null and a.msg_id not in (select id from m)),
-      l as (${promptLogSql.finish(logs, sql`select key from lost`, THREAD_DELETED)})
+      l as (${promptLogSql.finish(logs, sql`select key from lost`, THREAD_DELETED)}),
+      ${usageSql.record(answers.map((v) => ({ entry: v.ledger, settle: v.settle })))}
       select a.key, a.key not in (select key from lost) as kept from a`)) as unknown as { rows: Array<{ key: number; kept: boolean }> };
     const out: StoredAnswer[] = answers.map(() => ({ kept: false }));
     for (const r of res.rows) out[r.key] = { kept: r.kept };

@@ -22,7 +22,7 @@ export const chatRoutes: FastifyPluginAsyncTypebox<ChatRouteDeps> = async (app, 
   const tags = ['chat'];
   const Ws = Type.Object({ workspaceId: Uuid });
   const WsThread = Type.Object({ workspaceId: Uuid, threadId: Uuid });
-  const upstream = problems(502, 504);
+  const upstream = problems(429, 502, 504);
 
   app.post(
     '/chat/:workspaceId/completions',

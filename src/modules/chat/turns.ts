@@ -10,6 +10,8 @@ import { assertMaxTokensFit, type ModelsService } from '../models/service.js';
 import type { PlusService } from '../plus/service.js';
 import type { PromptLogsService } from '../prompt-logs/service.js';
 import type { Principal } from '../teams/service.js';
+import type { LedgerEntry, Reservation, Settlement } from '../usage/repo.js';
+import type { TurnCost, UsageService } from '../usage/service.js';
 import type { WorkspaceRow } from '../workspaces/repo.js';
 import type { WorkspacesService } from '../workspaces/service.js';
 import { calibrationFrom, completeWithContextRetry, effectiveMaxTokens, streamWithContextRetry, type CalibratedUsage } from './context-fit.js';
@@ -53,7 +55,7 @@ interface Plan {
   threadId: string;
   newTurns: ChatMessage[];
   plusIds: string[];
-  model: { id: string; name: string; contextWindow: number | null; usesSystemPrompts: boolean; promptWrapper: { value: string } | null };
+  model: { id: string; name: string; price: number; contextWindow: number | null; usesSystemPrompts: boolean; promptWrapper: { value: string } | null };
   settings: { systemInstructions: string | null; addedContext: string | null };
   target: ProviderTarget;
   params: GenerationParams;
@@ -83,6 +85,7 @@ export class TurnService {
     private readonly context: ContextSource,
     private readonly logs: PromptLogsService,
     private readonly timeouts: ProviderTimeouts,
+    private readonly usage: UsageService,
   ) {}
 
   /**
@@ -97,10 +100,14 @@ export class TurnService {
     const plan = await this.plan(caller, workspaceId, req);
     // 2. Context from the entries the request names: an invisible one is a 404, still before storing.
     let context = plan.plusIds.length > 0 ? await this.retrieve(caller, plan) : NO_CONTEXT;
-    // 3. Store the user's turn and pending log; the same statement checks the thread and reads its history.
+    // 2b. What the call may cost, to reserve against the caller's budgets (null: none applies).
+    const reservation = await this.usage.reservationFor(caller, costOf(plan, context.text));
+    // 3. Store the user's turn and pending log; the same statement checks the thread and reads its
+    //    history, and reserves against the budgets: a refusal (429) stores nothing.
     const ids = { messageId: randomUUID(), logId: randomUUID() };
     const started = Date.now();
-    const stored = await this.storeUserTurn(caller, plan, ids.logId);
+    const stored = await this.storeUserTurn(caller, plan, ids.logId, reservation);
+    const settle: Settlement | null = reservation ? this.usage.settlementOf(reservation, stored.reservedCredits) : null;
     let finished = false;
     try {
       // 4. A thread with files searches them (known only from the write above).
@@ -128,12 +135,16 @@ export class TurnService {
       const estimated = fit.assembled.estimatedPromptTokens;
       const usage = estimateIfMissing(outcome.kind === 'answered' ? outcome.usage : ZERO_USAGE, estimated, outcome.content);
       const created = new Date();
-      const kept = await this.storeAnswer(answerRecord(plan, ids, context.sources, outcome, usage, estimated, created, Date.now() - started));
+      const record = answerRecord(plan, ids, context.sources, outcome, usage, estimated, created, Date.now() - started);
+      const kept = await this.storeAnswer({ ...record, ledger: this.ledgerEntry(caller, plan, ids.logId, outcome, usage, created), settle });
       finished = true;
       yield endEvent(outcome, usage, created, kept);
     } finally {
       // A bug or a lost database between the two writes (or a consumer that stopped listening).
-      if (!finished) await this.logs.fail(ids.logId, Date.now() - started, 'internal: the turn stopped before its answer was stored').catch(() => undefined);
+      if (!finished) {
+        await this.logs.fail(ids.logId, Date.now() - started, 'internal: the turn stopped before its answer was stored').catch(() => undefined);
+        if (settle) await this.usage.release(settle).catch(() => undefined);
+      }
     }
   }
 
@@ -218,7 +229,7 @@ export class TurnService {
       threadId: req.threadId ?? randomUUID(),
       newTurns,
       plusIds: [...new Set(req.plusIds ?? [])],
-      model: { id: model.id, name: model.name, contextWindow: model.contextWindow, usesSystemPrompts: model.usesSystemPrompts, promptWrapper: model.promptWrapper ?? null },
+      model: { id: model.id, name: model.name, price: model.chatCredits, contextWindow: model.contextWindow, usesSystemPrompts: model.usesSystemPrompts, promptWrapper: model.promptWrapper ?? null },
       settings: { systemInstructions: wm.systemInstructions, addedContext: wm.addedContext },
       target,
       params,
@@ -235,10 +246,11 @@ export class TurnService {
     });
   }
 
-  private async storeUserTurn(caller: Principal, plan: Plan, logId: string): Promise<NonNullable<StoredUserTurn>> {
+  private async storeUserTurn(caller: Principal, plan: Plan, logId: string, reservation: Reservation | null): Promise<NonNullable<StoredUserTurn>> {
     const now = new Date();
     const firstUser = plan.newTurns.find((m) => m.role === 'user')!;
     const stored = await this.userTurns.add({
+      reservation,
       thread: { id: plan.threadId, teamId: caller.teamId, workspaceId: plan.workspace.id, userId: caller.userId, title: titleFrom(firstUser.content) },
       existing: plan.historyScope,
       messages: plan.newTurns.map((m, i) => ({ id: randomUUID(), role: m.role, content: m.content, created: new Date(now.getTime() + i) })),
@@ -254,9 +266,35 @@ export class TurnService {
         created: now,
       },
       now,
+    }).catch(async (err: unknown) => {
+      // A budget or rate limit refused the reservation: the whole statement was undone.
+      throw (reservation && (await this.usage.refusal(caller, err))) || err;
     });
     if (!stored) throw notFound('Thread');
     return stored;
+  }
+
+  /**
+   * The ledger row of an attempt: the provider's usage when it answered; an interrupted call
+   * (or a failure after text arrived) what was sent and received, counted by Atrium; a failure
+   * before any text, nothing (providers do not bill refused calls).
+   */
+  private ledgerEntry(caller: Principal, plan: Plan, logId: string, o: Outcome, usage: Usage, created: Date): LedgerEntry {
+    const billed = o.kind === 'failed' && o.content.length === 0 ? ZERO_USAGE : usage;
+    return {
+      id: logId,
+      teamId: caller.teamId,
+      userId: caller.userId,
+      apiKeyId: caller.keyId || null,
+      workspaceId: plan.workspace.id,
+      modelId: plan.model.id,
+      modelName: plan.model.name,
+      promptTokens: billed.promptTokens,
+      completionTokens: billed.completionTokens,
+      credits: this.usage.creditsOf(plan.model.price, billed.promptTokens, billed.completionTokens),
+      status: o.kind === 'answered' ? 'ok' : o.kind === 'interrupted' ? 'interrupted' : 'error',
+      created,
+    };
   }
 
   /**
@@ -304,6 +342,15 @@ export class TurnService {
   }
 }
 
+/** What a turn may cost at most, before its history is known (the statement adds the history's size). */
+function costOf(plan: Plan, contextText: string): TurnCost {
+  const window = plan.model.contextWindow ?? DEFAULT_WINDOW;
+  const maxOutput = plan.params.maxTokens ?? 0;
+  const texts = [plan.settings.systemInstructions ?? '', plan.settings.addedContext ?? '', contextText, ...plan.newTurns.map((m) => m.content)];
+  const promptTokens = texts.reduce((n, t) => n + (t ? countTokens(t) : 0), 0) + 4 * (plan.newTurns.length + 1);
+  return { price: plan.model.price, promptTokens, promptCap: window - maxOutput, maxOutput };
+}
+
 /** The provider reported no usage: estimate with the same tokenizer used for budgets. */
 function estimateIfMissing(reported: Usage, estimatedPromptTokens: number, content: string): Usage {
   if (reported.totalTokens > 0 || reported.promptTokens > 0 || reported.completionTokens > 0) return reported;
@@ -324,7 +371,7 @@ function answerRecord(
   estimatedPromptTokens: number,
   now: Date,
   latencyMs: number,
-): AnswerRecord {
+): Omit<AnswerRecord, 'ledger' | 'settle'> {
   const status = o.kind === 'answered' ? 'ok' : 'interrupted';
   const keepMessage = o.kind === 'answered' || o.content.length > 0;
   // The local estimate beside the provider's own prompt count calibrates the thread's next fit (never shown in the API).

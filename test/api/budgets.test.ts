@@ -1,0 +1,278 @@
+import type { Static } from 'typebox';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { Budget, MeUsage } from '../../src/modules/usage/schema.js';
+import { expectProblem, newTeam, startTestApp, type TestApp } from '../helpers/app.js';
+import { createModel, createWorkspace } from '../helpers/factories.js';
+import { expectShape } from '../helpers/shape.js';
+import { startStandInProvider, type StandInProvider } from '../support/standin-provider.js';
+
+/**
+ * Budgets and rate limits (CONTRACT §8): who may set and see them, the reservation rule (refused
+ * before the provider is called, nothing stored), Retry-After, settlement, and concurrency — on
+ * PostgreSQL with two app instances sharing the database.
+ */
+let t: TestApp;
+let standIn: StandInProvider;
+
+beforeAll(async () => {
+  standIn = await startStandInProvider();
+  t = await startTestApp();
+});
+afterAll(async () => {
+  await t.close();
+  await standIn.close();
+});
+beforeEach(() => standIn.reset());
+
+/** 1 credit per token; every answer is 60 word chunks (max tokens 60), so a call costs its prompt + 60 credits. */
+const PRICE = 1000;
+const OUT = 60;
+const LONG_REPLY = Array.from({ length: 80 }, (_, i) => `w${i}`).join(' ');
+const ask = { prompt: 'hello world', maxTokens: OUT };
+
+async function setup(app: TestApp = t) {
+  const team = await newTeam(app);
+  const model = await createModel(app, team.ownerKey, { url: standIn.openaiBaseUrl, chatCredits: PRICE });
+  const ws = await createWorkspace(app, team.ownerKey, { modelIds: [model.id] });
+  standIn.set({ reply: LONG_REPLY });
+  return { team, model, ws };
+}
+
+const complete = (key: string, wsId: string, app: TestApp = t) => app.request({ method: 'POST', url: `/api/v1/chat/${wsId}/completions`, key, payload: ask });
+
+async function createBudget(key: string, body: Record<string, unknown>) {
+  return t.request({ method: 'POST', url: '/api/v1/budgets', key, payload: body });
+}
+
+async function budgetOk(key: string, body: Record<string, unknown>) {
+  const res = await createBudget(key, body);
+  expect(res.statusCode, res.body).toBe(201);
+  return expectShape(Budget, res.json());
+}
+
+async function ledgerCredits(key: string): Promise<number> {
+  const rows = (await t.request({ method: 'GET', url: '/api/v1/usage?groupBy=user', key })).json() as Array<{ credits: number }>;
+  return rows.reduce((s, r) => s + r.credits, 0);
+}
+
+async function logCount(key: string): Promise<number> {
+  return (await t.request({ method: 'GET', url: '/api/v1/chat/prompt-logs/paged?size=1', key })).json().totalElements as number;
+}
+
+/** Seconds from now to the next UTC midnight. */
+function secondsToMidnight(): number {
+  const now = new Date();
+  return (Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1) - now.getTime()) / 1000;
+}
+
+/** A rate-limit test must not straddle a minute boundary (the window is the calendar minute). */
+async function awayFromMinuteEnd(): Promise<void> {
+  const s = new Date().getUTCSeconds();
+  if (s >= 50) await new Promise((r) => setTimeout(r, (61 - s) * 1000));
+}
+
+describe('managing budgets', () => {
+  it('owner/admin create, list and delete; a member may not; the answer has the documented shape', async () => {
+    const { team } = await setup();
+    const admin = await team.addUser('admin');
+    const member = await team.addUser('member');
+    const b = await budgetOk(admin.key, { scope: 'team', scopeId: team.teamId, period: 'month', credits: 1000 });
+    expect(b).toMatchObject({ scope: 'team', scopeId: team.teamId, period: 'month', credits: 1000, requestsPerMinute: null, spent: 0, remaining: 1000 });
+    expect(new Date(b.resetsAt!).getTime()).toBeGreaterThan(Date.now());
+    expect(expectProblem(await createBudget(member.key, { scope: 'user', scopeId: member.id, period: 'day', credits: 5 }), 403).code).toBe('forbidden');
+    expectProblem(await t.request({ method: 'DELETE', url: `/api/v1/budgets/${b.id}`, key: member.key }), 403);
+    expect((await t.request({ method: 'DELETE', url: `/api/v1/budgets/${b.id}`, key: team.ownerKey })).statusCode).toBe(204);
+    expectProblem(await t.request({ method: 'DELETE', url: `/api/v1/budgets/${b.id}`, key: team.ownerKey }), 404);
+  });
+
+  it('validates the body: scope ids of the wrong form are 400, of another team 404, a duplicate 409', async () => {
+    const { team } = await setup();
+    const other = await newTeam(t);
+    const otherMember = await other.addUser('member');
+    const keyOfOther = (await t.request({ method: 'GET', url: '/api/v1/api-keys', key: other.ownerKey })).json()[0].id as string;
+    const k = team.ownerKey;
+    for (const body of [
+      { scope: 'user', scopeId: 'abc', period: 'day', credits: 1 },
+      { scope: 'user', scopeId: -3, period: 'day', credits: 1 },
+      { scope: 'team', scopeId: 'not-a-uuid', period: 'day', credits: 1 },
+      { scope: 'apiKey', scopeId: 12, period: 'day', credits: 1 },
+      { scope: 'team', scopeId: team.teamId, period: 'week', credits: 1 },
+      { scope: 'planet', scopeId: team.teamId, period: 'day', credits: 1 },
+      { scope: 'team', scopeId: team.teamId, period: 'day' },
+      { scope: 'team', scopeId: team.teamId, period: 'day', credits: null, requestsPerMinute: null },
+      { scope: 'team', scopeId: team.teamId, period: 'day', credits: -1 },
+      { scope: 'team', scopeId: team.teamId, period: 'day', requestsPerMinute: 0 },
+      { scope: 'team', scopeId: team.teamId, period: 'day', credits: 1, extra: true },
+    ]) {
+      expectProblem(await createBudget(k, body), 400);
+    }
+    // well formed, but not of this team: not found, exactly as a missing one
+    expectProblem(await createBudget(k, { scope: 'team', scopeId: other.teamId, period: 'day', credits: 1 }), 404);
+    expectProblem(await createBudget(k, { scope: 'user', scopeId: otherMember.id, period: 'day', credits: 1 }), 404);
+    expectProblem(await createBudget(k, { scope: 'user', scopeId: 2_000_000_000, period: 'day', credits: 1 }), 404);
+    expectProblem(await createBudget(k, { scope: 'apiKey', scopeId: keyOfOther, period: 'day', credits: 1 }), 404);
+    // user ids are accepted as numbers or numeric strings
+    await budgetOk(k, { scope: 'user', scopeId: String(team.ownerId), period: 'day', credits: 1 });
+    expectProblem(await createBudget(k, { scope: 'user', scopeId: team.ownerId, period: 'day', credits: 2 }), 409);
+    expectProblem(await t.request({ method: 'DELETE', url: '/api/v1/budgets/not-a-uuid', key: k }), 400);
+    // another team's budget cannot be deleted (404, no existence leak)
+    const theirs = await budgetOk(other.ownerKey, { scope: 'team', scopeId: other.teamId, period: 'day', credits: 1 });
+    expectProblem(await t.request({ method: 'DELETE', url: `/api/v1/budgets/${theirs.id}`, key: k }), 404);
+    expect((await t.request({ method: 'GET', url: '/api/v1/budgets', key: k })).json().map((b: { id: string }) => b.id)).not.toContain(theirs.id);
+  });
+
+  it('a member sees the budgets that apply to them (team, their own, their keys), never another member\u2019s', async () => {
+    const { team } = await setup();
+    const m1 = await team.addUser('member');
+    const m2 = await team.addUser('member');
+    const m1Key = (await t.request({ method: 'GET', url: '/api/v1/api-keys', key: m1.key })).json()[0].id as string;
+    const teamB = await budgetOk(team.ownerKey, { scope: 'team', scopeId: team.teamId, period: 'month', credits: 100 });
+    const m1B = await budgetOk(team.ownerKey, { scope: 'user', scopeId: m1.id, period: 'day', credits: 10 });
+    const m1KeyB = await budgetOk(team.ownerKey, { scope: 'apiKey', scopeId: m1Key, period: 'total', requestsPerMinute: 100 });
+    const m2B = await budgetOk(team.ownerKey, { scope: 'user', scopeId: m2.id, period: 'day', credits: 10 });
+    const ids = async (key: string) => ((await t.request({ method: 'GET', url: '/api/v1/budgets', key })).json() as Array<{ id: string }>).map((b) => b.id).sort();
+    expect(await ids(m1.key)).toEqual([teamB.id, m1B.id, m1KeyB.id].sort());
+    expect(await ids(m2.key)).toEqual([teamB.id, m2B.id].sort());
+    expect(await ids(team.ownerKey)).toEqual([teamB.id, m1B.id, m1KeyB.id, m2B.id].sort());
+    const me = expectShape(MeUsage, (await t.request({ method: 'GET', url: '/api/v1/me/usage', key: m2.key })).json());
+    expect((me.budgets as Array<Static<typeof Budget>>).map((b) => b.id).sort()).toEqual([teamB.id, m2B.id].sort());
+  });
+});
+
+describe('enforcing budgets', () => {
+  it('a member past their daily budget gets 429 budget_exceeded until midnight UTC; the provider is not called and nothing is stored', async () => {
+    const { team, ws } = await setup();
+    const member = await team.addUser('member');
+    const teamBudget = await budgetOk(team.ownerKey, { scope: 'team', scopeId: team.teamId, period: 'month', credits: 100_000 });
+    // covers one call's reservation (prompt estimate + 60), not two calls
+    await budgetOk(team.ownerKey, { scope: 'user', scopeId: member.id, period: 'day', credits: 100 });
+    expect((await complete(member.key, ws.id)).statusCode).toBe(200);
+    expect(standIn.requests).toHaveLength(1);
+    const logsBefore = await logCount(team.ownerKey);
+
+    const refused = await complete(member.key, ws.id);
+    const p = expectProblem(refused, 429);
+    expect(p.code).toBe('budget_exceeded');
+    const retryAfter = Number(refused.headers['retry-after']);
+    expect(Math.abs(retryAfter - secondsToMidnight())).toBeLessThanOrEqual(5);
+    expect(standIn.requests).toHaveLength(1);
+    expect(await logCount(team.ownerKey)).toBe(logsBefore);
+    // the streamed route refuses the same way, before any event
+    const streamed = await t.request({ method: 'POST', url: `/api/v1/chat/${ws.id}/completions/stream`, key: member.key, payload: ask });
+    expect(expectProblem(streamed, 429).code).toBe('budget_exceeded');
+    expect(standIn.requests).toHaveLength(1);
+
+    // the owner is not limited by the member's budget; both spend under the team's, settled to the real cost
+    expect((await complete(team.ownerKey, ws.id)).statusCode).toBe(200);
+    const spent = await ledgerCredits(team.ownerKey);
+    const teamNow = ((await t.request({ method: 'GET', url: '/api/v1/budgets', key: team.ownerKey })).json() as Array<{ id: string; spent: number; remaining: number }>).find((b) => b.id === teamBudget.id)!;
+    expect(teamNow.spent).toBeCloseTo(spent, 6);
+    expect(teamNow.remaining).toBeCloseTo(100_000 - spent, 6);
+    const me = expectShape(MeUsage, (await t.request({ method: 'GET', url: '/api/v1/me/usage', key: member.key })).json());
+    const daily = (me.budgets as Array<Static<typeof Budget>>).find((b) => b.scope === 'user')!;
+    expect(daily.spent).toBeCloseTo(me.spent.day, 6);
+    expect(daily.remaining).toBeCloseTo(100 - me.spent.day, 6);
+  });
+
+  it('a total budget refuses without Retry-After; an API key budget limits only that key', async () => {
+    const { team, ws } = await setup();
+    const second = (await t.request({ method: 'POST', url: '/api/v1/api-keys', key: team.ownerKey, payload: { name: 'ci' } })).json();
+    await budgetOk(team.ownerKey, { scope: 'apiKey', scopeId: second.id, period: 'total', credits: 1 });
+    const refused = await complete(second.key, ws.id);
+    expect(expectProblem(refused, 429).code).toBe('budget_exceeded');
+    expect(refused.headers['retry-after']).toBeUndefined();
+    expect(standIn.requests).toHaveLength(0);
+    expect((await complete(team.ownerKey, ws.id)).statusCode).toBe(200);
+  });
+
+  it('a free model (chatCredits 0) is not held by a credit budget', async () => {
+    const { team } = await setup();
+    const free = await createModel(t, team.ownerKey, { url: standIn.openaiBaseUrl, chatCredits: 0 });
+    const ws = await createWorkspace(t, team.ownerKey, { modelIds: [free.id] });
+    await budgetOk(team.ownerKey, { scope: 'team', scopeId: team.teamId, period: 'day', credits: 1 });
+    expect((await complete(team.ownerKey, ws.id)).statusCode).toBe(200);
+    expect((await complete(team.ownerKey, ws.id)).statusCode).toBe(200);
+    expect(await ledgerCredits(team.ownerKey)).toBe(0);
+  });
+
+  it('a rate limit refuses the call past its requests per minute with 429 rate_limited and Retry-After', async () => {
+    const { team, ws } = await setup();
+    const member = await team.addUser('member');
+    await budgetOk(team.ownerKey, { scope: 'user', scopeId: member.id, period: 'day', requestsPerMinute: 2 });
+    await awayFromMinuteEnd();
+    expect((await complete(member.key, ws.id)).statusCode).toBe(200);
+    expect((await complete(member.key, ws.id)).statusCode).toBe(200);
+    const refused = await complete(member.key, ws.id);
+    expect(expectProblem(refused, 429).code).toBe('rate_limited');
+    const retryAfter = Number(refused.headers['retry-after']);
+    const toNextMinute = 60 - new Date().getUTCSeconds();
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(Math.abs(retryAfter - toNextMinute)).toBeLessThanOrEqual(2);
+    expect(standIn.requests).toHaveLength(2);
+    // another member is not limited
+    const other = await team.addUser('member');
+    expect((await complete(other.key, ws.id)).statusCode).toBe(200);
+  });
+
+  it('a failed call gives its reservation back: the budget is charged nothing', async () => {
+    const { team, ws } = await setup();
+    const b = await budgetOk(team.ownerKey, { scope: 'team', scopeId: team.teamId, period: 'day', credits: 1000 });
+    standIn.set({ failStatus: 500 });
+    expectProblem(await complete(team.ownerKey, ws.id), 502);
+    const now = ((await t.request({ method: 'GET', url: '/api/v1/budgets', key: team.ownerKey })).json() as Array<{ id: string; spent: number }>).find((x) => x.id === b.id)!;
+    expect(now.spent).toBe(0);
+    const rows = (await t.request({ method: 'GET', url: '/api/v1/usage?groupBy=model', key: team.ownerKey })).json();
+    expect(rows).toEqual([expect.objectContaining({ requests: 1, credits: 0 })]);
+  });
+});
+
+describe('concurrency', () => {
+  /**
+   * 50 calls at once against a budget that covers 10 calls' real cost (and no 11th reservation):
+   * never more than 10 are served, however the calls interleave. With ATRIUM_TEST_DATABASE_URL
+   * the calls are spread over two app instances on the same PostgreSQL database.
+   */
+  it('50 concurrent calls against a budget that covers 10: never more than 10 served, the provider called only for them', async () => {
+    const shared = Boolean(process.env.ATRIUM_TEST_DATABASE_URL);
+    const second = shared ? await startTestApp() : t;
+    try {
+      const { team, ws } = await setup();
+      // the real cost of one call, from a call made before the budget exists
+      expect((await complete(team.ownerKey, ws.id)).statusCode).toBe(200);
+      const cost = await ledgerCredits(team.ownerKey);
+      expect(cost).toBeGreaterThan(OUT);
+      standIn.reset();
+      standIn.set({ reply: LONG_REPLY });
+      const credits = cost * 10.5;
+      const b = await budgetOk(team.ownerKey, { scope: 'team', scopeId: team.teamId, period: 'month', credits });
+      const results = await Promise.all(Array.from({ length: 50 }, (_, i) => complete(team.ownerKey, ws.id, i % 2 === 0 ? t : second)));
+      const served = results.filter((r) => r.statusCode === 200).length;
+      for (const r of results.filter((x) => x.statusCode !== 200)) {
+        expect(expectProblem(r, 429).code).toBe('budget_exceeded');
+        expect(Number(r.headers['retry-after'])).toBeGreaterThan(0);
+      }
+      expect(served).toBeGreaterThanOrEqual(1);
+      expect(served).toBeLessThanOrEqual(10);
+      expect(standIn.requests).toHaveLength(served);
+      // after the burst, calls one by one fill the budget up to exactly 10 and no further
+      let total = served;
+      for (let i = 0; i < 15; i++) {
+        const r = await complete(team.ownerKey, ws.id, i % 2 === 0 ? second : t);
+        if (r.statusCode !== 200) {
+          expect(expectProblem(r, 429).code).toBe('budget_exceeded');
+          break;
+        }
+        total++;
+      }
+      expect(total).toBe(10);
+      expect(standIn.requests).toHaveLength(10);
+      const spent = (await ledgerCredits(team.ownerKey)) - cost;
+      expect(spent).toBeLessThanOrEqual(credits);
+      const now = ((await t.request({ method: 'GET', url: '/api/v1/budgets', key: team.ownerKey })).json() as Array<{ id: string; spent: number }>).find((x) => x.id === b.id)!;
+      expect(now.spent).toBeCloseTo(spent, 6);
+    } finally {
+      if (second !== t) await second.close();
+    }
+  });
+});
+
