@@ -143,6 +143,8 @@ export async function seedChunks(app: App, plusId: string, userId: number, sente
     order by s.word
     on conflict (plus_id, lexeme) do update set df = plus_terms.df + excluded.df`);
   await db.execute(sql`update plus_entries set chunk_count = chunk_count + ${CHUNKS} where id = ${plusId}::uuid`);
+  // a file's token_size is the sum of its chunks' (as ingestion stores it; retrieval's average chunk length)
+  await db.execute(sql`update plus_files f set token_size = (select coalesce(sum(c.token_size), 0) from plus_chunks c where c.file_id = f.id) where f.plus_id = ${plusId}::uuid`);
   // and, as it does, merge the GIN index's pending list (else every search scans it)
   await db.execute(sql`select gin_clean_pending_list('plus_chunks_search_idx'::regclass)`);
   return { seconds: (now() - started) / 1000, avgChars: chars / CHUNKS };
@@ -258,12 +260,14 @@ async function latencyOnBackend(label: string, databaseUrl: string | null, sente
       const found = (await db.execute(plusRepo.findWithTermsQuery(db, viewer, plusId, question))) as unknown as Rows<{ chunk_count: number; terms: unknown }>;
       const row = found.rows[0];
       if (!row) throw new Error('the entry is not visible');
-      const choice = chooseTerms(parseEntryTerms(row.terms), row.chunk_count);
+      const stats = parseEntryTerms(row.terms);
+      const choice = chooseTerms(stats.terms, row.chunk_count);
+      const avgLen = row.chunk_count > 0 ? stats.tokens / row.chunk_count : 0;
       const ids: number[] = [];
       let steps = 0;
       for (const step of choice?.steps ?? []) {
         if (ids.length >= CANDIDATES) break;
-        const res = (await db.execute(searchSql(scope, choice!, step, CANDIDATES - ids.length))) as unknown as Rows<{ id: number | string }>;
+        const res = (await db.execute(searchSql(scope, choice!, step, CANDIDATES - ids.length, avgLen))) as unknown as Rows<{ id: number | string }>;
         ids.push(...res.rows.map((r) => Number(r.id)));
         steps++;
       }
@@ -274,7 +278,7 @@ async function latencyOnBackend(label: string, databaseUrl: string | null, sente
     // The reference must find what the service finds: same chunks for the warm-up questions.
     for (const q of questions.slice(0, WARMUP_QUESTIONS)) {
       const a = (await raw(q)).ids.join(',');
-      const b = (await new RetrievalRepo().retrieve(db, scope, q, CANDIDATES)).chunks.map((c) => c.id).join(',');
+      const b = (await new RetrievalRepo().retrieve(db, scope, q, CANDIDATES)).chunks.map((c) => c.chunkId).join(',');
       if (a !== b) throw new Error(`the raw SQL reference and RetrievalRepo.retrieve disagree on ${JSON.stringify(q)}`);
     }
     const choices = new Map<string, { choice: TermChoice | null; steps: number; leading: boolean }>();
@@ -360,10 +364,11 @@ async function latencyOnBackend(label: string, databaseUrl: string | null, sente
     const medianIdx = times.sql.indexOf([...times.sql].sort((a, b) => a - b)[Math.floor(times.sql.length / 2)]!);
     const mq = questions[medianIdx]!;
     const m = choices.get(mq);
-    const mStats = (await db.execute(termStatsSql(scope, mq))) as unknown as Rows<{ lexeme: string; df: number; n: number }>;
+    const mStats = (await db.execute(termStatsSql(scope, { text: mq }))) as unknown as Rows<{ lexeme: string; df: number; n: number; tokens: number }>;
+    const mAvgLen = mStats.rows[0] && mStats.rows[0].n > 0 ? Number(mStats.rows[0].tokens) / mStats.rows[0].n : 0;
     const planLines: string[] = [];
     for (const [i, step] of (m?.choice?.steps.slice(0, m.steps) ?? []).entries()) {
-      const pr = (await db.execute(sql`explain (analyze, buffers) ${searchSql(scope, m!.choice!, step, CANDIDATES)}`)) as unknown as Rows<Record<string, string>>;
+      const pr = (await db.execute(sql`explain (analyze, buffers) ${searchSql(scope, m!.choice!, step, CANDIDATES, mAvgLen)}`)) as unknown as Rows<Record<string, string>>;
       planLines.push(`-- step ${i + 1} (${step.kind}), shown with limit ${CANDIDATES}: ${step.match}`, ...pr.rows.map((r) => String(Object.values(r)[0])));
     }
     const plan = [
