@@ -136,15 +136,21 @@ export async function retrievalQuality(): Promise<QualityResult> {
   const sets = loadSets();
   if (sets.length === 0) return { tables: [], notes: ['Quality skipped: no labelled set in bench/retrieval-data/.'] };
   const atrium = await startAtrium(null);
-  const client = new HttpClient(1);
   const tables: Table[] = [];
   const notes: string[] = [];
   const misses: Row[] = [];
   try {
-    const { key } = await newTeam(client, atrium.url);
-    for (const set of sets) tables.push(await measureSet(atrium, client, key, set, misses, notes));
+    for (const set of sets) {
+      // a connection per set: the server closes an idle keep-alive one while a set is measured
+      const client = new HttpClient(1);
+      try {
+        const { key } = await newTeam(client, atrium.url);
+        tables.push(await measureSet(atrium, client, key, set, misses, notes));
+      } finally {
+        client.close();
+      }
+    }
   } finally {
-    client.close();
     await atrium.close();
   }
   if (misses.length > 0) tables.push({ title: `Misses of the ranking under test (not in the top ${K_RECALL})`, rows: misses });

@@ -218,7 +218,7 @@ interface LatencyResult {
 
 async function latencyOnBackend(label: string, databaseUrl: string | null, sentences: string[], questions: string[]): Promise<LatencyResult> {
   const atrium = await startAtrium(databaseUrl);
-  const client = new HttpClient(1);
+  let client = new HttpClient(1);
   const notes: string[] = [];
   try {
     const app = atrium.built;
@@ -231,6 +231,9 @@ async function latencyOnBackend(label: string, databaseUrl: string | null, sente
     ]);
     const plusId = entry.id as string;
     const seeded = await seedChunks(app, plusId, caller.userId, sentences);
+    // a fresh keep-alive connection: the server has closed the idle one during the long seeding
+    client.close();
+    client = new HttpClient(1);
     const plusRepo = new PlusRepo();
     const viewer = { teamId: caller.teamId, userId: caller.userId, admin: isTeamAdmin(caller) };
     // PostgreSQL's autovacuum would analyze the new rows at some point; do it now so both

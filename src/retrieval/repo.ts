@@ -136,8 +136,17 @@ const NEAR = 3;
 /** Scores this close count as a tie (decided by diversity, then density, never by document order alone). */
 const TIE_DECIMALS = 9;
 
-const textArray = (xs: string[]) => sql`array[${sql.join(xs.map((x) => sql`${x}`), sql`, `)}]::text[]`;
-const floatArray = (xs: number[]) => sql`array[${sql.join(xs.map((x) => sql`${x}::float8`), sql`, `)}]::float8[]`;
+/**
+ * A lexeme's occurrences in a chunk's text (weight D of plus_chunks.search; its headings, weight A,
+ * not counted), read in C without unnesting the vector: for ONE lexeme, with weight 1 for D
+ * positions and 0 for the others, PostgreSQL's ts_rank (normalisation 0) is
+ * Σ_{j=1..tf} 1/j² ÷ π²/6 — 1 − that is about 6/(π²(tf + ½)), so tf is recovered exactly by
+ * rounding 6/(π²(1 − rank)) − ½ (0 when the lexeme is only in the headings). The ranking tests
+ * check it on both databases.
+ */
+export function bodyTf(vector: SQL, quotedLexeme: string): SQL {
+  return sql`round(1 / (1.6449340668482264 * (1 - ts_rank('{1,0,0,0}'::float4[], ${vector}, cast(${quotedLexeme} as tsquery), 0)::float8)) - 0.5)`;
+}
 
 /** tsquery literals: a pair as found in the question, and near each other in either order. */
 function pairQueries(p: TermPair): { phrase: string; near: string } {
@@ -166,6 +175,12 @@ export function searchSql(scope: ChunkScope, choice: TermChoice, step: Step, lim
     const q = pairQueries(p);
     return sql` + ${p.idf}::float8 * (case when m.search @@ cast(${q.phrase} as tsquery) then ${BOOSTS.phrase}::float8 when m.search @@ cast(${q.near} as tsquery) then ${BOOSTS.near}::float8 else 0 end)`;
   });
+  // Per ranking lexeme: tf, its occurrences in the text (bodyTf), and whether the headings hold it.
+  const terms = choice.rank.map((l, i) => {
+    const q = quoteLexeme(l);
+    const tf = bodyTf(sql`m.search`, q);
+    return sql`${choice.idf[i]}::float8 * (${tf} * ${k1 + 1}::float8 / (${tf} + ${norm}) + case when m.search @@ cast(${`${q}:A`} as tsquery) then ${BOOSTS.heading}::float8 else 0 end)`;
+  });
   return sql`
     with m as (
       select c.id, c.file_id, c.plus_id, c.token_size, c.search
@@ -173,13 +188,8 @@ export function searchSql(scope: ChunkScope, choice: TermChoice, step: Step, lim
       where c.search @@ cast(${step.match} as tsquery) and ${scopeSql(scope)}
     ), s as (
       select m.id, m.file_id, m.plus_id, m.token_size,
-             (select coalesce(sum(w.idf[t.k] * (t.tf * ${k1 + 1}::float8 / (t.tf + ${norm}) + ${BOOSTS.heading}::float8 * t.head)), 0)
-              from (select array_position(w.terms, u.lexeme) as k,
-                           cardinality(array_positions(u.weights, 'D')) as tf,
-                           case when 'A' = any(u.weights) then 1 else 0 end as head
-                    from unnest(m.search) u
-                    where u.lexeme = any(w.terms)) t)${sql.join(pairs, sql``)} as score
-      from m, (select ${textArray(choice.rank)} as terms, ${floatArray(choice.idf)} as idf) w
+             ${sql.join(terms, sql` + `)}${sql.join(pairs, sql``)} as score
+      from m
     ), r as (
       select s.*, row_number() over (partition by s.file_id order by s.score desc, s.token_size, s.id) as in_file
       from s

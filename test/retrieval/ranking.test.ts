@@ -9,7 +9,8 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chunkText } from '../../src/ingest/chunk.js';
 import { PlusRepo, type NewFile } from '../../src/modules/plus/repo.js';
-import { BM25 } from '../../src/retrieval/repo.js';
+import { sql } from 'drizzle-orm';
+import { BM25, bodyTf } from '../../src/retrieval/repo.js';
 import { RetrievalRepo, type ScoredChunk } from '../../src/retrieval/repo.js';
 import { newTeam, startTestApp, type TeamFixture, type TestApp } from '../helpers/app.js';
 
@@ -74,6 +75,16 @@ const filler = (n: number, word = 'lorem') => Array.from({ length: n }, (_, i) =
 const others = (n: number): ChunkSpec[] => Array.from({ length: n }, (_, i) => ({ text: `${filler(30, `other${i}x`)}` }));
 
 describe('BM25 scoring', () => {
+  it("reads a lexeme's occurrences in the text exactly, headings not counted", async () => {
+    for (const n of [0, 1, 2, 3, 7, 25, 60, 200]) {
+      const text = `${'zebra giraffe '.repeat(n)}other words`;
+      const r = (await db().execute(
+        sql`select ${bodyTf(sql`(to_tsvector('english', ${text}) || setweight(to_tsvector('english', 'Zebra facts'), 'A'))`, "'zebra'")} as tf`,
+      )) as unknown as { rows: Array<{ tf: number | string }> };
+      expect(Number(r.rows[0]!.tf)).toBe(n);
+    }
+  });
+
   it('term frequency counts, but saturates: more occurrences rank higher, ten never score ten times one', async () => {
     const e = await entry([
       [{ text: `zebra ${filler(29)}` }],
