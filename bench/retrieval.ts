@@ -11,7 +11,7 @@
  * Run alone: npx tsx bench/retrieval.ts
  */
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
@@ -23,11 +23,11 @@ import { chooseTerms, rankQuery, type TermChoice } from '../src/retrieval/query.
 import { leadingSql, parseEntryTerms, RetrievalRepo, searchSql, termStatsSql, type ChunkScope } from '../src/retrieval/repo.js';
 import { ADMIN_KEY } from '../test/helpers/app.js';
 import { multipart, type Part } from '../test/helpers/multipart.js';
-import { ROOT } from './lib/child.js';
 import { loadSentences, prng } from './lib/corpus.js';
 import { HttpClient, target } from './lib/http.js';
 import { createThrowawayDb, isDb } from './lib/pg.js';
 import { renderSection, type Row, type Section, type TargetRow } from './lib/report.js';
+import { retrievalQuality, type QualityResult } from './retrieval-quality.js';
 import { round, summarize, verdict } from './lib/stats.js';
 import { now, stopwatch } from './lib/timer.js';
 
@@ -45,7 +45,6 @@ const TOP_K = 5;
 const TARGET_RATIO = 1.5;
 const TARGET_P50_MS = 3;
 
-const DATA_DIR = path.join(ROOT, 'bench/retrieval-data');
 
 type Json = Record<string, unknown>;
 
@@ -75,7 +74,7 @@ export async function startAtrium(databaseUrl: string | null): Promise<Atrium> {
   };
 }
 
-async function newTeam(client: HttpClient, base: string): Promise<{ key: string }> {
+export async function newTeam(client: HttpClient, base: string): Promise<{ key: string }> {
   const team = await client.json<{ apiKey: string }>(
     target(`${base}/api/v1/teams`),
     { name: `bench-${randomUUID().slice(0, 8)}`, ownerName: 'Bench Owner', ownerEmail: `bench-${randomUUID()}@example.com` },
@@ -85,7 +84,7 @@ async function newTeam(client: HttpClient, base: string): Promise<{ key: string 
 }
 
 /** Create a Plus entry through the real multipart API; returns the entry as the API shows it. */
-async function postPlus(client: HttpClient, base: string, key: string, parts: Part[]): Promise<Json> {
+export async function postPlus(client: HttpClient, base: string, key: string, parts: Part[]): Promise<Json> {
   const { payload, headers } = multipart(parts);
   const r = await client.request(target(`${base}/api/v1/plus`), { method: 'POST', body: payload, headers: { ...headers, authorization: `Bearer ${key}` }, timeoutMs: 300_000 });
   if (r.status !== 200) throw new Error(`POST /api/v1/plus: ${r.status} ${r.body.slice(0, 500)}`);
@@ -143,6 +142,8 @@ export async function seedChunks(app: App, plusId: string, userId: number, sente
     order by s.word
     on conflict (plus_id, lexeme) do update set df = plus_terms.df + excluded.df`);
   await db.execute(sql`update plus_entries set chunk_count = chunk_count + ${CHUNKS} where id = ${plusId}::uuid`);
+  // a file's token_size is the sum of its chunks' (as ingestion stores it; retrieval's average chunk length)
+  await db.execute(sql`update plus_files f set token_size = (select coalesce(sum(c.token_size), 0) from plus_chunks c where c.file_id = f.id) where f.plus_id = ${plusId}::uuid`);
   // and, as it does, merge the GIN index's pending list (else every search scans it)
   await db.execute(sql`select gin_clean_pending_list('plus_chunks_search_idx'::regclass)`);
   return { seconds: (now() - started) / 1000, avgChars: chars / CHUNKS };
@@ -217,7 +218,7 @@ interface LatencyResult {
 
 async function latencyOnBackend(label: string, databaseUrl: string | null, sentences: string[], questions: string[]): Promise<LatencyResult> {
   const atrium = await startAtrium(databaseUrl);
-  const client = new HttpClient(1);
+  let client = new HttpClient(1);
   const notes: string[] = [];
   try {
     const app = atrium.built;
@@ -230,6 +231,9 @@ async function latencyOnBackend(label: string, databaseUrl: string | null, sente
     ]);
     const plusId = entry.id as string;
     const seeded = await seedChunks(app, plusId, caller.userId, sentences);
+    // a fresh keep-alive connection: the server has closed the idle one during the long seeding
+    client.close();
+    client = new HttpClient(1);
     const plusRepo = new PlusRepo();
     const viewer = { teamId: caller.teamId, userId: caller.userId, admin: isTeamAdmin(caller) };
     // PostgreSQL's autovacuum would analyze the new rows at some point; do it now so both
@@ -258,12 +262,14 @@ async function latencyOnBackend(label: string, databaseUrl: string | null, sente
       const found = (await db.execute(plusRepo.findWithTermsQuery(db, viewer, plusId, question))) as unknown as Rows<{ chunk_count: number; terms: unknown }>;
       const row = found.rows[0];
       if (!row) throw new Error('the entry is not visible');
-      const choice = chooseTerms(parseEntryTerms(row.terms), row.chunk_count);
+      const stats = parseEntryTerms(row.terms);
+      const choice = chooseTerms(stats.terms, row.chunk_count);
+      const avgLen = row.chunk_count > 0 ? stats.tokens / row.chunk_count : 0;
       const ids: number[] = [];
       let steps = 0;
       for (const step of choice?.steps ?? []) {
         if (ids.length >= CANDIDATES) break;
-        const res = (await db.execute(searchSql(scope, choice!, step, CANDIDATES - ids.length))) as unknown as Rows<{ id: number | string }>;
+        const res = (await db.execute(searchSql(scope, choice!, step, CANDIDATES - ids.length, avgLen))) as unknown as Rows<{ id: number | string }>;
         ids.push(...res.rows.map((r) => Number(r.id)));
         steps++;
       }
@@ -274,7 +280,7 @@ async function latencyOnBackend(label: string, databaseUrl: string | null, sente
     // The reference must find what the service finds: same chunks for the warm-up questions.
     for (const q of questions.slice(0, WARMUP_QUESTIONS)) {
       const a = (await raw(q)).ids.join(',');
-      const b = (await new RetrievalRepo().retrieve(db, scope, q, CANDIDATES)).chunks.map((c) => c.id).join(',');
+      const b = (await new RetrievalRepo().retrieve(db, scope, q, CANDIDATES)).chunks.map((c) => c.chunkId).join(',');
       if (a !== b) throw new Error(`the raw SQL reference and RetrievalRepo.retrieve disagree on ${JSON.stringify(q)}`);
     }
     const choices = new Map<string, { choice: TermChoice | null; steps: number; leading: boolean }>();
@@ -360,10 +366,11 @@ async function latencyOnBackend(label: string, databaseUrl: string | null, sente
     const medianIdx = times.sql.indexOf([...times.sql].sort((a, b) => a - b)[Math.floor(times.sql.length / 2)]!);
     const mq = questions[medianIdx]!;
     const m = choices.get(mq);
-    const mStats = (await db.execute(termStatsSql(scope, mq))) as unknown as Rows<{ lexeme: string; df: number; n: number }>;
+    const mStats = (await db.execute(termStatsSql(scope, { text: mq }))) as unknown as Rows<{ lexeme: string; df: number; n: number; tokens: number }>;
+    const mAvgLen = mStats.rows[0] && mStats.rows[0].n > 0 ? Number(mStats.rows[0].tokens) / mStats.rows[0].n : 0;
     const planLines: string[] = [];
     for (const [i, step] of (m?.choice?.steps.slice(0, m.steps) ?? []).entries()) {
-      const pr = (await db.execute(sql`explain (analyze, buffers) ${searchSql(scope, m!.choice!, step, CANDIDATES)}`)) as unknown as Rows<Record<string, string>>;
+      const pr = (await db.execute(sql`explain (analyze, buffers) ${searchSql(scope, m!.choice!, step, CANDIDATES, mAvgLen)}`)) as unknown as Rows<Record<string, string>>;
       planLines.push(`-- step ${i + 1} (${step.kind}), shown with limit ${CANDIDATES}: ${step.match}`, ...pr.rows.map((r) => String(Object.values(r)[0])));
     }
     const plan = [
@@ -373,150 +380,6 @@ async function latencyOnBackend(label: string, databaseUrl: string | null, sente
       ...planLines,
     ].join('\n');
     return { rows, notes, plan };
-  } finally {
-    client.close();
-    await atrium.close();
-  }
-}
-
-// ---------------------------------------------------------------------------------------
-// (b) recall@5
-// ---------------------------------------------------------------------------------------
-
-interface LabelledQuestion {
-  question: string;
-  expect: string;
-  document: string;
-}
-
-const norm = (s: string): string => s.replace(/\s+/g, ' ').trim().toLowerCase();
-
-function mimeOf(filename: string): string {
-  const ext = path.extname(filename).toLowerCase();
-  const map: Record<string, string> = {
-    '.txt': 'text/plain',
-    '.md': 'text/markdown',
-    '.html': 'text/html',
-    '.htm': 'text/html',
-    '.pdf': 'application/pdf',
-    '.docx': 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
-    '.csv': 'text/csv',
-    '.json': 'application/json',
-  };
-  return map[ext] ?? 'application/octet-stream';
-}
-
-/** Documents of the labelled set: every file under bench/retrieval-data/ (recursively) that a question names. */
-function findDocument(name: string): string | null {
-  const direct = path.join(DATA_DIR, name);
-  if (existsSync(direct) && statSync(direct).isFile()) return direct;
-  const stack = [DATA_DIR];
-  while (stack.length > 0) {
-    const dir = stack.pop()!;
-    for (const e of readdirSync(dir)) {
-      const p = path.join(dir, e);
-      const st = statSync(p);
-      if (st.isDirectory()) stack.push(p);
-      else if (e === path.basename(name)) return p;
-    }
-  }
-  return null;
-}
-
-/**
- * The labelled set: `questions.json` is either `{documents: [{file}], questions: [...]}` or a bare
- * array of questions; each question names its document as `document` or `file`.
- */
-function loadLabelled(): { questions: LabelledQuestion[]; files: Map<string, string> } | { error: string } {
-  const qPath = path.join(DATA_DIR, 'questions.json');
-  if (!existsSync(qPath)) return { error: `bench/retrieval-data/questions.json not found` };
-  const rawJson = JSON.parse(readFileSync(qPath, 'utf8')) as unknown;
-  const list = ((Array.isArray(rawJson) ? rawJson : (rawJson as Json).questions) ?? []) as Json[];
-  const questions: LabelledQuestion[] = [];
-  for (const q of list) {
-    const document = (q?.document ?? q?.file) as unknown;
-    if (typeof q?.question === 'string' && typeof q.expect === 'string' && typeof document === 'string') {
-      questions.push({ question: q.question, expect: q.expect, document });
-    }
-  }
-  if (questions.length === 0) return { error: 'questions.json holds no {question, expect, document|file} items' };
-  const declared = Array.isArray(rawJson) ? [] : (((rawJson as Json).documents ?? []) as Json[]).map((d) => d?.file).filter((f): f is string => typeof f === 'string');
-  const files = new Map<string, string>();
-  for (const name of [...declared, ...questions.map((q) => q.document)]) {
-    if (files.has(name)) continue;
-    const p = findDocument(name);
-    if (!p) return { error: `document ${name} named in questions.json is not in bench/retrieval-data/` };
-    files.set(name, p);
-  }
-  return { questions, files };
-}
-
-interface RecallResult {
-  rows: Row[];
-  misses: Row[];
-  notes: string[];
-}
-
-export async function recallAt5(): Promise<RecallResult> {
-  const labelled = loadLabelled();
-  if ('error' in labelled) return { rows: [], misses: [], notes: [`Recall@5 skipped: ${labelled.error}.`] };
-  const atrium = await startAtrium(null);
-  const client = new HttpClient(1);
-  try {
-    const { key } = await newTeam(client, atrium.url);
-    // One entry holding every document, ingested through the real multipart API.
-    const parts: Part[] = [{ name: 'title', value: 'Labelled retrieval set' }];
-    for (const [name, p] of labelled.files) parts.push({ name: 'files', filename: path.basename(name), contentType: mimeOf(name), data: readFileSync(p) });
-    const ingestStart = now();
-    const entry = await postPlus(client, atrium.url, key, parts);
-    const ingestS = (now() - ingestStart) / 1000;
-    const plusId = entry.id as string;
-    const files = entry.files as Array<{ id: string; filename: string; fileChunks: unknown[] }>;
-    const fileIdOf = new Map<string, string>();
-    for (const name of labelled.files.keys()) {
-      const f = files.find((x) => x.filename === path.basename(name));
-      if (f) fileIdOf.set(name, f.id);
-    }
-    const repo = new RetrievalRepo();
-    const db = atrium.built.database.db;
-    const scope = { plusIds: [plusId], fileIds: [] };
-    // The code under test: RetrievalRepo.retrieve as PlusService calls it (term statistics, term
-    // choice, search, the leading chunks when nothing matches); the first 5 are what a 5-chunk
-    // budget would use.
-    const top5 = async (question: string) => (await repo.retrieve(db, scope, question, TOP_K)).chunks;
-    let hit = 0;
-    let strictHit = 0;
-    const misses: Row[] = [];
-    const perDoc = new Map<string, { n: number; hit: number }>();
-    for (const q of labelled.questions) {
-      const chunks = await top5(q.question);
-      const want = norm(q.expect);
-      const fileId = fileIdOf.get(q.document);
-      const ok = chunks.some((c) => c.fileId === fileId && norm(c.text).includes(want));
-      if (chunks.some((c) => c.fileId === fileId && c.text.includes(q.expect))) strictHit++;
-      const d = perDoc.get(q.document) ?? { n: 0, hit: 0 };
-      d.n++;
-      if (ok) {
-        hit++;
-        d.hit++;
-      } else {
-        const rank = (await repo.retrieve(db, scope, q.question, CANDIDATES)).chunks.findIndex((c) => c.fileId === fileId && norm(c.text).includes(want));
-        misses.push({ question: q.question, expected: q.expect, document: q.document, 'rank in top 50': rank >= 0 ? rank + 1 : '—' });
-      }
-      perDoc.set(q.document, d);
-    }
-    const rows: Row[] = [...perDoc].map(([doc, d]) => ({
-      document: doc,
-      chunks: files.find((f) => f.id === fileIdOf.get(doc))?.fileChunks.length ?? 0,
-      questions: d.n,
-      'hits@5': d.hit,
-      'recall@5': round(d.hit / d.n, 3),
-    }));
-    rows.push({ document: '**all**', chunks: files.reduce((n, f) => n + f.fileChunks.length, 0), questions: labelled.questions.length, 'hits@5': hit, 'recall@5': round(hit / labelled.questions.length, 3) });
-    const notes = [
-      `Recall@5: ${hit}/${labelled.questions.length} = ${(hit / labelled.questions.length).toFixed(3)} (${labelled.files.size} documents ingested through POST /api/v1/plus in ${ingestS.toFixed(1)} s, PGlite on disk). With the data set's own stricter rule (exact, case-sensitive substring of the processed chunk text): ${strictHit}/${labelled.questions.length}.`,
-    ];
-    return { rows, misses, notes };
   } finally {
     client.close();
     await atrium.close();
@@ -559,11 +422,11 @@ export async function benchRetrieval(): Promise<Section> {
     }
   }
 
-  let recall: RecallResult;
+  let quality: QualityResult;
   try {
-    recall = await recallAt5();
+    quality = await retrievalQuality();
   } catch (err) {
-    recall = { rows: [], misses: [], notes: [`Recall@5 failed: ${(err as Error).stack ?? (err as Error).message}`] };
+    quality = { tables: [], notes: [`Quality failed: ${(err as Error).stack ?? (err as Error).message}`] };
   }
 
   const misses = latency
@@ -582,19 +445,18 @@ export async function benchRetrieval(): Promise<Section> {
   }
   const tables = [
     { title: `context-for-prompt over ${CHUNKS.toLocaleString('en')} chunks, ${QUESTIONS} questions, concurrency 1`, rows: latency },
-    ...(recall.rows.length > 0 ? [{ title: `Recall@${TOP_K} on bench/retrieval-data`, rows: recall.rows }] : []),
-    ...(recall.misses.length > 0 ? [{ title: 'Recall@5 misses', rows: recall.misses }] : []),
+    ...quality.tables,
   ];
   return {
-    name: 'Retrieval (context-for-prompt latency, recall@5)',
+    name: 'Retrieval (context-for-prompt latency, recall@5 and MRR@10)',
     method: [
       `(a) One Plus entry of ${FILES} files × ${CHUNKS / FILES} chunks, bulk-inserted into plus_files/plus_chunks (the tsvector column and GIN index maintained by the database as in production; the entry's plus_terms and chunk_count, and the GIN pending-list merge, written as PlusRepo.insertFiles writes them), Atrium in-process (buildApp + listen) on on-disk PGlite and on PostgreSQL.`,
       `${QUESTIONS} varied natural questions (20 hand-written, the rest built from content words of random corpus sentences), ${WARMUP_QUESTIONS} warm-up; for each question, in rotating order: the raw SQL that services.plus.contextForPrompt runs, via db.execute — the entry lookup with the question's lexemes and their document frequencies (PlusRepo.findWithTermsQuery), then the search steps of RetrievalRepo.retrieveWith (searchSql: the chosen lexemes' tsquery, the entry id, limit ${CANDIDATES}; leadingSql if nothing matches), built by the same functions with the same parameters, with the term choice (chooseTerms) in between; services.plus.contextForPrompt (those queries + packing into 2000 tokens); and POST /api/v1/plus/{id}/context-for-prompt over HTTP (keep-alive, client in the same process).`,
       `Targets: HTTP p50 ≤ ${TARGET_RATIO}× the raw SQL p50; HTTP p50 ≤ ${TARGET_P50_MS} ms on PGlite.`,
-      `(b) The documents of bench/retrieval-data/ ingested through POST /api/v1/plus (multipart) into one entry; for each labelled question the top ${TOP_K} chunks from RetrievalRepo.retrieve over that entry, as PlusService calls it; a hit when one of them is from the expected document and contains \`expect\` (whitespace collapsed, case-insensitive).`,
+      `(b) Quality on the labelled sets of bench/retrieval-data/ (bench/retrieval-quality.ts): each set's documents ingested through POST /api/v1/plus (multipart) into an entry of their own; for each question the top 10 chunks from RetrievalRepo.retrieve over that entry, as PlusService calls it (a follow-up with its previous question carried), from the ranking before issue 14 reproduced over the same chunks, and from MiniSearch (a plain BM25 library) indexing the same stored chunk texts; recall@${TOP_K} and MRR@10 split easy / hard (paraphrased) / follow-up.`,
     ].join(' '),
     tables,
-    notes: [...notes, ...recall.notes],
+    notes: [...notes, ...quality.notes],
     targets,
     details: plans.length > 0 ? `**EXPLAIN (ANALYZE, BUFFERS) of the search SQL for the median question (after its term-statistics query)**\n\n\`\`\`\n${plans.join('\n\n')}\n\`\`\`\n` : undefined,
     seconds: sw.elapsedMs() / 1000,

@@ -207,8 +207,14 @@ export interface StoredSource {
   fileId: string | null;
   filename: string | null;
   chunkId: number | null;
+  /** the final score (what ordered the chunks) */
   score: number;
   excerpt: string;
+  // retrieval (issue 14); absent on sources stored before it
+  /** 1-based final rank among the candidates */
+  rank?: number;
+  /** where the chunk stood in each ranked list (null: not found by that search, or it did not run) */
+  ranking?: { lexical: { score: number; rank: number } | null; vector: { score: number; rank: number } | null };
 }
 
 export const chatMessages = pgTable(
@@ -321,7 +327,13 @@ export const plusChunks = pgTable(
     fileData: text('file_data').notNull(),
     fileDataProcessed: text('file_data_processed').notNull(),
     tokenSize: integer('token_size').notNull(),
-    search: tsvector('search').generatedAlwaysAs(sql`to_tsvector('english', file_data_processed)`),
+    // retrieval (issue 14): the chunk's section headings (src/ingest/chunking/section-headings.ts),
+    // indexed with weight A after the text (weight D, positions unchanged) so that a search can
+    // match them and weigh them as a field of their own ('lexeme:A' in a tsquery)
+    heading: text('heading'),
+    search: tsvector('search').generatedAlwaysAs(
+      sql`to_tsvector('english', file_data_processed) || setweight(to_tsvector('english', coalesce(heading, '')), 'A')`,
+    ),
   },
   (t) => [
     index('plus_chunks_file_idx').on(t.fileId, t.idx),

@@ -39,6 +39,7 @@ import { normaliseText } from './normalise.js';
 import { countTokens } from './tokens.js';
 import { splitBlocks } from './chunking/blocks.js';
 import { BoundaryCounter, joinUnits } from './chunking/token-count.js';
+import { chunkHeading } from './chunking/section-headings.js';
 import { addParagraph, SEP_PARAGRAPH, SEP_SECTION, SEP_SENTENCE, Units } from './chunking/units.js';
 
 export interface ChunkOptions {
@@ -64,6 +65,8 @@ export interface Chunk {
   processed: string;
   /** Exact o200k_base token count of `processed`. */
   tokenSize: number;
+  /** The section headings that govern the chunk (chunking/section-headings.ts), or null. */
+  heading: string | null;
 }
 
 export const DEFAULT_MAX_TOKENS = 400;
@@ -199,7 +202,7 @@ export function chunkText(text: string, opts?: ChunkOptions): Chunk[] {
     }
     const raw = text.slice(start[from]!, uEnd[end - 1]!);
 
-    chunks.push({ index: chunks.length, text: raw, processed, tokenSize: exact });
+    chunks.push({ index: chunks.length, text: raw, processed, tokenSize: exact, heading: chunkHeading(units, from, end) });
     prevFirst = first;
     prevEnd = end;
     pos = end;

@@ -29,6 +29,19 @@ export interface TermStat {
   lexeme: string;
   /** chunks in scope containing the lexeme */
   df: number;
+  /** the lexeme's first position in the question (phrase and proximity boosts); absent: unknown */
+  pos?: number;
+  /** carried from the previous question of a thread (a follow-up), not in this one */
+  carried?: boolean;
+}
+
+/** Two of the question's lexemes next to each other in it, `distance` positions apart (stop words count). */
+export interface TermPair {
+  a: string;
+  b: string;
+  distance: number;
+  /** the smaller idf of the two: what finding them together adds */
+  idf: number;
 }
 
 export interface Step {
@@ -41,8 +54,12 @@ export interface Step {
 export interface TermChoice {
   /** the lexemes that rank the candidates, rarest first */
   rank: string[];
-  /** their inverse document frequencies, ln(1 + n/df) */
+  /** their weights: BM25's inverse document frequency ln(1 + (n − df + 0.5)/(df + 0.5)), times CARRY_WEIGHT for a carried lexeme */
   idf: number[];
+  /** which of them were carried from the previous question (follow-ups) */
+  carried: boolean[];
+  /** neighbouring lexemes of the question (not carried ones), for the phrase and proximity boosts */
+  pairs: TermPair[];
   /** candidate sets, tried in order while fewer chunks than wanted have been found */
   steps: Step[];
 }
@@ -58,6 +75,14 @@ export interface TermOptions {
   commonShare: number;
   commonFloor: number;
 }
+
+/** A follow-up's carried lexemes weigh this much of their idf: the new question's own words lead. */
+export const CARRY_WEIGHT = 0.5;
+/** At most this many lexemes are carried from the previous question (its rarest ones). */
+export const MAX_CARRIED = 4;
+
+/** BM25's inverse document frequency (never negative: a lexeme in every chunk still counts a little). */
+export const bm25Idf = (n: number, df: number): number => Math.log(1 + (Math.max(n, df) - df + 0.5) / (df + 0.5));
 
 export const TERM_OPTIONS: Readonly<TermOptions> = Object.freeze({
   maxTerms: 8,
@@ -80,12 +105,26 @@ export const quoteLexeme = (lexeme: string): string => `'${lexeme.replace(/\\/g,
 
 /** Which lexemes to search for and how, or null when none occurs in scope. */
 export function chooseTerms(stats: readonly TermStat[], n: number, opts: Readonly<TermOptions> = TERM_OPTIONS): TermChoice | null {
-  const used = presentTerms(stats).slice(0, opts.maxTerms);
+  // the question's own lexemes first; a follow-up's carried ones fill what room is left
+  const own = presentTerms(stats.filter((t) => !t.carried)).slice(0, opts.maxTerms);
+  const ownSet = new Set(own.map((t) => t.lexeme));
+  const carried = presentTerms(stats.filter((t) => t.carried && !ownSet.has(t.lexeme))).slice(0, Math.min(MAX_CARRIED, opts.maxTerms - own.length));
+  const carriedSet = new Set(carried.map((t) => t.lexeme));
+  const used = [...own, ...carried].sort(byDf);
   if (used.length === 0) return null;
   const rank = used.map((t) => t.lexeme);
-  const idf = used.map((t) => Math.log(1 + Math.max(n, t.df) / t.df));
+  const idf = used.map((t) => bm25Idf(n, t.df) * (carriedSet.has(t.lexeme) ? CARRY_WEIGHT : 1));
+  const idfOf = new Map(rank.map((l, i) => [l, idf[i]!]));
+  const inOrder = own.filter((t) => t.pos !== undefined).sort((a, b) => a.pos! - b.pos!);
+  const pairs: TermPair[] = [];
+  for (let i = 1; i < inOrder.length; i++) {
+    const a = inOrder[i - 1]!;
+    const b = inOrder[i]!;
+    pairs.push({ a: a.lexeme, b: b.lexeme, distance: b.pos! - a.pos!, idf: Math.min(idfOf.get(a.lexeme)!, idfOf.get(b.lexeme)!) });
+  }
+  const base = { rank, idf, carried: rank.map((l) => carriedSet.has(l)), pairs };
   const common = Math.max(opts.commonShare * n, opts.commonFloor);
-  if (used[0]!.df > common) return { rank, idf, steps: [{ kind: 'all', match: rank.map(quoteLexeme).join(' & ') }] };
+  if (used[0]!.df > common) return { ...base, steps: [{ kind: 'all', match: own.map((t) => quoteLexeme(t.lexeme)).join(' & ') || rank.map(quoteLexeme).join(' & ') }] };
   let k = 0;
   for (let sum = 0; k < used.length && sum + used[k]!.df <= opts.budget; k++) sum += used[k]!.df;
   const single = used.slice(0, k).map((t) => quoteLexeme(t.lexeme));
@@ -118,7 +157,7 @@ export function chooseTerms(stats: readonly TermStat[], n: number, opts: Readonl
     steps.push({ kind: set.kind, match: before ? `( ${match} ) & !( ${before} )` : match });
     before = match;
   }
-  return { rank, idf, steps };
+  return { ...base, steps };
 }
 
 /** The tsquery literal ts_rank ranks the candidates with: the OR of every chosen lexeme. */

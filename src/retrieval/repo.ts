@@ -1,21 +1,47 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../db/client.js';
-import { chooseTerms, quoteLexeme, rankQuery, TERM_OPTIONS, type Step, type TermChoice, type TermOptions, type TermStat } from './query.js';
+import { chooseTerms, quoteLexeme, TERM_OPTIONS, type Step, type TermChoice, type TermOptions, type TermPair, type TermStat } from './query.js';
 
+/** A chunk's place in one ranked list: its score there and its 1-based rank. */
+export interface RankIn {
+  score: number;
+  rank: number;
+}
+
+/** Where a chunk's final place comes from: each ranked list it was found in (null: not searched, or not found there). */
+export interface Ranking {
+  lexical: RankIn | null;
+  vector: RankIn | null;
+}
+
+/**
+ * A candidate chunk of a search, with what packing needs. `score` and `rank` are its final ones
+ * (what orders the list); `ranking` says which ranked lists placed it where.
+ */
 export interface ScoredChunk {
-  id: number;
+  chunkId: number;
   fileId: string;
   /** the file's name, for the header packing puts above the chunk */
   filename: string;
   plusId: string;
+  /** its section headings (plus_chunks.heading) */
+  heading: string | null;
   text: string;
   tokenSize: number;
   score: number;
+  rank: number;
+  ranking: Ranking;
 }
 
 export interface ChunkScope {
   plusIds: string[];
   fileIds: string[];
+}
+
+/** What is searched for: the question, and for a follow-up in a thread the previous question (its key terms are carried). */
+export interface Question {
+  text: string;
+  carry?: string | null;
 }
 
 /** Questions are cut to this many characters before their lexemes are taken (a pasted document stays cheap). */
@@ -43,61 +69,141 @@ function statsEntriesSql(s: ChunkScope, col: SQL): SQL {
   return sql`(${sql.join(parts, sql` or `)})`;
 }
 
+/** The question's lexemes with their first position in it, and a follow-up's carried ones (position null). */
+function questionLexemesSql(question: Question): SQL {
+  const own = sql`select u.lexeme, u.positions[1]::int as pos, false as carried from unnest(to_tsvector('english', ${question.text.slice(0, MAX_QUESTION_CHARS)})) u`;
+  if (!question.carry) return own;
+  return sql`
+    select lexeme, min(pos) as pos, bool_and(carried) as carried from (
+      ${own}
+      union all
+      select u.lexeme, null, true from unnest(to_tsvector('english', ${question.carry.slice(0, MAX_QUESTION_CHARS)})) u
+    ) q group by lexeme`;
+}
+
 /**
  * One round trip: those of the question's lexemes (English stemming, stop words removed) that
- * occur in the scope's entries, with their document frequency summed over them, and the scope's
- * chunk count on every row. A question with no such lexeme gives no row.
+ * occur in the scope's entries, with their document frequency summed over them, their position in
+ * the question and whether they were carried from a previous one; and on every row the scope's
+ * chunk count and token count (BM25's N and average chunk length). A question with no such lexeme
+ * gives no row.
  */
-export function termStatsSql(scope: ChunkScope, question: string): SQL {
+export function termStatsSql(scope: ChunkScope, question: Question): SQL {
   return sql`
-    select t.lexeme, sum(t.df)::int as df,
-           (select coalesce(sum(e.chunk_count), 0) from plus_entries e where ${statsEntriesSql(scope, sql`e.id`)})::int as n
+    select t.lexeme, sum(t.df)::int as df, min(q.pos) as pos, bool_and(q.carried) as carried,
+           (select coalesce(sum(e.chunk_count), 0) from plus_entries e where ${statsEntriesSql(scope, sql`e.id`)})::int as n,
+           (select coalesce(sum(f.token_size), 0) from plus_files f where ${statsEntriesSql(scope, sql`f.plus_id`)})::float8 as tokens
     from plus_terms t
+    join (${questionLexemesSql(question)}) q on q.lexeme = t.lexeme
     where ${statsEntriesSql(scope, sql`t.plus_id`)}
-      and t.lexeme = any(tsvector_to_array(to_tsvector('english', ${question.slice(0, MAX_QUESTION_CHARS)})))
     group by t.lexeme`;
 }
 
 /**
  * For ONE entry (`entryId`, e.g. a column of an outer query): the question's lexemes that occur
- * in it with their df, as a JSON array of [lexeme, df] — a scalar subquery, so that the entry's
- * lookup and its term statistics take one round trip (PlusRepo.findWithTerms).
+ * in it as [lexeme, df, position in the question], and the entry's token count — a scalar
+ * subquery, so that the entry's lookup and its term statistics take one round trip
+ * (PlusRepo.findWithTerms).
  */
 export function entryTermsSql(entryId: SQL, question: string): SQL {
-  return sql`(
-    select coalesce(json_agg(json_build_array(t.lexeme, t.df)), '[]'::json)
-    from plus_terms t
-    where t.plus_id = ${entryId}
-      and t.lexeme = any(tsvector_to_array(to_tsvector('english', ${question.slice(0, MAX_QUESTION_CHARS)}))))`;
+  return sql`json_build_object(
+    'terms', (
+      select coalesce(json_agg(json_build_array(t.lexeme, t.df, q.pos)), '[]'::json)
+      from plus_terms t
+      join (${questionLexemesSql({ text: question })}) q on q.lexeme = t.lexeme
+      where t.plus_id = ${entryId}),
+    'tokens', (select coalesce(sum(f.token_size), 0) from plus_files f where f.plus_id = ${entryId}))`;
 }
 
 /** The value of entryTermsSql. */
-export function parseEntryTerms(v: unknown): TermStat[] {
-  const list = (typeof v === 'string' ? JSON.parse(v) : v) as Array<[string, number]> | null;
-  return (list ?? []).map(([lexeme, df]) => ({ lexeme, df: Number(df) }));
+export function parseEntryTerms(v: unknown): { terms: TermStat[]; tokens: number } {
+  const o = (typeof v === 'string' ? JSON.parse(v) : v) as { terms: Array<[string, number, number | null]> | null; tokens: number | string | null } | null;
+  return {
+    terms: (o?.terms ?? []).map(([lexeme, df, pos]) => (pos === null || pos === undefined ? { lexeme, df: Number(df) } : { lexeme, df: Number(df), pos: Number(pos) })),
+    tokens: Number(o?.tokens ?? 0),
+  };
+}
+
+/** BM25's term-frequency saturation and chunk-length normalisation (the usual values). */
+export const BM25 = Object.freeze({ k1: 1.2, b: 0.75 });
+/**
+ * Boosts, in units of a lexeme's idf: found in the chunk's section headings (a field of its own,
+ * weight A of plus_chunks.search); two neighbouring lexemes of the question found as the same
+ * phrase (same distance apart) or near each other (either order, at most NEAR positions apart).
+ */
+export const BOOSTS = Object.freeze({ heading: 0.6, phrase: 0.5, near: 0.25 });
+const NEAR = 3;
+/** Scores this close count as a tie (decided by diversity, then density, never by document order alone). */
+const TIE_DECIMALS = 9;
+
+/**
+ * A lexeme's occurrences in a chunk's text (weight D of plus_chunks.search; its headings, weight A,
+ * not counted), read in C without unnesting the vector: for ONE lexeme, with weight 1 for D
+ * positions and 0 for the others, PostgreSQL's ts_rank (normalisation 0) is
+ * Σ_{j=1..tf} 1/j² ÷ π²/6 — 1 − that is about 6/(π²(tf + ½)), so tf is recovered exactly by
+ * rounding 6/(π²(1 − rank)) − ½ (0 when the lexeme is only in the headings). The ranking tests
+ * check it on both databases.
+ */
+export function bodyTf(vector: SQL, quotedLexeme: string): SQL {
+  return sql`round(1 / (1.6449340668482264 * (1 - ts_rank('{1,0,0,0}'::float4[], ${vector}, cast(${quotedLexeme} as tsquery), 0)::float8)) - 0.5)`;
+}
+
+/** tsquery literals: a pair as found in the question, and near each other in either order. */
+function pairQueries(p: TermPair): { phrase: string; near: string } {
+  const a = quoteLexeme(p.a);
+  const b = quoteLexeme(p.b);
+  const near: string[] = [];
+  for (let k = 1; k <= NEAR; k++) near.push(`${a} <${k}> ${b}`, `${b} <${k}> ${a}`);
+  return { phrase: `${a} <${Math.max(1, p.distance)}> ${b}`, near: near.join(' | ') };
 }
 
 /**
- * The best chunks in scope of one step of a term choice, best first: the candidates are the
- * chunks matching the step's tsquery (GIN index). Their score: the sum of the idf of the ranking
- * lexemes they hold, times 1 + ts_rank over the OR of those lexemes (which adds how often and how
- * densely they occur).
+ * The best chunks in scope of one step of a term choice, best first. The candidates are the
+ * chunks matching the step's tsquery (GIN index); each is scored, in SQL, with BM25 over its text
+ * — for each ranking lexeme it holds, idf × tf(k1 + 1) / (tf + k1(1 − b + b·len/avglen)), tf its
+ * occurrences in the text (weight D of the tsvector), len the chunk's tokens — plus the boosts
+ * (BOOSTS): the lexeme in the chunk's headings (weight A), neighbouring lexemes of the question as
+ * a phrase or near each other. Equal scores are ordered by how many better chunks of the same file
+ * come first (diversity: another file's best before a file's second), then the shorter chunk, and
+ * only then the chunk id.
  */
-export function searchSql(scope: ChunkScope, choice: TermChoice, step: Step, limit: number): SQL {
-  const idf = choice.rank.map((l, i) => sql`case when c.search @@ cast(${quoteLexeme(l)} as tsquery) then ${choice.idf[i]}::float8 else 0 end`);
+export function searchSql(scope: ChunkScope, choice: TermChoice, step: Step, limit: number, avgLen: number): SQL {
+  const { k1, b } = BM25;
+  // len/avglen; without a known average (no token counts) no length normalisation
+  const norm = avgLen > 0 ? sql`(${k1}::float8 * (1 - ${b}::float8 + ${b}::float8 * m.token_size / ${avgLen}::float8))` : sql`${k1}::float8`;
+  const pairs = choice.pairs.map((p) => {
+    const q = pairQueries(p);
+    return sql` + ${p.idf}::float8 * (case when m.search @@ cast(${q.phrase} as tsquery) then ${BOOSTS.phrase}::float8 when m.search @@ cast(${q.near} as tsquery) then ${BOOSTS.near}::float8 else 0 end)`;
+  });
+  // Per ranking lexeme: tf, its occurrences in the text (bodyTf), and whether the headings hold it.
+  const terms = choice.rank.map((l, i) => {
+    const q = quoteLexeme(l);
+    const tf = bodyTf(sql`m.search`, q);
+    return sql`${choice.idf[i]}::float8 * (${tf} * ${k1 + 1}::float8 / (${tf} + ${norm}) + case when m.search @@ cast(${`${q}:A`} as tsquery) then ${BOOSTS.heading}::float8 else 0 end)`;
+  });
   return sql`
-    select c.id, c.file_id, c.plus_id, c.file_data_processed as text, c.token_size,
-           (${sql.join(idf, sql` + `)}) * (1 + ts_rank(c.search, cast(${rankQuery(choice)} as tsquery), 1)) as score
-    from plus_chunks c
-    where c.search @@ cast(${step.match} as tsquery) and ${scopeSql(scope)}
-    order by score desc, c.id
-    limit ${limit}`;
+    with m as (
+      select c.id, c.file_id, c.plus_id, c.token_size, c.search
+      from plus_chunks c
+      where c.search @@ cast(${step.match} as tsquery) and ${scopeSql(scope)}
+    ), s as (
+      select m.id, m.file_id, m.plus_id, m.token_size,
+             ${sql.join(terms, sql` + `)}${sql.join(pairs, sql``)} as score
+      from m
+    ), r as (
+      select s.*, row_number() over (partition by s.file_id order by s.score desc, s.token_size, s.id) as in_file
+      from s
+    )
+    select r.id, r.file_id, r.plus_id, c.file_data_processed as text, r.token_size, c.heading, r.score
+    from (select * from r order by round(r.score::numeric, ${TIE_DECIMALS}) desc, r.in_file, r.token_size, r.id limit ${limit}) r
+    join plus_chunks c on c.id = r.id
+    order by round(r.score::numeric, ${TIE_DECIMALS}) desc, r.in_file, r.token_size, r.id`;
 }
 
 /** The documents' opening chunks. */
 export function leadingSql(scope: ChunkScope, limit: number): SQL {
   return sql`
-    select c.id, c.file_id, c.plus_id, c.file_data_processed as text, c.token_size, 0 as score
+    select c.id, c.file_id, c.plus_id, c.file_data_processed as text, c.token_size, c.heading, 0 as score
     from plus_chunks c
     where ${scopeSql(scope)}
     order by c.idx, c.id
@@ -133,15 +239,18 @@ export class FilenameCache {
   }
 }
 
-type Row = { id: number | string; file_id: string; plus_id: string; text: string; token_size: number; score: number | string };
+type Row = { id: number | string; file_id: string; plus_id: string; text: string; token_size: number; heading: string | null; score: number | string };
 
 export interface TermStats {
   /** chunks of the entries in scope */
   n: number;
+  /** tokens of those chunks (0: unknown — no length normalisation) */
+  tokens?: number;
   terms: TermStat[];
 }
 
 export interface Retrieved {
+  /** best first; score and rank are the lexical ones (the only list, until vectors are fused in) */
   chunks: ScoredChunk[];
   /** the terms searched for (null: the question has no word that occurs in scope) */
   choice: TermChoice | null;
@@ -151,22 +260,28 @@ export interface Retrieved {
   leading: boolean;
 }
 
-/** Full-text search over chunk text: IDF-style term choice (query.ts), GIN index, ts_rank. */
+/** Full-text search over chunk text and headings: IDF-style term choice (query.ts), GIN index, BM25 in SQL. */
 export class RetrievalRepo {
   readonly filenames = new FilenameCache();
 
   constructor(private readonly termOptions: Readonly<TermOptions> = TERM_OPTIONS) {}
 
-  async termStats(db: Executor, scope: ChunkScope, question: string): Promise<TermStats> {
+  async termStats(db: Executor, scope: ChunkScope, question: Question): Promise<TermStats> {
     if (isEmpty(scope)) return { n: 0, terms: [] };
-    const res = (await db.execute(termStatsSql(scope, question))) as unknown as { rows: Array<{ lexeme: string; df: number; n: number }> };
-    return { n: res.rows[0]?.n ?? 0, terms: res.rows.map((r) => ({ lexeme: r.lexeme, df: r.df })) };
+    const res = (await db.execute(termStatsSql(scope, question))) as unknown as {
+      rows: Array<{ lexeme: string; df: number; pos: number | null; carried: boolean; n: number; tokens: number | string }>;
+    };
+    return {
+      n: res.rows[0]?.n ?? 0,
+      tokens: Number(res.rows[0]?.tokens ?? 0),
+      terms: res.rows.map((r) => ({ lexeme: r.lexeme, df: r.df, ...(r.pos === null ? {} : { pos: Number(r.pos) }), ...(r.carried ? { carried: true } : {}) })),
+    };
   }
 
   /** The best-matching chunks in scope of one step of a term choice (query.ts), best first. */
-  async search(db: Executor, scope: ChunkScope, choice: TermChoice, step: Step, limit: number): Promise<ScoredChunk[]> {
+  async search(db: Executor, scope: ChunkScope, choice: TermChoice, step: Step, limit: number, avgLen = 0): Promise<ScoredChunk[]> {
     if (isEmpty(scope)) return [];
-    return this.toChunks(db, (await db.execute(searchSql(scope, choice, step, limit))) as unknown as { rows: Row[] });
+    return this.toChunks(db, (await db.execute(searchSql(scope, choice, step, limit, avgLen))) as unknown as { rows: Row[] });
   }
 
   /** When nothing matches (a question of stop words, "summarise this"), the documents' opening chunks. */
@@ -182,38 +297,57 @@ export class RetrievalRepo {
       for (const f of found.rows) this.filenames.set(f.id, f.filename);
     }
     return res.rows.map((r) => ({
-      id: Number(r.id),
+      chunkId: Number(r.id),
       fileId: r.file_id,
       filename: this.filenames.get(r.file_id) ?? 'file',
       plusId: r.plus_id,
+      heading: r.heading ?? null,
       text: r.text,
       tokenSize: r.token_size,
       score: Number(r.score),
+      rank: 0,
+      ranking: { lexical: null, vector: null },
     }));
   }
 
   /**
    * The chunks for a question: its lexemes' statistics (one query), the terms chosen from them
-   * (chooseTerms), then one query per step of the choice until `limit` chunks are found (usually
-   * the first); the opening chunks when the question has no word in scope or nothing matches.
+   * (chooseTerms), then lexicalSearch.
    */
-  async retrieve(db: Executor, scope: ChunkScope, question: string, limit: number): Promise<Retrieved> {
+  async retrieve(db: Executor, scope: ChunkScope, question: string | Question, limit: number): Promise<Retrieved> {
     if (isEmpty(scope)) return { chunks: [], choice: null, steps: 0, leading: false };
-    return this.retrieveWith(db, scope, await this.termStats(db, scope, question), limit);
+    return this.lexicalSearch(db, scope, await this.termStats(db, scope, typeof question === 'string' ? { text: question } : question), limit);
   }
 
   /** `retrieve` once the question's term statistics are known (e.g. from PlusRepo.findWithTerms). */
   async retrieveWith(db: Executor, scope: ChunkScope, stats: TermStats, limit: number): Promise<Retrieved> {
+    return this.lexicalSearch(db, scope, stats, limit);
+  }
+
+  /**
+   * THE lexical ranked list (what a fusion with other ranked lists takes its top K from): the
+   * terms chosen from the statistics, one search query per step of the choice until `limit`
+   * chunks are found (usually the first), best first, each with `rank` (1-based) and
+   * `ranking.lexical` set; the opening chunks (score 0) when the question has no word in scope
+   * or nothing matches.
+   */
+  async lexicalSearch(db: Executor, scope: ChunkScope, stats: TermStats, limit: number): Promise<Retrieved> {
     if (isEmpty(scope)) return { chunks: [], choice: null, steps: 0, leading: false };
     const choice = chooseTerms(stats.terms, stats.n, this.termOptions);
+    const avgLen = stats.n > 0 && stats.tokens ? stats.tokens / stats.n : 0;
     const chunks: ScoredChunk[] = [];
     let steps = 0;
     for (const step of choice?.steps ?? []) {
       if (chunks.length >= limit) break;
-      chunks.push(...(await this.search(db, scope, choice!, step, limit - chunks.length)));
+      chunks.push(...(await this.search(db, scope, choice!, step, limit - chunks.length, avgLen)));
       steps++;
     }
-    if (chunks.length > 0) return { chunks, choice, steps, leading: false };
-    return { chunks: await this.leading(db, scope, limit), choice, steps, leading: true };
+    const leading = chunks.length === 0;
+    const list = leading ? await this.leading(db, scope, limit) : chunks;
+    list.forEach((c, i) => {
+      c.rank = i + 1;
+      c.ranking = { lexical: { score: c.score, rank: i + 1 }, vector: null };
+    });
+    return { chunks: list, choice, steps, leading };
   }
 }

@@ -27,8 +27,8 @@ describe('chooseTerms', () => {
 
   it('weighs lexemes by inverse document frequency', () => {
     const c = chooseTerms([t('rare', 2), t('common', 50)], 100)!;
-    expect(c.idf[0]).toBeCloseTo(Math.log(1 + 100 / 2));
-    expect(c.idf[1]).toBeCloseTo(Math.log(1 + 100 / 50));
+    expect(c.idf[0]).toBeCloseTo(Math.log(1 + (100 - 2 + 0.5) / (2 + 0.5)));
+    expect(c.idf[1]).toBeCloseTo(Math.log(1 + (100 - 50 + 0.5) / (50 + 0.5)));
     expect(c.idf[0]).toBeGreaterThan(c.idf[1]!);
   });
 

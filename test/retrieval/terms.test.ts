@@ -169,7 +169,7 @@ describe('retrieval', () => {
     expect(all.choice!.steps.map((s) => s.kind)).toEqual(['rare or rarest pair', 'any pair', 'any pair', 'rarest']);
     expect(all.leading).toBe(false);
     expect(all.steps).toBe(4);
-    const ids = all.chunks.map((c) => c.id);
+    const ids = all.chunks.map((c) => c.chunkId);
     expect(new Set(ids).size).toBe(ids.length);
     // delta & gamma: none; any two of delta, gamma, alpha: c1 (alpha, gamma — and beta) before c3 (alpha, delta)
     expect(ids.slice(0, 2)).toEqual([c1, c3]);
@@ -179,7 +179,7 @@ describe('retrieval', () => {
     // enough after the second step: the later ones do not run
     const two = await retrieval.retrieve(db(), scope, 'Alpha, beta, gamma and delta?', 2);
     expect(two.steps).toBe(2);
-    expect(two.chunks.map((c) => c.id)).toEqual([c1, c3]);
+    expect(two.chunks.map((c) => c.chunkId)).toEqual([c1, c3]);
   });
 
   it('falls back to the opening chunks when no word of the question is in scope', async () => {
@@ -187,19 +187,19 @@ describe('retrieval', () => {
     const r = await new RetrievalRepo().retrieve(db(), { plusIds: [e.plusId], fileIds: [] }, 'What about the xylophone?', 50);
     expect(r.choice).toBeNull();
     expect(r.leading).toBe(true);
-    expect(r.chunks.map((c) => c.id)).toEqual(e.chunkIds);
+    expect(r.chunks.map((c) => c.chunkId)).toEqual(e.chunkIds);
   });
 
   it("a scope of files (a thread's) uses their entries' statistics and searches only those files", async () => {
     const e = await entryWithChunks(['shared zebra words', 'zebra again', 'other']);
     const other = await entryWithChunks(['zebra elsewhere']);
     const retrieval = new RetrievalRepo();
-    const stats = await retrieval.termStats(db(), { plusIds: [], fileIds: [e.fileId] }, 'zebra?');
-    expect(stats).toEqual({ n: 3, terms: [{ lexeme: 'zebra', df: 2 }] });
-    const both = await retrieval.termStats(db(), { plusIds: [other.plusId], fileIds: [e.fileId] }, 'zebra?');
-    expect(both).toEqual({ n: 4, terms: [{ lexeme: 'zebra', df: 3 }] });
+    const stats = await retrieval.termStats(db(), { plusIds: [], fileIds: [e.fileId] }, { text: 'zebra?' });
+    expect(stats).toEqual({ n: 3, tokens: 3, terms: [{ lexeme: 'zebra', df: 2, pos: 1 }] });
+    const both = await retrieval.termStats(db(), { plusIds: [other.plusId], fileIds: [e.fileId] }, { text: 'zebra?' });
+    expect(both).toEqual({ n: 4, tokens: 4, terms: [{ lexeme: 'zebra', df: 3, pos: 1 }] });
     const r = await retrieval.retrieve(db(), { plusIds: [], fileIds: [e.fileId] }, 'zebra?', 50);
-    expect(r.chunks.map((c) => c.id).sort()).toEqual(e.chunkIds.slice(0, 2).sort());
+    expect(r.chunks.map((c) => c.chunkId).sort()).toEqual(e.chunkIds.slice(0, 2).sort());
   });
 
   it('lexemes with quotes and backslashes reach the index as they are', async () => {

@@ -101,6 +101,17 @@ export class ChatRepo {
     return rows.length;
   }
 
+  /** The thread's latest question (retrieval carries its key terms into a follow-up); null when it has none. */
+  async lastQuestion(db: Executor, threadId: string): Promise<string | null> {
+    const [row] = await db
+      .select({ content: chatMessages.content })
+      .from(chatMessages)
+      .where(and(eq(chatMessages.threadId, threadId), eq(chatMessages.role, 'user')))
+      .orderBy(desc(chatMessages.seq))
+      .limit(1);
+    return row?.content ?? null;
+  }
+
   async messages(db: Executor, threadId: string): Promise<MessageRow[]> {
     return db.select().from(chatMessages).where(eq(chatMessages.threadId, threadId)).orderBy(asc(chatMessages.seq));
   }

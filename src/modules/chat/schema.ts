@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox';
+import { RankingSchema } from '../plus/schema.js';
 import { DateTime, GenerationParamFields, Nullable, Uuid } from '../../http/schemas.js';
 
 const Role = Type.Union([Type.Literal('system'), Type.Literal('user'), Type.Literal('assistant')]);
@@ -28,8 +29,10 @@ export const SourceSchema = Type.Object({
   fileId: Nullable(Uuid),
   filename: Nullable(Type.String()),
   chunkId: Nullable(Type.Integer()),
-  score: Type.Number(),
+  score: Type.Number({ description: 'final score (what ordered the chunks)' }),
   excerpt: Type.String(),
+  rank: Type.Optional(Type.Integer({ minimum: 1, description: '1-based final rank among the candidate chunks (absent on answers stored before ranks were recorded)' })),
+  ranking: Type.Optional(RankingSchema),
 });
 
 export const ChatAnswer = Type.Object(

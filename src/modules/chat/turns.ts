@@ -99,7 +99,8 @@ export class TurnService {
     // 1. Check and resolve everything; nothing is stored yet.
     const plan = await this.plan(caller, workspaceId, req);
     // 2. Context from the entries the request names: an invisible one is a 404, still before storing.
-    let context = plan.plusIds.length > 0 ? await this.retrieve(caller, plan) : NO_CONTEXT;
+    //    A follow-up is searched with the thread's previous question's key terms carried (docs/API.md, Follow-ups).
+    let context = plan.plusIds.length > 0 ? await this.retrieve(caller, plan, await this.previousQuestion(plan)) : NO_CONTEXT;
     // 2b. What the call may cost, to reserve against the caller's budgets (null: none applies).
     const reservation = await this.usage.reservationFor(caller, costOf(plan, context.text));
     // 3. Store the user's turn and pending log; the same statement checks the thread and reads its
@@ -111,7 +112,7 @@ export class TurnService {
     let finished = false;
     try {
       // 4. A thread with files searches them (known only from the write above).
-      if (plan.plusIds.length === 0 && stored.threadHasFiles) context = await this.retrieve(caller, plan);
+      if (plan.plusIds.length === 0 && stored.threadHasFiles) context = await this.retrieve(caller, plan, previousFrom(plan, stored.history));
       // 5. The prompt: system text, history fitted to the window (in the provider's own token count,
       //    calibrated on the thread's previous answer by this model), the new turn(s).
       const input: AssemblyInput = {
@@ -236,12 +237,20 @@ export class TurnService {
     };
   }
 
-  private retrieve(caller: Principal, plan: Plan) {
+  /** The question before this one: an earlier user turn of the request, else the thread's latest (one indexed read). */
+  private async previousQuestion(plan: Plan): Promise<string | null> {
+    const inRequest = previousFrom(plan, []);
+    if (inRequest !== null || !plan.historyScope) return inRequest;
+    return this.repo.lastQuestion(this.db, plan.threadId);
+  }
+
+  private retrieve(caller: Principal, plan: Plan, carry: string | null) {
     const window = plan.model.contextWindow ?? DEFAULT_WINDOW;
     return this.context.contextForTurn(caller, plan.workspace, {
       plusIds: plan.plusIds,
       threadId: plan.historyScope ? plan.threadId : null,
       query: plan.newTurns.at(-1)!.content,
+      carry,
       budgetTokens: Math.max(256, Math.floor(window * CONTEXT_SHARE)),
     });
   }
@@ -399,4 +408,11 @@ function endEvent(o: Outcome, usage: Usage, created: Date, kept: boolean): TurnE
   }
   if (!kept) return { type: 'error', kind: 'conflict', code: 'thread_deleted', detail: THREAD_DELETED.replace(/^thread_deleted: t/, 'T') };
   return { type: 'done', finishReason: o.finishReason, usage, created: created.toISOString() };
+}
+
+/** The user turn before the request's last one: in the request itself, else the newest in the thread's history. */
+function previousFrom(plan: Plan, historyNewestFirst: ReadonlyArray<{ role: string; content: string }>): string | null {
+  const earlier = plan.newTurns.slice(0, -1).filter((m) => m.role === 'user');
+  if (earlier.length > 0) return earlier.at(-1)!.content;
+  return historyNewestFirst.find((m) => m.role === 'user')?.content ?? null;
 }

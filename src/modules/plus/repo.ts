@@ -39,7 +39,7 @@ export interface NewFile {
   tokenSize: number;
   summary: string | null;
   created: Date;
-  chunks: Array<{ idx: number; fileData: string; fileDataProcessed: string; tokenSize: number }>;
+  chunks: Array<{ idx: number; fileData: string; fileDataProcessed: string; tokenSize: number; heading?: string | null }>;
 }
 
 const CHUNK_INSERT_BATCH = 500;
@@ -92,9 +92,9 @@ export class PlusRepo {
    * `find`, and in the same round trip the question's lexemes that occur in the entry with their
    * document frequency (retrieval's term statistics; the entry's chunk_count is their N).
    */
-  async findWithTerms(db: Executor, v: Viewer, id: string, question: string): Promise<{ entry: PlusRow; terms: TermStat[] } | undefined> {
+  async findWithTerms(db: Executor, v: Viewer, id: string, question: string): Promise<{ entry: PlusRow; terms: TermStat[]; tokens: number } | undefined> {
     const [row] = await this.findWithTermsQuery(db, v, id, question);
-    return row && { entry: row.entry, terms: parseEntryTerms(row.terms) };
+    return row && { entry: row.entry, ...parseEntryTerms(row.terms) };
   }
 
   /** The query of `findWithTerms` (the retrieval benchmark runs it as raw SQL). */

@@ -5,7 +5,7 @@ import { readMultipart, type MultipartLimits } from '../../http/multipart.js';
 import { formValidator } from '../../http/validation.js';
 import { bodyErrorResponses, DeleteResponse, errorResponses, problems, Uuid } from '../../http/schemas.js';
 import type { PlusService } from './service.js';
-import { ContextForPromptBody, FilesForm, PlusForm, PlusFormFields, ShowPublicQuery } from './schema.js';
+import { ContextForPromptBody, ContextForPromptResponse, FilesForm, PlusForm, PlusFormFields, ShowPublicQuery } from './schema.js';
 import type { PlusFields } from './service.js';
 
 const checkPlusForm = formValidator(PlusFormFields);
@@ -62,8 +62,8 @@ export const plusRoutes: FastifyPluginAsyncTypebox<{ plus: PlusService; limits: 
 
   app.post(
     '/plus/:plusId/context-for-prompt',
-    { schema: { tags, operationId: 'getPlusContextForPrompt', summary: 'Get context for a prompt from a Plus entry', params: PlusParams, body: ContextForPromptBody, response: { 200: Type.Object({ content: Type.String() }), ...bodyErrorResponses } } },
-    async (req) => plus.contextForPrompt(principalOf(req), req.params.plusId, req.body.content, req.body.maxTokens),
+    { schema: { tags, operationId: 'getPlusContextForPrompt', summary: 'Get context for a prompt from a Plus entry', params: PlusParams, body: ContextForPromptBody, response: { 200: ContextForPromptResponse, ...bodyErrorResponses } } },
+    async (req) => plus.contextForPrompt(principalOf(req), req.params.plusId, req.body.content, req.body.maxTokens, req.body.explain),
   );
 
   app.get(

@@ -57,9 +57,61 @@ export const FilesForm = Type.Object({ files: FileParts(1) }, { 'x-multipart': t
 
 export const ShowPublicQuery = Type.Object({ showPublic: Type.Boolean({ default: true, description: "false: only the caller's own entries" }) });
 export const ContextForPromptBody = Type.Object(
-  { content: Type.String({ minLength: 1, maxLength: 100_000 }), maxTokens: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })) },
+  {
+    content: Type.String({ minLength: 1, maxLength: 100_000 }),
+    maxTokens: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),
+    explain: Type.Boolean({ default: false, description: 'also return the ranked candidate chunks with their scores and the terms searched for (docs/API.md, Ranking)' }),
+  },
   { additionalProperties: false },
 );
+
+// ---- ranking transparency (issue 14) ----------------------------------------------------
+
+/** A chunk's place in one ranked list. */
+export const RankInSchema = Type.Object({
+  score: Type.Number({ description: 'score in this ranked list (higher is better)' }),
+  rank: Type.Integer({ minimum: 1, description: '1-based place in this ranked list' }),
+});
+
+/** Where a chunk stood in each ranked list its final place came from (chat sources, explain). */
+export const RankingSchema = Type.Object(
+  {
+    lexical: Type.Union([RankInSchema, Type.Null()], { description: 'full-text (BM25) ranking; null when full-text search did not find the chunk' }),
+    vector: Type.Union([RankInSchema, Type.Null()], { description: 'vector (embedding) ranking; null without an embedding model, or when it did not find the chunk' }),
+  },
+  { description: 'where the chunk stood in each ranked list' },
+);
+
+export const ExplainTerm = Type.Object({
+  lexeme: Type.String({ description: 'the word as searched (English stem)' }),
+  df: Type.Integer({ description: 'chunks of the entry containing it' }),
+  idf: Type.Number({ description: 'its weight (BM25 inverse document frequency)' }),
+  carried: Type.Boolean({ description: 'carried from the previous question of a thread' }),
+});
+
+export const ExplainResult = Type.Object({
+  rank: Type.Integer({ minimum: 1 }),
+  score: Type.Number({ description: 'final score (what orders the list)' }),
+  ranking: RankingSchema,
+  chunkId: Type.Integer(),
+  fileId: Uuid,
+  filename: Type.String(),
+  heading: Nullable(Type.String()),
+  tokenSize: Type.Integer(),
+  used: Type.Boolean({ description: 'the chunk is in `content` (it fitted the token budget)' }),
+  excerpt: Type.String(),
+});
+
+export const ContextForPromptResponse = Type.Object({
+  content: Type.String(),
+  explain: Type.Optional(
+    Type.Object({
+      method: Type.String({ description: 'how the list was ranked: "lexical", "leading" (no word of the question in the entry: its opening chunks) or "none"' }),
+      terms: Type.Array(ExplainTerm),
+      results: Type.Array(ExplainResult),
+    }),
+  ),
+});
 export const ChatAddFileQuery = Type.Object({
   collection: Type.Optional(
     Type.String({ maxLength: 200, description: 'Accepted for compatibility with the interface seed and ignored: the Plus entry in the path is the collection' }),

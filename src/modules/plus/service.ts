@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { Static } from 'typebox';
 import type { Db } from '../../db/client.js';
 import type { StoredSource } from '../../db/schema.js';
 import { AppError, badRequest, conflict, forbidden, notFound, upstreamError } from '../../errors.js';
@@ -7,11 +8,12 @@ import { IngestError, IngestPool, sanitizeFilename, type IngestPoolStats } from 
 import { classifyProviderError, getAdapter } from '../../providers/index.js';
 import type { ProviderTimeouts } from '../../providers/types.js';
 import { packContext } from '../../retrieval/pack.js';
-import { RetrievalRepo, type ChunkScope, type ScoredChunk } from '../../retrieval/repo.js';
+import { RetrievalRepo, type ChunkScope, type Question, type RankIn, type Ranking, type ScoredChunk } from '../../retrieval/repo.js';
 import type { UploadedFile } from '../../http/multipart.js';
 import type { ModelsService } from '../models/service.js';
 import { isTeamAdmin, type Principal } from '../teams/service.js';
 import type { WorkspaceRow } from '../workspaces/repo.js';
+import type { ContextForPromptResponse } from './schema.js';
 import { PlusRepo, type NewFile, type PlusFileRow, type PlusRow, type Viewer } from './repo.js';
 
 export const DEFAULT_CONTEXT_TOKENS = 2000;
@@ -145,7 +147,7 @@ export class PlusService {
         summary: null,
         // upload order is listing order (files of one request would otherwise tie on the timestamp)
         created: new Date(now + out.length),
-        chunks: doc.chunks.map((c) => ({ idx: c.index, fileData: c.text, fileDataProcessed: c.processed, tokenSize: c.tokenSize })),
+        chunks: doc.chunks.map((c) => ({ idx: c.index, fileData: c.text, fileDataProcessed: c.processed, tokenSize: c.tokenSize, heading: c.heading })),
       });
     }
     return out;
@@ -241,24 +243,52 @@ export class PlusService {
 
   // ---- retrieval -----------------------------------------------------------------------
 
-  private async retrieve(scope: ChunkScope, question: string): Promise<ScoredChunk[]> {
+  private async retrieve(scope: ChunkScope, question: Question): Promise<ScoredChunk[]> {
     return (await this.retrieval.retrieve(this.db, scope, question, CANDIDATES)).chunks;
   }
 
-  async contextForPrompt(caller: Principal, plusId: string, question: string, maxTokens = DEFAULT_CONTEXT_TOKENS): Promise<{ content: string }> {
+  async contextForPrompt(
+    caller: Principal,
+    plusId: string,
+    question: string,
+    maxTokens = DEFAULT_CONTEXT_TOKENS,
+    explain = false,
+  ): Promise<Static<typeof ContextForPromptResponse>> {
     // the entry and the question's term statistics in one round trip, then the search
     const found = await this.repo.findWithTerms(this.db, viewer(caller), plusId, question);
     if (!found) throw notFound('Plus entry');
-    const { entry, terms } = found;
-    const chunks = (await this.retrieval.retrieveWith(this.db, { plusIds: [plusId], fileIds: [] }, { n: entry.chunkCount, terms }, CANDIDATES)).chunks;
-    const packed = packContext([{ title: null, text: entry.context ?? '' }], chunks, maxTokens);
-    return { content: packed.content };
+    const { entry, terms, tokens } = found;
+    const retrieved = await this.retrieval.retrieveWith(this.db, { plusIds: [plusId], fileIds: [] }, { n: entry.chunkCount, tokens, terms }, CANDIDATES);
+    const packed = packContext([{ title: null, text: entry.context ?? '' }], retrieved.chunks, maxTokens);
+    if (!explain) return { content: packed.content };
+    const used = new Set(packed.used.map((c) => c.chunkId));
+    const choice = retrieved.choice;
+    const dfOf = new Map(terms.map((t) => [t.lexeme, t.df]));
+    return {
+      content: packed.content,
+      explain: {
+        method: retrieved.chunks.length === 0 ? 'none' : retrieved.leading ? 'leading' : 'lexical',
+        terms: (choice?.rank ?? []).map((lexeme, i) => ({ lexeme, df: dfOf.get(lexeme) ?? 0, idf: round6(choice!.idf[i]!), carried: choice!.carried[i]! })),
+        results: retrieved.chunks.map((c) => ({
+          rank: c.rank,
+          score: round6(c.score),
+          ranking: roundRanking(c.ranking),
+          chunkId: c.chunkId,
+          fileId: c.fileId,
+          filename: c.filename,
+          heading: c.heading,
+          tokenSize: c.tokenSize,
+          used: used.has(c.chunkId),
+          excerpt: excerptOf(c.text),
+        })),
+      },
+    };
   }
 
   async contextForTurn(
     caller: Principal,
     workspace: WorkspaceRow,
-    q: { plusIds: string[]; threadId: string | null; query: string; budgetTokens: number },
+    q: { plusIds: string[]; threadId: string | null; query: string; carry?: string | null; budgetTokens: number },
   ): Promise<{ text: string; sources: StoredSource[] }> {
     const v = viewer(caller);
     const entries = await this.repo.findMany(this.db, v, q.plusIds);
@@ -267,7 +297,7 @@ export class PlusService {
       ? await this.repo.threadFiles(this.db, caller.teamId, q.threadId, workspace.contextType === 'PRIVATE' ? caller.userId : undefined)
       : [];
     if (entries.length === 0 && threadFiles.length === 0) return { text: '', sources: [] };
-    const chunks = await this.retrieve({ plusIds: entries.map((e) => e.id), fileIds: threadFiles.map((f) => f.id) }, q.query);
+    const chunks = await this.retrieve({ plusIds: entries.map((e) => e.id), fileIds: threadFiles.map((f) => f.id) }, { text: q.query, carry: q.carry ?? null });
     const packed = packContext(
       entries.map((e) => ({ title: e.title, text: e.context ?? '' })),
       chunks,
@@ -280,9 +310,11 @@ export class PlusService {
         plusId: c.plusId,
         fileId: c.fileId,
         filename: c.filename,
-        chunkId: c.id,
-        score: Math.round(c.score * 1e6) / 1e6,
-        excerpt: c.text.length > EXCERPT_CHARS ? `${c.text.slice(0, EXCERPT_CHARS)}…` : c.text,
+        chunkId: c.chunkId,
+        score: round6(c.score),
+        excerpt: excerptOf(c.text),
+        rank: c.rank,
+        ranking: roundRanking(c.ranking),
       })),
     };
   }
@@ -291,6 +323,11 @@ export class PlusService {
     return this.repo.titlesForWorkspace(this.db, viewer(caller), workspace.id);
   }
 }
+
+const round6 = (x: number): number => Math.round(x * 1e6) / 1e6;
+const excerptOf = (text: string): string => (text.length > EXCERPT_CHARS ? `${text.slice(0, EXCERPT_CHARS)}…` : text);
+const roundIn = (r: RankIn | null): RankIn | null => r && { score: round6(r.score), rank: r.rank };
+const roundRanking = (r: Ranking): Ranking => ({ lexical: roundIn(r.lexical), vector: roundIn(r.vector) });
 
 function truncateTokens(chunks: NewFile['chunks'], budget: number): string {
   const out: string[] = [];

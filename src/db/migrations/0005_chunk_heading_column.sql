@@ -1,0 +1,1 @@
+ALTER TABLE "plus_chunks" ADD COLUMN "heading" text;

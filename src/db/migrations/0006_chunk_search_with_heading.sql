@@ -1,0 +1,2 @@
+ALTER TABLE "plus_chunks" drop column "search";--> statement-breakpoint
+ALTER TABLE "plus_chunks" ADD COLUMN "search" "tsvector" GENERATED ALWAYS AS (to_tsvector('english', file_data_processed) || setweight(to_tsvector('english', coalesce(heading, '')), 'A')) STORED;

@@ -1,0 +1,216 @@
+/**
+ * The lexical ranking's properties (issue 14), each on small constructed documents where the
+ * right chunk must win: BM25 term-frequency saturation, chunk-length normalisation, section
+ * headings as a boosted field, phrase/proximity, ties decided by diversity rather than document
+ * order, follow-ups carrying the previous question's key terms — on PGlite, or on PostgreSQL when
+ * ATRIUM_TEST_DATABASE_URL is set.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chunkText } from '../../src/ingest/chunk.js';
+import { PlusRepo, type NewFile } from '../../src/modules/plus/repo.js';
+import { sql } from 'drizzle-orm';
+import { BM25, bodyTf } from '../../src/retrieval/repo.js';
+import { RetrievalRepo, type ScoredChunk } from '../../src/retrieval/repo.js';
+import { newTeam, startTestApp, type TeamFixture, type TestApp } from '../helpers/app.js';
+
+let t: TestApp;
+let team: TeamFixture;
+beforeAll(async () => {
+  t = await startTestApp();
+  team = await newTeam(t);
+});
+afterAll(async () => {
+  await t.close();
+});
+
+const db = () => t.database.db;
+const plusRepo = new PlusRepo();
+const retrieval = new RetrievalRepo();
+
+interface ChunkSpec {
+  text: string;
+  heading?: string | null;
+  /** token count (BM25's chunk length); default: the number of words */
+  tokens?: number;
+}
+
+/** One entry; each inner array is a file with exactly those chunks, written by PlusRepo as uploads are. */
+async function entry(files: ChunkSpec[][]): Promise<{ plusId: string; fileIds: string[]; chunkIds: number[][] }> {
+  const plusId = randomUUID();
+  await plusRepo.insert(db(), { id: plusId, teamId: team.teamId, userId: team.ownerId, title: 'constructed' });
+  const newFiles: NewFile[] = files.map((chunks, i) => {
+    const sized = chunks.map((c, idx) => ({ idx, fileData: c.text, fileDataProcessed: c.text, heading: c.heading ?? null, tokenSize: c.tokens ?? c.text.split(/\s+/).length }));
+    return {
+      id: randomUUID(),
+      plusId,
+      userId: team.ownerId,
+      threadId: null,
+      filename: `file-${i}.txt`,
+      mimeType: 'text/plain',
+      content: Buffer.from(chunks.map((c) => c.text).join('\n\n')),
+      text: chunks.map((c) => c.text).join('\n\n'),
+      tokenSize: sized.reduce((n, c) => n + c.tokenSize, 0),
+      summary: null,
+      created: new Date(),
+      chunks: sized,
+    };
+  });
+  await db().transaction((tx) => plusRepo.insertFiles(tx, newFiles));
+  const chunkIds: number[][] = [];
+  for (const f of newFiles) {
+    const rows = (await plusRepo.chunksOf(db(), [f.id])).sort((a, b) => a.idx - b.idx);
+    chunkIds.push(rows.map((r) => Number(r.id)));
+  }
+  return { plusId, fileIds: newFiles.map((f) => f.id), chunkIds };
+}
+
+async function ranked(plusId: string, question: string, carry?: string, limit = 50): Promise<ScoredChunk[]> {
+  return (await retrieval.retrieve(db(), { plusIds: [plusId], fileIds: [] }, { text: question, carry }, limit)).chunks;
+}
+
+/** n filler words that no question asks about. */
+const filler = (n: number, word = 'lorem') => Array.from({ length: n }, (_, i) => `${word}${String.fromCharCode(97 + (i % 26))}`).join(' ');
+/** Unrelated chunks, so that the question's words are rare in the entry (a realistic idf). */
+const others = (n: number): ChunkSpec[] => Array.from({ length: n }, (_, i) => ({ text: `${filler(30, `other${i}x`)}` }));
+
+describe('BM25 scoring', () => {
+  it("reads a lexeme's occurrences in the text exactly, headings not counted", async () => {
+    for (const n of [0, 1, 2, 3, 7, 25, 60, 200]) {
+      const text = `${'zebra giraffe '.repeat(n)}other words`;
+      const r = (await db().execute(
+        sql`select ${bodyTf(sql`(to_tsvector('english', ${text}) || setweight(to_tsvector('english', 'Zebra facts'), 'A'))`, "'zebra'")} as tf`,
+      )) as unknown as { rows: Array<{ tf: number | string }> };
+      expect(Number(r.rows[0]!.tf)).toBe(n);
+    }
+  });
+
+  it('term frequency counts, but saturates: more occurrences rank higher, ten never score ten times one', async () => {
+    const e = await entry([
+      [{ text: `zebra ${filler(29)}` }],
+      [{ text: `zebra zebra ${filler(28)}` }],
+      [{ text: `${'zebra '.repeat(10)}${filler(20)}` }],
+      others(20),
+    ]);
+    const r = await ranked(e.plusId, 'zebra?');
+    const score = (fileIdx: number) => r.find((c) => c.chunkId === e.chunkIds[fileIdx]![0])!.score;
+    expect(r.slice(0, 3).map((c) => c.chunkId)).toEqual([e.chunkIds[2]![0], e.chunkIds[1]![0], e.chunkIds[0]![0]]);
+    // same length: tf × (k1 + 1) / (tf + k1) — bounded by k1 + 1 times the score of one occurrence
+    expect(score(2) / score(0)).toBeLessThan(BM25.k1 + 1);
+    expect(score(2) / score(0)).toBeCloseTo(((10 * (BM25.k1 + 1)) / (10 + BM25.k1)) / ((1 * (BM25.k1 + 1)) / (1 + BM25.k1)), 5);
+    // the step from 1 to 2 is worth more than the step from 2 to 10 per occurrence
+    expect(score(1) - score(0)).toBeGreaterThan((score(2) - score(1)) / 8);
+  });
+
+  it('a question word found in a short chunk outranks the same word once in a long one', async () => {
+    const e = await entry([[{ text: `${filler(200)} zebra ${filler(200, 'ipsum')}` }], [{ text: `zebra ${filler(20)}` }], others(10)]);
+    const r = await ranked(e.plusId, 'Tell me about the zebra');
+    expect(r[0]!.chunkId).toBe(e.chunkIds[1]![0]);
+    expect(r[1]!.chunkId).toBe(e.chunkIds[0]![0]);
+    expect(r[0]!.score).toBeGreaterThan(r[1]!.score);
+  });
+
+  it('holding two of the question words beats holding one of them many times', async () => {
+    const e = await entry([[{ text: `${'zebra '.repeat(8)}${filler(22)}` }], [{ text: `zebra giraffe ${filler(28)}` }], others(20)]);
+    const r = await ranked(e.plusId, 'zebra and giraffe');
+    expect(r[0]!.chunkId).toBe(e.chunkIds[1]![0]);
+  });
+
+  it("a question word in a chunk's section heading counts more than the same word in running text", async () => {
+    const e = await entry([
+      [{ text: `Notes. The zebra was fed at noon. ${filler(20)}` }],
+      [{ text: `Notes. The zebra was fed at noon. ${filler(20, 'dolor')}`, heading: 'Zebra feeding' }],
+      others(10),
+    ]);
+    const r = await ranked(e.plusId, 'zebra');
+    expect(r[0]!.chunkId).toBe(e.chunkIds[1]![0]);
+    expect(r[0]!.heading).toBe('Zebra feeding');
+    expect(r[0]!.score).toBeGreaterThan(r[1]!.score);
+    // the heading alone makes a chunk a candidate: its text need not hold the word
+    const h = await entry([[{ text: `Feed them hay twice a day. ${filler(20)}`, heading: 'Caring for a zebra' }], others(5)]);
+    expect((await ranked(h.plusId, 'zebra'))[0]!.chunkId).toBe(h.chunkIds[0]![0]);
+  });
+
+  it("the question's words together as a phrase, then near each other, outrank the same words apart", async () => {
+    const e = await entry([
+      [{ text: `zebra ${filler(15)} crossing ${filler(14, 'dolor')}` }],
+      [{ text: `crossing ${filler(15, 'amet')} zebra ${filler(14, 'sitx')}` }],
+      [{ text: `the zebra crossing ${filler(27, 'ipsum')}` }],
+      [{ text: `crossing a zebra ${filler(27, 'elit')}` }],
+      others(20),
+    ]);
+    const r = await ranked(e.plusId, 'Where is the zebra crossing?');
+    expect(r.slice(0, 2).map((c) => c.chunkId)).toEqual([e.chunkIds[2]![0], e.chunkIds[3]![0]]);
+    expect(r[1]!.score).toBeGreaterThan(r[2]!.score);
+  });
+});
+
+describe('ties', () => {
+  it('are decided by diversity (another file before a second chunk of the same file), not by document order', async () => {
+    const same = `zebra stripes ${filler(20)}`;
+    const e = await entry([[{ text: same }, { text: same }, { text: same }], [{ text: same }], others(10)]);
+    const r = await ranked(e.plusId, 'zebra stripes', undefined, 2);
+    expect(r).toHaveLength(2);
+    expect(r[0]!.score).toBe(r[1]!.score);
+    // document order alone would give the first file's first two chunks
+    expect(new Set(r.map((c) => c.fileId))).toEqual(new Set(e.fileIds.slice(0, 2)));
+    // then the shorter chunk: equal scores but one denser
+    const d = await entry([[{ text: `zebra ${filler(20)}`, tokens: 40 }], [{ text: `zebra ${filler(20, 'dolor')}`, tokens: 25 }], others(5)]);
+    const r2 = await ranked(d.plusId, 'zebra');
+    expect(r2[0]!.chunkId).toBe(d.chunkIds[1]![0]);
+  });
+
+  it('ranks and lexical rankings are 1-based and follow the order', async () => {
+    const e = await entry([[{ text: `zebra ${filler(10)}` }], [{ text: `zebra giraffe ${filler(10)}` }], others(5)]);
+    const r = await ranked(e.plusId, 'zebra giraffe');
+    r.forEach((c, i) => {
+      expect(c.rank).toBe(i + 1);
+      expect(c.ranking).toEqual({ lexical: { score: c.score, rank: i + 1 }, vector: null });
+      if (i > 0) expect(c.score).toBeLessThanOrEqual(r[i - 1]!.score);
+    });
+  });
+});
+
+describe('follow-up questions', () => {
+  it("carry the previous question's key terms: the follow-up finds the chunk about both", async () => {
+    const e = await entry([
+      [{ text: `Apache licence: patents are granted by each contributor. ${filler(20)}` }],
+      [{ text: `GPL licence: patents are never used against users. ${filler(20, 'dolor')}` }],
+      [{ text: `Apache licence: trademarks are not granted. ${filler(20, 'amet')}` }],
+      others(10),
+    ]);
+    const alone = await ranked(e.plusId, 'And what about patents?');
+    const carried = await ranked(e.plusId, 'And what about patents?', 'What does the Apache licence say about trademarks?');
+    expect(carried[0]!.chunkId).toBe(e.chunkIds[0]![0]);
+    // without the carried terms the two patent chunks are tied on the question's word
+    expect(alone[0]!.score).toBe(alone[1]!.score);
+    // the follow-up's own word leads: the trademarks chunk (carried words only) ranks below
+    const trademarks = carried.findIndex((c) => c.chunkId === e.chunkIds[2]![0]);
+    expect(trademarks).toBeGreaterThan(0);
+  });
+
+  it('a carried word weighs less than the same word asked now', async () => {
+    const e = await entry([[{ text: `zebra ${filler(20)}` }], [{ text: `giraffe ${filler(20, 'dolor')}` }], others(10)]);
+    const r = await ranked(e.plusId, 'giraffe', 'zebra');
+    expect(r[0]!.chunkId).toBe(e.chunkIds[1]![0]);
+    expect(r.map((c) => c.chunkId)).toContain(e.chunkIds[0]![0]);
+  });
+});
+
+describe('chunk headings (chunking)', () => {
+  it("a chunk that continues a long section carries the section's heading; a chunk holding headings lists them", () => {
+    expect(chunkText('# Title\n\nIntro.\n\n## Part one\n\nSome text.\n')[0]!.heading).toBe('Title / Part one');
+    const para = (w: string) => `${Array.from({ length: 60 }, (_, i) => `${w}${i}`).join(' ')}.`;
+    const md = `# Guide\n\nIntro text here.\n\n## Installing the tool\n\n${[para('alpha'), para('beta'), para('gamma'), para('delta')].join('\n\n')}\n`;
+    const chunks = chunkText(md, { maxTokens: 200, overlapTokens: 0 });
+    expect(chunks.length).toBeGreaterThan(2);
+    // the big section starts a chunk of its own; its heading line is in that chunk's text too
+    expect(chunks[0]!.heading).toBe('Guide');
+    expect(chunks[1]!.processed.startsWith('## Installing the tool')).toBe(true);
+    expect(chunks[1]!.heading).toBe('Installing the tool');
+    const later = chunks.at(-1)!;
+    expect(later.processed).not.toContain('Installing the tool');
+    expect(later.heading).toBe('Installing the tool');
+    expect(chunkText('plain text without any heading at all.').map((c) => c.heading)).toEqual([null]);
+  });
+});

@@ -1,0 +1,161 @@
+/**
+ * Ranking transparency and follow-ups over HTTP (issue 14): context-for-prompt's `explain`, the
+ * rank and ranking of every chat source (and older stored sources without them), a follow-up in a
+ * thread searched with its previous question's key terms — on PGlite, or on PostgreSQL when
+ * ATRIUM_TEST_DATABASE_URL is set. Providers: the stand-in.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ChatAnswer, ChatThreadFull } from '../../src/modules/chat/schema.js';
+import { ContextForPromptResponse } from '../../src/modules/plus/schema.js';
+import { expectProblem, newTeam, startTestApp, type TestApp } from '../helpers/app.js';
+import { createModel, createWorkspace } from '../helpers/factories.js';
+import { multipart, type Part } from '../helpers/multipart.js';
+import { expectShape } from '../helpers/shape.js';
+import { useStandIn } from '../support/use-standin.js';
+
+const FIXTURES = path.join(import.meta.dirname, '..', 'fixtures');
+const file = (name: string, contentType = 'application/octet-stream'): Part => ({ name: 'files', filename: name, contentType, data: readFileSync(path.join(FIXTURES, name)) });
+
+const s = useStandIn();
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(async () => {
+  await t.close();
+});
+
+async function createPlus(key: string, fields: Record<string, string>, files: Part[]) {
+  const res = await t.request({ method: 'POST', url: '/api/v1/plus', key, ...multipart([...Object.entries(fields).map(([name, value]) => ({ name, value })), ...files]) });
+  if (res.statusCode !== 200) throw new Error(`createPlus: ${res.statusCode} ${res.body}`);
+  return res.json() as { id: string; files: Array<{ id: string; filename: string }> };
+}
+
+type Ranked = { score: number; rank: number; ranking: { lexical: { score: number; rank: number } | null; vector: unknown } };
+function expectRankedList(list: Ranked[]) {
+  list.forEach((r, i) => {
+    expect(r.rank).toBe(i + 1);
+    expect(r.ranking.lexical).toEqual({ score: r.score, rank: r.rank });
+    expect(r.ranking.vector).toBeNull();
+    if (i > 0) expect(r.score).toBeLessThanOrEqual(list[i - 1]!.score);
+  });
+}
+
+describe('context-for-prompt explain', () => {
+  it('returns the ranked candidates with scores, headings and which ones were used, and the terms searched for', async () => {
+    const team = await newTeam(t);
+    const p = await createPlus(team.ownerKey, { title: 'docs' }, [file('mammoth-readme.md', 'text/markdown'), file('gpl-3.txt', 'text/plain')]);
+    const url = `/api/v1/plus/${p.id}/context-for-prompt`;
+    const question = 'How do I keep two Heading 1 paragraphs from being merged (freshness)?';
+    const plain = await t.request({ method: 'POST', url, key: team.ownerKey, payload: { content: question, maxTokens: 600 } });
+    expect(plain.statusCode).toBe(200);
+    expect(plain.json().explain).toBeUndefined();
+    const res = await t.request({ method: 'POST', url, key: team.ownerKey, payload: { content: question, maxTokens: 600, explain: true } });
+    expect(res.statusCode).toBe(200);
+    const body = expectShape(ContextForPromptResponse, res.json());
+    // the same context either way
+    expect(body.content).toBe(plain.json().content);
+    const ex = body.explain!;
+    expect(ex.method).toBe('lexical');
+    expect(ex.terms.map((x) => x.lexeme)).toEqual(expect.arrayContaining(['fresh', 'merg']));
+    for (const term of ex.terms) {
+      expect(term.df).toBeGreaterThan(0);
+      expect(term.idf).toBeGreaterThan(0);
+      expect(term.carried).toBe(false);
+    }
+    expect(ex.results.length).toBeGreaterThan(1);
+    expectRankedList(ex.results);
+    const top = ex.results[0]!;
+    expect(top).toMatchObject({ filename: 'mammoth-readme.md', heading: 'Freshness', used: true });
+    expect(body.content).toContain(top.excerpt.slice(0, 80));
+    // `used` says exactly which chunks fitted the budget
+    const fileIds = new Set(p.files.map((f) => f.id));
+    for (const r of ex.results) {
+      expect(fileIds.has(r.fileId)).toBe(true);
+      if (!r.used) expect(body.content).not.toContain(r.excerpt.replace(/…$/, ''));
+    }
+    expect(ex.results.some((r) => !r.used)).toBe(true);
+
+    const none = expectShape(ContextForPromptResponse, (await t.request({ method: 'POST', url, key: team.ownerKey, payload: { content: 'xylophone quux?', explain: true } })).json());
+    expect(none.explain!.method).toBe('leading');
+    expect(none.explain!.terms).toEqual([]);
+    expect(none.explain!.results.every((r) => r.score === 0)).toBe(true);
+
+    expectProblem(await t.request({ method: 'POST', url, key: team.ownerKey, payload: { content: question, explain: 'yes please' } }), 400);
+  });
+
+  it("explains nothing of an entry the caller cannot see (another team's; a private one of a teammate)", async () => {
+    const team = await newTeam(t);
+    const member = await team.addUser('member');
+    const priv = await createPlus(team.ownerKey, { title: 'private', isPublic: 'false' }, [file('gpl-3.txt', 'text/plain')]);
+    const other = await newTeam(t);
+    for (const key of [member.key, other.ownerKey]) {
+      expectProblem(await t.request({ method: 'POST', url: `/api/v1/plus/${priv.id}/context-for-prompt`, key, payload: { content: 'warranty', explain: true } }), 404);
+    }
+  });
+});
+
+describe('chat sources and follow-ups', () => {
+  async function setup() {
+    const team = await newTeam(t);
+    const model = await createModel(t, team.ownerKey, { ...s.modelBody('OPENAI'), contextWindow: 16000 });
+    const ws = await createWorkspace(t, team.ownerKey, { modelIds: [model.id] });
+    const p = await createPlus(team.ownerKey, { title: 'licences' }, [file('apache-license.docx'), file('gpl-3.txt', 'text/plain')]);
+    const ask = async (prompt: string, threadId?: string) => {
+      const res = await t.request({ method: 'POST', url: `/api/v1/chat/${ws.id}/completions`, key: team.ownerKey, payload: { prompt, plusIds: [p.id], ...(threadId ? { threadId } : {}) } });
+      expect(res.statusCode).toBe(200);
+      return expectShape(ChatAnswer, res.json());
+    };
+    return { team, ws, p, ask };
+  }
+
+  it('every source carries its final rank and its lexical ranking; stored sources read back the same', async () => {
+    const { team, ws, ask } = await setup();
+    const a = await ask('Is there any warranty for the program?');
+    expect(a.sources.length).toBeGreaterThan(1);
+    for (const src of a.sources) {
+      expect(src.ranking!.lexical!.rank).toBe(src.rank);
+      expect(src.ranking!.lexical!.score).toBe(src.score);
+      expect(src.ranking!.vector).toBeNull();
+    }
+    // packing may skip a chunk that does not fit: ranks rise, scores never do
+    for (let i = 1; i < a.sources.length; i++) {
+      expect(a.sources[i]!.rank!).toBeGreaterThan(a.sources[i - 1]!.rank!);
+      expect(a.sources[i]!.score).toBeLessThanOrEqual(a.sources[i - 1]!.score);
+    }
+    const thread = expectShape(ChatThreadFull, (await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/history/${a.threadId}`, key: team.ownerKey })).json());
+    expect(thread.messages.find((m) => m.id === a.messageId)!.sources).toEqual(a.sources);
+  });
+
+  it('sources stored before ranks were recorded (no rank, no ranking) still serialise', async () => {
+    const { team, ws, ask } = await setup();
+    const a = await ask('Is there any warranty for the program?');
+    const old = a.sources.map(({ plusId, fileId, filename, chunkId, score, excerpt }) => ({ plusId, fileId, filename, chunkId, score, excerpt }));
+    await t.database.db.execute(sql`update chat_messages set sources = ${JSON.stringify(old)}::jsonb where id = ${a.messageId}::uuid`);
+    const res = await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/history/${a.threadId}`, key: team.ownerKey });
+    expect(res.statusCode).toBe(200);
+    const thread = expectShape(ChatThreadFull, res.json());
+    expect(thread.messages.find((m) => m.id === a.messageId)!.sources).toEqual(old);
+  });
+
+  it("a follow-up in a thread is searched with the previous question's key terms", async () => {
+    const { p, ask } = await setup();
+    const apache = p.files.find((f) => f.filename === 'apache-license.docx')!.id;
+    const first = await ask('What does the Apache license say about contributions?');
+    expect(first.sources[0]!.fileId).toBe(apache);
+    // asked alone, "patents" is mostly the GPL's (three chunks of section 11)
+    const alone = await ask('And what about patents?');
+    expect(alone.sources[0]!.fileId).not.toBe(apache);
+    // as a follow-up, the Apache licence's patent grant (by each Contributor) comes first
+    const follow = await ask('And what about patents?', first.threadId);
+    expect(follow.sources[0]!.fileId).toBe(apache);
+    const top = (await t.database.db.execute(sql`select file_data_processed as text from plus_chunks where id = ${follow.sources[0]!.chunkId}`)) as unknown as { rows: Array<{ text: string }> };
+    expect(top.rows[0]!.text).toContain('Grant of Patent License');
+    // the turn before that one is what is carried, not the thread's first question
+    const next = await ask('What about the GPL?', follow.threadId);
+    expect(next.sources.some((x) => x.filename === 'gpl-3.txt')).toBe(true);
+  });
+});
