@@ -101,7 +101,7 @@ export class TurnService {
     // 2. Context from the entries the request names: an invisible one is a 404, still before storing.
     let context = plan.plusIds.length > 0 ? await this.retrieve(caller, plan) : NO_CONTEXT;
     // 2b. What the call may cost, to reserve against the caller's budgets (null: none applies).
-    const reservation = await this.usage.reservationFor(caller, costOf(plan, context.text));
+    const reservation = await this.usage.reservationFor(caller, plan.model.price, () => costOf(plan, context.text));
     // 3. Store the user's turn and pending log; the same statement checks the thread and reads its
     //    history, and reserves against the budgets: a refusal (429) stores nothing.
     const ids = { messageId: randomUUID(), logId: randomUUID() };
