@@ -102,7 +102,7 @@ export class TurnService {
     //    A follow-up is searched with the thread's previous question's key terms carried (docs/API.md, Follow-ups).
     let context = plan.plusIds.length > 0 ? await this.retrieve(caller, plan, await this.previousQuestion(plan)) : NO_CONTEXT;
     // 2b. What the call may cost, to reserve against the caller's budgets (null: none applies).
-    const reservation = await this.usage.reservationFor(caller, costOf(plan, context.text));
+    const reservation = await this.usage.reservationFor(caller, plan.model.price, () => costOf(plan, context.text));
     // 3. Store the user's turn and pending log; the same statement checks the thread and reads its
     //    history, and reserves against the budgets: a refusal (429) stores nothing.
     const ids = { messageId: randomUUID(), logId: randomUUID() };

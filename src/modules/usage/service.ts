@@ -47,10 +47,13 @@ export class UsageService {
   /**
    * What the turn must reserve, or null when no budget applies to the caller (the turn then runs
    * the same statements as without budgets). A free model reserves only against rate limits.
+   * `costOf` (tokenising the prompt) runs only when a budget applies.
    */
-  async reservationFor(caller: Principal, cost: TurnCost, now = new Date()): Promise<Reservation | null> {
-    const rules = (await this.teamRules(caller.teamId)).filter((r) => applies(r, caller) && (cost.price > 0 || r.requestsPerMinute !== null));
+  async reservationFor(caller: Principal, price: number, costOf: () => TurnCost, now = new Date()): Promise<Reservation | null> {
+    const rules = (await this.teamRules(caller.teamId)).filter((r) => applies(r, caller) && (price > 0 || r.requestsPerMinute !== null));
     if (rules.length === 0) return null;
+    // Counted only when a budget applies: a turn without one pays nothing for budgets.
+    const cost = costOf();
     const minute = minuteStart(now);
     return {
       price: cost.price,
