@@ -11,6 +11,7 @@ import { frameworkErrors, registerProblemHandlers } from './http/problem.js';
 import { ProblemSchema } from './http/schemas.js';
 import { rejectNulInBody, rejectNulInUrl } from './http/text-guard.js';
 import { openapiTransform, OPENAPI_TAGS } from './http/openapi.js';
+import { registerWebApp } from './http/web-app.js';
 import { requireJsonBody, validatorCompiler } from './http/validation.js';
 import { preloadTokenizer } from './ingest/tokens.js';
 import { chatRoutes } from './modules/chat/routes.js';
@@ -146,6 +147,8 @@ export async function buildApp(
       },
       { prefix: '/api/v1' },
     );
+    // The web app at `/`: files of the build, and index.html for the app's own paths.
+    await registerWebApp(app, { webDir: config.webDir });
 
     await app.ready();
     // Finish prompt logs a crash left pending: now, then periodically (safe on every node).
