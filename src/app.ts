@@ -7,6 +7,7 @@ import type { Config } from './config.js';
 import { openDatabase, type Database } from './db/client.js';
 import { authenticate } from './http/auth.js';
 import { lazySerializers } from './http/lazy-serializers.js';
+import { registerOpenAIErrorScope } from './http/openai-errors.js';
 import { frameworkErrors, registerProblemHandlers } from './http/problem.js';
 import { ProblemSchema } from './http/schemas.js';
 import { rejectNulInBody, rejectNulInUrl } from './http/text-guard.js';
@@ -16,6 +17,8 @@ import { preloadTokenizer } from './ingest/tokens.js';
 import { chatRoutes } from './modules/chat/routes.js';
 import { ChatAnswer, ChatStreamEvent, ChatThread, ChatThreadFull } from './modules/chat/schema.js';
 import { modelRoutes } from './modules/models/routes.js';
+import { openaiCompatRoutes } from './modules/openai-compat/routes.js';
+import { OpenAIChatCompletion, OpenAIChatCompletionChunk, OpenAIError, OpenAIModelList } from './modules/openai-compat/schema.js';
 import { plusRoutes } from './modules/plus/routes.js';
 import { Plus, PlusSummary } from './modules/plus/schema.js';
 import { promptLogRoutes } from './modules/prompt-logs/routes.js';
@@ -38,7 +41,7 @@ export interface App {
   warmUp(): void;
 }
 
-export const SHARED_SCHEMAS = [ProblemSchema, User, Team, ApiKey, Model, WorkspaceModel, Workspace, ChatAnswer, ChatStreamEvent, ChatThread, ChatThreadFull, PromptLog, Plus, PlusSummary];
+export const SHARED_SCHEMAS = [ProblemSchema, User, Team, ApiKey, Model, WorkspaceModel, Workspace, ChatAnswer, ChatStreamEvent, ChatThread, ChatThreadFull, PromptLog, Plus, PlusSummary, OpenAIError, OpenAIChatCompletion, OpenAIChatCompletionChunk, OpenAIModelList];
 
 /**
  * Build the whole application: database (migrated), services, HTTP routes. Production (main.ts)
@@ -75,7 +78,8 @@ export async function buildApp(
     }).withTypeProvider<TypeBoxTypeProvider>();
 
     app.setValidatorCompiler(validatorCompiler());
-    registerProblemHandlers(app);
+    // /v1 answers its errors in OpenAI's shape (its own scope below), not problem+json.
+    const { allowedMethods } = registerProblemHandlers(app, { foreignPrefixes: ['/v1/'] });
     for (const s of SHARED_SCHEMAS) app.addSchema(s);
     app.decorateRequest('principal', null);
     for (const w of secrets.warnings) app.log.warn(w);
@@ -115,10 +119,12 @@ export async function buildApp(
     });
     app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
+    // One authentication hook for /api/v1 and /v1.
+    const auth = authenticate(services.teams);
     await app.register(
       async (api) => {
         api.addHook('onRequest', rejectNulInUrl);
-        api.addHook('onRequest', authenticate(services.teams));
+        api.addHook('onRequest', auth);
         api.addHook('onRequest', requireJsonBody);
         api.addHook('preValidation', rejectNulInBody);
         await api.register(teamRoutes, { teams: services.teams });
@@ -129,6 +135,20 @@ export async function buildApp(
         await api.register(plusRoutes, { plus: services.plus, limits: config.upload });
       },
       { prefix: '/api/v1' },
+    );
+
+    // The OpenAI-compatible API (docs/API.md, "OpenAI-compatible API"): same authentication and
+    // body checks, errors rendered as {error: {message, type, param, code}}.
+    await app.register(
+      async (v1) => {
+        registerOpenAIErrorScope(v1, allowedMethods);
+        v1.addHook('onRequest', rejectNulInUrl);
+        v1.addHook('onRequest', auth);
+        v1.addHook('onRequest', requireJsonBody);
+        v1.addHook('preValidation', rejectNulInBody);
+        await v1.register(openaiCompatRoutes, { compat: services.compat, heartbeatMs: config.sseHeartbeatMs });
+      },
+      { prefix: '/v1' },
     );
 
     await app.ready();

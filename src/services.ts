@@ -3,6 +3,7 @@ import type { Database } from './db/client.js';
 import { ChatService } from './modules/chat/service.js';
 import { TurnService } from './modules/chat/turns.js';
 import { ModelsService } from './modules/models/service.js';
+import { OpenAICompatService } from './modules/openai-compat/service.js';
 import { PlusService } from './modules/plus/service.js';
 import { PromptLogsService, SWEEP_MARGIN_MS } from './modules/prompt-logs/service.js';
 import { TeamsService } from './modules/teams/service.js';
@@ -12,8 +13,10 @@ import type { SecretBox } from './security/secret-box.js';
 /**
  * The composition root: every service, built once per app over one database handle. Each
  * receives what it uses through its constructor, in dependency order (no setters, no closures
- * back into a later service): teams; models; workspaces → models; prompt-logs; plus → models;
- * chat → workspaces, plus; turns → workspaces, models, plus, prompt-logs. `npm run lint` checks
+ * back into a later service): teams; models; plus → models; workspaces → models, plus (as the
+ * narrow PlusVisibility interface, since the plus module imports workspace types); prompt-logs;
+ * chat → workspaces, plus; turns → workspaces, models, plus, prompt-logs; compat (openai-compat) →
+ * workspaces, turns. `npm run lint` checks
  * that the modules' imports follow the same order (scripts/check-module-graph.ts).
  */
 export interface Services {
@@ -24,21 +27,24 @@ export interface Services {
   plus: PlusService;
   chat: ChatService;
   turns: TurnService;
+  compat: OpenAICompatService;
 }
 
 export function createServices(database: Database, config: Config, secrets: SecretBox): Services {
   const db = database.db;
   const teams = new TeamsService(db);
   const models = new ModelsService(db, secrets, config.providerUrlPolicy);
-  const workspaces = new WorkspacesService(db, models);
+  // Plus is built before workspaces (it needs only models): a workspace's plusIds are checked against it.
+  const plus = new PlusService(db, models, config.providerTimeouts, config.ingest);
+  const workspaces = new WorkspacesService(db, models, plus);
   models.onChange((id) => workspaces.forgetModel(id));
   const promptLogs = new PromptLogsService(db, {
     maxRows: config.promptLogMaxRows,
     staleAfterMs: config.providerTimeouts.totalMs + SWEEP_MARGIN_MS,
     sweepEveryMs: config.promptLogSweepMs,
   });
-  const plus = new PlusService(db, models, config.providerTimeouts, config.ingest);
   const chat = new ChatService(db, workspaces, plus);
   const turns = new TurnService(db, workspaces, models, plus, promptLogs, config.providerTimeouts);
-  return { teams, models, workspaces, promptLogs, plus, chat, turns };
+  const compat = new OpenAICompatService(workspaces, turns);
+  return { teams, models, workspaces, promptLogs, plus, chat, turns, compat };
 }
