@@ -74,7 +74,15 @@ export class WorkspacesService {
     const rows = await this.repo.listVisible(this.db, caller.teamId, caller.userId);
     const ids = rows.map((r) => r.id);
     const [ms, plus] = await Promise.all([this.repo.modelsOf(this.db, ids), this.repo.plusOf(this.db, ids)]);
-    return rows.map((r) => view(r, ms, plus.get(r.id) ?? []));
+    const seen = await this.seenBy(caller, [...plus.values()].flat());
+    return rows.map((r) => view(r, ms, (plus.get(r.id) ?? []).filter(seen)));
+  }
+
+  /** A workspace shows only the Plus entries its reader may see (an invisible entry's id is not leaked). */
+  private async seenBy(caller: Principal, ids: string[]): Promise<(id: string) => boolean> {
+    if (ids.length === 0) return () => true;
+    const visible = new Set(await this.plus.visibleIds(caller, [...new Set(ids)]));
+    return (id) => visible.has(id);
   }
 
   /** The workspace as the caller may see it; 404 when it does not exist or is not visible. */
@@ -98,7 +106,7 @@ export class WorkspacesService {
 
   async get(caller: Principal, id: string): Promise<WorkspaceT> {
     const w = await this.load(caller, id);
-    return view(w.row, w.models, w.plusIds);
+    return view(w.row, w.models, w.plusIds.filter(await this.seenBy(caller, w.plusIds)));
   }
 
   async create(caller: Principal, id: string, body: AddWorkspaceBodyT): Promise<WorkspaceT> {
@@ -128,13 +136,18 @@ export class WorkspacesService {
   }
 
   async update(caller: Principal, id: string, body: PatchWorkspaceBodyT): Promise<WorkspaceT> {
-    const { row: current } = await this.load(caller, id);
+    const { row: current, plusIds: currentPlus } = await this.load(caller, id);
     this.requireManage(caller, current);
     const { modelIds, plusIds, ...fields } = body;
     const ids = modelIds ? [...new Set(modelIds)] : undefined;
-    const plus = plusIds ? [...new Set(plusIds)] : undefined;
+    let plus = plusIds ? [...new Set(plusIds)] : undefined;
     if (ids) await this.checkModels(caller, ids);
-    if (plus) await this.checkPlus(caller, plus);
+    if (plus) {
+      await this.checkPlus(caller, plus);
+      // The setter replaces the entries they can see; those they cannot (another user's private entry) stay.
+      const seen = await this.seenBy(caller, currentPlus);
+      plus = [...plus, ...currentPlus.filter((p) => !seen(p) && !plus!.includes(p))];
+    }
     const row = await this.db.transaction(async (tx) => {
       const w = await this.repo.update(tx, id, fields);
       if (ids) await this.repo.setModels(tx, id, ids);
@@ -143,7 +156,8 @@ export class WorkspacesService {
     });
     this.cache.delete(id);
     const [ms, plusNow] = await Promise.all([this.repo.modelsOf(this.db, [id]), this.repo.plusOf(this.db, [id])]);
-    return view(row, ms, plusNow.get(id) ?? []);
+    const now = plusNow.get(id) ?? [];
+    return view(row, ms, now.filter(await this.seenBy(caller, now)));
   }
 
   async delete(caller: Principal, id: string): Promise<void> {
