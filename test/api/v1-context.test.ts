@@ -84,6 +84,25 @@ describe('threads', () => {
     expect(bad.json.error).toMatchObject({ type: 'invalid_request_error', param: 'atrium.store' });
   });
 
+  it('stores concurrent ephemeral turns and thread follow-ups correctly when they share a group commit', async () => {
+    const { team, ws } = await v1Setup(t, s);
+    const opened = await t.request({ method: 'POST', url: `/api/v1/chat/${ws.id}/completions`, key: team.ownerKey, payload: { prompt: 'opening' } });
+    const threadId = opened.json().threadId as string;
+    const results = await Promise.all([
+      ...[1, 2, 3].map((i) => chat(team.ownerKey, { model: `workspace/${ws.id}`, messages: user(`ephemeral ${i}`) })),
+      ...[1, 2, 3].map((i) => t.request({ method: 'POST', url: `/api/v1/chat/${ws.id}/completions`, key: team.ownerKey, payload: { prompt: `follow ${i}`, threadId } })),
+    ]);
+    expect(results.map((r) => ('statusCode' in r ? r.statusCode : r.status))).toEqual([200, 200, 200, 200, 200, 200]);
+    expect(await threadsOf(t, team.ownerKey, ws.id)).toEqual([expect.objectContaining({ id: threadId, messageCount: 8 })]);
+    const logs = await logsOf(t, team.ownerKey);
+    expect(logs.filter((l) => l.prompt.startsWith('ephemeral')).map((l) => [l.threadId, l.status])).toEqual([
+      [null, 'ok'],
+      [null, 'ok'],
+      [null, 'ok'],
+    ]);
+    expect(logs.filter((l) => l.prompt.startsWith('follow')).every((l) => l.threadId === threadId && l.status === 'ok')).toBe(true);
+  });
+
   it('answers a thread the caller cannot see (USER history of another member) with 404', async () => {
     const { team, ws } = await v1Setup(t, s, { chatHistoryType: 'USER' });
     const member = await team.addUser('member');
