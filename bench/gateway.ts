@@ -57,6 +57,9 @@ interface Targets {
   bare: Target;
   atrium: Target;
   atriumStream: Target;
+  /** the OpenAI-compatible route, and the `model` naming the workspace */
+  v1: Target;
+  v1Model: string;
   key: string;
   /** usage (issue 12): the same workspace setup in a team with a budget and a rate limit */
   budgeted?: { target: Target; key: string };
@@ -128,7 +131,10 @@ async function measureBackend(label: string, standIn: ServerProcess, t: Targets)
     const streamBody = streamReq!.body;
 
     let thread: string | null = null;
+    /** The OpenAI-compatible request a client SDK sends: no thread is kept (the default), the prompt log is. */
+    const v1Body = (i: number) => JSON.stringify({ model: t.v1Model, messages: [{ role: 'user', content: PROMPTS[i % PROMPTS.length] }] });
     const shots = {
+      v1: (i: number) => c1.request(t.v1, { body: v1Body(i), headers: auth }).then((r) => ok(r, '"chat.completion"')),
       direct: (i: number) => c1.request(t.direct, { body: providerBody(plainBody, PROMPTS[i % PROMPTS.length]!) }).then((r) => ok(r, '"choices"')),
       bare: (i: number) => c1.request(t.bare, { body: providerBody(plainBody, PROMPTS[i % PROMPTS.length]!) }).then((r) => ok(r, '"choices"')),
       atrium: (i: number) => c1.request(t.atrium, { body: JSON.stringify({ prompt: PROMPTS[i % PROMPTS.length] }), headers: auth }).then((r) => ok(r, '"threadId"')),
@@ -147,7 +153,7 @@ async function measureBackend(label: string, standIn: ServerProcess, t: Targets)
           ? c1.request(t.budgeted.target, { body: JSON.stringify({ prompt: PROMPTS[i % PROMPTS.length] }), headers: { authorization: `Bearer ${t.budgeted.key}` } }).then((r) => ok(r, '"threadId"'))
           : Promise.resolve(null),
     };
-    const latencyPaths = t.budgeted ? (['direct', 'bare', 'atrium', 'followUp', 'budgeted'] as const) : (['direct', 'bare', 'atrium', 'followUp'] as const);
+    const latencyPaths = t.budgeted ? (['direct', 'bare', 'atrium', 'followUp', 'v1', 'budgeted'] as const) : (['direct', 'bare', 'atrium', 'followUp', 'v1'] as const);
     const ttft = {
       direct: (i: number) =>
         c1.request(t.direct, { body: providerBody(streamBody, PROMPTS[i % PROMPTS.length]!), mark: (s) => s.includes(DIRECT_FIRST_CONTENT) }).then((r) => (ok(r, '[DONE]') === null ? null : r.markMs)),
@@ -164,7 +170,7 @@ async function measureBackend(label: string, standIn: ServerProcess, t: Targets)
     for (const k of ['direct', 'bare', 'atrium'] as const) await sequential(WARMUP / 3, ttft[k]);
 
     // Concurrency 1: interleaved rounds (direct, bare, Atrium), so drift hits all three alike.
-    const lat = { direct: [] as number[], bare: [] as number[], atrium: [] as number[], followUp: [] as number[], budgeted: [] as number[] };
+    const lat = { direct: [] as number[], bare: [] as number[], atrium: [] as number[], followUp: [] as number[], v1: [] as number[], budgeted: [] as number[] };
     let errors = 0;
     for (let i = 0; i < LATENCY_ROUNDS; i++) {
       for (const k of latencyPaths) {
@@ -173,7 +179,7 @@ async function measureBackend(label: string, standIn: ServerProcess, t: Targets)
         else lat[k].push(ms);
       }
     }
-    const s = { direct: summarize(lat.direct), bare: summarize(lat.bare), atrium: summarize(lat.atrium), followUp: summarize(lat.followUp) };
+    const s = { direct: summarize(lat.direct), bare: summarize(lat.bare), atrium: summarize(lat.atrium), followUp: summarize(lat.followUp), v1: summarize(lat.v1) };
     const addedP50 = s.atrium.p50 - s.direct.p50;
     /** One latency row: a path's percentiles and what it adds over the direct call at the same percentile. */
     const row = (path: string, x: (typeof s)['direct'], target = ''): Row => ({
@@ -191,6 +197,7 @@ async function measureBackend(label: string, standIn: ServerProcess, t: Targets)
       row('bare Fastify pass-through', s.bare),
       row('Atrium /completions', s.atrium, verdict(round(addedP50), '<=', TARGET_ADDED_P50_MS)),
       row(`Atrium /completions, follow-up in a thread (≤ ${FOLLOW_UPS_PER_THREAD} turns)`, s.followUp),
+      row('Atrium /v1/chat/completions (OpenAI-compatible, no thread kept)', s.v1),
     ];
     // usage (issue 12): the budget check's cost = budgeted − unbudgeted new-thread call, p50, same rounds
     if (t.budgeted) {
@@ -240,19 +247,20 @@ async function measureBackend(label: string, standIn: ServerProcess, t: Targets)
       direct: (i: number) => cN.request(t.direct, { body: providerBody(plainBody, PROMPTS[i % PROMPTS.length]!), discardBody: true }).then((r) => ok(r)),
       bare: (i: number) => cN.request(t.bare, { body: providerBody(plainBody, PROMPTS[i % PROMPTS.length]!), discardBody: true }).then((r) => ok(r)),
       atrium: (i: number) => cN.request(t.atrium, { body: JSON.stringify({ prompt: PROMPTS[i % PROMPTS.length] }), headers: auth, discardBody: true }).then((r) => ok(r)),
+      v1: (i: number) => cN.request(t.v1, { body: v1Body(i), headers: auth, discardBody: true }).then((r) => ok(r)),
     };
     const rps: Record<string, number> = {};
     const throughput: Row[] = [];
     await standIn.call('standin.set', { delayMs: UPSTREAM_DELAY_MS });
     try {
-      for (const k of ['direct', 'bare', 'atrium'] as const) {
+      for (const k of ['direct', 'bare', 'atrium', 'v1'] as const) {
         await closedLoop({ concurrency: CONCURRENCY, durationMs: THROUGHPUT_WARMUP_MS, shot: loadShots[k] });
         const r = await closedLoop({ concurrency: CONCURRENCY, durationMs: THROUGHPUT_MS, shot: loadShots[k] });
         rps[k] = r.rps;
         const ls = summarize(r.latencies);
         throughput.push({
           backend: label,
-          path: k === 'direct' ? 'direct (stand-in)' : k === 'bare' ? 'bare Fastify pass-through' : 'Atrium /completions',
+          path: k === 'direct' ? 'direct (stand-in)' : k === 'bare' ? 'bare Fastify pass-through' : k === 'v1' ? 'Atrium /v1/chat/completions' : 'Atrium /completions',
           requests: r.completed,
           errors: r.errors,
           'req/s': round(r.rps, 0),
@@ -314,6 +322,8 @@ export async function benchGateway(): Promise<Section> {
           bare: target(`${bareUrl}/v1/chat/completions`),
           atrium: target(`${base}/api/v1/chat/${workspaceId}/completions`),
           atriumStream: target(`${base}/api/v1/chat/${workspaceId}/completions/stream`),
+          v1: target(`${base}/v1/chat/completions`),
+          v1Model: `workspace/${workspaceId}`,
           key,
           budgeted: { target: target(`${base}/api/v1/chat/${budgeted.workspaceId}/completions`), key: budgeted.key },
         });
@@ -377,6 +387,7 @@ export async function benchGateway(): Promise<Section> {
       'Atrium requests are `POST /api/v1/chat/{workspaceId}/completions` with `{prompt}` — every request opens a new thread (thread + user message + pending prompt log in one statement, provider call, then answer + log update in a second statement; under concurrency both are group-committed). Direct and bare requests send the exact OpenAI body Atrium sent to the stand-in (copied from the stand-in\'s request log).',
       `Latency: ${WARMUP} warm-up requests per path, then ${LATENCY_ROUNDS} interleaved rounds (direct, bare, Atrium new thread, Atrium follow-up) at concurrency 1; "added" = path minus direct at the same percentile. A follow-up is a \`{prompt, threadId}\` turn in a thread of at most ${FOLLOW_UPS_PER_THREAD} earlier turns (opening a new thread every ${FOLLOW_UPS_PER_THREAD} turns is not measured); it costs the same two statements, the first also reading the history.`,
       `Streams: ${STREAM_ROUNDS} interleaved rounds at concurrency 1; time-to-first-token = request start → first byte of the first content chunk (stand-in: \`"delta":{"content":"\`; Atrium: \`event: delta\`).`,
+      'The OpenAI-compatible path is `POST /v1/chat/completions` with `{model: "workspace/<id>", messages: [{role: "user", content}]}` as an SDK sends it: the same turn without a stored thread (the pending prompt log in one statement, the provider call, the finished log in a second), plus the protocol translation; it is measured in the same interleaved rounds and loops.',
       `Throughput: closed loop, ${CONCURRENCY} concurrent keep-alive connections, stand-in delay ${UPSTREAM_DELAY_MS} ms, ${THROUGHPUT_WARMUP_MS / 1000} s warm-up then ${THROUGHPUT_MS / 1000} s measured per path.`,
       `Targets: Atrium added p50 ≤ ${TARGET_ADDED_P50_MS} ms at concurrency 1; Atrium throughput ≥ ${TARGET_THROUGHPUT_RATIO}× the bare pass-through.`,
       `Budgets (issue 12): a second team, set up alike, has a team budget and a rate limit (never exhausted) that every one of its calls reserves against; its new-thread calls run in the same interleaved latency rounds, and "budget check" is its p50 minus the unbudgeted team's (target ≤ ${TARGET_BUDGET_P50_MS} ms).`,

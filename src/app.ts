@@ -7,6 +7,7 @@ import type { Config } from './config.js';
 import { openDatabase, type Database } from './db/client.js';
 import { authenticate } from './http/auth.js';
 import { lazySerializers } from './http/lazy-serializers.js';
+import { registerOpenAIErrorScope } from './http/openai-errors.js';
 import { frameworkErrors, registerProblemHandlers } from './http/problem.js';
 import { ProblemSchema } from './http/schemas.js';
 import { rejectNulInBody, rejectNulInUrl } from './http/text-guard.js';
@@ -17,6 +18,8 @@ import { preloadTokenizer } from './ingest/tokens.js';
 import { chatRoutes } from './modules/chat/routes.js';
 import { ChatAnswer, ChatStreamEvent, ChatThread, ChatThreadFull } from './modules/chat/schema.js';
 import { modelRoutes } from './modules/models/routes.js';
+import { openaiCompatRoutes } from './modules/openai-compat/routes.js';
+import { OpenAIChatCompletion, OpenAIChatCompletionChunk, OpenAIError, OpenAIModelList } from './modules/openai-compat/schema.js';
 import { plusRoutes } from './modules/plus/routes.js';
 import { Plus, PlusSummary } from './modules/plus/schema.js';
 import { promptLogRoutes } from './modules/prompt-logs/routes.js';
@@ -44,7 +47,7 @@ export interface App {
   warmUp(): void;
 }
 
-export const SHARED_SCHEMAS = [ProblemSchema, User, Team, ApiKey, Model, WorkspaceModel, Workspace, ChatAnswer, ChatStreamEvent, ChatThread, ChatThreadFull, PromptLog, Plus, PlusSummary, Budget, UsageRow];
+export const SHARED_SCHEMAS = [ProblemSchema, User, Team, ApiKey, Model, WorkspaceModel, Workspace, ChatAnswer, ChatStreamEvent, ChatThread, ChatThreadFull, PromptLog, Plus, PlusSummary, Budget, UsageRow, OpenAIError, OpenAIChatCompletion, OpenAIChatCompletionChunk, OpenAIModelList];
 
 /** Fastify's `trustProxy`; a hop count becomes the function Fastify would build from it (its types take no number). */
 function trustProxyOption(v: boolean | number | string[]): boolean | string[] | ((address: string, hop: number) => boolean) {
@@ -89,7 +92,8 @@ export async function buildApp(
     }).withTypeProvider<TypeBoxTypeProvider>();
 
     app.setValidatorCompiler(validators.compiler);
-    registerProblemHandlers(app);
+    // /v1 answers its errors in OpenAI's shape (its own scope below), not problem+json.
+    const { allowedMethods } = registerProblemHandlers(app, { foreignPrefixes: ['/v1/'] });
     for (const s of SHARED_SCHEMAS) app.addSchema(s);
     app.decorateRequest('principal', null);
     for (const w of secrets.warnings) app.log.warn(w);
@@ -134,10 +138,12 @@ export async function buildApp(
     });
     app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
+    // One authentication hook for /api/v1 and /v1.
+    const auth = authenticate(services.teams, services.auth, config.auth.publicUrl);
     await app.register(
       async (api) => {
         api.addHook('onRequest', rejectNulInUrl);
-        api.addHook('onRequest', authenticate(services.teams, services.auth, config.auth.publicUrl));
+        api.addHook('onRequest', auth);
         api.addHook('onRequest', requireJsonBody);
         api.addHook('preValidation', rejectNulInBody);
         await api.register(authRoutes, { auth: services.auth, publicUrl: config.auth.publicUrl });
@@ -153,6 +159,20 @@ export async function buildApp(
     );
     // The web app at `/`: files of the build, and index.html for the app's own paths.
     await registerWebApp(app, { webDir: config.webDir });
+
+    // The OpenAI-compatible API (docs/API.md, "OpenAI-compatible API"): same authentication and
+    // body checks, errors rendered as {error: {message, type, param, code}}.
+    await app.register(
+      async (v1) => {
+        registerOpenAIErrorScope(v1, allowedMethods);
+        v1.addHook('onRequest', rejectNulInUrl);
+        v1.addHook('onRequest', auth);
+        v1.addHook('onRequest', requireJsonBody);
+        v1.addHook('preValidation', rejectNulInBody);
+        await v1.register(openaiCompatRoutes, { compat: services.compat, heartbeatMs: config.sseHeartbeatMs });
+      },
+      { prefix: '/v1' },
+    );
 
     await app.ready();
     // Finish prompt logs a crash left pending: now, then periodically (safe on every node).

@@ -3,6 +3,7 @@ import type { Database } from './db/client.js';
 import { ChatService } from './modules/chat/service.js';
 import { TurnService } from './modules/chat/turns.js';
 import { ModelsService } from './modules/models/service.js';
+import { OpenAICompatService } from './modules/openai-compat/service.js';
 import { PlusService } from './modules/plus/service.js';
 import { PromptLogsService, SWEEP_MARGIN_MS } from './modules/prompt-logs/service.js';
 import { AuthService } from './modules/teams/auth-service.js';
@@ -14,9 +15,10 @@ import type { SecretBox } from './security/secret-box.js';
 /**
  * The composition root: every service, built once per app over one database handle. Each
  * receives what it uses through its constructor, in dependency order (no setters, no closures
- * back into a later service): auth (sign-in, part of the teams module); teams → auth; models; workspaces → models;
- * prompt-logs; plus → models; usage; chat → workspaces, plus; turns → workspaces, models, plus, prompt-logs, usage.
- * `npm run lint` checks
+ * back into a later service): auth (sign-in, part of the teams module); teams → auth; models;
+ * plus → models; workspaces → models, plus (as the narrow PlusVisibility interface, since the plus
+ * module imports workspace types); prompt-logs; usage; chat → workspaces, plus; turns → workspaces,
+ * models, plus, prompt-logs, usage; compat (openai-compat) → workspaces, turns. `npm run lint` checks
  * that the modules' imports follow the same order (scripts/check-module-graph.ts).
  */
 export interface Services {
@@ -29,6 +31,7 @@ export interface Services {
   usage: UsageService;
   chat: ChatService;
   turns: TurnService;
+  compat: OpenAICompatService;
 }
 
 export function createServices(database: Database, config: Config, secrets: SecretBox): Services {
@@ -36,16 +39,18 @@ export function createServices(database: Database, config: Config, secrets: Secr
   const auth = new AuthService(db, config.auth);
   const teams = new TeamsService(db, auth);
   const models = new ModelsService(db, secrets, config.providerUrlPolicy);
-  const workspaces = new WorkspacesService(db, models);
+  // Plus is built before workspaces (it needs only models): a workspace's plusIds are checked against it.
+  const plus = new PlusService(db, models, config.providerTimeouts, config.ingest);
+  const workspaces = new WorkspacesService(db, models, plus);
   models.onChange((id) => workspaces.forgetModel(id));
   const promptLogs = new PromptLogsService(db, {
     maxRows: config.promptLogMaxRows,
     staleAfterMs: config.providerTimeouts.totalMs + SWEEP_MARGIN_MS,
     sweepEveryMs: config.promptLogSweepMs,
   });
-  const plus = new PlusService(db, models, config.providerTimeouts, config.ingest);
   const usage = new UsageService(db);
   const chat = new ChatService(db, workspaces, plus);
   const turns = new TurnService(db, workspaces, models, plus, promptLogs, config.providerTimeouts, usage);
-  return { auth, teams, models, workspaces, promptLogs, plus, usage, chat, turns };
+  const compat = new OpenAICompatService(workspaces, turns);
+  return { auth, teams, models, workspaces, promptLogs, plus, usage, chat, turns, compat };
 }

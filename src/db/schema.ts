@@ -488,3 +488,24 @@ export const loginThrottle = pgTable(
   },
   (t) => [index('login_throttle_window_idx').on(t.windowStart)],
 );
+
+// ---- issue 11 (OpenAI-compatible API): the Plus entries a workspace always draws on ----------
+
+/**
+ * A workspace's own Plus entries (`Workspace.plusIds`), in order: every chat turn in the
+ * workspace draws context from them (those the caller may see), beside the request's `plusIds`.
+ * Deleting the entry or the workspace removes the row.
+ */
+export const workspacePlus = pgTable(
+  'workspace_plus',
+  {
+    workspaceId: uuid('workspace_id')
+      .notNull()
+      .references(() => workspaces.id, { onDelete: 'cascade' }),
+    plusId: uuid('plus_id')
+      .notNull()
+      .references(() => plusEntries.id, { onDelete: 'cascade' }),
+    position: integer('position').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.workspaceId, t.plusId] }), index('workspace_plus_plus_idx').on(t.plusId)],
+);

@@ -171,8 +171,13 @@ class MethodTable {
   }
 }
 
-export function registerProblemHandlers(app: FastifyInstance): void {
+/**
+ * `foreignPrefixes`: path prefixes (e.g. `/v1/`) whose plugin scope answers its own errors in
+ * another shape; the 405 hook leaves them alone and they ask `allowedMethods` instead.
+ */
+export function registerProblemHandlers(app: FastifyInstance, opts: { foreignPrefixes?: string[] } = {}): { allowedMethods(path: string): string[] } {
   const methods = new MethodTable();
+  const foreign = opts.foreignPrefixes ?? [];
   // Registered before any route, so it sees them all (and the HEAD twins Fastify adds for GETs).
   app.addHook('onRoute', (route) => methods.add(route.url, route.method));
   app.setErrorHandler((err, request, reply) => {
@@ -187,6 +192,7 @@ export function registerProblemHandlers(app: FastifyInstance): void {
   app.addHook('onRequest', async (request, reply) => {
     if (!request.is404) return;
     const path = request.url.split('?')[0] ?? '/';
+    if (foreign.some((p) => path.startsWith(p))) return;
     const allow = methods.allowed(path);
     if (allow.length === 0) return;
     reply.header('allow', allow.join(', '));
@@ -195,4 +201,5 @@ export function registerProblemHandlers(app: FastifyInstance): void {
   app.setNotFoundHandler((request, reply) =>
     sendProblem(reply, problem(404, 'route_not_found', `No route ${request.method} ${request.url.split('?')[0]}`)),
   );
+  return { allowedMethods: (path) => methods.allowed(path) };
 }

@@ -54,6 +54,12 @@ export class SseWriter {
     this.reply.raw.write(`id: ${this.nextId++}\nevent: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
   }
 
+  /** A bare `data:` line, no id or event name: the framing of OpenAI's streams (`data: {…}`, `data: [DONE]`). */
+  sendData(data: string): void {
+    if (this.closed) return;
+    this.reply.raw.write(`data: ${data}\n\n`);
+  }
+
   end(): void {
     if (this.closed) return;
     this.stop();

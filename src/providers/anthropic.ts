@@ -90,6 +90,7 @@ export function buildAnthropicBody(req: ProviderRequest): Body {
     messages: turns.map((t) => ({ role: t.role, content: t.content })),
   };
   if (system !== null) body.system = system;
+  if (p.stop && p.stop.length > 0) body.stop_sequences = p.stop;
   // temperature / top_p: not part of Messages API version 2026-10-21, which this SDK pins
   // (`anthropic-version` header) — they are dropped, like n, penalties and logit bias.
   return body;

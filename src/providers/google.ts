@@ -113,6 +113,7 @@ function buildRequest(req: ProviderRequest, signal: AbortSignal) {
   if (pp !== undefined) config.presencePenalty = pp;
   const fp = num(p.frequencyPenalty);
   if (fp !== undefined) config.frequencyPenalty = fp;
+  if (p.stop && p.stop.length > 0) config.stopSequences = p.stop;
   return {
     model: req.target.baseModel,
     contents: turns.map((t) => ({ role: t.role === 'assistant' ? 'model' : 'user', parts: [{ text: t.content }] })),

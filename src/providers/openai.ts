@@ -164,6 +164,7 @@ function buildBody(req: ProviderRequest, maxTokensField: MaxTokensField): ChatBo
   const pp = num(p.presencePenalty);
   if (pp !== undefined) body.presence_penalty = pp;
   if (p.logitBias && Object.keys(p.logitBias).length > 0) body.logit_bias = p.logitBias;
+  if (p.stop && p.stop.length > 0) body.stop = p.stop;
   return body;
 }
 

@@ -33,6 +33,8 @@ export interface GenerationParams {
   frequencyPenalty?: number | null;
   presencePenalty?: number | null;
   logitBias?: Record<string, number> | null;
+  /** stop sequences (OpenAI `stop`, Anthropic `stop_sequences`, Gemini `stopSequences`) */
+  stop?: string[] | null;
 }
 
 /**

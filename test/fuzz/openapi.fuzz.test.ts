@@ -160,6 +160,16 @@ function describeRequest(r: FuzzRequest): string {
 function check(r: FuzzRequest, res: LightMyRequestResponse): void {
   const where = () => `${res.statusCode} for ${describeRequest(r)}\n→ ${res.body.slice(0, 400)}`;
   if (res.statusCode >= 500 && !PROVIDER_STATUSES.has(res.statusCode)) throw new Error(`server error ${where()}`);
+  // The OpenAI-compatible API answers errors in OpenAI's shape, and a mid-stream failure as an `error` chunk.
+  if (r.url.startsWith('/v1/')) {
+    if (res.statusCode >= 400) {
+      if (!String(res.headers['content-type']).startsWith('application/json')) throw new Error(`not JSON: ${where()}`);
+      const e = r.method === 'HEAD' ? undefined : (res.json() as { error?: { message?: unknown; type?: unknown } }).error;
+      if (r.method !== 'HEAD' && (typeof e?.message !== 'string' || typeof e.type !== 'string')) throw new Error(`not OpenAI's error shape: ${where()}`);
+    }
+    if (String(res.headers['content-type']).startsWith('text/event-stream') && /"type":"server_error"/.test(res.body)) throw new Error(`server error chunk: ${where()}`);
+    return;
+  }
   if (res.statusCode >= 400) {
     if (!String(res.headers['content-type']).startsWith('application/problem+json')) throw new Error(`not problem+json: ${where()}`);
     const errors = r.method === 'HEAD' ? undefined : (res.json() as { errors?: unknown[] }).errors;
@@ -202,6 +212,7 @@ beforeAll(async () => {
       fileId: plus.json().files[0].id,
       threadId: chat.json().threadId,
       id: apiKey.json().id,
+      model: `workspace/${ws.id}`,
     },
     intIds: [member.id],
     urls: [standIn.openaiBaseUrl, standIn.anthropicBaseUrl, 'http://127.0.0.1:9/v1', 'http://169.254.169.254/latest', 'ftp://127.0.0.1/x', 'not a url', 'http://[::1]:9/v1'],

@@ -31,15 +31,19 @@ it('names, summarises and tags every operation, with unique operationIds and def
   expect(doc.servers).toEqual([expect.objectContaining({ url: '/' })]);
 });
 
-it('declares every error answer as problem+json with the Problem schema', () => {
+it('declares every error answer as problem+json with the Problem schema (OpenAI\u2019s error shape under /v1)', () => {
+  let openai = 0;
   for (const { id, op } of operations) {
     const errors = Object.entries(op.responses as Record<string, Json>).filter(([status]) => Number(status) >= 400);
     expect(errors.length, id).toBeGreaterThan(0);
+    const [type, schema] = id.split(' ')[1]!.startsWith('/v1/') ? ['application/json', 'OpenAIError'] : ['application/problem+json', 'Problem'];
+    if (schema === 'OpenAIError') openai++;
     for (const [status, res] of errors) {
-      expect(Object.keys(res.content), `${id} ${status}`).toEqual(['application/problem+json']);
-      expect(res.content['application/problem+json'].schema, `${id} ${status}`).toEqual({ $ref: '#/components/schemas/Problem' });
+      expect(Object.keys(res.content), `${id} ${status}`).toEqual([type]);
+      expect(res.content[type].schema, `${id} ${status}`).toEqual({ $ref: `#/components/schemas/${schema}` });
     }
   }
+  expect(openai).toBe(2);
 });
 
 it('marks query parameters with a default optional, and caps every integer parameter', () => {

@@ -19,6 +19,8 @@ export interface UserTurnRecord {
   now: Date;
   /** what the turn reserves against its budgets (null: none applies); a refusal fails the statement */
   reservation: Reservation | null;
+  /** false: an ephemeral turn (never with `existing`) — only its pending log is written, no thread or messages */
+  store: boolean;
 }
 
 /** An earlier message of the thread; assistant ones carry their model and usage (to calibrate the next fit). */
@@ -126,6 +128,15 @@ export class ChatRepo {
    */
   async recordUserTurns(db: Executor, turns: UserTurnRecord[]): Promise<StoredUserTurn[]> {
     if (turns.every((v) => v.existing === null)) return this.recordNewThreadTurns(db, turns);
+    if (turns.some((v) => !v.store)) {
+      // Ephemeral turns never continue a thread: they go with the new-thread statement, the rest with this one.
+      const out: StoredUserTurn[] = new Array<StoredUserTurn>(turns.length);
+      const parts = [turns.map((v, i) => [v, i] as const).filter(([v]) => !v.store), turns.map((v, i) => [v, i] as const).filter(([v]) => v.store)];
+      const [eph, rest] = await Promise.all([this.recordNewThreadTurns(db, parts[0]!.map(([v]) => v)), this.recordUserTurns(db, parts[1]!.map(([v]) => v))]);
+      parts[0]!.forEach(([, i], k) => (out[i] = eph[k]!));
+      parts[1]!.forEach(([, i], k) => (out[i] = rest[k]!));
+      return out;
+    }
     const key = (i: number) => sql`${i}::int`;
     const req = turns.map((v, i) => {
       const t = v.thread;
@@ -185,12 +196,15 @@ export class ChatRepo {
    * which PGlite plans and runs in about half the time of the general statement.
    */
   private async recordNewThreadTurns(db: Executor, turns: UserTurnRecord[]): Promise<StoredUserTurn[]> {
-    const threads = turns.map((v) => {
+    if (turns.length === 0) return [];
+    // Ephemeral turns (store: false) write their pending log only.
+    const kept = turns.filter((v) => v.store);
+    const threads = kept.map((v) => {
       const t = v.thread;
       const now = v.now.toISOString();
       return sql`(${t.id}::uuid, ${t.teamId}::uuid, ${t.workspaceId}::uuid, ${t.userId}::int, ${t.title}::text, ${now}::timestamptz, ${now}::timestamptz)`;
     });
-    const messages = turns.flatMap((v) =>
+    const messages = kept.flatMap((v) =>
       v.messages.map((m) => sql`(${m.id}::uuid, ${v.thread.id}::uuid, ${m.role}::text, ${m.content}::text, ${m.created.toISOString()}::timestamptz)`),
     );
     const logs = promptLogSql.insertPending(
@@ -198,20 +212,24 @@ export class ChatRepo {
       null,
     );
     const reserving = turns.some((v) => v.reservation);
-    const threadsAndMessages = sql`t as (
+    // A batch of ephemeral turns only has logs to write.
+    const threadsAndMessages =
+      kept.length === 0
+        ? null
+        : sql`t as (
         insert into chat_threads (id, team_id, workspace_id, user_id, title, created, updated) values ${sql.join(threads, sql`, `)}
       ), m as (
         insert into chat_messages (id, thread_id, role, content, created) values ${sql.join(messages, sql`, `)}
       )`;
     if (!reserving) {
-      await db.execute(sql`with ${threadsAndMessages} ${logs}`);
+      await db.execute(threadsAndMessages ? sql`with ${threadsAndMessages} ${logs}` : logs);
       return turns.map(() => ({ history: [], threadHasFiles: false, reservedCredits: 0 }));
     }
     // With budgets: the same inserts, the reservation (its cost known in full: no history), and a
     // final check that fails the whole statement on a refusal.
     const credits = turns.map((v) => (v.reservation ? reservedCredits(v.reservation) : 0));
     await db.execute(sql`
-      with ${threadsAndMessages}, l as (${logs}), ${usageSql.reserveKnown(turns.flatMap((v, i) => (v.reservation ? [{ r: v.reservation, credits: credits[i]! }] : [])))}
+      with ${threadsAndMessages ? sql`${threadsAndMessages}, ` : sql``}l as (${logs}), ${usageSql.reserveKnown(turns.flatMap((v, i) => (v.reservation ? [{ r: v.reservation, credits: credits[i]! }] : [])))}
       select ${usageSql.refusalCheck()} as refused`);
     return turns.map((_, i) => ({ history: [], threadHasFiles: false, reservedCredits: credits[i]! }));
   }

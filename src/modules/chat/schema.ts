@@ -18,6 +18,8 @@ export const ChatCompletionRequest = Type.Object(
     modelId: Type.Optional(Uuid),
     plusIds: Type.Optional(Type.Array(Uuid, { maxItems: 50 })),
     ...GenerationParamFields,
+    /** stop sequences for this turn (the workspace has none) */
+    stop: Type.Optional(Nullable(Type.Array(Type.String({ minLength: 1, maxLength: 500 }), { maxItems: 4 }))),
   },
   { additionalProperties: false },
 );

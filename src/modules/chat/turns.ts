@@ -37,6 +37,12 @@ export interface TurnOptions {
   stream: boolean;
   /** aborts the provider call (the client went away); what arrived is kept as interrupted */
   signal?: AbortSignal;
+  /**
+   * false: an ephemeral turn (the OpenAI-compatible API's default). Everything runs as usual on a
+   * thread that is never stored: no thread, no messages, only the prompt log (with no threadId).
+   * Default true. Cannot be combined with `req.threadId`.
+   */
+  store?: boolean;
 }
 
 /** Context from Plus entries (implemented by PlusService). */
@@ -53,8 +59,12 @@ interface Plan {
   workspace: WorkspaceRow;
   historyScope: { workspaceId: string; onlyUserId?: number } | null;
   threadId: string;
+  /** false: the thread is ephemeral (TurnOptions.store) */
+  store: boolean;
   newTurns: ChatMessage[];
   plusIds: string[];
+  /** the workspace's own Plus entries (beyond plusIds): drawn on when visible to the caller, skipped otherwise */
+  workspacePlusIds: string[];
   model: { id: string; name: string; price: number; contextWindow: number | null; usesSystemPrompts: boolean; promptWrapper: { value: string } | null };
   settings: { systemInstructions: string | null; addedContext: string | null };
   target: ProviderTarget;
@@ -97,10 +107,11 @@ export class TurnService {
    */
   async *run(caller: Principal, workspaceId: string, req: ChatCompletionRequestT, opts: TurnOptions): AsyncGenerator<TurnEvent> {
     // 1. Check and resolve everything; nothing is stored yet.
-    const plan = await this.plan(caller, workspaceId, req);
+    const plan = await this.plan(caller, workspaceId, req, opts.store !== false);
     // 2. Context from the entries the request names: an invisible one is a 404, still before storing.
     //    A follow-up is searched with the thread's previous question's key terms carried (docs/API.md, Follow-ups).
-    let context = plan.plusIds.length > 0 ? await this.retrieve(caller, plan, await this.previousQuestion(plan)) : NO_CONTEXT;
+    const named = plan.plusIds.length + plan.workspacePlusIds.length > 0;
+    let context = named ? await this.retrieve(caller, plan, await this.previousQuestion(plan)) : NO_CONTEXT;
     // 2b. What the call may cost, to reserve against the caller's budgets (null: none applies).
     const reservation = await this.usage.reservationFor(caller, plan.model.price, () => costOf(plan, context.text));
     // 3. Store the user's turn and pending log; the same statement checks the thread and reads its
@@ -112,7 +123,7 @@ export class TurnService {
     let finished = false;
     try {
       // 4. A thread with files searches them (known only from the write above).
-      if (plan.plusIds.length === 0 && stored.threadHasFiles) context = await this.retrieve(caller, plan, previousFrom(plan, stored.history));
+      if (!named && stored.threadHasFiles) context = await this.retrieve(caller, plan, previousFrom(plan, stored.history));
       // 5. The prompt: system text, history fitted to the window (in the provider's own token count,
       //    calibrated on the thread's previous answer by this model), the new turn(s).
       const input: AssemblyInput = {
@@ -150,11 +161,11 @@ export class TurnService {
   }
 
   /** The plain (non-streamed) answer: the same pipeline, its events gathered. */
-  async complete(caller: Principal, workspaceId: string, req: ChatCompletionRequestT, signal?: AbortSignal): Promise<ChatAnswerT> {
+  async complete(caller: Principal, workspaceId: string, req: ChatCompletionRequestT, signal?: AbortSignal, opts: { store?: boolean } = {}): Promise<ChatAnswerT> {
     let start: Extract<TurnEvent, { type: 'start' }> | undefined;
     let sources: StoredSource[] = [];
     let content = '';
-    for await (const ev of this.run(caller, workspaceId, req, { stream: false, ...(signal ? { signal } : {}) })) {
+    for await (const ev of this.run(caller, workspaceId, req, { stream: false, ...(signal ? { signal } : {}), ...opts })) {
       switch (ev.type) {
         case 'start':
           start = ev;
@@ -188,7 +199,8 @@ export class TurnService {
 
   // ---- the steps -------------------------------------------------------------------------
 
-  private async plan(caller: Principal, workspaceId: string, req: ChatCompletionRequestT): Promise<Plan> {
+  private async plan(caller: Principal, workspaceId: string, req: ChatCompletionRequestT, store: boolean): Promise<Plan> {
+    if (!store && req.threadId) throw badRequest('validation_failed', 'A turn that continues a thread is stored', [{ path: 'body/threadId', message: 'cannot be combined with store: false' }]);
     const w = await this.workspaces.load(caller, workspaceId);
     const newTurns: ChatMessage[] = req.messages ?? (req.prompt !== undefined ? [{ role: 'user', content: req.prompt }] : []);
     if (newTurns.length === 0) {
@@ -219,6 +231,7 @@ export class TurnService {
       frequencyPenalty: pick('frequencyPenalty', wm.frequencyPenalty),
       presencePenalty: pick('presencePenalty', wm.presencePenalty),
       logitBias: pick('logitBias', wm.logitBias ?? null),
+      stop: req.stop ?? null,
     };
     assertMaxTokensFit(model, params.maxTokens);
     // Without a configured maxTokens a default output cap is still sent (context-fit.ts).
@@ -228,8 +241,10 @@ export class TurnService {
       workspace: w.row,
       historyScope: req.threadId ? scope : null,
       threadId: req.threadId ?? randomUUID(),
+      store,
       newTurns,
       plusIds: [...new Set(req.plusIds ?? [])],
+      workspacePlusIds: w.plusIds.filter((id) => !req.plusIds?.includes(id)),
       model: { id: model.id, name: model.name, price: model.chatCredits, contextWindow: model.contextWindow, usesSystemPrompts: model.usesSystemPrompts, promptWrapper: model.promptWrapper ?? null },
       settings: { systemInstructions: wm.systemInstructions, addedContext: wm.addedContext },
       target,
@@ -248,6 +263,7 @@ export class TurnService {
     const window = plan.model.contextWindow ?? DEFAULT_WINDOW;
     return this.context.contextForTurn(caller, plan.workspace, {
       plusIds: plan.plusIds,
+      workspacePlusIds: plan.workspacePlusIds,
       threadId: plan.historyScope ? plan.threadId : null,
       query: plan.newTurns.at(-1)!.content,
       carry,
@@ -263,12 +279,13 @@ export class TurnService {
       thread: { id: plan.threadId, teamId: caller.teamId, workspaceId: plan.workspace.id, userId: caller.userId, title: titleFrom(firstUser.content) },
       existing: plan.historyScope,
       messages: plan.newTurns.map((m, i) => ({ id: randomUUID(), role: m.role, content: m.content, created: new Date(now.getTime() + i) })),
+      store: plan.store,
       log: {
         id: logId,
         teamId: caller.teamId,
         userId: caller.userId,
         workspaceId: plan.workspace.id,
-        threadId: plan.threadId,
+        threadId: plan.store ? plan.threadId : null,
         modelId: plan.model.id,
         modelName: plan.model.name,
         prompt: plan.newTurns.at(-1)!.content,
@@ -382,7 +399,7 @@ function answerRecord(
   latencyMs: number,
 ): Omit<AnswerRecord, 'ledger' | 'settle'> {
   const status = o.kind === 'answered' ? 'ok' : 'interrupted';
-  const keepMessage = o.kind === 'answered' || o.content.length > 0;
+  const keepMessage = plan.store && (o.kind === 'answered' || o.content.length > 0);
   // The local estimate beside the provider's own prompt count calibrates the thread's next fit (never shown in the API).
   const stored: CalibratedUsage = o.kind === 'answered' && o.usage.promptTokens > 0 ? { ...usage, localPromptTokens: estimatedPromptTokens } : usage;
   return {

@@ -288,11 +288,13 @@ export class PlusService {
   async contextForTurn(
     caller: Principal,
     workspace: WorkspaceRow,
-    q: { plusIds: string[]; threadId: string | null; query: string; carry?: string | null; budgetTokens: number },
+    q: { plusIds: string[]; threadId: string | null; query: string; carry?: string | null; budgetTokens: number; workspacePlusIds?: string[] },
   ): Promise<{ text: string; sources: StoredSource[] }> {
     const v = viewer(caller);
-    const entries = await this.repo.findMany(this.db, v, q.plusIds);
-    if (entries.length !== q.plusIds.length) throw notFound('Plus entry');
+    // The request's entries must all be visible (else 404); the workspace's own are used when visible, skipped otherwise.
+    const also = (q.workspacePlusIds ?? []).filter((id) => !q.plusIds.includes(id));
+    const entries = await this.repo.findMany(this.db, v, [...q.plusIds, ...also]);
+    if (entries.filter((e) => q.plusIds.includes(e.id)).length !== q.plusIds.length) throw notFound('Plus entry');
     const threadFiles = q.threadId
       ? await this.repo.threadFiles(this.db, caller.teamId, q.threadId, workspace.contextType === 'PRIVATE' ? caller.userId : undefined)
       : [];
@@ -317,6 +319,11 @@ export class PlusService {
         ranking: roundRanking(c.ranking),
       })),
     };
+  }
+
+  /** Which of `ids` are entries the caller may see (a workspace's plusIds are checked with it). */
+  async visibleIds(caller: Principal, ids: string[]): Promise<string[]> {
+    return (await this.repo.findMany(this.db, viewer(caller), ids)).map((e) => e.id);
   }
 
   async titlesFor(caller: Principal, workspace: WorkspaceRow): Promise<string[]> {

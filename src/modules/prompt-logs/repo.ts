@@ -11,7 +11,8 @@ export interface PendingLog {
   teamId: string;
   userId: number;
   workspaceId: string;
-  threadId: string;
+  /** null for a turn that keeps no thread (the OpenAI-compatible API without `store`) */
+  threadId: string | null;
   modelId: string;
   modelName: string;
   prompt: string;

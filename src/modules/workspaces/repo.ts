@@ -1,6 +1,6 @@
 import { and, asc, eq, inArray, notInArray, or, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
-import { models, workspaceModels, workspaces } from '../../db/schema.js';
+import { models, workspaceModels, workspacePlus, workspaces } from '../../db/schema.js';
 
 export type WorkspaceRow = typeof workspaces.$inferSelect;
 export type WorkspaceModelRow = typeof workspaceModels.$inferSelect & { modelName: string };
@@ -67,6 +67,25 @@ export class WorkspacesRepo {
         target: [workspaceModels.workspaceId, workspaceModels.modelId],
         set: { position: sql`excluded.position` },
       });
+  }
+
+  /** The Plus entries each workspace draws on, in order, by workspace id. */
+  async plusOf(db: Executor, workspaceIds: string[]): Promise<Map<string, string[]>> {
+    const out = new Map<string, string[]>(workspaceIds.map((id) => [id, []]));
+    if (workspaceIds.length === 0) return out;
+    const rows = await db
+      .select({ workspaceId: workspacePlus.workspaceId, plusId: workspacePlus.plusId })
+      .from(workspacePlus)
+      .where(inArray(workspacePlus.workspaceId, workspaceIds))
+      .orderBy(asc(workspacePlus.position));
+    for (const r of rows) out.get(r.workspaceId)?.push(r.plusId);
+    return out;
+  }
+
+  /** Make the workspace's Plus entries exactly `plusIds`, in that order. */
+  async setPlus(db: Executor, workspaceId: string, plusIds: string[]): Promise<void> {
+    await db.delete(workspacePlus).where(eq(workspacePlus.workspaceId, workspaceId));
+    if (plusIds.length > 0) await db.insert(workspacePlus).values(plusIds.map((plusId, position) => ({ workspaceId, plusId, position })));
   }
 
   async upsertModelSettings(

@@ -5,6 +5,8 @@ const ChatHistoryType = Type.Union([Type.Literal('TEAM'), Type.Literal('USER')])
 const ContextType = Type.Union([Type.Literal('SHARED'), Type.Literal('PRIVATE')]);
 const SharingType = Type.Union([Type.Literal('TEAM'), Type.Literal('PRIVATE')]);
 const SamplePrompts = Type.Array(Type.String({ minLength: 1, maxLength: 2000 }), { maxItems: 50 });
+/** The Plus entries every chat turn in the workspace draws on (docs/API.md, "Workspace Plus entries"). */
+const PlusIds = Type.Array(Uuid, { maxItems: 50, description: 'Plus entries every chat turn in this workspace draws context from (those the caller may see)' });
 
 export const WorkspaceModelSettings = Type.Object(
   {
@@ -45,6 +47,7 @@ export const Workspace = Type.Object(
     greeting: Nullable(Type.String()),
     samplePrompts: Type.Array(Type.String()),
     models: Type.Array(Type.Ref('WorkspaceModel')),
+    plusIds: PlusIds,
     userId: Type.Integer(),
     created: DateTime,
     updated: DateTime,
@@ -62,6 +65,7 @@ export const AddWorkspaceBody = Type.Object(
     sharingType: Type.Optional(SharingType),
     greeting: Type.Optional(Nullable(Type.String({ maxLength: 5000 }))),
     samplePrompts: Type.Optional(SamplePrompts),
+    plusIds: Type.Optional(PlusIds),
   },
   { additionalProperties: false },
 );
@@ -76,6 +80,7 @@ export const PatchWorkspaceBody = Type.Object(
     sharingType: Type.Optional(SharingType),
     greeting: Type.Optional(Nullable(Type.String({ maxLength: 5000 }))),
     samplePrompts: Type.Optional(SamplePrompts),
+    plusIds: Type.Optional(PlusIds),
   },
   { additionalProperties: false, minProperties: 1 },
 );

@@ -23,7 +23,7 @@ function modelView(m: WorkspaceModelRow): WorkspaceModelT {
   };
 }
 
-function view(w: WorkspaceRow, ms: WorkspaceModelRow[]): WorkspaceT {
+function view(w: WorkspaceRow, ms: WorkspaceModelRow[], plusIds: string[]): WorkspaceT {
   return {
     id: w.id,
     name: w.name,
@@ -33,6 +33,7 @@ function view(w: WorkspaceRow, ms: WorkspaceModelRow[]): WorkspaceT {
     greeting: w.greeting,
     samplePrompts: w.samplePrompts ?? [],
     models: ms.filter((m) => m.workspaceId === w.id).map(modelView),
+    plusIds,
     userId: w.userId,
     created: w.created.toISOString(),
     updated: w.updated.toISOString(),
@@ -42,6 +43,16 @@ function view(w: WorkspaceRow, ms: WorkspaceModelRow[]): WorkspaceT {
 export interface WorkspaceWithModels {
   row: WorkspaceRow;
   models: WorkspaceModelRow[];
+  /** the Plus entries every turn in the workspace draws on (those the caller may see) */
+  plusIds: string[];
+}
+
+/**
+ * Which of these Plus entries the caller may see: implemented by PlusService, which comes after
+ * workspaces in the module order, so it is handed in as this narrow interface (src/services.ts).
+ */
+export interface PlusVisibility {
+  visibleIds(caller: Principal, ids: string[]): Promise<string[]>;
 }
 
 /** docs/API.md, Tenancy: TEAM workspaces are seen by the team, PRIVATE ones by their creator. */
@@ -56,12 +67,22 @@ export class WorkspacesService {
   constructor(
     private readonly db: Db,
     private readonly models: ModelsService,
+    private readonly plus: PlusVisibility,
   ) {}
 
   async list(caller: Principal): Promise<WorkspaceT[]> {
     const rows = await this.repo.listVisible(this.db, caller.teamId, caller.userId);
-    const ms = await this.repo.modelsOf(this.db, rows.map((r) => r.id));
-    return rows.map((r) => view(r, ms));
+    const ids = rows.map((r) => r.id);
+    const [ms, plus] = await Promise.all([this.repo.modelsOf(this.db, ids), this.repo.plusOf(this.db, ids)]);
+    const seen = await this.seenBy(caller, [...plus.values()].flat());
+    return rows.map((r) => view(r, ms, (plus.get(r.id) ?? []).filter(seen)));
+  }
+
+  /** A workspace shows only the Plus entries its reader may see (an invisible entry's id is not leaked). */
+  private async seenBy(caller: Principal, ids: string[]): Promise<(id: string) => boolean> {
+    if (ids.length === 0) return () => true;
+    const visible = new Set(await this.plus.visibleIds(caller, [...new Set(ids)]));
+    return (id) => visible.has(id);
   }
 
   /** The workspace as the caller may see it; 404 when it does not exist or is not visible. */
@@ -70,7 +91,8 @@ export class WorkspacesService {
     if (!w) {
       const row = await this.repo.findById(this.db, id);
       if (!row) throw notFound('Workspace');
-      w = { row, models: await this.repo.modelsOf(this.db, [id]) };
+      const [models, plus] = await Promise.all([this.repo.modelsOf(this.db, [id]), this.repo.plusOf(this.db, [id])]);
+      w = { row, models, plusIds: plus.get(id) ?? [] };
       this.cache.set(id, w);
     }
     if (!canSee(caller, w.row)) throw notFound('Workspace');
@@ -84,44 +106,58 @@ export class WorkspacesService {
 
   async get(caller: Principal, id: string): Promise<WorkspaceT> {
     const w = await this.load(caller, id);
-    return view(w.row, w.models);
+    return view(w.row, w.models, w.plusIds.filter(await this.seenBy(caller, w.plusIds)));
   }
 
   async create(caller: Principal, id: string, body: AddWorkspaceBodyT): Promise<WorkspaceT> {
-    const modelIds = [...new Set(body.modelIds ?? [])];
+    const { plusIds: plusBody, ...rest } = body;
+    const modelIds = [...new Set(rest.modelIds ?? [])];
+    const plusIds = [...new Set(plusBody ?? [])];
     await this.checkModels(caller, modelIds);
+    await this.checkPlus(caller, plusIds);
     const row = await this.db.transaction(async (tx) => {
       if (await this.repo.exists(tx, id)) throw conflict(`A workspace with id ${id} already exists`);
       const w = await this.repo.insert(tx, {
         id,
         teamId: caller.teamId,
         userId: caller.userId,
-        name: body.name,
-        chatHistoryType: body.chatHistoryType ?? 'TEAM',
-        contextType: body.contextType ?? 'SHARED',
-        sharingType: body.sharingType ?? 'TEAM',
-        greeting: body.greeting ?? null,
-        samplePrompts: body.samplePrompts ?? [],
+        name: rest.name,
+        chatHistoryType: rest.chatHistoryType ?? 'TEAM',
+        contextType: rest.contextType ?? 'SHARED',
+        sharingType: rest.sharingType ?? 'TEAM',
+        greeting: rest.greeting ?? null,
+        samplePrompts: rest.samplePrompts ?? [],
       });
       await this.repo.setModels(tx, id, modelIds);
+      await this.repo.setPlus(tx, id, plusIds);
       return w;
     });
-    return view(row, await this.repo.modelsOf(this.db, [id]));
+    return view(row, await this.repo.modelsOf(this.db, [id]), plusIds);
   }
 
   async update(caller: Principal, id: string, body: PatchWorkspaceBodyT): Promise<WorkspaceT> {
-    const { row: current } = await this.load(caller, id);
+    const { row: current, plusIds: currentPlus } = await this.load(caller, id);
     this.requireManage(caller, current);
-    const { modelIds, ...fields } = body;
+    const { modelIds, plusIds, ...fields } = body;
     const ids = modelIds ? [...new Set(modelIds)] : undefined;
+    let plus = plusIds ? [...new Set(plusIds)] : undefined;
     if (ids) await this.checkModels(caller, ids);
+    if (plus) {
+      await this.checkPlus(caller, plus);
+      // The setter replaces the entries they can see; those they cannot (another user's private entry) stay.
+      const seen = await this.seenBy(caller, currentPlus);
+      plus = [...plus, ...currentPlus.filter((p) => !seen(p) && !plus!.includes(p))];
+    }
     const row = await this.db.transaction(async (tx) => {
       const w = await this.repo.update(tx, id, fields);
       if (ids) await this.repo.setModels(tx, id, ids);
+      if (plus) await this.repo.setPlus(tx, id, plus);
       return w;
     });
     this.cache.delete(id);
-    return view(row, await this.repo.modelsOf(this.db, [id]));
+    const [ms, plusNow] = await Promise.all([this.repo.modelsOf(this.db, [id]), this.repo.plusOf(this.db, [id])]);
+    const now = plusNow.get(id) ?? [];
+    return view(row, ms, now.filter(await this.seenBy(caller, now)));
   }
 
   async delete(caller: Principal, id: string): Promise<void> {
@@ -148,6 +184,20 @@ export class WorkspacesService {
   private requireManage(caller: Principal, w: WorkspaceRow): void {
     if (w.userId !== caller.userId && !isTeamAdmin(caller)) {
       throw forbidden('Only the workspace creator or a team owner/admin may change this workspace');
+    }
+  }
+
+  /** A workspace's Plus entries must exist and be visible to whoever sets them (docs/API.md, "Workspace Plus entries"). */
+  private async checkPlus(caller: Principal, ids: string[]): Promise<void> {
+    if (ids.length === 0) return;
+    const visible = new Set(await this.plus.visibleIds(caller, ids));
+    const bad = ids.filter((id) => !visible.has(id));
+    if (bad.length > 0) {
+      throw badRequest(
+        'unknown_plus_entry',
+        `Plus entries not found: ${bad.join(', ')}`,
+        bad.map((id) => ({ path: `body/plusIds/${ids.indexOf(id)}`, message: 'is not a Plus entry you can see' })),
+      );
     }
   }
 

@@ -1,0 +1,186 @@
+import type { StoredSource } from '../../db/schema.js';
+import { AppError, badRequest, type ErrorKind } from '../../errors.js';
+import type { Usage } from '../../providers/types.js';
+import type { ChatCompletionRequestT } from '../chat/schema.js';
+import type { TurnEvent, TurnService } from '../chat/turns.js';
+import type { Principal } from '../teams/service.js';
+import type { WorkspaceModelT } from '../workspaces/schema.js';
+import type { WorkspacesService } from '../workspaces/service.js';
+import type { OpenAIChatCompletionChunkT, OpenAIChatCompletionT, OpenAIChatRequestT, OpenAIMessageT, OpenAIModelListT } from './schema.js';
+
+/**
+ * The OpenAI chat-completions protocol over Atrium's one chat pipeline: this module only
+ * translates. A request becomes a `ChatCompletionRequestT` for `TurnService.run` (the same turn
+ * as /api/v1/chat: settings, context, logging, failures, abort); its events become OpenAI's
+ * objects. No HTTP here: the route frames the chunks as SSE and renders errors.
+ */
+
+/** A stream item: a chunk, or the error of a turn that failed after the stream started. */
+export type CompatStreamItem = { chunk: OpenAIChatCompletionChunkT } | { error: { kind: ErrorKind; code: string; message: string } };
+
+const MODEL_ID = /^workspace\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})(?:\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}))?$/i;
+
+function modelNotFound(model: string): AppError {
+  return new AppError('not_found', 'model_not_found', `The model '${model.slice(0, 200)}' does not exist or you do not have access to it`, [
+    { path: 'body/model', message: 'is not a workspace model you can use (see GET /v1/models)' },
+  ]);
+}
+
+/** Atrium's finish reasons as OpenAI's (`other` has no OpenAI name: it ended, so `stop`). */
+function finishReason(r: string): 'stop' | 'length' | 'content_filter' | 'tool_calls' {
+  return r === 'length' || r === 'content_filter' || r === 'tool_calls' ? r : 'stop';
+}
+
+const usageOf = (u: Usage) => ({ prompt_tokens: u.promptTokens, completion_tokens: u.completionTokens, total_tokens: u.totalTokens });
+const unixSeconds = (d: Date) => Math.floor(d.getTime() / 1000);
+
+/** One OpenAI message as an Atrium turn message; `developer` is a system message, text parts are joined. */
+function toTurnMessage(m: OpenAIMessageT, i: number): { role: 'system' | 'user' | 'assistant'; content: string } {
+  const role = m.role === 'developer' ? 'system' : m.role;
+  if (role !== 'system' && role !== 'user' && role !== 'assistant') {
+    throw badRequest('unsupported_role', `Message role '${m.role.slice(0, 100)}' is not supported (tools are not): use system, developer, user or assistant`, [
+      { path: `body/messages/${i}/role`, message: 'must be system, developer, user or assistant' },
+    ]);
+  }
+  const c = m.content;
+  if (c === undefined || c === null) return { role, content: '' };
+  if (typeof c === 'string') return { role, content: c };
+  const texts: string[] = [];
+  c.forEach((part, j) => {
+    if (part.type !== 'text' || typeof part.text !== 'string') {
+      throw badRequest('unsupported_content', `Only text content parts are supported, not '${part.type.slice(0, 100)}'`, [
+        { path: `body/messages/${i}/content/${j}`, message: 'must be a text part {type: "text", text}' },
+      ]);
+    }
+    texts.push(part.text);
+  });
+  return { role, content: texts.join('\n') };
+}
+
+export class OpenAICompatService {
+  constructor(
+    private readonly workspaces: WorkspacesService,
+    private readonly turns: TurnService,
+  ) {}
+
+  /** One entry per visible workspace (its first model) and one per model in it. */
+  async listModels(caller: Principal): Promise<OpenAIModelListT> {
+    const list = await this.workspaces.list(caller);
+    const data: OpenAIModelListT['data'] = [];
+    for (const w of list) {
+      const created = unixSeconds(new Date(w.created));
+      // Workspace.models is a $ref in the schema (typed unknown): its items are WorkspaceModels.
+      const models = w.models as WorkspaceModelT[];
+      const first = models[0];
+      const info = { workspaceId: w.id, workspaceName: w.name };
+      data.push({ id: `workspace/${w.id}`, object: 'model', created, owned_by: 'atrium', atrium: { ...info, modelId: first?.modelId ?? null, modelName: first?.modelName ?? null } });
+      for (const m of models) {
+        data.push({ id: `workspace/${w.id}/${m.modelId}`, object: 'model', created, owned_by: 'atrium', atrium: { ...info, modelId: m.modelId, modelName: m.modelName } });
+      }
+    }
+    return { object: 'list', data };
+  }
+
+  /** The plain answer: one `chat.completion`. */
+  async complete(caller: Principal, body: OpenAIChatRequestT, signal: AbortSignal): Promise<OpenAIChatCompletionT> {
+    const t = await this.translate(caller, body);
+    const a = await this.turns.complete(caller, t.workspaceId, t.req, signal, { store: t.store });
+    return {
+      id: `chatcmpl-${a.messageId}`,
+      object: 'chat.completion',
+      created: unixSeconds(new Date(a.created)),
+      model: body.model,
+      system_fingerprint: null,
+      choices: [{ index: 0, message: { role: 'assistant', content: a.message.content, refusal: null }, finish_reason: finishReason(a.finishReason), logprobs: null }],
+      usage: usageOf(a.usage),
+      ...(a.sources.length > 0 ? { atrium_sources: a.sources } : {}),
+      atrium: { threadId: t.store ? a.threadId : null, messageId: t.store ? a.messageId : null, modelId: a.modelId },
+    };
+  }
+
+  /**
+   * The streamed answer. The first `next()` validates and stores the user's turn (its failures
+   * are thrown, before any chunk); later failures come as one `error` item.
+   */
+  async *stream(caller: Principal, body: OpenAIChatRequestT, signal: AbortSignal): AsyncGenerator<CompatStreamItem> {
+    const t = await this.translate(caller, body);
+    const includeUsage = body.stream_options?.include_usage === true;
+    const events = this.turns.run(caller, t.workspaceId, t.req, { stream: true, signal, store: t.store });
+    const created = unixSeconds(new Date());
+    let id = 'chatcmpl-pending';
+    const chunk = (choices: OpenAIChatCompletionChunkT['choices'], extra: Partial<OpenAIChatCompletionChunkT> = {}): CompatStreamItem => ({
+      chunk: { id, object: 'chat.completion.chunk', created, model: body.model, system_fingerprint: null, choices, ...(includeUsage ? { usage: null } : {}), ...extra },
+    });
+    const delta = (content: string) => chunk([{ index: 0, delta: { content }, finish_reason: null, logprobs: null }]);
+    let start: Extract<TurnEvent, { type: 'start' }> | null = null;
+    let opened = false;
+    // The first chunk (role, atrium, sources) waits for the event after `start`, which is `sources` when context was used.
+    const open = (sources: StoredSource[]) => {
+      opened = true;
+      const s = start!;
+      return chunk([{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null, logprobs: null }], {
+        ...(sources.length > 0 ? { atrium_sources: sources } : {}),
+        atrium: { threadId: t.store ? s.threadId : null, messageId: t.store ? s.messageId : null, modelId: s.modelId },
+      });
+    };
+    for await (const ev of events) {
+      if (ev.type === 'start') {
+        start = ev;
+        id = `chatcmpl-${ev.messageId}`;
+        continue;
+      }
+      if (ev.type === 'sources') {
+        yield open(ev.sources);
+        continue;
+      }
+      if (!opened) yield open([]);
+      switch (ev.type) {
+        case 'delta':
+          if (ev.content) yield delta(ev.content);
+          break;
+        case 'done':
+          yield chunk([{ index: 0, delta: {}, finish_reason: finishReason(ev.finishReason), logprobs: null }]);
+          if (includeUsage) yield chunk([], { usage: usageOf(ev.usage) });
+          return;
+        case 'error':
+          yield { error: { kind: ev.kind, code: ev.code, message: ev.detail } };
+          return;
+      }
+    }
+  }
+
+  /** The OpenAI request as the turn's request; the model names a workspace (and model) the caller may use. */
+  private async translate(caller: Principal, body: OpenAIChatRequestT): Promise<{ workspaceId: string; req: ChatCompletionRequestT; store: boolean }> {
+    const m = MODEL_ID.exec(body.model);
+    if (!m) throw modelNotFound(body.model);
+    const [, workspaceId, modelId] = m as unknown as [string, string, string | undefined];
+    const w = await this.workspaces.load(caller, workspaceId.toLowerCase()).catch((err: unknown) => {
+      throw err instanceof AppError && err.kind === 'not_found' ? modelNotFound(body.model) : err;
+    });
+    if (modelId && !w.models.some((x) => x.modelId === modelId.toLowerCase())) throw modelNotFound(body.model);
+    const a = body.atrium ?? {};
+    if (a.store === false && a.threadId) {
+      throw badRequest('validation_failed', 'A turn that continues a thread is stored: drop atrium.store or atrium.threadId', [
+        { path: 'body/atrium/store', message: 'cannot be false with atrium.threadId' },
+      ]);
+    }
+    const stop = typeof body.stop === 'string' ? [body.stop] : body.stop;
+    const maxTokens = body.max_completion_tokens ?? body.max_tokens;
+    // Absent and null both mean "the workspace's setting" (OpenAI's clients send null for unset).
+    const req: ChatCompletionRequestT = {
+      messages: body.messages.map(toTurnMessage),
+      ...(modelId ? { modelId: modelId.toLowerCase() } : {}),
+      ...(a.threadId ? { threadId: a.threadId } : {}),
+      ...(a.plusIds ? { plusIds: a.plusIds } : {}),
+      ...(body.temperature != null ? { temperature: body.temperature } : {}),
+      ...(body.top_p != null ? { topP: body.top_p } : {}),
+      ...(maxTokens != null ? { maxTokens } : {}),
+      ...(body.n != null ? { n: body.n } : {}),
+      ...(body.presence_penalty != null ? { presencePenalty: body.presence_penalty } : {}),
+      ...(body.frequency_penalty != null ? { frequencyPenalty: body.frequency_penalty } : {}),
+      ...(body.logit_bias != null ? { logitBias: body.logit_bias } : {}),
+      ...(stop && stop.length > 0 ? { stop } : {}),
+    };
+    return { workspaceId: w.row.id, req, store: a.store === true || a.threadId !== undefined };
+  }
+}
