@@ -15,6 +15,7 @@ import { requireJsonBody, validatorCompiler } from './http/validation.js';
 import { preloadTokenizer } from './ingest/tokens.js';
 import { chatRoutes } from './modules/chat/routes.js';
 import { ChatAnswer, ChatStreamEvent, ChatThread, ChatThreadFull } from './modules/chat/schema.js';
+import { embeddingRoutes } from './modules/embeddings/routes.js';
 import { modelRoutes } from './modules/models/routes.js';
 import { plusRoutes } from './modules/plus/routes.js';
 import { Plus, PlusSummary } from './modules/plus/schema.js';
@@ -49,11 +50,13 @@ export async function buildApp(
   opts: { logger?: boolean; serverFactory?: FastifyServerFactory; database?: Database } = {},
 ): Promise<App> {
   // main.ts opens the database while this module's imports load, and hands it over (owned from here on).
-  const database = opts.database ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.pgPoolSize }));
+  const database = opts.database ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.pgPoolSize, vectorExtension: config.vectorExtension }));
   try {
     // Before anything else: a node whose key differs from the others' refuses to start.
     const secrets = await openInstanceSecrets(database.db, { secretKey: config.secretKey, dataDir: config.dataDir });
-    const services = createServices(database, config, secrets.box);
+    // Background work (the embedding worker) reports through the app's logger once it exists.
+    let report: (err: unknown, what: string) => void = () => {};
+    const services = createServices(database, config, secrets.box, (err, what) => report(err, what));
     const boot = await services.teams.bootstrap(config.adminApiKey);
     const serializers = lazySerializers();
     const app = Fastify({
@@ -79,9 +82,12 @@ export async function buildApp(
     for (const s of SHARED_SCHEMAS) app.addSchema(s);
     app.decorateRequest('principal', null);
     for (const w of secrets.warnings) app.log.warn(w);
+    report = (err, what) => app.log.warn({ err }, what);
     let stopSweeper = async (): Promise<void> => {};
+    let stopEmbedding = async (): Promise<void> => {};
     app.addHook('onClose', async () => {
       await stopSweeper();
+      await stopEmbedding();
       await services.plus.close();
       await database.close();
     });
@@ -127,6 +133,7 @@ export async function buildApp(
         await api.register(promptLogRoutes, { logs: services.promptLogs });
         await api.register(chatRoutes, { chat: services.chat, turns: services.turns, limits: config.upload, heartbeatMs: config.sseHeartbeatMs });
         await api.register(plusRoutes, { plus: services.plus, limits: config.upload });
+        await api.register(embeddingRoutes, { embeddings: services.embeddings });
       },
       { prefix: '/api/v1' },
     );
@@ -134,6 +141,8 @@ export async function buildApp(
     await app.ready();
     // Finish prompt logs a crash left pending: now, then periodically (safe on every node).
     stopSweeper = services.promptLogs.startSweeper((err) => app.log.warn({ err }, 'prompt log sweep failed'));
+    // Embed Plus files in the background (EMBEDDING_WORKER_INTERVAL_MS; safe on every node).
+    stopEmbedding = services.embeddings.start();
     const warmUp = () => {
       serializers.warm();
       setImmediate(preloadTokenizer);

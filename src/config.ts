@@ -40,6 +40,12 @@ const EnvSchema = Type.Object({
   SSE_HEARTBEAT_MS: Type.Integer({ minimum: 1000, default: 15_000 }),
   SYSTEM_MODELS_FILE: Type.Optional(Type.String({ minLength: 1 })),
   PG_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 1000, default: 10 }),
+  VECTOR_EXTENSION: Type.Union([Type.Literal('auto'), Type.Literal('off')], { default: 'auto' }),
+  EMBEDDING_WORKER_INTERVAL_MS: Type.Integer({ minimum: 0, default: 2_000 }),
+  EMBEDDING_BATCH_SIZE: Type.Integer({ minimum: 1, maximum: 2048, default: 64 }),
+  EMBEDDING_RETRY_BASE_MS: Type.Integer({ minimum: 0, default: 10_000 }),
+  EMBEDDING_RETRY_MAX_MS: Type.Integer({ minimum: 0, default: 3_600_000 }),
+  EMBEDDING_CLAIM_MS: Type.Integer({ minimum: 1_000, default: 600_000 }),
 });
 
 type Env = Static<typeof EnvSchema>;
@@ -66,6 +72,22 @@ export interface Config {
   readonly sseHeartbeatMs: number;
   readonly systemModelsFile: string | null;
   readonly pgPoolSize: number;
+  /** 'off': never load pgvector; vector search on real[] in plain SQL */
+  readonly vectorExtension: 'auto' | 'off';
+  readonly embeddings: EmbeddingConfig;
+}
+
+/** The background embedding of Plus files (src/modules/embeddings/worker.ts). */
+export interface EmbeddingConfig {
+  /** how often each node looks for files to embed; 0: this node never embeds */
+  readonly workerIntervalMs: number;
+  /** chunks per request to the provider */
+  readonly batchSize: number;
+  /** a failed file is retried after base × 2^(attempts−1), at most max */
+  readonly retryBaseMs: number;
+  readonly retryMaxMs: number;
+  /** how long a node's claim on a file lasts (a node that died releases it by expiry) */
+  readonly claimMs: number;
 }
 
 export interface IngestConfig {
@@ -137,5 +159,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     sseHeartbeatMs: e.SSE_HEARTBEAT_MS,
     systemModelsFile: e.SYSTEM_MODELS_FILE ?? null,
     pgPoolSize: e.PG_POOL_SIZE,
+    vectorExtension: e.VECTOR_EXTENSION,
+    embeddings: Object.freeze({
+      workerIntervalMs: e.EMBEDDING_WORKER_INTERVAL_MS,
+      batchSize: e.EMBEDDING_BATCH_SIZE,
+      retryBaseMs: e.EMBEDDING_RETRY_BASE_MS,
+      retryMaxMs: e.EMBEDDING_RETRY_MAX_MS,
+      claimMs: e.EMBEDDING_CLAIM_MS,
+    }),
   });
 }

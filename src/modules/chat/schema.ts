@@ -30,6 +30,17 @@ export const SourceSchema = Type.Object({
   chunkId: Nullable(Type.Integer()),
   score: Type.Number(),
   excerpt: Type.String(),
+  // hybrid retrieval (issue 14): present when the team has an embedding model and the fusion ran
+  rank: Type.Optional(Type.Integer({ minimum: 1, description: "1-based place in the fused ranking" })),
+  ranking: Type.Optional(
+    Type.Object(
+      {
+        lexical: Nullable(Type.Object({ score: Type.Number(), rank: Type.Integer({ minimum: 1 }) })),
+        vector: Nullable(Type.Object({ score: Type.Number({ description: 'cosine similarity' }), rank: Type.Integer({ minimum: 1 }) })),
+      },
+      { description: 'where the source stood in the full-text and the vector ranking (null: not found by it); score is then the reciprocal-rank-fusion score' },
+    ),
+  ),
 });
 
 export const ChatAnswer = Type.Object(

@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { DateTime, Nullable, Uuid } from '../../http/schemas.js';
+import { FileEmbedding } from '../embeddings/schema.js';
 
 export const PlusFileChunk = Type.Object({
   id: Type.Integer(),
@@ -18,6 +19,7 @@ export const PlusFile = Type.Object({
   created: DateTime,
   summary: Nullable(Type.String({ description: 'a model-written summary, when the file was added with summarize=true' })),
   threadId: Nullable(Uuid),
+  embedding: Nullable({ ...FileEmbedding, description: "the file's embedding with the team's embedding model; null: the team has none (full-text search only)" }),
 });
 
 export const Plus = Type.Object(
