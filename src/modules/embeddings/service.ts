@@ -158,8 +158,8 @@ export class EmbeddingsService {
   start(): () => Promise<void> {
     if (this.config.workerIntervalMs <= 0) return async () => {};
     this.stopped = false;
-    const tick = () => void this.runOnce().catch((err: unknown) => this.onError(err, 'embedding pass failed'));
-    void this.repo
+    const tick = () => void (this.stopped ? Promise.resolve(0) : this.runOnce()).catch((err: unknown) => this.onError(err, 'embedding pass failed'));
+    const queued = this.repo
       .enqueueAll(this.db)
       .then(tick)
       .catch((err: unknown) => this.onError(err, 'embedding queue check failed'));
@@ -170,6 +170,7 @@ export class EmbeddingsService {
       clearInterval(timer);
       if (this.kickTimer) clearImmediate(this.kickTimer);
       this.kickTimer = null;
+      await queued;
       await this.pass?.catch(() => {});
     };
   }
