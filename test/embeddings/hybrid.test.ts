@@ -21,6 +21,8 @@ let t: TestApp;
 beforeAll(async () => {
   // the worker does not run on a timer here: each test runs its passes (runOnce), so nothing is timed
   t = await startTestApp({ embeddings: { workerIntervalMs: 0, batchSize: 2, retryBaseMs: 0, retryMaxMs: 0, claimMs: 60_000 } });
+  // warm up (ingestion worker, tokenizer) under the hook's timeout, not the first test's
+  await createPlus((await newTeam(t)).ownerKey, ['warm-up']);
 });
 afterAll(() => t.close());
 
