@@ -13,6 +13,7 @@ import { verdict } from './lib/stats.js';
 import { stopwatch } from './lib/timer.js';
 import { benchRetrieval } from './retrieval.js';
 import { benchSignIn } from './sign-in.js';
+import { benchRetrievalHybrid } from './retrieval-hybrid.js';
 import { benchStartup } from './startup.js';
 
 interface LegacyResult {
@@ -56,6 +57,7 @@ async function benchIngestSection(): Promise<Section> {
 const BENCHMARKS: Array<{ name: string; run: () => Promise<Section> }> = [
   { name: 'Gateway overhead', run: benchGateway },
   { name: 'Retrieval', run: benchRetrieval },
+  { name: 'Hybrid retrieval', run: benchRetrievalHybrid },
   { name: 'Document ingestion', run: benchIngestSection },
   { name: 'Hostile uploads', run: benchIngestHostile },
   { name: 'Start-up', run: benchStartup },

@@ -17,6 +17,7 @@ import { requireJsonBody, validatorCompiler } from './http/validation.js';
 import { preloadTokenizer } from './ingest/tokens.js';
 import { chatRoutes } from './modules/chat/routes.js';
 import { ChatAnswer, ChatStreamEvent, ChatThread, ChatThreadFull } from './modules/chat/schema.js';
+import { embeddingRoutes } from './modules/embeddings/routes.js';
 import { modelRoutes } from './modules/models/routes.js';
 import { openaiCompatRoutes } from './modules/openai-compat/routes.js';
 import { OpenAIChatCompletion, OpenAIChatCompletionChunk, OpenAIError, OpenAIModelList } from './modules/openai-compat/schema.js';
@@ -63,11 +64,13 @@ export async function buildApp(
   opts: { logger?: boolean; serverFactory?: FastifyServerFactory; database?: Database } = {},
 ): Promise<App> {
   // main.ts opens the database while this module's imports load, and hands it over (owned from here on).
-  const database = opts.database ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.pgPoolSize }));
+  const database = opts.database ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.pgPoolSize, vectorExtension: config.vectorExtension }));
   try {
     // Before anything else: a node whose key differs from the others' refuses to start.
     const secrets = await openInstanceSecrets(database.db, { secretKey: config.secretKey, dataDir: config.dataDir });
-    const services = createServices(database, config, secrets.box);
+    // Background work (the embedding worker) reports through the app's logger once it exists.
+    let report: (err: unknown, what: string) => void = () => {};
+    const services = createServices(database, config, secrets.box, (err, what) => report(err, what));
     const boot = await services.teams.bootstrap(config.adminApiKey, { email: config.auth.adminEmail, password: config.auth.adminPassword });
     const serializers = lazySerializers();
     const validators = validatorCompiler();
@@ -97,9 +100,12 @@ export async function buildApp(
     for (const s of SHARED_SCHEMAS) app.addSchema(s);
     app.decorateRequest('principal', null);
     for (const w of secrets.warnings) app.log.warn(w);
+    report = (err, what) => app.log.warn({ err }, what);
     let stopSweeper = async (): Promise<void> => {};
+    let stopEmbedding = async (): Promise<void> => {};
     app.addHook('onClose', async () => {
       await stopSweeper();
+      await stopEmbedding();
       await services.plus.close();
       await database.close();
     });
@@ -154,6 +160,7 @@ export async function buildApp(
         await api.register(chatRoutes, { chat: services.chat, turns: services.turns, limits: config.upload, heartbeatMs: config.sseHeartbeatMs });
         await api.register(plusRoutes, { plus: services.plus, limits: config.upload });
         await api.register(usageRoutes, { usage: services.usage });
+        await api.register(embeddingRoutes, { embeddings: services.embeddings });
       },
       { prefix: '/api/v1' },
     );
@@ -177,6 +184,8 @@ export async function buildApp(
     await app.ready();
     // Finish prompt logs a crash left pending: now, then periodically (safe on every node).
     stopSweeper = services.promptLogs.startSweeper((err) => app.log.warn({ err }, 'prompt log sweep failed'));
+    // Embed Plus files in the background (EMBEDDING_WORKER_INTERVAL_MS; safe on every node).
+    stopEmbedding = services.embeddings.start();
     const warmUp = () => {
       validators.warm();
       serializers.warm();

@@ -54,6 +54,12 @@ const EnvSchema = Type.Object({
   PUBLIC_URL: Type.Optional(Type.String({ pattern: '^https?://[^/?#\\s]+/?$' })),
   TRUST_PROXY: Type.Optional(Type.String({ minLength: 1 })),
   WEB_DIR: Type.Optional(Type.String({ minLength: 1 })),
+  VECTOR_EXTENSION: Type.Union([Type.Literal('auto'), Type.Literal('off')], { default: 'auto' }),
+  EMBEDDING_WORKER_INTERVAL_MS: Type.Integer({ minimum: 0, default: 2_000 }),
+  EMBEDDING_BATCH_SIZE: Type.Integer({ minimum: 1, maximum: 2048, default: 64 }),
+  EMBEDDING_RETRY_BASE_MS: Type.Integer({ minimum: 0, default: 10_000 }),
+  EMBEDDING_RETRY_MAX_MS: Type.Integer({ minimum: 0, default: 3_600_000 }),
+  EMBEDDING_CLAIM_MS: Type.Integer({ minimum: 1_000, default: 600_000 }),
 });
 
 type Env = Static<typeof EnvSchema>;
@@ -83,6 +89,9 @@ export interface Config {
   readonly auth: AuthConfig;
   /** the folder of the built web app (index.html, assets/); served at `/` */
   readonly webDir: string;
+  /** 'off': never load pgvector; vector search on real[] in plain SQL */
+  readonly vectorExtension: 'auto' | 'off';
+  readonly embeddings: EmbeddingConfig;
 }
 
 export interface AuthConfig {
@@ -97,6 +106,19 @@ export interface AuthConfig {
   readonly publicUrl: string | null;
   /** Fastify's `trustProxy`: whether X-Forwarded-Proto/-For/-Host are believed (false, true, a hop count or addresses) */
   readonly trustProxy: boolean | number | string[];
+}
+
+/** The background embedding of Plus files (src/modules/embeddings/worker.ts). */
+export interface EmbeddingConfig {
+  /** how often each node looks for files to embed; 0: this node never embeds */
+  readonly workerIntervalMs: number;
+  /** chunks per request to the provider */
+  readonly batchSize: number;
+  /** a failed file is retried after base × 2^(attempts−1), at most max */
+  readonly retryBaseMs: number;
+  readonly retryMaxMs: number;
+  /** how long a node's claim on a file lasts (a node that died releases it by expiry) */
+  readonly claimMs: number;
 }
 
 export interface IngestConfig {
@@ -179,6 +201,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       trustProxy: parseTrustProxy(e.TRUST_PROXY),
     }),
     webDir: path.resolve(e.WEB_DIR ?? path.join(REPO_ROOT, 'dist', 'web')),
+    vectorExtension: e.VECTOR_EXTENSION,
+    embeddings: Object.freeze({
+      workerIntervalMs: e.EMBEDDING_WORKER_INTERVAL_MS,
+      batchSize: e.EMBEDDING_BATCH_SIZE,
+      retryBaseMs: e.EMBEDDING_RETRY_BASE_MS,
+      retryMaxMs: e.EMBEDDING_RETRY_MAX_MS,
+      claimMs: e.EMBEDDING_CLAIM_MS,
+    }),
   });
 }
 

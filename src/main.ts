@@ -61,7 +61,7 @@ async function main(): Promise<void> {
   // The database opens (seed copy, WebAssembly compile, migrations) while the application's
   // modules load: on two cores the two overlap.
   const { openDatabase } = await import('./db/client.js');
-  const opening = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.pgPoolSize });
+  const opening = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.pgPoolSize, vectorExtension: config.vectorExtension });
   opening.catch(() => undefined); // reported below, where it is awaited
   const { buildApp } = await import('./app.js');
   const database = await opening;

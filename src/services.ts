@@ -2,6 +2,7 @@ import type { Config } from './config.js';
 import type { Database } from './db/client.js';
 import { ChatService } from './modules/chat/service.js';
 import { TurnService } from './modules/chat/turns.js';
+import { EmbeddingsService } from './modules/embeddings/service.js';
 import { ModelsService } from './modules/models/service.js';
 import { OpenAICompatService } from './modules/openai-compat/service.js';
 import { PlusService } from './modules/plus/service.js';
@@ -16,9 +17,10 @@ import type { SecretBox } from './security/secret-box.js';
  * The composition root: every service, built once per app over one database handle. Each
  * receives what it uses through its constructor, in dependency order (no setters, no closures
  * back into a later service): auth (sign-in, part of the teams module); teams → auth; models;
- * plus → models; workspaces → models, plus (as the narrow PlusVisibility interface, since the plus
- * module imports workspace types); prompt-logs; usage; chat → workspaces, plus; turns → workspaces,
- * models, plus, prompt-logs, usage; compat (openai-compat) → workspaces, turns. `npm run lint` checks
+ * embeddings → models; plus → models, embeddings; workspaces → models, plus (as the narrow
+ * PlusVisibility interface, since the plus module imports workspace types); prompt-logs; usage;
+ * chat → workspaces, plus; turns → workspaces, models, plus, prompt-logs, usage; compat
+ * (openai-compat) → workspaces, turns. `npm run lint` checks
  * that the modules' imports follow the same order (scripts/check-module-graph.ts).
  */
 export interface Services {
@@ -27,6 +29,7 @@ export interface Services {
   models: ModelsService;
   workspaces: WorkspacesService;
   promptLogs: PromptLogsService;
+  embeddings: EmbeddingsService;
   plus: PlusService;
   usage: UsageService;
   chat: ChatService;
@@ -34,13 +37,19 @@ export interface Services {
   compat: OpenAICompatService;
 }
 
-export function createServices(database: Database, config: Config, secrets: SecretBox): Services {
+export function createServices(
+  database: Database,
+  config: Config,
+  secrets: SecretBox,
+  onError: (err: unknown, what: string) => void = () => {},
+): Services {
   const db = database.db;
   const auth = new AuthService(db, config.auth);
   const teams = new TeamsService(db, auth);
   const models = new ModelsService(db, secrets, config.providerUrlPolicy);
   // Plus is built before workspaces (it needs only models): a workspace's plusIds are checked against it.
-  const plus = new PlusService(db, models, config.providerTimeouts, config.ingest);
+  const embeddings = new EmbeddingsService(database, models, config.providerTimeouts, config.embeddings, onError);
+  const plus = new PlusService(db, models, config.providerTimeouts, config.ingest, embeddings);
   const workspaces = new WorkspacesService(db, models, plus);
   models.onChange((id) => workspaces.forgetModel(id));
   const promptLogs = new PromptLogsService(db, {
@@ -52,5 +61,5 @@ export function createServices(database: Database, config: Config, secrets: Secr
   const chat = new ChatService(db, workspaces, plus);
   const turns = new TurnService(db, workspaces, models, plus, promptLogs, config.providerTimeouts, usage);
   const compat = new OpenAICompatService(workspaces, turns);
-  return { auth, teams, models, workspaces, promptLogs, plus, usage, chat, turns, compat };
+  return { auth, teams, models, workspaces, promptLogs, embeddings, plus, usage, chat, turns, compat };
 }

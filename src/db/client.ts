@@ -17,6 +17,14 @@ export type Executor = Db | Tx;
 export interface Database {
   readonly db: Db;
   readonly kind: 'pglite' | 'postgres';
+  /**
+   * Whether pgvector's `vector` type and distance operators can be used: on first call, creates
+   * the extension where it is available (bundled with PGlite; on PostgreSQL when the server has
+   * it and the role may create it), else false — the vector search then computes cosine on
+   * `real[]` in plain SQL. Memoised. Deferred to first use because loading the extension costs
+   * PGlite ~0.1–0.3 s, which an instance without an embedding model never pays.
+   */
+  vectorOps(): Promise<boolean>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
@@ -41,20 +49,25 @@ export async function openDatabase(opts: {
   databaseUrl: string | null;
   dataDir: string;
   poolSize?: number;
+  /** 'off': never use the vector extension (the real[] search), e.g. to compare the two */
+  vectorExtension?: 'auto' | 'off';
 }): Promise<Database> {
+  const wantVector = opts.vectorExtension !== 'off';
   // Only the driver in use is loaded (each costs start-up time).
   if (opts.databaseUrl === null || opts.databaseUrl === 'memory://') {
-    const [{ PGlite }, { drizzle: drizzlePglite }, { migrate: migratePglite }] = await Promise.all([
+    const [{ PGlite }, { drizzle: drizzlePglite }, { migrate: migratePglite }, { vector }] = await Promise.all([
       import('@electric-sql/pglite'),
       import('drizzle-orm/pglite'),
       import('drizzle-orm/pglite/migrator'),
+      import('@electric-sql/pglite-pgvector'),
     ]);
     let dir: string | undefined;
     if (opts.databaseUrl === null) {
       dir = path.join(opts.dataDir, 'pglite');
       await seedIfEmpty(dir);
     }
-    const client = await PGlite.create(dir);
+    // The extension's files are registered here; it is loaded only by vectorOps() (CREATE EXTENSION).
+    const client = await PGlite.create(dir, wantVector ? { extensions: { vector } } : {});
     const db = drizzlePglite({ client, schema }) as unknown as Db;
     try {
       await migratePglite(db as never, { migrationsFolder: MIGRATIONS });
@@ -65,6 +78,7 @@ export async function openDatabase(opts: {
     return {
       db,
       kind: 'pglite',
+      vectorOps: once(async () => wantVector && (await createVectorExtension((q) => client.query(q)))),
       ping: async () => {
         await client.query('select 1');
       },
@@ -95,11 +109,34 @@ export async function openDatabase(opts: {
   return {
     db,
     kind: 'postgres',
+    vectorOps: once(async () => wantVector && (await createVectorExtension((q) => pool.query(q)))),
     ping: async () => {
       await pool.query('select 1');
     },
     close: () => pool.end(),
   };
+}
+
+function once(f: () => Promise<boolean>): () => Promise<boolean> {
+  let p: Promise<boolean> | undefined;
+  return () => (p ??= f());
+}
+
+/**
+ * Create the `vector` extension if the server offers it; true when it is usable. A server without
+ * it (or a role that may not create it) is not an error: the search falls back to real[] cosine.
+ * Nodes racing to create it: the loser's error is followed by a second look.
+ */
+async function createVectorExtension(query: (q: string) => Promise<{ rows: unknown[] }>): Promise<boolean> {
+  const installed = async () => (await query(`select 1 from pg_extension where extname = 'vector'`)).rows.length > 0;
+  try {
+    if (await installed()) return true;
+    if ((await query(`select 1 from pg_available_extensions where name = 'vector'`)).rows.length === 0) return false;
+    await query('create extension if not exists vector');
+    return true;
+  } catch {
+    return installed().catch(() => false);
+  }
 }
 
 /**

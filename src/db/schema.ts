@@ -7,6 +7,7 @@ import {
   index,
   integer,
   jsonb,
+  real,
   pgTable,
   primaryKey,
   text,
@@ -111,6 +112,9 @@ export const models = pgTable(
     settingsAvailable: jsonb('settings_available').$type<Array<{ fieldName: string; name: string; description: string }>>(),
     promptWrapper: jsonb('prompt_wrapper').$type<{ wrapperName: string; value: string } | null>(),
     modelRating: integer('model_rating'),
+    // embeddings (issue 14): what the model is for, and the size of its vectors (configured, or found on first use)
+    kind: text('kind', { enum: ['chat', 'embedding'] }).notNull().default('chat'),
+    embeddingDimensions: integer('embedding_dimensions'),
     created: created(),
     updated: ts('updated').notNull().defaultNow(),
   },
@@ -508,4 +512,61 @@ export const workspacePlus = pgTable(
     position: integer('position').notNull(),
   },
   (t) => [primaryKey({ columns: [t.workspaceId, t.plusId] }), index('workspace_plus_plus_idx').on(t.plusId)],
+);
+
+// ---- Embeddings and hybrid retrieval (issue 14; modules/embeddings owns these tables) ---------
+
+/** The embedding model a team's Plus entries are embedded with (one per team; none: full-text only). */
+export const teamEmbeddingModels = pgTable('team_embedding_models', {
+  teamId: uuid('team_id')
+    .primaryKey()
+    .references(() => teams.id, { onDelete: 'cascade' }),
+  modelId: uuid('model_id')
+    .notNull()
+    .references(() => models.id, { onDelete: 'cascade' }),
+  updated: ts('updated').notNull().defaultNow(),
+});
+
+/**
+ * A file's embedding job and status, for the team's current embedding model: `pending` (waiting,
+ * or waiting for a retry at `next_attempt`), `embedding` (claimed by a node until
+ * `claimed_until`), `ready`, `failed` (retried at `next_attempt`, `error` says why).
+ */
+export const plusFileEmbeddings = pgTable(
+  'plus_file_embeddings',
+  {
+    fileId: uuid('file_id')
+      .primaryKey()
+      .references(() => plusFiles.id, { onDelete: 'cascade' }),
+    teamId: uuid('team_id')
+      .notNull()
+      .references(() => teams.id, { onDelete: 'cascade' }),
+    modelId: uuid('model_id').notNull(),
+    status: text('status', { enum: ['pending', 'embedding', 'ready', 'failed'] }).notNull(),
+    attempts: integer('attempts').notNull().default(0),
+    error: text('error'),
+    nextAttempt: ts('next_attempt').notNull().defaultNow(),
+    claimedUntil: ts('claimed_until'),
+    updated: ts('updated').notNull().defaultNow(),
+  },
+  (t) => [index('plus_file_embeddings_due_idx').on(t.nextAttempt).where(sql`${t.status} <> 'ready'`), index('plus_file_embeddings_team_idx').on(t.teamId)],
+);
+
+/**
+ * One vector per chunk, of unit length (cosine similarity = dot product), as a plain `real[]` so
+ * the schema is the same on every database; where the `vector` extension is present the search
+ * casts it to pgvector's type for its distance operator (retrieval/vector.ts).
+ */
+export const plusChunkVectors = pgTable(
+  'plus_chunk_vectors',
+  {
+    chunkId: bigint('chunk_id', { mode: 'number' })
+      .primaryKey()
+      .references(() => plusChunks.id, { onDelete: 'cascade' }),
+    fileId: uuid('file_id').notNull(),
+    plusId: uuid('plus_id').notNull(),
+    modelId: uuid('model_id').notNull(),
+    embedding: real('embedding').array().notNull(),
+  },
+  (t) => [index('plus_chunk_vectors_plus_idx').on(t.plusId, t.modelId), index('plus_chunk_vectors_file_idx').on(t.fileId)],
 );

@@ -73,7 +73,12 @@ const NO_KEY = 'atrium-no-key';
 /** One SDK client per (URL, API version, key fingerprint), built once and shared by concurrent calls. */
 const clients = new ClientCache<Promise<GoogleGenAI>>();
 
-function clientFor(req: ProviderRequest): Promise<GoogleGenAI> {
+/** The shared SDK client of a target (embeddings.ts uses it for `embedContent`). */
+export function geminiClientFor(req: Pick<ProviderRequest, 'target'>): Promise<GoogleGenAI> {
+  return clientFor(req);
+}
+
+function clientFor(req: Pick<ProviderRequest, 'target'>): Promise<GoogleGenAI> {
   const { baseUrl, apiVersion } = googleBaseUrl(req.target.url);
   const key = req.target.apiKey;
   return clients.get(clientKey([baseUrl, apiVersion], key), async () => {

@@ -92,7 +92,7 @@ const clients = new ClientCache<Promise<CachedClient>>();
 
 type Mode = 'URL' | 'AZURE';
 
-function clientFor(req: ProviderRequest, mode: Mode): Promise<CachedClient> {
+function clientFor(req: Pick<ProviderRequest, 'target'>, mode: Mode): Promise<CachedClient> {
   const { target } = req;
   const cacheKey = clientKey([mode, target.url, mode === 'AZURE' ? target.baseModel : null], target.apiKey);
   return clients.get(cacheKey, () => {
@@ -229,6 +229,11 @@ function makeAdapter(mode: Mode): ProviderAdapter {
       );
     },
   };
+}
+
+/** The shared SDK client of a target (embeddings.ts uses it for `/embeddings`). */
+export async function openaiClientFor(target: ProviderRequest['target']): Promise<OpenAI> {
+  return (await clientFor({ target }, target.connectionType)).client;
 }
 
 /** OpenAI / OpenAI-compatible servers (connectionType URL). */

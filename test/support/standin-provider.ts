@@ -18,6 +18,15 @@
  *   POST /v1/messages                                                (anthropic)
  *   POST /{v1beta|v1|v1alpha}/models/{model}:generateContent         (gemini)
  *   POST /{v1beta|v1|v1alpha}/models/{model}:streamGenerateContent?alt=sse
+ *   POST /v1/embeddings, /openai/deployments/{d}/embeddings, /openai/v1/embeddings  (embeddings)
+ *   POST /{v1beta|v1|v1alpha}/models/{model}:embedContent | :batchEmbedContents      (gemini embeddings)
+ *
+ * Embeddings are deterministic "concept" vectors: dimension i counts the words of the text that
+ * belong to concept group i of the `embedConcepts` switch (case-insensitive, whole words or
+ * phrases), plus one last dimension of 0.01 so no vector is zero. So two texts that share no word
+ * but name the same concept ("refund" / "money back") are close, and a test decides exactly
+ * which chunk a question is near. A requested `dimensions` / `outputDimensionality` pads or cuts
+ * the vector to that size.
  *
  * Answers are deterministic: the reply is `Echo: ` + the text of the last user message (or the
  * `reply` switch), streamed in word chunks (`"Echo: hi there"` -> `"Echo:"`, `" hi"`, `" there"`).
@@ -79,6 +88,10 @@ export interface StandInSwitches {
   contextWindow: { tokens: number; style: 'llamacpp' | 'openai' } | null;
   /** openai / azure: answer without usage (like servers that report none). */
   noUsage: boolean;
+  /** Answer only embedding requests with this HTTP status (chat keeps working). */
+  failEmbeddings: number | null;
+  /** Embeddings: the concept groups that make the dimensions (see the header comment). */
+  embedConcepts: string[][];
 }
 
 export interface StandInProvider {
@@ -113,6 +126,23 @@ export interface StandInProvider {
 /** Fake secret embedded in every error body the stand-in sends; it must never reach Atrium's clients. */
 export const LEAKED_SECRET = 'sk-LEAKED-SECRET-0123456789';
 
+/** The default concept groups of the stand-in's embeddings. */
+export const DEFAULT_CONCEPTS: string[][] = [
+  ['refund', 'money back', 'reimburse', 'reimbursement', 'repay'],
+  ['holiday', 'vacation', 'leave', 'time off', 'days off'],
+  ['password', 'credential', 'sign in', 'login', 'log in'],
+  ['invoice', 'bill', 'billing', 'payment'],
+];
+
+/** The stand-in's embedding of one text (exported so tests can reason about distances). */
+export function standInEmbedding(text: string, concepts: string[][], dims?: number): number[] {
+  const lower = ` ${text.toLowerCase().replace(/[^a-z0-9]+/g, ' ')} `;
+  const v = concepts.map((group) => group.reduce((n, phrase) => n + (lower.split(` ${phrase.toLowerCase()} `).length - 1), 0));
+  v.push(0.01);
+  if (dims === undefined) return v;
+  return Array.from({ length: dims }, (_, i) => v[i] ?? 0);
+}
+
 const DEFAULTS: StandInSwitches = {
   failStatus: null,
   retryAfter: null,
@@ -124,6 +154,8 @@ const DEFAULTS: StandInSwitches = {
   reply: null,
   contextWindow: null,
   noUsage: false,
+  failEmbeddings: null,
+  embedConcepts: DEFAULT_CONCEPTS,
 };
 
 /** The stand-in's own prompt count when a context window is enforced: not o200k on purpose. */
@@ -139,6 +171,8 @@ const MAX_RECORDED = 2000;
 
 interface Route {
   protocol: StandInProtocol;
+  /** an embeddings request (`batch`: Gemini batchEmbedContents) */
+  embed?: 'one' | 'batch';
   /** gemini: streaming is decided by the path */
   geminiStream?: boolean;
   model?: string;
@@ -146,10 +180,18 @@ interface Route {
 
 const GEMINI_PATH = /^\/(?:v1beta|v1alpha|v1)\/models\/([^:]+):(generateContent|streamGenerateContent)$/;
 const AZURE_PATH = /^\/openai\/deployments\/([^/]+)\/chat\/completions$/;
+const GEMINI_EMBED_PATH = /^\/(?:v1beta|v1alpha|v1)\/models\/([^:]+):(embedContent|batchEmbedContents)$/;
+const AZURE_EMBED_PATH = /^\/openai\/deployments\/([^/]+)\/embeddings$/;
 
 function route(method: string, pathname: string): Route | null {
   if (method !== 'POST') return null;
   if (pathname === '/v1/chat/completions') return { protocol: 'openai' };
+  if (pathname === '/v1/embeddings') return { protocol: 'openai', embed: 'one' };
+  if (pathname === '/openai/v1/embeddings') return { protocol: 'azure', embed: 'one' };
+  const aze = AZURE_EMBED_PATH.exec(pathname);
+  if (aze) return { protocol: 'azure', model: decodeURIComponent(aze[1] ?? ''), embed: 'one' };
+  const ge = GEMINI_EMBED_PATH.exec(pathname);
+  if (ge) return { protocol: 'gemini', model: decodeURIComponent(ge[1] ?? ''), embed: ge[2] === 'batchEmbedContents' ? 'batch' : 'one' };
   if (pathname === '/v1/messages') return { protocol: 'anthropic' };
   if (pathname === '/openai/v1/chat/completions') return { protocol: 'azure' };
   const az = AZURE_PATH.exec(pathname);
@@ -364,8 +406,12 @@ export async function startStandInProvider(): Promise<StandInProvider> {
       sendJson(res, 401, errorBody('azure', 401));
       return;
     }
-    if (r.protocol === 'azure' && pathname !== '/openai/v1/chat/completions' && !query.get('api-version')) {
+    if (r.protocol === 'azure' && !pathname.startsWith('/openai/v1/') && !query.get('api-version')) {
       sendJson(res, 404, { error: { code: '404', message: 'Resource not found' } });
+      return;
+    }
+    if (r.embed && s.failEmbeddings) {
+      sendJson(res, s.failEmbeddings, errorBody(r.protocol, s.failEmbeddings));
       return;
     }
     if (s.failStatus) {
@@ -373,6 +419,11 @@ export async function startStandInProvider(): Promise<StandInProvider> {
       return;
     }
 
+    if (r.embed) {
+      if (s.malformed) sendMalformed(res, r.protocol, false);
+      else sendJson(res, 200, embedAnswer(r, body, s.embedConcepts));
+      return;
+    }
     const stream = r.protocol === 'gemini' ? r.geminiStream === true : body.stream === true;
     if (s.malformed) {
       sendMalformed(res, r.protocol, stream);
@@ -526,6 +577,27 @@ function sendJson(res: http.ServerResponse, status: number, body: unknown, heade
   const data = JSON.stringify(body);
   res.writeHead(status, { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(data) });
   res.end(data);
+}
+
+function embedAnswer(r: Route, body: Json, concepts: string[][]): Json {
+  if (r.protocol === 'gemini') {
+    const one = (req: Json) => {
+      const dims = typeof req.outputDimensionality === 'number' ? req.outputDimensionality : undefined;
+      return { values: standInEmbedding(textOfContent((req.content as Json | undefined)?.parts), concepts, dims) };
+    };
+    if (r.embed === 'batch') return { embeddings: (Array.isArray(body.requests) ? (body.requests as Json[]) : []).map(one) };
+    return { embedding: one(body) };
+  }
+  const input = body.input;
+  const texts = Array.isArray(input) ? input.map((t) => String(t)) : [String(input ?? '')];
+  const dims = typeof body.dimensions === 'number' ? body.dimensions : undefined;
+  const tokens = texts.reduce((n, t) => n + Math.max(1, Math.ceil(t.length / 4)), 0);
+  return {
+    object: 'list',
+    data: texts.map((t, index) => ({ object: 'embedding', index, embedding: standInEmbedding(t, concepts, dims) })),
+    model: r.model ?? body.model ?? 'standin-embedding',
+    usage: { prompt_tokens: tokens, total_tokens: tokens },
+  };
 }
 
 function sendMalformed(res: http.ServerResponse, protocol: StandInProtocol, stream: boolean): void {

@@ -220,6 +220,7 @@ export class TurnService {
     }
     const model = await this.models.findUsable(caller.teamId, wm.modelId);
     if (!model) throw badRequest('model_not_available', `Model ${wm.modelName} is no longer available to this team`);
+    this.models.assertKind(model, 'chat', 'body/modelId');
     // active, configured, supported connection, URL allowed now: all checked by resolve
     const { target } = await this.models.resolve(model);
     const pick = <K extends keyof GenerationParams>(k: K, fallback: GenerationParams[K]) => (req[k] !== undefined ? req[k] : fallback);

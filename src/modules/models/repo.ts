@@ -81,6 +81,16 @@ export class ModelsRepo {
     return new Set(rows.map((r) => r.id));
   }
 
+  /** Of `ids`, those that are embedding models (a workspace takes only chat models). */
+  async embeddingIds(db: Executor, ids: string[]): Promise<Set<string>> {
+    if (ids.length === 0) return new Set();
+    const rows = await db
+      .select({ id: models.id })
+      .from(models)
+      .where(and(inArray(models.id, ids), eq(models.kind, 'embedding')));
+    return new Set(rows.map((r) => r.id));
+  }
+
   async findUsable(db: Executor, teamId: string, id: string): Promise<ModelRow | undefined> {
     const [row] = await db
       .select({ m: models })

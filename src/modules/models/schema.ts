@@ -52,6 +52,12 @@ export const ModelSettingFields = {
   instructionFollowing: Type.Boolean(),
   promptWrapper: Nullable(PromptWrapper),
   modelRating: Nullable(Type.Integer({ minimum: 0, maximum: 100 })),
+  kind: Type.Union([Type.Literal('chat'), Type.Literal('embedding')], {
+    description: 'chat: answers in workspaces; embedding: turns text into vectors for a team\'s Plus entries (team embedding setting). Default chat',
+  }),
+  embeddingDimensions: Nullable(
+    Type.Integer({ minimum: 1, maximum: 16_000, description: 'embedding models: the vector size to ask for; null: the model\'s own, found on first use' }),
+  ),
 };
 export type ModelSettingKey = keyof typeof ModelSettingFields;
 export const MODEL_SETTING_KEYS = Object.keys(ModelSettingFields) as ModelSettingKey[];

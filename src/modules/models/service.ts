@@ -1,7 +1,7 @@
 import { TtlCache } from '../../cache.js';
 import type { Db } from '../../db/client.js';
 import { AppError, badRequest, conflict, notFound } from '../../errors.js';
-import { isSupportedConnection } from '../../providers/index.js';
+import { isSupportedConnection, supportsEmbeddings } from '../../providers/index.js';
 import type { ApiBase, ConnectionType, ProviderTarget } from '../../providers/types.js';
 import { assertProviderUrlAllowed } from '../../providers/url-guard.js';
 import { probeContextWindow, windowWarning } from '../../providers/window-probe.js';
@@ -113,6 +113,7 @@ export class ModelsService {
     if (!req.name) throw badRequest('validation_failed', 'name is required', [{ path: 'body/name', message: 'is required' }]);
     const values = await this.toColumns(req);
     this.checkConnection(values.apiBase ?? 'OPENAI', values.connectionType ?? 'URL');
+    this.checkKind(values.kind ?? 'chat', values.apiBase ?? 'OPENAI');
     const teamId = opts.system ? null : (caller?.teamId ?? opts.teamId ?? null);
     if (!opts.system && !teamId) throw badRequest('bad_request', 'A team model needs a team');
     const row = await this.db.transaction(async (tx) => {
@@ -159,6 +160,7 @@ export class ModelsService {
     if (req.id !== undefined && req.id !== id) throw badRequest('id_mismatch', 'The body id differs from the path id');
     const values = await this.toColumns(req);
     this.checkConnection(values.apiBase ?? current.apiBase, values.connectionType ?? current.connectionType);
+    this.checkKind(values.kind ?? current.kind, values.apiBase ?? current.apiBase);
     const row = await this.repo.update(this.db, id, { ...values, ...(req.name ? { name: req.name } : {}) });
     this.changed(id);
     return this.withWarnings(toModelView({ ...row, inTeam: current.inTeam }), row);
@@ -185,6 +187,12 @@ export class ModelsService {
   async unusable(teamId: string, ids: string[]): Promise<string[]> {
     const ok = await this.repo.usableIds(this.db, teamId, ids);
     return ids.filter((id) => !ok.has(id));
+  }
+
+  /** Ids among `ids` that are embedding models (for workspace validation: a workspace chats). */
+  async embeddingModelIds(ids: string[]): Promise<string[]> {
+    const emb = await this.repo.embeddingIds(this.db, ids);
+    return ids.filter((id) => emb.has(id));
   }
 
   async findUsable(teamId: string, id: string): Promise<ModelRow | undefined> {
@@ -237,6 +245,30 @@ export class ModelsService {
         `The API key of model ${row.name} cannot be decrypted with this server's SECRET_KEY; an admin must enter it again`,
       );
     }
+  }
+
+  /** An embedding model needs a protocol with an embeddings API (ANTHROPIC has none). */
+  private checkKind(kind: ModelRow['kind'], apiBase: ApiBase): void {
+    if (kind === 'embedding' && !supportsEmbeddings(apiBase)) {
+      throw badRequest('validation_failed', `apiBase ${apiBase} has no embeddings API: an embedding model must be OPENAI or GOOGLE`, [
+        { path: 'body/kind', message: `embedding is not supported for ${apiBase}` },
+      ]);
+    }
+  }
+
+  /**
+   * The one rule that a model is used for what it is (docs/API.md, "Embeddings"): a chat model
+   * where an embedding model is needed, or the other way round, is a 400 naming the field.
+   */
+  assertKind(model: Pick<ModelRow, 'kind' | 'name'>, kind: ModelRow['kind'], path: string): void {
+    if (model.kind === kind) return;
+    throw badRequest(
+      kind === 'chat' ? 'not_a_chat_model' : 'not_an_embedding_model',
+      kind === 'chat'
+        ? `Model ${model.name} is an embedding model: it cannot answer chats`
+        : `Model ${model.name} is a chat model: choose a model whose kind is embedding`,
+      [{ path, message: kind === 'chat' ? 'is an embedding model' : 'is not an embedding model' }],
+    );
   }
 
   private checkConnection(apiBase: ApiBase, connectionType: ConnectionType): void {

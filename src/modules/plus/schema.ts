@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { DateTime, Nullable, Uuid } from '../../http/schemas.js';
+import { FileEmbedding } from '../embeddings/schema.js';
 
 export const PlusFileChunk = Type.Object({
   id: Type.Integer(),
@@ -18,6 +19,7 @@ export const PlusFile = Type.Object({
   created: DateTime,
   summary: Nullable(Type.String({ description: 'a model-written summary, when the file was added with summarize=true' })),
   threadId: Nullable(Uuid),
+  embedding: Nullable({ ...FileEmbedding, description: "the file's embedding with the team's embedding model; null: the team has none (full-text search only)" }),
 });
 
 export const Plus = Type.Object(
@@ -106,7 +108,7 @@ export const ContextForPromptResponse = Type.Object({
   content: Type.String(),
   explain: Type.Optional(
     Type.Object({
-      method: Type.String({ description: 'how the list was ranked: "lexical", "leading" (no word of the question in the entry: its opening chunks) or "none"' }),
+      method: Type.String({ description: 'how the list was ranked: "lexical", "hybrid" (full-text and vector rankings fused by reciprocal rank: the team has an embedding model), "leading" (no word of the question in the entry: its opening chunks) or "none"' }),
       terms: Type.Array(ExplainTerm),
       results: Type.Array(ExplainResult),
     }),

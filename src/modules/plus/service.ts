@@ -8,8 +8,11 @@ import { IngestError, IngestPool, sanitizeFilename, type IngestPoolStats } from 
 import { classifyProviderError, getAdapter } from '../../providers/index.js';
 import type { ProviderTimeouts } from '../../providers/types.js';
 import { packContext } from '../../retrieval/pack.js';
-import { RetrievalRepo, type ChunkScope, type Question, type RankIn, type Ranking, type ScoredChunk } from '../../retrieval/repo.js';
+import { RetrievalRepo, type ChunkScope, type RankIn, type Ranking, type Retrieved, type ScoredChunk } from '../../retrieval/repo.js';
 import type { UploadedFile } from '../../http/multipart.js';
+import { fuseByRank } from '../../retrieval/fusion.js';
+import { vectorSearch } from '../../retrieval/vector.js';
+import type { EmbeddingsService } from '../embeddings/service.js';
 import type { ModelsService } from '../models/service.js';
 import { isTeamAdmin, type Principal } from '../teams/service.js';
 import type { WorkspaceRow } from '../workspaces/repo.js';
@@ -53,6 +56,7 @@ export class PlusService {
     private readonly models: ModelsService,
     private readonly timeouts: ProviderTimeouts,
     ingest: IngestConfig,
+    private readonly embeddings: EmbeddingsService,
   ) {
     this.ingestPool = new IngestPool({ workers: ingest.workers, maxMemoryMb: ingest.workerMaxMemoryMb, timeoutMs: ingest.timeoutMs, limits: ingest });
   }
@@ -81,6 +85,7 @@ export class PlusService {
   private async view(entry: PlusRow) {
     const files = await this.repo.filesOf(this.db, [entry.id]);
     const chunks = await this.repo.chunksOf(this.db, files.map((f) => f.id));
+    const embedding = await this.embeddings.statuses(entry.teamId, files.map((f) => f.id));
     return {
       id: entry.id,
       context: entry.context,
@@ -98,6 +103,7 @@ export class PlusService {
         created: f.created.toISOString(),
         summary: f.summary,
         threadId: f.threadId,
+        embedding: embedding.get(f.id) ?? null,
         fileChunks: chunks
           .filter((c) => c.fileId === f.id)
           .map((c) => ({ id: c.id, fileData: c.fileData, fileDataProcessed: c.fileDataProcessed, tokenSize: c.tokenSize })),
@@ -174,7 +180,9 @@ export class PlusService {
       if (existing) await this.repo.update(tx, id, changes);
       else await this.repo.insert(tx, { id, teamId: caller.teamId, userId: caller.userId, ...changes });
       await this.repo.insertFiles(tx, newFiles);
+      await this.embeddings.enqueueFiles(tx, newFiles.map((f) => f.id));
     });
+    if (newFiles.length > 0) this.embeddings.kick();
     return this.get(caller, id);
   }
 
@@ -199,6 +207,7 @@ export class PlusService {
       if (!modelId) throw badRequest('validation_failed', 'summarize=true needs a model in models', [{ path: 'querystring/models', message: 'is required with summarize' }]);
       const model = await this.models.findUsable(caller.teamId, modelId);
       if (!model) throw badRequest('model_not_available', 'That model is not available to this team', [{ path: 'querystring/models/0', message: 'is not a model this team uses' }]);
+      this.models.assertKind(model, 'chat', 'querystring/models/0');
       const { target } = await this.models.resolve(model);
       const adapter = getAdapter(target.apiBase, target.connectionType);
       for (const f of newFiles) {
@@ -221,8 +230,10 @@ export class PlusService {
     }
     await this.db.transaction(async (tx) => {
       await this.repo.insertFiles(tx, newFiles);
+      await this.embeddings.enqueueFiles(tx, newFiles.map((f) => f.id));
       await this.repo.update(tx, plusId, {});
     });
+    this.embeddings.kick();
     return this.view(entry);
   }
 
@@ -243,8 +254,19 @@ export class PlusService {
 
   // ---- retrieval -----------------------------------------------------------------------
 
-  private async retrieve(scope: ChunkScope, question: Question): Promise<ScoredChunk[]> {
-    return (await this.retrieval.retrieve(this.db, scope, question, CANDIDATES)).chunks;
+  /**
+   * Hybrid retrieval (docs/API.md, "Hybrid retrieval"): with the team's embedding model and
+   * embedded chunks in scope, the full-text candidates fused by reciprocal rank with the nearest
+   * chunks by vector (retrieval/fusion.ts). Without an embedding model — or before any chunk in
+   * scope is embedded, or when the model cannot embed the question now — the full-text
+   * candidates unchanged. Full-text's fallback to the opening chunks does not count as a ranking.
+   */
+  private async withVectors(teamId: string, scope: ChunkScope, question: string, lexical: Retrieved): Promise<ScoredChunk[]> {
+    const q = await this.embeddings.queryVector(teamId, question);
+    if (!q) return lexical.chunks;
+    const near = await vectorSearch(this.db, scope, q, CANDIDATES, await this.embeddings.vectorOps());
+    if (near.length === 0) return lexical.chunks;
+    return fuseByRank(lexical.leading ? [] : lexical.chunks, near).slice(0, CANDIDATES);
   }
 
   async contextForPrompt(
@@ -258,8 +280,10 @@ export class PlusService {
     const found = await this.repo.findWithTerms(this.db, viewer(caller), plusId, question);
     if (!found) throw notFound('Plus entry');
     const { entry, terms, tokens } = found;
-    const retrieved = await this.retrieval.retrieveWith(this.db, { plusIds: [plusId], fileIds: [] }, { n: entry.chunkCount, tokens, terms }, CANDIDATES);
-    const packed = packContext([{ title: null, text: entry.context ?? '' }], retrieved.chunks, maxTokens);
+    const scope = { plusIds: [plusId], fileIds: [] };
+    const retrieved = await this.retrieval.retrieveWith(this.db, scope, { n: entry.chunkCount, tokens, terms }, CANDIDATES);
+    const chunks = await this.withVectors(entry.teamId, scope, question, retrieved);
+    const packed = packContext([{ title: null, text: entry.context ?? '' }], chunks, maxTokens);
     if (!explain) return { content: packed.content };
     const used = new Set(packed.used.map((c) => c.chunkId));
     const choice = retrieved.choice;
@@ -267,9 +291,9 @@ export class PlusService {
     return {
       content: packed.content,
       explain: {
-        method: retrieved.chunks.length === 0 ? 'none' : retrieved.leading ? 'leading' : 'lexical',
+        method: chunks.length === 0 ? 'none' : chunks !== retrieved.chunks ? 'hybrid' : retrieved.leading ? 'leading' : 'lexical',
         terms: (choice?.rank ?? []).map((lexeme, i) => ({ lexeme, df: dfOf.get(lexeme) ?? 0, idf: round6(choice!.idf[i]!), carried: choice!.carried[i]! })),
-        results: retrieved.chunks.map((c) => ({
+        results: chunks.map((c) => ({
           rank: c.rank,
           score: round6(c.score),
           ranking: roundRanking(c.ranking),
@@ -299,7 +323,8 @@ export class PlusService {
       ? await this.repo.threadFiles(this.db, caller.teamId, q.threadId, workspace.contextType === 'PRIVATE' ? caller.userId : undefined)
       : [];
     if (entries.length === 0 && threadFiles.length === 0) return { text: '', sources: [] };
-    const chunks = await this.retrieve({ plusIds: entries.map((e) => e.id), fileIds: threadFiles.map((f) => f.id) }, { text: q.query, carry: q.carry ?? null });
+    const scope = { plusIds: entries.map((e) => e.id), fileIds: threadFiles.map((f) => f.id) };
+    const chunks = await this.withVectors(caller.teamId, scope, q.query, await this.retrieval.retrieve(this.db, scope, { text: q.query, carry: q.carry ?? null }, CANDIDATES));
     const packed = packContext(
       entries.map((e) => ({ title: e.title, text: e.context ?? '' })),
       chunks,

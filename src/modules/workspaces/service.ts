@@ -173,6 +173,7 @@ export class WorkspacesService {
     this.requireManage(caller, row);
     const model = await this.models.findUsable(caller.teamId, modelId);
     if (!model) throw notFound('Model');
+    this.models.assertKind(model, 'chat', 'params/modelId');
     assertMaxTokensFit(model, settings.maxTokens);
     await this.repo.upsertModelSettings(this.db, workspaceId, modelId, settings);
     this.cache.delete(workspaceId);
@@ -208,6 +209,14 @@ export class WorkspacesService {
         'unknown_model',
         `Models not available to this team: ${bad.join(', ')}`,
         bad.map((id) => ({ path: `body/modelIds/${ids.indexOf(id)}`, message: 'is not a model this team uses' })),
+      );
+    }
+    const embedding = await this.models.embeddingModelIds(ids);
+    if (embedding.length > 0) {
+      throw badRequest(
+        'not_a_chat_model',
+        `Embedding models cannot answer chats: ${embedding.join(', ')}`,
+        embedding.map((id) => ({ path: `body/modelIds/${ids.indexOf(id)}`, message: 'is an embedding model' })),
       );
     }
   }
