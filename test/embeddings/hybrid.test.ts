@@ -67,7 +67,7 @@ async function chat(key: string, workspaceId: string, plusId: string) {
 const embedRequests = () => s.standIn.requests.filter((r) => /embed/i.test(r.path));
 
 describe('hybrid retrieval', () => {
-  it('without an embedding model: full-text only, no embedding call, no file status, sources without ranks', async () => {
+  it('without an embedding model: full-text only, no embedding call, no file status, sources ranked by full-text alone', async () => {
     const team = await newTeam(t);
     const model = await createModel(t, team.ownerKey, s.modelBody('OPENAI'));
     const ws = await createWorkspace(t, team.ownerKey, { modelIds: [model.id] });
@@ -79,7 +79,8 @@ describe('hybrid retrieval', () => {
     const refundFile = plus.files.find((f) => f.fileChunks[0]!.fileData.startsWith('Reimbursement'))!;
     expect(answer.sources.length).toBeGreaterThan(0);
     expect(answer.sources.map((x) => x.fileId)).not.toContain(refundFile.id);
-    for (const src of answer.sources) expect(src).not.toHaveProperty('ranking');
+    // full-text only: each source's ranking names its lexical place and no vector one
+    for (const src of answer.sources) expect(src.ranking).toMatchObject({ lexical: { rank: expect.any(Number) }, vector: null });
     const ctx = await t.request({ method: 'POST', url: `/api/v1/plus/${plus.id}/context-for-prompt`, key: team.ownerKey, payload: { content: QUESTION } });
     expect(ctx.json().content).not.toContain('Reimbursement');
     expect(embedRequests()).toHaveLength(0);
@@ -175,7 +176,8 @@ describe('hybrid retrieval', () => {
     s.standIn.set({ failEmbeddings: 503 });
     const answer = await chat(team.ownerKey, ws.id, plus.id);
     expect(answer.sources.length).toBeGreaterThan(0);
-    for (const src of answer.sources) expect(src).not.toHaveProperty('ranking');
+    // full-text only: each source's ranking names its lexical place and no vector one
+    for (const src of answer.sources) expect(src.ranking).toMatchObject({ lexical: { rank: expect.any(Number) }, vector: null });
     expect(answer.sources.map((x) => x.excerpt).join(' ')).not.toContain('Reimbursement');
     expect(embedRequests().length).toBeGreaterThan(0);
     // recovered: the next question is hybrid again
