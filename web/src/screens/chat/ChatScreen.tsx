@@ -210,6 +210,7 @@ export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; thr
           }}
         />
       </aside>
+      {sidebarOpen && <button type="button" class="sidebar-backdrop" aria-label="Hide chats" onClick={() => setSidebarOpen(false)} />}
       <section class="chat-main" aria-label="Chat">
         <header class="chat-head">
           <button type="button" class="ghost sidebar-toggle" aria-expanded={sidebarOpen} onClick={() => setSidebarOpen(!sidebarOpen)}>
