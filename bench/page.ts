@@ -4,8 +4,8 @@
  *
  * 1. JavaScript shipped for the first screen (the sign-in page, no session): every script response,
  *    gzip-compressed here (level 9) — target ≤ 150 KB.
- * 2. A thread of 1,000 messages (500 turns with Markdown, lists and code, stored through the API)
- *    opened by URL and then scrolled from the bottom to the very top: long tasks seen by a
+ * 2. A thread of 1,000 messages (Markdown, lists and code, stored through the API) opened by URL
+ *    three times (median of the longest tasks) and then scrolled from the bottom to the very top: long tasks seen by a
  *    `PerformanceObserver` registered before the page's own script — target: none over 100 ms.
  * 3. Streaming 2,000 tokens at 100 tokens/s (the stand-in sends one word per chunk, 10 ms apart):
  *    main-thread busy time from Chromium's own counter (CDP `Performance.getMetrics` TaskDuration)
@@ -97,21 +97,42 @@ export async function benchPage(): Promise<Section> {
     {
       const model = await createStandInModel(atrium, 'Bench model');
       const ws = await atrium.api<{ id: string }>('POST', '/api/v1/workspaces', { name: 'Long thread', modelIds: [model.id] });
+      // Two requests of 499 stored turns (the API's cap is 500 messages a request) plus their
+      // answers: 1,000 messages, the last answer being the stand-in's reply.
       let threadId: string | undefined;
       const fill = stopwatch();
-      for (let i = 0; i < THREAD_TURNS; i++) {
-        atrium.standIn.set({ reply: answerText(i) });
-        const r = await atrium.api<{ threadId: string }>('POST', `/api/v1/chat/${ws.id}/completions`, { prompt: `Question ${i}: what does the policy say about case ${i}?`, ...(threadId ? { threadId } : {}) });
+      const half = (from: number) =>
+        Array.from({ length: 2 * (THREAD_TURNS / 2) - 1 }, (_, k) => {
+          const i = from + Math.floor(k / 2);
+          return k % 2 === 0 ? { role: 'user', content: `Question ${i}: what does the policy say about case ${i}?` } : { role: 'assistant', content: answerText(i) };
+        });
+      for (const messages of [half(0), half(THREAD_TURNS / 2)]) {
+        atrium.standIn.set({ reply: answerText(THREAD_TURNS - 1) });
+        const r = await atrium.api<{ threadId: string }>('POST', `/api/v1/chat/${ws.id}/completions`, { messages, ...(threadId ? { threadId } : {}) });
         threadId = r.threadId;
       }
       atrium.standIn.reset();
+      const stored = await atrium.api<{ messages: unknown[] }>('GET', `/api/v1/chat/${ws.id}/history/${threadId}`);
+      if (stored.messages.length !== 2 * THREAD_TURNS) throw new Error(`the thread has ${stored.messages.length} messages`);
       notes.push(`The 1,000-message thread was stored through the API in ${fill.elapsedS()}.`);
-      const page = await signedInPage(browser, atrium);
-      const open = stopwatch();
-      await page.goto(`/w/${ws.id}/t/${threadId}`);
-      await page.getByRole('article', { name: 'Answer' }).filter({ hasText: `Answer ${THREAD_TURNS - 1}:` }).waitFor();
-      const openMs = open.elapsedMs();
-      const openTasks = await longTasks(page);
+      // Opened three times (a fresh page each): the median of the three longest tasks, as the
+      // machine is shared and one stray task of another process's making is not the page's.
+      const opens: Array<{ ms: number; tasks: LongTask[] }> = [];
+      let page!: Page;
+      for (let run = 0; run < 3; run++) {
+        if (page) await page.context().close();
+        page = await signedInPage(browser, atrium);
+        await page.waitForTimeout(500);
+        const open = stopwatch();
+        await page.goto(`/w/${ws.id}/t/${threadId}`);
+        await page.getByRole('article', { name: 'Answer' }).filter({ hasText: `Answer ${THREAD_TURNS - 1}:` }).last().waitFor();
+        opens.push({ ms: open.elapsedMs(), tasks: await longTasks(page) });
+      }
+      const longest = (ts: LongTask[]) => Math.max(0, ...ts.map((t) => t.duration));
+      opens.sort((x, y) => longest(x.tasks) - longest(y.tasks));
+      const openMs = opens[1]!.ms;
+      const openTasks = opens[1]!.tasks;
+      notes.push(`Longest task of each of the three opens: ${opens.map((o) => `${round(longest(o.tasks))} ms`).join(', ')}.`);
       // Scroll to the top in steps, as a reader would, until every message is rendered.
       const scroll = stopwatch();
       for (let step = 0; step < 2000; step++) {
@@ -127,8 +148,8 @@ export async function benchPage(): Promise<Section> {
       const rendered = await page.locator('.message').count();
       const scrollMs = scroll.elapsedMs();
       const scrollTasks = await longTasks(page);
-      const maxOpen = Math.max(0, ...openTasks.map((t) => t.duration));
-      const maxScroll = Math.max(0, ...scrollTasks.map((t) => t.duration));
+      const maxOpen = longest(openTasks);
+      const maxScroll = longest(scrollTasks);
       const worst = Math.max(maxOpen, maxScroll);
       rows.push({ measure: '1,000-message thread: open (URL → last answer shown)', value: `${round(openMs)} ms; longest task ${round(maxOpen)} ms (${openTasks.length} over 50 ms)`, target: verdict(round(maxOpen), '<=', LONG_TASK_BUDGET_MS) });
       rows.push({ measure: `1,000-message thread: scroll to the top (${rendered} messages rendered)`, value: `${round(scrollMs / 1000, 1)} s; longest task ${round(maxScroll)} ms (${scrollTasks.length} over 50 ms)`, target: verdict(round(maxScroll), '<=', LONG_TASK_BUDGET_MS) });
@@ -175,7 +196,7 @@ export async function benchPage(): Promise<Section> {
   return {
     name: 'Web page',
     method:
-      'Debian\'s Chromium (headless, Playwright) against the real server (src/main.ts on PGlite) and the stand-in provider, 1280×800. First screen: every script response of the sign-in page, gzip level 9. Long thread: 500 turns (Markdown, lists, code every fifth answer) stored through the API, opened by URL, then scrolled to the top 700 px at a time; long tasks from a PerformanceObserver registered before the app\'s script. Streaming: one word per chunk every 10 ms; idle = 1 − (Chromium\'s TaskDuration counter over the stream) / wall time.',
+      'Debian\'s Chromium (headless, Playwright) against the real server (src/main.ts on PGlite) and the stand-in provider, 1280×800. First screen: every script response of the sign-in page, gzip level 9. Long thread: 1,000 messages (Markdown, lists, code every fifth answer) stored through the API, opened by URL three times (the median of the three longest tasks is reported), then scrolled to the top 700 px at a time; long tasks from a PerformanceObserver registered before the app\'s script. Streaming: one word per chunk every 10 ms; idle = 1 − (Chromium\'s TaskDuration counter over the stream) / wall time.',
     tables: [{ rows }],
     notes,
     targets,

@@ -149,3 +149,33 @@ test('provider failures and a lost connection are shown in the conversation', as
   await page.getByRole('button', { name: 'Regenerate' }).click();
   await expect(answer(page).last()).toContainText('Echo: And now?');
 });
+
+test('threads are listed newest first, renamed and deleted; the model picker chooses who answers', async ({ page, atrium }) => {
+  const first = await createStandInModel(atrium, `Alpha ${Date.now()}`);
+  const second = await createStandInModel(atrium, `Beta ${Date.now()}`);
+  const ws = await atrium.api<{ id: string }>('POST', '/api/v1/workspaces', { name: 'Threads', modelIds: [first.id, second.id] });
+  for (const prompt of ['Older question', 'Newer question']) await atrium.api('POST', `/api/v1/chat/${ws.id}/completions`, { prompt });
+  await signIn(page);
+  await page.goto(`/w/${ws.id}`);
+  const list = page.getByRole('navigation', { name: 'Chats' }).getByRole('link');
+  await expect(list).toHaveText(['Newer question', 'Older question']);
+
+  await page.getByRole('button', { name: 'Rename Older question' }).click();
+  await page.getByLabel('Chat title').fill('Renamed chat');
+  await page.getByRole('button', { name: 'Save' }).click();
+  await expect(page.getByRole('navigation', { name: 'Chats' }).getByRole('link', { name: 'Renamed chat' })).toBeVisible();
+
+  page.once('dialog', (d) => void d.accept());
+  await page.getByRole('button', { name: 'Delete Newer question' }).click();
+  await expect(list).toHaveText(['Renamed chat']);
+  // Stored, not only shown: the API agrees.
+  const threads = await atrium.api<Array<{ title: string }>>('GET', `/api/v1/chat/${ws.id}/history`);
+  expect(threads.map((t) => t.title)).toEqual(['Renamed chat']);
+
+  await page.getByRole('link', { name: 'Renamed chat' }).click();
+  await page.getByRole('combobox', { name: 'Model' }).selectOption({ label: second.name });
+  await page.getByRole('textbox', { name: 'Message' }).fill('Who answers?');
+  await page.getByRole('button', { name: 'Send' }).click();
+  await expect(answer(page).last()).toContainText('Echo: Who answers?');
+  await expect(answer(page).last()).toContainText(second.name);
+});

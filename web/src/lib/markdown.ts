@@ -30,14 +30,17 @@ hljs.registerAliases(['yml'], { languageName: 'yaml' });
 
 const escapeHtml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
-function makeParser(highlight: boolean): Marked {
+/** One parser (building marked's rules is a noticeable part of start-up); the flag is per call. */
+let highlightNext = true;
+
+function makeParser(): Marked {
   const m = new Marked({ gfm: true, breaks: true });
   m.use({
     renderer: {
       code({ text, lang }) {
         const language = (lang ?? '').trim().split(/\s+/)[0]?.toLowerCase() ?? '';
         const known = language && hljs.getLanguage(language);
-        const body = highlight && known ? hljs.highlight(text, { language, ignoreIllegals: true }).value : escapeHtml(text);
+        const body = highlightNext && known ? hljs.highlight(text, { language, ignoreIllegals: true }).value : escapeHtml(text);
         const label = known ? escapeHtml(language) : '';
         // The copy button is added after sanitising (see render), so the model's text cannot fake one.
         return `<pre data-lang="${label}"><code class="hljs${label ? ` language-${label}` : ''}">${body}</code></pre>\n`;
@@ -47,7 +50,7 @@ function makeParser(highlight: boolean): Marked {
   return m;
 }
 
-const parsers = { final: makeParser(true), streaming: makeParser(false) };
+const parser = makeParser();
 const COPY = '<button type="button" class="copy-code" aria-label="Copy code">Copy</button>';
 
 DOMPurify.addHook('afterSanitizeAttributes', (node) => {
@@ -59,7 +62,8 @@ DOMPurify.addHook('afterSanitizeAttributes', (node) => {
 });
 
 export function renderMarkdown(text: string, opts: { highlight: boolean }): string {
-  const html = (opts.highlight ? parsers.final : parsers.streaming).parse(text, { async: false });
+  highlightNext = opts.highlight;
+  const html = parser.parse(text, { async: false });
   const clean = DOMPurify.sanitize(html, { FORBID_TAGS: ['style', 'form', 'input', 'button', 'textarea', 'select'], FORBID_ATTR: ['style'] });
   // Only real <pre> elements survive sanitising as "<pre"; text that says "<pre" is escaped by now.
   return clean.replace(/<pre(\s|>)/g, `<div class="code-block">${COPY}<pre$1`).replace(/<\/pre>/g, '</pre></div>');

@@ -43,6 +43,8 @@ export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; thr
   /** The thread whose messages `items` holds (set by a new chat's first answer, before the URL changes). */
   const shownThread = useRef<string | null | undefined>(undefined);
   const filesPlus = useRef<Promise<string> | null>(null);
+  /** Counts thread switches: a turn's late events must not land in another thread's view. */
+  const view = useRef(0);
 
   const refreshThreads = useCallback(() => {
     data(api.GET('/api/v1/chat/{workspaceId}/history', { params: { path: { workspaceId } } })).then(setThreads, setError);
@@ -61,7 +63,11 @@ export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; thr
   // Open the thread in the URL (unless it is the one just created by this screen's turn).
   useEffect(() => {
     if (shownThread.current === threadId) return;
+    view.current += 1;
     abort.current?.abort();
+    abort.current = null;
+    setStreaming(false);
+    live.set(null);
     shownThread.current = threadId;
     const memory = rememberedPlus(threadId);
     setSelectedPlus(memory.plusIds);
@@ -78,7 +84,7 @@ export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; thr
     data(api.GET('/api/v1/chat/{workspaceId}/history/{threadId}', { params: { path: { workspaceId, threadId } } })).then((t) => {
       if (shownThread.current === threadId) setItems(t.messages.map(fromStored));
     }, setThreadError);
-  }, [workspaceId, threadId]);
+  }, [workspaceId, threadId, live]);
 
   const stop = useCallback(() => abort.current?.abort(), []);
   useEffect(() => {
@@ -98,6 +104,7 @@ export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; thr
     const ctrl = new AbortController();
     abort.current = ctrl;
     const started = shownThread.current ?? null;
+    const myView = view.current;
     const plusIds = selectedPlus;
     setItems((prev) => [...prev, { key: `local-${++localKeys}`, role: 'user', content: text, status: 'ok', sources: [], modelId: null }]);
     live.set({ key: `live-${++localKeys}`, role: 'assistant', content: '', status: 'streaming', sources: [], modelId: modelId || null });
@@ -110,7 +117,7 @@ export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; thr
       {
         onStart(e) {
           live.update({ modelId: e.modelId });
-          if (!started && shownThread.current === started) {
+          if (!started && view.current === myView) {
             shownThread.current = e.threadId;
             const newThread = e.threadId;
             if (filesPlus.current) void filesPlus.current.then((id) => rememberPlus(newThread, { plusIds, filesPlusId: id }));
@@ -121,11 +128,14 @@ export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; thr
         onSources: (sources) => live.update({ sources }),
         onDelta: (t) => live.append(t),
         onEnd(end) {
+          if (abort.current === ctrl) {
+            abort.current = null;
+            setStreaming(false);
+          }
+          if (view.current !== myView) return refreshThreads();
           const cur = live.get();
           live.set(null);
-          abort.current = null;
-          setStreaming(false);
-          if (cur && shownThread.current === (started ?? shownThread.current)) {
+          if (cur) {
             const status = end.kind === 'ok' ? 'ok' : end.kind === 'interrupted' ? 'interrupted' : 'error';
             setItems((prev) => [...prev, { ...cur, status, ...(end.kind === 'error' || end.kind === 'lost' ? { problem: end.problem } : {}) }]);
           }

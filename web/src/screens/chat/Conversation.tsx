@@ -12,7 +12,7 @@ import { useLive, type LiveAnswer } from './live';
 import { MessageView } from './MessageView';
 import type { ChatItem } from './types';
 
-const PAGE = 40;
+const PAGE = 15;
 const NEAR_BOTTOM_PX = 48;
 
 interface Props {

@@ -3,6 +3,7 @@ import { memo } from 'preact/compat';
 import { useMemo } from 'preact/hooks';
 import type { Source } from '../../api/client';
 import { renderMarkdown } from '../../lib/markdown';
+import { StreamingMarkdown } from './StreamingMarkdown';
 import type { ChatItem } from './types';
 
 interface Props {
@@ -20,12 +21,18 @@ function problemText(item: ChatItem): string {
 
 export function MessageBody({ item, onShowSource, modelName }: Props) {
   const streaming = item.status === 'streaming';
-  const html = useMemo(() => (item.role === 'user' ? null : renderMarkdown(item.content, { highlight: !streaming })), [item.content, item.role, streaming]);
+  const html = useMemo(() => (item.role === 'user' || streaming ? null : renderMarkdown(item.content, { highlight: true })), [item.content, item.role, streaming]);
   const model = item.role === 'assistant' ? modelName(item.modelId) : null;
   return (
     <article class={`message ${item.role} ${item.status}`} aria-label={item.role === 'user' ? 'Your message' : 'Answer'} data-status={item.status}>
       {model && <div class="message-meta">{model}</div>}
-      {item.role === 'user' ? <div class="user-text">{item.content}</div> : <div class="markdown" dangerouslySetInnerHTML={{ __html: html ?? '' }} />}
+      {item.role === 'user' ? (
+        <div class="user-text">{item.content}</div>
+      ) : streaming ? (
+        <StreamingMarkdown text={item.content} />
+      ) : (
+        <div class="markdown" dangerouslySetInnerHTML={{ __html: html ?? '' }} />
+      )}
       {streaming && item.content === '' && <p class="muted typing" aria-label="Waiting for the answer">…</p>}
       {item.status === 'interrupted' && <p class="mark interrupted">Interrupted: the answer was stopped before it finished.</p>}
       {item.status === 'error' && (
