@@ -13,6 +13,7 @@ import { machine, markdownTable, renderSection, type Row, type Section, type Tar
 import { verdict } from './lib/stats.js';
 import { stopwatch } from './lib/timer.js';
 import { benchRetrieval } from './retrieval.js';
+import { benchSignIn } from './sign-in.js';
 import { benchStartup } from './startup.js';
 
 interface LegacyResult {
@@ -60,6 +61,7 @@ const BENCHMARKS: Array<{ name: string; run: () => Promise<Section> }> = [
   { name: 'Hostile uploads', run: benchIngestHostile },
   { name: 'Start-up', run: benchStartup },
   { name: 'Web page', run: benchPage },
+  { name: 'Sign-in', run: benchSignIn },
 ];
 
 /**

@@ -71,7 +71,7 @@ export async function buildApp(
           ? false
           : {
               level: config.logLevel,
-              redact: { paths: ['req.headers.authorization', 'req.headers["api-key"]', 'req.headers["x-api-key"]'], censor: '[redacted]' },
+              redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["api-key"]', 'req.headers["x-api-key"]', 'res.headers["set-cookie"]'], censor: '[redacted]' },
             },
       bodyLimit: config.bodyLimitBytes,
       // Per-request lines only at debug/trace: at info they would cost more than the gateway itself.

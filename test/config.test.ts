@@ -2,7 +2,7 @@ import { writeFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../src/config.js';
+import { ConfigError, configuredOrigin, loadConfig } from '../src/config.js';
 import { loadSystemModels } from '../src/system-models.js';
 import { newTeam, startTestApp, type TestApp } from './helpers/app.js';
 
@@ -53,5 +53,30 @@ describe('system models from configuration', () => {
 
     writeFileSync(file, JSON.stringify([{ name: 'no id' }]));
     await expect(loadSystemModels(t.services.models, file)).rejects.toThrow(file);
+  });
+});
+
+describe('sign-in and web app configuration', () => {
+  it('has the defaults of docs/API.md and parses the proxy trust', () => {
+    const c = loadConfig({});
+    expect(c.auth).toMatchObject({ adminEmail: 'admin@localhost', adminPassword: null, sessionTtlSeconds: 14 * 86_400, publicUrl: null, trustProxy: false });
+    expect(c.webDir).toBe(path.resolve(import.meta.dirname, '..', 'dist', 'web'));
+    expect(configuredOrigin(c)).toBe('http://127.0.0.1:8080');
+    expect(configuredOrigin(loadConfig({ HOST: '0.0.0.0', PORT: '9' }))).toBe('http://localhost:9');
+    expect(loadConfig({ TRUST_PROXY: 'true' }).auth.trustProxy).toBe(true);
+    expect(loadConfig({ TRUST_PROXY: '2' }).auth.trustProxy).toBe(2);
+    expect(loadConfig({ TRUST_PROXY: '10.0.0.1, 10.1.0.0/16' }).auth.trustProxy).toEqual(['10.0.0.1', '10.1.0.0/16']);
+    const p = loadConfig({ PUBLIC_URL: 'https://atrium.example.com/', SESSION_TTL_SECONDS: '3600', WEB_DIR: '/srv/web' });
+    expect(p.auth.publicUrl).toBe('https://atrium.example.com');
+    expect(configuredOrigin(p)).toBe('https://atrium.example.com');
+    expect(p.auth.sessionTtlSeconds).toBe(3600);
+    expect(p.webDir).toBe('/srv/web');
+  });
+
+  it('refuses a short ADMIN_PASSWORD, a PUBLIC_URL with a path and a bad ADMIN_EMAIL, naming them', () => {
+    expect(() => loadConfig({ ADMIN_PASSWORD: 'short' })).toThrow(/ADMIN_PASSWORD/);
+    expect(() => loadConfig({ PUBLIC_URL: 'https://x.example/app' })).toThrow(/PUBLIC_URL/);
+    expect(() => loadConfig({ ADMIN_EMAIL: 'nobody' })).toThrow(/ADMIN_EMAIL/);
+    expect(() => loadConfig({ SESSION_TTL_SECONDS: '5' })).toThrow(ConfigError);
   });
 });

@@ -55,6 +55,8 @@ describe('the server process', () => {
     await until(`${url}/readyz`, 200);
     const key = env.ADMIN_API_KEY ?? /atr_[A-Za-z0-9_-]{40,}/.exec(first.output())?.[0];
     expect(key).toBeTruthy();
+    // On an empty database without ADMIN_PASSWORD, the admin's invite link is printed beside the key.
+    if (!env.DATABASE_URL) expect(first.output()).toContain(`${url}/invite#token=`);
     const ws = await fetch(`${url}/api/v1/workspaces`, {
       method: 'POST',
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
@@ -70,6 +72,7 @@ describe('the server process', () => {
     const again = await fetch(`${url}/api/v1/workspaces/${id}`, { headers: { authorization: `Bearer ${key}` } });
     expect(again.status).toBe(200);
     expect(second.output()).not.toContain('Admin API key');
+    expect(second.output()).not.toContain('/invite#token=');
     second.child.kill('SIGINT');
     expect(await second.exited).toBe(0);
   }, 300_000);

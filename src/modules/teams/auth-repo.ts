@@ -84,6 +84,12 @@ export class AuthRepo {
     await db.delete(sessions).where(keep ? and(eq(sessions.userId, userId), ne(sessions.id, keep)) : eq(sessions.userId, userId));
   }
 
+  /** A deleted user: their sessions and open invites go (the session query refuses them anyway). */
+  async deleteUserCredentials(db: Executor, userId: number): Promise<void> {
+    await db.delete(sessions).where(eq(sessions.userId, userId));
+    await db.delete(userInvites).where(eq(userInvites.userId, userId));
+  }
+
   async deleteExpiredSessions(db: Executor, userId: number): Promise<void> {
     await db.delete(sessions).where(and(eq(sessions.userId, userId), lt(sessions.expires, sql`now()`)));
   }

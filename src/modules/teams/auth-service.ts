@@ -129,6 +129,11 @@ export class AuthService {
     return extendedTo ? { principal: found.principal, extendedTo } : null;
   }
 
+  /** In the transaction that deletes a user: end their sessions and open invites. */
+  async forgetUser(tx: Executor, userId: number): Promise<void> {
+    await this.repo.deleteUserCredentials(tx, userId);
+  }
+
   async logout(token: string): Promise<void> {
     await this.repo.deleteSessionByHash(this.db, hashToken(token));
   }

@@ -177,7 +177,10 @@ export class TeamsService {
     if (!user) throw notFound('User');
     if (user.id === caller.userId) throw new AppError('conflict', 'cannot_delete_self', 'You cannot delete yourself');
     if (user.role === 'owner' && caller.role !== 'owner') throw forbidden('Only an owner may delete an owner');
-    await this.db.transaction((tx) => this.repo.markUserDeleted(tx, user.id));
+    await this.db.transaction(async (tx) => {
+      await this.repo.markUserDeleted(tx, user.id);
+      await this.auth.forgetUser(tx, user.id);
+    });
     this.cache.deleteWhere((p) => p.userId === user.id);
   }
 
