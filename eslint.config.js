@@ -57,7 +57,7 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
-    files: ['**/*.ts'],
+    files: ['**/*.ts', '**/*.tsx'],
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
@@ -73,6 +73,6 @@ export default tseslint.config(
     },
   },
   { files: ['src/**/*.ts'], plugins: { atrium: { rules: { 'module-graph': moduleGraph } } }, rules: { 'atrium/module-graph': 'error' } },
-  { files: ['src/config.ts', 'test/**', 'bench/**', 'src/cli.ts', '*.config.ts'], rules: { 'no-restricted-syntax': 'off' } },
+  { files: ['src/config.ts', 'test/**', 'bench/**', 'scripts/**', 'src/cli.ts', '*.config.ts'], rules: { 'no-restricted-syntax': 'off' } },
   { files: ['src/app.ts'], rules: { 'no-restricted-imports': 'off' } },
 );

@@ -7,6 +7,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { benchGateway } from './gateway.js';
 import { benchIngestHostile } from './ingest-hostile.js';
+import { benchPage } from './page.js';
 import { ROOT } from './lib/child.js';
 import { machine, markdownTable, renderSection, type Row, type Section, type TargetRow } from './lib/report.js';
 import { verdict } from './lib/stats.js';
@@ -61,6 +62,7 @@ const BENCHMARKS: Array<{ name: string; run: () => Promise<Section> }> = [
   { name: 'Document ingestion', run: benchIngestSection },
   { name: 'Hostile uploads', run: benchIngestHostile },
   { name: 'Start-up', run: benchStartup },
+  { name: 'Web page', run: benchPage },
   { name: 'Sign-in', run: benchSignIn },
 ];
 

@@ -2,9 +2,10 @@
 // same relative layout, copy what the compiled code reads beside itself at run time
 // (db/client.js resolves ./migrations relative to import.meta.url), and prepare the embedded
 // database's seed (dist/db/seed/pglite: initialised and migrated, no instance data) so a first
-// start copies it instead of running initdb.
+// start copies it instead of running initdb; then build the web app (web/, Vite) into dist/web,
+// which the server serves at /.
 //
-//   node scripts/build.mjs [--out-dir <dir>]   (default dist/; tests build elsewhere)
+//   node scripts/build.mjs [--out-dir <dir>] [--no-web]   (default dist/; tests build elsewhere)
 import { cpSync, rmSync, statSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
@@ -14,7 +15,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const { values } = parseArgs({ options: { 'out-dir': { type: 'string' } } });
+const { values } = parseArgs({ options: { 'out-dir': { type: 'string' }, 'no-web': { type: 'boolean' } } });
 const out = path.resolve(root, values['out-dir'] ?? 'dist');
 // Stale output of renamed or deleted modules must not linger.
 rmSync(out, { recursive: true, force: true });
@@ -67,3 +68,10 @@ await build({
 const { openDatabase, SEED_DIR } = await import(pathToFileURL(path.join(out, 'db', 'client.js')).href);
 const database = await openDatabase({ databaseUrl: null, dataDir: path.dirname(SEED_DIR) });
 await database.close();
+
+// The web app: static files, hashed names under assets/. Vite is imported only here so that a
+// server-only build (--no-web) does not need it.
+if (!values['no-web']) {
+  const { build } = await import('vite');
+  await build({ configFile: path.join(root, 'web', 'vite.config.mjs'), logLevel: 'warn', build: { outDir: path.join(out, 'web'), emptyOutDir: true } });
+}

@@ -1,0 +1,23 @@
+/**
+ * The app's main sections, in the order the navigation shows them. A new screen adds one entry
+ * here and its paths in pages.tsx; `roles` limits an entry to team owners/admins.
+ */
+import type { Me } from './api/session';
+
+export interface NavEntry {
+  href: string;
+  label: string;
+  /** Paths under this section (the entry is marked current on them). */
+  prefixes: string[];
+  roles?: Array<Me['user']['role']>;
+}
+
+export const NAV: NavEntry[] = [{ href: '/', label: 'Chat', prefixes: ['/', '/w/', '/workspaces'] }];
+
+export function visibleNav(me: Me): NavEntry[] {
+  return NAV.filter((e) => !e.roles || e.roles.includes(me.user.role));
+}
+
+export function isCurrent(entry: NavEntry, path: string): boolean {
+  return entry.prefixes.some((p) => (p === '/' ? path === '/' : path.startsWith(p)));
+}

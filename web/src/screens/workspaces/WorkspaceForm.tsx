@@ -1,0 +1,242 @@
+/**
+ * Create or edit a workspace: name, models (the first is the default), sharing, history and
+ * context scopes, greeting, sample prompts, and each model's settings with the API's ranges
+ * (docs/API.md; the server checks them again and its problem is shown as is).
+ */
+import { useEffect, useState } from 'preact/hooks';
+import { api, data, type Model, type Workspace, type WorkspaceModel } from '../../api/client';
+import { Link } from '../../components/Link';
+import { ErrorNote } from '../../components/Problem';
+import { navigate } from '../../router';
+
+type Settings = Pick<WorkspaceModel, 'systemInstructions' | 'addedContext' | 'temperature' | 'maxTokens' | 'topP' | 'n' | 'frequencyPenalty' | 'presencePenalty' | 'logitBias'>;
+const EMPTY: Settings = { systemInstructions: null, addedContext: null, temperature: null, maxTokens: null, topP: null, n: null, frequencyPenalty: null, presencePenalty: null, logitBias: null };
+
+interface NumberSpec {
+  key: 'temperature' | 'maxTokens' | 'topP' | 'n' | 'frequencyPenalty' | 'presencePenalty';
+  label: string;
+  min: number;
+  max?: number;
+  step: number;
+}
+const NUMBERS: NumberSpec[] = [
+  { key: 'temperature', label: 'Temperature', min: 0, max: 2, step: 0.1 },
+  { key: 'topP', label: 'Top P', min: 0, max: 1, step: 0.05 },
+  { key: 'maxTokens', label: 'Max tokens', min: 1, step: 1 },
+  { key: 'n', label: 'Answers (n)', min: 1, max: 8, step: 1 },
+  { key: 'frequencyPenalty', label: 'Frequency penalty', min: -2, max: 2, step: 0.1 },
+  { key: 'presencePenalty', label: 'Presence penalty', min: -2, max: 2, step: 0.1 },
+];
+
+const settingsOf = (m: WorkspaceModel): Settings => ({
+  systemInstructions: m.systemInstructions,
+  addedContext: m.addedContext,
+  temperature: m.temperature,
+  maxTokens: m.maxTokens,
+  topP: m.topP,
+  n: m.n,
+  frequencyPenalty: m.frequencyPenalty,
+  presencePenalty: m.presencePenalty,
+  logitBias: m.logitBias,
+});
+const same = (a: Settings, b: Settings) => JSON.stringify(a) === JSON.stringify(b);
+
+export function WorkspaceForm({ workspaceId }: { workspaceId?: string }) {
+  const [models, setModels] = useState<Model[] | null>(null);
+  const [existing, setExisting] = useState<Workspace | null>(null);
+  const [name, setName] = useState('');
+  const [modelIds, setModelIds] = useState<string[]>([]);
+  const [sharingType, setSharing] = useState<Workspace['sharingType']>('TEAM');
+  const [chatHistoryType, setHistory] = useState<Workspace['chatHistoryType']>('USER');
+  const [contextType, setContext] = useState<Workspace['contextType']>('SHARED');
+  const [greeting, setGreeting] = useState('');
+  const [samples, setSamples] = useState('');
+  const [settings, setSettings] = useState<Record<string, Settings>>({});
+  const [biasText, setBiasText] = useState<Record<string, string>>({});
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+
+  useEffect(() => {
+    data(api.GET('/api/v1/models')).then((all) => setModels(all.filter((m) => m.inTeam && m.active)), setError);
+    if (!workspaceId) return;
+    data(api.GET('/api/v1/workspaces/{workspaceId}', { params: { path: { workspaceId } } })).then((w) => {
+      setExisting(w);
+      setName(w.name);
+      setModelIds(w.models.map((m) => m.modelId));
+      setSharing(w.sharingType);
+      setHistory(w.chatHistoryType);
+      setContext(w.contextType);
+      setGreeting(w.greeting ?? '');
+      setSamples(w.samplePrompts.join('\n'));
+      setSettings(Object.fromEntries(w.models.map((m) => [m.modelId, settingsOf(m)])));
+      setBiasText(Object.fromEntries(w.models.map((m) => [m.modelId, m.logitBias ? JSON.stringify(m.logitBias) : ''])));
+    }, setError);
+  }, [workspaceId]);
+
+  const modelById = new Map((models ?? []).map((m) => [m.id, m]));
+  const nameOf = (id: string) => modelById.get(id)?.name ?? existing?.models.find((m) => m.modelId === id)?.modelName ?? id;
+  const setSetting = (modelId: string, patch: Partial<Settings>) => setSettings((s) => ({ ...s, [modelId]: { ...(s[modelId] ?? EMPTY), ...patch } }));
+
+  async function save() {
+    const body = {
+      name: name.trim(),
+      modelIds,
+      sharingType,
+      chatHistoryType,
+      contextType,
+      greeting: greeting.trim() || null,
+      samplePrompts: samples.split('\n').map((s) => s.trim()).filter(Boolean),
+    };
+    // Logit bias is typed as JSON; a bad one is caught here rather than sent.
+    const parsedBias: Record<string, Settings['logitBias']> = {};
+    for (const id of modelIds) {
+      const text = (biasText[id] ?? '').trim();
+      if (!text) parsedBias[id] = null;
+      else {
+        try {
+          parsedBias[id] = JSON.parse(text) as Record<string, number>;
+        } catch {
+          throw new Error(`Logit bias of ${nameOf(id)} is not valid JSON (e.g. {"50256": -100}).`);
+        }
+      }
+    }
+    const ws = workspaceId
+      ? await data(api.PATCH('/api/v1/workspaces/{workspaceId}', { params: { path: { workspaceId } }, body }))
+      : await data(api.POST('/api/v1/workspaces', { body }));
+    for (const m of ws.models) {
+      const wanted = { ...(settings[m.modelId] ?? EMPTY), logitBias: parsedBias[m.modelId] ?? null };
+      if (same(wanted, settingsOf(m))) continue;
+      await data(api.POST('/api/v1/workspaces/{workspaceId}/{modelId}', { params: { path: { workspaceId: ws.id, modelId: m.modelId } }, body: wanted }));
+    }
+    navigate(`/w/${ws.id}`);
+  }
+
+  const title = workspaceId ? `Edit ${existing?.name ?? 'workspace'}` : 'New workspace';
+  return (
+    <section class="page narrow">
+      <h1>{title}</h1>
+      <form
+        class="stack"
+        aria-label={title}
+        onSubmit={(e) => {
+          e.preventDefault();
+          setBusy(true);
+          setError(null);
+          save()
+            .catch(setError)
+            .finally(() => setBusy(false));
+        }}
+      >
+        <label>
+          Name
+          <input required maxLength={200} value={name} onInput={(e) => setName(e.currentTarget.value)} />
+        </label>
+
+        <fieldset>
+          <legend>Models</legend>
+          {models === null && <p aria-busy="true">Loading models…</p>}
+          {models?.length === 0 && <p class="muted">The team has no model yet: an owner or admin adds one under Models.</p>}
+          {models?.map((m) => (
+            <label key={m.id} class="check">
+              <input
+                type="checkbox"
+                checked={modelIds.includes(m.id)}
+                onChange={(e) => setModelIds((ids) => (e.currentTarget.checked ? [...ids, m.id] : ids.filter((x) => x !== m.id)))}
+              />
+              {m.name}
+              {modelIds[0] === m.id && <span class="badge">default</span>}
+            </label>
+          ))}
+          <p class="hint">The first model chosen answers unless the chat picks another.</p>
+        </fieldset>
+
+        <div class="row">
+          <label>
+            Sharing
+            <select value={sharingType} onChange={(e) => setSharing(e.currentTarget.value as Workspace['sharingType'])}>
+              <option value="TEAM">Team (every member)</option>
+              <option value="PRIVATE">Private (only me)</option>
+            </select>
+          </label>
+          <label>
+            Chat history
+            <select value={chatHistoryType} onChange={(e) => setHistory(e.currentTarget.value as Workspace['chatHistoryType'])}>
+              <option value="USER">Each user their own</option>
+              <option value="TEAM">Everyone sees all</option>
+            </select>
+          </label>
+          <label>
+            Context
+            <select value={contextType} onChange={(e) => setContext(e.currentTarget.value as Workspace['contextType'])}>
+              <option value="SHARED">Shared with all</option>
+              <option value="PRIVATE">Private to who added</option>
+            </select>
+          </label>
+        </div>
+        <p class="hint">
+          Sharing: who sees the workspace. Chat history: who sees whose chats. Context: whether files added in a chat help everyone in the workspace or only the person who added them.
+        </p>
+
+        <label>
+          Greeting
+          <textarea rows={2} value={greeting} onInput={(e) => setGreeting(e.currentTarget.value)} />
+        </label>
+        <label>
+          Sample prompts (one per line)
+          <textarea rows={3} value={samples} onInput={(e) => setSamples(e.currentTarget.value)} />
+        </label>
+
+        {modelIds.map((id) => {
+          const s = settings[id] ?? EMPTY;
+          const window = modelById.get(id)?.contextWindow ?? undefined;
+          return (
+            <fieldset key={id} class="model-settings">
+              <legend>Settings of {nameOf(id)}</legend>
+              <label>
+                System instructions
+                <textarea rows={2} value={s.systemInstructions ?? ''} onInput={(e) => setSetting(id, { systemInstructions: e.currentTarget.value || null })} />
+              </label>
+              <label>
+                Added context
+                <textarea rows={2} value={s.addedContext ?? ''} onInput={(e) => setSetting(id, { addedContext: e.currentTarget.value || null })} />
+              </label>
+              <div class="row numbers">
+                {NUMBERS.map((n) => (
+                  <label key={n.key}>
+                    {n.label}
+                    <input
+                      type="number"
+                      min={n.min}
+                      max={n.key === 'maxTokens' ? window : n.max}
+                      step={n.step}
+                      placeholder="default"
+                      value={s[n.key] ?? ''}
+                      onInput={(e) => {
+                        const v = e.currentTarget.value;
+                        setSetting(id, { [n.key]: v === '' ? null : Number(v) });
+                      }}
+                    />
+                  </label>
+                ))}
+              </div>
+              <label>
+                Logit bias (JSON, values −100 to 100)
+                <input value={biasText[id] ?? ''} placeholder='{"50256": -100}' onInput={(e) => setBiasText((b) => ({ ...b, [id]: e.currentTarget.value }))} />
+              </label>
+            </fieldset>
+          );
+        })}
+
+        <ErrorNote error={error} />
+        <div class="actions">
+          <button type="submit" class="primary" disabled={busy}>
+            {workspaceId ? 'Save workspace' : 'Create workspace'}
+          </button>
+          <Link href={workspaceId ? `/w/${workspaceId}` : '/'} class="button ghost">
+            Cancel
+          </Link>
+        </div>
+      </form>
+    </section>
+  );
+}

@@ -1,0 +1,43 @@
+/** Home: the workspaces the caller sees, each opening its chat. */
+import { useEffect, useState } from 'preact/hooks';
+import { api, data, type Workspace } from '../../api/client';
+import { Link } from '../../components/Link';
+import { ErrorNote } from '../../components/Problem';
+
+export function WorkspaceList() {
+  const [list, setList] = useState<Workspace[] | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  useEffect(() => {
+    data(api.GET('/api/v1/workspaces')).then(setList, setError);
+  }, []);
+  return (
+    <section class="page">
+      <div class="page-head">
+        <h1>Workspaces</h1>
+        <Link href="/workspaces/new" class="button primary">
+          New workspace
+        </Link>
+      </div>
+      <ErrorNote error={error} />
+      {list === null && !error && <p aria-busy="true">Loading…</p>}
+      {list?.length === 0 && <p class="muted">No workspace yet. Create one to start chatting.</p>}
+      {list && list.length > 0 && (
+        <ul class="cards" aria-label="Workspaces">
+          {list.map((w) => (
+            <li key={w.id} class="card workspace-card">
+              <Link href={`/w/${w.id}`} class="workspace-link">
+                <strong>{w.name}</strong>
+                <span class="muted">
+                  {w.models.map((m) => m.modelName).join(', ') || 'no model'} · {w.sharingType === 'TEAM' ? 'shared with the team' : 'private'}
+                </span>
+              </Link>
+              <Link href={`/workspaces/${w.id}/edit`} class="small" aria-label={`Edit ${w.name}`}>
+                Edit
+              </Link>
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
