@@ -11,6 +11,7 @@ import { frameworkErrors, registerProblemHandlers } from './http/problem.js';
 import { ProblemSchema } from './http/schemas.js';
 import { rejectNulInBody, rejectNulInUrl } from './http/text-guard.js';
 import { openapiTransform, OPENAPI_TAGS } from './http/openapi.js';
+import { registerWebApp } from './http/web-app.js';
 import { requireJsonBody, validatorCompiler } from './http/validation.js';
 import { preloadTokenizer } from './ingest/tokens.js';
 import { chatRoutes } from './modules/chat/routes.js';
@@ -21,6 +22,7 @@ import { Plus, PlusSummary } from './modules/plus/schema.js';
 import { promptLogRoutes } from './modules/prompt-logs/routes.js';
 import { PromptLog } from './modules/prompt-logs/schema.js';
 import { Model } from './modules/models/schema.js';
+import { authRoutes } from './modules/teams/auth-routes.js';
 import { teamRoutes } from './modules/teams/routes.js';
 import { ApiKey, Team, User } from './modules/teams/schema.js';
 import { workspaceRoutes } from './modules/workspaces/routes.js';
@@ -34,11 +36,18 @@ export interface App {
   database: Database;
   /** the generated instance-admin key when this start bootstrapped an empty database without ADMIN_API_KEY */
   generatedAdminKey: string | null;
+  /** the instance admin's invite token when this start bootstrapped an empty database without ADMIN_PASSWORD (main.ts prints its URL) */
+  adminInviteToken: string | null;
   /** Start, in the background, the work deferred past readiness (response serializers, tokenizer). */
   warmUp(): void;
 }
 
 export const SHARED_SCHEMAS = [ProblemSchema, User, Team, ApiKey, Model, WorkspaceModel, Workspace, ChatAnswer, ChatStreamEvent, ChatThread, ChatThreadFull, PromptLog, Plus, PlusSummary];
+
+/** Fastify's `trustProxy`; a hop count becomes the function Fastify would build from it (its types take no number). */
+function trustProxyOption(v: boolean | number | string[]): boolean | string[] | ((address: string, hop: number) => boolean) {
+  return typeof v === 'number' ? (_address, hop) => hop < v : v;
+}
 
 /**
  * Build the whole application: database (migrated), services, HTTP routes. Production (main.ts)
@@ -54,7 +63,7 @@ export async function buildApp(
     // Before anything else: a node whose key differs from the others' refuses to start.
     const secrets = await openInstanceSecrets(database.db, { secretKey: config.secretKey, dataDir: config.dataDir });
     const services = createServices(database, config, secrets.box);
-    const boot = await services.teams.bootstrap(config.adminApiKey);
+    const boot = await services.teams.bootstrap(config.adminApiKey, { email: config.auth.adminEmail, password: config.auth.adminPassword });
     const serializers = lazySerializers();
     const app = Fastify({
       logger:
@@ -71,6 +80,8 @@ export async function buildApp(
       frameworkErrors,
       ...(opts.serverFactory ? { serverFactory: opts.serverFactory } : {}),
       forceCloseConnections: 'idle',
+      // Whether X-Forwarded-Proto/-For/-Host are believed: the Secure cookie flag and the login throttle's client address depend on it.
+      trustProxy: trustProxyOption(config.auth.trustProxy),
       schemaController: { compilersFactory: { buildSerializer: serializers.buildSerializer } },
     }).withTypeProvider<TypeBoxTypeProvider>();
 
@@ -93,8 +104,13 @@ export async function buildApp(
         // Relative: the document describes the server that serves it, wherever that listens.
         servers: [{ url: '/', description: 'the server that serves this document' }],
         tags: OPENAPI_TAGS,
-        components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
-        security: [{ bearer: [] }],
+        components: {
+          securitySchemes: {
+            bearer: { type: 'http', scheme: 'bearer', description: 'An API key (programs)' },
+            cookie: { type: 'apiKey', in: 'cookie', name: 'atrium_session', description: 'The session cookie set by /api/v1/auth/login (browsers); unsafe methods need a same-origin Origin' },
+          },
+        },
+        security: [{ bearer: [] }, { cookie: [] }],
       },
       transformObject: openapiTransform,
       refResolver: { buildLocalReference: (json, _base, _frag, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
@@ -118,10 +134,11 @@ export async function buildApp(
     await app.register(
       async (api) => {
         api.addHook('onRequest', rejectNulInUrl);
-        api.addHook('onRequest', authenticate(services.teams));
+        api.addHook('onRequest', authenticate(services.teams, services.auth, config.auth.publicUrl));
         api.addHook('onRequest', requireJsonBody);
         api.addHook('preValidation', rejectNulInBody);
-        await api.register(teamRoutes, { teams: services.teams });
+        await api.register(authRoutes, { auth: services.auth, publicUrl: config.auth.publicUrl });
+        await api.register(teamRoutes, { teams: services.teams, publicUrl: config.auth.publicUrl });
         await api.register(modelRoutes, { models: services.models });
         await api.register(workspaceRoutes, { workspaces: services.workspaces });
         await api.register(promptLogRoutes, { logs: services.promptLogs });
@@ -130,6 +147,8 @@ export async function buildApp(
       },
       { prefix: '/api/v1' },
     );
+    // The web app at `/`: files of the build, and index.html for the app's own paths.
+    await registerWebApp(app, { webDir: config.webDir });
 
     await app.ready();
     // Finish prompt logs a crash left pending: now, then periodically (safe on every node).
@@ -138,7 +157,14 @@ export async function buildApp(
       serializers.warm();
       setImmediate(preloadTokenizer);
     };
-    return { app, services, database, generatedAdminKey: boot.created && !config.adminApiKey ? (boot.apiKey ?? null) : null, warmUp };
+    return {
+      app,
+      services,
+      database,
+      generatedAdminKey: boot.created && !config.adminApiKey ? (boot.apiKey ?? null) : null,
+      adminInviteToken: boot.created ? (boot.inviteToken ?? null) : null,
+      warmUp,
+    };
   } catch (err) {
     await database.close();
     throw err;

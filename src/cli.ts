@@ -1,7 +1,9 @@
 import { parseArgs } from 'node:util';
-import { loadConfig } from './config.js';
+import { configuredOrigin, loadConfig } from './config.js';
 import { openDatabase } from './db/client.js';
 import { AppError } from './errors.js';
+import { inviteUrl } from './http/auth.js';
+import { AuthService } from './modules/teams/auth-service.js';
 import { TeamsService } from './modules/teams/service.js';
 
 /**
@@ -45,23 +47,28 @@ async function main(argv: string[]): Promise<number> {
   };
   const config = loadConfig();
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-  const teams = new TeamsService(database.db);
+  const teams = new TeamsService(database.db, new AuthService(database.db, config.auth));
+  const withInviteUrl = <T extends { inviteToken: string | null }>({ inviteToken, ...rest }: T) => ({
+    ...rest,
+    inviteUrl: inviteToken ? inviteUrl(configuredOrigin(config), inviteToken) : null,
+  });
   try {
     // Same first-start rule as the server: an empty database gets its instance admin first.
-    const boot = await teams.bootstrap(config.adminApiKey);
+    const boot = await teams.bootstrap(config.adminApiKey, { email: config.auth.adminEmail, password: config.auth.adminPassword });
     if (boot.created && !config.adminApiKey) console.error(`Created the instance admin. Admin API key (shown once): ${boot.apiKey}`);
+    if (boot.created && boot.inviteToken) console.error(`Admin sign-in link (sets the password; one use, 7 days): ${inviteUrl(configuredOrigin(config), boot.inviteToken)}`);
     const out = await (async () => {
       switch (`${noun} ${verb}`) {
         case 'teams list':
           return teams.listTeams();
         case 'teams create':
-          return teams.createTeam(null, { name: need('name'), ownerName: need('owner-name'), ownerEmail: need('owner-email') });
+          return withInviteUrl(await teams.createTeam(null, { name: need('name'), ownerName: need('owner-name'), ownerEmail: need('owner-email') }));
         case 'users list':
           return teams.listTeamUsers(need('team'));
         case 'users create': {
           const role = values.role ?? 'member';
           if (role !== 'owner' && role !== 'admin' && role !== 'member') throw new AppError('bad_request', 'bad_role', '--role must be owner, admin or member');
-          return teams.addUser(need('team'), { name: need('name'), email: need('email'), role });
+          return withInviteUrl(await teams.addUser(need('team'), { name: need('name'), email: need('email'), role }));
         }
         case 'keys create':
           return teams.addKey(Number(need('user')), values.name ?? 'cli');

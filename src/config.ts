@@ -1,6 +1,10 @@
 import path from 'node:path';
 import { Type, type Static } from 'typebox';
 import { Value } from 'typebox/value';
+import { fileURLToPath } from 'node:url';
+
+/** The repository (or installed package) root: this file is src/config.ts or dist/config.js. */
+const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 /**
  * The environment, parsed once at start-up into a frozen, typed Config.
@@ -40,6 +44,16 @@ const EnvSchema = Type.Object({
   SSE_HEARTBEAT_MS: Type.Integer({ minimum: 1000, default: 15_000 }),
   SYSTEM_MODELS_FILE: Type.Optional(Type.String({ minLength: 1 })),
   PG_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 1000, default: 10 }),
+  // Sign-in, sessions and the web app (docs/API.md, "Sign-in and sessions").
+  ADMIN_EMAIL: Type.String({ minLength: 3, maxLength: 320, pattern: '^[^@\\s]+@[^@\\s]+$', default: 'admin@localhost' }),
+  ADMIN_PASSWORD: Type.Optional(Type.String({ minLength: 8, maxLength: 1024 })),
+  SESSION_TTL_SECONDS: Type.Integer({ minimum: 60, maximum: 31_536_000, default: 14 * 86_400 }),
+  LOGIN_MAX_FAILURES_PER_EMAIL: Type.Integer({ minimum: 1, default: 10 }),
+  LOGIN_MAX_FAILURES_PER_ADDRESS: Type.Integer({ minimum: 1, default: 100 }),
+  LOGIN_FAILURE_WINDOW_SECONDS: Type.Integer({ minimum: 1, default: 900 }),
+  PUBLIC_URL: Type.Optional(Type.String({ pattern: '^https?://[^/?#\\s]+/?$' })),
+  TRUST_PROXY: Type.Optional(Type.String({ minLength: 1 })),
+  WEB_DIR: Type.Optional(Type.String({ minLength: 1 })),
 });
 
 type Env = Static<typeof EnvSchema>;
@@ -66,6 +80,23 @@ export interface Config {
   readonly sseHeartbeatMs: number;
   readonly systemModelsFile: string | null;
   readonly pgPoolSize: number;
+  readonly auth: AuthConfig;
+  /** the folder of the built web app (index.html, assets/); served at `/` */
+  readonly webDir: string;
+}
+
+export interface AuthConfig {
+  /** the instance admin's email and, optionally, first password (used on an empty database only) */
+  readonly adminEmail: string;
+  readonly adminPassword: string | null;
+  readonly sessionTtlSeconds: number;
+  readonly maxFailuresPerEmail: number;
+  readonly maxFailuresPerAddress: number;
+  readonly failureWindowSeconds: number;
+  /** the origin people reach the server at (`https://atrium.example.com`), without a trailing slash; null: the request's own */
+  readonly publicUrl: string | null;
+  /** Fastify's `trustProxy`: whether X-Forwarded-Proto/-For/-Host are believed (false, true, a hop count or addresses) */
+  readonly trustProxy: boolean | number | string[];
 }
 
 export interface IngestConfig {
@@ -137,5 +168,35 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     sseHeartbeatMs: e.SSE_HEARTBEAT_MS,
     systemModelsFile: e.SYSTEM_MODELS_FILE ?? null,
     pgPoolSize: e.PG_POOL_SIZE,
+    auth: Object.freeze({
+      adminEmail: e.ADMIN_EMAIL,
+      adminPassword: e.ADMIN_PASSWORD ?? null,
+      sessionTtlSeconds: e.SESSION_TTL_SECONDS,
+      maxFailuresPerEmail: e.LOGIN_MAX_FAILURES_PER_EMAIL,
+      maxFailuresPerAddress: e.LOGIN_MAX_FAILURES_PER_ADDRESS,
+      failureWindowSeconds: e.LOGIN_FAILURE_WINDOW_SECONDS,
+      publicUrl: e.PUBLIC_URL ? e.PUBLIC_URL.replace(/\/$/, '') : null,
+      trustProxy: parseTrustProxy(e.TRUST_PROXY),
+    }),
+    webDir: path.resolve(e.WEB_DIR ?? path.join(REPO_ROOT, 'dist', 'web')),
   });
+}
+
+/**
+ * Where people reach this server, for links printed outside a request (the first start's invite,
+ * the CLI): `PUBLIC_URL`, else HOST and PORT (a wildcard HOST printed as localhost).
+ */
+export function configuredOrigin(config: Config): string {
+  if (config.auth.publicUrl) return config.auth.publicUrl;
+  const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host.includes(':') ? `[${config.host}]` : config.host;
+  return `http://${host}:${config.port}`;
+}
+
+/** `TRUST_PROXY`: unset or `false` → false; `true`; a hop count; else a comma-separated list of proxy addresses/CIDRs. */
+function parseTrustProxy(v: string | undefined): boolean | number | string[] {
+  const t = v?.trim().toLowerCase();
+  if (!t || t === 'false') return false;
+  if (t === 'true') return true;
+  if (/^\d+$/.test(t)) return Number(t);
+  return t.split(',').map((a) => a.trim()).filter(Boolean);
 }

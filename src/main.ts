@@ -1,5 +1,5 @@
 import http from 'node:http';
-import { ConfigError, loadConfig, type Config } from './config.js';
+import { ConfigError, configuredOrigin, loadConfig, type Config } from './config.js';
 import { problem } from './http/problem.js';
 
 type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => void;
@@ -65,7 +65,7 @@ async function main(): Promise<void> {
   opening.catch(() => undefined); // reported below, where it is awaited
   const { buildApp } = await import('./app.js');
   const database = await opening;
-  const { app, services, generatedAdminKey, warmUp } = await buildApp(config, { serverFactory: boot.factory, database });
+  const { app, services, generatedAdminKey, adminInviteToken, warmUp } = await buildApp(config, { serverFactory: boot.factory, database });
   if (config.systemModelsFile) {
     const { loadSystemModels } = await import('./system-models.js');
     await loadSystemModels(services.models, config.systemModelsFile);
@@ -74,11 +74,15 @@ async function main(): Promise<void> {
   app.log.info({ address: `http://${config.host}:${config.port}` }, 'Atrium is ready');
   // What was deferred so it did not delay readiness, done now before the first requests need it.
   warmUp();
-  if (generatedAdminKey) {
-    // Printed once, to the terminal only (not the log), on the start that created the instance admin.
-    process.stdout.write(
-      `\nAtrium created the first team and its instance admin.\nAdmin API key (shown once, keep it safe):\n\n  ${generatedAdminKey}\n\n`,
-    );
+  // Printed once, to the terminal only (not the log), on the start that created the instance admin.
+  if (generatedAdminKey || adminInviteToken) {
+    const { inviteUrl } = await import('./http/auth.js');
+    const lines = ['', `Atrium created the first team and its instance admin (${config.auth.adminEmail}).`];
+    if (generatedAdminKey) lines.push('Admin API key (shown once, keep it safe):', '', `  ${generatedAdminKey}`, '');
+    if (adminInviteToken) {
+      lines.push('Open this link to set the admin password and sign in (one use, 7 days):', '', `  ${inviteUrl(configuredOrigin(config), adminInviteToken)}`, '');
+    }
+    process.stdout.write(`${lines.join('\n')}\n`);
   }
 
   let closing = false;

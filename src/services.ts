@@ -5,6 +5,7 @@ import { TurnService } from './modules/chat/turns.js';
 import { ModelsService } from './modules/models/service.js';
 import { PlusService } from './modules/plus/service.js';
 import { PromptLogsService, SWEEP_MARGIN_MS } from './modules/prompt-logs/service.js';
+import { AuthService } from './modules/teams/auth-service.js';
 import { TeamsService } from './modules/teams/service.js';
 import { WorkspacesService } from './modules/workspaces/service.js';
 import type { SecretBox } from './security/secret-box.js';
@@ -12,11 +13,12 @@ import type { SecretBox } from './security/secret-box.js';
 /**
  * The composition root: every service, built once per app over one database handle. Each
  * receives what it uses through its constructor, in dependency order (no setters, no closures
- * back into a later service): teams; models; workspaces → models; prompt-logs; plus → models;
+ * back into a later service): auth (sign-in, part of the teams module); teams → auth; models; workspaces → models; prompt-logs; plus → models;
  * chat → workspaces, plus; turns → workspaces, models, plus, prompt-logs. `npm run lint` checks
  * that the modules' imports follow the same order (scripts/check-module-graph.ts).
  */
 export interface Services {
+  auth: AuthService;
   teams: TeamsService;
   models: ModelsService;
   workspaces: WorkspacesService;
@@ -28,7 +30,8 @@ export interface Services {
 
 export function createServices(database: Database, config: Config, secrets: SecretBox): Services {
   const db = database.db;
-  const teams = new TeamsService(db);
+  const auth = new AuthService(db, config.auth);
+  const teams = new TeamsService(db, auth);
   const models = new ModelsService(db, secrets, config.providerUrlPolicy);
   const workspaces = new WorkspacesService(db, models);
   models.onChange((id) => workspaces.forgetModel(id));
@@ -40,5 +43,5 @@ export function createServices(database: Database, config: Config, secrets: Secr
   const plus = new PlusService(db, models, config.providerTimeouts, config.ingest);
   const chat = new ChatService(db, workspaces, plus);
   const turns = new TurnService(db, workspaces, models, plus, promptLogs, config.providerTimeouts);
-  return { teams, models, workspaces, promptLogs, plus, chat, turns };
+  return { auth, teams, models, workspaces, promptLogs, plus, chat, turns };
 }

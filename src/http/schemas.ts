@@ -26,12 +26,13 @@ export const DeleteResponse = Type.Object({ deleted: Type.Boolean() });
 
 const PROBLEM_DESCRIPTIONS = {
   400: 'Bad request: malformed JSON, a wrong type, a value out of range, a bad UUID',
-  401: 'No or unknown API key',
-  403: 'The caller lacks the role for this',
+  401: 'No or unknown API key or session',
+  403: 'The caller lacks the role for this (or, with the session cookie, the request came from another origin: code csrf)',
   404: 'No such resource visible to the caller',
   409: 'Conflict with an existing resource',
   413: 'Body or file too large',
   415: 'Unsupported media type',
+  429: 'Too many requests; retry after the seconds in Retry-After',
   502: 'The model provider failed',
   504: 'The model provider timed out',
 } as const;

@@ -1,11 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { principalOf } from '../../http/auth.js';
+import { inviteUrl, principalOf, publicOrigin } from '../../http/auth.js';
 import { bodyErrorResponses, errorResponses, INT32_MAX, problems, Uuid } from '../../http/schemas.js';
 import { ChangeRoleBody, CreateKeyBody, CreateTeamAnswer, CreateTeamBody, CreateUserAnswer, CreateUserBody, Me } from './schema.js';
 import type { TeamsService } from './service.js';
 
-export const teamRoutes: FastifyPluginAsyncTypebox<{ teams: TeamsService }> = async (app, { teams }) => {
+export const teamRoutes: FastifyPluginAsyncTypebox<{ teams: TeamsService; publicUrl: string | null }> = async (app, { teams, publicUrl }) => {
   const tags = ['teams'];
 
   app.get('/me', { schema: { tags, operationId: 'getMe', summary: 'The caller and their team', response: { 200: Me, ...errorResponses } } }, async (req) => {
@@ -19,14 +19,19 @@ export const teamRoutes: FastifyPluginAsyncTypebox<{ teams: TeamsService }> = as
   app.post(
     '/teams',
     { schema: { tags, operationId: 'createTeam', summary: 'Create a team with its owner (instance admin)', body: CreateTeamBody, response: { 201: CreateTeamAnswer, ...bodyErrorResponses, ...problems(409) } } },
-    async (req, reply) => reply.code(201).send(await teams.createTeam(principalOf(req), req.body)),
+    async (req, reply) => {
+      const { inviteToken, ...made } = await teams.createTeam(principalOf(req), req.body);
+      return reply.code(201).send({ ...made, inviteUrl: inviteUrl(publicOrigin(req, publicUrl), inviteToken) });
+    },
   );
 
   app.post(
     '/users',
-    { schema: { tags, operationId: 'createUser', summary: 'Add a user to the team; their API key is shown once', body: CreateUserBody, response: { 201: CreateUserAnswer, ...bodyErrorResponses, ...problems(409) } } },
-    async (req, reply) =>
-      reply.code(201).send(await teams.createUser(principalOf(req), { ...req.body, role: req.body.role ?? 'member' })),
+    { schema: { tags, operationId: 'createUser', summary: 'Add a user to the team; their API key (and invite link) are shown once', body: CreateUserBody, response: { 201: CreateUserAnswer, ...bodyErrorResponses, ...problems(409) } } },
+    async (req, reply) => {
+      const { inviteToken, ...made } = await teams.createUser(principalOf(req), { ...req.body, role: req.body.role ?? 'member' });
+      return reply.code(201).send({ ...made, inviteUrl: inviteToken ? inviteUrl(publicOrigin(req, publicUrl), inviteToken) : null });
+    },
   );
 
   app.get('/users', { schema: { tags, operationId: 'listUsers', summary: 'Users of the team', response: { 200: Type.Array(Type.Ref('User')), ...errorResponses } } }, async (req) =>

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { DateTime, Uuid } from '../../http/schemas.js';
+import { DateTime, Nullable, Uuid } from '../../http/schemas.js';
 
 export const Role = Type.Union([Type.Literal('owner'), Type.Literal('admin'), Type.Literal('member')]);
 const Email = Type.String({ minLength: 3, maxLength: 320, pattern: '^[^@\\s]+@[^@\\s]+$' });
@@ -19,13 +19,44 @@ export const CreateTeamBody = Type.Object(
   { name: Name, ownerName: Name, ownerEmail: Email },
   { additionalProperties: false },
 );
-export const CreateTeamAnswer = Type.Object({ team: Type.Ref('Team'), owner: Type.Ref('User'), apiKey: Type.String() });
+export const CreateTeamAnswer = Type.Object({
+  team: Type.Ref('Team'),
+  owner: Type.Ref('User'),
+  apiKey: Type.String(),
+  inviteUrl: Type.String({ description: "The owner's one-use link (7 days) to set a password and sign in" }),
+});
+
+/** At least 8 characters, no composition rules (CONTRACT §6); the upper bound keeps hashing cheap to refuse. */
+export const Password = Type.String({ minLength: 8, maxLength: 1024 });
 
 export const CreateUserBody = Type.Object(
-  { name: Name, email: Email, role: Type.Optional(Role) },
+  {
+    name: Name,
+    email: Email,
+    role: Type.Optional(Role),
+    password: Type.Optional(Type.String({ minLength: 8, maxLength: 1024, description: 'The first password; without it the answer carries an invite link' })),
+  },
   { additionalProperties: false },
 );
-export const CreateUserAnswer = Type.Object({ user: Type.Ref('User'), apiKey: Type.String() });
+export const CreateUserAnswer = Type.Object({
+  user: Type.Ref('User'),
+  apiKey: Type.String(),
+  inviteUrl: Nullable(Type.String({ description: 'One-use link (7 days) with which the user sets a password; null when one was given' })),
+});
+
+// Sign-in (docs/API.md, "Sign-in and sessions")
+export const LoginBody = Type.Object(
+  { email: Type.String({ minLength: 1, maxLength: 320 }), password: Type.String({ minLength: 1, maxLength: 1024 }) },
+  { additionalProperties: false },
+);
+export const AcceptInviteBody = Type.Object(
+  { token: Type.String({ minLength: 1, maxLength: 200 }), password: Password },
+  { additionalProperties: false },
+);
+export const ChangePasswordBody = Type.Object(
+  { currentPassword: Type.String({ minLength: 1, maxLength: 1024 }), newPassword: Password },
+  { additionalProperties: false },
+);
 
 export const ApiKey = Type.Object(
   { id: Uuid, name: Type.String(), prefix: Type.String(), created: DateTime, key: Type.Optional(Type.String()) },

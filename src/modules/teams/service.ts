@@ -2,10 +2,14 @@ import { TtlCache } from '../../cache.js';
 import type { Db } from '../../db/client.js';
 import { AppError, conflict, forbidden, notFound } from '../../errors.js';
 import { generateApiKey, hashApiKey, keyPrefix } from '../../security/api-keys.js';
+import type { AuthService } from './auth-service.js';
 import { TeamsRepo, type ApiKeyRow, type Role, type TeamRow, type UserRow } from './repo.js';
 
 export interface Principal {
-  keyId: string;
+  /** the API key used, or null when signed in with a session cookie */
+  keyId: string | null;
+  /** the session used, or null when called with an API key */
+  sessionId: string | null;
   userId: number;
   name: string;
   email: string;
@@ -64,7 +68,10 @@ export class TeamsService {
   private readonly repo = new TeamsRepo();
   private readonly cache = new TtlCache<string, Principal>(CACHE_TTL_MS);
 
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly auth: AuthService,
+  ) {}
 
   async authenticate(key: string): Promise<Principal | null> {
     const hash = hashApiKey(key);
@@ -72,15 +79,21 @@ export class TeamsService {
     if (hit) return hit;
     const row = await this.repo.findPrincipalByKeyHash(this.db, hash);
     if (!row) return null;
-    this.cache.set(hash, row);
-    return row;
+    const principal = { ...row, sessionId: null };
+    this.cache.set(hash, principal);
+    return principal;
   }
 
   /**
-   * On an empty database, create the first team, its owner (the instance admin) and an API key:
-   * `adminApiKey` when given, else a generated one, returned so the caller can print it once.
+   * On an empty database, create the first team, its owner (the instance admin, `admin.email`)
+   * and an API key: `adminApiKey` when given, else a generated one, returned so the caller can
+   * print it once; with `admin.password` the admin's password, else an invite token to print.
    */
-  async bootstrap(adminApiKey: string | null): Promise<{ created: boolean; apiKey?: string }> {
+  async bootstrap(
+    adminApiKey: string | null,
+    admin: { email: string; password: string | null } = { email: 'admin@localhost', password: null },
+  ): Promise<{ created: boolean; apiKey?: string; inviteToken?: string | null }> {
+    const credential = await this.auth.prepareCredential(admin.password);
     return this.db.transaction(async (tx) => {
       await this.repo.lockBootstrap(tx);
       if ((await this.repo.countTeams(tx)) > 0) return { created: false };
@@ -88,21 +101,24 @@ export class TeamsService {
       const user = await this.repo.insertUser(tx, {
         teamId: team.id,
         name: 'Admin',
-        email: 'admin@localhost',
+        email: admin.email,
         role: 'owner',
         instanceAdmin: true,
       });
       const key = adminApiKey ?? generateApiKey();
       await this.repo.insertKey(tx, { userId: user.id, name: 'bootstrap', keyHash: hashApiKey(key), prefix: keyPrefix(key) });
-      return { created: true, apiKey: key };
+      const inviteToken = await this.auth.storeCredential(tx, user.id, credential);
+      return { created: true, apiKey: key, inviteToken };
     });
   }
 
+  /** A new team and its owner; the owner signs in through the answered invite token. */
   async createTeam(
     caller: Principal | null,
     input: { name: string; ownerName: string; ownerEmail: string },
-  ): Promise<{ team: TeamRow; owner: UserView; apiKey: string }> {
+  ): Promise<{ team: TeamRow; owner: UserView; apiKey: string; inviteToken: string }> {
     if (caller) requireInstanceAdmin(caller);
+    const credential = await this.auth.prepareCredential(null);
     return this.db.transaction(async (tx) => {
       const team = await this.repo.insertTeam(tx, input.name);
       const owner = await this.repo.insertUser(tx, {
@@ -113,30 +129,40 @@ export class TeamsService {
       });
       const apiKey = generateApiKey();
       await this.repo.insertKey(tx, { userId: owner.id, name: 'default', keyHash: hashApiKey(apiKey), prefix: keyPrefix(apiKey) });
-      return { team, owner: userView(owner), apiKey };
+      const inviteToken = (await this.auth.storeCredential(tx, owner.id, credential))!;
+      return { team, owner: userView(owner), apiKey, inviteToken };
     });
   }
 
   async createUser(
     caller: Principal,
-    input: { name: string; email: string; role: Role },
-  ): Promise<{ user: UserView; apiKey: string }> {
+    input: { name: string; email: string; role: Role; password?: string | undefined },
+  ): Promise<{ user: UserView; apiKey: string; inviteToken: string | null }> {
     requireTeamAdmin(caller);
     if (input.role === 'owner' && caller.role !== 'owner') throw forbidden('Only an owner may create another owner');
     return this.addUser(caller.teamId, input);
   }
 
-  /** Operator path (CLI): a user in any team, with a first API key. */
-  async addUser(teamId: string, input: { name: string; email: string; role: Role }): Promise<{ user: UserView; apiKey: string }> {
+  /**
+   * A user in a team (also the operator's path, CLI), with a first API key and either the given
+   * password or an invite token with which they set one.
+   */
+  async addUser(
+    teamId: string,
+    input: { name: string; email: string; role: Role; password?: string | undefined },
+  ): Promise<{ user: UserView; apiKey: string; inviteToken: string | null }> {
+    const { password, ...fields } = input;
+    const credential = await this.auth.prepareCredential(password);
     return this.db.transaction(async (tx) => {
       if (!(await this.repo.findTeam(tx, teamId))) throw notFound('Team');
-      if (await this.repo.findUserByEmail(tx, teamId, input.email)) {
-        throw conflict(`A user with email ${input.email} already exists in this team`);
+      if (await this.repo.findUserByEmail(tx, teamId, fields.email)) {
+        throw conflict(`A user with email ${fields.email} already exists in this team`);
       }
-      const user = await this.repo.insertUser(tx, { teamId, ...input });
+      const user = await this.repo.insertUser(tx, { teamId, ...fields });
       const apiKey = generateApiKey();
       await this.repo.insertKey(tx, { userId: user.id, name: 'default', keyHash: hashApiKey(apiKey), prefix: keyPrefix(apiKey) });
-      return { user: userView(user), apiKey };
+      const inviteToken = await this.auth.storeCredential(tx, user.id, credential);
+      return { user: userView(user), apiKey, inviteToken };
     });
   }
 

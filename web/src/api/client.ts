@@ -89,18 +89,6 @@ export async function data<T>(call: Promise<{ data?: T; error?: unknown; respons
   return r.data;
 }
 
-/** An untyped JSON call, for routes newer than the generated types. */
-export async function postJson<T>(url: string, body: unknown): Promise<T> {
-  let res: Response;
-  try {
-    res = await fetch(url, { method: 'POST', credentials: 'same-origin', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  } catch {
-    return raise(networkProblem());
-  }
-  if (!res.ok) return raise(await problemOf(res));
-  return (res.status === 204 ? undefined : await res.json()) as T;
-}
-
 export function messageOf(err: unknown): string {
   if (err instanceof ApiError) return err.message;
   if (err instanceof Error) return err.message;

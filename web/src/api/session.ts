@@ -1,5 +1,5 @@
 /** Who is signed in: the session cookie's user, read from GET /api/v1/me. */
-import { api, ApiError, data, postJson } from './client';
+import { api, ApiError, data } from './client';
 import type { paths } from './openapi';
 
 export type Me = paths['/api/v1/me']['get']['responses'][200]['content']['application/json'];
@@ -15,12 +15,12 @@ export async function loadMe(): Promise<Me | null> {
 }
 
 export async function signIn(email: string, password: string): Promise<Me> {
-  await postJson('/api/v1/auth/login', { email, password });
+  await data(api.POST('/api/v1/auth/login', { body: { email, password } }));
   const me = await loadMe();
   if (!me) throw new Error('Signed in, but the session was not accepted. Are cookies enabled?');
   return me;
 }
 
 export async function signOut(): Promise<void> {
-  await postJson('/api/v1/auth/logout', {});
+  await data(api.POST('/api/v1/auth/logout'));
 }

@@ -3,6 +3,7 @@ import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { isCurrent, visibleNav } from '../nav';
 import { useSession } from '../session';
+import { Icon } from './Icon';
 import { Link } from './Link';
 
 export function Shell({ path, children }: { path: string; children: ComponentChildren }) {
@@ -16,7 +17,7 @@ export function Shell({ path, children }: { path: string; children: ComponentChi
           Atrium
         </Link>
         <button type="button" class="icon-button nav-toggle" aria-label="Menu" aria-expanded={menuOpen} aria-controls="main-nav" onClick={() => setMenuOpen(!menuOpen)}>
-          ☰
+          <Icon name="menu" />
         </button>
         <nav id="main-nav" aria-label="Main" class={menuOpen ? 'open' : ''}>
           {visibleNav(me).map((e) => (

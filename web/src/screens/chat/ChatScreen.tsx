@@ -1,9 +1,278 @@
+/**
+ * The chat screen: sidebar (workspace, threads), the conversation, the composer. It owns the
+ * turn in flight (one at a time): send, stop (button or Esc), regenerate, and the files and Plus
+ * entries the chat draws on.
+ */
+import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { api, data, messageOf, type ChatThread, type PlusSummary, type Source, type Workspace } from '../../api/client';
+import { Link } from '../../components/Link';
+import { ErrorNote } from '../../components/Problem';
+import { navigate } from '../../router';
+import { useSession } from '../../session';
+import { Composer, type Upload } from './Composer';
+import { Conversation } from './Conversation';
+import { addFile, createFilesEntry, rememberedPlus, rememberPlus } from './files';
+import { LiveAnswer } from './live';
+import { SourceDialog } from './SourceDialog';
+import { ThreadList } from './ThreadList';
+import { streamTurn, type TurnBody } from './turn';
+import { fromStored, type ChatItem } from './types';
+
+let localKeys = 0;
+
 export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; threadId: string | null }) {
+  const { me } = useSession();
+  const [workspaces, setWorkspaces] = useState<Workspace[]>([]);
+  const [workspace, setWorkspace] = useState<Workspace | null>(null);
+  const [threads, setThreads] = useState<ChatThread[] | null>(null);
+  const [items, setItems] = useState<ChatItem[]>([]);
+  const [error, setError] = useState<unknown>(null);
+  const [threadError, setThreadError] = useState<unknown>(null);
+  const [greeting, setGreeting] = useState<string | null>(null);
+  const [samples, setSamples] = useState<string[]>([]);
+  const [modelId, setModelId] = useState('');
+  const [plus, setPlus] = useState<PlusSummary[] | null>(null);
+  const [selectedPlus, setSelectedPlus] = useState<string[]>([]);
+  const [uploads, setUploads] = useState<Upload[]>([]);
+  const [streaming, setStreaming] = useState(false);
+  const [source, setSource] = useState<Source | null>(null);
+  const [sidebarOpen, setSidebarOpen] = useState(false);
+  const [followKey, setFollowKey] = useState(0);
+  const live = useMemo(() => new LiveAnswer(), []);
+  const abort = useRef<AbortController | null>(null);
+  /** The thread whose messages `items` holds (set by a new chat's first answer, before the URL changes). */
+  const shownThread = useRef<string | null | undefined>(undefined);
+  const filesPlus = useRef<Promise<string> | null>(null);
+
+  const refreshThreads = useCallback(() => {
+    data(api.GET('/api/v1/chat/{workspaceId}/history', { params: { path: { workspaceId } } })).then(setThreads, setError);
+  }, [workspaceId]);
+
+  useEffect(() => {
+    data(api.GET('/api/v1/workspaces/{workspaceId}', { params: { path: { workspaceId } } })).then((w) => {
+      setWorkspace(w);
+      setModelId((cur) => (w.models.some((m) => m.modelId === cur) ? cur : (w.models[0]?.modelId ?? '')));
+    }, setError);
+    data(api.GET('/api/v1/workspaces')).then(setWorkspaces, () => undefined);
+    data(api.GET('/api/v1/plus', { params: { query: { showPublic: true } } })).then(setPlus, () => setPlus([]));
+    refreshThreads();
+  }, [workspaceId, refreshThreads]);
+
+  // Open the thread in the URL (unless it is the one just created by this screen's turn).
+  useEffect(() => {
+    if (shownThread.current === threadId) return;
+    abort.current?.abort();
+    shownThread.current = threadId;
+    const memory = rememberedPlus(threadId);
+    setSelectedPlus(memory.plusIds);
+    filesPlus.current = memory.filesPlusId ? Promise.resolve(memory.filesPlusId) : null;
+    setUploads([]);
+    setItems([]);
+    setThreadError(null);
+    setSidebarOpen(false);
+    if (!threadId) {
+      data(api.GET('/api/v1/chat/{workspaceId}/greeting', { params: { path: { workspaceId } } })).then((g) => setGreeting(g.content || null), () => setGreeting(null));
+      data(api.GET('/api/v1/chat/{workspaceId}/sample-prompts', { params: { path: { workspaceId } } })).then((s) => setSamples(s.map((p) => p.content)), () => setSamples([]));
+      return;
+    }
+    data(api.GET('/api/v1/chat/{workspaceId}/history/{threadId}', { params: { path: { workspaceId, threadId } } })).then((t) => {
+      if (shownThread.current === threadId) setItems(t.messages.map(fromStored));
+    }, setThreadError);
+  }, [workspaceId, threadId]);
+
+  const stop = useCallback(() => abort.current?.abort(), []);
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === 'Escape' && abort.current) {
+        e.preventDefault();
+        stop();
+      }
+    };
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  }, [stop]);
+  useEffect(() => () => abort.current?.abort(), []);
+
+  const send = (text: string): boolean => {
+    if (abort.current || !workspace) return false;
+    const ctrl = new AbortController();
+    abort.current = ctrl;
+    const started = shownThread.current ?? null;
+    const plusIds = selectedPlus;
+    setItems((prev) => [...prev, { key: `local-${++localKeys}`, role: 'user', content: text, status: 'ok', sources: [], modelId: null }]);
+    live.set({ key: `live-${++localKeys}`, role: 'assistant', content: '', status: 'streaming', sources: [], modelId: modelId || null });
+    setStreaming(true);
+    setFollowKey((k) => k + 1);
+    const body: TurnBody = { prompt: text, ...(modelId ? { modelId } : {}), ...(started ? { threadId: started } : {}), ...(plusIds.length ? { plusIds } : {}) };
+    void streamTurn(
+      workspaceId,
+      body,
+      {
+        onStart(e) {
+          live.update({ modelId: e.modelId });
+          if (!started && shownThread.current === started) {
+            shownThread.current = e.threadId;
+            const newThread = e.threadId;
+            if (filesPlus.current) void filesPlus.current.then((id) => rememberPlus(newThread, { plusIds, filesPlusId: id }));
+            else rememberPlus(newThread, { plusIds, filesPlusId: null });
+            navigate(`/w/${workspaceId}/t/${e.threadId}`);
+          }
+        },
+        onSources: (sources) => live.update({ sources }),
+        onDelta: (t) => live.append(t),
+        onEnd(end) {
+          const cur = live.get();
+          live.set(null);
+          abort.current = null;
+          setStreaming(false);
+          if (cur && shownThread.current === (started ?? shownThread.current)) {
+            const status = end.kind === 'ok' ? 'ok' : end.kind === 'interrupted' ? 'interrupted' : 'error';
+            setItems((prev) => [...prev, { ...cur, status, ...(end.kind === 'error' || end.kind === 'lost' ? { problem: end.problem } : {}) }]);
+          }
+          refreshThreads();
+        },
+      },
+      ctrl.signal,
+    );
+    return true;
+  };
+
+  const regenerate = () => {
+    const lastUser = [...items].reverse().find((m) => m.role === 'user');
+    if (lastUser) send(lastUser.content);
+  };
+
+  const onFiles = (files: File[]) => {
+    const batch: Upload[] = files.map((f) => ({ id: `u-${++localKeys}`, name: f.name, progress: 0, state: 'uploading' }));
+    setUploads((u) => [...u, ...batch]);
+    const patch = (id: string, p: Partial<Upload>) => setUploads((u) => u.map((x) => (x.id === id ? { ...x, ...p } : x)));
+    if (!filesPlus.current) {
+      filesPlus.current = createFilesEntry(`Files of a chat in ${workspace?.name ?? 'a workspace'}`).then((e) => {
+        setSelectedPlus((s) => (s.includes(e.id) ? s : [...s, e.id]));
+        if (shownThread.current) rememberPlus(shownThread.current, { plusIds: [...selectedPlus, e.id], filesPlusId: e.id });
+        return e.id;
+      });
+      filesPlus.current.catch(() => (filesPlus.current = null));
+    }
+    const entry = filesPlus.current;
+    files.forEach((file, i) => {
+      const u = batch[i]!;
+      entry
+        .then((plusId) => addFile(plusId, shownThread.current ?? null, file, (f) => patch(u.id, { progress: f })))
+        .then(
+          () => patch(u.id, { state: 'done', progress: 1 }),
+          (err: unknown) => patch(u.id, { state: 'failed', message: `${file.name} was not added: ${messageOf(err)}` }),
+        );
+    });
+  };
+
+  const togglePlus = (id: string) => {
+    const next = selectedPlus.includes(id) ? selectedPlus.filter((x) => x !== id) : [...selectedPlus, id];
+    setSelectedPlus(next);
+    const t = shownThread.current;
+    if (t) void (filesPlus.current ?? Promise.resolve(null)).then((f) => rememberPlus(t, { plusIds: next, filesPlusId: f }));
+  };
+
+  const modelNames = useMemo(() => new Map(workspace?.models.map((m) => [m.modelId, m.modelName]) ?? []), [workspace]);
+  const modelName = useCallback((id: string | null) => (id ? (modelNames.get(id) ?? null) : null), [modelNames]);
+  const showSource = useCallback((s: Source) => setSource(s), []);
+
+  if (error && !workspace)
+    return (
+      <section class="page">
+        <ErrorNote error={error} />
+        <Link href="/">Back to the workspaces</Link>
+      </section>
+    );
+  if (!workspace) return <p class="loading" aria-busy="true">Loading…</p>;
+
+  const canEdit = workspace.userId === me.user.id || me.user.role !== 'member';
+  const thread = threads?.find((t) => t.id === threadId);
+  const last = items.at(-1);
   return (
-    <section class="page">
-      <p>
-        Chat {workspaceId} {threadId}
-      </p>
-    </section>
+    <div class={`chat ${sidebarOpen ? 'sidebar-open' : ''}`}>
+      <aside class="chat-sidebar" aria-label="Chats of this workspace">
+        <ThreadList
+          workspaces={workspaces.length ? workspaces : [workspace]}
+          workspace={workspace}
+          threads={threads}
+          currentId={threadId}
+          canEdit={canEdit}
+          onNavigate={() => setSidebarOpen(false)}
+          onRename={async (t, title) => {
+            await data(api.POST('/api/v1/chat/{workspaceId}/history/{threadId}', { params: { path: { workspaceId, threadId: t.id } }, body: { title } })).catch(setError);
+            refreshThreads();
+          }}
+          onDelete={async (t) => {
+            await data(api.DELETE('/api/v1/chat/{workspaceId}/history/{threadId}', { params: { path: { workspaceId, threadId: t.id } } })).catch(setError);
+            if (t.id === threadId) navigate(`/w/${workspaceId}`);
+            refreshThreads();
+          }}
+        />
+      </aside>
+      <section class="chat-main" aria-label="Chat">
+        <header class="chat-head">
+          <button type="button" class="ghost sidebar-toggle" aria-expanded={sidebarOpen} onClick={() => setSidebarOpen(!sidebarOpen)}>
+            Chats
+          </button>
+          <h1>{threadId ? (thread?.title ?? 'Chat') : 'New chat'}</h1>
+          <span class="muted small ws-name">{workspace.name}</span>
+        </header>
+        {error !== null && <ErrorNote error={error} />}
+        <Conversation
+          items={items}
+          live={live}
+          modelName={modelName}
+          onShowSource={showSource}
+          resetKey={threadId ?? 'new'}
+          followKey={followKey}
+          empty={
+            threadError ? (
+              <ErrorNote error={threadError} />
+            ) : !threadId ? (
+              <div class="empty-chat">
+                <p class="greeting">{greeting ?? `Ask anything in ${workspace.name}.`}</p>
+                {samples.length > 0 && (
+                  <ul class="samples" aria-label="Sample prompts">
+                    {samples.map((s) => (
+                      <li key={s}>
+                        <button type="button" onClick={() => send(s)} disabled={streaming}>
+                          {s}
+                        </button>
+                      </li>
+                    ))}
+                  </ul>
+                )}
+              </div>
+            ) : null
+          }
+          footer={
+            !streaming && last?.role === 'assistant' ? (
+              <div class="after-answer">
+                <button type="button" class="ghost small" onClick={regenerate}>
+                  Regenerate
+                </button>
+              </div>
+            ) : null
+          }
+        />
+        {workspace.models.length === 0 && <p class="error-note">This workspace has no model: edit it to add one.</p>}
+        <Composer
+          streaming={streaming}
+          onSend={send}
+          onStop={stop}
+          models={workspace.models}
+          modelId={modelId}
+          onModel={setModelId}
+          plus={plus}
+          selectedPlus={selectedPlus}
+          onTogglePlus={togglePlus}
+          uploads={uploads}
+          onFiles={onFiles}
+          onDismissUpload={(id) => setUploads((u) => u.filter((x) => x.id !== id))}
+        />
+      </section>
+      {source && <SourceDialog source={source} onClose={() => setSource(null)} />}
+    </div>
   );
 }

@@ -154,25 +154,28 @@ export function WorkspaceForm({ workspaceId }: { workspaceId?: string }) {
           <label>
             Sharing
             <select value={sharingType} onChange={(e) => setSharing(e.currentTarget.value as Workspace['sharingType'])}>
-              <option value="TEAM">Team: every member sees it</option>
-              <option value="PRIVATE">Private: only me</option>
+              <option value="TEAM">Team (every member)</option>
+              <option value="PRIVATE">Private (only me)</option>
             </select>
           </label>
           <label>
             Chat history
             <select value={chatHistoryType} onChange={(e) => setHistory(e.currentTarget.value as Workspace['chatHistoryType'])}>
-              <option value="USER">Each user sees their own chats</option>
-              <option value="TEAM">Everyone sees all chats</option>
+              <option value="USER">Each user their own</option>
+              <option value="TEAM">Everyone sees all</option>
             </select>
           </label>
           <label>
             Context
             <select value={contextType} onChange={(e) => setContext(e.currentTarget.value as Workspace['contextType'])}>
-              <option value="SHARED">Shared: files added in chats help everyone</option>
-              <option value="PRIVATE">Private: files help only who added them</option>
+              <option value="SHARED">Shared with all</option>
+              <option value="PRIVATE">Private to who added</option>
             </select>
           </label>
         </div>
+        <p class="hint">
+          Sharing: who sees the workspace. Chat history: who sees whose chats. Context: whether files added in a chat help everyone in the workspace or only the person who added them.
+        </p>
 
         <label>
           Greeting

@@ -1,0 +1,78 @@
+import { existsSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import path from 'node:path';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+
+/**
+ * The web app, served from WEB_DIR (the Vite build) at `/` (CONTRACT §6):
+ * - a GET/HEAD of an existing file of the build answers that file (`/assets/*` — content-hashed
+ *   names — cached for a year, immutable; everything else `no-cache`, revalidated by ETag);
+ * - any other GET/HEAD path answers `index.html` (the app routes in the browser), except paths of
+ *   the API and the server (`/api…`, `/v1…`, `/docs…`, `/openapi.json`, `/healthz`, `/readyz`) and
+ *   paths that look like files (under `/assets/`, or with an extension): those keep their 404
+ *   problem answer, so a missing script never arrives as HTML;
+ * - other methods keep their 404/405 problem answers.
+ * It runs only for requests no route took (`request.is404`), as an `onRequest` hook rather than a
+ * wildcard route, so the 405 table (http/problem.ts) does not learn a `GET /*` that would turn
+ * every unknown POST into a 405. Nothing is read from the directory at start-up but one stat of
+ * index.html; without it, the server starts and `/` says the app is not built.
+ */
+const RESERVED = /^\/(?:api|v1)(?:\/|$)|^\/docs(?:\/|$)|^\/(?:openapi\.json|healthz|readyz)$/;
+const LOOKS_LIKE_FILE = /^\/assets\/|\.[A-Za-z0-9]+$/;
+const IMMUTABLE = 'public, max-age=31536000, immutable';
+
+const NOT_BUILT = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Atrium</title></head>
+<body><h1>Atrium</h1><p>The web app is not built. Run <code>npm run build</code> and restart the server.
+The API is up: see <a href="/docs">/docs</a>.</p></body></html>
+`;
+
+/** The decoded path of a request, or null when it cannot be a file of ours (bad escape, NUL, dot segment). */
+function decodedPath(request: FastifyRequest): string | null {
+  const raw = request.url.split('?')[0] ?? '/';
+  let p: string;
+  try {
+    p = decodeURIComponent(raw);
+  } catch {
+    return null;
+  }
+  if (p.includes('\0') || p.includes('\\') || p.split('/').some((seg) => seg.startsWith('.'))) return null;
+  return p;
+}
+
+async function isFile(root: string, p: string): Promise<boolean> {
+  const abs = path.resolve(root, `.${p}`);
+  if (!abs.startsWith(root + path.sep)) return false;
+  try {
+    return (await stat(abs)).isFile();
+  } catch {
+    return false;
+  }
+}
+
+export async function registerWebApp(app: FastifyInstance, opts: { webDir: string }): Promise<void> {
+  const root = path.resolve(opts.webDir);
+  const built = existsSync(path.join(root, 'index.html'));
+  if (built) {
+    // Loaded only when there is something to serve (start-up time).
+    const { default: fastifyStatic } = await import('@fastify/static');
+    await app.register(fastifyStatic, { root, serve: false, cacheControl: false, index: false, dotfiles: 'ignore' });
+  }
+
+  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+    if (!request.is404 || (request.method !== 'GET' && request.method !== 'HEAD')) return;
+    const p = decodedPath(request);
+    if (p === null || RESERVED.test(p)) return;
+    if (!built) {
+      if (LOOKS_LIKE_FILE.test(p)) return;
+      return reply.code(200).type('text/html; charset=utf-8').header('cache-control', 'no-store').send(NOT_BUILT);
+    }
+    if (p !== '/' && (await isFile(root, p))) {
+      reply.header('cache-control', p.startsWith('/assets/') ? IMMUTABLE : 'no-cache');
+      return reply.sendFile(p.slice(1));
+    }
+    if (LOOKS_LIKE_FILE.test(p)) return;
+    reply.header('cache-control', 'no-cache');
+    return reply.sendFile('index.html');
+  });
+}

@@ -1,0 +1,169 @@
+import type { AuthConfig } from '../../config.js';
+import type { Db, Executor } from '../../db/client.js';
+import { AppError, badRequest } from '../../errors.js';
+import { decoyHash, generateToken, hashPassword, hashToken, verifyPassword } from '../../security/passwords.js';
+import { AuthRepo } from './auth-repo.js';
+import type { Principal } from './service.js';
+
+/** Invite links live seven days (CONTRACT §6). */
+export const INVITE_TTL_SECONDS = 7 * 86_400;
+/** At most this many characters of password are accepted (scrypt's cost does not grow with it; the body limit would allow megabytes). */
+export const PASSWORD_MAX = 1024;
+export const PASSWORD_MIN = 8;
+
+/** A credential made before a user's transaction (hashing takes ~100 ms: never inside one). */
+export type PreparedCredential = { kind: 'password'; hash: string } | { kind: 'invite'; token: string; tokenHash: string };
+
+export interface SignedIn {
+  principal: Principal;
+  /** the session cookie's value, to send once */
+  token: string;
+  expires: Date;
+}
+
+export interface SessionCheck {
+  principal: Principal;
+  /** set when this request slid the expiry forward: the cookie is sent again with it */
+  extendedTo: Date | null;
+}
+
+function checkPasswordLength(password: string, field: string): void {
+  if (password.length < PASSWORD_MIN) throw badRequest('password_too_short', `${field} must have at least ${PASSWORD_MIN} characters`, [{ path: `body/${field}`, message: `must have at least ${PASSWORD_MIN} characters` }]);
+  if (password.length > PASSWORD_MAX) throw badRequest('password_too_long', `${field} must have at most ${PASSWORD_MAX} characters`, [{ path: `body/${field}`, message: `must have at most ${PASSWORD_MAX} characters` }]);
+}
+
+function tooManyAttempts(retryAfterSeconds: number): AppError {
+  const e = new AppError('rate_limited', 'too_many_attempts', 'Too many failed sign-in attempts; try again later');
+  e.retryAfterSeconds = retryAfterSeconds;
+  return e;
+}
+
+const invalidCredentials = () => new AppError('unauthorized', 'invalid_credentials', 'The email or password is wrong');
+
+/**
+ * Sign-in: passwords, sessions, invites and the login throttle. Everything lives in the database
+ * (no in-process state), so every node accepts a session, and an ended session or a deleted user
+ * is refused by all of them on the next request.
+ */
+export class AuthService {
+  private readonly repo = new AuthRepo();
+
+  constructor(
+    private readonly db: Db,
+    private readonly config: AuthConfig,
+  ) {}
+
+  /** What a new user gets: their password's hash, or an invite token when no password was given. */
+  async prepareCredential(password: string | null | undefined): Promise<PreparedCredential> {
+    if (password !== undefined && password !== null) {
+      checkPasswordLength(password, 'password');
+      return { kind: 'password', hash: await hashPassword(password) };
+    }
+    const token = generateToken();
+    return { kind: 'invite', token, tokenHash: hashToken(token) };
+  }
+
+  /** Store a prepared credential in the transaction that creates the user; answers the invite token, if any. */
+  async storeCredential(tx: Executor, userId: number, c: PreparedCredential): Promise<string | null> {
+    if (c.kind === 'password') {
+      await this.repo.setPassword(tx, userId, c.hash);
+      return null;
+    }
+    await this.repo.insertInvite(tx, { userId, tokenHash: c.tokenHash, ttlSeconds: INVITE_TTL_SECONDS });
+    return c.token;
+  }
+
+  /**
+   * Check an email and password. The attempt is counted against the email and the client address
+   * first (429 once either is over its limit, whether or not the password is right); an unknown
+   * email costs the same scrypt as a wrong password, and both answer the same 401.
+   */
+  async login(input: { email: string; password: string; address: string }): Promise<SignedIn> {
+    const emailKey = `email:${input.email.trim().toLowerCase()}`;
+    const addressKey = `ip:${input.address}`;
+    const { failureWindowSeconds: windowS, maxFailuresPerEmail, maxFailuresPerAddress } = this.config;
+    const byEmail = await this.repo.countAttempt(this.db, emailKey, windowS);
+    const byAddress = await this.repo.countAttempt(this.db, addressKey, windowS);
+    const over = [byEmail.attempts > maxFailuresPerEmail ? byEmail.resetInSeconds : 0, byAddress.attempts > maxFailuresPerAddress ? byAddress.resetInSeconds : 0];
+    if (over.some((s) => s > 0)) throw tooManyAttempts(Math.max(...over));
+
+    const candidates = input.password.length > PASSWORD_MAX ? [] : await this.repo.findLoginCandidates(this.db, input.email.trim());
+    let userId: number | null = null;
+    if (candidates.length === 0) await verifyPassword(input.password.slice(0, PASSWORD_MAX), await decoyHash());
+    // One person may be a user of several teams under one email: the oldest account whose password matches.
+    for (const c of candidates) {
+      if (await verifyPassword(input.password, c.hash)) {
+        userId = c.userId;
+        break;
+      }
+    }
+    if (userId === null) throw invalidCredentials();
+    await this.repo.forgiveAttempt(this.db, emailKey, addressKey);
+    await this.repo.deleteStaleAttempts(this.db, windowS);
+    await this.repo.deleteExpiredSessions(this.db, userId);
+    return this.startSession(userId);
+  }
+
+  private async startSession(userId: number): Promise<SignedIn> {
+    const token = generateToken();
+    const tokenHash = hashToken(token);
+    await this.repo.insertSession(this.db, { userId, tokenHash, ttlSeconds: this.config.sessionTtlSeconds });
+    const found = await this.repo.findSession(this.db, tokenHash);
+    if (!found) throw new AppError('unauthorized', 'invalid_credentials', 'The account was removed while signing in');
+    return { principal: found.principal, token, expires: found.expires };
+  }
+
+  /**
+   * The principal of a session cookie, or null when unknown, expired or its user deleted. Read
+   * from the database on every request (no cache: a removal on another node counts at once). The
+   * expiry slides: once a session's remaining life is more than `min(1 h, ttl / 10)` short of
+   * the full TTL it is pushed back to a full TTL (at most one write per session per hour).
+   */
+  async checkSession(token: string): Promise<SessionCheck | null> {
+    const found = await this.repo.findSession(this.db, hashToken(token));
+    if (!found) return null;
+    const ttlMs = this.config.sessionTtlSeconds * 1000;
+    const slack = Math.min(3_600_000, ttlMs / 10);
+    if (found.expires.getTime() - Date.now() > ttlMs - slack) return { principal: found.principal, extendedTo: null };
+    const extendedTo = await this.repo.extendSession(this.db, found.principal.sessionId!, this.config.sessionTtlSeconds);
+    return extendedTo ? { principal: found.principal, extendedTo } : null;
+  }
+
+  async logout(token: string): Promise<void> {
+    await this.repo.deleteSessionByHash(this.db, hashToken(token));
+  }
+
+  /** Set the password of an invited user and sign them in. Unknown, used and expired tokens get one answer. */
+  async acceptInvite(input: { token: string; password: string }): Promise<SignedIn> {
+    checkPasswordLength(input.password, 'password');
+    const hash = await hashPassword(input.password);
+    const userId = await this.db.transaction(async (tx) => {
+      const id = await this.repo.consumeInvite(tx, hashToken(input.token));
+      if (id === undefined) throw badRequest('invalid_invite', 'The invite link is unknown, already used or expired; ask for a new one');
+      await this.repo.setPassword(tx, id, hash);
+      return id;
+    });
+    return this.startSession(userId);
+  }
+
+  /**
+   * Change the caller's password. The current one is checked (counted by the same throttle as
+   * sign-in, under the caller's email, so a stolen session cannot guess it at leisure). Every
+   * other session of the user ends; the caller's own (if they used one) and API keys stay.
+   */
+  async changePassword(caller: Principal, input: { currentPassword: string; newPassword: string }): Promise<void> {
+    checkPasswordLength(input.newPassword, 'newPassword');
+    const emailKey = `email:${caller.email.trim().toLowerCase()}`;
+    const byEmail = await this.repo.countAttempt(this.db, emailKey, this.config.failureWindowSeconds);
+    if (byEmail.attempts > this.config.maxFailuresPerEmail) throw tooManyAttempts(byEmail.resetInSeconds);
+    const stored = await this.repo.findPasswordHash(this.db, caller.userId);
+    const ok = stored !== undefined && input.currentPassword.length <= PASSWORD_MAX && (await verifyPassword(input.currentPassword, stored));
+    if (!ok) throw badRequest('wrong_password', 'The current password is wrong', [{ path: 'body/currentPassword', message: 'is wrong' }]);
+    const hash = await hashPassword(input.newPassword);
+    await this.db.transaction(async (tx) => {
+      await this.repo.setPassword(tx, caller.userId, hash);
+      await this.repo.deleteUserSessions(tx, caller.userId, caller.sessionId);
+    });
+    await this.repo.forgiveAttempt(this.db, emailKey, null);
+  }
+}

@@ -1,0 +1,332 @@
+/**
+ * Sign-in and sessions (CONTRACT §6, docs/API.md "Sign-in and sessions"), over HTTP on the
+ * suite's database: cookie and key side by side, CSRF, logout, revocation (on this node and on
+ * another), expiry and its sliding, invites, password change, and the login throttle.
+ */
+import { randomUUID } from 'node:crypto';
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/app.js';
+import { CreateUserAnswer, Me } from '../../src/modules/teams/schema.js';
+import { expectProblem, newTeam, startTestApp, testConfig, type TestApp } from '../helpers/app.js';
+import { createWorkspace } from '../helpers/factories.js';
+import { cookie, login, randomAddress, SAME_ORIGIN, sessionFrom, setCookieOf, signedInUser } from '../helpers/session.js';
+import { expectShape } from '../helpers/shape.js';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(() => t.close());
+
+const rows = async <T>(query: ReturnType<typeof sql>): Promise<T[]> => {
+  const res = (await t.database.db.execute(query)) as unknown as { rows: T[] };
+  return res.rows;
+};
+
+describe('sign-in', () => {
+  it('answers {user, team} and sets an HttpOnly, SameSite=Lax session cookie that every route accepts', async () => {
+    const team = await newTeam(t, 'Signers');
+    const u = await signedInUser(t, team, 'admin');
+    const res = await login(t, u.email.toUpperCase(), u.password);
+    expect(res.statusCode).toBe(200);
+    const me = expectShape(Me, res.json());
+    expect(me).toMatchObject({ user: { id: u.id, email: u.email, role: 'admin', instanceAdmin: false }, team: { id: team.teamId, name: 'Signers' } });
+    const set = setCookieOf(res);
+    expect(set).toMatch(/^atrium_session=[A-Za-z0-9_-]{43}; /);
+    expect(set).toContain('HttpOnly');
+    expect(set).toContain('SameSite=Lax');
+    expect(set).toContain('Path=/');
+    expect(set).toContain(`Max-Age=${14 * 86_400}`);
+    expect(set).not.toContain('Secure'); // plain HTTP, no trusted proxy
+    // The cookie and the key both work, on several routes.
+    for (const url of ['/api/v1/me', '/api/v1/workspaces', '/api/v1/models', '/api/v1/api-keys']) {
+      const byCookie = await t.request({ method: 'GET', url, headers: cookie(sessionFrom(res)!) });
+      const byKey = await t.request({ method: 'GET', url, key: u.key });
+      expect(byCookie.statusCode, url).toBe(200);
+      expect(byKey.statusCode, url).toBe(200);
+      expect(byCookie.json()).toEqual(byKey.json());
+    }
+    // The database keeps a hash of the cookie, not the cookie.
+    const stored = await rows<{ token_hash: string }>(sql`select token_hash from sessions where user_id = ${u.id}`);
+    expect(stored.length).toBeGreaterThan(0);
+    expect(stored.map((r) => r.token_hash)).not.toContain(sessionFrom(res));
+  });
+
+  it('answers an unknown email and a wrong password with the same 401', async () => {
+    const team = await newTeam(t);
+    const u = await signedInUser(t, team);
+    const wrong = expectProblem(await login(t, u.email, 'not the password'), 401);
+    const unknown = expectProblem(await login(t, `nobody-${randomUUID()}@example.com`, 'not the password'), 401);
+    expect(wrong).toEqual(unknown);
+    expect(wrong.code).toBe('invalid_credentials');
+    // A user who never set a password (invited) cannot sign in either, with the same answer.
+    const invited = await t.request({ method: 'POST', url: '/api/v1/users', key: team.ownerKey, payload: { name: 'I', email: `i-${randomUUID()}@example.com` } });
+    expect(expectProblem(await login(t, invited.json().user.email, 'anything at all'), 401)).toEqual(unknown);
+    expectProblem(await t.request({ method: 'POST', url: '/api/v1/auth/login', payload: { email: u.email } }), 400);
+    expectProblem(await t.request({ method: 'POST', url: '/api/v1/auth/login', payload: { email: u.email, password: 'x'.repeat(1025) } }), 400);
+  });
+
+  it('prefers the Bearer key when both a key and a cookie are sent, and refuses a bad cookie with 401', async () => {
+    const team = await newTeam(t);
+    const a = await signedInUser(t, team);
+    const b = await signedInUser(t, team);
+    const both = await t.request({ method: 'GET', url: '/api/v1/me', key: b.key, headers: cookie(a.session) });
+    expect(both.json().user.id).toBe(b.id);
+    const bad = expectProblem(await t.request({ method: 'GET', url: '/api/v1/me', headers: cookie('A'.repeat(43)) }), 401);
+    expect(bad.code).toBe('session_ended');
+    // A bad key is refused even beside a good cookie: Bearer decides.
+    expectProblem(await t.request({ method: 'GET', url: '/api/v1/me', key: 'atr_nope', headers: cookie(a.session) }), 401);
+    expectProblem(await t.request({ method: 'GET', url: '/api/v1/me', headers: { cookie: 'other=1; atrium_session=' } }), 401);
+  });
+});
+
+describe('CSRF', () => {
+  it('refuses a cookie-authenticated change from another origin or without one, and allows the same origin', async () => {
+    const team = await newTeam(t);
+    const u = await signedInUser(t, team, 'admin');
+    const create = (headers: Record<string, string>, key?: string) =>
+      t.request({ method: 'POST', url: '/api/v1/workspaces', payload: { name: `ws-${randomUUID().slice(0, 6)}` }, headers, ...(key ? { key } : {}) });
+    const foreign = expectProblem(await create({ ...cookie(u.session), origin: 'https://evil.example' }), 403);
+    expect(foreign.code).toBe('csrf');
+    expect(expectProblem(await create(cookie(u.session)), 403).code).toBe('csrf');
+    expect(expectProblem(await create({ ...cookie(u.session), origin: 'null' }), 403).code).toBe('csrf');
+    expect(expectProblem(await create({ ...cookie(u.session), 'sec-fetch-site': 'cross-site', origin: 'http://localhost.evil.example' }), 403).code).toBe('csrf');
+    // nothing was stored by the refused requests
+    const list = await t.request({ method: 'GET', url: '/api/v1/workspaces', key: u.key });
+    expect(list.json()).toEqual([]);
+    expect((await create({ ...cookie(u.session), ...SAME_ORIGIN })).statusCode).toBe(200);
+    expect((await create({ ...cookie(u.session), 'sec-fetch-site': 'same-origin' })).statusCode).toBe(200);
+    // A key needs no Origin, and a foreign one does not matter to it.
+    expect((await create({}, u.key)).statusCode).toBe(200);
+    expect((await create({ origin: 'https://evil.example' }, u.key)).statusCode).toBe(200);
+    // DELETE too; GET is safe and needs no Origin.
+    const ws = await createWorkspace(t, u.key);
+    expect(expectProblem(await t.request({ method: 'DELETE', url: `/api/v1/workspaces/${ws.id}`, headers: { ...cookie(u.session), origin: 'https://evil.example' } }), 403).code).toBe('csrf');
+    expect((await t.request({ method: 'GET', url: `/api/v1/workspaces/${ws.id}`, headers: cookie(u.session) })).statusCode).toBe(200);
+  });
+
+  it('refuses a sign-in posted from another origin (login CSRF) and accepts one from its own', async () => {
+    const team = await newTeam(t);
+    const u = await signedInUser(t, team);
+    const post = (headers: Record<string, string>) =>
+      t.request({ method: 'POST', url: '/api/v1/auth/login', payload: { email: u.email, password: u.password }, headers, remoteAddress: randomAddress() });
+    expect(expectProblem(await post({ origin: 'https://evil.example' }), 403).code).toBe('csrf');
+    expect((await post(SAME_ORIGIN)).statusCode).toBe(200);
+  });
+});
+
+describe('ending sessions', () => {
+  it('logout ends the session and removes the cookie', async () => {
+    const team = await newTeam(t);
+    const u = await signedInUser(t, team);
+    const other = await login(t, u.email, u.password); // a second session (another browser)
+    expectProblem(await t.request({ method: 'POST', url: '/api/v1/auth/logout', headers: { ...cookie(u.session), origin: 'https://evil.example' } }), 403);
+    const out = await t.request({ method: 'POST', url: '/api/v1/auth/logout', headers: { ...cookie(u.session), ...SAME_ORIGIN } });
+    expect(out.statusCode).toBe(204);
+    expect(setCookieOf(out)).toMatch(/^atrium_session=; .*Max-Age=0/);
+    expectProblem(await t.request({ method: 'GET', url: '/api/v1/me', headers: cookie(u.session) }), 401);
+    // the other session and the key are untouched
+    expect((await t.request({ method: 'GET', url: '/api/v1/me', headers: cookie(sessionFrom(other)!) })).statusCode).toBe(200);
+    expect((await t.request({ method: 'GET', url: '/api/v1/me', key: u.key })).statusCode).toBe(200);
+    // logging out without a session is harmless
+    expect((await t.request({ method: 'POST', url: '/api/v1/auth/logout' })).statusCode).toBe(204);
+  });
+
+  it("refuses a deleted user's session at once", async () => {
+    const team = await newTeam(t);
+    const u = await signedInUser(t, team);
+    expect((await t.request({ method: 'GET', url: '/api/v1/me', headers: cookie(u.session) })).statusCode).toBe(200);
+    expect((await t.request({ method: 'DELETE', url: `/api/v1/users/${u.id}`, key: team.ownerKey })).statusCode).toBe(204);
+    expect(expectProblem(await t.request({ method: 'GET', url: '/api/v1/me', headers: cookie(u.session) }), 401).code).toBe('session_ended');
+    expectProblem(await login(t, u.email, u.password), 401);
+  });
+
+  it("refuses a user's session on this node at once when another node deleted them", async () => {
+    // Another node on the same database: on PostgreSQL its own pool; on PGlite the same handle (one process).
+    const shared = process.env.ATRIUM_TEST_DATABASE_URL ? undefined : { ...t.database, close: async () => {} };
+    const other = await buildApp(testConfig(), { logger: false, ...(shared ? { database: shared } : {}) });
+    try {
+      const team = await newTeam(t);
+      const u = await signedInUser(t, team);
+      // both nodes accept the session
+      expect((await t.request({ method: 'GET', url: '/api/v1/me', headers: cookie(u.session) })).statusCode).toBe(200);
+      expect((await other.app.inject({ method: 'GET', url: '/api/v1/me', headers: cookie(u.session) })).statusCode).toBe(200);
+      const del = await other.app.inject({ method: 'DELETE', url: `/api/v1/users/${u.id}`, headers: { authorization: `Bearer ${team.ownerKey}` } });
+      expect(del.statusCode).toBe(204);
+      expectProblem(await t.request({ method: 'GET', url: '/api/v1/me', headers: cookie(u.session) }), 401);
+      // and a logout on one node ends the session on the other
+      const v = await signedInUser(t, team);
+      const out = await other.app.inject({ method: 'POST', url: '/api/v1/auth/logout', headers: { ...cookie(v.session), ...SAME_ORIGIN } });
+      expect(out.statusCode).toBe(204);
+      expectProblem(await t.request({ method: 'GET', url: '/api/v1/me', headers: cookie(v.session) }), 401);
+    } finally {
+      await other.app.close();
+    }
+  });
+
+  it('refuses an expired session', async () => {
+    const team = await newTeam(t);
+    const u = await signedInUser(t, team);
+    await t.database.db.execute(sql`update sessions set expires = now() - interval '1 second' where user_id = ${u.id}`);
+    expect(expectProblem(await t.request({ method: 'GET', url: '/api/v1/me', headers: cookie(u.session) }), 401).code).toBe('session_ended');
+  });
+
+  it('slides the expiry forward with use, and sends the cookie again', async () => {
+    const team = await newTeam(t);
+    const u = await signedInUser(t, team);
+    // A fresh session is not rewritten on every request...
+    const fresh = await t.request({ method: 'GET', url: '/api/v1/me', headers: cookie(u.session) });
+    expect(fresh.headers['set-cookie']).toBeUndefined();
+    // ...but one with an hour left (as if used 14 days ago) is extended to the full TTL.
+    await t.database.db.execute(sql`update sessions set expires = now() + interval '1 hour' where user_id = ${u.id}`);
+    const used = await t.request({ method: 'GET', url: '/api/v1/me', headers: cookie(u.session) });
+    expect(used.statusCode).toBe(200);
+    const maxAge = Number(/Max-Age=(\d+)/.exec(setCookieOf(used))?.[1]);
+    expect(maxAge).toBeGreaterThan(14 * 86_400 - 120);
+    expect(sessionFrom(used)).toBe(u.session);
+    const [row] = await rows<{ left: number }>(sql`select extract(epoch from expires - now())::int as left from sessions where user_id = ${u.id}`);
+    expect(Number(row!.left)).toBeGreaterThan(14 * 86_400 - 120);
+  });
+});
+
+describe('invites and passwords', () => {
+  it('answers an invite link for a user created without a password; it sets the password once and signs in', async () => {
+    const team = await newTeam(t);
+    const email = `inv-${randomUUID()}@example.com`;
+    const made = await t.request({ method: 'POST', url: '/api/v1/users', key: team.ownerKey, payload: { name: 'Invited', email } });
+    expect(made.statusCode).toBe(201);
+    const body = expectShape(CreateUserAnswer, made.json());
+    expect(body.inviteUrl).toMatch(/^http:\/\/localhost:80\/invite#token=[A-Za-z0-9_-]{43}$/);
+    const token = body.inviteUrl!.split('#token=')[1]!;
+    // only the hash is stored
+    const stored = await rows<{ token_hash: string }>(sql`select token_hash from user_invites where user_id = ${made.json().user.id}`);
+    expect(stored.map((r) => r.token_hash)).not.toContain(token);
+
+    expectProblem(await t.request({ method: 'POST', url: '/api/v1/auth/accept-invite', payload: { token, password: 'short' } }), 400);
+    const accepted = await t.request({ method: 'POST', url: '/api/v1/auth/accept-invite', payload: { token, password: 'a long enough password' } });
+    expect(accepted.statusCode).toBe(200);
+    expect(expectShape(Me, accepted.json()).user.id).toBe(made.json().user.id);
+    const session = sessionFrom(accepted)!;
+    expect((await t.request({ method: 'GET', url: '/api/v1/me', headers: cookie(session) })).json().user.email).toBe(email);
+    expect((await login(t, email, 'a long enough password')).statusCode).toBe(200);
+    // one use
+    const again = expectProblem(await t.request({ method: 'POST', url: '/api/v1/auth/accept-invite', payload: { token, password: 'another password' } }), 400);
+    expect(again.code).toBe('invalid_invite');
+    expectProblem(await login(t, email, 'another password'), 401);
+    // an unknown token: the same answer
+    const wrong = expectProblem(await t.request({ method: 'POST', url: '/api/v1/auth/accept-invite', payload: { token: 'A'.repeat(43), password: 'another password' } }), 400);
+    expect(wrong).toEqual(again);
+  });
+
+  it('refuses an expired invite, and an invite of a deleted user', async () => {
+    const team = await newTeam(t);
+    const a = await t.request({ method: 'POST', url: '/api/v1/users', key: team.ownerKey, payload: { name: 'A', email: `a-${randomUUID()}@example.com` } });
+    await t.database.db.execute(sql`update user_invites set expires = now() - interval '1 second' where user_id = ${a.json().user.id}`);
+    const tokenA = (a.json().inviteUrl as string).split('#token=')[1];
+    expect(expectProblem(await t.request({ method: 'POST', url: '/api/v1/auth/accept-invite', payload: { token: tokenA, password: 'a long enough password' } }), 400).code).toBe('invalid_invite');
+    const b = await t.request({ method: 'POST', url: '/api/v1/users', key: team.ownerKey, payload: { name: 'B', email: `b-${randomUUID()}@example.com` } });
+    await t.request({ method: 'DELETE', url: `/api/v1/users/${b.json().user.id}`, key: team.ownerKey });
+    const tokenB = (b.json().inviteUrl as string).split('#token=')[1];
+    expect(expectProblem(await t.request({ method: 'POST', url: '/api/v1/auth/accept-invite', payload: { token: tokenB, password: 'a long enough password' } }), 400).code).toBe('invalid_invite');
+  });
+
+  it('takes a first password at creation (at least 8 characters) instead of an invite', async () => {
+    const team = await newTeam(t);
+    const email = `p-${randomUUID()}@example.com`;
+    const short = expectProblem(await t.request({ method: 'POST', url: '/api/v1/users', key: team.ownerKey, payload: { name: 'P', email, password: '1234567' } }), 400);
+    expect(JSON.stringify(short.errors)).toContain('password');
+    // nothing was stored: the same email can be created afterwards
+    const made = await t.request({ method: 'POST', url: '/api/v1/users', key: team.ownerKey, payload: { name: 'P', email, password: '12345678' } });
+    expect(made.statusCode).toBe(201);
+    expect(made.json().inviteUrl).toBeNull();
+    expect((await login(t, email, '12345678')).statusCode).toBe(200);
+    // a new team's owner gets an invite link
+    const teamRes = await t.request({ method: 'POST', url: '/api/v1/teams', key: 'atr_test_instance_admin_key_0123456789', payload: { name: 'T', ownerName: 'O', ownerEmail: `o-${randomUUID()}@example.com` } });
+    expect(teamRes.json().inviteUrl).toMatch(/\/invite#token=/);
+  });
+
+  it("changes one's own password: the current one is checked, other sessions end, this one stays", async () => {
+    const team = await newTeam(t);
+    const u = await signedInUser(t, team);
+    const elsewhere = sessionFrom(await login(t, u.email, u.password))!;
+    const change = (body: Record<string, unknown>) =>
+      t.request({ method: 'POST', url: '/api/v1/me/password', payload: body, headers: { ...cookie(u.session), ...SAME_ORIGIN } });
+    expect(expectProblem(await change({ currentPassword: 'wrong password', newPassword: 'brand new password' }), 400).code).toBe('wrong_password');
+    expectProblem(await change({ currentPassword: u.password, newPassword: 'short' }), 400);
+    expect(expectProblem(await t.request({ method: 'POST', url: '/api/v1/me/password', payload: { currentPassword: u.password, newPassword: 'brand new password' }, headers: cookie(u.session) }), 403).code).toBe('csrf');
+    expect((await change({ currentPassword: u.password, newPassword: 'brand new password' })).statusCode).toBe(204);
+    expectProblem(await login(t, u.email, u.password), 401);
+    expect((await login(t, u.email, 'brand new password')).statusCode).toBe(200);
+    expect((await t.request({ method: 'GET', url: '/api/v1/me', headers: cookie(u.session) })).statusCode).toBe(200);
+    expectProblem(await t.request({ method: 'GET', url: '/api/v1/me', headers: cookie(elsewhere) }), 401);
+    // with an API key: works the same, and the key keeps working
+    const byKey = await t.request({ method: 'POST', url: '/api/v1/me/password', key: u.key, payload: { currentPassword: 'brand new password', newPassword: 'third password here' } });
+    expect(byKey.statusCode).toBe(204);
+    expectProblem(await t.request({ method: 'GET', url: '/api/v1/me', headers: cookie(u.session) }), 401);
+    expect((await t.request({ method: 'GET', url: '/api/v1/me', key: u.key })).statusCode).toBe(200);
+  });
+});
+
+describe('behind a trusted proxy, with tight sign-in limits', () => {
+  let p: TestApp;
+  beforeAll(async () => {
+    p = await startTestApp({ auth: { ...testConfig().auth, trustProxy: true, maxFailuresPerEmail: 5, maxFailuresPerAddress: 8 } });
+  }, 120_000);
+  afterAll(() => p.close());
+
+  it('marks the cookie Secure when the request came over HTTPS (X-Forwarded-Proto believed only from a trusted proxy)', async () => {
+    const team = await newTeam(p);
+    const u = await signedInUser(p, team);
+    const res = await p.request({ method: 'POST', url: '/api/v1/auth/login', payload: { email: u.email, password: u.password }, headers: { 'x-forwarded-proto': 'https' }, remoteAddress: randomAddress() });
+    expect(res.statusCode).toBe(200);
+    expect(setCookieOf(res)).toContain('Secure');
+    // On the app without TRUST_PROXY the header is not believed.
+    const team2 = await newTeam(t);
+    const v = await signedInUser(t, team2);
+    const plain = await t.request({ method: 'POST', url: '/api/v1/auth/login', payload: { email: v.email, password: v.password }, headers: { 'x-forwarded-proto': 'https' }, remoteAddress: randomAddress() });
+    expect(plain.statusCode).toBe(200);
+    expect(setCookieOf(plain)).not.toContain('Secure');
+  });
+
+  it('answers a brute-force loop on one email with 429 and Retry-After, even for the right password then', { timeout: 60_000 }, async () => {
+    const team = await newTeam(p);
+    const u = await signedInUser(p, team);
+    const statuses: number[] = [];
+    let last = null;
+    for (let i = 0; i < 8; i++) {
+      last = await login(p, u.email, `guess number ${i}`); // each from another address
+      statuses.push(last.statusCode);
+    }
+    expect(statuses).toEqual([401, 401, 401, 401, 401, 429, 429, 429]);
+    const problem = expectProblem(last!, 429);
+    expect(problem.code).toBe('too_many_attempts');
+    const retry = Number(last!.headers['retry-after']);
+    expect(retry).toBeGreaterThan(0);
+    expect(retry).toBeLessThanOrEqual(900);
+    expectProblem(await login(p, u.email, u.password), 429);
+    // another account is not locked by it
+    const v = await signedInUser(p, team);
+    expect((await login(p, v.email, v.password)).statusCode).toBe(200);
+  });
+
+  it('answers many failures from one address with 429, whatever the emails', { timeout: 60_000 }, async () => {
+    const address = randomAddress();
+    const statuses: number[] = [];
+    for (let i = 0; i < 10; i++) statuses.push((await login(p, `x${i}-${randomUUID()}@example.com`, 'whatever it is', address)).statusCode);
+    expect(statuses).toEqual([401, 401, 401, 401, 401, 401, 401, 401, 429, 429]);
+    // another address is not affected; behind the trusted proxy the client is X-Forwarded-For's
+    expect((await login(p, `y-${randomUUID()}@example.com`, 'whatever it is')).statusCode).toBe(401);
+    const forwarded = await p.request({ method: 'POST', url: '/api/v1/auth/login', payload: { email: `z-${randomUUID()}@example.com`, password: 'whatever it is' }, headers: { 'x-forwarded-for': address } });
+    expect(forwarded.statusCode).toBe(429);
+  });
+
+  it('forgives an email its failures after a successful sign-in', { timeout: 60_000 }, async () => {
+    const team = await newTeam(p);
+    const u = await signedInUser(p, team);
+    for (let i = 0; i < 4; i++) expect((await login(p, u.email, 'wrong password')).statusCode).toBe(401);
+    expect((await login(p, u.email, u.password)).statusCode).toBe(200);
+    for (let i = 0; i < 5; i++) expect((await login(p, u.email, 'wrong password')).statusCode).toBe(401);
+    expect((await login(p, u.email, 'wrong password')).statusCode).toBe(429);
+  });
+});

@@ -1,0 +1,40 @@
+/**
+ * Multipart uploads with progress (fetch cannot report upload progress; XMLHttpRequest can).
+ * Same cookie, same problem handling as the typed client.
+ */
+import { networkProblem, raise, type Plus, type Problem } from './client';
+
+export function uploadForm(url: string, form: FormData, onProgress?: (fraction: number) => void, signal?: AbortSignal): Promise<Plus> {
+  return new Promise((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open('POST', url);
+    xhr.withCredentials = true;
+    xhr.responseType = 'json';
+    xhr.upload.onprogress = (e) => {
+      if (e.lengthComputable && onProgress) onProgress(e.loaded / e.total);
+    };
+    xhr.onload = () => {
+      if (xhr.status >= 200 && xhr.status < 300) return resolve(xhr.response as Plus);
+      const body = xhr.response as Partial<Problem> | null;
+      const problem: Problem =
+        body && typeof body.status === 'number' && typeof body.code === 'string'
+          ? (body as Problem)
+          : { type: 'about:blank', title: 'Upload failed', status: xhr.status, detail: `The server answered ${xhr.status}.`, code: 'http_error' };
+      try {
+        raise(problem);
+      } catch (err) {
+        reject(err);
+      }
+    };
+    xhr.onerror = () => {
+      try {
+        raise(networkProblem('The upload was cut off: the server could not be reached.'));
+      } catch (err) {
+        reject(err);
+      }
+    };
+    xhr.onabort = () => reject(new DOMException('Upload cancelled', 'AbortError'));
+    signal?.addEventListener('abort', () => xhr.abort());
+    xhr.send(form);
+  });
+}

@@ -1,0 +1,139 @@
+/**
+ * The message box and its controls: Enter sends, Shift+Enter adds a line, Esc (anywhere on the
+ * chat screen, see ChatScreen) stops. Model picker, attachments with per-file progress, and the
+ * Plus entries drawn on for this chat.
+ */
+import { useRef, useState } from 'preact/hooks';
+import type { PlusSummary, WorkspaceModel } from '../../api/client';
+import { Icon } from '../../components/Icon';
+
+export interface Upload {
+  id: string;
+  name: string;
+  progress: number;
+  state: 'uploading' | 'done' | 'failed';
+  message?: string;
+}
+
+interface Props {
+  streaming: boolean;
+  onSend: (text: string) => boolean;
+  onStop: () => void;
+  models: WorkspaceModel[];
+  modelId: string;
+  onModel: (id: string) => void;
+  plus: PlusSummary[] | null;
+  selectedPlus: string[];
+  onTogglePlus: (id: string) => void;
+  uploads: Upload[];
+  onFiles: (files: File[]) => void;
+  onDismissUpload: (id: string) => void;
+}
+
+export function Composer(p: Props) {
+  const [text, setText] = useState('');
+  const fileInput = useRef<HTMLInputElement>(null);
+  const send = () => {
+    if (!text.trim() || p.streaming) return;
+    if (p.onSend(text)) setText('');
+  };
+  return (
+    <div class="composer">
+      {p.uploads.length > 0 && (
+        <ul class="uploads" aria-label="Attached files">
+          {p.uploads.map((u) => (
+            <li key={u.id} class={u.state}>
+              <span class="name">{u.name}</span>
+              {u.state === 'uploading' && <progress max={1} value={u.progress} aria-label={`Uploading ${u.name}`} />}
+              {u.state === 'done' && <span class="ok">attached</span>}
+              {u.state === 'failed' && (
+                <span class="failed" role="alert">
+                  {u.message}
+                </span>
+              )}
+              {u.state !== 'uploading' && (
+                <button type="button" class="icon-button ghost" aria-label={`Dismiss ${u.name}`} onClick={() => p.onDismissUpload(u.id)}>
+                  <Icon name="close" />
+                </button>
+              )}
+            </li>
+          ))}
+        </ul>
+      )}
+      <form
+        class="composer-box"
+        onSubmit={(e) => {
+          e.preventDefault();
+          send();
+        }}
+      >
+        <textarea
+          aria-label="Message"
+          placeholder="Ask something… (Enter sends, Shift+Enter for a new line)"
+          rows={2}
+          value={text}
+          onInput={(e) => setText(e.currentTarget.value)}
+          onKeyDown={(e) => {
+            if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
+              e.preventDefault();
+              send();
+            }
+          }}
+        />
+        <div class="composer-controls">
+          <button type="button" class="icon-button ghost" aria-label="Attach files" title="Attach files" onClick={() => fileInput.current?.click()}>
+            <Icon name="clip" />
+          </button>
+          <input
+            ref={fileInput}
+            type="file"
+            multiple
+            class="visually-hidden"
+            tabIndex={-1}
+            aria-label="Files to attach"
+            accept=".txt,.md,.markdown,.csv,.json,.html,.htm,.pdf,.docx,text/*,application/pdf,application/json"
+            onChange={(e) => {
+              const files = Array.from(e.currentTarget.files ?? []);
+              e.currentTarget.value = '';
+              if (files.length) p.onFiles(files);
+            }}
+          />
+          {p.models.length > 1 && (
+            <select aria-label="Model" value={p.modelId} onChange={(e) => p.onModel(e.currentTarget.value)}>
+              {p.models.map((m) => (
+                <option key={m.modelId} value={m.modelId}>
+                  {m.modelName}
+                </option>
+              ))}
+            </select>
+          )}
+          <details class="plus-picker">
+            <summary aria-label="Documents for this chat">
+              Docs{p.selectedPlus.length > 0 ? ` (${p.selectedPlus.length})` : ''}
+            </summary>
+            <div class="plus-menu">
+              {p.plus === null && <p class="muted small">Loading…</p>}
+              {p.plus?.length === 0 && <p class="muted small">No document collection yet.</p>}
+              {p.plus?.map((e) => (
+                <label key={e.id} class="check">
+                  <input type="checkbox" checked={p.selectedPlus.includes(e.id)} onChange={() => p.onTogglePlus(e.id)} />
+                  {e.title || 'Untitled'}
+                </label>
+              ))}
+            </div>
+          </details>
+          <span class="spacer" />
+          {p.streaming ? (
+            <button type="button" class="danger" onClick={p.onStop}>
+              Stop
+            </button>
+          ) : (
+            <button type="submit" class="primary" disabled={!text.trim()}>
+              Send
+            </button>
+          )}
+        </div>
+      </form>
+    </div>
+  );
+}

@@ -1,0 +1,121 @@
+/**
+ * The message list: finished messages (memoised, never re-rendered while an answer streams), the
+ * live answer (the only part that re-renders per frame), auto-scroll that follows new text only
+ * while the reader is at the bottom, and a "Jump to latest" button otherwise. Long threads render
+ * their last messages first and earlier ones as the reader scrolls up (each step a short task).
+ */
+import { memo } from 'preact/compat';
+import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
+import type { Source } from '../../api/client';
+import { copyCodeOnClick } from '../../lib/markdown';
+import { useLive, type LiveAnswer } from './live';
+import { MessageView } from './MessageView';
+import type { ChatItem } from './types';
+
+const PAGE = 40;
+const NEAR_BOTTOM_PX = 48;
+
+interface Props {
+  items: ChatItem[];
+  live: LiveAnswer;
+  modelName: (id: string | null) => string | null;
+  onShowSource: (s: Source) => void;
+  /** Changes when the conversation is replaced (another thread): scroll to its end. */
+  resetKey: string;
+  /** Changes when the user sends: follow the answer even if they had scrolled up. */
+  followKey: number;
+  empty?: preact.ComponentChildren;
+  footer?: preact.ComponentChildren;
+}
+
+const FinishedMessages = memo(function FinishedMessages({ items, modelName, onShowSource }: Pick<Props, 'items' | 'modelName' | 'onShowSource'>) {
+  return (
+    <>
+      {items.map((m) => (
+        <MessageView key={m.key} item={m} modelName={modelName} onShowSource={onShowSource} />
+      ))}
+    </>
+  );
+});
+
+function LiveMessage({ live, modelName, onShowSource, onGrow }: Pick<Props, 'live' | 'modelName' | 'onShowSource'> & { onGrow: () => void }) {
+  const item = useLive(live);
+  useLayoutEffect(onGrow, [item, onGrow]);
+  return item ? <MessageView item={item} modelName={modelName} onShowSource={onShowSource} /> : null;
+}
+
+export function Conversation({ items, live, modelName, onShowSource, resetKey, followKey, empty, footer }: Props) {
+  const scroller = useRef<HTMLDivElement>(null);
+  const top = useRef<HTMLDivElement>(null);
+  const atBottom = useRef(true);
+  const [showJump, setShowJump] = useState(false);
+  const [shown, setShown] = useState(PAGE);
+
+  const toBottom = useCallback(() => {
+    const el = scroller.current;
+    if (el) el.scrollTop = el.scrollHeight;
+    atBottom.current = true;
+    setShowJump(false);
+  }, []);
+  const follow = useCallback(() => {
+    if (atBottom.current) toBottom();
+    else setShowJump(true);
+  }, [toBottom]);
+
+  useLayoutEffect(() => {
+    setShown(PAGE);
+    toBottom();
+  }, [resetKey, toBottom]);
+  useLayoutEffect(toBottom, [followKey, toBottom]);
+  useLayoutEffect(follow, [items.length, follow]);
+
+  // Earlier messages come in when the top of the list scrolls into view; the browser's scroll
+  // anchoring keeps what the reader looks at in place.
+  useEffect(() => {
+    const el = top.current;
+    if (!el || shown >= items.length) return;
+    const io = new IntersectionObserver((entries) => {
+      if (entries.some((e) => e.isIntersecting)) setShown((n) => n + PAGE);
+    }, { root: scroller.current });
+    io.observe(el);
+    return () => io.disconnect();
+  }, [shown, items.length]);
+
+  const visible = shown >= items.length ? items : items.slice(items.length - shown);
+  return (
+    <div class="conversation-wrap">
+      <div
+        class="conversation"
+        ref={scroller}
+        role="log"
+        aria-label="Conversation"
+        aria-live="polite"
+        onScroll={(e) => {
+          const el = e.currentTarget;
+          atBottom.current = el.scrollHeight - el.scrollTop - el.clientHeight < NEAR_BOTTOM_PX;
+          if (atBottom.current) setShowJump(false);
+        }}
+        onClick={copyCodeOnClick}
+      >
+        <div class="messages">
+          {visible.length < items.length && (
+            <div ref={top} class="earlier">
+              <button type="button" class="ghost small" onClick={() => setShown((n) => n + PAGE)}>
+                Show earlier messages ({items.length - visible.length})
+              </button>
+            </div>
+          )}
+          {items.length === 0 && empty}
+          <FinishedMessages items={visible} modelName={modelName} onShowSource={onShowSource} />
+          <LiveMessage live={live} modelName={modelName} onShowSource={onShowSource} onGrow={follow} />
+          {footer}
+        </div>
+      </div>
+      {showJump && (
+        <button type="button" class="jump" onClick={toBottom}>
+          Jump to latest
+        </button>
+      )}
+    </div>
+  );
+}

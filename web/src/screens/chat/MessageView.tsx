@@ -1,0 +1,59 @@
+/** One message: Markdown body, state marks (interrupted, failed), and its sources. */
+import { memo } from 'preact/compat';
+import { useMemo } from 'preact/hooks';
+import type { Source } from '../../api/client';
+import { renderMarkdown } from '../../lib/markdown';
+import type { ChatItem } from './types';
+
+interface Props {
+  item: ChatItem;
+  modelName: (id: string | null) => string | null;
+  onShowSource: (s: Source) => void;
+}
+
+function problemText(item: ChatItem): string {
+  const p = item.problem;
+  if (!p) return 'The answer failed.';
+  const retry = p.status === 429 ? ' Try again in a moment.' : '';
+  return `${p.detail || p.title}${retry}${p.status ? ` (${p.status} ${p.code})` : ''}`;
+}
+
+export function MessageBody({ item, onShowSource, modelName }: Props) {
+  const streaming = item.status === 'streaming';
+  const html = useMemo(() => (item.role === 'user' ? null : renderMarkdown(item.content, { highlight: !streaming })), [item.content, item.role, streaming]);
+  const model = item.role === 'assistant' ? modelName(item.modelId) : null;
+  return (
+    <article class={`message ${item.role} ${item.status}`} aria-label={item.role === 'user' ? 'Your message' : 'Answer'} data-status={item.status}>
+      {model && <div class="message-meta">{model}</div>}
+      {item.role === 'user' ? <div class="user-text">{item.content}</div> : <div class="markdown" dangerouslySetInnerHTML={{ __html: html ?? '' }} />}
+      {streaming && item.content === '' && <p class="muted typing" aria-label="Waiting for the answer">…</p>}
+      {item.status === 'interrupted' && <p class="mark interrupted">Interrupted: the answer was stopped before it finished.</p>}
+      {item.status === 'error' && (
+        <p class="mark failed" role="alert">
+          {problemText(item)}
+        </p>
+      )}
+      {item.sources.length > 0 && (
+        <section class="sources" aria-label="Sources">
+          <h3>Sources</h3>
+          <ol>
+            {item.sources.map((s, i) => (
+              <li key={`${s.plusId}-${s.chunkId ?? i}`}>
+                <button type="button" class="link-button" onClick={() => onShowSource(s)} aria-label={`Show source ${i + 1}: ${s.filename ?? 'context'}`}>
+                  {s.filename ?? 'Entry context'}
+                </button>
+                <span class="score" title="relevance score">
+                  {s.score.toFixed(2)}
+                </span>
+                <p class="excerpt">{s.excerpt}</p>
+              </li>
+            ))}
+          </ol>
+        </section>
+      )}
+    </article>
+  );
+}
+
+/** A finished message never re-renders unless it changes. */
+export const MessageView = memo(MessageBody, (a, b) => a.item === b.item && a.modelName === b.modelName && a.onShowSource === b.onShowSource);

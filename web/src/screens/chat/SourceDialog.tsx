@@ -1,0 +1,39 @@
+/** The chunk behind a source, read from its Plus entry, in a modal dialog. */
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { api, data, type Source } from '../../api/client';
+import { Icon } from '../../components/Icon';
+import { ErrorNote } from '../../components/Problem';
+
+export function SourceDialog({ source, onClose }: { source: Source; onClose: () => void }) {
+  const ref = useRef<HTMLDialogElement>(null);
+  const [text, setText] = useState<string | null>(null);
+  const [error, setError] = useState<unknown>(null);
+
+  useEffect(() => {
+    ref.current?.showModal();
+    data(api.GET('/api/v1/plus/{plusId}', { params: { path: { plusId: source.plusId } } })).then((plus) => {
+      if (source.chunkId === null) return setText(plus.context ?? source.excerpt);
+      const chunk = plus.files.find((f) => f.id === source.fileId)?.fileChunks.find((c) => c.id === source.chunkId);
+      setText(chunk ? chunk.fileData : null);
+      if (!chunk) setError(new Error('This passage is no longer in the document (the file was changed or removed).'));
+    }, setError);
+  }, [source]);
+
+  return (
+    <dialog ref={ref} class="source-dialog" aria-labelledby="source-title" onClose={onClose}>
+      <header>
+        <h2 id="source-title">{source.filename ?? 'Entry context'}</h2>
+        <button type="button" class="icon-button" aria-label="Close" onClick={() => ref.current?.close()}>
+          <Icon name="close" />
+        </button>
+      </header>
+      <p class="muted small">
+        Relevance score {source.score.toFixed(3)}
+        {source.chunkId !== null && ` · passage ${source.chunkId}`}
+      </p>
+      <ErrorNote error={error} />
+      {text === null && !error && <p aria-busy="true">Loading…</p>}
+      {text !== null && <pre class="chunk-text">{text}</pre>}
+    </dialog>
+  );
+}

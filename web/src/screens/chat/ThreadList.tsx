@@ -1,0 +1,102 @@
+/** The chat sidebar: workspace switcher, New chat, and the workspace's threads (newest first). */
+import { useState } from 'preact/hooks';
+import type { ChatThread, Workspace } from '../../api/client';
+import { Icon } from '../../components/Icon';
+import { Link } from '../../components/Link';
+import { navigate } from '../../router';
+
+interface Props {
+  workspaces: Workspace[];
+  workspace: Workspace;
+  threads: ChatThread[] | null;
+  currentId: string | null;
+  canEdit: boolean;
+  onRename: (t: ChatThread, title: string) => Promise<void>;
+  onDelete: (t: ChatThread) => Promise<void>;
+  onNavigate: () => void;
+}
+
+export function ThreadList({ workspaces, workspace, threads, currentId, canEdit, onRename, onDelete, onNavigate }: Props) {
+  const [editing, setEditing] = useState<string | null>(null);
+  const [title, setTitle] = useState('');
+  return (
+    <div class="threads">
+      <label class="workspace-switch">
+        Workspace
+        <select value={workspace.id} onChange={(e) => navigate(`/w/${e.currentTarget.value}`)}>
+          {workspaces.map((w) => (
+            <option key={w.id} value={w.id}>
+              {w.name}
+            </option>
+          ))}
+        </select>
+      </label>
+      <div class="thread-actions">
+        <Link href={`/w/${workspace.id}`} class="button primary" onNavigate={onNavigate}>
+          New chat
+        </Link>
+        {canEdit && (
+          <Link href={`/workspaces/${workspace.id}/edit`} class="button ghost" aria-label={`Edit workspace ${workspace.name}`}>
+            Edit
+          </Link>
+        )}
+      </div>
+      <nav aria-label="Chats">
+        {threads === null && <p class="muted">Loading…</p>}
+        {threads?.length === 0 && <p class="muted small">No chat yet.</p>}
+        <ul>
+          {threads?.map((t) => (
+            <li key={t.id} class={t.id === currentId ? 'current' : ''}>
+              {editing === t.id ? (
+                <form
+                  class="rename"
+                  onSubmit={(e) => {
+                    e.preventDefault();
+                    void onRename(t, title.trim()).then(() => setEditing(null));
+                  }}
+                >
+                  <input aria-label="Chat title" value={title} maxLength={200} required onInput={(e) => setTitle(e.currentTarget.value)} autoFocus />
+                  <button type="submit" class="small">
+                    Save
+                  </button>
+                  <button type="button" class="small ghost" onClick={() => setEditing(null)}>
+                    Cancel
+                  </button>
+                </form>
+              ) : (
+                <>
+                  <Link href={`/w/${workspace.id}/t/${t.id}`} aria-current={t.id === currentId ? 'page' : undefined} onNavigate={onNavigate} title={t.title}>
+                    {t.title || 'Untitled chat'}
+                  </Link>
+                  <span class="thread-buttons">
+                    <button
+                      type="button"
+                      class="icon-button ghost"
+                      aria-label={`Rename ${t.title}`}
+                      onClick={() => {
+                        setTitle(t.title);
+                        setEditing(t.id);
+                      }}
+                    >
+                      <Icon name="edit" />
+                    </button>
+                    <button
+                      type="button"
+                      class="icon-button ghost danger"
+                      aria-label={`Delete ${t.title}`}
+                      onClick={() => {
+                        if (window.confirm(`Delete the chat "${t.title}"? This cannot be undone.`)) void onDelete(t);
+                      }}
+                    >
+                      <Icon name="trash" />
+                    </button>
+                  </span>
+                </>
+              )}
+            </li>
+          ))}
+        </ul>
+      </nav>
+    </div>
+  );
+}

@@ -1,0 +1,17 @@
+import type { Problem, Source, StoredMessage } from '../../api/client';
+
+/** A message as the conversation shows it: stored, sent just now, or still streaming. */
+export interface ChatItem {
+  key: string;
+  role: StoredMessage['role'];
+  content: string;
+  status: StoredMessage['status'] | 'streaming';
+  sources: Source[];
+  modelId: string | null;
+  /** Why an answer failed or stopped (shown under it). */
+  problem?: Problem;
+}
+
+export function fromStored(m: StoredMessage): ChatItem {
+  return { key: m.id, role: m.role, content: m.content, status: m.status, sources: m.sources, modelId: m.modelId };
+}
