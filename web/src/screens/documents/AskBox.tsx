@@ -4,7 +4,8 @@
  * without that option answers the plain context, which is shown alone.
  */
 import { useState } from 'preact/hooks';
-import { ApiError, postJson } from '../../api/client';
+import { ApiError } from '../../api/client';
+import { sendJson } from '../../components/json';
 import { ErrorNote } from '../../components/Problem';
 
 interface ExplainResult {
@@ -25,11 +26,11 @@ interface Answer {
 async function ask(plusId: string, content: string): Promise<Answer> {
   const url = `/api/v1/plus/${encodeURIComponent(plusId)}/context-for-prompt`;
   try {
-    return await postJson<Answer>(url, { content, explain: true });
+    return await sendJson<Answer>('POST', url, { content, explain: true });
   } catch (err) {
     // a server that does not know `explain` refuses the field: ask again without it
     if (err instanceof ApiError && err.status === 400 && err.problem.errors?.some((e) => /explain|additional propert/.test(`${e.path} ${e.message}`))) {
-      return postJson<Answer>(url, { content });
+      return sendJson<Answer>('POST', url, { content });
     }
     throw err;
   }

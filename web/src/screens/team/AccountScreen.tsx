@@ -1,7 +1,7 @@
 /** My account (everyone): my API keys (created and shown once, listed, revoked) and my password. */
 import '../../components/admin.css';
 import { useState } from 'preact/hooks';
-import { api, data, postJson } from '../../api/client';
+import { api, data } from '../../api/client';
 import { ConfirmButton } from '../../components/ConfirmButton';
 import { CopyButton } from '../../components/CopyButton';
 import { formatDate } from '../../components/format';
@@ -106,7 +106,7 @@ function PasswordForm() {
           if (next !== again) return setError(new Error('The two new passwords differ.'));
           setBusy(true);
           setError(null);
-          postJson('/api/v1/me/password', { currentPassword: current, newPassword: next })
+          data(api.POST('/api/v1/me/password', { body: { currentPassword: current, newPassword: next } }))
             .then(() => {
               setDone(true);
               setCurrent('');

@@ -1,18 +1,42 @@
 /**
  * Usage: requests, tokens and credits by day, user, model, workspace or API key over a date range
  * (owners/admins: the team; members: their own, as the API decides), my spend, the budgets that
- * apply, and (owners/admins) budget editing.
+ * apply, and (owners/admins) budget editing. The usage module (CONTRACT §8) is merged separately, so
+ * its calls and shapes are written here rather than generated; after that merge they can move to
+ * the typed client.
  */
 import '../../components/admin.css';
 import { useState } from 'preact/hooks';
 import { api, data, type Schemas } from '../../api/client';
 import { ConfirmButton } from '../../components/ConfirmButton';
 import { dayToIso, formatDate, formatNumber, isTeamAdmin } from '../../components/format';
+import { sendJson } from '../../components/json';
 import { ErrorNote } from '../../components/Problem';
 import { useLoad } from '../../components/useLoad';
 import { useSession } from '../../session';
 
-type Budget = Schemas['Budget'];
+interface Budget {
+  id: string;
+  scope: 'team' | 'user' | 'apiKey';
+  scopeId: string;
+  period: 'day' | 'month' | 'total';
+  credits: number | null;
+  requestsPerMinute: number | null;
+  spent: number;
+  remaining: number | null;
+  resetsAt: string | null;
+}
+interface UsageRow {
+  key: string | null;
+  requests: number;
+  promptTokens: number;
+  completionTokens: number;
+  credits: number;
+}
+interface MeUsage {
+  spent: { day: number; month: number; total: number };
+  budgets: Budget[];
+}
 type GroupBy = 'day' | 'user' | 'model' | 'workspace' | 'apiKey';
 const GROUPS: Array<[GroupBy, string]> = [
   ['day', 'Day'],
@@ -29,8 +53,8 @@ export function UsageScreen() {
   const [draft, setDraft] = useState({ from: '', to: '', groupBy: 'day' as GroupBy });
   const [q, setQ] = useState(draft);
   const range = { ...(dayToIso(q.from) ? { from: dayToIso(q.from)! } : {}), ...(dayToIso(q.to, true) ? { to: dayToIso(q.to, true)! } : {}) };
-  const rows = useLoad(() => data(api.GET('/api/v1/usage', { params: { query: { ...range, groupBy: q.groupBy } } })), [q]);
-  const mine = useLoad(() => data(api.GET('/api/v1/me/usage')), []);
+  const rows = useLoad(() => sendJson<UsageRow[]>('GET', `/api/v1/usage?${new URLSearchParams({ ...range, groupBy: q.groupBy }).toString()}`), [q]);
+  const mine = useLoad(() => sendJson<MeUsage>('GET', '/api/v1/me/usage'), []);
   const names = useLoad(() => (admin ? data(api.GET('/api/v1/models/all', { params: { query: { includeSystem: true } } })) : Promise.resolve([])), [admin]);
   const users = useLoad(() => (admin ? data(api.GET('/api/v1/users')) : Promise.resolve([])), [admin]);
   const label = (key: string | null): string => {
@@ -164,7 +188,7 @@ function BudgetTable({ budgets, title, onDelete }: { budgets: Budget[]; title: s
 }
 
 function Budgets({ teamId, users }: { teamId: string; users: Array<Schemas['User']> }) {
-  const budgets = useLoad(() => data(api.GET('/api/v1/budgets')), []);
+  const budgets = useLoad(() => sendJson<Budget[]>('GET', '/api/v1/budgets'), []);
   const [f, setF] = useState({ scope: 'team' as 'team' | 'user' | 'apiKey', scopeId: '', period: 'month' as 'day' | 'month' | 'total', credits: '', rpm: '' });
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
@@ -172,7 +196,7 @@ function Budgets({ teamId, users }: { teamId: string; users: Array<Schemas['User
     <>
       <ErrorNote error={budgets.error} />
       {budgets.value && (
-        <BudgetTable budgets={budgets.value} title="Budgets" onDelete={(b) => data(api.DELETE('/api/v1/budgets/{id}', { params: { path: { id: b.id } } })).then(budgets.reload, setError)} />
+        <BudgetTable budgets={budgets.value} title="Budgets" onDelete={(b) => sendJson('DELETE', `/api/v1/budgets/${encodeURIComponent(b.id)}`).then(budgets.reload, setError)} />
       )}
       <section class="card stack" aria-labelledby="budget-title">
         <h2 id="budget-title">New budget</h2>
@@ -184,11 +208,7 @@ function Budgets({ teamId, users }: { teamId: string; users: Array<Schemas['User
             setBusy(true);
             setError(null);
             const scopeId = f.scope === 'team' ? teamId : f.scope === 'user' ? Number(f.scopeId) : f.scopeId.trim();
-            data(
-              api.POST('/api/v1/budgets', {
-                body: { scope: f.scope, scopeId, period: f.period, credits: f.credits ? Number(f.credits) : null, requestsPerMinute: f.rpm ? Number(f.rpm) : null },
-              }),
-            )
+            sendJson('POST', '/api/v1/budgets', { scope: f.scope, scopeId, period: f.period, credits: f.credits ? Number(f.credits) : null, requestsPerMinute: f.rpm ? Number(f.rpm) : null })
               .then(() => {
                 setF({ ...f, credits: '', rpm: '' });
                 budgets.reload();
