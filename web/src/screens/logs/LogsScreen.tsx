@@ -84,7 +84,7 @@ export function LogsScreen() {
         </label>
         <label>
           Sort
-          <select value={draft.sort} onChange={(e) => setDraft({ ...draft, sort: e.currentTarget.value })}>
+          <select aria-label="Sort" value={draft.sort} onChange={(e) => setDraft({ ...draft, sort: e.currentTarget.value })}>
             {SORTS.map(([v, l]) => (
               <option key={v} value={v}>
                 {l}
@@ -94,7 +94,7 @@ export function LogsScreen() {
         </label>
         <label>
           Per page
-          <select value={draft.size} onChange={(e) => setDraft({ ...draft, size: Number(e.currentTarget.value) })}>
+          <select aria-label="Per page" value={draft.size} onChange={(e) => setDraft({ ...draft, size: Number(e.currentTarget.value) })}>
             {[20, 50, 100].map((n) => (
               <option key={n} value={n}>
                 {n}
@@ -181,7 +181,8 @@ function LogRow({ log: l, open, onToggle }: { log: Log; open: boolean; onToggle:
               </p>
             )}
             <p class="muted small">
-              Workspace {l.workspaceId ?? '—'} · thread {l.threadId ?? '—'} · log {l.id}
+              User {l.userId} · model {l.modelName ?? '—'} · {formatNumber(l.promptTokens)} prompt / {formatNumber(l.completionTokens)} answer tokens ·{' '}
+              {l.latencyMs == null ? '—' : `${formatNumber(l.latencyMs)} ms`} · workspace {l.workspaceId ?? '—'} · thread {l.threadId ?? '—'}
             </p>
           </td>
         </tr>

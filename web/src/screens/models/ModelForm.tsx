@@ -127,7 +127,7 @@ export function ModelForm({ modelId, system = false }: { modelId?: string; syste
           <div class="row">
             <label>
               Protocol
-              <select value={f.apiBase} onChange={(e) => set({ apiBase: e.currentTarget.value as FormState['apiBase'], ...(e.currentTarget.value !== 'OPENAI' ? { connectionType: 'URL' } : {}) })}>
+              <select aria-label="Protocol" value={f.apiBase} onChange={(e) => set({ apiBase: e.currentTarget.value as FormState['apiBase'], ...(e.currentTarget.value !== 'OPENAI' ? { connectionType: 'URL' } : {}) })}>
                 <option value="OPENAI">OpenAI-compatible</option>
                 <option value="ANTHROPIC">Anthropic</option>
                 <option value="GOOGLE">Google Gemini</option>
@@ -135,7 +135,7 @@ export function ModelForm({ modelId, system = false }: { modelId?: string; syste
             </label>
             <label>
               Connection type
-              <select value={f.connectionType} onChange={(e) => set({ connectionType: e.currentTarget.value as FormState['connectionType'] })}>
+              <select aria-label="Connection type" value={f.connectionType} onChange={(e) => set({ connectionType: e.currentTarget.value as FormState['connectionType'] })}>
                 <option value="URL">URL</option>
                 <option value="AZURE" disabled={f.apiBase !== 'OPENAI'}>
                   Azure OpenAI

@@ -151,7 +151,7 @@ function InviteForm({ roles, onCreated }: { roles: Role[]; onCreated: () => void
           </label>
           <label>
             Role
-            <select value={role} onChange={(e) => setRole(e.currentTarget.value as Role)}>
+            <select aria-label="Role" value={role} onChange={(e) => setRole(e.currentTarget.value as Role)}>
               {roles.map((r) => (
                 <option key={r} value={r}>
                   {r}

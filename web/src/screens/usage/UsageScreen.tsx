@@ -96,7 +96,7 @@ export function UsageScreen() {
         </label>
         <label>
           Group by
-          <select value={draft.groupBy} onChange={(e) => setDraft({ ...draft, groupBy: e.currentTarget.value as GroupBy })}>
+          <select aria-label="Group by" value={draft.groupBy} onChange={(e) => setDraft({ ...draft, groupBy: e.currentTarget.value as GroupBy })}>
             {GROUPS.filter(([g]) => admin || g !== 'user').map(([g, l]) => (
               <option key={g} value={g}>
                 {l}
@@ -219,7 +219,7 @@ function Budgets({ teamId, users }: { teamId: string; users: Array<Schemas['User
           <div class="row">
             <label>
               Applies to
-              <select value={f.scope} onChange={(e) => setF({ ...f, scope: e.currentTarget.value as typeof f.scope, scopeId: '' })}>
+              <select aria-label="Applies to" value={f.scope} onChange={(e) => setF({ ...f, scope: e.currentTarget.value as typeof f.scope, scopeId: '' })}>
                 <option value="team">The whole team</option>
                 <option value="user">One user</option>
                 <option value="apiKey">One API key</option>
@@ -228,7 +228,7 @@ function Budgets({ teamId, users }: { teamId: string; users: Array<Schemas['User
             {f.scope === 'user' && (
               <label>
                 User
-                <select value={f.scopeId} required onChange={(e) => setF({ ...f, scopeId: e.currentTarget.value })}>
+                <select aria-label="User" value={f.scopeId} required onChange={(e) => setF({ ...f, scopeId: e.currentTarget.value })}>
                   <option value="">Choose…</option>
                   {users.map((u) => (
                     <option key={u.id} value={u.id}>
@@ -246,7 +246,7 @@ function Budgets({ teamId, users }: { teamId: string; users: Array<Schemas['User
             )}
             <label>
               Period
-              <select value={f.period} onChange={(e) => setF({ ...f, period: e.currentTarget.value as typeof f.period })}>
+              <select aria-label="Period" value={f.period} onChange={(e) => setF({ ...f, period: e.currentTarget.value as typeof f.period })}>
                 <option value="day">Day</option>
                 <option value="month">Month</option>
                 <option value="total">Total (never resets)</option>
