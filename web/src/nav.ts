@@ -12,7 +12,16 @@ export interface NavEntry {
   roles?: Array<Me['user']['role']>;
 }
 
-export const NAV: NavEntry[] = [{ href: '/', label: 'Chat', prefixes: ['/', '/w/', '/workspaces'] }];
+export const NAV: NavEntry[] = [
+  { href: '/', label: 'Chat', prefixes: ['/', '/w/', '/workspaces'] },
+  // part 2 (issue 13): loaded on first use (pages.tsx)
+  { href: '/documents', label: 'Documents', prefixes: ['/documents'] },
+  { href: '/models', label: 'Models', prefixes: ['/models'] },
+  { href: '/logs', label: 'Logs', prefixes: ['/logs'] },
+  { href: '/usage', label: 'Usage', prefixes: ['/usage'] },
+  { href: '/team', label: 'Team', prefixes: ['/team'], roles: ['owner', 'admin'] },
+  { href: '/account', label: 'Account', prefixes: ['/account'] },
+];
 
 export function visibleNav(me: Me): NavEntry[] {
   return NAV.filter((e) => !e.roles || e.roles.includes(me.user.role));

@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import { principalOf } from '../../http/auth.js';
 import { acceptWrapped } from '../../http/bodies.js';
 import { bodyErrorResponses, errorResponses, problems, Uuid } from '../../http/schemas.js';
-import { CreateModelQuery, ModelIds, ModelListQuery, ModelRef, ModelRequest, NewModelRequest, type ModelT } from './schema.js';
+import { ConnectionTest, ConnectionTestBody, CreateModelQuery, ModelIds, ModelListQuery, ModelRef, ModelRequest, NewModelRequest, type ModelT } from './schema.js';
 import type { ModelsService } from './service.js';
 
 /** Configuration warnings (e.g. a contextWindow larger than the provider serves) also go to the log. */
@@ -65,5 +65,19 @@ export const modelRoutes: FastifyPluginAsyncTypebox<{ models: ModelsService }> =
     '/models/list/all',
     { preValidation: acceptWrapped('modelIds'), schema: { tags, operationId: 'listAllModelsByIds', summary: 'Get All Models From List (active and inactive)', body: ModelIds, response: manyFromBody } },
     async (req) => models.listByIds(principalOf(req), req.body, false),
+  );
+  app.post(
+    '/models/:modelId/test',
+    {
+      schema: {
+        tags,
+        operationId: 'testModelConnection',
+        summary: "Test a model's connection with a one-line prompt (team owner/admin; provider failures are the answer, not an error)",
+        params: Type.Object({ modelId: Uuid }),
+        body: ConnectionTestBody,
+        response: { 200: ConnectionTest, ...bodyErrorResponses },
+      },
+    },
+    async (req) => models.testConnection(principalOf(req), req.params.modelId, req.body.prompt),
   );
 };

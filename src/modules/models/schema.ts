@@ -112,3 +112,23 @@ export const ModelListQuery = Type.Object({
 });
 export const ModelIds = Type.Array(Uuid, { maxItems: 1000 });
 export const CreateModelQuery = Type.Object({ system: Type.Boolean({ default: false, description: 'create a system model (instance admin only)' }) });
+
+/** POST /models/{modelId}/test (web app, issue 13): one short prompt sent to the provider. */
+export const ConnectionTestBody = Type.Object(
+  { prompt: Type.String({ minLength: 1, maxLength: 2000, default: 'Reply with one short sentence to confirm you can read this.' }) },
+  { additionalProperties: false },
+);
+export const ConnectionTest = Type.Object({
+  ok: Type.Boolean({ description: 'whether the provider answered' }),
+  content: Nullable(Type.String({ description: "the provider's answer (ok only)" })),
+  finishReason: Nullable(Type.String()),
+  latencyMs: Type.Integer({ description: 'time the test took, in milliseconds' }),
+  error: Nullable(
+    Type.Object({
+      status: Type.Integer({ description: 'the status a chat call would have answered (400 configuration, 502 provider, 504 timeout, 429 rate limited)' }),
+      code: Type.String(),
+      detail: Type.String({ description: 'what went wrong, with the upstream status and code when there are some' }),
+    }),
+  ),
+});
+export type ConnectionTestT = Static<typeof ConnectionTest>;

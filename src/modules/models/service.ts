@@ -1,14 +1,14 @@
 import { TtlCache } from '../../cache.js';
 import type { Db } from '../../db/client.js';
 import { AppError, badRequest, conflict, notFound } from '../../errors.js';
-import { isSupportedConnection, supportsEmbeddings } from '../../providers/index.js';
+import { classifyProviderError, getAdapter, httpStatusFor, isSupportedConnection, supportsEmbeddings } from '../../providers/index.js';
 import type { ApiBase, ConnectionType, ProviderTarget } from '../../providers/types.js';
 import { assertProviderUrlAllowed } from '../../providers/url-guard.js';
 import { probeContextWindow, windowWarning } from '../../providers/window-probe.js';
 import { keyHint, maskSecret, type SecretBox } from '../../security/secret-box.js';
 import { requireInstanceAdmin, requireTeamAdmin, type Principal } from '../teams/service.js';
 import { ModelsRepo, type ModelInsert, type ModelRow, type ModelWithMembership } from './repo.js';
-import { MODEL_SETTING_KEYS, type ModelRequestT, type ModelSettingKey, type ModelT } from './schema.js';
+import { MODEL_SETTING_KEYS, type ConnectionTestT, type ModelRequestT, type ModelSettingKey, type ModelT } from './schema.js';
 
 const API_BASE_ALIASES: Record<string, ApiBase> = {
   OPENAI: 'OPENAI',
@@ -18,6 +18,10 @@ const API_BASE_ALIASES: Record<string, ApiBase> = {
   VENDOR_B: 'ANTHROPIC',
   VENDOR_C: 'GOOGLE',
 };
+/** A connection test asks for a one-line answer and waits at most this long (a person is watching). */
+const CONNECTION_TEST_MAX_TOKENS = 64;
+const CONNECTION_TEST_TIMEOUTS = { connectMs: 15_000, totalMs: 30_000, idleMs: 15_000 };
+
 const CONNECTION_ALIASES: Record<string, ConnectionType> = { URL: 'URL', AZURE: 'AZURE', CLOUD_PROVIDER_A: 'AZURE' };
 
 export function toModelView(m: ModelWithMembership): ModelT {
@@ -181,6 +185,46 @@ export class ModelsService {
     await this.repo.removeFromTeam(this.db, caller.teamId, id);
     this.changed(id);
     return toModelView({ ...m, inTeam: false });
+  }
+
+  /**
+   * Send one short prompt to the model's provider and report what came back. A failure of the
+   * provider (or of the model's configuration) is the test's answer, not an error of this call:
+   * the caller is an owner/admin, so the upstream status and code are included. Nothing is
+   * stored: no thread, no prompt log, no usage (docs/API.md, "Testing a model's connection").
+   */
+  async testConnection(caller: Principal, id: string, prompt: string): Promise<ConnectionTestT> {
+    requireTeamAdmin(caller);
+    const row = await this.repo.findVisible(this.db, caller.teamId, id);
+    if (!row) throw notFound('Model');
+    const started = performance.now();
+    const elapsed = () => Math.round(performance.now() - started);
+    let target: ProviderTarget;
+    try {
+      target = (await this.resolveNow({ ...row, active: true })).target;
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err;
+      return { ok: false, content: null, finishReason: null, latencyMs: elapsed(), error: { status: 400, code: err.code, detail: err.message } }; // resolveNow only refuses with bad_request
+    }
+    try {
+      const out = await getAdapter(target.apiBase, target.connectionType).complete({
+        target,
+        messages: [{ role: 'user', content: prompt }],
+        params: { maxTokens: CONNECTION_TEST_MAX_TOKENS },
+        timeouts: CONNECTION_TEST_TIMEOUTS,
+      });
+      return { ok: true, content: out.content, finishReason: out.finishReason, latencyMs: elapsed(), error: null };
+    } catch (err) {
+      const pe = classifyProviderError(err);
+      const upstream = [pe.upstreamStatus, pe.upstreamCode].filter((v) => v !== undefined).join(' ');
+      return {
+        ok: false,
+        content: null,
+        finishReason: null,
+        latencyMs: elapsed(),
+        error: { status: httpStatusFor(pe), code: pe.code, detail: `${pe.message}${upstream ? ` (upstream ${upstream})` : ''}` },
+      };
+    }
   }
 
   /** Ids among `ids` that the team does not use (for workspace validation). */

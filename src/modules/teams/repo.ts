@@ -78,6 +78,11 @@ export class TeamsRepo {
     await db.update(apiKeys).set({ revoked: new Date() }).where(and(eq(apiKeys.userId, userId), isNull(apiKeys.revoked)));
   }
 
+  async setRole(db: Executor, userId: number, role: Role): Promise<UserRow> {
+    const [row] = await db.update(users).set({ role }).where(eq(users.id, userId)).returning();
+    return row!;
+  }
+
   async insertKey(db: Executor, v: { userId: number; name: string; keyHash: string; prefix: string }): Promise<ApiKeyRow> {
     const [row] = await db.insert(apiKeys).values(v).returning();
     return row!;

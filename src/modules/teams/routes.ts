@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { inviteUrl, principalOf, publicOrigin } from '../../http/auth.js';
 import { bodyErrorResponses, errorResponses, INT32_MAX, problems, Uuid } from '../../http/schemas.js';
-import { CreateKeyBody, CreateTeamAnswer, CreateTeamBody, CreateUserAnswer, CreateUserBody, Me } from './schema.js';
+import { ChangeRoleBody, CreateKeyBody, CreateTeamAnswer, CreateTeamBody, CreateUserAnswer, CreateUserBody, Me } from './schema.js';
 import type { TeamsService } from './service.js';
 
 export const teamRoutes: FastifyPluginAsyncTypebox<{ teams: TeamsService; publicUrl: string | null }> = async (app, { teams, publicUrl }) => {
@@ -53,6 +53,21 @@ export const teamRoutes: FastifyPluginAsyncTypebox<{ teams: TeamsService; public
       await teams.deleteUser(principalOf(req), req.params.userId);
       return reply.code(204).send(null);
     },
+  );
+
+  app.patch(
+    '/users/:userId',
+    {
+      schema: {
+        tags,
+        operationId: 'changeUserRole',
+        summary: "Change a user's role (team owner/admin; only an owner grants or removes owner)",
+        params: Type.Object({ userId: Type.Integer({ minimum: 1, maximum: INT32_MAX }) }),
+        body: ChangeRoleBody,
+        response: { 200: Type.Ref('User'), ...bodyErrorResponses, ...problems(409) },
+      },
+    },
+    async (req) => teams.changeRole(principalOf(req), req.params.userId, req.body.role),
   );
 
   app.post(

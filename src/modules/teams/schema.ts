@@ -63,3 +63,6 @@ export const ApiKey = Type.Object(
   { $id: 'ApiKey' },
 );
 export const CreateKeyBody = Type.Object({ name: Name }, { additionalProperties: false });
+
+/** PATCH /users/{userId} (web app, issue 13): the one field a team owner/admin changes. */
+export const ChangeRoleBody = Type.Object({ role: Role }, { additionalProperties: false });

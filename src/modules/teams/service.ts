@@ -184,6 +184,21 @@ export class TeamsService {
     this.cache.deleteWhere((p) => p.userId === user.id);
   }
 
+  /**
+   * Change a user's role (owner/admin). Only an owner grants or takes away the owner role, and no
+   * one changes their own role, so a team never loses its last owner through this route.
+   */
+  async changeRole(caller: Principal, userId: number, role: Role): Promise<UserView> {
+    requireTeamAdmin(caller);
+    const user = await this.repo.findUser(this.db, caller.teamId, userId);
+    if (!user) throw notFound('User');
+    if (user.id === caller.userId) throw new AppError('conflict', 'cannot_change_own_role', 'You cannot change your own role');
+    if ((user.role === 'owner' || role === 'owner') && caller.role !== 'owner') throw forbidden('Only an owner may grant or remove the owner role');
+    const row = await this.repo.setRole(this.db, user.id, role);
+    this.cache.deleteWhere((p) => p.userId === user.id);
+    return userView(row);
+  }
+
   async createKey(caller: Principal, name: string): Promise<KeyView> {
     return this.addKey(caller.userId, name);
   }

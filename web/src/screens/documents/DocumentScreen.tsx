@@ -1,0 +1,169 @@
+/**
+ * One document set: its files (type, size, token size), each file's chunks, download of the
+ * original, uploads, deletion with confirmation, and the "test a question" box. Who may change
+ * it (its creator, a team owner/admin) sees the controls; others read it.
+ */
+import '../../components/admin.css';
+import { useState } from 'preact/hooks';
+import { api, data, type Plus } from '../../api/client';
+import { ConfirmButton } from '../../components/ConfirmButton';
+import { formatBytes, formatDate, formatNumber, isTeamAdmin } from '../../components/format';
+import { Link } from '../../components/Link';
+import { ErrorNote } from '../../components/Problem';
+import { useLoad } from '../../components/useLoad';
+import { navigate } from '../../router';
+import { useSession } from '../../session';
+import { AskBox } from './AskBox';
+import { DocumentForm } from './DocumentForm';
+import { UploadZone } from './UploadZone';
+
+type PlusFile = Plus['files'][number];
+
+export function NewDocument() {
+  return (
+    <section class="page narrow">
+      <h1>New document set</h1>
+      <DocumentForm submitLabel="Create" onSaved={(p) => navigate(`/documents/${p.id}`, { replace: true })} onCancel={() => navigate('/documents')} />
+    </section>
+  );
+}
+
+export function DocumentScreen({ plusId }: { plusId: string }) {
+  const { me } = useSession();
+  const entry = useLoad(() => data(api.GET('/api/v1/plus/{plusId}', { params: { path: { plusId } } })), [plusId]);
+  const [editing, setEditing] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const p = entry.value;
+  if (entry.error && !p)
+    return (
+      <section class="page">
+        <ErrorNote error={entry.error} />
+        <Link href="/documents">Back to documents</Link>
+      </section>
+    );
+  if (!p) return <p class="loading" aria-busy="true">Loading…</p>;
+  const canChange = p.userId === me.user.id || isTeamAdmin(me.user.role);
+  const totalTokens = p.files.reduce((n, f) => n + f.tokenSize, 0);
+
+  return (
+    <section class="page stack">
+      <div class="page-head">
+        <div>
+          <Link href="/documents" class="small">
+            ← Documents
+          </Link>
+          <h1>{p.title || 'Untitled'}</h1>
+        </div>
+        {canChange && !editing && (
+          <div class="actions">
+            <button type="button" onClick={() => setEditing(true)}>
+              Edit details
+            </button>
+            <ConfirmButton
+              label="Delete"
+              what={`document set ${p.title || 'Untitled'}`}
+              onConfirm={() => data(api.DELETE('/api/v1/plus/{plusId}', { params: { path: { plusId } } })).then(() => navigate('/documents', { replace: true }), setError)}
+            />
+          </div>
+        )}
+      </div>
+      <ErrorNote error={error} />
+      {editing ? (
+        <div class="card">
+          <DocumentForm
+            initial={p}
+            submitLabel="Save"
+            onSaved={(saved) => {
+              entry.set(saved);
+              setEditing(false);
+            }}
+            onCancel={() => setEditing(false)}
+          />
+        </div>
+      ) : (
+        <div class="card stack-tight">
+          <p>{p.description || <span class="muted">No description</span>}</p>
+          <p class="muted small">
+            {p.isPublic ? 'Public to the team' : 'Private'} · created {formatDate(p.created)} · {p.files.length} file{p.files.length === 1 ? '' : 's'}, {formatNumber(totalTokens)} tokens
+          </p>
+          {p.context && (
+            <details>
+              <summary>Context text</summary>
+              <pre class="context-text">{p.context}</pre>
+            </details>
+          )}
+        </div>
+      )}
+
+      {canChange && (
+        <section aria-labelledby="upload-title" class="stack">
+          <h2 id="upload-title">Add files</h2>
+          <UploadZone plusId={p.id} onUploaded={(updated) => entry.set(updated)} />
+        </section>
+      )}
+
+      <section aria-labelledby="files-title" class="stack">
+        <h2 id="files-title">Files</h2>
+        {p.files.length === 0 ? (
+          <p class="muted">No file yet.</p>
+        ) : (
+          <ul class="file-list" aria-label="Files">
+            {p.files.map((f) => (
+              <FileRow
+                key={f.id}
+                file={f}
+                canChange={canChange}
+                onDelete={() =>
+                  data(api.DELETE('/api/v1/plus/file/{fileId}', { params: { path: { fileId: f.id } } })).then(
+                    () => entry.set({ ...p, files: p.files.filter((x) => x.id !== f.id) }),
+                    setError,
+                  )
+                }
+              />
+            ))}
+          </ul>
+        )}
+      </section>
+
+      <AskBox plusId={p.id} />
+    </section>
+  );
+}
+
+function FileRow({ file, canChange, onDelete }: { file: PlusFile; canChange: boolean; onDelete: () => Promise<unknown> }) {
+  const [open, setOpen] = useState(false);
+  return (
+    <li class="card file-row">
+      <div class="file-head">
+        <div class="file-meta">
+          <strong class="file-name">{file.filename}</strong>
+          <span class="muted small">
+            {file.mimeType} · {formatBytes(file.bytes)} · {formatNumber(file.tokenSize)} tokens · {file.fileChunks.length} chunk{file.fileChunks.length === 1 ? '' : 's'}
+          </span>
+        </div>
+        <div class="actions">
+          <button type="button" class="small-button" aria-expanded={open} aria-label={`${open ? 'Hide' : 'Show'} chunks of ${file.filename}`} onClick={() => setOpen(!open)}>
+            {open ? 'Hide chunks' : 'Chunks'}
+          </button>
+          <a class="button small-button" href={`/api/v1/plus/file/${file.id}/content`} download={file.filename} aria-label={`Download ${file.filename}`}>
+            Download
+          </a>
+          {canChange && <ConfirmButton label="Delete" what={file.filename} onConfirm={onDelete} />}
+        </div>
+      </div>
+      {file.summary && <p class="small">{file.summary}</p>}
+      {open && (
+        <ol class="chunks" aria-label={`Chunks of ${file.filename}`}>
+          {file.fileChunks.map((c) => (
+            <li key={c.id} class="chunk">
+              <span class="muted small">
+                Chunk {c.id} · {formatNumber(c.tokenSize)} tokens
+              </span>
+              <pre>{c.fileData}</pre>
+            </li>
+          ))}
+        </ol>
+      )}
+    </li>
+  );
+}

@@ -1,0 +1,102 @@
+/** Drag-and-drop or pick files; each uploads on its own with a progress bar and its own outcome. */
+import { useRef, useState } from 'preact/hooks';
+import { ApiError, messageOf, type Plus } from '../../api/client';
+import { formatBytes } from '../../components/format';
+import { rejectionTitle, uploadFile } from './upload';
+
+interface Item {
+  key: number;
+  name: string;
+  size: number;
+  progress: number;
+  state: 'sending' | 'done' | 'rejected';
+  status?: number;
+  message?: string;
+}
+
+let nextKey = 1;
+
+export function UploadZone({ plusId, onUploaded }: { plusId: string; onUploaded: (p: Plus) => void }) {
+  const [items, setItems] = useState<Item[]>([]);
+  const [over, setOver] = useState(false);
+  const input = useRef<HTMLInputElement>(null);
+  const update = (key: number, patch: Partial<Item>) => setItems((list) => list.map((i) => (i.key === key ? { ...i, ...patch } : i)));
+
+  const send = (files: FileList | File[]) => {
+    const batch = [...files].map((file) => ({ file, item: { key: nextKey++, name: file.name, size: file.size, progress: 0, state: 'sending' as const } }));
+    setItems((list) => [...batch.map((b) => b.item), ...list]);
+    // One after another: the server ingests each file (parse, chunk, count tokens) before answering.
+    void batch.reduce(
+      (prev, { file, item }) =>
+        prev.then(() =>
+          uploadFile(plusId, file, (f) => update(item.key, { progress: f })).then(
+            (plus) => {
+              update(item.key, { state: 'done', progress: 1 });
+              onUploaded(plus);
+            },
+            (err: unknown) => update(item.key, { state: 'rejected', status: err instanceof ApiError ? err.status : undefined, message: messageOf(err) }),
+          ),
+        ),
+      Promise.resolve(),
+    );
+  };
+
+  return (
+    <div class="stack">
+      <div
+        class={`dropzone${over ? ' over' : ''}`}
+        onDragOver={(e) => {
+          e.preventDefault();
+          setOver(true);
+        }}
+        onDragLeave={() => setOver(false)}
+        onDrop={(e) => {
+          e.preventDefault();
+          setOver(false);
+          if (e.dataTransfer?.files.length) send(e.dataTransfer.files);
+        }}
+      >
+        <p>Drop files here, or</p>
+        <button type="button" onClick={() => input.current?.click()}>
+          Choose files…
+        </button>
+        <input
+          ref={input}
+          type="file"
+          multiple
+          class="visually-hidden"
+          aria-label="Files to upload"
+          tabIndex={-1}
+          onChange={(e) => {
+            const files = e.currentTarget.files;
+            if (files?.length) send([...files]);
+            e.currentTarget.value = '';
+          }}
+        />
+        <p class="hint">Text, Markdown, CSV, JSON, HTML, PDF and DOCX.</p>
+      </div>
+      {items.length > 0 && (
+        <ul class="uploads" aria-label="Uploads">
+          {items.map((i) => (
+            <li key={i.key} class={`upload ${i.state}`} aria-label={`Upload of ${i.name}`}>
+              <span class="upload-name">
+                {i.name} <span class="muted">({formatBytes(i.size)})</span>
+              </span>
+              {i.state === 'sending' && (
+                <progress max={1} value={i.progress} aria-label={`Progress of ${i.name}`}>
+                  {Math.round(i.progress * 100)}%
+                </progress>
+              )}
+              {i.state === 'done' && <span class="ok">Added</span>}
+              {i.state === 'rejected' && (
+                <span class="error-note" role="alert">
+                  <strong>{rejectionTitle(i.status ?? 0)}:</strong> {i.message}
+                </span>
+              )}
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,192 @@
+/**
+ * Prompt logs: date range, search, paging, sort, a row's full prompt and response, and a CSV of
+ * the current filter. The API decides what is shown: owners/admins the team's logs, members their own.
+ */
+import '../../components/admin.css';
+import { useState } from 'preact/hooks';
+import { api, data, type Schemas } from '../../api/client';
+import { dayToIso, formatDate, formatNumber, isTeamAdmin } from '../../components/format';
+import { ErrorNote } from '../../components/Problem';
+import { useLoad } from '../../components/useLoad';
+import { useSession } from '../../session';
+
+type Log = Schemas['PromptLog'];
+const SORTS = [
+  ['created,desc', 'Newest first'],
+  ['created,asc', 'Oldest first'],
+  ['latencyMs,desc', 'Slowest first'],
+  ['promptTokens,desc', 'Most prompt tokens'],
+  ['completionTokens,desc', 'Most answer tokens'],
+  ['modelName,asc', 'Model name'],
+  ['status,asc', 'Status'],
+] as const;
+
+interface Filter {
+  from: string;
+  to: string;
+  q: string;
+  sort: string;
+  size: number;
+}
+
+export function LogsScreen() {
+  const { me } = useSession();
+  const [draft, setDraft] = useState<Filter>({ from: '', to: '', q: '', sort: 'created,desc', size: 20 });
+  const [filter, setFilter] = useState<Filter>(draft);
+  const [page, setPage] = useState(0);
+  const [open, setOpen] = useState<string | null>(null);
+  const query = (f: Filter) => ({
+    ...(f.q.trim() ? { q: f.q.trim() } : {}),
+    ...(dayToIso(f.from) ? { startDate: dayToIso(f.from)! } : {}),
+    ...(dayToIso(f.to, true) ? { endDate: dayToIso(f.to, true)! } : {}),
+  });
+  const logs = useLoad(
+    () => data(api.GET('/api/v1/chat/prompt-logs/paged', { params: { query: { ...query(filter), page, size: filter.size, sort: [filter.sort] } } })),
+    [filter, page],
+  );
+  // The CSV route takes a required range: an open end is the widest range there is.
+  const csvParams = new URLSearchParams({
+    ...(filter.q.trim() ? { q: filter.q.trim() } : {}),
+    startDate: dayToIso(filter.from) ?? new Date(0).toISOString(),
+    endDate: dayToIso(filter.to, true) ?? new Date(Date.now() + 86_400_000).toISOString(),
+  });
+  const p = logs.value;
+
+  return (
+    <section class="page stack wide">
+      <div class="page-head">
+        <h1>Prompt logs</h1>
+        <a class="button" href={`/api/v1/chat/prompt-logs/csv?${csvParams.toString()}`} download="prompt-logs.csv">
+          Download CSV
+        </a>
+      </div>
+      <p class="muted small">{isTeamAdmin(me.user.role) ? "Every call made in the team." : 'Your own calls.'}</p>
+      <form
+        class="filters"
+        aria-label="Filter prompt logs"
+        onSubmit={(e) => {
+          e.preventDefault();
+          setPage(0);
+          setFilter({ ...draft });
+        }}
+      >
+        <label>
+          From
+          <input type="date" value={draft.from} onInput={(e) => setDraft({ ...draft, from: e.currentTarget.value })} />
+        </label>
+        <label>
+          To
+          <input type="date" value={draft.to} onInput={(e) => setDraft({ ...draft, to: e.currentTarget.value })} />
+        </label>
+        <label class="grow">
+          Search
+          <input type="search" value={draft.q} maxLength={500} placeholder="prompt or response text" onInput={(e) => setDraft({ ...draft, q: e.currentTarget.value })} />
+        </label>
+        <label>
+          Sort
+          <select aria-label="Sort" value={draft.sort} onChange={(e) => setDraft({ ...draft, sort: e.currentTarget.value })}>
+            {SORTS.map(([v, l]) => (
+              <option key={v} value={v}>
+                {l}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Per page
+          <select aria-label="Per page" value={draft.size} onChange={(e) => setDraft({ ...draft, size: Number(e.currentTarget.value) })}>
+            {[20, 50, 100].map((n) => (
+              <option key={n} value={n}>
+                {n}
+              </option>
+            ))}
+          </select>
+        </label>
+        <button type="submit" class="primary">
+          Apply
+        </button>
+      </form>
+      <ErrorNote error={logs.error} />
+      {logs.loading && !p && <p aria-busy="true">Loading…</p>}
+      {p && p.empty && <p class="muted">No prompt log matches.</p>}
+      {p && !p.empty && (
+        <>
+          <div class="table-wrap">
+            <table class="table logs" aria-label="Prompt logs">
+              <thead>
+                <tr>
+                  <th scope="col">When</th>
+                  <th scope="col">User</th>
+                  <th scope="col">Model</th>
+                  <th scope="col">Prompt</th>
+                  <th scope="col">Tokens</th>
+                  <th scope="col">Latency</th>
+                  <th scope="col">Status</th>
+                </tr>
+              </thead>
+              <tbody>
+                {p.content.map((l) => (
+                  <LogRow key={l.id} log={l} open={open === l.id} onToggle={() => setOpen(open === l.id ? null : l.id)} />
+                ))}
+              </tbody>
+            </table>
+          </div>
+          <nav class="pager" aria-label="Pages">
+            <button type="button" disabled={p.first} onClick={() => setPage(page - 1)}>
+              Previous
+            </button>
+            <span>
+              Page {p.number + 1} of {Math.max(p.totalPages, 1)} · {formatNumber(p.totalElements)} logs
+            </span>
+            <button type="button" disabled={p.last} onClick={() => setPage(page + 1)}>
+              Next
+            </button>
+          </nav>
+        </>
+      )}
+    </section>
+  );
+}
+
+function LogRow({ log: l, open, onToggle }: { log: Log; open: boolean; onToggle: () => void }) {
+  return (
+    <>
+      <tr class={open ? 'open' : ''}>
+        <td>{formatDate(l.created)}</td>
+        <td>{l.userId}</td>
+        <td>{l.modelName ?? '—'}</td>
+        <td class="excerpt">
+          <button type="button" class="link-button" aria-expanded={open} aria-label={`${open ? 'Hide' : 'Show'} the full prompt and response of the log from ${formatDate(l.created)}`} onClick={onToggle}>
+            {l.prompt.length > 80 ? `${l.prompt.slice(0, 80)}…` : l.prompt || '(empty)'}
+          </button>
+        </td>
+        <td>
+          {formatNumber(l.promptTokens)} / {formatNumber(l.completionTokens)}
+        </td>
+        <td>{l.latencyMs == null ? '—' : `${formatNumber(l.latencyMs)} ms`}</td>
+        <td>
+          <span class={`badge status-${l.status}`}>{l.status}</span>
+        </td>
+      </tr>
+      {open && (
+        <tr class="log-detail">
+          <td colSpan={7}>
+            <h3 class="small">Prompt</h3>
+            <pre>{l.prompt}</pre>
+            <h3 class="small">Response</h3>
+            <pre>{l.response ?? '(none)'}</pre>
+            {l.error && (
+              <p class="error-note">
+                <strong>Error:</strong> {l.error}
+              </p>
+            )}
+            <p class="muted small">
+              User {l.userId} · model {l.modelName ?? '—'} · {formatNumber(l.promptTokens)} prompt / {formatNumber(l.completionTokens)} answer tokens ·{' '}
+              {l.latencyMs == null ? '—' : `${formatNumber(l.latencyMs)} ms`} · workspace {l.workspaceId ?? '—'} · thread {l.threadId ?? '—'}
+            </p>
+          </td>
+        </tr>
+      )}
+    </>
+  );
+}

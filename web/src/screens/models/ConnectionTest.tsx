@@ -1,0 +1,55 @@
+/** "Test connection": a one-line prompt sent through the model; shows the answer or the provider's error. */
+import { useState } from 'preact/hooks';
+import { api, data, type Schemas } from '../../api/client';
+import { ErrorNote } from '../../components/Problem';
+
+type Result = NonNullable<Awaited<ReturnType<typeof runTest>>>;
+
+function runTest(modelId: string, prompt: string) {
+  return data(api.POST('/api/v1/models/{modelId}/test', { params: { path: { modelId } }, body: { prompt } }));
+}
+
+export function ConnectionTest({ model }: { model: Pick<Schemas['Model'], 'id' | 'name'> }) {
+  const [prompt, setPrompt] = useState('Reply with one short sentence to confirm you can read this.');
+  const [result, setResult] = useState<Result | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  return (
+    <form
+      class="stack connection-test"
+      aria-label={`Test the connection of ${model.name}`}
+      onSubmit={(e) => {
+        e.preventDefault();
+        setBusy(true);
+        setError(null);
+        setResult(null);
+        runTest(model.id, prompt)
+          .then(setResult, setError)
+          .finally(() => setBusy(false));
+      }}
+    >
+      <div class="ask-form">
+        <label class="grow">
+          Test prompt
+          <input value={prompt} maxLength={2000} required onInput={(e) => setPrompt(e.currentTarget.value)} />
+        </label>
+        <button type="submit" disabled={busy || !prompt.trim()}>
+          {busy ? 'Testing…' : 'Test connection'}
+        </button>
+      </div>
+      <ErrorNote error={error} />
+      {result?.ok && (
+        <div class="ok-note" role="status">
+          <strong>Connected</strong> ({result.latencyMs} ms): {result.content}
+        </div>
+      )}
+      {result && !result.ok && result.error && (
+        <div class="error-note" role="alert">
+          <p>
+            <strong>Connection failed</strong> ({result.error.status} {result.error.code}): {result.error.detail}
+          </p>
+        </div>
+      )}
+    </form>
+  );
+}

@@ -1,0 +1,242 @@
+/**
+ * Create or edit a model: provider fields, window, credits, prompt wrapper and flags. The API key
+ * is write-only: the form shows the stored mask, sends a key only when one is typed (or null when
+ * "Remove the stored key" is ticked) and never receives the key itself.
+ */
+import '../../components/admin.css';
+import { useEffect, useState } from 'preact/hooks';
+import { api, data, type Model } from '../../api/client';
+import type { paths } from '../../api/openapi';
+import { ErrorNote } from '../../components/Problem';
+import { navigate } from '../../router';
+import { ConnectionTest } from './ConnectionTest';
+
+type ModelRequest = NonNullable<paths['/api/v1/models/{modelId}']['patch']['requestBody']>['content']['application/json'];
+
+const FLAGS = [
+  ['active', 'Active (can be used)'],
+  ['usesSystemPrompts', 'Takes system prompts'],
+  ['instructionFollowing', 'Follows instructions'],
+  ['hasVision', 'Reads images'],
+  ['imageGen', 'Generates images'],
+  ['specialized', 'Specialised'],
+  ['internalUseOnly', 'Internal use only'],
+] as const;
+type Flag = (typeof FLAGS)[number][0];
+
+interface FormState {
+  name: string;
+  apiBase: 'OPENAI' | 'ANTHROPIC' | 'GOOGLE';
+  connectionType: 'URL' | 'AZURE';
+  url: string;
+  baseModel: string;
+  contextWindow: string;
+  chatCredits: string;
+  modelRating: string;
+  wrapperName: string;
+  wrapperValue: string;
+  flags: Record<Flag, boolean>;
+  newKey: string;
+  removeKey: boolean;
+}
+
+function fromModel(m: Model | null): FormState {
+  return {
+    name: m?.name ?? '',
+    apiBase: m?.apiBase ?? 'OPENAI',
+    connectionType: m?.connectionType ?? 'URL',
+    url: m?.url ?? '',
+    baseModel: m?.baseModel ?? '',
+    contextWindow: m?.contextWindow != null ? String(m.contextWindow) : '',
+    chatCredits: String(m?.chatCredits ?? 0),
+    modelRating: m?.modelRating != null ? String(m.modelRating) : '',
+    wrapperName: m?.promptWrapper?.wrapperName ?? '',
+    wrapperValue: m?.promptWrapper?.value ?? '',
+    flags: Object.fromEntries(FLAGS.map(([k]) => [k, m ? Boolean(m[k]) : k === 'active' || k === 'usesSystemPrompts' || k === 'instructionFollowing'])) as Record<Flag, boolean>,
+    newKey: '',
+    removeKey: false,
+  };
+}
+
+const intOrNull = (s: string): number | null => (s.trim() === '' ? null : Number(s));
+
+function toRequest(f: FormState): ModelRequest {
+  const body: ModelRequest = {
+    name: f.name.trim(),
+    apiBase: f.apiBase,
+    connectionType: f.connectionType,
+    url: f.url.trim() || null,
+    baseModel: f.baseModel.trim() || null,
+    contextWindow: intOrNull(f.contextWindow),
+    chatCredits: Number(f.chatCredits || 0),
+    modelRating: intOrNull(f.modelRating),
+    promptWrapper: f.wrapperName.trim() || f.wrapperValue.trim() ? { wrapperName: f.wrapperName.trim(), value: f.wrapperValue } : null,
+    ...f.flags,
+  };
+  if (f.removeKey) body.apiKey = null;
+  else if (f.newKey) body.apiKey = f.newKey;
+  return body;
+}
+
+export function ModelForm({ modelId, system = false }: { modelId?: string; system?: boolean }) {
+  const [model, setModel] = useState<Model | null>(null);
+  const [f, setF] = useState<FormState>(fromModel(null));
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const [warnings, setWarnings] = useState<string[]>([]);
+  useEffect(() => {
+    if (!modelId) return;
+    data(api.GET('/api/v1/models/{modelId}', { params: { path: { modelId } } })).then((m) => {
+      setModel(m);
+      setF(fromModel(m));
+    }, setError);
+  }, [modelId]);
+  if (modelId && !model) return <section class="page narrow">{error ? <ErrorNote error={error} /> : <p aria-busy="true">Loading…</p>}</section>;
+  const isSystem = model ? model.system : system;
+  const set = (patch: Partial<FormState>) => setF({ ...f, ...patch });
+
+  return (
+    <section class="page narrow stack">
+      <h1>{model ? `Edit ${model.name}` : isSystem ? 'New system model' : 'New model'}</h1>
+      <form
+        class="stack"
+        onSubmit={(e) => {
+          e.preventDefault();
+          setBusy(true);
+          setError(null);
+          const body = toRequest(f);
+          const call = model
+            ? data(api.PATCH('/api/v1/models/{modelId}', { params: { path: { modelId: model.id } }, body }))
+            : data(api.POST('/api/v1/models', { params: { query: { system: isSystem } }, body: { ...body, name: body.name ?? '' } }));
+          call
+            .then((saved) => {
+              setModel(saved);
+              setF(fromModel(saved));
+              setWarnings(saved.warnings ?? []);
+              if (!model) navigate(`/models/${saved.id}/edit`, { replace: true });
+            }, setError)
+            .finally(() => setBusy(false));
+        }}
+      >
+        <label>
+          Name
+          <input value={f.name} required maxLength={200} onInput={(e) => set({ name: e.currentTarget.value })} />
+        </label>
+        <fieldset>
+          <legend>Provider</legend>
+          <div class="row">
+            <label>
+              Protocol
+              <select aria-label="Protocol" value={f.apiBase} onChange={(e) => set({ apiBase: e.currentTarget.value as FormState['apiBase'], ...(e.currentTarget.value !== 'OPENAI' ? { connectionType: 'URL' } : {}) })}>
+                <option value="OPENAI">OpenAI-compatible</option>
+                <option value="ANTHROPIC">Anthropic</option>
+                <option value="GOOGLE">Google Gemini</option>
+              </select>
+            </label>
+            <label>
+              Connection type
+              <select aria-label="Connection type" value={f.connectionType} onChange={(e) => set({ connectionType: e.currentTarget.value as FormState['connectionType'] })}>
+                <option value="URL">URL</option>
+                <option value="AZURE" disabled={f.apiBase !== 'OPENAI'}>
+                  Azure OpenAI
+                </option>
+              </select>
+            </label>
+          </div>
+          <label>
+            URL
+            <input value={f.url} maxLength={2048} placeholder="empty: the provider's public address" onInput={(e) => set({ url: e.currentTarget.value })} />
+          </label>
+          <label>
+            Base model
+            <input value={f.baseModel} maxLength={200} placeholder={f.connectionType === 'AZURE' ? 'deployment name' : 'e.g. gpt-4o-mini'} onInput={(e) => set({ baseModel: e.currentTarget.value })} />
+          </label>
+          <label>
+            API key
+            <input
+              type="password"
+              autoComplete="new-password"
+              value={f.newKey}
+              disabled={f.removeKey}
+              maxLength={4096}
+              placeholder={model?.apiKey ? `stored: ${model.apiKey} — type to replace` : 'none stored'}
+              aria-describedby="key-hint"
+              onInput={(e) => set({ newKey: e.currentTarget.value })}
+            />
+            <span class="hint" id="key-hint">
+              {model?.apiKey ? `A key is stored (${model.apiKey}). It is never shown; leave this empty to keep it.` : 'Stored encrypted; never shown again.'}
+            </span>
+          </label>
+          {model?.apiKey && (
+            <label class="check">
+              <input type="checkbox" checked={f.removeKey} onChange={(e) => set({ removeKey: e.currentTarget.checked, newKey: '' })} />
+              Remove the stored key
+            </label>
+          )}
+        </fieldset>
+        <fieldset>
+          <legend>Limits and price</legend>
+          <div class="row numbers">
+            <label>
+              Context window (tokens)
+              <input type="number" min={1} max={100000000} value={f.contextWindow} onInput={(e) => set({ contextWindow: e.currentTarget.value })} />
+            </label>
+            <label>
+              Credits per 1,000 tokens
+              <input type="number" min={0} max={1000000} step={1} value={f.chatCredits} onInput={(e) => set({ chatCredits: e.currentTarget.value })} />
+            </label>
+            <label>
+              Rating (0–100)
+              <input type="number" min={0} max={100} value={f.modelRating} onInput={(e) => set({ modelRating: e.currentTarget.value })} />
+            </label>
+          </div>
+        </fieldset>
+        <fieldset>
+          <legend>Prompt wrapper</legend>
+          <label>
+            Wrapper name
+            <input value={f.wrapperName} maxLength={200} onInput={(e) => set({ wrapperName: e.currentTarget.value })} />
+          </label>
+          <label>
+            Wrapper template
+            <textarea rows={3} value={f.wrapperValue} maxLength={20000} onInput={(e) => set({ wrapperValue: e.currentTarget.value })} />
+          </label>
+        </fieldset>
+        <fieldset>
+          <legend>Flags</legend>
+          <div class="flags">
+            {FLAGS.map(([k, label]) => (
+              <label class="check" key={k}>
+                <input type="checkbox" checked={f.flags[k]} onChange={(e) => set({ flags: { ...f.flags, [k]: e.currentTarget.checked } })} />
+                {label}
+              </label>
+            ))}
+          </div>
+        </fieldset>
+        <ErrorNote error={error} />
+        {warnings.length > 0 && (
+          <div class="warn-note" role="status">
+            {warnings.map((w) => (
+              <p key={w}>{w}</p>
+            ))}
+          </div>
+        )}
+        <div class="actions">
+          <button type="submit" class="primary" disabled={busy}>
+            {model ? 'Save' : 'Create'}
+          </button>
+          <button type="button" onClick={() => navigate('/models')}>
+            Back to models
+          </button>
+        </div>
+      </form>
+      {model && (
+        <section class="card" aria-labelledby="test-title">
+          <h2 id="test-title">Test the connection</h2>
+          <p class="hint">Uses the saved settings: save first.</p>
+          <ConnectionTest model={model} />
+        </section>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,116 @@
+/**
+ * Models: the team's own models and the instance's system models. Owners/admins add system models
+ * to the team or remove them, create and edit team models and test connections; the instance admin
+ * also creates and edits system models. Members see the list only.
+ */
+import '../../components/admin.css';
+import { useState } from 'preact/hooks';
+import { api, data, type Model } from '../../api/client';
+import { formatNumber, isTeamAdmin } from '../../components/format';
+import { Link } from '../../components/Link';
+import { ErrorNote } from '../../components/Problem';
+import { useLoad } from '../../components/useLoad';
+import { useSession } from '../../session';
+import { ConnectionTest } from './ConnectionTest';
+
+export function ModelList() {
+  const { me } = useSession();
+  const admin = isTeamAdmin(me.user.role);
+  const list = useLoad(() => data(api.GET('/api/v1/models/all', { params: { query: { includeSystem: true } } })), []);
+  const [error, setError] = useState<unknown>(null);
+  const team = list.value?.filter((m) => !m.system) ?? [];
+  const system = list.value?.filter((m) => m.system) ?? [];
+
+  const membership = (m: Model, add: boolean) =>
+    data(api.POST(add ? '/api/v1/models/add-to-team' : '/api/v1/models/remove-from-team', { body: { id: m.id } })).then(list.reload, setError);
+
+  return (
+    <section class="page stack">
+      <div class="page-head">
+        <h1>Models</h1>
+        {admin && (
+          <div class="actions">
+            <Link href="/models/new" class="button primary">
+              New model
+            </Link>
+            {me.user.instanceAdmin && (
+              <Link href="/models/new?system=true" class="button">
+                New system model
+              </Link>
+            )}
+          </div>
+        )}
+      </div>
+      <ErrorNote error={list.error ?? error} />
+      {list.loading && !list.value && <p aria-busy="true">Loading…</p>}
+      {list.value && (
+        <>
+          <section aria-labelledby="team-models" class="stack">
+            <h2 id="team-models">Team models</h2>
+            {team.length === 0 && <p class="muted">The team has no model of its own yet.</p>}
+            <ul class="model-list" aria-label="Team models">
+              {team.map((m) => (
+                <ModelRow key={m.id} model={m} canEdit={admin} canTest={admin} />
+              ))}
+            </ul>
+          </section>
+          <section aria-labelledby="system-models" class="stack">
+            <h2 id="system-models">System models</h2>
+            <p class="muted small">Defined for the whole instance; a team uses one once it has added it.</p>
+            {system.length === 0 && <p class="muted">No system model on this instance.</p>}
+            <ul class="model-list" aria-label="System models">
+              {system.map((m) => (
+                <ModelRow
+                  key={m.id}
+                  model={m}
+                  canEdit={me.user.instanceAdmin}
+                  canTest={admin}
+                  membership={
+                    admin ? (
+                      <button type="button" class="small-button" aria-label={`${m.inTeam ? 'Remove' : 'Add'} ${m.name} ${m.inTeam ? 'from' : 'to'} the team`} onClick={() => void membership(m, !m.inTeam)}>
+                        {m.inTeam ? 'Remove from team' : 'Add to team'}
+                      </button>
+                    ) : null
+                  }
+                />
+              ))}
+            </ul>
+          </section>
+        </>
+      )}
+    </section>
+  );
+}
+
+function ModelRow({ model: m, canEdit, canTest, membership }: { model: Model; canEdit: boolean; canTest: boolean; membership?: preact.ComponentChildren }) {
+  const [testing, setTesting] = useState(false);
+  return (
+    <li class="card model-row">
+      <div class="file-head">
+        <div class="file-meta">
+          <strong>
+            {m.name} {!m.active && <span class="badge">inactive</span>} {m.system && <span class="badge">{m.inTeam ? 'in team' : 'not in team'}</span>}
+          </strong>
+          <span class="muted small">
+            {m.apiBase}
+            {m.connectionType === 'AZURE' ? ' (Azure)' : ''} · {m.baseModel ?? 'no base model'} · window {formatNumber(m.contextWindow)} · {m.chatCredits ? `${m.chatCredits} credits / 1K tokens` : 'free'}
+          </span>
+        </div>
+        <div class="actions">
+          {membership}
+          {canTest && (
+            <button type="button" class="small-button" aria-expanded={testing} aria-label={`Test connection of ${m.name}`} onClick={() => setTesting(!testing)}>
+              Test
+            </button>
+          )}
+          {canEdit && (
+            <Link href={`/models/${m.id}/edit`} class="button small-button" aria-label={`Edit ${m.name}`}>
+              Edit
+            </Link>
+          )}
+        </div>
+      </div>
+      {testing && <ConnectionTest model={m} />}
+    </li>
+  );
+}

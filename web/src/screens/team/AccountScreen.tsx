@@ -1,0 +1,145 @@
+/** My account (everyone): my API keys (created and shown once, listed, revoked) and my password. */
+import '../../components/admin.css';
+import { useState } from 'preact/hooks';
+import { api, data } from '../../api/client';
+import { ConfirmButton } from '../../components/ConfirmButton';
+import { CopyButton } from '../../components/CopyButton';
+import { formatDate } from '../../components/format';
+import { ErrorNote } from '../../components/Problem';
+import { useLoad } from '../../components/useLoad';
+import { useSession } from '../../session';
+
+export function AccountScreen() {
+  const { me } = useSession();
+  return (
+    <section class="page narrow stack">
+      <h1>My account</h1>
+      <p class="muted">
+        {me.user.name} · {me.user.email} · {me.user.role} of {me.team.name}
+      </p>
+      <ApiKeys />
+      <PasswordForm />
+    </section>
+  );
+}
+
+function ApiKeys() {
+  const keys = useLoad(() => data(api.GET('/api/v1/api-keys')), []);
+  const [name, setName] = useState('');
+  const [fresh, setFresh] = useState<{ name: string; key: string } | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  return (
+    <section class="card stack" aria-labelledby="keys-title">
+      <h2 id="keys-title">My API keys</h2>
+      <p class="muted small">For programs (the API, OpenAI-compatible clients). A key acts as you.</p>
+      <form
+        class="ask-form"
+        onSubmit={(e) => {
+          e.preventDefault();
+          setBusy(true);
+          setError(null);
+          data(api.POST('/api/v1/api-keys', { body: { name: name.trim() } }))
+            .then((k) => {
+              setFresh({ name: k.name, key: k.key ?? '' });
+              setName('');
+              keys.reload();
+            }, setError)
+            .finally(() => setBusy(false));
+        }}
+      >
+        <label class="grow">
+          Key name
+          <input value={name} required maxLength={200} placeholder="e.g. laptop script" onInput={(e) => setName(e.currentTarget.value)} />
+        </label>
+        <button type="submit" class="primary" disabled={busy || !name.trim()}>
+          Create key
+        </button>
+      </form>
+      {fresh && (
+        <div class="shown-once" role="status" aria-label="New API key">
+          <p>
+            Key <strong>{fresh.name}</strong> created. Copy it now: it is shown only once.
+          </p>
+          <p class="secret-line">
+            <code>{fresh.key}</code> <CopyButton text={fresh.key} what="new API key" />
+          </p>
+        </div>
+      )}
+      <ErrorNote error={keys.error ?? error} />
+      {keys.value && keys.value.length === 0 && <p class="muted">No key.</p>}
+      {keys.value && keys.value.length > 0 && (
+        <ul class="user-list" aria-label="API keys">
+          {keys.value.map((k) => (
+            <li key={k.id} class="user-row">
+              <div class="file-meta">
+                <strong>{k.name}</strong>
+                <span class="muted small">
+                  <code>{k.prefix}…</code> · created {formatDate(k.created)}
+                </span>
+              </div>
+              <ConfirmButton label="Revoke" what={`key ${k.name}`} onConfirm={() => data(api.DELETE('/api/v1/api-keys/{id}', { params: { path: { id: k.id } } })).then(keys.reload, setError)} />
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
+
+function PasswordForm() {
+  const [current, setCurrent] = useState('');
+  const [next, setNext] = useState('');
+  const [again, setAgain] = useState('');
+  const [error, setError] = useState<unknown>(null);
+  const [done, setDone] = useState(false);
+  const [busy, setBusy] = useState(false);
+  return (
+    <section class="card stack" aria-labelledby="password-title">
+      <h2 id="password-title">My password</h2>
+      <form
+        class="stack"
+        onSubmit={(e) => {
+          e.preventDefault();
+          setDone(false);
+          if (next.length < 8) return setError(new Error('The new password needs at least 8 characters.'));
+          if (next !== again) return setError(new Error('The two new passwords differ.'));
+          setBusy(true);
+          setError(null);
+          data(api.POST('/api/v1/me/password', { body: { currentPassword: current, newPassword: next } }))
+            .then(() => {
+              setDone(true);
+              setCurrent('');
+              setNext('');
+              setAgain('');
+            }, setError)
+            .finally(() => setBusy(false));
+        }}
+      >
+        <label>
+          Current password
+          <input type="password" autoComplete="current-password" value={current} required onInput={(e) => setCurrent(e.currentTarget.value)} />
+        </label>
+        <label>
+          New password
+          <input type="password" autoComplete="new-password" minLength={8} value={next} required onInput={(e) => setNext(e.currentTarget.value)} />
+        </label>
+        <label>
+          New password again
+          <input type="password" autoComplete="new-password" minLength={8} value={again} required onInput={(e) => setAgain(e.currentTarget.value)} />
+        </label>
+        <ErrorNote error={error} />
+        {done && (
+          <p class="ok-note" role="status">
+            Password changed.
+          </p>
+        )}
+        <div class="actions">
+          <button type="submit" class="primary" disabled={busy}>
+            Change password
+          </button>
+        </div>
+      </form>
+    </section>
+  );
+}
