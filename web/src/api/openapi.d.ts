@@ -647,6 +647,147 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/budgets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Budgets of the team (a member: those that apply to them) */
+        get: operations["listBudgets"];
+        put?: never;
+        /** Set a budget and/or rate limit on the team, a user or an API key (owner/admin) */
+        post: operations["createBudget"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/budgets/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove a budget (owner/admin) */
+        delete: operations["deleteBudget"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Usage grouped by day, user, model, workspace or API key (a member: their own) */
+        get: operations["getUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/usage/csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The usage report as CSV */
+        get: operations["exportUsageCsv"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/me/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's spend and what is left under each budget that applies to them */
+        get: operations["getMyUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/embeddings/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The team's embedding model for its Plus entries, and embedding progress */
+        get: operations["getEmbeddingSettings"];
+        /** Choose the team's embedding model (owner/admin); every file is (re-)embedded in the background */
+        put: operations["setEmbeddingSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/models": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the workspaces (and their models) as OpenAI models */
+        get: operations["listOpenAIModels"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/chat/completions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * OpenAI-compatible chat completion, plain or streamed
+         * @description With `stream: true`: server-sent events, each a `data:` line holding one OpenAIChatCompletionChunk as JSON. The first chunk carries `delta.role`, `atrium` and, when document context was used, `atrium_sources`; then content chunks; then a chunk with `finish_reason`; with `stream_options.include_usage` a last chunk with empty `choices` and `usage`. A failure after the stream started is one `data: {"error": {…}}` line. The stream always ends with `data: [DONE]`. Without `stream`: one OpenAIChatCompletion.
+         */
+        post: operations["createOpenAIChatCompletion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -721,6 +862,9 @@ export interface components {
                 value: string;
             } | null;
             modelRating: number | null;
+            /** @description chat: answers in workspaces; embedding: turns text into vectors for a team's Plus entries (team embedding setting). Default chat */
+            kind: "chat" | "embedding";
+            embeddingDimensions: number | null;
             settingsAvailable: {
                 fieldName: string;
                 name: string;
@@ -765,6 +909,8 @@ export interface components {
             greeting: string | null;
             samplePrompts: string[];
             models: components["schemas"]["WorkspaceModel"][];
+            /** @description Plus entries every chat turn in this workspace draws context from (those the caller may see) */
+            plusIds: string[];
             userId: number;
             /** Format: date-time */
             created: string;
@@ -795,8 +941,28 @@ export interface components {
                 fileId: string | null;
                 filename: string | null;
                 chunkId: number | null;
+                /** @description final score (what ordered the chunks) */
                 score: number;
                 excerpt: string;
+                /** @description 1-based final rank among the candidate chunks (absent on answers stored before ranks were recorded) */
+                rank?: number;
+                /** @description where the chunk stood in each ranked list */
+                ranking?: {
+                    /** @description full-text (BM25) ranking; null when full-text search did not find the chunk */
+                    lexical: {
+                        /** @description score in this ranked list (higher is better) */
+                        score: number;
+                        /** @description 1-based place in this ranked list */
+                        rank: number;
+                    } | null;
+                    /** @description vector (embedding) ranking; null without an embedding model, or when it did not find the chunk */
+                    vector: {
+                        /** @description score in this ranked list (higher is better) */
+                        score: number;
+                        /** @description 1-based place in this ranked list */
+                        rank: number;
+                    } | null;
+                };
             }[];
             /** Format: date-time */
             created: string;
@@ -819,8 +985,28 @@ export interface components {
                 fileId: string | null;
                 filename: string | null;
                 chunkId: number | null;
+                /** @description final score (what ordered the chunks) */
                 score: number;
                 excerpt: string;
+                /** @description 1-based final rank among the candidate chunks (absent on answers stored before ranks were recorded) */
+                rank?: number;
+                /** @description where the chunk stood in each ranked list */
+                ranking?: {
+                    /** @description full-text (BM25) ranking; null when full-text search did not find the chunk */
+                    lexical: {
+                        /** @description score in this ranked list (higher is better) */
+                        score: number;
+                        /** @description 1-based place in this ranked list */
+                        rank: number;
+                    } | null;
+                    /** @description vector (embedding) ranking; null without an embedding model, or when it did not find the chunk */
+                    vector: {
+                        /** @description score in this ranked list (higher is better) */
+                        score: number;
+                        /** @description 1-based place in this ranked list */
+                        rank: number;
+                    } | null;
+                };
             }[];
         } | {
             /** @enum {string} */
@@ -886,8 +1072,28 @@ export interface components {
                     fileId: string | null;
                     filename: string | null;
                     chunkId: number | null;
+                    /** @description final score (what ordered the chunks) */
                     score: number;
                     excerpt: string;
+                    /** @description 1-based final rank among the candidate chunks (absent on answers stored before ranks were recorded) */
+                    rank?: number;
+                    /** @description where the chunk stood in each ranked list */
+                    ranking?: {
+                        /** @description full-text (BM25) ranking; null when full-text search did not find the chunk */
+                        lexical: {
+                            /** @description score in this ranked list (higher is better) */
+                            score: number;
+                            /** @description 1-based place in this ranked list */
+                            rank: number;
+                        } | null;
+                        /** @description vector (embedding) ranking; null without an embedding model, or when it did not find the chunk */
+                        vector: {
+                            /** @description score in this ranked list (higher is better) */
+                            score: number;
+                            /** @description 1-based place in this ranked list */
+                            rank: number;
+                        } | null;
+                    };
                 }[];
                 status: "ok" | "error" | "interrupted";
             }[];
@@ -938,6 +1144,14 @@ export interface components {
                 created: string;
                 summary: string | null;
                 threadId: string | null;
+                embedding: {
+                    status: "pending" | "embedding" | "ready" | "failed";
+                    error: string | null;
+                    /** @description attempts with the current model */
+                    attempts: number;
+                    /** Format: date-time */
+                    updated: string;
+                } | null;
             }[];
         };
         PlusSummary: {
@@ -946,6 +1160,180 @@ export interface components {
             title: string | null;
             description: string | null;
             isPublic: boolean;
+        };
+        Budget: {
+            /** Format: uuid */
+            id: string;
+            /** @description what the budget limits */
+            scope: "team" | "user" | "apiKey";
+            scopeId: string;
+            /** @description calendar period in UTC; total never resets */
+            period: "day" | "month" | "total";
+            credits: number | null;
+            requestsPerMinute: number | null;
+            /** @description credits spent (and reserved by calls in flight) in the current period */
+            spent: number;
+            remaining: number | null;
+            /** Format: date-time */
+            periodStart: string;
+            resetsAt: string | null;
+            /** Format: date-time */
+            created: string;
+        };
+        UsageRow: {
+            key: string | null;
+            requests: number;
+            promptTokens: number;
+            completionTokens: number;
+            credits: number;
+        };
+        OpenAIError: {
+            error: {
+                message: string;
+                /** @description invalid_request_error, authentication_error, permission_error, rate_limit_error, api_error, server_error */
+                type: string;
+                param: string | null;
+                code: string | null;
+            };
+        };
+        OpenAIChatCompletion: {
+            id: string;
+            /** @enum {string} */
+            object: "chat.completion";
+            /** @description Unix time, seconds */
+            created: number;
+            model: string;
+            system_fingerprint: null;
+            choices: {
+                index: number;
+                message: {
+                    /** @enum {string} */
+                    role: "assistant";
+                    content: string;
+                    refusal: null;
+                };
+                finish_reason: "stop" | "length" | "content_filter" | "tool_calls";
+                logprobs: null;
+            }[];
+            usage: {
+                prompt_tokens: number;
+                completion_tokens: number;
+                total_tokens: number;
+            };
+            /** @description the document context used, when any */
+            atrium_sources?: {
+                /** Format: uuid */
+                plusId: string;
+                fileId: string | null;
+                filename: string | null;
+                chunkId: number | null;
+                /** @description final score (what ordered the chunks) */
+                score: number;
+                excerpt: string;
+                /** @description 1-based final rank among the candidate chunks (absent on answers stored before ranks were recorded) */
+                rank?: number;
+                /** @description where the chunk stood in each ranked list */
+                ranking?: {
+                    /** @description full-text (BM25) ranking; null when full-text search did not find the chunk */
+                    lexical: {
+                        /** @description score in this ranked list (higher is better) */
+                        score: number;
+                        /** @description 1-based place in this ranked list */
+                        rank: number;
+                    } | null;
+                    /** @description vector (embedding) ranking; null without an embedding model, or when it did not find the chunk */
+                    vector: {
+                        /** @description score in this ranked list (higher is better) */
+                        score: number;
+                        /** @description 1-based place in this ranked list */
+                        rank: number;
+                    } | null;
+                };
+            }[];
+            atrium: {
+                threadId: string | null;
+                messageId: string | null;
+                /** Format: uuid */
+                modelId: string;
+            };
+        };
+        /** @description the data of each `data:` line of a stream (one with `error` instead when the turn fails after the stream started), which ends with `data: [DONE]` */
+        OpenAIChatCompletionChunk: {
+            id: string;
+            /** @enum {string} */
+            object: "chat.completion.chunk";
+            created: number;
+            model: string;
+            system_fingerprint: null;
+            choices: {
+                index: number;
+                delta: {
+                    /** @enum {string} */
+                    role?: "assistant";
+                    content?: string;
+                };
+                finish_reason: ("stop" | "length" | "content_filter" | "tool_calls") | null;
+                logprobs: null;
+            }[];
+            usage?: {
+                prompt_tokens: number;
+                completion_tokens: number;
+                total_tokens: number;
+            } | null;
+            atrium_sources?: {
+                /** Format: uuid */
+                plusId: string;
+                fileId: string | null;
+                filename: string | null;
+                chunkId: number | null;
+                /** @description final score (what ordered the chunks) */
+                score: number;
+                excerpt: string;
+                /** @description 1-based final rank among the candidate chunks (absent on answers stored before ranks were recorded) */
+                rank?: number;
+                /** @description where the chunk stood in each ranked list */
+                ranking?: {
+                    /** @description full-text (BM25) ranking; null when full-text search did not find the chunk */
+                    lexical: {
+                        /** @description score in this ranked list (higher is better) */
+                        score: number;
+                        /** @description 1-based place in this ranked list */
+                        rank: number;
+                    } | null;
+                    /** @description vector (embedding) ranking; null without an embedding model, or when it did not find the chunk */
+                    vector: {
+                        /** @description score in this ranked list (higher is better) */
+                        score: number;
+                        /** @description 1-based place in this ranked list */
+                        rank: number;
+                    } | null;
+                };
+            }[];
+            atrium?: {
+                threadId: string | null;
+                messageId: string | null;
+                /** Format: uuid */
+                modelId: string;
+            };
+        };
+        OpenAIModelList: {
+            /** @enum {string} */
+            object: "list";
+            data: {
+                /** @description `workspace/<workspaceId>` (its first model) or `workspace/<workspaceId>/<modelId>` */
+                id: string;
+                /** @enum {string} */
+                object: "model";
+                created: number;
+                owned_by: string;
+                atrium: {
+                    /** Format: uuid */
+                    workspaceId: string;
+                    workspaceName: string;
+                    modelId: string | null;
+                    modelName: string | null;
+                };
+            }[];
         };
     };
     responses: never;
@@ -1035,7 +1423,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests; retry after the seconds in Retry-After */
+            /** @description Too many requests, rate limited or over a budget; retry after the seconds in Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1231,7 +1619,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests; retry after the seconds in Retry-After */
+            /** @description Too many requests, rate limited or over a budget; retry after the seconds in Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2012,6 +2400,9 @@ export interface operations {
                         value: string;
                     } | null;
                     modelRating?: number | null;
+                    /** @description chat: answers in workspaces; embedding: turns text into vectors for a team's Plus entries (team embedding setting). Default chat */
+                    kind?: "chat" | "embedding";
+                    embeddingDimensions?: number | null;
                 };
             };
         };
@@ -2263,6 +2654,9 @@ export interface operations {
                         value: string;
                     } | null;
                     modelRating?: number | null;
+                    /** @description chat: answers in workspaces; embedding: turns text into vectors for a team's Plus entries (team embedding setting). Default chat */
+                    kind?: "chat" | "embedding";
+                    embeddingDimensions?: number | null;
                 };
             };
         };
@@ -2824,6 +3218,8 @@ export interface operations {
                     sharingType?: "TEAM" | "PRIVATE";
                     greeting?: string | null;
                     samplePrompts?: string[];
+                    /** @description Plus entries every chat turn in this workspace draws context from (those the caller may see) */
+                    plusIds?: string[];
                 };
             };
         };
@@ -2979,6 +3375,8 @@ export interface operations {
                     sharingType?: "TEAM" | "PRIVATE";
                     greeting?: string | null;
                     samplePrompts?: string[];
+                    /** @description Plus entries every chat turn in this workspace draws context from (those the caller may see) */
+                    plusIds?: string[];
                 };
             };
         };
@@ -3136,6 +3534,8 @@ export interface operations {
                     sharingType?: "TEAM" | "PRIVATE";
                     greeting?: string | null;
                     samplePrompts?: string[];
+                    /** @description Plus entries every chat turn in this workspace draws context from (those the caller may see) */
+                    plusIds?: string[];
                 };
             };
         };
@@ -3533,6 +3933,7 @@ export interface operations {
                     logitBias?: {
                         [key: string]: number;
                     } | null;
+                    stop?: string[] | null;
                 };
             };
         };
@@ -3600,6 +4001,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Too many requests, rate limited or over a budget; retry after the seconds in Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The model provider failed */
             502: {
                 headers: {
@@ -3651,6 +4061,7 @@ export interface operations {
                     logitBias?: {
                         [key: string]: number;
                     } | null;
+                    stop?: string[] | null;
                 };
             };
         };
@@ -4666,6 +5077,11 @@ export interface operations {
                 "application/json": {
                     content: string;
                     maxTokens?: number;
+                    /**
+                     * @description also return the ranked candidate chunks with their scores and the terms searched for (docs/API.md, Ranking)
+                     * @default false
+                     */
+                    explain: boolean;
                 };
             };
         };
@@ -4678,6 +5094,51 @@ export interface operations {
                 content: {
                     "application/json": {
                         content: string;
+                        explain?: {
+                            /** @description how the list was ranked: "lexical", "hybrid" (full-text and vector rankings fused by reciprocal rank: the team has an embedding model), "leading" (no word of the question in the entry: its opening chunks) or "none" */
+                            method: string;
+                            terms: {
+                                /** @description the word as searched (English stem) */
+                                lexeme: string;
+                                /** @description chunks of the entry containing it */
+                                df: number;
+                                /** @description its weight (BM25 inverse document frequency) */
+                                idf: number;
+                                /** @description carried from the previous question of a thread */
+                                carried: boolean;
+                            }[];
+                            results: {
+                                rank: number;
+                                /** @description final score (what orders the list) */
+                                score: number;
+                                /** @description where the chunk stood in each ranked list */
+                                ranking: {
+                                    /** @description full-text (BM25) ranking; null when full-text search did not find the chunk */
+                                    lexical: {
+                                        /** @description score in this ranked list (higher is better) */
+                                        score: number;
+                                        /** @description 1-based place in this ranked list */
+                                        rank: number;
+                                    } | null;
+                                    /** @description vector (embedding) ranking; null without an embedding model, or when it did not find the chunk */
+                                    vector: {
+                                        /** @description score in this ranked list (higher is better) */
+                                        score: number;
+                                        /** @description 1-based place in this ranked list */
+                                        rank: number;
+                                    } | null;
+                                };
+                                chunkId: number;
+                                /** Format: uuid */
+                                fileId: string;
+                                filename: string;
+                                heading: string | null;
+                                tokenSize: number;
+                                /** @description the chunk is in `content` (it fitted the token budget) */
+                                used: boolean;
+                                excerpt: string;
+                            }[];
+                        };
                     };
                 };
             };
@@ -4851,6 +5312,755 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listBudgets: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Budget"][];
+                };
+            };
+            /** @description Bad request: malformed JSON, a wrong type, a value out of range, a bad UUID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No or unknown API key or session */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role for this (or, with the session cookie, the request came from another origin: code csrf) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource visible to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createBudget: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description what the budget limits */
+                    scope: "team" | "user" | "apiKey";
+                    /** @description the team id (team), the user id (user) or the API key id (apiKey) */
+                    scopeId: string | number;
+                    /** @description calendar period in UTC; total never resets */
+                    period: "day" | "month" | "total";
+                    credits?: number | null;
+                    requestsPerMinute?: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Budget"];
+                };
+            };
+            /** @description Bad request: malformed JSON, a wrong type, a value out of range, a bad UUID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No or unknown API key or session */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role for this (or, with the session cookie, the request came from another origin: code csrf) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource visible to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with an existing resource */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body or file too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteBudget: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad request: malformed JSON, a wrong type, a value out of range, a bad UUID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No or unknown API key or session */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role for this (or, with the session cookie, the request came from another origin: code csrf) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource visible to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getUsage: {
+        parameters: {
+            query?: {
+                /** @description inclusive */
+                from?: string;
+                /** @description exclusive */
+                to?: string;
+                groupBy?: "day" | "user" | "model" | "workspace" | "apiKey";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UsageRow"][];
+                };
+            };
+            /** @description Bad request: malformed JSON, a wrong type, a value out of range, a bad UUID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No or unknown API key or session */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role for this (or, with the session cookie, the request came from another origin: code csrf) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource visible to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    exportUsageCsv: {
+        parameters: {
+            query?: {
+                /** @description inclusive */
+                from?: string;
+                /** @description exclusive */
+                to?: string;
+                groupBy?: "day" | "user" | "model" | "workspace" | "apiKey";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description CSV with a header row */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description Bad request: malformed JSON, a wrong type, a value out of range, a bad UUID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No or unknown API key or session */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role for this (or, with the session cookie, the request came from another origin: code csrf) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource visible to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getMyUsage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        userId: number;
+                        /** @description the caller's own spend in the current UTC day and month, and in total */
+                        spent: {
+                            day: number;
+                            month: number;
+                            total: number;
+                        };
+                        /** @description every budget that applies to the caller (team, user and this API key) */
+                        budgets: components["schemas"]["Budget"][];
+                    };
+                };
+            };
+            /** @description Bad request: malformed JSON, a wrong type, a value out of range, a bad UUID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No or unknown API key or session */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role for this (or, with the session cookie, the request came from another origin: code csrf) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource visible to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getEmbeddingSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        embeddingModelId: string | null;
+                        modelName: string | null;
+                        dimensions: number | null;
+                        /** @description the team's files by embedding status */
+                        files: {
+                            pending: number;
+                            embedding: number;
+                            ready: number;
+                            failed: number;
+                        };
+                        updated: string | null;
+                    };
+                };
+            };
+            /** @description Bad request: malformed JSON, a wrong type, a value out of range, a bad UUID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No or unknown API key or session */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role for this (or, with the session cookie, the request came from another origin: code csrf) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource visible to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    setEmbeddingSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    embeddingModelId: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        embeddingModelId: string | null;
+                        modelName: string | null;
+                        dimensions: number | null;
+                        /** @description the team's files by embedding status */
+                        files: {
+                            pending: number;
+                            embedding: number;
+                            ready: number;
+                            failed: number;
+                        };
+                        updated: string | null;
+                    };
+                };
+            };
+            /** @description Bad request: malformed JSON, a wrong type, a value out of range, a bad UUID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No or unknown API key or session */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role for this (or, with the session cookie, the request came from another origin: code csrf) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource visible to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body or file too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listOpenAIModels: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIModelList"];
+                };
+            };
+            /** @description authentication_error: no or unknown API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIError"];
+                };
+            };
+            /** @description permission_error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIError"];
+                };
+            };
+        };
+    };
+    createOpenAIChatCompletion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description `workspace/<workspaceId>` or `workspace/<workspaceId>/<modelId>` (see GET /v1/models) */
+                    model: string;
+                    messages: ({
+                        /** @description `system`, `developer`, `user` or `assistant` */
+                        role: string;
+                        content?: (string | ({
+                            type: string;
+                            text?: string;
+                        } & {
+                            [key: string]: unknown;
+                        })[]) | null;
+                    } & {
+                        [key: string]: unknown;
+                    })[];
+                    stream?: boolean | null;
+                    stream_options?: ({
+                        include_usage?: boolean | null;
+                    } & {
+                        [key: string]: unknown;
+                    }) | null;
+                    temperature?: number | null;
+                    top_p?: number | null;
+                    max_tokens?: number | null;
+                    max_completion_tokens?: number | null;
+                    n?: number | null;
+                    stop?: (string | string[]) | null;
+                    presence_penalty?: number | null;
+                    frequency_penalty?: number | null;
+                    logit_bias?: {
+                        [key: string]: number;
+                    } | null;
+                    user?: string | null;
+                    metadata?: {
+                        [key: string]: unknown;
+                    } | null;
+                    atrium?: ({
+                        /** Format: uuid */
+                        threadId?: string;
+                        /** @description true: keep the turn in a new thread (default false: no thread is stored) */
+                        store?: boolean;
+                        plusIds?: string[];
+                    } & {
+                        [key: string]: unknown;
+                    }) | null;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description A chat.completion; with `stream: true`, an event stream of chat.completion.chunk */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIChatCompletion"];
+                    "text/event-stream": components["schemas"]["OpenAIChatCompletionChunk"];
+                };
+            };
+            /** @description invalid_request_error: malformed JSON, a wrong type, a value out of range, an unsupported message */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIError"];
+                };
+            };
+            /** @description authentication_error: no or unknown API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIError"];
+                };
+            };
+            /** @description permission_error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIError"];
+                };
+            };
+            /** @description model_not_found: no such workspace (or model in it) visible to the caller; or an unknown thread or Plus entry */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIError"];
+                };
+            };
+            /** @description invalid_request_error: body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIError"];
+                };
+            };
+            /** @description invalid_request_error: send application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIError"];
+                };
+            };
+            /** @description rate_limit_error (with Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIError"];
+                };
+            };
+            /** @description api_error: the model provider failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIError"];
+                };
+            };
+            /** @description api_error: the model provider timed out */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIError"];
                 };
             };
         };
