@@ -37,7 +37,7 @@ cpSync(path.join(root, 'src'), out, {
 // The rest of dist/ stays as tsc wrote it (the build below and the worker import it).
 const { build } = await import('esbuild');
 const EXTERNAL = [
-  '@electric-sql/pglite', '@electric-sql/pglite/*', '@fastify/swagger-ui',
+  '@electric-sql/pglite', '@electric-sql/pglite/*', '@electric-sql/pglite-pgvector', '@fastify/swagger-ui',
   'gpt-tokenizer', 'gpt-tokenizer/*', 'openai', 'openai/*', '@anthropic-ai/sdk', '@anthropic-ai/sdk/*', '@google/genai',
   'unpdf', 'mammoth', 'pg-native', 'ajv', 'ajv-formats', 'tsx', 'tsx/*',
 ];

@@ -13,6 +13,7 @@ const workspace = () => ({
   greeting: null,
   samplePrompts: [],
   models: [],
+  plusIds: [],
   userId: 1,
   created: new Date().toISOString(),
   updated: new Date().toISOString(),

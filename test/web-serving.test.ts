@@ -68,7 +68,11 @@ describe('with a build', () => {
     expect(expectProblem(await t.request({ method: 'GET', url: '/api/v1/nope' }), 404).code).toBe('route_not_found');
     expectProblem(await t.request({ method: 'GET', url: '/api/v1/me' }), 401);
     expectProblem(await t.request({ method: 'GET', url: '/api' }), 404);
-    expectProblem(await t.request({ method: 'GET', url: '/v1/anything' }), 404);
+    // /v1 answers in OpenAI's error shape (its scope authenticates first: no key, 401), never index.html
+    const v1 = await t.request({ method: 'GET', url: '/v1/anything' });
+    expect(v1.statusCode).toBe(401);
+    expect(v1.headers['content-type']).toMatch(/^application\/json/);
+    expect(v1.json().error.code).toBe('missing_api_key');
     expectProblem(await t.request({ method: 'GET', url: '/docs/nope-nothing-here' }), 404);
     expect((await t.request({ method: 'GET', url: '/healthz' })).json()).toEqual({ status: 'ok' });
     expect((await t.request({ method: 'GET', url: '/openapi.json' })).json().openapi).toBe('3.1.0');
