@@ -70,11 +70,8 @@ async function main(): Promise<void> {
     const { loadSystemModels } = await import('./system-models.js');
     await loadSystemModels(services.models, config.systemModelsFile);
   }
-  boot.handOver();
-  app.log.info({ address: `http://${config.host}:${config.port}` }, 'Atrium is ready');
-  // What was deferred so it did not delay readiness, done now before the first requests need it.
-  warmUp();
-  // Printed once, to the terminal only (not the log), on the start that created the instance admin.
+  // Printed once, to the terminal only (not the log), on the start that created the instance admin;
+  // before the hand-over, so that whoever sees /readyz answer 200 can already read the key.
   if (generatedAdminKey || adminInviteToken) {
     const { inviteUrl } = await import('./http/auth.js');
     const lines = ['', `Atrium created the first team and its instance admin (${config.auth.adminEmail}).`];
@@ -84,6 +81,11 @@ async function main(): Promise<void> {
     }
     process.stdout.write(`${lines.join('\n')}\n`);
   }
+
+  boot.handOver();
+  app.log.info({ address: `http://${config.host}:${config.port}` }, 'Atrium is ready');
+  // What was deferred so it did not delay readiness, done now before the first requests need it.
+  warmUp();
 
   let closing = false;
   const shutdown = (signal: string) => {
