@@ -1,4 +1,5 @@
 import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
+import { CompileQueue } from './compile-queue.js';
 
 type RouteDefinition = Parameters<ReturnType<ReturnType<typeof SerializerSelector>>>[0];
 type Serializer = (data: unknown) => string;
@@ -17,32 +18,14 @@ export function lazySerializers(): {
   warm: () => void;
   pending: () => number;
 } {
-  const waiting = new Set<() => Serializer>();
+  const queue = new CompileQueue();
   const buildSerializer = (externalSchemas: unknown, options: unknown) => {
     const compile = SerializerSelector()(externalSchemas, options as never);
     return (route: RouteDefinition): Serializer => {
-      let serializer: Serializer | null = null;
-      const ready = (): Serializer => {
-        if (serializer === null) {
-          serializer = compile(route);
-          waiting.delete(ready);
-        }
-        return serializer;
-      };
-      if (route.method !== 'HEAD') waiting.add(ready);
+      // HEAD routes are left to their first request.
+      const ready = queue.defer(() => compile(route), route.method !== 'HEAD');
       return (data) => ready()(data);
     };
   };
-  const warm = (): void => {
-    const next = waiting.values().next();
-    if (next.done) return;
-    try {
-      next.value();
-    } catch {
-      // A schema fast-json-stringify cannot compile fails that route's responses, not the process.
-      waiting.delete(next.value);
-    }
-    setImmediate(warm);
-  };
-  return { buildSerializer, warm, pending: () => waiting.size };
+  return { buildSerializer, warm: queue.warm, pending: () => queue.pending() };
 }

@@ -3,6 +3,7 @@ import type { Ajv, Options, ValidateFunction } from 'ajv';
 import type { FastifyRequest, FastifySchemaCompiler } from 'fastify';
 import type { Static, TSchema } from 'typebox';
 import { AppError, badRequest } from '../errors.js';
+import { CompileQueue } from './compile-queue.js';
 
 const require = createRequire(import.meta.url);
 
@@ -29,16 +30,8 @@ type Validator = ((data: unknown) => boolean) & { errors?: ValidateFunction['err
  * Ajv options, same schemas) are built, only later: on the route's first request, or by `warm`
  * in the background once the server is ready.
  */
-function deferred(compile: () => ValidateFunction, waiting: Set<() => ValidateFunction>): Validator {
-  let fn: ValidateFunction | null = null;
-  const ready = (): ValidateFunction => {
-    if (fn === null) {
-      fn = compile();
-      waiting.delete(ready);
-    }
-    return fn;
-  };
-  waiting.add(ready);
+function deferred(compile: () => ValidateFunction, queue: CompileQueue): Validator {
+  const ready = queue.defer(compile);
   const validator: Validator = (data) => {
     const f = ready();
     const ok = f(data);
@@ -57,26 +50,15 @@ const isMultipartSchema = (schema: unknown) => (schema as Record<string, unknown
 export function validatorCompiler(): { compiler: FastifySchemaCompiler<unknown>; warm: () => void; pending: () => number } {
   const strict = once(() => makeAjv({ coerceTypes: false }));
   const coercing = once(() => makeAjv({ coerceTypes: 'array' }));
-  const waiting = new Set<() => ValidateFunction>();
+  const queue = new CompileQueue();
   const compiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
     // Multipart bodies are read part by part by the route (http/multipart.ts), whose text fields
     // are checked with formValidator; the body schema documents the form.
     if (httpPart === 'body' && isMultipartSchema(schema)) return () => true;
-    return deferred(() => (httpPart === 'body' ? strict() : coercing()).compile(schema as object), waiting);
+    return deferred(() => (httpPart === 'body' ? strict() : coercing()).compile(schema as object), queue);
   };
-  // One validator per event-loop turn, so requests keep flowing while the rest compile.
-  const warm = (): void => {
-    const next = waiting.values().next();
-    if (next.done) return;
-    try {
-      next.value();
-    } catch {
-      // A schema Ajv cannot compile fails that route's requests, not the process.
-      waiting.delete(next.value);
-    }
-    setImmediate(warm);
-  };
-  return { compiler, warm, pending: () => waiting.size };
+  // One validator per event-loop turn once ready (CompileQueue.warm).
+  return { compiler, warm: queue.warm, pending: () => queue.pending() };
 }
 
 const formAjv = once(() => makeAjv({ coerceTypes: true }));
