@@ -1,10 +1,10 @@
 import Fastify, { LogController, type FastifyInstance, type FastifyServerFactory } from 'fastify';
 import multipart from '@fastify/multipart';
 import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
+import { registerDocs } from './http/docs.js';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from './config.js';
-import { openDatabase, type Database } from './db/client.js';
+import { databaseOptions, openDatabase, type Database } from './db/client.js';
 import { authenticate } from './http/auth.js';
 import { lazySerializers } from './http/lazy-serializers.js';
 import { registerOpenAIErrorScope } from './http/openai-errors.js';
@@ -61,17 +61,14 @@ function trustProxyOption(v: boolean | number | string[]): boolean | string[] | 
  */
 export async function buildApp(
   config: Config,
-  opts: { logger?: boolean; serverFactory?: FastifyServerFactory; database?: Database } = {},
+  opts: { logger?: boolean; serverFactory?: FastifyServerFactory; database?: Database | Promise<Database> } = {},
 ): Promise<App> {
-  // main.ts opens the database while this module's imports load, and hands it over (owned from here on).
-  const database = opts.database ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.pgPoolSize, vectorExtension: config.vectorExtension }));
+  // main.ts starts opening the database before this module loads and hands over the promise
+  // (owned from here on); the HTTP scaffolding below is built while it opens.
+  const opening = Promise.resolve(opts.database ?? openDatabase(databaseOptions(config)));
+  opening.catch(() => undefined); // awaited below
+  let database: Database | null = null;
   try {
-    // Before anything else: a node whose key differs from the others' refuses to start.
-    const secrets = await openInstanceSecrets(database.db, { secretKey: config.secretKey, dataDir: config.dataDir });
-    // Background work (the embedding worker) reports through the app's logger once it exists.
-    let report: (err: unknown, what: string) => void = () => {};
-    const services = createServices(database, config, secrets.box, (err, what) => report(err, what));
-    const boot = await services.teams.bootstrap(config.adminApiKey, { email: config.auth.adminEmail, password: config.auth.adminPassword });
     const serializers = lazySerializers();
     const validators = validatorCompiler();
     const app = Fastify({
@@ -91,24 +88,14 @@ export async function buildApp(
       forceCloseConnections: 'idle',
       // Whether X-Forwarded-Proto/-For/-Host are believed: the Secure cookie flag and the login throttle's client address depend on it.
       trustProxy: trustProxyOption(config.auth.trustProxy),
-      schemaController: { compilersFactory: { buildSerializer: serializers.buildSerializer } },
+      // Both compilers are ours (lazy), so Fastify never loads its default Ajv compiler (start-up time).
+      schemaController: { compilersFactory: { buildValidator: validators.buildValidator, buildSerializer: serializers.buildSerializer } },
     }).withTypeProvider<TypeBoxTypeProvider>();
 
-    app.setValidatorCompiler(validators.compiler);
     // /v1 answers its errors in OpenAI's shape (its own scope below), not problem+json.
     const { allowedMethods } = registerProblemHandlers(app, { foreignPrefixes: ['/v1/'] });
     for (const s of SHARED_SCHEMAS) app.addSchema(s);
     app.decorateRequest('principal', null);
-    for (const w of secrets.warnings) app.log.warn(w);
-    report = (err, what) => app.log.warn({ err }, what);
-    let stopSweeper = async (): Promise<void> => {};
-    let stopEmbedding = async (): Promise<void> => {};
-    app.addHook('onClose', async () => {
-      await stopSweeper();
-      await stopEmbedding();
-      await services.plus.close();
-      await database.close();
-    });
 
     await app.register(swagger, {
       openapi: {
@@ -128,15 +115,32 @@ export async function buildApp(
       transformObject: openapiTransform,
       refResolver: { buildLocalReference: (json, _base, _frag, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
     });
-    await app.register(swaggerUi, { routePrefix: '/docs' });
+    registerDocs(app);
     await app.register(multipart, {
       limits: { fileSize: config.upload.maxFileBytes, files: config.upload.maxFiles },
+    });
+
+    // Everything above needs no database; from here on it does.
+    database = await opening;
+    const db = database;
+    // Before anything else: a node whose key differs from the others' refuses to start.
+    const secrets = await openInstanceSecrets(db.db, { secretKey: config.secretKey, dataDir: config.dataDir });
+    for (const w of secrets.warnings) app.log.warn(w);
+    const services = createServices(db, config, secrets.box, (err, what) => app.log.warn({ err }, what));
+    const boot = await services.teams.bootstrap(config.adminApiKey, { email: config.auth.adminEmail, password: config.auth.adminPassword });
+    let stopSweeper = async (): Promise<void> => {};
+    let stopEmbedding = async (): Promise<void> => {};
+    app.addHook('onClose', async () => {
+      await stopSweeper();
+      await stopEmbedding();
+      await services.plus.close();
+      await db.close();
     });
 
     app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
     app.get('/readyz', { schema: { hide: true } }, async (_req, reply) => {
       try {
-        await database.ping();
+        await db.ping();
         return { status: 'ready' };
       } catch {
         return reply.code(503).send({ status: 'database unreachable' });
@@ -200,7 +204,9 @@ export async function buildApp(
       warmUp,
     };
   } catch (err) {
-    await database.close();
+    // The database is closed whether it had opened before the failure or opens after it.
+    if (database) await database.close();
+    else void opening.then((d) => d.close(), () => undefined);
     throw err;
   }
 }

@@ -55,6 +55,7 @@ const EnvSchema = Type.Object({
   TRUST_PROXY: Type.Optional(Type.String({ minLength: 1 })),
   WEB_DIR: Type.Optional(Type.String({ minLength: 1 })),
   VECTOR_EXTENSION: Type.Union([Type.Literal('auto'), Type.Literal('off')], { default: 'auto' }),
+  EMBEDDED_DB_THREAD: Type.Union([Type.Literal('on'), Type.Literal('off')], { default: 'on' }),
   EMBEDDING_WORKER_INTERVAL_MS: Type.Integer({ minimum: 0, default: 2_000 }),
   EMBEDDING_BATCH_SIZE: Type.Integer({ minimum: 1, maximum: 2048, default: 64 }),
   EMBEDDING_RETRY_BASE_MS: Type.Integer({ minimum: 0, default: 10_000 }),
@@ -91,6 +92,8 @@ export interface Config {
   readonly webDir: string;
   /** 'off': never load pgvector; vector search on real[] in plain SQL */
   readonly vectorExtension: 'auto' | 'off';
+  /** the embedded database (in DATA_DIR) runs on its own thread (db/pglite-worker.ts); false: on the app's */
+  readonly embeddedDbThread: boolean;
   readonly embeddings: EmbeddingConfig;
 }
 
@@ -202,6 +205,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     }),
     webDir: path.resolve(e.WEB_DIR ?? path.join(REPO_ROOT, 'dist', 'web')),
     vectorExtension: e.VECTOR_EXTENSION,
+    embeddedDbThread: e.EMBEDDED_DB_THREAD === 'on',
     embeddings: Object.freeze({
       workerIntervalMs: e.EMBEDDING_WORKER_INTERVAL_MS,
       batchSize: e.EMBEDDING_BATCH_SIZE,

@@ -2,6 +2,9 @@ import http from 'node:http';
 import { ConfigError, configuredOrigin, loadConfig, type Config } from './config.js';
 import { problem } from './http/problem.js';
 
+/** How long after readiness the background warm-up starts. */
+const WARM_UP_AFTER_MS = 1000;
+
 type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => void;
 
 /**
@@ -58,14 +61,14 @@ async function main(): Promise<void> {
   }
   const boot = startingServer();
   await listen(boot.server, config);
-  // The database opens (seed copy, WebAssembly compile, migrations) while the application's
-  // modules load: on two cores the two overlap.
-  const { openDatabase } = await import('./db/client.js');
-  const opening = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.pgPoolSize, vectorExtension: config.vectorExtension });
-  opening.catch(() => undefined); // reported below, where it is awaited
+  // The database opens (seed copy, WebAssembly compile and start, migrations; the embedded one on
+  // its own thread) while the application's modules load and buildApp sets up what needs no
+  // database: on two cores the two overlap.
+  const { databaseOptions, openDatabase } = await import('./db/client.js');
+  const opening = openDatabase(databaseOptions(config));
+  opening.catch(() => undefined); // reported by buildApp, which awaits it
   const { buildApp } = await import('./app.js');
-  const database = await opening;
-  const { app, services, generatedAdminKey, adminInviteToken, warmUp } = await buildApp(config, { serverFactory: boot.factory, database });
+  const { app, services, generatedAdminKey, adminInviteToken, warmUp } = await buildApp(config, { serverFactory: boot.factory, database: opening });
   if (config.systemModelsFile) {
     const { loadSystemModels } = await import('./system-models.js');
     await loadSystemModels(services.models, config.systemModelsFile);
@@ -84,8 +87,11 @@ async function main(): Promise<void> {
 
   boot.handOver();
   app.log.info({ address: `http://${config.host}:${config.port}` }, 'Atrium is ready');
-  // What was deferred so it did not delay readiness, done now before the first requests need it.
-  warmUp();
+  // What was deferred so it did not delay readiness (request validators and serializers, the
+  // tokenizer's tables: about 0.5 s of CPU in all), done once the server has answered its first
+  // requests: a client polling /readyz is answered at once instead of after the warm-up, and a
+  // request arriving before the warm-up compiles just what it uses.
+  setTimeout(warmUp, WARM_UP_AFTER_MS).unref();
 
   let closing = false;
   const shutdown = (signal: string) => {

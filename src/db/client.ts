@@ -4,8 +4,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ExtractTablesWithRelations } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
+import type { Config } from '../config.js';
 import { CODE_ROOT } from '../paths.js';
 import * as schema from './schema.js';
+import { schemaUpToDate } from './schema-version.js';
 
 export type Schema = typeof schema;
 /** The one query interface, whichever driver is underneath. */
@@ -40,6 +42,11 @@ export const SEED_DIR = path.join(HERE, 'seed', 'pglite');
 /** Serialises migrations when several Atrium nodes start against one PostgreSQL. */
 const MIGRATION_LOCK = 74_657_201;
 
+/** openDatabase's options as the configuration states them. */
+export function databaseOptions(config: Config): Parameters<typeof openDatabase>[0] {
+  return { databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.pgPoolSize, vectorExtension: config.vectorExtension, thread: config.embeddedDbThread };
+}
+
 /**
  * Open the database and bring its schema up to date.
  * `databaseUrl` null → PGlite in `dataDir/pglite`; 'memory://' → an in-memory PGlite (tests);
@@ -51,8 +58,34 @@ export async function openDatabase(opts: {
   poolSize?: number;
   /** 'off': never use the vector extension (the real[] search), e.g. to compare the two */
   vectorExtension?: 'auto' | 'off';
+  /** the embedded database in `dataDir` on its own thread (db/pglite-worker.ts); default false */
+  thread?: boolean;
 }): Promise<Database> {
   const wantVector = opts.vectorExtension !== 'off';
+  if (opts.databaseUrl === null && opts.thread) {
+    const dir = path.join(opts.dataDir, 'pglite');
+    const [, { PGliteThread }, { drizzle: drizzlePglite }] = await Promise.all([
+      seedIfEmpty(dir),
+      import('./pglite-thread.js'),
+      import('drizzle-orm/pglite'),
+    ]);
+    const client = new PGliteThread({ dataDir: dir, vector: wantVector, migrationsFolder: MIGRATIONS });
+    try {
+      await client.ready;
+    } catch (err) {
+      await client.close();
+      throw err;
+    }
+    return {
+      db: drizzlePglite({ client: client as never, schema }) as unknown as Db,
+      kind: 'pglite',
+      vectorOps: once(async () => wantVector && (await createVectorExtension((q) => client.query(q)))),
+      ping: async () => {
+        await client.query('select 1');
+      },
+      close: () => client.close(),
+    };
+  }
   // Only the driver in use is loaded (each costs start-up time).
   if (opts.databaseUrl === null || opts.databaseUrl === 'memory://') {
     const [{ PGlite }, { drizzle: drizzlePglite }, { migrate: migratePglite }, { vector }] = await Promise.all([
@@ -70,7 +103,7 @@ export async function openDatabase(opts: {
     const client = await PGlite.create(dir, wantVector ? { extensions: { vector } } : {});
     const db = drizzlePglite({ client, schema }) as unknown as Db;
     try {
-      await migratePglite(db as never, { migrationsFolder: MIGRATIONS });
+      if (!(await schemaUpToDate(MIGRATIONS, (q) => client.query(q)))) await migratePglite(db as never, { migrationsFolder: MIGRATIONS });
     } catch (err) {
       await client.close();
       throw err;
@@ -96,14 +129,16 @@ export async function openDatabase(opts: {
   pool.on('error', () => undefined);
   const lockClient = await pool.connect();
   try {
-    await lockClient.query('select pg_advisory_lock($1)', [MIGRATION_LOCK]);
-    await migratePg(drizzlePg({ client: lockClient as never }), { migrationsFolder: MIGRATIONS });
+    if (!(await schemaUpToDate(MIGRATIONS, (q) => lockClient.query(q)))) {
+      await lockClient.query('select pg_advisory_lock($1)', [MIGRATION_LOCK]);
+      await migratePg(drizzlePg({ client: lockClient as never }), { migrationsFolder: MIGRATIONS });
+      await lockClient.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK]);
+    }
   } catch (err) {
     lockClient.release(true);
     await pool.end();
     throw err;
   }
-  await lockClient.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK]);
   lockClient.release();
   const db = drizzlePg({ client: pool, schema }) as unknown as Db;
   return {

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import type { Ajv, Options, ValidateFunction } from 'ajv';
-import type { FastifyRequest, FastifySchemaCompiler } from 'fastify';
+import type { FastifyRequest, FastifySchemaCompiler, FastifyServerOptions } from 'fastify';
 import type { Static, TSchema } from 'typebox';
 import { AppError, badRequest } from '../errors.js';
 import { CompileQueue } from './compile-queue.js';
@@ -47,7 +47,9 @@ const isMultipartSchema = (schema: unknown) => (schema as Record<string, unknown
  * Bodies are validated strictly (a string where a number belongs is a 400, never coerced);
  * query strings, path parameters and headers are text on the wire, so they are coerced.
  */
-export function validatorCompiler(): { compiler: FastifySchemaCompiler<unknown>; warm: () => void; pending: () => number } {
+type ValidatorFactory = NonNullable<NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>['buildValidator']>;
+
+export function validatorCompiler(): { compiler: FastifySchemaCompiler<unknown>; buildValidator: ValidatorFactory; warm: () => void; pending: () => number } {
   const strict = once(() => makeAjv({ coerceTypes: false }));
   const coercing = once(() => makeAjv({ coerceTypes: 'array' }));
   const queue = new CompileQueue();
@@ -58,7 +60,16 @@ export function validatorCompiler(): { compiler: FastifySchemaCompiler<unknown>;
     return deferred(() => (httpPart === 'body' ? strict() : coercing()).compile(schema as object), queue);
   };
   // One validator per event-loop turn once ready (CompileQueue.warm).
-  return { compiler, warm: queue.warm, pending: () => queue.pending() };
+  return {
+    compiler,
+    // For `schemaController.compilersFactory`, so Fastify never loads its own Ajv compiler (start-up
+    // time). Fastify's type describes its default factory's product (`(schema) => validate`); at run
+    // time it calls the product as a validator compiler (`({schema, httpPart}) => validate`), which
+    // is what this one is.
+    buildValidator: (() => compiler) as unknown as ValidatorFactory,
+    warm: queue.warm,
+    pending: () => queue.pending(),
+  };
 }
 
 const formAjv = once(() => makeAjv({ coerceTypes: true }));

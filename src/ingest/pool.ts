@@ -8,12 +8,8 @@
  * The worker entry is resolved next to this module: `worker.js` when running compiled
  * JavaScript (dist/), otherwise `worker.ts` loaded through tsx (tests via vitest, dev via tsx).
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { CODE_ROOT } from '../paths.js';
+import { workerEntry, type WorkerEntry } from '../worker-entry.js';
 import { IngestError } from './errors.js';
 import { overLimit, resolveLimits, type IngestLimits } from './limits.js';
 import type { IngestedDocument, IngestOptions } from './pipeline.js';
@@ -58,27 +54,6 @@ interface Slot {
   idleTimer: NodeJS.Timeout | null;
 }
 
-/**
- * Compiled: worker.js itself. From TypeScript sources: a one-line bootstrap that imports
- * worker.ts through tsx's API (a `--import tsx` in the worker's execArgv does not reach the
- * worker's entry on Node 20).
- */
-function workerEntry(): { source: string | URL; eval: boolean } {
-  const js = new URL('ingest/worker.js', CODE_ROOT);
-  if (existsSync(fileURLToPath(js))) return { source: js, eval: false };
-  const api = pathToFileURL(tsxEsmApi()).href;
-  const ts = new URL('ingest/worker.ts', CODE_ROOT).href;
-  return { source: `import(${JSON.stringify(api)}).then((tsx) => tsx.tsImport(${JSON.stringify(ts)}, ${JSON.stringify(ts)}));`, eval: true };
-}
-
-/** tsx's ESM API file (require.resolve would give its CommonJS twin, which cannot register hooks here). */
-function tsxEsmApi(): string {
-  const pkgFile = createRequire(import.meta.url).resolve('tsx/package.json');
-  const pkg = JSON.parse(readFileSync(pkgFile, 'utf8')) as { exports: Record<string, { import?: { default?: string } }> };
-  const rel = pkg.exports['./esm/api']?.import?.default ?? './dist/esm/api/index.mjs';
-  return path.join(path.dirname(pkgFile), rel);
-}
-
 export class IngestPool {
   private readonly size: number;
   private readonly maxMemoryMb: number;
@@ -89,7 +64,7 @@ export class IngestPool {
   private readonly queue: Job[] = [];
   private nextId = 1;
   private closed = false;
-  private entry: { source: string | URL; eval: boolean } | undefined;
+  private entry: WorkerEntry | undefined;
 
   constructor(opts: IngestPoolOptions = {}) {
     this.size = Math.max(1, opts.workers ?? 2);
@@ -137,7 +112,7 @@ export class IngestPool {
   }
 
   private spawn(): Slot {
-    this.entry ??= workerEntry();
+    this.entry ??= workerEntry('ingest/worker');
     const worker = new Worker(this.entry.source, {
       eval: this.entry.eval,
       resourceLimits: { maxOldGenerationSizeMb: this.maxMemoryMb },

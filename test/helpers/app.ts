@@ -18,7 +18,11 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     SECRET_KEY: 'test-secret-key-0123456789',
     LOG_LEVEL: 'silent',
   });
-  // Tests run on an in-memory PGlite, or on PostgreSQL when the suite is given a database.
+  // Tests run on an in-memory PGlite, or on PostgreSQL when the suite is given a database, or
+  // (ATRIUM_TEST_EMBEDDED=thread) on an on-disk PGlite in its own thread, as `npm start` runs it.
+  if (process.env.ATRIUM_TEST_EMBEDDED === 'thread' && !process.env.ATRIUM_TEST_DATABASE_URL) {
+    return { ...base, databaseUrl: null, embeddedDbThread: true, ...overrides };
+  }
   const databaseUrl = process.env.ATRIUM_TEST_DATABASE_URL || 'memory://';
   return { ...base, databaseUrl, ...overrides };
 }

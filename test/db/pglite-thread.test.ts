@@ -1,0 +1,108 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { eq, sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase, type Database } from '../../src/db/client.js';
+import { teams } from '../../src/db/schema.js';
+import { toProblem } from '../../src/http/problem.js';
+
+/**
+ * The embedded database on its own thread (db/pglite-thread.ts ↔ db/pglite-worker.ts), as
+ * `npm start` runs it: what drizzle and the repositories rely on must come back across the thread
+ * exactly as from an in-process PGlite — rows in both modes, timestamps as drizzle maps them,
+ * JSON, arrays, bytes, SQLSTATE codes, transactions that commit or roll back, and data that is
+ * still there after a restart. The whole API suite can also run this way:
+ * ATRIUM_TEST_EMBEDDED=thread npm test.
+ */
+const dataDir = mkdtempSync(path.join(tmpdir(), 'atrium-thread-'));
+let db: Database;
+
+beforeAll(async () => {
+  db = await openDatabase({ databaseUrl: null, dataDir, thread: true });
+});
+afterAll(async () => {
+  await db?.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('embedded database on its own thread', () => {
+  it('is migrated and answers drizzle queries, timestamps mapped to Dates', async () => {
+    const [row] = await db.db.insert(teams).values({ name: 'thread team' }).returning();
+    expect(row!.name).toBe('thread team');
+    expect(row!.created).toBeInstanceOf(Date);
+    const [again] = await db.db.select().from(teams).where(eq(teams.id, row!.id));
+    expect(again!.created.getTime()).toBe(row!.created.getTime());
+  });
+
+  it('carries JSON, arrays, bytes, big integers and NULL across the thread', async () => {
+    const res = await db.db.execute(
+      sql`select '{"a":[1,2]}'::jsonb as j, array[1.5,2.5]::real[] as r, '\\x0102'::bytea as b, 9007199254740993::int8 as n, null::text as z, interval '2 days' as i`,
+    );
+    const r = (res as unknown as { rows: Array<Record<string, unknown>> }).rows[0]!;
+    expect(r.j).toEqual({ a: [1, 2] });
+    expect(r.r).toEqual([1.5, 2.5]);
+    expect(Array.from(r.b as Uint8Array)).toEqual([1, 2]);
+    expect(String(r.n)).toBe('9007199254740993');
+    expect(r.z).toBeNull();
+    expect(r.i).toBe('2 days'); // drizzle's identity parser for intervals crossed the thread
+  });
+
+  it('reports database errors with their SQLSTATE, which the problem mapper reads', async () => {
+    const [row] = await db.db.insert(teams).values({ name: 'dup' }).returning();
+    const err = await db.db
+      .insert(teams)
+      .values({ id: row!.id, name: 'dup again' })
+      .then(() => null, (e: unknown) => e);
+    expect(err).not.toBeNull();
+    expect(toProblem(err).problem.status).toBe(409);
+    const syntax = await db.db.execute(sql`selec 1`).then(() => null, (e: unknown) => e);
+    expect(String((syntax as { cause?: { code?: string } }).cause?.code)).toBe('42601');
+  });
+
+  it('commits a transaction, and rolls back one that throws', async () => {
+    const id = await db.db.transaction(async (tx) => {
+      const [r] = await tx.insert(teams).values({ name: 'committed' }).returning();
+      return r!.id;
+    });
+    expect(await db.db.select().from(teams).where(eq(teams.id, id))).toHaveLength(1);
+
+    let inside = '';
+    const err = await db.db
+      .transaction(async (tx) => {
+        const [r] = await tx.insert(teams).values({ name: 'rolled back' }).returning();
+        inside = r!.id;
+        expect(await tx.select().from(teams).where(eq(teams.id, inside))).toHaveLength(1);
+        throw new Error('no thanks');
+      })
+      .then(() => null, (e: unknown) => e);
+    expect((err as Error).message).toBe('no thanks');
+    expect(await db.db.select().from(teams).where(eq(teams.id, inside))).toHaveLength(0);
+  });
+
+  it('keeps queries outside a transaction waiting until it ends (one connection, as in-process)', async () => {
+    const order: string[] = [];
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const tx = db.db.transaction(async (t) => {
+      await t.insert(teams).values({ name: 'tx first' });
+      order.push('tx wrote');
+      await gate;
+      order.push('tx ends');
+    });
+    const outside = db.db.select().from(teams).then(() => order.push('outside read'));
+    await new Promise((r) => setTimeout(r, 50));
+    release();
+    await Promise.all([tx, outside]);
+    expect(order).toEqual(['tx wrote', 'tx ends', 'outside read']);
+  });
+
+  it('keeps what it stored across a restart, and refuses queries once closed', async () => {
+    await db.db.insert(teams).values({ name: 'survivor' });
+    await db.close();
+    await expect(db.ping()).rejects.toThrow();
+    db = await openDatabase({ databaseUrl: null, dataDir, thread: true });
+    const rows = await db.db.select().from(teams).where(eq(teams.name, 'survivor'));
+    expect(rows).toHaveLength(1);
+  });
+});
