@@ -128,7 +128,7 @@ export class UsageService {
     const scopeId = normaliseScopeId(body.scope, body.scopeId);
     if (!(await this.repo.scopeExists(this.db, caller.teamId, body.scope, scopeId))) throw notFound(body.scope === 'apiKey' ? 'API key' : body.scope === 'user' ? 'User' : 'Team');
     const row = await this.repo.insertBudget(this.db, { id: randomUUID(), teamId: caller.teamId, scope: body.scope, scopeId, period: body.period, credits, requestsPerMinute });
-    if (!row) throw conflict(`A ${body.period} budget for this ${body.scope} exists already: delete it first`);
+    if (!row) throw conflict(`A ${body.period} budget for this ${body.scope} exists already: edit that one or delete it first`);
     this.rules.delete(caller.teamId);
     return budgetView(row, now);
   }

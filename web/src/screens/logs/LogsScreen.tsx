@@ -5,7 +5,8 @@
 import '../../components/admin.css';
 import { useState } from 'preact/hooks';
 import { api, data, type Schemas } from '../../api/client';
-import { dayToIso, formatDate, formatNumber, isTeamAdmin } from '../../components/format';
+import { FilterBar, isoRange, type DayRange } from '../../components/FilterBar';
+import { formatDate, formatNumber, isTeamAdmin } from '../../components/format';
 import { ErrorNote } from '../../components/Problem';
 import { useLoad } from '../../components/useLoad';
 import { useSession } from '../../session';
@@ -21,9 +22,7 @@ const SORTS = [
   ['status,asc', 'Status'],
 ] as const;
 
-interface Filter {
-  from: string;
-  to: string;
+interface Filter extends DayRange {
   q: string;
   sort: string;
   size: number;
@@ -35,20 +34,19 @@ export function LogsScreen() {
   const [filter, setFilter] = useState<Filter>(draft);
   const [page, setPage] = useState(0);
   const [open, setOpen] = useState<string | null>(null);
-  const query = (f: Filter) => ({
-    ...(f.q.trim() ? { q: f.q.trim() } : {}),
-    ...(dayToIso(f.from) ? { startDate: dayToIso(f.from)! } : {}),
-    ...(dayToIso(f.to, true) ? { endDate: dayToIso(f.to, true)! } : {}),
-  });
+  const query = (f: Filter) => {
+    const { from, to } = isoRange(f);
+    return { ...(f.q.trim() ? { q: f.q.trim() } : {}), ...(from ? { startDate: from } : {}), ...(to ? { endDate: to } : {}) };
+  };
   const logs = useLoad(
     () => data(api.GET('/api/v1/chat/prompt-logs/paged', { params: { query: { ...query(filter), page, size: filter.size, sort: [filter.sort] } } })),
     [filter, page],
   );
   // The CSV route takes a required range: an open end is the widest range there is.
   const csvParams = new URLSearchParams({
-    ...(filter.q.trim() ? { q: filter.q.trim() } : {}),
-    startDate: dayToIso(filter.from) ?? new Date(0).toISOString(),
-    endDate: dayToIso(filter.to, true) ?? new Date(Date.now() + 86_400_000).toISOString(),
+    startDate: new Date(0).toISOString(),
+    endDate: new Date(Date.now() + 86_400_000).toISOString(),
+    ...query(filter),
   });
   const p = logs.value;
 
@@ -61,23 +59,16 @@ export function LogsScreen() {
         </a>
       </div>
       <p class="muted small">{isTeamAdmin(me.user.role) ? "Every call made in the team." : 'Your own calls.'}</p>
-      <form
-        class="filters"
-        aria-label="Filter prompt logs"
-        onSubmit={(e) => {
-          e.preventDefault();
+      <FilterBar
+        label="Filter prompt logs"
+        draft={draft}
+        onDraft={setDraft}
+        submit="Apply"
+        onApply={(f) => {
           setPage(0);
-          setFilter({ ...draft });
+          setFilter(f);
         }}
       >
-        <label>
-          From
-          <input type="date" value={draft.from} onInput={(e) => setDraft({ ...draft, from: e.currentTarget.value })} />
-        </label>
-        <label>
-          To
-          <input type="date" value={draft.to} onInput={(e) => setDraft({ ...draft, to: e.currentTarget.value })} />
-        </label>
         <label class="grow">
           Search
           <input type="search" value={draft.q} maxLength={500} placeholder="prompt or response text" onInput={(e) => setDraft({ ...draft, q: e.currentTarget.value })} />
@@ -102,10 +93,7 @@ export function LogsScreen() {
             ))}
           </select>
         </label>
-        <button type="submit" class="primary">
-          Apply
-        </button>
-      </form>
+      </FilterBar>
       <ErrorNote error={logs.error} />
       {logs.loading && !p && <p aria-busy="true">Loading…</p>}
       {p && p.empty && <p class="muted">No prompt log matches.</p>}
