@@ -8,6 +8,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, data, type Model } from '../../api/client';
 import type { paths } from '../../api/openapi';
 import { ErrorNote } from '../../components/Problem';
+import { useSubmit } from '../../components/useSubmit';
 import { navigate } from '../../router';
 import { ConnectionTest } from './ConnectionTest';
 
@@ -81,8 +82,8 @@ function toRequest(f: FormState): ModelRequest {
 export function ModelForm({ modelId, system = false }: { modelId?: string; system?: boolean }) {
   const [model, setModel] = useState<Model | null>(null);
   const [f, setF] = useState<FormState>(fromModel(null));
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const submit = useSubmit();
+  const { error, setError, busy } = submit;
   const [warnings, setWarnings] = useState<string[]>([]);
   useEffect(() => {
     if (!modelId) return;
@@ -100,23 +101,18 @@ export function ModelForm({ modelId, system = false }: { modelId?: string; syste
       <h1>{model ? `Edit ${model.name}` : isSystem ? 'New system model' : 'New model'}</h1>
       <form
         class="stack"
-        onSubmit={(e) => {
-          e.preventDefault();
-          setBusy(true);
-          setError(null);
+        onSubmit={submit.handler(() => {
           const body = toRequest(f);
           const call = model
             ? data(api.PATCH('/api/v1/models/{modelId}', { params: { path: { modelId: model.id } }, body }))
             : data(api.POST('/api/v1/models', { params: { query: { system: isSystem } }, body: { ...body, name: body.name ?? '' } }));
-          call
-            .then((saved) => {
-              setModel(saved);
-              setF(fromModel(saved));
-              setWarnings(saved.warnings ?? []);
-              if (!model) navigate(`/models/${saved.id}/edit`, { replace: true });
-            }, setError)
-            .finally(() => setBusy(false));
-        }}
+          return call.then((saved) => {
+            setModel(saved);
+            setF(fromModel(saved));
+            setWarnings(saved.warnings ?? []);
+            if (!model) navigate(`/models/${saved.id}/edit`, { replace: true });
+          });
+        })}
       >
         <label>
           Name
