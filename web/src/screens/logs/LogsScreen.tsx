@@ -8,6 +8,7 @@ import { api, data, type Schemas } from '../../api/client';
 import { FilterBar, isoRange, type DayRange } from '../../components/FilterBar';
 import { formatDate, formatNumber, isTeamAdmin } from '../../components/format';
 import { ErrorNote } from '../../components/Problem';
+import { TableWrap } from '../../components/TableWrap';
 import { useLoad } from '../../components/useLoad';
 import { useSession } from '../../session';
 
@@ -99,7 +100,7 @@ export function LogsScreen() {
       {p && p.empty && <p class="muted">No prompt log matches.</p>}
       {p && !p.empty && (
         <>
-          <div class="table-wrap">
+          <TableWrap label="Prompt logs">
             <table class="table logs" aria-label="Prompt logs">
               <thead>
                 <tr>
@@ -118,7 +119,7 @@ export function LogsScreen() {
                 ))}
               </tbody>
             </table>
-          </div>
+          </TableWrap>
           <nav class="pager" aria-label="Pages">
             <button type="button" disabled={p.first} onClick={() => setPage(page - 1)}>
               Previous
@@ -144,7 +145,8 @@ function LogRow({ log: l, open, onToggle }: { log: Log; open: boolean; onToggle:
         <td>{l.userId}</td>
         <td>{l.modelName ?? '—'}</td>
         <td class="excerpt">
-          <button type="button" class="link-button" aria-expanded={open} aria-label={`${open ? 'Hide' : 'Show'} the full prompt and response of the log from ${formatDate(l.created)}`} onClick={onToggle}>
+          <button type="button" class="link-button" aria-expanded={open} onClick={onToggle}>
+            <span class="visually-hidden">{open ? 'Hide' : 'Show'} the full prompt and response: </span>
             {l.prompt.length > 80 ? `${l.prompt.slice(0, 80)}…` : l.prompt || '(empty)'}
           </button>
         </td>

@@ -10,7 +10,9 @@ import { ConfirmButton } from '../../components/ConfirmButton';
 import { FilterBar, isoRange, type DayRange } from '../../components/FilterBar';
 import { formatDate, formatNumber, isTeamAdmin } from '../../components/format';
 import { ErrorNote } from '../../components/Problem';
+import { TableWrap } from '../../components/TableWrap';
 import { useLoad } from '../../components/useLoad';
+import { useSubmit } from '../../components/useSubmit';
 import { useSession } from '../../session';
 
 type Budget = Schemas['Budget'];
@@ -28,6 +30,11 @@ const GROUPS: Array<[GroupBy, string]> = [
 ];
 const PERIODS: Record<Budget['period'], string> = { day: 'Day', month: 'Month', total: 'Total (never resets)' };
 const credits = (n: number | null) => (n == null ? '—' : n.toLocaleString('en-US', { maximumFractionDigits: 2 }));
+/** A budget's two limits as typed: '' is no such limit. */
+interface Limits {
+  credits: string;
+  rpm: string;
+}
 /** A number field's value as a limit: '' is no limit. */
 const limit = (v: string): number | null => (v.trim() === '' ? null : Number(v));
 
@@ -80,7 +87,7 @@ export function UsageScreen() {
       {rows.loading && !rows.value && <p aria-busy="true">Loading…</p>}
       {rows.value && rows.value.length === 0 && <p class="muted">No usage in this range.</p>}
       {rows.value && rows.value.length > 0 && (
-        <div class="table-wrap">
+        <TableWrap label={`Usage by ${groupName.toLowerCase()}`}>
           <table class="table" aria-label={`Usage by ${groupName.toLowerCase()}`}>
             <thead>
               <tr>
@@ -103,7 +110,7 @@ export function UsageScreen() {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableWrap>
       )}
       {admin ? <Budgets teamId={me.team.id} users={users.value ?? []} /> : mine.value && <BudgetTable budgets={mine.value.budgets} users={[]} title="Budgets that apply to me" />}
     </section>
@@ -137,7 +144,7 @@ function BudgetTable({
       {budgets.length === 0 ? (
         <p class="muted">No budget.</p>
       ) : (
-        <div class="table-wrap">
+        <TableWrap label={title}>
           <table class="table" aria-label={title}>
             <thead>
               <tr>
@@ -189,7 +196,7 @@ function BudgetTable({
               })}
             </tbody>
           </table>
-        </div>
+        </TableWrap>
       )}
     </section>
   );
@@ -197,38 +204,25 @@ function BudgetTable({
 
 /** A budget's limits changed in place (PATCH): an emptied field removes that limit; the server refuses to remove both. */
 function BudgetEdit({ budget: b, what, onDone }: { budget: Budget; what: string; onDone: (saved: boolean) => void }) {
-  const [f, setF] = useState({ credits: b.credits == null ? '' : String(b.credits), rpm: b.requestsPerMinute == null ? '' : String(b.requestsPerMinute) });
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const [f, setF] = useState<Limits>({ credits: b.credits == null ? '' : String(b.credits), rpm: b.requestsPerMinute == null ? '' : String(b.requestsPerMinute) });
+  const submit = useSubmit();
   return (
     <form
       class="stack"
       aria-label={`Edit ${what}`}
-      onSubmit={(e) => {
-        e.preventDefault();
-        setBusy(true);
-        setError(null);
-        data(api.PATCH('/api/v1/budgets/{id}', { params: { path: { id: b.id } }, body: { credits: limit(f.credits), requestsPerMinute: limit(f.rpm) } }))
-          .then(() => onDone(true), setError)
-          .finally(() => setBusy(false));
-      }}
+      onSubmit={submit.handler(() =>
+        data(api.PATCH('/api/v1/budgets/{id}', { params: { path: { id: b.id } }, body: { credits: limit(f.credits), requestsPerMinute: limit(f.rpm) } })).then(() => onDone(true)),
+      )}
     >
       <p class="small">
         <strong>{what}</strong> · spent {credits(b.spent)} this period. Leave a field empty for no such limit.
       </p>
       <div class="row numbers">
-        <label>
-          Credits
-          <input type="number" min={0} step="any" value={f.credits} onInput={(e) => setF({ ...f, credits: e.currentTarget.value })} />
-        </label>
-        <label>
-          Requests per minute
-          <input type="number" min={1} step={1} value={f.rpm} onInput={(e) => setF({ ...f, rpm: e.currentTarget.value })} />
-        </label>
+        <LimitFields value={f} onChange={setF} />
       </div>
-      <ErrorNote error={error} />
+      <ErrorNote error={submit.error} />
       <div class="actions">
-        <button type="submit" class="primary" disabled={busy}>
+        <button type="submit" class="primary" disabled={submit.busy}>
           Save budget
         </button>
         <button type="button" onClick={() => onDone(false)}>
@@ -239,11 +233,25 @@ function BudgetEdit({ budget: b, what, onDone }: { budget: Budget; what: string;
   );
 }
 
+function LimitFields({ value: f, onChange }: { value: Limits; onChange: (l: Limits) => void }) {
+  return (
+    <>
+      <label>
+        Credits
+        <input type="number" min={0} step="any" value={f.credits} onInput={(e) => onChange({ ...f, credits: e.currentTarget.value })} />
+      </label>
+      <label>
+        Requests per minute
+        <input type="number" min={1} step={1} value={f.rpm} onInput={(e) => onChange({ ...f, rpm: e.currentTarget.value })} />
+      </label>
+    </>
+  );
+}
+
 function Budgets({ teamId, users }: { teamId: string; users: User[] }) {
   const budgets = useLoad(() => data(api.GET('/api/v1/budgets')), []);
   const [f, setF] = useState({ scope: 'team' as Budget['scope'], scopeId: '', period: 'month' as Budget['period'], credits: '', rpm: '' });
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const submit = useSubmit();
   return (
     <>
       <ErrorNote error={budgets.error} />
@@ -253,7 +261,7 @@ function Budgets({ teamId, users }: { teamId: string; users: User[] }) {
           users={users}
           title="Budgets"
           onSaved={budgets.reload}
-          onDelete={(b) => data(api.DELETE('/api/v1/budgets/{id}', { params: { path: { id: b.id } } })).then(budgets.reload, setError)}
+          onDelete={(b) => data(api.DELETE('/api/v1/budgets/{id}', { params: { path: { id: b.id } } })).then(budgets.reload, submit.setError)}
         />
       )}
       <section class="card stack" aria-labelledby="budget-title">
@@ -261,18 +269,13 @@ function Budgets({ teamId, users }: { teamId: string; users: User[] }) {
         <form
           class="stack"
           aria-labelledby="budget-title"
-          onSubmit={(e) => {
-            e.preventDefault();
-            setBusy(true);
-            setError(null);
+          onSubmit={submit.handler(() => {
             const scopeId = f.scope === 'team' ? teamId : f.scope === 'user' ? Number(f.scopeId) : f.scopeId.trim();
-            data(api.POST('/api/v1/budgets', { body: { scope: f.scope, scopeId, period: f.period, credits: limit(f.credits), requestsPerMinute: limit(f.rpm) } }))
-              .then(() => {
-                setF({ ...f, credits: '', rpm: '' });
-                budgets.reload();
-              }, setError)
-              .finally(() => setBusy(false));
-          }}
+            return data(api.POST('/api/v1/budgets', { body: { scope: f.scope, scopeId, period: f.period, credits: limit(f.credits), requestsPerMinute: limit(f.rpm) } })).then(() => {
+              setF({ ...f, credits: '', rpm: '' });
+              budgets.reload();
+            });
+          })}
         >
           <div class="row">
             <label>
@@ -312,19 +315,12 @@ function Budgets({ teamId, users }: { teamId: string; users: User[] }) {
                 ))}
               </select>
             </label>
-            <label>
-              Credits
-              <input type="number" min={0} step="any" value={f.credits} onInput={(e) => setF({ ...f, credits: e.currentTarget.value })} />
-            </label>
-            <label>
-              Requests per minute
-              <input type="number" min={1} step={1} value={f.rpm} onInput={(e) => setF({ ...f, rpm: e.currentTarget.value })} />
-            </label>
+            <LimitFields value={f} onChange={(l) => setF({ ...f, ...l })} />
           </div>
           <p class="hint">Set credits, requests per minute, or both.</p>
-          <ErrorNote error={error} />
+          <ErrorNote error={submit.error} />
           <div class="actions">
-            <button type="submit" class="primary" disabled={busy}>
+            <button type="submit" class="primary" disabled={submit.busy}>
               Add budget
             </button>
           </div>
