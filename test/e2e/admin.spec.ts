@@ -82,20 +82,24 @@ test('models: create with a write-only key, test the connection, see a failing o
   await expect(page.getByRole('list', { name: 'Team models' })).toContainText('Echo model');
 });
 
-test('models: an embedding model is tested on its embeddings endpoint, and its failure shown', async ({ page, atrium }) => {
+test('models: an embedding model is made on the form, tested on its embeddings endpoint, and its failure shown', async ({ page, atrium }) => {
   const name = `Embedder ${Date.now()}`;
-  await atrium.api('POST', '/api/v1/models', {
-    name,
-    kind: 'embedding',
-    apiBase: 'OPENAI',
-    connectionType: 'URL',
-    url: atrium.standIn.openaiBaseUrl,
-    baseModel: 'embed-e2e',
-    apiKey: 'sk-test-openai',
-    contextWindow: 8192,
-  });
   await signIn(page);
   await nav(page).getByRole('link', { name: 'Models' }).click();
+  await page.getByRole('link', { name: 'New model', exact: true }).click();
+  await page.getByLabel('Name', { exact: true }).fill(name);
+  await page.getByLabel('Kind').selectOption('embedding');
+  await expect(page.getByLabel('Protocol').getByRole('option', { name: /Anthropic/ })).toBeDisabled();
+  await page.getByLabel('Vector size').fill('5');
+  await page.getByLabel('URL').fill(atrium.standIn.openaiBaseUrl);
+  await page.getByLabel('Base model').fill('embed-e2e');
+  await page.getByLabel('API key').fill('sk-test-openai');
+  await page.getByRole('button', { name: 'Create' }).click();
+  await expect(page.getByRole('heading', { name: `Edit ${name}` })).toBeVisible();
+  await expect(page.getByLabel('Kind')).toHaveValue('embedding');
+  await expect(page.getByLabel('Vector size')).toHaveValue('5');
+
+  await page.getByRole('button', { name: 'Back to models' }).click();
   const row = page.getByRole('list', { name: 'Team models' }).getByRole('listitem').filter({ hasText: name });
   await expect(row).toContainText('embedding');
   await row.getByRole('button', { name: `Test connection of ${name}` }).click();

@@ -27,6 +27,8 @@ type Flag = (typeof FLAGS)[number][0];
 
 interface FormState {
   name: string;
+  kind: 'chat' | 'embedding';
+  embeddingDimensions: string;
   apiBase: 'OPENAI' | 'ANTHROPIC' | 'GOOGLE';
   connectionType: 'URL' | 'AZURE';
   url: string;
@@ -44,6 +46,8 @@ interface FormState {
 function fromModel(m: Model | null): FormState {
   return {
     name: m?.name ?? '',
+    kind: m?.kind ?? 'chat',
+    embeddingDimensions: m?.embeddingDimensions != null ? String(m.embeddingDimensions) : '',
     apiBase: m?.apiBase ?? 'OPENAI',
     connectionType: m?.connectionType ?? 'URL',
     url: m?.url ?? '',
@@ -64,6 +68,8 @@ const intOrNull = (s: string): number | null => (s.trim() === '' ? null : Number
 function toRequest(f: FormState): ModelRequest {
   const body: ModelRequest = {
     name: f.name.trim(),
+    kind: f.kind,
+    embeddingDimensions: f.kind === 'embedding' ? intOrNull(f.embeddingDimensions) : null,
     apiBase: f.apiBase,
     connectionType: f.connectionType,
     url: f.url.trim() || null,
@@ -118,6 +124,33 @@ export function ModelForm({ modelId, system = false }: { modelId?: string; syste
           Name
           <input value={f.name} required maxLength={200} onInput={(e) => set({ name: e.currentTarget.value })} />
         </label>
+        <div class="row">
+          <label>
+            Kind
+            <select aria-label="Kind" value={f.kind} onChange={(e) => set({ kind: e.currentTarget.value as FormState['kind'], ...(e.currentTarget.value === 'embedding' && f.apiBase === 'ANTHROPIC' ? { apiBase: 'OPENAI' } : {}) })}>
+              <option value="chat">Chat: answers in workspaces</option>
+              <option value="embedding">Embedding: turns documents into vectors</option>
+            </select>
+          </label>
+          {f.kind === 'embedding' && (
+            <label>
+              Vector size
+              <input
+                type="number"
+                min={1}
+                max={16000}
+                step={1}
+                value={f.embeddingDimensions}
+                placeholder="the model's own"
+                aria-describedby="dims-hint"
+                onInput={(e) => set({ embeddingDimensions: e.currentTarget.value })}
+              />
+              <span class="hint" id="dims-hint">
+                Empty: the model's own size, found on first use.
+              </span>
+            </label>
+          )}
+        </div>
         <fieldset>
           <legend>Provider</legend>
           <div class="row">
@@ -125,7 +158,9 @@ export function ModelForm({ modelId, system = false }: { modelId?: string; syste
               Protocol
               <select aria-label="Protocol" value={f.apiBase} onChange={(e) => set({ apiBase: e.currentTarget.value as FormState['apiBase'], ...(e.currentTarget.value !== 'OPENAI' ? { connectionType: 'URL' } : {}) })}>
                 <option value="OPENAI">OpenAI-compatible</option>
-                <option value="ANTHROPIC">Anthropic</option>
+                <option value="ANTHROPIC" disabled={f.kind === 'embedding'}>
+                  Anthropic{f.kind === 'embedding' ? ' (no embeddings API)' : ''}
+                </option>
                 <option value="GOOGLE">Google Gemini</option>
               </select>
             </label>
