@@ -56,7 +56,7 @@ export function DocumentScreen({ plusId }: { plusId: string }) {
         </div>
         {canChange && !editing && (
           <div class="actions">
-            <button type="button" onClick={() => setEditing(true)}>
+            <button type="button" class="small-button" onClick={() => setEditing(true)}>
               Edit details
             </button>
             <ConfirmButton

@@ -31,6 +31,10 @@ interface Filter extends DayRange {
 
 export function LogsScreen() {
   const { me } = useSession();
+  const admin = isTeamAdmin(me.user.role);
+  // the logs carry user ids; an owner/admin reads names (a member's logs are all their own)
+  const users = useLoad(() => (admin ? data(api.GET('/api/v1/users')) : Promise.resolve([me.user])), [admin]);
+  const userName = (id: number) => users.value?.find((u) => u.id === id)?.name ?? `user ${id}`;
   const [draft, setDraft] = useState<Filter>({ from: '', to: '', q: '', sort: 'created,desc', size: 20 });
   const [filter, setFilter] = useState<Filter>(draft);
   const [page, setPage] = useState(0);
@@ -59,7 +63,7 @@ export function LogsScreen() {
           Download CSV
         </a>
       </div>
-      <p class="muted small">{isTeamAdmin(me.user.role) ? "Every call made in the team." : 'Your own calls.'}</p>
+      <p class="muted small">{admin ? 'Every call made in the team.' : 'Your own calls.'}</p>
       <FilterBar
         label="Filter prompt logs"
         draft={draft}
@@ -115,7 +119,7 @@ export function LogsScreen() {
               </thead>
               <tbody>
                 {p.content.map((l) => (
-                  <LogRow key={l.id} log={l} open={open === l.id} onToggle={() => setOpen(open === l.id ? null : l.id)} />
+                  <LogRow key={l.id} log={l} user={userName(l.userId)} open={open === l.id} onToggle={() => setOpen(open === l.id ? null : l.id)} />
                 ))}
               </tbody>
             </table>
@@ -137,12 +141,12 @@ export function LogsScreen() {
   );
 }
 
-function LogRow({ log: l, open, onToggle }: { log: Log; open: boolean; onToggle: () => void }) {
+function LogRow({ log: l, user, open, onToggle }: { log: Log; user: string; open: boolean; onToggle: () => void }) {
   return (
     <>
       <tr class={open ? 'open' : ''}>
         <td>{formatDate(l.created)}</td>
-        <td>{l.userId}</td>
+        <td>{user}</td>
         <td>{l.modelName ?? '—'}</td>
         <td class="excerpt">
           <button type="button" class="link-button" aria-expanded={open} onClick={onToggle}>
@@ -171,7 +175,7 @@ function LogRow({ log: l, open, onToggle }: { log: Log; open: boolean; onToggle:
               </p>
             )}
             <p class="muted small">
-              User {l.userId} · model {l.modelName ?? '—'} · {formatNumber(l.promptTokens)} prompt / {formatNumber(l.completionTokens)} answer tokens ·{' '}
+              {user} · model {l.modelName ?? '—'} · {formatNumber(l.promptTokens)} prompt / {formatNumber(l.completionTokens)} answer tokens ·{' '}
               {l.latencyMs == null ? '—' : `${formatNumber(l.latencyMs)} ms`} · workspace {l.workspaceId ?? '—'} · thread {l.threadId ?? '—'}
             </p>
           </td>

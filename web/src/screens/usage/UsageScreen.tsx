@@ -117,9 +117,10 @@ export function UsageScreen() {
   );
 }
 
-/** What a budget limits, as a person reads it. */
-function appliesTo(b: Budget, users: User[]): string {
+/** What a budget limits, as a person reads it ("You" for the caller's own). */
+function appliesTo(b: Budget, users: User[], selfId: number): string {
   if (b.scope === 'team') return 'Whole team';
+  if (b.scope === 'user' && b.scopeId === String(selfId)) return 'You';
   if (b.scope === 'user') return users.find((u) => String(u.id) === b.scopeId)?.name ?? `User ${b.scopeId}`;
   return `API key ${b.scopeId.slice(0, 8)}…`;
 }
@@ -138,6 +139,7 @@ function BudgetTable({
   onSaved?: () => void;
 }) {
   const [editing, setEditing] = useState<string | null>(null);
+  const selfId = useSession().me.user.id;
   return (
     <section class="stack" aria-label={title}>
       <h2>{title}</h2>
@@ -159,7 +161,7 @@ function BudgetTable({
             </thead>
             <tbody>
               {budgets.map((b) => {
-                const what = `${appliesTo(b, users)} ${b.period} budget`;
+                const what = `${appliesTo(b, users, selfId)} ${b.period} budget`;
                 return editing === b.id && onSaved ? (
                   <tr key={b.id} class="editing">
                     <td colSpan={7}>
@@ -175,7 +177,7 @@ function BudgetTable({
                   </tr>
                 ) : (
                   <tr key={b.id}>
-                    <td>{appliesTo(b, users)}</td>
+                    <td>{appliesTo(b, users, selfId)}</td>
                     <td>{PERIODS[b.period]}</td>
                     <td>{credits(b.credits)}</td>
                     <td>{credits(b.spent)}</td>
