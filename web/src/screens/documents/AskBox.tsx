@@ -70,7 +70,7 @@ export function AskBox({ plusId }: { plusId: string }) {
         <div class="stack" aria-label="Context for the question">
           {answer.explain && (
             <TableWrap label="Ranked chunks">
-              <table class="table" aria-label="Ranked chunks">
+              <table class="table ranked" aria-label="Ranked chunks">
                 <thead>
                   <tr>
                     <th scope="col">#</th>
