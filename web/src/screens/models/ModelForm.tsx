@@ -262,7 +262,7 @@ export function ModelForm({ modelId, system = false }: { modelId?: string; syste
         </div>
       </form>
       {model && (
-        <section class="card" aria-labelledby="test-title">
+        <section class="card stack" aria-labelledby="test-title">
           <h2 id="test-title">Test the connection</h2>
           <p class="hint">Uses the saved settings: save first.</p>
           <ConnectionTest model={model} />
