@@ -121,6 +121,38 @@ describe('managing budgets', () => {
     expect((await t.request({ method: 'GET', url: '/api/v1/budgets', key: k })).json().map((b: { id: string }) => b.id)).not.toContain(theirs.id);
   });
 
+  it('owner/admin change a budget\u2019s limits (left-out fields kept, null removes one, never both); others may not', async () => {
+    const { team } = await setup();
+    const member = await team.addUser('member');
+    const other = await newTeam(t);
+    const b = await budgetOk(team.ownerKey, { scope: 'team', scopeId: team.teamId, period: 'day', credits: 100 });
+    const patch = (key: string, id: string, payload: Record<string, unknown>) => t.request({ method: 'PATCH', url: `/api/v1/budgets/${id}`, key, payload });
+    const changed = await patch(team.ownerKey, b.id, { requestsPerMinute: 30 });
+    expect(changed.statusCode, changed.body).toBe(200);
+    expect(expectShape(Budget, changed.json())).toMatchObject({ id: b.id, scope: 'team', period: 'day', credits: 100, requestsPerMinute: 30, remaining: 100 });
+    expect((await patch(team.ownerKey, b.id, { credits: null })).json()).toMatchObject({ credits: null, requestsPerMinute: 30, remaining: null });
+    // removing the last limit is refused, and nothing changes
+    const both = expectProblem(await patch(team.ownerKey, b.id, { requestsPerMinute: null }), 400);
+    expect(both.detail).toContain('delete it instead');
+    for (const body of [{}, { credits: -1 }, { requestsPerMinute: 0 }, { period: 'month' }, { credits: 1, scope: 'user' }]) expectProblem(await patch(team.ownerKey, b.id, body), 400);
+    expectProblem(await patch(team.ownerKey, 'not-a-uuid', { credits: 1 }), 400);
+    expectProblem(await patch(member.key, b.id, { credits: 1 }), 403);
+    expectProblem(await patch(other.ownerKey, b.id, { credits: 1 }), 404);
+    const listed = (await t.request({ method: 'GET', url: '/api/v1/budgets', key: team.ownerKey })).json() as Array<Static<typeof Budget>>;
+    expect(listed.find((x) => x.id === b.id)).toMatchObject({ credits: null, requestsPerMinute: 30 });
+  });
+
+  it('a changed credit limit is enforced at once and keeps the period\u2019s spend', async () => {
+    const { team, ws } = await setup();
+    const b = await budgetOk(team.ownerKey, { scope: 'team', scopeId: team.teamId, period: 'day', credits: 1_000_000 });
+    expect((await complete(team.ownerKey, ws.id)).statusCode).toBe(200);
+    const spent = (await t.request({ method: 'GET', url: '/api/v1/budgets', key: team.ownerKey })).json()[0].spent as number;
+    expect(spent).toBeGreaterThan(0);
+    const lowered = (await t.request({ method: 'PATCH', url: `/api/v1/budgets/${b.id}`, key: team.ownerKey, payload: { credits: spent } })).json();
+    expect(lowered).toMatchObject({ credits: spent, spent, remaining: 0 });
+    expect(expectProblem(await complete(team.ownerKey, ws.id), 429).code).toBe('budget_exceeded');
+  });
+
   it('a member sees the budgets that apply to them (team, their own, their keys), never another member\u2019s', async () => {
     const { team } = await setup();
     const m1 = await team.addUser('member');

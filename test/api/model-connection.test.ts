@@ -1,4 +1,6 @@
 /** POST /api/v1/models/{modelId}/test: the web app's "test connection" (issue 13). */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Type } from 'typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConnectionTest } from '../../src/modules/models/schema.js';
@@ -90,6 +92,53 @@ describe('testing a model connection', () => {
     expectProblem(await test(a.ownerKey, m.id, { prompt: '' }), 400);
     expectProblem(await test(a.ownerKey, m.id, { prompt: 'x', extra: 1 }), 400);
     expectProblem(await test(a.ownerKey, m.id, { prompt: 'x'.repeat(2001) }), 400);
+  });
+
+  it('tests an embedding model on its embeddings endpoint and reports the vector size', async () => {
+    const a = await newTeam(t);
+    for (const kind of ['OPENAI', 'GOOGLE'] as const) {
+      const m = await createModel(t, a.ownerKey, { ...s.modelBody(kind, { baseModel: `embed-${kind.toLowerCase()}` }), kind: 'embedding' });
+      const before = s.standIn.requests.length;
+      const res = await test(a.ownerKey, m.id, { prompt: 'how many holiday days' });
+      expect(res.statusCode).toBe(200);
+      const body = expectShape(ConnectionTest, res.json());
+      expect(body).toMatchObject({ ok: true, dimensions: 5, finishReason: null, error: null });
+      expect(body.content).toContain('5 dimensions');
+      const sent = s.standIn.requests.slice(before);
+      expect(sent).toHaveLength(1);
+      expect(sent[0]!.path).toMatch(/embed/i);
+    }
+    // a chat model's answer has no dimensions
+    const chat = await createModel(t, a.ownerKey, s.modelBody('OPENAI'));
+    expect((await test(a.ownerKey, chat.id)).json()).toMatchObject({ ok: true, dimensions: null });
+  });
+
+  it('an embedding model: a failing endpoint, and a vector of another size than configured, are failed tests', async () => {
+    const a = await newTeam(t);
+    const m = await createModel(t, a.ownerKey, { ...s.modelBody('OPENAI', { baseModel: 'embed-x' }), kind: 'embedding' });
+    s.standIn.set({ failEmbeddings: 401 });
+    const failed = expectShape(ConnectionTest, (await test(a.ownerKey, m.id)).json());
+    expect(failed).toMatchObject({ ok: false, content: null, dimensions: null, error: { status: 502, code: 'provider_auth_failed' } });
+
+    // a server that ignores the requested size (the stand-in honours it, so this one answers 3 numbers whatever is asked)
+    const fixed = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ object: 'list', data: [{ object: 'embedding', index: 0, embedding: [0.1, 0.2, 0.3] }], model: 'x', usage: { prompt_tokens: 1, total_tokens: 1 } }));
+      });
+    });
+    await new Promise<void>((r) => fixed.listen(0, '127.0.0.1', r));
+    try {
+      const url = `http://127.0.0.1:${(fixed.address() as AddressInfo).port}/v1`;
+      const sized = await createModel(t, a.ownerKey, { ...s.modelBody('OPENAI', { baseModel: 'embed-y', url }), kind: 'embedding', embeddingDimensions: 8 });
+      const body = expectShape(ConnectionTest, (await test(a.ownerKey, sized.id)).json());
+      expect(body).toMatchObject({ ok: false, dimensions: 3, error: { status: 502, code: 'provider_bad_response' } });
+      expect(body.error!.detail).toContain('3 dimensions');
+      expect(body.error!.detail).toContain('set to 8');
+    } finally {
+      await new Promise((r) => fixed.close(r));
+    }
   });
 
   it('lets a team admin test a system model before adding it to the team', async () => {

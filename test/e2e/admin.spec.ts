@@ -3,30 +3,8 @@
  * logs, team and account screens, each with its main path and its main failure, and a member who
  * neither sees the admin controls nor gets past the API when calling it anyway.
  */
-import type { Page } from '@playwright/test';
 import { createStandInModel } from './server.js';
-import { expect, signIn, test } from './fixtures.js';
-
-async function signInAs(page: Page, email: string, password: string): Promise<void> {
-  await page.goto('/');
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await expect(page.getByRole('heading', { name: 'Workspaces' })).toBeVisible();
-}
-
-/** A JSON call from the page with its session cookie (what a member could do from the console). */
-function callFromPage(page: Page, method: string, url: string, body?: unknown): Promise<number> {
-  return page.evaluate(
-    async ([m, u, b]) => {
-      const res = await fetch(u as string, { method: m as string, headers: { 'content-type': 'application/json' }, ...(b === undefined ? {} : { body: JSON.stringify(b) }) });
-      return res.status;
-    },
-    [method, url, body] as const,
-  );
-}
-
-const nav = (page: Page) => page.getByRole('navigation', { name: 'Main' });
+import { callFromPage, expect, nav, signIn, signInAs, test } from './fixtures.js';
 
 test('documents: create a set, upload with a rejected file, read chunks, test a question, delete', async ({ page }) => {
   await signIn(page);
@@ -102,6 +80,41 @@ test('models: create with a write-only key, test the connection, see a failing o
 
   await page.getByRole('button', { name: 'Back to models' }).click();
   await expect(page.getByRole('list', { name: 'Team models' })).toContainText('Echo model');
+});
+
+test('models: an embedding model is made on the form, tested on its embeddings endpoint, and its failure shown', async ({ page, atrium }) => {
+  const name = `Embedder ${Date.now()}`;
+  await signIn(page);
+  await nav(page).getByRole('link', { name: 'Models' }).click();
+  await page.getByRole('link', { name: 'New model', exact: true }).click();
+  await page.getByLabel('Name', { exact: true }).fill(name);
+  await page.getByLabel('Kind').selectOption('embedding');
+  await expect(page.getByLabel('Protocol').getByRole('option', { name: /Anthropic/ })).toBeDisabled();
+  await page.getByLabel('Vector size').fill('5');
+  await page.getByLabel('URL').fill(atrium.standIn.openaiBaseUrl);
+  await page.getByLabel('Base model').fill('embed-e2e');
+  await page.getByLabel('API key').fill('sk-test-openai');
+  await page.getByRole('button', { name: 'Create' }).click();
+  await expect(page.getByRole('heading', { name: `Edit ${name}` })).toBeVisible();
+  await expect(page.getByLabel('Kind')).toHaveValue('embedding');
+  await expect(page.getByLabel('Vector size')).toHaveValue('5');
+
+  await page.getByRole('button', { name: 'Back to models' }).click();
+  const row = page.getByRole('list', { name: 'Team models' }).getByRole('listitem').filter({ hasText: name });
+  await expect(row).toContainText('embedding');
+  await row.getByRole('button', { name: `Test connection of ${name}` }).click();
+  await row.getByLabel('Text to embed').fill('how many holiday days do I get');
+  const before = atrium.standIn.requests.length;
+  await row.getByRole('button', { name: 'Test connection', exact: true }).click();
+  await expect(row.getByRole('status')).toContainText('Connected');
+  await expect(row.getByRole('status')).toContainText('vector of 5 dimensions');
+  expect(atrium.standIn.requests.slice(before).map((r) => r.path)).toEqual(['/v1/embeddings']);
+
+  atrium.standIn.set({ failEmbeddings: 401 });
+  await row.getByRole('button', { name: 'Test connection', exact: true }).click();
+  const failed = row.getByRole('alert').filter({ hasText: 'Connection failed' });
+  await expect(failed).toContainText('provider_auth_failed');
+  await expect(failed).toContainText('upstream 401');
 });
 
 test('prompt logs: a row opens to its full prompt and response; search narrows; CSV follows the filter', async ({ page, atrium }) => {

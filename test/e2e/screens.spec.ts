@@ -1,10 +1,13 @@
 /**
- * Every screen at desktop (1280×800) and phone (375×812) width, light and dark: nothing wider
- * than the window, every control named for assistive technology (CONTRACT §6), the theme
- * following the system. With E2E_SHOTS=<dir> each screen is also saved as a PNG to look at.
+ * The chat's screens and states (sign-in, workspaces, workspace form, new chat, a thread, the
+ * phone's chats drawer and menu) at desktop (1280×800) and phone (375×812) width, light and dark,
+ * through checks.ts: nothing wider than the window, no axe-core WCAG 2.1 A/AA violation (every
+ * control named, CONTRACT §6), the theme following the system. The other screens are in
+ * every-screen.spec.ts. With E2E_SHOTS=<dir> each state is also saved as a PNG to look at.
  */
 import path from 'node:path';
 import type { Page } from '@playwright/test';
+import { checkScreen } from './checks.js';
 import { createStandInModel } from './server.js';
 import { expect, signIn, test } from './fixtures.js';
 
@@ -12,26 +15,7 @@ const SIZES = { desktop: { width: 1280, height: 800 }, phone: { width: 375, heig
 const SCHEMES = ['light', 'dark'] as const;
 
 async function check(page: Page, name: string, size: keyof typeof SIZES, scheme: (typeof SCHEMES)[number]) {
-  const fits = await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
-  expect(fits, `${name} at ${size} is wider than the window`).toBe(true);
-  const unnamed = await page.locator('button, a[href], input, select, textarea, summary, [role="button"]').evaluateAll((els) =>
-    els
-      .filter((el) => {
-        const h = el as HTMLElement;
-        if (h.getClientRects().length === 0 && !(h instanceof HTMLInputElement && h.type === 'file')) return false;
-        const labelled = h.getAttribute('aria-labelledby')?.split(/\s+/).map((id) => document.getElementById(id)?.textContent ?? '').join('');
-        const labels = 'labels' in h ? Array.from((h as HTMLInputElement).labels ?? []).map((l) => l.textContent ?? '').join('') : '';
-        const name = h.getAttribute('aria-label') || labelled || labels || (h.textContent ?? '').trim() || h.getAttribute('title') || '';
-        return name.trim() === '';
-      })
-      .map((el) => el.outerHTML.slice(0, 120)),
-  );
-  expect(unnamed, `${name}: controls without an accessible name`).toEqual([]);
-  const dark = await page.evaluate(() => {
-    const [r, g, b] = getComputedStyle(document.body).backgroundColor.match(/\d+/g)!.map(Number) as [number, number, number];
-    return 0.2126 * r + 0.7152 * g + 0.0722 * b < 100;
-  });
-  expect(dark, `${name}: the ${scheme} theme`).toBe(scheme === 'dark');
+  await checkScreen(page, `${name} at ${size}`, scheme);
   if (process.env.E2E_SHOTS) await page.screenshot({ path: path.join(process.env.E2E_SHOTS, `${name}-${size}-${scheme}.png`) });
 }
 

@@ -122,6 +122,7 @@ export const ConnectionTest = Type.Object({
   ok: Type.Boolean({ description: 'whether the provider answered' }),
   content: Nullable(Type.String({ description: "the provider's answer (ok only)" })),
   finishReason: Nullable(Type.String()),
+  dimensions: Nullable(Type.Integer({ description: 'embedding models: the size of the vector the embeddings endpoint answered for the prompt; chat models: null' })),
   latencyMs: Type.Integer({ description: 'time the test took, in milliseconds' }),
   error: Nullable(
     Type.Object({

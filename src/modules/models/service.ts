@@ -1,7 +1,7 @@
 import { TtlCache } from '../../cache.js';
 import type { Db } from '../../db/client.js';
 import { AppError, badRequest, conflict, notFound } from '../../errors.js';
-import { classifyProviderError, getAdapter, httpStatusFor, isSupportedConnection, supportsEmbeddings } from '../../providers/index.js';
+import { classifyProviderError, embed, getAdapter, httpStatusFor, isSupportedConnection, supportsEmbeddings } from '../../providers/index.js';
 import type { ApiBase, ConnectionType, ProviderTarget } from '../../providers/types.js';
 import { assertProviderUrlAllowed } from '../../providers/url-guard.js';
 import { probeContextWindow, windowWarning } from '../../providers/window-probe.js';
@@ -188,7 +188,9 @@ export class ModelsService {
   }
 
   /**
-   * Send one short prompt to the model's provider and report what came back. A failure of the
+   * Send one short prompt to the model's provider and report what came back: a chat model's
+   * answer, or for an embedding model the size of the vector its embeddings endpoint returned
+   * (checked against embeddingDimensions when that is set). A failure of the
    * provider (or of the model's configuration) is the test's answer, not an error of this call:
    * the caller is an owner/admin, so the upstream status and code are included. Nothing is
    * stored: no thread, no prompt log, no usage (docs/API.md, "Testing a model's connection").
@@ -204,16 +206,26 @@ export class ModelsService {
       target = (await this.resolveNow({ ...row, active: true })).target;
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
-      return { ok: false, content: null, finishReason: null, latencyMs: elapsed(), error: { status: 400, code: err.code, detail: err.message } }; // resolveNow only refuses with bad_request
+      return { ok: false, content: null, finishReason: null, dimensions: null, latencyMs: elapsed(), error: { status: 400, code: err.code, detail: err.message } }; // resolveNow only refuses with bad_request
     }
     try {
+      // An embedding model is tested where it is used: its embeddings endpoint (it may have no chat one at all).
+      if (row.kind === 'embedding') {
+        const [vector] = await embed({ target, texts: [prompt], dimensions: row.embeddingDimensions, timeouts: CONNECTION_TEST_TIMEOUTS });
+        const dimensions = vector?.length ?? 0;
+        if (row.embeddingDimensions != null && dimensions !== row.embeddingDimensions) {
+          const detail = `The model answered a vector of ${dimensions} dimensions, but it is set to ${row.embeddingDimensions}: correct embeddingDimensions or clear it`;
+          return { ok: false, content: null, finishReason: null, dimensions, latencyMs: elapsed(), error: { status: 502, code: 'provider_bad_response', detail } };
+        }
+        return { ok: true, content: `Embedded the prompt as a vector of ${dimensions} dimensions`, finishReason: null, dimensions, latencyMs: elapsed(), error: null };
+      }
       const out = await getAdapter(target.apiBase, target.connectionType).complete({
         target,
         messages: [{ role: 'user', content: prompt }],
         params: { maxTokens: CONNECTION_TEST_MAX_TOKENS },
         timeouts: CONNECTION_TEST_TIMEOUTS,
       });
-      return { ok: true, content: out.content, finishReason: out.finishReason, latencyMs: elapsed(), error: null };
+      return { ok: true, content: out.content, finishReason: out.finishReason, dimensions: null, latencyMs: elapsed(), error: null };
     } catch (err) {
       const pe = classifyProviderError(err);
       const upstream = [pe.upstreamStatus, pe.upstreamCode].filter((v) => v !== undefined).join(' ');
@@ -221,6 +233,7 @@ export class ModelsService {
         ok: false,
         content: null,
         finishReason: null,
+        dimensions: null,
         latencyMs: elapsed(),
         error: { status: httpStatusFor(pe), code: pe.code, detail: `${pe.message}${upstream ? ` (upstream ${upstream})` : ''}` },
       };

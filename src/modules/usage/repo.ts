@@ -241,6 +241,32 @@ export class UsageRepo {
     return row;
   }
 
+  /**
+   * Changes a budget's limits (a field left out keeps its value; null removes that limit) in one
+   * statement that refuses to leave it with neither: 'missing' when the budget is not the team's,
+   * 'empty' when the change would remove both. The period's spend and rate window are kept.
+   */
+  async updateBudgetLimits(
+    db: Executor,
+    teamId: string,
+    id: string,
+    change: { credits?: number | null; requestsPerMinute?: number | null },
+  ): Promise<BudgetRow | 'missing' | 'empty'> {
+    const credits = change.credits === undefined ? sql`${budgets.credits}` : sql`${change.credits}::float8`;
+    const rpm = change.requestsPerMinute === undefined ? sql`${budgets.requestsPerMinute}` : sql`${change.requestsPerMinute}::int`;
+    const [row] = await db
+      .update(budgets)
+      .set({
+        ...(change.credits !== undefined ? { credits: change.credits } : {}),
+        ...(change.requestsPerMinute !== undefined ? { requestsPerMinute: change.requestsPerMinute } : {}),
+      })
+      .where(and(eq(budgets.teamId, teamId), eq(budgets.id, id), sql`(${credits} is not null or ${rpm} is not null)`))
+      .returning();
+    if (row) return row;
+    const [exists] = await db.select({ id: budgets.id }).from(budgets).where(and(eq(budgets.teamId, teamId), eq(budgets.id, id)));
+    return exists ? 'empty' : 'missing';
+  }
+
   async deleteBudget(db: Executor, teamId: string, id: string): Promise<boolean> {
     const rows = await db.delete(budgets).where(and(eq(budgets.teamId, teamId), eq(budgets.id, id))).returning({ id: budgets.id });
     return rows.length > 0;

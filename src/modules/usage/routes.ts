@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { principalOf } from '../../http/auth.js';
 import { bodyErrorResponses, errorResponses, problems, Uuid } from '../../http/schemas.js';
-import { CreateBudgetBody, MeUsage, UsageQuery } from './schema.js';
+import { CreateBudgetBody, MeUsage, UpdateBudgetBody, UsageQuery } from './schema.js';
 import type { UsageService } from './service.js';
 
 export const usageRoutes: FastifyPluginAsyncTypebox<{ usage: UsageService }> = async (app, { usage }) => {
@@ -26,6 +26,21 @@ export const usageRoutes: FastifyPluginAsyncTypebox<{ usage: UsageService }> = a
     '/budgets',
     { schema: { tags, operationId: 'listBudgets', summary: 'Budgets of the team (a member: those that apply to them)', response: { 200: Type.Array(Type.Ref('Budget')), ...errorResponses } } },
     async (req) => usage.listBudgets(principalOf(req)),
+  );
+
+  app.patch(
+    '/budgets/:id',
+    {
+      schema: {
+        tags,
+        operationId: 'updateBudget',
+        summary: "Change a budget's credit and/or rate limit (owner/admin)",
+        params: Type.Object({ id: Uuid }),
+        body: UpdateBudgetBody,
+        response: { 200: Type.Ref('Budget'), ...bodyErrorResponses },
+      },
+    },
+    async (req) => usage.updateBudget(principalOf(req), req.params.id, req.body),
   );
 
   app.delete(

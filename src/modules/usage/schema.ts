@@ -20,6 +20,15 @@ export const CreateBudgetBody = Type.Object(
 );
 export type CreateBudgetBodyT = Static<typeof CreateBudgetBody>;
 
+export const UpdateBudgetBody = Type.Object(
+  {
+    credits: Type.Optional(Nullable(Credits)),
+    requestsPerMinute: Type.Optional(Nullable(Rpm)),
+  },
+  { additionalProperties: false, description: 'a field left out keeps its value; null removes that limit (one must remain)' },
+);
+export type UpdateBudgetBodyT = Static<typeof UpdateBudgetBody>;
+
 export const Budget = Type.Object(
   {
     id: Uuid,

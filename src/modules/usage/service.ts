@@ -7,7 +7,7 @@ import { AppError, badRequest, conflict, notFound } from '../../errors.js';
 import { isTeamAdmin, requireTeamAdmin, type Principal } from '../teams/service.js';
 import { minuteStart, periodEnd, periodStart, secondsUntil } from './periods.js';
 import { refusedBudgetOf, UsageRepo, type BudgetRow, type BudgetRule, type Reservation, type Settlement, type UsageGroup } from './repo.js';
-import type { BudgetT, CreateBudgetBodyT, MeUsageT, UsageQueryT } from './schema.js';
+import type { BudgetT, CreateBudgetBodyT, MeUsageT, UpdateBudgetBodyT, UsageQueryT } from './schema.js';
 
 /** Which budgets a team has: read on every turn, so cached like the other per-request reads (cache.ts). */
 const RULES_TTL_MS = 2_000;
@@ -128,7 +128,7 @@ export class UsageService {
     const scopeId = normaliseScopeId(body.scope, body.scopeId);
     if (!(await this.repo.scopeExists(this.db, caller.teamId, body.scope, scopeId))) throw notFound(body.scope === 'apiKey' ? 'API key' : body.scope === 'user' ? 'User' : 'Team');
     const row = await this.repo.insertBudget(this.db, { id: randomUUID(), teamId: caller.teamId, scope: body.scope, scopeId, period: body.period, credits, requestsPerMinute });
-    if (!row) throw conflict(`A ${body.period} budget for this ${body.scope} exists already: delete it first`);
+    if (!row) throw conflict(`A ${body.period} budget for this ${body.scope} exists already: edit that one or delete it first`);
     this.rules.delete(caller.teamId);
     return budgetView(row, now);
   }
@@ -139,6 +139,23 @@ export class UsageService {
     if (isTeamAdmin(caller)) return rows.map((r) => budgetView(r, now));
     const keys = new Set(await this.repo.keyIdsOf(this.db, caller.userId));
     return rows.filter((r) => r.scope === 'team' || (r.scope === 'user' ? r.scopeId === String(caller.userId) : keys.has(r.scopeId))).map((r) => budgetView(r, now));
+  }
+
+  /** Change a budget's credit and/or rate limit; its scope and period stay (a different one is a new budget). */
+  async updateBudget(caller: Principal, id: string, body: UpdateBudgetBodyT, now = new Date()): Promise<BudgetT> {
+    requireTeamAdmin(caller);
+    if (body.credits === undefined && body.requestsPerMinute === undefined) {
+      throw badRequest('validation_failed', 'Nothing to change: send credits, requestsPerMinute or both', [{ path: 'body', message: 'set credits or requestsPerMinute' }]);
+    }
+    const row = await this.repo.updateBudgetLimits(this.db, caller.teamId, id, body);
+    if (row === 'missing') throw notFound('Budget');
+    if (row === 'empty') {
+      throw badRequest('validation_failed', 'A budget needs credits, requestsPerMinute or both: delete it instead of removing both limits', [
+        { path: 'body/credits', message: 'set credits or requestsPerMinute' },
+      ]);
+    }
+    this.rules.delete(caller.teamId);
+    return budgetView(row, now);
   }
 
   async deleteBudget(caller: Principal, id: string): Promise<void> {

@@ -679,7 +679,8 @@ export interface paths {
         delete: operations["deleteBudget"];
         options?: never;
         head?: never;
-        patch?: never;
+        /** Change a budget's credit and/or rate limit (owner/admin) */
+        patch: operations["updateBudget"];
         trace?: never;
     };
     "/api/v1/usage": {
@@ -3077,6 +3078,7 @@ export interface operations {
                         ok: boolean;
                         content: string | null;
                         finishReason: string | null;
+                        dimensions: number | null;
                         /** @description time the test took, in milliseconds */
                         latencyMs: number;
                         error: {
@@ -5515,6 +5517,90 @@ export interface operations {
             };
             /** @description No such resource visible to the caller */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateBudget: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description a field left out keeps its value; null removes that limit (one must remain) */
+        requestBody: {
+            content: {
+                "application/json": {
+                    credits?: number | null;
+                    requestsPerMinute?: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Budget"];
+                };
+            };
+            /** @description Bad request: malformed JSON, a wrong type, a value out of range, a bad UUID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No or unknown API key or session */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role for this (or, with the session cookie, the request came from another origin: code csrf) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource visible to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body or file too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,6 +1,8 @@
 /**
- * Multipart uploads with progress (fetch cannot report upload progress; XMLHttpRequest can).
- * Same cookie, same problem handling as the typed client.
+ * The one multipart upload of the web app (the documents library and the chat's files): progress
+ * through XMLHttpRequest (fetch cannot report upload progress), the same cookie and the same
+ * problem handling as the typed client — a refusal rejects with an ApiError carrying the server's
+ * problem (413, 415, 400 …), a cut connection with a status-0 one.
  */
 import { networkProblem, raise, type Plus, type Problem } from './client';
 
@@ -11,7 +13,7 @@ export function uploadForm(url: string, form: FormData, onProgress?: (fraction: 
     xhr.withCredentials = true;
     xhr.responseType = 'json';
     xhr.upload.onprogress = (e) => {
-      if (e.lengthComputable && onProgress) onProgress(e.loaded / e.total);
+      if (e.lengthComputable && e.total > 0 && onProgress) onProgress(e.loaded / e.total);
     };
     xhr.onload = () => {
       if (xhr.status >= 200 && xhr.status < 300) return resolve(xhr.response as Plus);
@@ -28,7 +30,7 @@ export function uploadForm(url: string, form: FormData, onProgress?: (fraction: 
     };
     xhr.onerror = () => {
       try {
-        raise(networkProblem('The upload was cut off: the server could not be reached.'));
+        raise(networkProblem('The upload was interrupted. Check your connection and try again.'));
       } catch (err) {
         reject(err);
       }

@@ -41,7 +41,10 @@ export function Shell({ path, children }: { path: string; children: ComponentChi
           </button>
         </nav>
       </header>
-      <main class="screen">{children}</main>
+      {/* the screen scrolls here, not the page: in the tab order so a keyboard can scroll a screen that has no control */}
+      <main class="screen" tabIndex={0}>
+        {children}
+      </main>
     </div>
   );
 }

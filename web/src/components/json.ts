@@ -1,6 +1,6 @@
 /**
  * An untyped JSON call, for what the generated client cannot type: a request field a newer server
- * accepts (context-for-prompt's `explain`) or routes of a module merged separately (usage, budgets).
+ * accepts (context-for-prompt's `explain`).
  * Failures become ApiErrors exactly as with the typed client.
  */
 import { networkProblem, problemOf, raise } from '../api/client';

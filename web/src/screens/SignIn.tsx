@@ -1,25 +1,18 @@
 import { useState } from 'preact/hooks';
 import { signIn, type Me } from '../api/session';
 import { ErrorNote } from '../components/Problem';
+import { useSubmit } from '../components/useSubmit';
 
 export function SignIn({ onSignedIn }: { onSignedIn: (me: Me) => void }) {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  const submit = useSubmit();
   return (
     <main class="signin">
       <form
         class="card"
         aria-labelledby="signin-title"
-        onSubmit={(e) => {
-          e.preventDefault();
-          setBusy(true);
-          setError(null);
-          signIn(email.trim(), password)
-            .then(onSignedIn, setError)
-            .finally(() => setBusy(false));
-        }}
+        onSubmit={submit.handler(() => signIn(email.trim(), password).then(onSignedIn))}
       >
         <h1 id="signin-title">Sign in to Atrium</h1>
         <label>
@@ -30,9 +23,9 @@ export function SignIn({ onSignedIn }: { onSignedIn: (me: Me) => void }) {
           Password
           <input type="password" name="password" autocomplete="current-password" required value={password} onInput={(e) => setPassword(e.currentTarget.value)} />
         </label>
-        <ErrorNote error={error} />
-        <button type="submit" class="primary" disabled={busy}>
-          {busy ? 'Signing in…' : 'Sign in'}
+        <ErrorNote error={submit.error} />
+        <button type="submit" class="primary" disabled={submit.busy}>
+          {submit.busy ? 'Signing in…' : 'Sign in'}
         </button>
       </form>
     </main>

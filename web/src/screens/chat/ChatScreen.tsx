@@ -5,6 +5,7 @@
  */
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { api, data, messageOf, type ChatThread, type PlusSummary, type Source, type Workspace } from '../../api/client';
+import { isTeamAdmin } from '../../components/format';
 import { Link } from '../../components/Link';
 import { ErrorNote } from '../../components/Problem';
 import { navigate } from '../../router';
@@ -196,7 +197,8 @@ export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; thr
     );
   if (!workspace) return <p class="loading" aria-busy="true">Loading…</p>;
 
-  const canEdit = workspace.userId === me.user.id || me.user.role !== 'member';
+  // the API lets the creator and owners/admins change a workspace or a thread; nobody else sees the controls
+  const canEdit = workspace.userId === me.user.id || isTeamAdmin(me.user.role);
   const thread = threads?.find((t) => t.id === threadId);
   const last = items.at(-1);
   return (
@@ -208,6 +210,7 @@ export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; thr
           threads={threads}
           currentId={threadId}
           canEdit={canEdit}
+          canChange={(t) => t.userId === me.user.id || isTeamAdmin(me.user.role)}
           onNavigate={() => setSidebarOpen(false)}
           onRename={async (t, title) => {
             await data(api.POST('/api/v1/chat/{workspaceId}/history/{threadId}', { params: { path: { workspaceId, threadId: t.id } }, body: { title } })).catch(setError);

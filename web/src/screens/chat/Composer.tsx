@@ -108,8 +108,9 @@ export function Composer(p: Props) {
             </select>
           )}
           <details class="plus-picker">
-            <summary aria-label="Documents for this chat">
-              Docs{p.selectedPlus.length > 0 ? ` (${p.selectedPlus.length})` : ''}
+            <summary>
+              Docs<span class="visually-hidden"> for this chat</span>
+              {p.selectedPlus.length > 0 ? ` (${p.selectedPlus.length})` : ''}
             </summary>
             <div class="plus-menu">
               {p.plus === null && <p class="muted small">Loading…</p>}

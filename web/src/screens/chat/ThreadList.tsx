@@ -11,12 +11,14 @@ interface Props {
   threads: ChatThread[] | null;
   currentId: string | null;
   canEdit: boolean;
+  /** Whether the caller may rename or delete this thread (they started it, or they are an owner/admin). */
+  canChange: (t: ChatThread) => boolean;
   onRename: (t: ChatThread, title: string) => Promise<void>;
   onDelete: (t: ChatThread) => Promise<void>;
   onNavigate: () => void;
 }
 
-export function ThreadList({ workspaces, workspace, threads, currentId, canEdit, onRename, onDelete, onNavigate }: Props) {
+export function ThreadList({ workspaces, workspace, threads, currentId, canEdit, canChange, onRename, onDelete, onNavigate }: Props) {
   const [editing, setEditing] = useState<string | null>(null);
   const [title, setTitle] = useState('');
   return (
@@ -68,29 +70,31 @@ export function ThreadList({ workspaces, workspace, threads, currentId, canEdit,
                   <Link href={`/w/${workspace.id}/t/${t.id}`} aria-current={t.id === currentId ? 'page' : undefined} onNavigate={onNavigate} title={t.title}>
                     {t.title || 'Untitled chat'}
                   </Link>
-                  <span class="thread-buttons">
-                    <button
-                      type="button"
-                      class="icon-button ghost"
-                      aria-label={`Rename ${t.title}`}
-                      onClick={() => {
-                        setTitle(t.title);
-                        setEditing(t.id);
-                      }}
-                    >
-                      <Icon name="edit" />
-                    </button>
-                    <button
-                      type="button"
-                      class="icon-button ghost danger"
-                      aria-label={`Delete ${t.title}`}
-                      onClick={() => {
-                        if (window.confirm(`Delete the chat "${t.title}"? This cannot be undone.`)) void onDelete(t);
-                      }}
-                    >
-                      <Icon name="trash" />
-                    </button>
-                  </span>
+                  {canChange(t) && (
+                    <span class="thread-buttons">
+                      <button
+                        type="button"
+                        class="icon-button ghost"
+                        aria-label={`Rename ${t.title}`}
+                        onClick={() => {
+                          setTitle(t.title);
+                          setEditing(t.id);
+                        }}
+                      >
+                        <Icon name="edit" />
+                      </button>
+                      <button
+                        type="button"
+                        class="icon-button ghost danger"
+                        aria-label={`Delete ${t.title}`}
+                        onClick={() => {
+                          if (window.confirm(`Delete the chat "${t.title}"? This cannot be undone.`)) void onDelete(t);
+                        }}
+                      >
+                        <Icon name="trash" />
+                      </button>
+                    </span>
+                  )}
                 </>
               )}
             </li>

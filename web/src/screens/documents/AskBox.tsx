@@ -7,6 +7,7 @@ import { useState } from 'preact/hooks';
 import { ApiError } from '../../api/client';
 import { sendJson } from '../../components/json';
 import { ErrorNote } from '../../components/Problem';
+import { TableWrap } from '../../components/TableWrap';
 
 interface ExplainResult {
   rank: number;
@@ -68,30 +69,32 @@ export function AskBox({ plusId }: { plusId: string }) {
       {answer && (
         <div class="stack" aria-label="Context for the question">
           {answer.explain && (
-            <table class="table" aria-label="Ranked chunks">
-              <thead>
-                <tr>
-                  <th scope="col">#</th>
-                  <th scope="col">Score</th>
-                  <th scope="col">File</th>
-                  <th scope="col">Tokens</th>
-                  <th scope="col">In context</th>
-                  <th scope="col">Excerpt</th>
-                </tr>
-              </thead>
-              <tbody>
-                {answer.explain.results.map((r) => (
-                  <tr key={r.chunkId}>
-                    <td>{r.rank}</td>
-                    <td>{r.score.toFixed(3)}</td>
-                    <td>{r.filename}</td>
-                    <td>{r.tokenSize}</td>
-                    <td>{r.used ? 'yes' : 'no'}</td>
-                    <td class="excerpt">{r.excerpt}</td>
+            <TableWrap label="Ranked chunks">
+              <table class="table ranked" aria-label="Ranked chunks">
+                <thead>
+                  <tr>
+                    <th scope="col">#</th>
+                    <th scope="col">Score</th>
+                    <th scope="col">File</th>
+                    <th scope="col">Tokens</th>
+                    <th scope="col">In context</th>
+                    <th scope="col">Excerpt</th>
                   </tr>
-                ))}
-              </tbody>
-            </table>
+                </thead>
+                <tbody>
+                  {answer.explain.results.map((r) => (
+                    <tr key={r.chunkId}>
+                      <td>{r.rank}</td>
+                      <td>{r.score.toFixed(3)}</td>
+                      <td>{r.filename}</td>
+                      <td>{r.tokenSize}</td>
+                      <td>{r.used ? 'yes' : 'no'}</td>
+                      <td class="excerpt">{r.excerpt}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </TableWrap>
           )}
           <h3 class="small">What a chat receives</h3>
           {answer.content ? <pre class="context-text">{answer.content}</pre> : <p class="muted">Nothing: the entry has no context text and no chunk matched.</p>}

@@ -56,7 +56,7 @@ export function DocumentScreen({ plusId }: { plusId: string }) {
         </div>
         {canChange && !editing && (
           <div class="actions">
-            <button type="button" onClick={() => setEditing(true)}>
+            <button type="button" class="small-button" onClick={() => setEditing(true)}>
               Edit details
             </button>
             <ConfirmButton
@@ -154,10 +154,10 @@ function FileRow({ file, canChange, onDelete }: { file: PlusFile; canChange: boo
       {file.summary && <p class="small">{file.summary}</p>}
       {open && (
         <ol class="chunks" aria-label={`Chunks of ${file.filename}`}>
-          {file.fileChunks.map((c) => (
+          {file.fileChunks.map((c, i) => (
             <li key={c.id} class="chunk">
               <span class="muted small">
-                Chunk {c.id} · {formatNumber(c.tokenSize)} tokens
+                Chunk {i + 1} of {file.fileChunks.length} · {formatNumber(c.tokenSize)} tokens
               </span>
               <pre>{c.fileData}</pre>
             </li>

@@ -76,7 +76,7 @@ export function UploadZone({ plusId, onUploaded }: { plusId: string; onUploaded:
         <p class="hint">Text, Markdown, CSV, JSON, HTML, PDF and DOCX.</p>
       </div>
       {items.length > 0 && (
-        <ul class="uploads" aria-label="Uploads">
+        <ul class="upload-list" aria-label="Uploads">
           {items.map((i) => (
             <li key={i.key} class={`upload ${i.state}`} aria-label={`Upload of ${i.name}`}>
               <span class="upload-name">

@@ -5,8 +5,10 @@
 import '../../components/admin.css';
 import { useState } from 'preact/hooks';
 import { api, data, type Schemas } from '../../api/client';
-import { dayToIso, formatDate, formatNumber, isTeamAdmin } from '../../components/format';
+import { FilterBar, isoRange, type DayRange } from '../../components/FilterBar';
+import { formatDate, formatNumber, isTeamAdmin } from '../../components/format';
 import { ErrorNote } from '../../components/Problem';
+import { TableWrap } from '../../components/TableWrap';
 import { useLoad } from '../../components/useLoad';
 import { useSession } from '../../session';
 
@@ -21,9 +23,7 @@ const SORTS = [
   ['status,asc', 'Status'],
 ] as const;
 
-interface Filter {
-  from: string;
-  to: string;
+interface Filter extends DayRange {
   q: string;
   sort: string;
   size: number;
@@ -31,24 +31,27 @@ interface Filter {
 
 export function LogsScreen() {
   const { me } = useSession();
+  const admin = isTeamAdmin(me.user.role);
+  // the logs carry user ids; an owner/admin reads names (a member's logs are all their own)
+  const users = useLoad(() => (admin ? data(api.GET('/api/v1/users')) : Promise.resolve([me.user])), [admin]);
+  const userName = (id: number) => users.value?.find((u) => u.id === id)?.name ?? `user ${id}`;
   const [draft, setDraft] = useState<Filter>({ from: '', to: '', q: '', sort: 'created,desc', size: 20 });
   const [filter, setFilter] = useState<Filter>(draft);
   const [page, setPage] = useState(0);
   const [open, setOpen] = useState<string | null>(null);
-  const query = (f: Filter) => ({
-    ...(f.q.trim() ? { q: f.q.trim() } : {}),
-    ...(dayToIso(f.from) ? { startDate: dayToIso(f.from)! } : {}),
-    ...(dayToIso(f.to, true) ? { endDate: dayToIso(f.to, true)! } : {}),
-  });
+  const query = (f: Filter) => {
+    const { from, to } = isoRange(f);
+    return { ...(f.q.trim() ? { q: f.q.trim() } : {}), ...(from ? { startDate: from } : {}), ...(to ? { endDate: to } : {}) };
+  };
   const logs = useLoad(
     () => data(api.GET('/api/v1/chat/prompt-logs/paged', { params: { query: { ...query(filter), page, size: filter.size, sort: [filter.sort] } } })),
     [filter, page],
   );
   // The CSV route takes a required range: an open end is the widest range there is.
   const csvParams = new URLSearchParams({
-    ...(filter.q.trim() ? { q: filter.q.trim() } : {}),
-    startDate: dayToIso(filter.from) ?? new Date(0).toISOString(),
-    endDate: dayToIso(filter.to, true) ?? new Date(Date.now() + 86_400_000).toISOString(),
+    startDate: new Date(0).toISOString(),
+    endDate: new Date(Date.now() + 86_400_000).toISOString(),
+    ...query(filter),
   });
   const p = logs.value;
 
@@ -60,24 +63,17 @@ export function LogsScreen() {
           Download CSV
         </a>
       </div>
-      <p class="muted small">{isTeamAdmin(me.user.role) ? "Every call made in the team." : 'Your own calls.'}</p>
-      <form
-        class="filters"
-        aria-label="Filter prompt logs"
-        onSubmit={(e) => {
-          e.preventDefault();
+      <p class="muted small">{admin ? 'Every call made in the team.' : 'Your own calls.'}</p>
+      <FilterBar
+        label="Filter prompt logs"
+        draft={draft}
+        onDraft={setDraft}
+        submit="Apply"
+        onApply={(f) => {
           setPage(0);
-          setFilter({ ...draft });
+          setFilter(f);
         }}
       >
-        <label>
-          From
-          <input type="date" value={draft.from} onInput={(e) => setDraft({ ...draft, from: e.currentTarget.value })} />
-        </label>
-        <label>
-          To
-          <input type="date" value={draft.to} onInput={(e) => setDraft({ ...draft, to: e.currentTarget.value })} />
-        </label>
         <label class="grow">
           Search
           <input type="search" value={draft.q} maxLength={500} placeholder="prompt or response text" onInput={(e) => setDraft({ ...draft, q: e.currentTarget.value })} />
@@ -102,16 +98,13 @@ export function LogsScreen() {
             ))}
           </select>
         </label>
-        <button type="submit" class="primary">
-          Apply
-        </button>
-      </form>
+      </FilterBar>
       <ErrorNote error={logs.error} />
       {logs.loading && !p && <p aria-busy="true">Loading…</p>}
       {p && p.empty && <p class="muted">No prompt log matches.</p>}
       {p && !p.empty && (
         <>
-          <div class="table-wrap">
+          <TableWrap label="Prompt logs">
             <table class="table logs" aria-label="Prompt logs">
               <thead>
                 <tr>
@@ -126,11 +119,11 @@ export function LogsScreen() {
               </thead>
               <tbody>
                 {p.content.map((l) => (
-                  <LogRow key={l.id} log={l} open={open === l.id} onToggle={() => setOpen(open === l.id ? null : l.id)} />
+                  <LogRow key={l.id} log={l} user={userName(l.userId)} open={open === l.id} onToggle={() => setOpen(open === l.id ? null : l.id)} />
                 ))}
               </tbody>
             </table>
-          </div>
+          </TableWrap>
           <nav class="pager" aria-label="Pages">
             <button type="button" disabled={p.first} onClick={() => setPage(page - 1)}>
               Previous
@@ -148,15 +141,16 @@ export function LogsScreen() {
   );
 }
 
-function LogRow({ log: l, open, onToggle }: { log: Log; open: boolean; onToggle: () => void }) {
+function LogRow({ log: l, user, open, onToggle }: { log: Log; user: string; open: boolean; onToggle: () => void }) {
   return (
     <>
       <tr class={open ? 'open' : ''}>
         <td>{formatDate(l.created)}</td>
-        <td>{l.userId}</td>
+        <td>{user}</td>
         <td>{l.modelName ?? '—'}</td>
         <td class="excerpt">
-          <button type="button" class="link-button" aria-expanded={open} aria-label={`${open ? 'Hide' : 'Show'} the full prompt and response of the log from ${formatDate(l.created)}`} onClick={onToggle}>
+          <button type="button" class="link-button" aria-expanded={open} onClick={onToggle}>
+            <span class="visually-hidden">{open ? 'Hide' : 'Show'} the full prompt and response: </span>
             {l.prompt.length > 80 ? `${l.prompt.slice(0, 80)}…` : l.prompt || '(empty)'}
           </button>
         </td>
@@ -181,7 +175,7 @@ function LogRow({ log: l, open, onToggle }: { log: Log; open: boolean; onToggle:
               </p>
             )}
             <p class="muted small">
-              User {l.userId} · model {l.modelName ?? '—'} · {formatNumber(l.promptTokens)} prompt / {formatNumber(l.completionTokens)} answer tokens ·{' '}
+              {user} · model {l.modelName ?? '—'} · {formatNumber(l.promptTokens)} prompt / {formatNumber(l.completionTokens)} answer tokens ·{' '}
               {l.latencyMs == null ? '—' : `${formatNumber(l.latencyMs)} ms`} · workspace {l.workspaceId ?? '—'} · thread {l.threadId ?? '—'}
             </p>
           </td>

@@ -1,4 +1,8 @@
-/** "Test connection": a one-line prompt sent through the model; shows the answer or the provider's error. */
+/**
+ * "Test connection": a one-line prompt sent through the model; shows the answer or the provider's
+ * error. An embedding model is tested on its embeddings endpoint: the text is embedded and the
+ * answer is the vector's size.
+ */
 import { useState } from 'preact/hooks';
 import { api, data, type Schemas } from '../../api/client';
 import { ErrorNote } from '../../components/Problem';
@@ -9,8 +13,9 @@ function runTest(modelId: string, prompt: string) {
   return data(api.POST('/api/v1/models/{modelId}/test', { params: { path: { modelId } }, body: { prompt } }));
 }
 
-export function ConnectionTest({ model }: { model: Pick<Schemas['Model'], 'id' | 'name'> }) {
-  const [prompt, setPrompt] = useState('Reply with one short sentence to confirm you can read this.');
+export function ConnectionTest({ model }: { model: Pick<Schemas['Model'], 'id' | 'name' | 'kind'> }) {
+  const embedding = model.kind === 'embedding';
+  const [prompt, setPrompt] = useState(embedding ? 'How many days of paid leave do I get?' : 'Reply with one short sentence to confirm you can read this.');
   const [result, setResult] = useState<Result | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
@@ -30,7 +35,7 @@ export function ConnectionTest({ model }: { model: Pick<Schemas['Model'], 'id' |
     >
       <div class="ask-form">
         <label class="grow">
-          Test prompt
+          {embedding ? 'Text to embed' : 'Test prompt'}
           <input value={prompt} maxLength={2000} required onInput={(e) => setPrompt(e.currentTarget.value)} />
         </label>
         <button type="submit" disabled={busy || !prompt.trim()}>

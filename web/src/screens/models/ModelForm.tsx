@@ -8,6 +8,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, data, type Model } from '../../api/client';
 import type { paths } from '../../api/openapi';
 import { ErrorNote } from '../../components/Problem';
+import { useSubmit } from '../../components/useSubmit';
 import { navigate } from '../../router';
 import { ConnectionTest } from './ConnectionTest';
 
@@ -26,6 +27,8 @@ type Flag = (typeof FLAGS)[number][0];
 
 interface FormState {
   name: string;
+  kind: 'chat' | 'embedding';
+  embeddingDimensions: string;
   apiBase: 'OPENAI' | 'ANTHROPIC' | 'GOOGLE';
   connectionType: 'URL' | 'AZURE';
   url: string;
@@ -43,6 +46,8 @@ interface FormState {
 function fromModel(m: Model | null): FormState {
   return {
     name: m?.name ?? '',
+    kind: m?.kind ?? 'chat',
+    embeddingDimensions: m?.embeddingDimensions != null ? String(m.embeddingDimensions) : '',
     apiBase: m?.apiBase ?? 'OPENAI',
     connectionType: m?.connectionType ?? 'URL',
     url: m?.url ?? '',
@@ -63,6 +68,8 @@ const intOrNull = (s: string): number | null => (s.trim() === '' ? null : Number
 function toRequest(f: FormState): ModelRequest {
   const body: ModelRequest = {
     name: f.name.trim(),
+    kind: f.kind,
+    embeddingDimensions: f.kind === 'embedding' ? intOrNull(f.embeddingDimensions) : null,
     apiBase: f.apiBase,
     connectionType: f.connectionType,
     url: f.url.trim() || null,
@@ -81,8 +88,8 @@ function toRequest(f: FormState): ModelRequest {
 export function ModelForm({ modelId, system = false }: { modelId?: string; system?: boolean }) {
   const [model, setModel] = useState<Model | null>(null);
   const [f, setF] = useState<FormState>(fromModel(null));
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const submit = useSubmit();
+  const { error, setError, busy } = submit;
   const [warnings, setWarnings] = useState<string[]>([]);
   useEffect(() => {
     if (!modelId) return;
@@ -100,28 +107,50 @@ export function ModelForm({ modelId, system = false }: { modelId?: string; syste
       <h1>{model ? `Edit ${model.name}` : isSystem ? 'New system model' : 'New model'}</h1>
       <form
         class="stack"
-        onSubmit={(e) => {
-          e.preventDefault();
-          setBusy(true);
-          setError(null);
+        onSubmit={submit.handler(() => {
           const body = toRequest(f);
           const call = model
             ? data(api.PATCH('/api/v1/models/{modelId}', { params: { path: { modelId: model.id } }, body }))
             : data(api.POST('/api/v1/models', { params: { query: { system: isSystem } }, body: { ...body, name: body.name ?? '' } }));
-          call
-            .then((saved) => {
-              setModel(saved);
-              setF(fromModel(saved));
-              setWarnings(saved.warnings ?? []);
-              if (!model) navigate(`/models/${saved.id}/edit`, { replace: true });
-            }, setError)
-            .finally(() => setBusy(false));
-        }}
+          return call.then((saved) => {
+            setModel(saved);
+            setF(fromModel(saved));
+            setWarnings(saved.warnings ?? []);
+            if (!model) navigate(`/models/${saved.id}/edit`, { replace: true });
+          });
+        })}
       >
         <label>
           Name
           <input value={f.name} required maxLength={200} onInput={(e) => set({ name: e.currentTarget.value })} />
         </label>
+        <div class="row">
+          <label>
+            Kind
+            <select aria-label="Kind" value={f.kind} onChange={(e) => set({ kind: e.currentTarget.value as FormState['kind'], ...(e.currentTarget.value === 'embedding' && f.apiBase === 'ANTHROPIC' ? { apiBase: 'OPENAI' } : {}) })}>
+              <option value="chat">Chat: answers in workspaces</option>
+              <option value="embedding">Embedding: turns documents into vectors</option>
+            </select>
+          </label>
+          {f.kind === 'embedding' && (
+            <label>
+              Vector size
+              <input
+                type="number"
+                min={1}
+                max={16000}
+                step={1}
+                value={f.embeddingDimensions}
+                placeholder="the model's own"
+                aria-describedby="dims-hint"
+                onInput={(e) => set({ embeddingDimensions: e.currentTarget.value })}
+              />
+              <span class="hint" id="dims-hint">
+                Empty: the model's own size, found on first use.
+              </span>
+            </label>
+          )}
+        </div>
         <fieldset>
           <legend>Provider</legend>
           <div class="row">
@@ -129,7 +158,9 @@ export function ModelForm({ modelId, system = false }: { modelId?: string; syste
               Protocol
               <select aria-label="Protocol" value={f.apiBase} onChange={(e) => set({ apiBase: e.currentTarget.value as FormState['apiBase'], ...(e.currentTarget.value !== 'OPENAI' ? { connectionType: 'URL' } : {}) })}>
                 <option value="OPENAI">OpenAI-compatible</option>
-                <option value="ANTHROPIC">Anthropic</option>
+                <option value="ANTHROPIC" disabled={f.kind === 'embedding'}>
+                  Anthropic{f.kind === 'embedding' ? ' (no embeddings API)' : ''}
+                </option>
                 <option value="GOOGLE">Google Gemini</option>
               </select>
             </label>
@@ -231,7 +262,7 @@ export function ModelForm({ modelId, system = false }: { modelId?: string; syste
         </div>
       </form>
       {model && (
-        <section class="card" aria-labelledby="test-title">
+        <section class="card stack" aria-labelledby="test-title">
           <h2 id="test-title">Test the connection</h2>
           <p class="hint">Uses the saved settings: save first.</p>
           <ConnectionTest model={model} />

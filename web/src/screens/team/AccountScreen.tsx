@@ -7,6 +7,7 @@ import { CopyButton } from '../../components/CopyButton';
 import { formatDate } from '../../components/format';
 import { ErrorNote } from '../../components/Problem';
 import { useLoad } from '../../components/useLoad';
+import { useSubmit } from '../../components/useSubmit';
 import { useSession } from '../../session';
 
 export function AccountScreen() {
@@ -27,32 +28,26 @@ function ApiKeys() {
   const keys = useLoad(() => data(api.GET('/api/v1/api-keys')), []);
   const [name, setName] = useState('');
   const [fresh, setFresh] = useState<{ name: string; key: string } | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const submit = useSubmit();
   return (
     <section class="card stack" aria-labelledby="keys-title">
       <h2 id="keys-title">My API keys</h2>
       <p class="muted small">For programs (the API, OpenAI-compatible clients). A key acts as you.</p>
       <form
         class="ask-form"
-        onSubmit={(e) => {
-          e.preventDefault();
-          setBusy(true);
-          setError(null);
-          data(api.POST('/api/v1/api-keys', { body: { name: name.trim() } }))
-            .then((k) => {
-              setFresh({ name: k.name, key: k.key ?? '' });
-              setName('');
-              keys.reload();
-            }, setError)
-            .finally(() => setBusy(false));
-        }}
+        onSubmit={submit.handler(() =>
+          data(api.POST('/api/v1/api-keys', { body: { name: name.trim() } })).then((k) => {
+            setFresh({ name: k.name, key: k.key ?? '' });
+            setName('');
+            keys.reload();
+          }),
+        )}
       >
         <label class="grow">
           Key name
           <input value={name} required maxLength={200} placeholder="e.g. laptop script" onInput={(e) => setName(e.currentTarget.value)} />
         </label>
-        <button type="submit" class="primary" disabled={busy || !name.trim()}>
+        <button type="submit" class="primary" disabled={submit.busy || !name.trim()}>
           Create key
         </button>
       </form>
@@ -66,7 +61,7 @@ function ApiKeys() {
           </p>
         </div>
       )}
-      <ErrorNote error={keys.error ?? error} />
+      <ErrorNote error={keys.error ?? submit.error} />
       {keys.value && keys.value.length === 0 && <p class="muted">No key.</p>}
       {keys.value && keys.value.length > 0 && (
         <ul class="user-list" aria-label="API keys">
@@ -78,7 +73,7 @@ function ApiKeys() {
                   <code>{k.prefix}…</code> · created {formatDate(k.created)}
                 </span>
               </div>
-              <ConfirmButton label="Revoke" what={`key ${k.name}`} onConfirm={() => data(api.DELETE('/api/v1/api-keys/{id}', { params: { path: { id: k.id } } })).then(keys.reload, setError)} />
+              <ConfirmButton label="Revoke" what={`key ${k.name}`} onConfirm={() => data(api.DELETE('/api/v1/api-keys/{id}', { params: { path: { id: k.id } } })).then(keys.reload, submit.setError)} />
             </li>
           ))}
         </ul>
@@ -91,30 +86,23 @@ function PasswordForm() {
   const [current, setCurrent] = useState('');
   const [next, setNext] = useState('');
   const [again, setAgain] = useState('');
-  const [error, setError] = useState<unknown>(null);
   const [done, setDone] = useState(false);
-  const [busy, setBusy] = useState(false);
+  const submit = useSubmit();
   return (
     <section class="card stack" aria-labelledby="password-title">
       <h2 id="password-title">My password</h2>
       <form
         class="stack"
-        onSubmit={(e) => {
-          e.preventDefault();
+        onSubmit={submit.handler(async () => {
           setDone(false);
-          if (next.length < 8) return setError(new Error('The new password needs at least 8 characters.'));
-          if (next !== again) return setError(new Error('The two new passwords differ.'));
-          setBusy(true);
-          setError(null);
-          data(api.POST('/api/v1/me/password', { body: { currentPassword: current, newPassword: next } }))
-            .then(() => {
-              setDone(true);
-              setCurrent('');
-              setNext('');
-              setAgain('');
-            }, setError)
-            .finally(() => setBusy(false));
-        }}
+          if (next.length < 8) throw new Error('The new password needs at least 8 characters.');
+          if (next !== again) throw new Error('The two new passwords differ.');
+          await data(api.POST('/api/v1/me/password', { body: { currentPassword: current, newPassword: next } }));
+          setDone(true);
+          setCurrent('');
+          setNext('');
+          setAgain('');
+        })}
       >
         <label>
           Current password
@@ -128,14 +116,14 @@ function PasswordForm() {
           New password again
           <input type="password" autoComplete="new-password" minLength={8} value={again} required onInput={(e) => setAgain(e.currentTarget.value)} />
         </label>
-        <ErrorNote error={error} />
+        <ErrorNote error={submit.error} />
         {done && (
           <p class="ok-note" role="status">
             Password changed.
           </p>
         )}
         <div class="actions">
-          <button type="submit" class="primary" disabled={busy}>
+          <button type="submit" class="primary" disabled={submit.busy}>
             Change password
           </button>
         </div>

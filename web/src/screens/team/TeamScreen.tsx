@@ -11,6 +11,7 @@ import { CopyButton } from '../../components/CopyButton';
 import { formatDate } from '../../components/format';
 import { ErrorNote } from '../../components/Problem';
 import { useLoad } from '../../components/useLoad';
+import { useSubmit } from '../../components/useSubmit';
 import { useSession } from '../../session';
 
 type User = Schemas['User'];
@@ -83,11 +84,7 @@ function TeamAdmin() {
                             });
                           }}
                         >
-                          {roles.map((r) => (
-                            <option key={r} value={r}>
-                              {r}
-                            </option>
-                          ))}
+                          <RoleOptions roles={roles} />
                         </select>
                       </label>
                     ) : (
@@ -118,27 +115,21 @@ function InviteForm({ roles, onCreated }: { roles: Role[]; onCreated: () => void
   const [email, setEmail] = useState('');
   const [role, setRole] = useState<Role>('member');
   const [created, setCreated] = useState<Created | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const submit = useSubmit();
   return (
     <section class="card stack" aria-labelledby="invite-title">
       <h2 id="invite-title">Invite a user</h2>
       <form
         class="stack"
-        onSubmit={(e) => {
-          e.preventDefault();
-          setBusy(true);
-          setError(null);
+        onSubmit={submit.handler(() => {
           setCreated(null);
-          data(api.POST('/api/v1/users', { body: { name: name.trim(), email: email.trim(), role } }))
-            .then((c) => {
-              setCreated(c as Created);
-              setName('');
-              setEmail('');
-              onCreated();
-            }, setError)
-            .finally(() => setBusy(false));
-        }}
+          return data(api.POST('/api/v1/users', { body: { name: name.trim(), email: email.trim(), role } })).then((c) => {
+            setCreated(c as Created);
+            setName('');
+            setEmail('');
+            onCreated();
+          });
+        })}
       >
         <div class="row">
           <label>
@@ -152,17 +143,13 @@ function InviteForm({ roles, onCreated }: { roles: Role[]; onCreated: () => void
           <label>
             Role
             <select aria-label="Role" value={role} onChange={(e) => setRole(e.currentTarget.value as Role)}>
-              {roles.map((r) => (
-                <option key={r} value={r}>
-                  {r}
-                </option>
-              ))}
+              <RoleOptions roles={roles} />
             </select>
           </label>
         </div>
-        <ErrorNote error={error} />
+        <ErrorNote error={submit.error} />
         <div class="actions">
-          <button type="submit" class="primary" disabled={busy}>
+          <button type="submit" class="primary" disabled={submit.busy}>
             Invite
           </button>
         </div>
@@ -179,16 +166,8 @@ function ShownOnce({ created }: { created: Created }) {
       <p>
         <strong>{created.user.name}</strong> was added. Send them what follows now: it is shown only once.
       </p>
-      {created.inviteUrl && (
-        <p class="secret-line">
-          <span>Invite link</span> <code>{created.inviteUrl}</code> <CopyButton text={created.inviteUrl} what="invite link" />
-        </p>
-      )}
-      {created.apiKey && (
-        <p class="secret-line">
-          <span>API key</span> <code>{created.apiKey}</code> <CopyButton text={created.apiKey} what="API key" />
-        </p>
-      )}
+      {created.inviteUrl && <SecretLine label="Invite link" value={created.inviteUrl} what="invite link" />}
+      {created.apiKey && <SecretLine label="API key" value={created.apiKey} what="API key" />}
     </div>
   );
 }
@@ -196,25 +175,19 @@ function ShownOnce({ created }: { created: Created }) {
 function CreateTeamForm() {
   const [f, setF] = useState({ name: '', ownerName: '', ownerEmail: '' });
   const [created, setCreated] = useState<{ team: { name: string }; owner: User; apiKey: string; inviteUrl?: string } | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const submit = useSubmit();
   return (
     <section class="card stack" aria-labelledby="teams-title">
       <h2 id="teams-title">Create a team</h2>
       <p class="muted small">As the instance admin you create teams; each gets its owner.</p>
       <form
         class="stack"
-        onSubmit={(e) => {
-          e.preventDefault();
-          setBusy(true);
-          setError(null);
-          data(api.POST('/api/v1/teams', { body: { name: f.name.trim(), ownerName: f.ownerName.trim(), ownerEmail: f.ownerEmail.trim() } }))
-            .then((c) => {
-              setCreated(c);
-              setF({ name: '', ownerName: '', ownerEmail: '' });
-            }, setError)
-            .finally(() => setBusy(false));
-        }}
+        onSubmit={submit.handler(() =>
+          data(api.POST('/api/v1/teams', { body: { name: f.name.trim(), ownerName: f.ownerName.trim(), ownerEmail: f.ownerEmail.trim() } })).then((c) => {
+            setCreated(c);
+            setF({ name: '', ownerName: '', ownerEmail: '' });
+          }),
+        )}
       >
         <div class="row">
           <label>
@@ -230,9 +203,9 @@ function CreateTeamForm() {
             <input type="email" value={f.ownerEmail} required maxLength={320} onInput={(e) => setF({ ...f, ownerEmail: e.currentTarget.value })} />
           </label>
         </div>
-        <ErrorNote error={error} />
+        <ErrorNote error={submit.error} />
         <div class="actions">
-          <button type="submit" class="primary" disabled={busy}>
+          <button type="submit" class="primary" disabled={submit.busy}>
             Create team
           </button>
         </div>
@@ -242,16 +215,31 @@ function CreateTeamForm() {
           <p>
             Team <strong>{created.team.name}</strong> created with its owner {created.owner.name}. Shown only once:
           </p>
-          {created.inviteUrl && (
-            <p class="secret-line">
-              <span>Invite link</span> <code>{created.inviteUrl}</code> <CopyButton text={created.inviteUrl} what="owner's invite link" />
-            </p>
-          )}
-          <p class="secret-line">
-            <span>Owner's API key</span> <code>{created.apiKey}</code> <CopyButton text={created.apiKey} what="owner's API key" />
-          </p>
+          {created.inviteUrl && <SecretLine label="Invite link" value={created.inviteUrl} what="owner's invite link" />}
+          <SecretLine label="Owner's API key" value={created.apiKey} what="owner's API key" />
         </div>
       )}
     </section>
+  );
+}
+
+function RoleOptions({ roles }: { roles: Role[] }) {
+  return (
+    <>
+      {roles.map((r) => (
+        <option key={r} value={r}>
+          {r}
+        </option>
+      ))}
+    </>
+  );
+}
+
+/** One secret shown once, with its copy button. */
+function SecretLine({ label, value, what }: { label: string; value: string; what: string }) {
+  return (
+    <p class="secret-line">
+      <span>{label}</span> <code>{value}</code> <CopyButton text={value} what={what} />
+    </p>
   );
 }

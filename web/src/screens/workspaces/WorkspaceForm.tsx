@@ -7,6 +7,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, data, type Model, type Workspace, type WorkspaceModel } from '../../api/client';
 import { Link } from '../../components/Link';
 import { ErrorNote } from '../../components/Problem';
+import { useSubmit } from '../../components/useSubmit';
 import { navigate } from '../../router';
 
 type Settings = Pick<WorkspaceModel, 'systemInstructions' | 'addedContext' | 'temperature' | 'maxTokens' | 'topP' | 'n' | 'frequencyPenalty' | 'presencePenalty' | 'logitBias'>;
@@ -53,8 +54,8 @@ export function WorkspaceForm({ workspaceId }: { workspaceId?: string }) {
   const [samples, setSamples] = useState('');
   const [settings, setSettings] = useState<Record<string, Settings>>({});
   const [biasText, setBiasText] = useState<Record<string, string>>({});
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const submit = useSubmit();
+  const { error, setError, busy } = submit;
 
   useEffect(() => {
     data(api.GET('/api/v1/models')).then((all) => setModels(all.filter((m) => m.inTeam && m.active)), setError);
@@ -118,14 +119,7 @@ export function WorkspaceForm({ workspaceId }: { workspaceId?: string }) {
       <form
         class="stack"
         aria-label={title}
-        onSubmit={(e) => {
-          e.preventDefault();
-          setBusy(true);
-          setError(null);
-          save()
-            .catch(setError)
-            .finally(() => setBusy(false));
-        }}
+        onSubmit={submit.handler(save)}
       >
         <label>
           Name

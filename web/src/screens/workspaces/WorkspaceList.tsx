@@ -1,10 +1,14 @@
-/** Home: the workspaces the caller sees, each opening its chat. */
+/** Home: the workspaces the caller sees, each opening its chat; Edit on those they may change (their own, or any for an owner/admin). */
 import { useEffect, useState } from 'preact/hooks';
 import { api, data, type Workspace } from '../../api/client';
+import { isTeamAdmin } from '../../components/format';
 import { Link } from '../../components/Link';
 import { ErrorNote } from '../../components/Problem';
+import { useSession } from '../../session';
 
 export function WorkspaceList() {
+  const { me } = useSession();
+  const admin = isTeamAdmin(me.user.role);
   const [list, setList] = useState<Workspace[] | null>(null);
   const [error, setError] = useState<unknown>(null);
   useEffect(() => {
@@ -31,9 +35,11 @@ export function WorkspaceList() {
                   {w.models.map((m) => m.modelName).join(', ') || 'no model'} · {w.sharingType === 'TEAM' ? 'shared with the team' : 'private'}
                 </span>
               </Link>
-              <Link href={`/workspaces/${w.id}/edit`} class="small" aria-label={`Edit ${w.name}`}>
-                Edit
-              </Link>
+              {(admin || w.userId === me.user.id) && (
+                <Link href={`/workspaces/${w.id}/edit`} class="small" aria-label={`Edit ${w.name}`}>
+                  Edit
+                </Link>
+              )}
             </li>
           ))}
         </ul>
