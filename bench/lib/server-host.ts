@@ -44,12 +44,13 @@ async function startBare(upstream: string): Promise<string> {
   return app.listen({ port: 0, host: '127.0.0.1' });
 }
 
-async function startAtrium(databaseUrl: string | null): Promise<string> {
+async function startAtrium(databaseUrl: string | null, embeddedDbThread = true): Promise<string> {
   dataDir = mkdtempSync(path.join(tmpdir(), 'atrium-bench-'));
   // testConfig() of test/helpers/app.ts, with a real on-disk DATA_DIR (PGlite as in production) or PostgreSQL.
   const config = {
     ...loadConfig({ DATA_DIR: dataDir, ADMIN_API_KEY: ADMIN_KEY, SECRET_KEY: 'test-secret-key-0123456789', LOG_LEVEL: 'silent' }),
     databaseUrl,
+    embeddedDbThread,
   };
   const built = await buildApp(config, { logger: false });
   server = built.app;
@@ -75,7 +76,7 @@ async function handle(m: Msg): Promise<unknown> {
     case 'bare.start':
       return { url: await startBare(String(a.upstream)) };
     case 'atrium.start':
-      return { url: await startAtrium((a.databaseUrl as string | null | undefined) ?? null) };
+      return { url: await startAtrium((a.databaseUrl as string | null | undefined) ?? null, a.embeddedDbThread !== false) };
     case 'close':
       await server?.close();
       await standIn?.close();
