@@ -74,6 +74,18 @@ const filler = (n: number, word = 'lorem') => Array.from({ length: n }, (_, i) =
 /** Unrelated chunks, so that the question's words are rare in the entry (a realistic idf). */
 const others = (n: number): ChunkSpec[] => Array.from({ length: n }, (_, i) => ({ text: `${filler(30, `other${i}x`)}` }));
 
+describe('storage', () => {
+  it("keeps a chunk's tsvector and processed text in the heap row (a search reads them for every candidate; TOAST would add an index lookup per row)", async () => {
+    const r = (await db().execute(
+      sql`select attname, attstorage from pg_attribute where attrelid = 'plus_chunks'::regclass and attname in ('search', 'file_data_processed') order by attname`,
+    )) as unknown as { rows: Array<{ attname: string; attstorage: string }> };
+    expect(r.rows).toEqual([
+      { attname: 'file_data_processed', attstorage: 'm' },
+      { attname: 'search', attstorage: 'm' },
+    ]);
+  });
+});
+
 describe('BM25 scoring', () => {
   it("reads a lexeme's occurrences in the text exactly, headings not counted", async () => {
     for (const n of [0, 1, 2, 3, 7, 25, 60, 200]) {
