@@ -209,6 +209,30 @@ describe('follow-up questions', () => {
   });
 });
 
+describe('question words absent from the documents', () => {
+  it('a long one is found by its prefix: a spelling the stemmer keeps apart ("licence") finds the chunk that spells it otherwise ("license")', async () => {
+    const e = await entry([[{ text: `The license grants every recipient these permissions. ${filler(20)}` }], [{ text: `Permissions of another kind. ${filler(20, 'dolor')}` }], others(10)]);
+    const stats = await retrieval.termStats(db(), { plusIds: [e.plusId], fileIds: [] }, { text: 'What does the licence grant?' });
+    expect(stats.terms.map((t) => t.lexeme).sort()).toEqual(['grant', 'licens']);
+    const r = await ranked(e.plusId, 'What does the licence say?');
+    expect(r[0]!.chunkId).toBe(e.chunkIds[0]![0]);
+    // through the entry lookup too (PlusRepo.findWithTerms: the service's path)
+    const found = await plusRepo.findWithTerms(db(), { teamId: team.teamId, userId: team.ownerId, admin: true }, e.plusId, 'What does the licence say?');
+    expect(found?.terms.map((t) => t.lexeme)).toEqual(['licens']);
+  });
+
+  it('a lexeme present in scope is never replaced, and a short absent one is not prefix-matched', async () => {
+    const e = await entry([[{ text: `The licenced driver and the licensed driver. Cats and catalogues. ${filler(20)}` }], others(10)]);
+    const stats = await retrieval.termStats(db(), { plusIds: [e.plusId], fileIds: [] }, { text: 'licenced cat dog' });
+    // licenc is in the entry: taken as it is; cat is; dog (3 letters) is absent and stays absent
+    expect(stats.terms.map((t) => t.lexeme).sort()).toEqual(['cat', 'licenc']);
+    const none = await retrieval.termStats(db(), { plusIds: [e.plusId], fileIds: [] }, { text: 'catalog' });
+    expect(none.terms.map((t) => t.lexeme)).toEqual(['catalogu']);
+    const short = await retrieval.termStats(db(), { plusIds: [e.plusId], fileIds: [] }, { text: 'cats drive' });
+    expect(short.terms.map((t) => t.lexeme)).toEqual(['cat']);
+  });
+});
+
 describe('chunk headings (chunking)', () => {
   it("a chunk that continues a long section carries the section's heading; a chunk holding headings lists them", () => {
     expect(chunkText('# Title\n\nIntro.\n\n## Part one\n\nSome text.\n')[0]!.heading).toBe('Title / Part one');
