@@ -82,36 +82,72 @@ function questionLexemesSql(question: Question): SQL {
 }
 
 /**
+ * A question lexeme that no chunk in scope holds, of at least this many letters, stands for the
+ * scope's commonest lexeme that begins with all of it but its last letter: spelling variants and
+ * derived forms the English stemmer keeps apart ("licence" → licenc, found as licens). Shorter
+ * lexemes are left alone (a prefix of four letters or fewer matches too much).
+ */
+export const PREFIX_MIN_CHARS = 6;
+
+/**
+ * The question's lexemes as found in the entries `inScope` selects (a condition on `t.plus_id`):
+ * each with its document frequency summed over them, its first position in the question and
+ * whether it was carried; a lexeme absent from them replaced by its prefix match
+ * (PREFIX_MIN_CHARS) — one query, the prefix looked up as a range of plus_terms' primary key.
+ * Rows: lexeme, df, pos, carried.
+ */
+function questionTermsSql(question: Question, inScope: SQL): SQL {
+  const q = questionLexemesSql(question);
+  return sql`
+    select x.lexeme, coalesce(sum(x.df) filter (where not x.prefix), max(x.df))::int as df, min(x.pos) as pos, bool_and(x.carried) as carried
+    from (
+      select t.lexeme, t.df, q.pos, q.carried, false as prefix
+      from plus_terms t join (${q}) q on q.lexeme = t.lexeme
+      where ${inScope}
+      union all
+      select p.lexeme, p.df, q.pos, q.carried, true
+      from (${q}) q
+      cross join lateral (
+        select t.lexeme, sum(t.df)::int as df
+        from plus_terms t
+        where ${inScope} and t.lexeme >= left(q.lexeme, -1) and t.lexeme < left(q.lexeme, -2) || chr(ascii(substr(q.lexeme, length(q.lexeme) - 1, 1)) + 1)
+          and starts_with(t.lexeme, left(q.lexeme, -1))
+        group by t.lexeme
+        order by sum(t.df) desc, t.lexeme
+        limit 1
+      ) p
+      where length(q.lexeme) >= ${PREFIX_MIN_CHARS} and q.lexeme ~ '^[a-z]+$'
+        and not exists (select 1 from plus_terms t where ${inScope} and t.lexeme = q.lexeme)
+    ) x
+    group by x.lexeme`;
+}
+
+/**
  * One round trip: those of the question's lexemes (English stemming, stop words removed) that
- * occur in the scope's entries, with their document frequency summed over them, their position in
- * the question and whether they were carried from a previous one; and on every row the scope's
- * chunk count and token count (BM25's N and average chunk length). A question with no such lexeme
- * gives no row.
+ * occur in the scope's entries — or their prefix match (questionTermsSql) — with their document
+ * frequency summed over them, their position in the question and whether they were carried from
+ * a previous one; and on every row the scope's chunk count and token count (BM25's N and average
+ * chunk length). A question with no such lexeme gives no row.
  */
 export function termStatsSql(scope: ChunkScope, question: Question): SQL {
   return sql`
-    select t.lexeme, sum(t.df)::int as df, min(q.pos) as pos, bool_and(q.carried) as carried,
+    select t.lexeme, t.df, t.pos, t.carried,
            (select coalesce(sum(e.chunk_count), 0) from plus_entries e where ${statsEntriesSql(scope, sql`e.id`)})::int as n,
            (select coalesce(sum(f.token_size), 0) from plus_files f where ${statsEntriesSql(scope, sql`f.plus_id`)})::float8 as tokens
-    from plus_terms t
-    join (${questionLexemesSql(question)}) q on q.lexeme = t.lexeme
-    where ${statsEntriesSql(scope, sql`t.plus_id`)}
-    group by t.lexeme`;
+    from (${questionTermsSql(question, statsEntriesSql(scope, sql`t.plus_id`))}) t`;
 }
 
 /**
  * For ONE entry (`entryId`, e.g. a column of an outer query): the question's lexemes that occur
- * in it as [lexeme, df, position in the question], and the entry's token count — a scalar
- * subquery, so that the entry's lookup and its term statistics take one round trip
- * (PlusRepo.findWithTerms).
+ * in it (or their prefix match) as [lexeme, df, position in the question], and the entry's token
+ * count — a scalar subquery, so that the entry's lookup and its term statistics take one round
+ * trip (PlusRepo.findWithTerms).
  */
 export function entryTermsSql(entryId: SQL, question: string): SQL {
   return sql`json_build_object(
     'terms', (
-      select coalesce(json_agg(json_build_array(t.lexeme, t.df, q.pos)), '[]'::json)
-      from plus_terms t
-      join (${questionLexemesSql({ text: question })}) q on q.lexeme = t.lexeme
-      where t.plus_id = ${entryId}),
+      select coalesce(json_agg(json_build_array(t.lexeme, t.df, t.pos)), '[]'::json)
+      from (${questionTermsSql({ text: question }, sql`t.plus_id = ${entryId}`)}) t),
     'tokens', (select coalesce(sum(f.token_size), 0) from plus_files f where f.plus_id = ${entryId}))`;
 }
 

@@ -74,6 +74,18 @@ const filler = (n: number, word = 'lorem') => Array.from({ length: n }, (_, i) =
 /** Unrelated chunks, so that the question's words are rare in the entry (a realistic idf). */
 const others = (n: number): ChunkSpec[] => Array.from({ length: n }, (_, i) => ({ text: `${filler(30, `other${i}x`)}` }));
 
+describe('storage', () => {
+  it("keeps a chunk's tsvector and processed text in the heap row (a search reads them for every candidate; TOAST would add an index lookup per row)", async () => {
+    const r = (await db().execute(
+      sql`select attname, attstorage from pg_attribute where attrelid = 'plus_chunks'::regclass and attname in ('search', 'file_data_processed') order by attname`,
+    )) as unknown as { rows: Array<{ attname: string; attstorage: string }> };
+    expect(r.rows).toEqual([
+      { attname: 'file_data_processed', attstorage: 'm' },
+      { attname: 'search', attstorage: 'm' },
+    ]);
+  });
+});
+
 describe('BM25 scoring', () => {
   it("reads a lexeme's occurrences in the text exactly, headings not counted", async () => {
     for (const n of [0, 1, 2, 3, 7, 25, 60, 200]) {
@@ -194,6 +206,30 @@ describe('follow-up questions', () => {
     const r = await ranked(e.plusId, 'giraffe', 'zebra');
     expect(r[0]!.chunkId).toBe(e.chunkIds[1]![0]);
     expect(r.map((c) => c.chunkId)).toContain(e.chunkIds[0]![0]);
+  });
+});
+
+describe('question words absent from the documents', () => {
+  it('a long one is found by its prefix: a spelling the stemmer keeps apart ("licence") finds the chunk that spells it otherwise ("license")', async () => {
+    const e = await entry([[{ text: `The license grants every recipient these permissions. ${filler(20)}` }], [{ text: `Permissions of another kind. ${filler(20, 'dolor')}` }], others(10)]);
+    const stats = await retrieval.termStats(db(), { plusIds: [e.plusId], fileIds: [] }, { text: 'What does the licence grant?' });
+    expect(stats.terms.map((t) => t.lexeme).sort()).toEqual(['grant', 'licens']);
+    const r = await ranked(e.plusId, 'What does the licence say?');
+    expect(r[0]!.chunkId).toBe(e.chunkIds[0]![0]);
+    // through the entry lookup too (PlusRepo.findWithTerms: the service's path)
+    const found = await plusRepo.findWithTerms(db(), { teamId: team.teamId, userId: team.ownerId, admin: true }, e.plusId, 'What does the licence say?');
+    expect(found?.terms.map((t) => t.lexeme)).toEqual(['licens']);
+  });
+
+  it('a lexeme present in scope is never replaced, and a short absent one is not prefix-matched', async () => {
+    const e = await entry([[{ text: `The licenced driver and the licensed driver. Cats and catalogues. ${filler(20)}` }], others(10)]);
+    const stats = await retrieval.termStats(db(), { plusIds: [e.plusId], fileIds: [] }, { text: 'licenced cat dog' });
+    // licenc is in the entry: taken as it is; cat is; dog (3 letters) is absent and stays absent
+    expect(stats.terms.map((t) => t.lexeme).sort()).toEqual(['cat', 'licenc']);
+    const none = await retrieval.termStats(db(), { plusIds: [e.plusId], fileIds: [] }, { text: 'catalog' });
+    expect(none.terms.map((t) => t.lexeme)).toEqual(['catalogu']);
+    const short = await retrieval.termStats(db(), { plusIds: [e.plusId], fileIds: [] }, { text: 'cats drive' });
+    expect(short.terms.map((t) => t.lexeme)).toEqual(['cat']);
   });
 });
 
