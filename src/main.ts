@@ -64,8 +64,10 @@ async function main(): Promise<void> {
   // The database opens (seed copy, WebAssembly compile and start, migrations; the embedded one on
   // its own thread) while the application's modules load and buildApp sets up what needs no
   // database: on two cores the two overlap.
+  // The embedded database's thread is the longest step: it starts before anything else loads.
+  const thread = config.databaseUrl === null && config.embeddedDbThread ? (await import('./db/pglite-thread.js')).PGliteThread.start(config.dataDir, config.vectorExtension !== 'off') : null;
   const { databaseOptions, openDatabase } = await import('./db/client.js');
-  const opening = openDatabase(databaseOptions(config));
+  const opening = openDatabase({ ...databaseOptions(config), ...(thread ? { thread } : {}) });
   opening.catch(() => undefined); // reported by buildApp, which awaits it
   const { buildApp } = await import('./app.js');
   const { app, services, generatedAdminKey, adminInviteToken, warmUp } = await buildApp(config, { serverFactory: boot.factory, database: opening });

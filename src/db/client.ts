@@ -1,11 +1,10 @@
-import { existsSync } from 'node:fs';
-import { cp, mkdir, readdir, rename, rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { ExtractTablesWithRelations } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
 import type { Config } from '../config.js';
-import { CODE_ROOT } from '../paths.js';
+import { MIGRATIONS, SEED_DIR, seedIfEmpty } from './files.js';
+import { PGliteThread } from './pglite-thread.js';
+import { tuneWasmTiering } from './wasm-tiering.js';
 import * as schema from './schema.js';
 import { schemaUpToDate } from './schema-version.js';
 
@@ -31,14 +30,7 @@ export interface Database {
   close(): Promise<void>;
 }
 
-const HERE = fileURLToPath(new URL('db/', CODE_ROOT));
-const MIGRATIONS = path.join(HERE, 'migrations');
-/**
- * A PGlite data folder initialised and migrated by the build (scripts/build.mjs → dist/db/seed),
- * so a first start copies it instead of running initdb in WebAssembly (~3.5 s on 2 cores).
- * Absent when running from src/ (tsx): then PGlite initialises the folder itself.
- */
-export const SEED_DIR = path.join(HERE, 'seed', 'pglite');
+export { SEED_DIR };
 /** Serialises migrations when several Atrium nodes start against one PostgreSQL. */
 const MIGRATION_LOCK = 74_657_201;
 
@@ -58,18 +50,14 @@ export async function openDatabase(opts: {
   poolSize?: number;
   /** 'off': never use the vector extension (the real[] search), e.g. to compare the two */
   vectorExtension?: 'auto' | 'off';
-  /** the embedded database in `dataDir` on its own thread (db/pglite-worker.ts); default false */
-  thread?: boolean;
+  /** the embedded database in `dataDir` on its own thread (db/pglite-worker.ts), or that thread already started; default false */
+  thread?: boolean | PGliteThread;
 }): Promise<Database> {
   const wantVector = opts.vectorExtension !== 'off';
   if (opts.databaseUrl === null && opts.thread) {
-    const dir = path.join(opts.dataDir, 'pglite');
-    const [, { PGliteThread }, { drizzle: drizzlePglite }] = await Promise.all([
-      seedIfEmpty(dir),
-      import('./pglite-thread.js'),
-      import('drizzle-orm/pglite'),
-    ]);
-    const client = new PGliteThread({ dataDir: dir, vector: wantVector, migrationsFolder: MIGRATIONS });
+    // The thread may have been started already (main.ts starts it before anything else loads).
+    const client = opts.thread instanceof PGliteThread ? opts.thread : PGliteThread.start(opts.dataDir, wantVector);
+    const { drizzle: drizzlePglite } = await import('drizzle-orm/pglite');
     try {
       await client.ready;
     } catch (err) {
@@ -88,6 +76,7 @@ export async function openDatabase(opts: {
   }
   // Only the driver in use is loaded (each costs start-up time).
   if (opts.databaseUrl === null || opts.databaseUrl === 'memory://') {
+    tuneWasmTiering();
     const [{ PGlite }, { drizzle: drizzlePglite }, { migrate: migratePglite }, { vector }] = await Promise.all([
       import('@electric-sql/pglite'),
       import('drizzle-orm/pglite'),
@@ -171,32 +160,5 @@ async function createVectorExtension(query: (q: string) => Promise<{ rows: unkno
     return true;
   } catch {
     return installed().catch(() => false);
-  }
-}
-
-/**
- * On an empty (or absent) data folder, start from the build's seed instead of initdb. The copy
- * goes to a sibling folder renamed into place, so a crash mid-copy never leaves a half database.
- * The seed holds no instance data (no keys, no teams); migrations still run after it.
- */
-async function seedIfEmpty(dir: string): Promise<void> {
-  const entries = await readdir(dir).catch((err: NodeJS.ErrnoException) => {
-    if (err.code === 'ENOENT') return null;
-    throw err;
-  });
-  if (entries !== null && entries.length > 0) return;
-  if (!existsSync(path.join(SEED_DIR, 'PG_VERSION'))) {
-    await mkdir(dir, { recursive: true });
-    return;
-  }
-  await mkdir(path.dirname(dir), { recursive: true });
-  const staging = `${dir}.seeding-${process.pid}`;
-  try {
-    await cp(SEED_DIR, staging, { recursive: true });
-    if (entries !== null) await rmdir(dir);
-    await rename(staging, dir);
-  } catch (err) {
-    await rm(staging, { recursive: true, force: true });
-    throw err;
   }
 }

@@ -5,7 +5,7 @@
  * `constraint`…), which is all the application reads of a database error.
  */
 export interface WorkerStart {
-  /** the data folder; null for an in-memory database */
+  /** the PGlite folder (seeded from the build's copy when empty); null for an in-memory database */
   dataDir: string | null;
   /** register pgvector's files (the extension is created later, on first use) */
   vector: boolean;

@@ -1,5 +1,8 @@
+import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { workerEntry } from '../worker-entry.js';
+import { MIGRATIONS } from './files.js';
+import { tuneWasmTiering } from './wasm-tiering.js';
 import { deserializeError, type QueryResult, type Reply, type Request, type WorkerStart } from './pglite-protocol.js';
 
 type Parsers = Record<number, (value: string, typeId: number) => unknown>;
@@ -30,7 +33,16 @@ export class PGliteThread implements PGliteQueries {
   /** Settles when the database is open and migrated (rejects with the reason it could not be). */
   readonly ready: Promise<void>;
 
+  /**
+   * Start the embedded database of DATA_DIR on its thread: the folder seeded when empty, PGlite
+   * opened, the schema migrated; `ready` tells when. Queries sent before then wait for it.
+   */
+  static start(dataDir: string, vector: boolean): PGliteThread {
+    return new PGliteThread({ dataDir: path.join(dataDir, 'pglite'), vector, migrationsFolder: MIGRATIONS });
+  }
+
   constructor(start: WorkerStart) {
+    tuneWasmTiering();
     const entry = workerEntry('db/pglite-worker');
     this.worker = new Worker(entry.source, { eval: entry.eval, workerData: start });
     let opened: () => void;
@@ -39,6 +51,7 @@ export class PGliteThread implements PGliteQueries {
       opened = resolve;
       failed = reject;
     });
+    this.ready.catch(() => undefined); // whoever awaits `ready` sees the failure; nobody else must crash on it
     this.worker.on('message', (m: Reply) => {
       if (m.type === 'ready') return opened();
       if (m.type === 'failed') return failed(deserializeError(m.error));

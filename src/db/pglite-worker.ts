@@ -9,6 +9,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { PGlite as PGliteT, Transaction } from '@electric-sql/pglite';
 import { serializeError, type Reply, type Request, type WorkerStart } from './pglite-protocol.js';
+import { seedIfEmpty } from './files.js';
 import { schemaUpToDate } from './schema-version.js';
 
 const port = parentPort!;
@@ -22,7 +23,11 @@ interface OpenTx {
 }
 
 async function open(): Promise<PGliteT> {
-  const [{ PGlite }, { vector }] = await Promise.all([import('@electric-sql/pglite'), import('@electric-sql/pglite-pgvector')]);
+  const [{ PGlite }, { vector }] = await Promise.all([
+    import('@electric-sql/pglite'),
+    import('@electric-sql/pglite-pgvector'),
+    start.dataDir ? seedIfEmpty(start.dataDir) : null,
+  ]);
   const pg = await PGlite.create(start.dataDir ?? undefined, {
     ...(start.vector ? { extensions: { vector } } : {}),
   });
