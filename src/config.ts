@@ -55,7 +55,7 @@ const EnvSchema = Type.Object({
   TRUST_PROXY: Type.Optional(Type.String({ minLength: 1 })),
   WEB_DIR: Type.Optional(Type.String({ minLength: 1 })),
   VECTOR_EXTENSION: Type.Union([Type.Literal('auto'), Type.Literal('off')], { default: 'auto' }),
-  EMBEDDED_DB_THREAD: Type.Union([Type.Literal('on'), Type.Literal('off')], { default: 'on' }),
+  EMBEDDED_DB_THREAD: Type.Union([Type.Literal('on'), Type.Literal('off')], { default: 'off' }),
   EMBEDDING_WORKER_INTERVAL_MS: Type.Integer({ minimum: 0, default: 2_000 }),
   EMBEDDING_BATCH_SIZE: Type.Integer({ minimum: 1, maximum: 2048, default: 64 }),
   EMBEDDING_RETRY_BASE_MS: Type.Integer({ minimum: 0, default: 10_000 }),
@@ -92,7 +92,7 @@ export interface Config {
   readonly webDir: string;
   /** 'off': never load pgvector; vector search on real[] in plain SQL */
   readonly vectorExtension: 'auto' | 'off';
-  /** the embedded database (in DATA_DIR) runs on its own thread (db/pglite-worker.ts); false: on the app's */
+  /** the embedded database (in DATA_DIR) runs on its own thread (db/pglite-worker.ts); false (default): on the app's */
   readonly embeddedDbThread: boolean;
   readonly embeddings: EmbeddingConfig;
 }

@@ -44,7 +44,7 @@ async function startBare(upstream: string): Promise<string> {
   return app.listen({ port: 0, host: '127.0.0.1' });
 }
 
-async function startAtrium(databaseUrl: string | null, embeddedDbThread = true): Promise<string> {
+async function startAtrium(databaseUrl: string | null, embeddedDbThread = false): Promise<string> {
   dataDir = mkdtempSync(path.join(tmpdir(), 'atrium-bench-'));
   // testConfig() of test/helpers/app.ts, with a real on-disk DATA_DIR (PGlite as in production) or PostgreSQL.
   const config = {
@@ -76,7 +76,7 @@ async function handle(m: Msg): Promise<unknown> {
     case 'bare.start':
       return { url: await startBare(String(a.upstream)) };
     case 'atrium.start':
-      return { url: await startAtrium((a.databaseUrl as string | null | undefined) ?? null, a.embeddedDbThread !== false) };
+      return { url: await startAtrium((a.databaseUrl as string | null | undefined) ?? null, a.embeddedDbThread === true) };
     case 'close':
       await server?.close();
       await standIn?.close();
