@@ -61,10 +61,9 @@ async function main(): Promise<void> {
   }
   const boot = startingServer();
   await listen(boot.server, config);
-  // The database opens (seed copy, WebAssembly compile and start, migrations; the embedded one on
-  // its own thread) while the application's modules load and buildApp sets up what needs no
-  // database: on two cores the two overlap.
-  // The embedded database's thread is the longest step: it starts before anything else loads.
+  // The database opens (seed copy, WebAssembly compile and start, migrations) while the
+  // application's modules load and buildApp sets up what needs no database. With
+  // EMBEDDED_DB_THREAD=on its thread starts first, before anything else loads.
   const thread = config.databaseUrl === null && config.embeddedDbThread ? (await import('./db/pglite-thread.js')).PGliteThread.start(config.dataDir, config.vectorExtension !== 'off') : null;
   const { databaseOptions, openDatabase } = await import('./db/client.js');
   const opening = openDatabase({ ...databaseOptions(config), ...(thread ? { thread } : {}) });

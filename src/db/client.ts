@@ -1,10 +1,9 @@
-import path from 'node:path';
 import type { ExtractTablesWithRelations } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
 import type { Config } from '../config.js';
-import { MIGRATIONS, SEED_DIR, seedIfEmpty } from './files.js';
+import { MIGRATIONS, pgliteDir, SEED_DIR } from './files.js';
+import { openPglite } from './pglite-open.js';
 import { PGliteThread } from './pglite-thread.js';
-import { tuneWasmTiering } from './wasm-tiering.js';
 import * as schema from './schema.js';
 import { schemaUpToDate } from './schema-version.js';
 
@@ -64,48 +63,15 @@ export async function openDatabase(opts: {
       await client.close();
       throw err;
     }
-    return {
-      db: drizzlePglite({ client: client as never, schema }) as unknown as Db,
-      kind: 'pglite',
-      vectorOps: once(async () => wantVector && (await createVectorExtension((q) => client.query(q)))),
-      ping: async () => {
-        await client.query('select 1');
-      },
-      close: () => client.close(),
-    };
+    return embedded(client, drizzlePglite({ client: client as never, schema }) as unknown as Db, wantVector);
   }
   // Only the driver in use is loaded (each costs start-up time).
   if (opts.databaseUrl === null || opts.databaseUrl === 'memory://') {
-    tuneWasmTiering();
-    const [{ PGlite }, { drizzle: drizzlePglite }, { migrate: migratePglite }, { vector }] = await Promise.all([
-      import('@electric-sql/pglite'),
+    const [client, { drizzle: drizzlePglite }] = await Promise.all([
+      openPglite(opts.databaseUrl === null ? pgliteDir(opts.dataDir) : undefined, wantVector),
       import('drizzle-orm/pglite'),
-      import('drizzle-orm/pglite/migrator'),
-      import('@electric-sql/pglite-pgvector'),
     ]);
-    let dir: string | undefined;
-    if (opts.databaseUrl === null) {
-      dir = path.join(opts.dataDir, 'pglite');
-      await seedIfEmpty(dir);
-    }
-    // The extension's files are registered here; it is loaded only by vectorOps() (CREATE EXTENSION).
-    const client = await PGlite.create(dir, wantVector ? { extensions: { vector } } : {});
-    const db = drizzlePglite({ client, schema }) as unknown as Db;
-    try {
-      if (!(await schemaUpToDate(MIGRATIONS, (q) => client.query(q)))) await migratePglite(db as never, { migrationsFolder: MIGRATIONS });
-    } catch (err) {
-      await client.close();
-      throw err;
-    }
-    return {
-      db,
-      kind: 'pglite',
-      vectorOps: once(async () => wantVector && (await createVectorExtension((q) => client.query(q)))),
-      ping: async () => {
-        await client.query('select 1');
-      },
-      close: () => client.close(),
-    };
+    return embedded(client, drizzlePglite({ client, schema }) as unknown as Db, wantVector);
   }
 
   const [{ default: pg }, { drizzle: drizzlePg }, { migrate: migratePg }] = await Promise.all([
@@ -138,6 +104,19 @@ export async function openDatabase(opts: {
       await pool.query('select 1');
     },
     close: () => pool.end(),
+  };
+}
+
+/** The embedded database (PGlite in-process, or its thread's client) as a Database. */
+function embedded(client: { query(q: string): Promise<{ rows: unknown[] }>; close(): Promise<void> }, db: Db, wantVector: boolean): Database {
+  return {
+    db,
+    kind: 'pglite',
+    vectorOps: once(async () => wantVector && (await createVectorExtension((q) => client.query(q)))),
+    ping: async () => {
+      await client.query('select 1');
+    },
+    close: () => client.close(),
   };
 }
 

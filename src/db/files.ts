@@ -14,6 +14,9 @@ export const MIGRATIONS = path.join(HERE, 'migrations');
  */
 export const SEED_DIR = path.join(HERE, 'seed', 'pglite');
 
+/** The embedded database's folder inside DATA_DIR. */
+export const pgliteDir = (dataDir: string): string => path.join(dataDir, 'pglite');
+
 /**
  * On an empty (or absent) data folder, start from the build's seed instead of initdb. The copy
  * goes to a sibling folder renamed into place, so a crash mid-copy never leaves a half database.

@@ -9,7 +9,6 @@ export interface WorkerStart {
   dataDir: string | null;
   /** register pgvector's files (the extension is created later, on first use) */
   vector: boolean;
-  migrationsFolder: string;
 }
 
 export type Request =

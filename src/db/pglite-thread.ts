@@ -1,8 +1,6 @@
-import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { workerEntry } from '../worker-entry.js';
-import { MIGRATIONS } from './files.js';
-import { tuneWasmTiering } from './wasm-tiering.js';
+import { pgliteDir } from './files.js';
 import { deserializeError, type QueryResult, type Reply, type Request, type WorkerStart } from './pglite-protocol.js';
 
 type Parsers = Record<number, (value: string, typeId: number) => unknown>;
@@ -38,11 +36,10 @@ export class PGliteThread implements PGliteQueries {
    * opened, the schema migrated; `ready` tells when. Queries sent before then wait for it.
    */
   static start(dataDir: string, vector: boolean): PGliteThread {
-    return new PGliteThread({ dataDir: path.join(dataDir, 'pglite'), vector, migrationsFolder: MIGRATIONS });
+    return new PGliteThread({ dataDir: pgliteDir(dataDir), vector });
   }
 
   constructor(start: WorkerStart) {
-    tuneWasmTiering();
     const entry = workerEntry('db/pglite-worker');
     this.worker = new Worker(entry.source, { eval: entry.eval, workerData: start });
     let opened: () => void;

@@ -1,16 +1,15 @@
 /**
- * The embedded database's thread: PGlite (PostgreSQL compiled to WebAssembly) opened, migrated and
- * queried here, off the application's thread (db/pglite-thread.ts is the other end). Start-up:
- * PGlite's ~0.5 s of WebAssembly start runs while the application thread loads and builds the
- * HTTP app. Under load: the database's work no longer shares one core with HTTP parsing and
- * serialisation. Requests are answered in the order PGlite finishes them; a transaction holds
- * PGlite's own lock, so other queries wait for it exactly as they would in-process.
+ * The embedded database's thread (opt-in: EMBEDDED_DB_THREAD=on): PGlite (PostgreSQL compiled to
+ * WebAssembly) opened, migrated and queried here, off the application's thread (db/pglite-thread.ts
+ * is the other end), so its start can run beside the application's loading and its statements
+ * beside HTTP work — on 2 cores that measured no faster (docs/DECISIONS.md, "Start-up"). Requests
+ * are answered in the order PGlite finishes them; a transaction holds PGlite's own lock, so other
+ * queries wait for it exactly as they would in-process.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { PGlite as PGliteT, Transaction } from '@electric-sql/pglite';
+import { openPglite } from './pglite-open.js';
 import { serializeError, type Reply, type Request, type WorkerStart } from './pglite-protocol.js';
-import { seedIfEmpty } from './files.js';
-import { schemaUpToDate } from './schema-version.js';
 
 const port = parentPort!;
 const start = workerData as WorkerStart;
@@ -20,27 +19,6 @@ const identity = (v: unknown) => v;
 interface OpenTx {
   tx: Transaction;
   finish: (commit: boolean) => void;
-}
-
-async function open(): Promise<PGliteT> {
-  const [{ PGlite }, { vector }] = await Promise.all([
-    import('@electric-sql/pglite'),
-    import('@electric-sql/pglite-pgvector'),
-    start.dataDir ? seedIfEmpty(start.dataDir) : null,
-  ]);
-  const pg = await PGlite.create(start.dataDir ?? undefined, {
-    ...(start.vector ? { extensions: { vector } } : {}),
-  });
-  try {
-    if (!(await schemaUpToDate(start.migrationsFolder, (q) => pg.query(q)))) {
-      const [{ drizzle }, { migrate }] = await Promise.all([import('drizzle-orm/pglite'), import('drizzle-orm/pglite/migrator')]);
-      await migrate(drizzle({ client: pg }), { migrationsFolder: start.migrationsFolder });
-    }
-  } catch (err) {
-    await pg.close();
-    throw err;
-  }
-  return pg;
 }
 
 class RolledBack extends Error {}
@@ -110,8 +88,7 @@ function serve(pg: PGliteT): void {
   });
 }
 
-
-open().then(
+openPglite(start.dataDir ?? undefined, start.vector).then(
   (pg) => {
     serve(pg);
     post({ type: 'ready' });

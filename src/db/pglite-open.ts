@@ -1,0 +1,30 @@
+import type { PGlite } from '@electric-sql/pglite';
+import { MIGRATIONS, seedIfEmpty } from './files.js';
+import { schemaUpToDate } from './schema-version.js';
+import { tuneWasmTiering } from './wasm-tiering.js';
+
+/**
+ * PGlite opened on `dir` (seeded from the build's copy when empty; undefined: in memory) with its
+ * schema brought up to date — the one way the embedded database is opened, in-process
+ * (db/client.ts) or on its own thread (db/pglite-worker.ts). With `vector`, pgvector's files are
+ * registered; the extension is created only by `vectorOps()` (CREATE EXTENSION).
+ */
+export async function openPglite(dir: string | undefined, vector: boolean): Promise<PGlite> {
+  tuneWasmTiering();
+  const [{ PGlite }, { vector: pgvector }] = await Promise.all([
+    import('@electric-sql/pglite'),
+    import('@electric-sql/pglite-pgvector'),
+    dir ? seedIfEmpty(dir) : null,
+  ]);
+  const pg = await PGlite.create(dir, vector ? { extensions: { vector: pgvector } } : {});
+  try {
+    if (!(await schemaUpToDate(MIGRATIONS, (q) => pg.query(q)))) {
+      const [{ drizzle }, { migrate }] = await Promise.all([import('drizzle-orm/pglite'), import('drizzle-orm/pglite/migrator')]);
+      await migrate(drizzle({ client: pg }), { migrationsFolder: MIGRATIONS });
+    }
+  } catch (err) {
+    await pg.close();
+    throw err;
+  }
+  return pg;
+}
