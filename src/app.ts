@@ -169,7 +169,7 @@ export async function buildApp(
       { prefix: '/api/v1' },
     );
     // The web app at `/`: files of the build, and index.html for the app's own paths.
-    await registerWebApp(app, { webDir: config.webDir });
+    registerWebApp(app, { webDir: config.webDir });
 
     // The OpenAI-compatible API (docs/API.md, "OpenAI-compatible API"): same authentication and
     // body checks, errors rendered as {error: {message, type, param, code}}.

@@ -56,6 +56,8 @@ const EnvSchema = Type.Object({
   WEB_DIR: Type.Optional(Type.String({ minLength: 1 })),
   VECTOR_EXTENSION: Type.Union([Type.Literal('auto'), Type.Literal('off')], { default: 'auto' }),
   EMBEDDED_DB_THREAD: Type.Union([Type.Literal('on'), Type.Literal('off')], { default: 'off' }),
+  /** `auto` or a size in MB (`64MB`): see db/pglite-memory.ts */
+  EMBEDDED_SHARED_BUFFERS: Type.String({ pattern: '^(auto|[1-9][0-9]{0,3}MB)$', default: 'auto' }),
   EMBEDDING_WORKER_INTERVAL_MS: Type.Integer({ minimum: 0, default: 2_000 }),
   EMBEDDING_BATCH_SIZE: Type.Integer({ minimum: 1, maximum: 2048, default: 64 }),
   EMBEDDING_RETRY_BASE_MS: Type.Integer({ minimum: 0, default: 10_000 }),
@@ -94,6 +96,8 @@ export interface Config {
   readonly vectorExtension: 'auto' | 'off';
   /** the embedded database (in DATA_DIR) runs on its own thread (db/pglite-worker.ts); false (default): on the app's */
   readonly embeddedDbThread: boolean;
+  /** the embedded database's page cache: 'auto' (sized to its data) or bytes (db/pglite-memory.ts) */
+  readonly embeddedSharedBuffers: 'auto' | number;
   readonly embeddings: EmbeddingConfig;
 }
 
@@ -206,6 +210,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     webDir: path.resolve(e.WEB_DIR ?? path.join(REPO_ROOT, 'dist', 'web')),
     vectorExtension: e.VECTOR_EXTENSION,
     embeddedDbThread: e.EMBEDDED_DB_THREAD === 'on',
+    embeddedSharedBuffers: e.EMBEDDED_SHARED_BUFFERS === 'auto' ? 'auto' : Number.parseInt(e.EMBEDDED_SHARED_BUFFERS, 10) * 1024 * 1024,
     embeddings: Object.freeze({
       workerIntervalMs: e.EMBEDDING_WORKER_INTERVAL_MS,
       batchSize: e.EMBEDDING_BATCH_SIZE,

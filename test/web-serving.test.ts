@@ -55,6 +55,20 @@ describe('with a build', () => {
     expect(index.body).toBe(INDEX);
   });
 
+  it('revalidates by ETag (304) and answers byte ranges', async () => {
+    const first = await t.request({ method: 'GET', url: '/assets/app-abc.js' });
+    const etag = first.headers.etag as string;
+    expect(etag).toBeTruthy();
+    const again = await t.request({ method: 'GET', url: '/assets/app-abc.js', headers: { 'if-none-match': etag } });
+    expect(again.statusCode).toBe(304);
+    expect(again.body).toBe('');
+    const app = await t.request({ method: 'GET', url: '/workspaces', headers: { 'if-none-match': (await t.request({ method: 'GET', url: '/' })).headers.etag as string } });
+    expect(app.statusCode).toBe(304);
+    const part = await t.request({ method: 'GET', url: '/assets/app-abc.js', headers: { range: 'bytes=0-6' } });
+    expect(part.statusCode).toBe(206);
+    expect(part.body).toBe(SCRIPT.slice(0, 7));
+  });
+
   it('answers a missing file with a 404 problem, never index.html', async () => {
     for (const url of ['/assets/x.js', '/assets/', '/assets/app-abc.js.map', '/missing.css', '/deep/path/logo.png', '/.secret', '/assets/..%2f..%2fpackage.json', '/..%2fpackage.json', '/assets/%00.js']) {
       const res = await t.request({ method: 'GET', url });

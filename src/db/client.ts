@@ -2,6 +2,7 @@ import type { ExtractTablesWithRelations } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
 import type { Config } from '../config.js';
 import { MIGRATIONS, pgliteDir, SEED_DIR } from './files.js';
+import type { SharedBuffersSetting } from './pglite-memory.js';
 import { openPglite } from './pglite-open.js';
 import { PGliteThread } from './pglite-thread.js';
 import * as schema from './schema.js';
@@ -35,7 +36,14 @@ const MIGRATION_LOCK = 74_657_201;
 
 /** openDatabase's options as the configuration states them. */
 export function databaseOptions(config: Config): Parameters<typeof openDatabase>[0] {
-  return { databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.pgPoolSize, vectorExtension: config.vectorExtension, thread: config.embeddedDbThread };
+  return {
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    poolSize: config.pgPoolSize,
+    vectorExtension: config.vectorExtension,
+    thread: config.embeddedDbThread,
+    sharedBuffers: config.embeddedSharedBuffers,
+  };
 }
 
 /**
@@ -51,11 +59,13 @@ export async function openDatabase(opts: {
   vectorExtension?: 'auto' | 'off';
   /** the embedded database in `dataDir` on its own thread (db/pglite-worker.ts), or that thread already started; default false */
   thread?: boolean | PGliteThread;
+  /** the embedded database's page cache (db/pglite-memory.ts); default 'auto' */
+  sharedBuffers?: SharedBuffersSetting;
 }): Promise<Database> {
   const wantVector = opts.vectorExtension !== 'off';
   if (opts.databaseUrl === null && opts.thread) {
     // The thread may have been started already (main.ts starts it before anything else loads).
-    const client = opts.thread instanceof PGliteThread ? opts.thread : PGliteThread.start(opts.dataDir, wantVector);
+    const client = opts.thread instanceof PGliteThread ? opts.thread : PGliteThread.start(opts.dataDir, wantVector, opts.sharedBuffers);
     const { drizzle: drizzlePglite } = await import('drizzle-orm/pglite');
     try {
       await client.ready;
@@ -68,7 +78,7 @@ export async function openDatabase(opts: {
   // Only the driver in use is loaded (each costs start-up time).
   if (opts.databaseUrl === null || opts.databaseUrl === 'memory://') {
     const [client, { drizzle: drizzlePglite }] = await Promise.all([
-      openPglite(opts.databaseUrl === null ? pgliteDir(opts.dataDir) : undefined, wantVector),
+      openPglite(opts.databaseUrl === null ? pgliteDir(opts.dataDir) : undefined, wantVector, opts.sharedBuffers),
       import('drizzle-orm/pglite'),
     ]);
     return embedded(client, drizzlePglite({ client, schema }) as unknown as Db, wantVector);

@@ -9,6 +9,8 @@ export interface WorkerStart {
   dataDir: string | null;
   /** register pgvector's files (the extension is created later, on first use) */
   vector: boolean;
+  /** the page cache (db/pglite-memory.ts) */
+  sharedBuffers: 'auto' | number;
 }
 
 export type Request =

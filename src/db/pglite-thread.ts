@@ -35,8 +35,8 @@ export class PGliteThread implements PGliteQueries {
    * Start the embedded database of DATA_DIR on its thread: the folder seeded when empty, PGlite
    * opened, the schema migrated; `ready` tells when. Queries sent before then wait for it.
    */
-  static start(dataDir: string, vector: boolean): PGliteThread {
-    return new PGliteThread({ dataDir: pgliteDir(dataDir), vector });
+  static start(dataDir: string, vector: boolean, sharedBuffers: 'auto' | number = 'auto'): PGliteThread {
+    return new PGliteThread({ dataDir: pgliteDir(dataDir), vector, sharedBuffers });
   }
 
   constructor(start: WorkerStart) {

@@ -88,7 +88,7 @@ function serve(pg: PGliteT): void {
   });
 }
 
-openPglite(start.dataDir ?? undefined, start.vector).then(
+openPglite(start.dataDir ?? undefined, start.vector, start.sharedBuffers).then(
   (pg) => {
     serve(pg);
     post({ type: 'ready' });

@@ -15,7 +15,10 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
  * It runs only for requests no route took (`request.is404`), as an `onRequest` hook rather than a
  * wildcard route, so the 405 table (http/problem.ts) does not learn a `GET /*` that would turn
  * every unknown POST into a 405. Nothing is read from the directory at start-up but one stat of
- * index.html; without it, the server starts and `/` says the app is not built.
+ * index.html; without it, the server starts and `/` says the app is not built. Files are sent by
+ * `@fastify/send` (ETag, Last-Modified, 304, ranges, HEAD; what `@fastify/static` is built on),
+ * loaded with the first file asked for: `@fastify/static` itself loads a glob library at import,
+ * which cost start-up ~20 ms for a feature (directory listing, wildcard routes) this never uses.
  */
 const RESERVED = /^\/(?:api|v1)(?:\/|$)|^\/docs(?:\/|$)|^\/(?:openapi\.json|healthz|readyz)$/;
 const LOOKS_LIKE_FILE = /^\/assets\/|\.[A-Za-z0-9]+$/;
@@ -50,14 +53,20 @@ async function isFile(root: string, p: string): Promise<boolean> {
   }
 }
 
-export async function registerWebApp(app: FastifyInstance, opts: { webDir: string }): Promise<void> {
+type Send = typeof import('@fastify/send').default;
+let sender: Promise<Send> | null = null;
+
+/** Answer the file at `p` (a path checked by decodedPath, relative to `root`) with its caching headers. */
+async function sendFile(request: FastifyRequest, reply: FastifyReply, root: string, p: string): Promise<FastifyReply> {
+  const send = await (sender ??= import('@fastify/send').then((m) => m.default));
+  const r = await send(request.raw, encodeURI(p), { root, dotfiles: 'ignore', index: false, cacheControl: false });
+  if (r.type !== 'file') throw Object.assign(new Error(`${p} could not be sent`), { statusCode: r.statusCode });
+  return reply.code(r.statusCode).headers(r.headers as Record<string, string>).send(r.stream);
+}
+
+export function registerWebApp(app: FastifyInstance, opts: { webDir: string }): void {
   const root = path.resolve(opts.webDir);
   const built = existsSync(path.join(root, 'index.html'));
-  if (built) {
-    // Loaded only when there is something to serve (start-up time).
-    const { default: fastifyStatic } = await import('@fastify/static');
-    await app.register(fastifyStatic, { root, serve: false, cacheControl: false, index: false, dotfiles: 'ignore' });
-  }
 
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     if (!request.is404 || (request.method !== 'GET' && request.method !== 'HEAD')) return;
@@ -69,10 +78,10 @@ export async function registerWebApp(app: FastifyInstance, opts: { webDir: strin
     }
     if (p !== '/' && (await isFile(root, p))) {
       reply.header('cache-control', p.startsWith('/assets/') ? IMMUTABLE : 'no-cache');
-      return reply.sendFile(p.slice(1));
+      return sendFile(request, reply, root, p);
     }
     if (LOOKS_LIKE_FILE.test(p)) return;
     reply.header('cache-control', 'no-cache');
-    return reply.sendFile('index.html');
+    return sendFile(request, reply, root, '/index.html');
   });
 }

@@ -31,7 +31,7 @@ export const promptLogRoutes: FastifyPluginAsyncTypebox<{ logs: PromptLogsServic
       },
     },
     async (req, reply) => {
-      const stream = logs.csv(principalOf(req), req.query);
+      const stream = await logs.csv(principalOf(req), req.query);
       return reply
         .type('text/csv; charset=utf-8')
         .header('content-disposition', 'attachment; filename="prompt-logs.csv"')

@@ -1,5 +1,5 @@
-import { Readable } from 'node:stream';
-import { stringify } from 'csv-stringify';
+import type { Readable } from 'node:stream';
+import { csvStream } from '../../csv.js';
 import type { Db } from '../../db/client.js';
 import { AppError, badRequest } from '../../errors.js';
 import { pageRequest, toPage } from '../../http/paging.js';
@@ -12,13 +12,6 @@ const CSV_COLUMNS = [
   'id', 'created', 'userId', 'workspaceId', 'threadId', 'modelId', 'modelName', 'prompt', 'response',
   'promptTokens', 'completionTokens', 'latencyMs', 'status', 'error',
 ] as const;
-
-/** Cells a spreadsheet would run as a formula get a leading quote (OWASP CSV injection). */
-function csvSafe(value: unknown): string {
-  if (value === null || value === undefined) return '';
-  const s = value instanceof Date ? value.toISOString() : String(value);
-  return /^[=+\-@\t\r]/.test(s) ? `'${s}` : s;
-}
 
 const CSV_BATCH = 500;
 
@@ -120,7 +113,7 @@ export class PromptLogsService {
   }
 
   /** The CSV export as a stream: rows are read in keyset batches, so memory does not grow with rows. */
-  csv(caller: Principal, q: { q?: string; startDate: string; endDate: string }): Readable {
+  csv(caller: Principal, q: { q?: string; startDate: string; endDate: string }): Promise<Readable> {
     const f = this.filter(caller, q);
     const { db, repo } = this;
     const admin = isTeamAdmin(caller);
@@ -130,13 +123,13 @@ export class PromptLogsService {
         const batch = await repo.listAfter(db, f, after, CSV_BATCH);
         for (const r of batch) {
           const row = forReader(r, admin);
-          yield CSV_COLUMNS.map((c) => csvSafe(row[c]));
+          yield CSV_COLUMNS.map((c) => row[c]);
         }
         const last = batch.at(-1);
         if (!last || batch.length < CSV_BATCH) return;
         after = { created: last.created, id: last.id };
       }
     }
-    return Readable.from(rows()).pipe(stringify({ header: true, columns: [...CSV_COLUMNS], quoted_match: /[",\r\n]/, record_delimiter: '\r\n' }));
+    return csvStream(CSV_COLUMNS, rows());
   }
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { Readable } from 'node:stream';
-import { stringify } from 'csv-stringify';
+import type { Readable } from 'node:stream';
+import { csvStream } from '../../csv.js';
 import { TtlCache } from '../../cache.js';
 import type { Db } from '../../db/client.js';
 import { AppError, badRequest, conflict, notFound } from '../../errors.js';
@@ -28,13 +28,6 @@ export interface TurnCost {
 }
 
 const USAGE_CSV_COLUMNS = ['key', 'requests', 'promptTokens', 'completionTokens', 'credits'] as const;
-
-/** A cell that a spreadsheet would read as a formula is prefixed with `'` (same rule as the prompt-log CSV). */
-function csvSafe(value: unknown): string {
-  if (value === null || value === undefined) return '';
-  const s = String(value);
-  return /^[=+\-@\t\r]/.test(s) ? `'${s}` : s;
-}
 
 export class UsageService {
   private readonly repo = new UsageRepo();
@@ -172,9 +165,7 @@ export class UsageService {
 
   async csv(caller: Principal, q: UsageQueryT): Promise<Readable> {
     const groups = await this.report(caller, q);
-    return Readable.from(groups.map((g) => USAGE_CSV_COLUMNS.map((c) => csvSafe(g[c])))).pipe(
-      stringify({ header: true, columns: [...USAGE_CSV_COLUMNS], quoted_match: /[",\r\n]/, record_delimiter: '\r\n' }),
-    );
+    return csvStream(USAGE_CSV_COLUMNS, groups.map((g) => USAGE_CSV_COLUMNS.map((c) => g[c])));
   }
 
   /** The caller's own spend, and every budget that applies to this call's caller (user and key) with what it has left. */
