@@ -13,6 +13,12 @@ export class TeamsRepo {
     return row?.n ?? 0;
   }
 
+  /** Whether any team exists (one index probe, not a count). */
+  async anyTeam(db: Executor): Promise<boolean> {
+    const [row] = await db.select({ id: teams.id }).from(teams).limit(1);
+    return row !== undefined;
+  }
+
   /** Serialises bootstrap across nodes sharing one PostgreSQL (released at commit). */
   async lockBootstrap(db: Executor): Promise<void> {
     await db.execute(sql`select pg_advisory_xact_lock(74657202)`);

@@ -93,6 +93,8 @@ export class TeamsService {
     adminApiKey: string | null,
     admin: { email: string; password: string | null } = { email: 'admin@localhost', password: null },
   ): Promise<{ created: boolean; apiKey?: string; inviteToken?: string | null }> {
+    // Every start but the first: one read, no transaction, no lock, no credential made for nothing.
+    if (await this.repo.anyTeam(this.db)) return { created: false };
     const credential = await this.auth.prepareCredential(admin.password);
     return this.db.transaction(async (tx) => {
       await this.repo.lockBootstrap(tx);
