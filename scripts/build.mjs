@@ -40,6 +40,8 @@ const EXTERNAL = [
   '@electric-sql/pglite', '@electric-sql/pglite/*', '@electric-sql/pglite-pgvector', '@fastify/swagger-ui',
   'gpt-tokenizer', 'gpt-tokenizer/*', 'openai', 'openai/*', '@anthropic-ai/sdk', '@anthropic-ai/sdk/*', '@google/genai',
   'unpdf', 'mammoth', 'pg-native', 'ajv', 'ajv-formats', 'tsx', 'tsx/*',
+  // required only on first use (Fastify's inject, the response serializers): outside, they cost no parsing at start-up
+  'light-my-request', '@fastify/fast-json-stringify-compiler', 'fast-json-stringify', 'fast-json-stringify/*',
 ];
 // Split at dynamic imports: main.js stays small so the port (and /healthz) is up before the
 // application's code is even parsed; the application and the database layer are chunks beside it
