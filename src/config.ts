@@ -54,7 +54,7 @@ const EnvSchema = Type.Object({
   PUBLIC_URL: Type.Optional(Type.String({ pattern: '^https?://[^/?#\\s]+/?$' })),
   TRUST_PROXY: Type.Optional(Type.String({ minLength: 1 })),
   WEB_DIR: Type.Optional(Type.String({ minLength: 1 })),
-  VECTOR_EXTENSION: Type.Union([Type.Literal('auto'), Type.Literal('off')], { default: 'auto' }),
+  VECTOR_EXTENSION: Type.Union([Type.Literal('auto'), Type.Literal('on'), Type.Literal('off')], { default: 'auto' }),
   EMBEDDED_DB_THREAD: Type.Union([Type.Literal('on'), Type.Literal('off')], { default: 'off' }),
   /** `auto` or a size in MB (`64MB`): see db/pglite-memory.ts */
   EMBEDDED_SHARED_BUFFERS: Type.String({ pattern: '^(auto|[1-9][0-9]{0,3}MB)$', default: 'auto' }),
@@ -92,8 +92,12 @@ export interface Config {
   readonly auth: AuthConfig;
   /** the folder of the built web app (index.html, assets/); served at `/` */
   readonly webDir: string;
-  /** 'off': never load pgvector; vector search on real[] in plain SQL */
-  readonly vectorExtension: 'auto' | 'off';
+  /**
+   * 'off': never load pgvector (vector search on real[] in plain SQL); 'on': the embedded database
+   * registers it at every start; 'auto': from the first start after vector search was first used
+   * (db/files.ts, vectorMarker)
+   */
+  readonly vectorExtension: 'auto' | 'on' | 'off';
   /** the embedded database (in DATA_DIR) runs on its own thread (db/pglite-worker.ts); false (default): on the app's */
   readonly embeddedDbThread: boolean;
   /** the embedded database's page cache: 'auto' (sized to its data) or bytes (db/pglite-memory.ts) */

@@ -64,7 +64,10 @@ async function main(): Promise<void> {
   // The database opens (seed copy, WebAssembly compile and start, migrations) while the
   // application's modules load and buildApp sets up what needs no database. With
   // EMBEDDED_DB_THREAD=on its thread starts first, before anything else loads.
-  const thread = config.databaseUrl === null && config.embeddedDbThread ? (await import('./db/pglite-thread.js')).PGliteThread.start(config.dataDir, config.vectorExtension !== 'off', config.embeddedSharedBuffers) : null;
+  const thread =
+    config.databaseUrl === null && config.embeddedDbThread
+      ? (await import('./db/pglite-thread.js')).PGliteThread.start(config.dataDir, (await import('./db/files.js')).registerVector(config.dataDir, config.vectorExtension), config.embeddedSharedBuffers)
+      : null;
   const { databaseOptions, openDatabase } = await import('./db/client.js');
   const opening = openDatabase({ ...databaseOptions(config), ...(thread ? { thread } : {}) });
   opening.catch(() => undefined); // reported by buildApp, which awaits it

@@ -1,7 +1,8 @@
+import { writeFile } from 'node:fs/promises';
 import type { ExtractTablesWithRelations } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
 import type { Config } from '../config.js';
-import { MIGRATIONS, pgliteDir, SEED_DIR } from './files.js';
+import { MIGRATIONS, pgliteDir, registerVector, SEED_DIR, vectorMarker } from './files.js';
 import type { SharedBuffersSetting } from './pglite-memory.js';
 import { openPglite } from './pglite-open.js';
 import { PGliteThread } from './pglite-thread.js';
@@ -55,17 +56,20 @@ export async function openDatabase(opts: {
   databaseUrl: string | null;
   dataDir: string;
   poolSize?: number;
-  /** 'off': never use the vector extension (the real[] search), e.g. to compare the two */
-  vectorExtension?: 'auto' | 'off';
+  /** 'off': never use the vector extension (the real[] search), e.g. to compare the two; 'on'/'auto' (default): see Config.vectorExtension */
+  vectorExtension?: 'auto' | 'on' | 'off';
   /** the embedded database in `dataDir` on its own thread (db/pglite-worker.ts), or that thread already started; default false */
   thread?: boolean | PGliteThread;
   /** the embedded database's page cache (db/pglite-memory.ts); default 'auto' */
   sharedBuffers?: SharedBuffersSetting;
 }): Promise<Database> {
-  const wantVector = opts.vectorExtension !== 'off';
+  const setting = opts.vectorExtension ?? 'auto';
+  const wantVector = setting !== 'off';
+  // pgvector's files are registered with an on-disk embedded database only once it has used vector search (files.ts, vectorMarker).
+  const onDisk = (registered: boolean): EmbeddedVector => ({ registered, marker: wantVector ? vectorMarker(opts.dataDir) : null });
   if (opts.databaseUrl === null && opts.thread) {
     // The thread may have been started already (main.ts starts it before anything else loads).
-    const client = opts.thread instanceof PGliteThread ? opts.thread : PGliteThread.start(opts.dataDir, wantVector, opts.sharedBuffers);
+    const client = opts.thread instanceof PGliteThread ? opts.thread : PGliteThread.start(opts.dataDir, registerVector(opts.dataDir, setting), opts.sharedBuffers);
     const { drizzle: drizzlePglite } = await import('drizzle-orm/pglite');
     try {
       await client.ready;
@@ -73,15 +77,17 @@ export async function openDatabase(opts: {
       await client.close();
       throw err;
     }
-    return embedded(client, drizzlePglite({ client: client as never, schema }) as unknown as Db, wantVector);
+    return embedded(client, drizzlePglite({ client: client as never, schema }) as unknown as Db, onDisk(client.vector));
   }
   // Only the driver in use is loaded (each costs start-up time).
   if (opts.databaseUrl === null || opts.databaseUrl === 'memory://') {
+    const inMemory = opts.databaseUrl === 'memory://';
+    const register = inMemory ? wantVector : registerVector(opts.dataDir, setting);
     const [client, { drizzle: drizzlePglite }] = await Promise.all([
-      openPglite(opts.databaseUrl === null ? pgliteDir(opts.dataDir) : undefined, wantVector, opts.sharedBuffers),
+      openPglite(inMemory ? undefined : pgliteDir(opts.dataDir), register, opts.sharedBuffers),
       import('drizzle-orm/pglite'),
     ]);
-    return embedded(client, drizzlePglite({ client, schema }) as unknown as Db, wantVector);
+    return embedded(client, drizzlePglite({ client, schema }) as unknown as Db, inMemory ? { registered: register, marker: null } : onDisk(register));
   }
 
   const [{ default: pg }, { drizzle: drizzlePg }, { migrate: migratePg }] = await Promise.all([
@@ -117,12 +123,24 @@ export async function openDatabase(opts: {
   };
 }
 
+/** pgvector on the embedded database: whether its files were registered at start, and where to note that it is wanted. */
+interface EmbeddedVector {
+  registered: boolean;
+  /** written on first use when not registered, so the next start registers it (null: in memory, or VECTOR_EXTENSION=off) */
+  marker: string | null;
+}
+
 /** The embedded database (PGlite in-process, or its thread's client) as a Database. */
-function embedded(client: { query(q: string): Promise<{ rows: unknown[] }>; close(): Promise<void> }, db: Db, wantVector: boolean): Database {
+function embedded(client: { query(q: string): Promise<{ rows: unknown[] }>; close(): Promise<void> }, db: Db, vector: EmbeddedVector): Database {
   return {
     db,
     kind: 'pglite',
-    vectorOps: once(async () => wantVector && (await createVectorExtension((q) => client.query(q)))),
+    vectorOps: once(async () => {
+      if (vector.registered) return createVectorExtension((q) => client.query(q));
+      // Not registered at this start: the real[] search until the next one, which registers it.
+      if (vector.marker) await writeFile(vector.marker, 'Vector search is used with this embedded database: pgvector is registered at each start.\n').catch(() => undefined);
+      return false;
+    }),
     ping: async () => {
       await client.query('select 1');
     },

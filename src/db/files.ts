@@ -18,6 +18,20 @@ export const SEED_DIR = path.join(HERE, 'seed', 'pglite');
 export const pgliteDir = (dataDir: string): string => path.join(dataDir, 'pglite');
 
 /**
+ * A file in DATA_DIR that says vector search has been used with this folder's embedded database:
+ * from then on every start registers pgvector's files with PGlite (VECTOR_EXTENSION=auto), which
+ * costs ~35 ms of every start that does it (compiling the extension's WebAssembly), so an
+ * instance that never embeds never pays it. PGlite can only register an extension when it
+ * starts: the first use writes the file, and vector search runs on real[] until the next start.
+ */
+export const vectorMarker = (dataDir: string): string => path.join(dataDir, 'pgvector-used');
+
+/** Whether the embedded database in `dataDir` registers pgvector at this start (see vectorMarker). */
+export function registerVector(dataDir: string, setting: 'auto' | 'on' | 'off'): boolean {
+  return setting === 'on' || (setting === 'auto' && existsSync(vectorMarker(dataDir)));
+}
+
+/**
  * On an empty (or absent) data folder, start from the build's seed instead of initdb. The copy
  * goes to a sibling folder renamed into place, so a crash mid-copy never leaves a half database.
  * The seed holds no instance data (no keys, no teams); migrations still run after it.

@@ -30,6 +30,8 @@ export class PGliteThread implements PGliteQueries {
   private failure: Error | null = null;
   /** Settles when the database is open and migrated (rejects with the reason it could not be). */
   readonly ready: Promise<void>;
+  /** whether pgvector's files were registered when the database started */
+  readonly vector: boolean;
 
   /**
    * Start the embedded database of DATA_DIR on its thread: the folder seeded when empty, PGlite
@@ -40,6 +42,7 @@ export class PGliteThread implements PGliteQueries {
   }
 
   constructor(start: WorkerStart) {
+    this.vector = start.vector;
     const entry = workerEntry('db/pglite-worker');
     this.worker = new Worker(entry.source, { eval: entry.eval, workerData: start });
     let opened: () => void;
