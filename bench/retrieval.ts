@@ -59,7 +59,7 @@ export async function startAtrium(databaseUrl: string | null): Promise<Atrium> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'atrium-bench-'));
   const config = {
     // pgvector registered from the first start (a new folder would register it from its second: db/files.ts)
-    ...loadConfig({ DATA_DIR: dataDir, ADMIN_API_KEY: ADMIN_KEY, SECRET_KEY: 'test-secret-key-0123456789', LOG_LEVEL: 'silent', VECTOR_EXTENSION: 'on' }),
+    ...loadConfig({ DATA_DIR: dataDir, ADMIN_API_KEY: ADMIN_KEY, SECRET_KEY: 'test-secret-key-0123456789', LOG_LEVEL: 'silent', VECTOR_EXTENSION: 'on', EMBEDDED_SHARED_BUFFERS: process.env.EMBEDDED_SHARED_BUFFERS ?? 'auto' }),
     databaseUrl,
   };
   const built = await buildApp(config, { logger: false });
