@@ -35,7 +35,7 @@ const TARGET_ADDED_P50_MS = 1;
 const TARGET_THROUGHPUT_RATIO = 0.5;
 
 /** Questions a team might ask; each Atrium request sends one as `prompt` (and opens a new thread). */
-const PROMPTS = [
+export const PROMPTS = [
   'What does the retention policy say about archived workspaces?',
   'Summarise the onboarding checklist for new engineers in three bullet points.',
   'Which regions does the disaster-recovery plan cover, and what is the recovery time objective?',
@@ -80,7 +80,7 @@ function providerBody(recorded: Json, prompt: string): string {
 const DIRECT_FIRST_CONTENT = '"delta":{"content":"';
 const ATRIUM_FIRST_DELTA = 'event: delta';
 
-async function setUpAtrium(client: HttpClient, base: string, openaiBaseUrl: string): Promise<{ key: string; workspaceId: string }> {
+export async function setUpAtrium(client: HttpClient, base: string, openaiBaseUrl: string): Promise<{ key: string; workspaceId: string }> {
   const team = await client.json<{ apiKey: string }>(
     target(`${base}/api/v1/teams`),
     { name: `bench-${randomUUID().slice(0, 8)}`, ownerName: 'Bench Owner', ownerEmail: `bench-${randomUUID()}@example.com` },
@@ -100,7 +100,7 @@ async function setUpAtrium(client: HttpClient, base: string, openaiBaseUrl: stri
 const TARGET_BUDGET_P50_MS = 0.2;
 
 /** A second team like setUpAtrium's, whose every call reserves against a team budget and a rate limit that never run out. */
-async function setUpBudgeted(client: HttpClient, base: string, openaiBaseUrl: string): Promise<{ key: string; workspaceId: string }> {
+export async function setUpBudgeted(client: HttpClient, base: string, openaiBaseUrl: string): Promise<{ key: string; workspaceId: string }> {
   const team = await setUpAtrium(client, base, openaiBaseUrl);
   const me = await client.json<{ team: { id: string } }>(target(`${base}/api/v1/me`), undefined, { method: 'GET', key: team.key });
   await client.json(target(`${base}/api/v1/budgets`), { scope: 'team', scopeId: me.team.id, period: 'month', credits: 1e12, requestsPerMinute: 1e9 }, { key: team.key, expect: 201 });

@@ -38,12 +38,13 @@ export class ServerProcess {
 
   /**
    * Fork a server host. BENCH_CPU_PROF=<dir> adds --cpu-prof for processes whose name contains
-   * BENCH_CPU_PROF_MATCH (default "atrium"), to find hot spots.
+   * BENCH_CPU_PROF_MATCH (default "atrium"), to find hot spots. `root`: another checkout whose
+   * server host (and so whose src/) to run, for an A/B comparison in one run (bench/budget-check.ts).
    */
-  static async start(name: string): Promise<ServerProcess> {
+  static async start(name: string, root = ROOT): Promise<ServerProcess> {
     const profDir = process.env.BENCH_CPU_PROF;
     const prof = profDir && name.includes(process.env.BENCH_CPU_PROF_MATCH || 'atrium') ? ['--cpu-prof', '--cpu-prof-dir', `${profDir}/${name}`] : [];
-    const child = fork(HOST, [name], { cwd: ROOT, execArgv: ['--import', 'tsx', ...prof], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const child = fork(root === ROOT ? HOST : path.join(root, 'bench/lib/server-host.ts'), [name], { cwd: root, execArgv: ['--import', 'tsx', ...prof], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     const sp = new ServerProcess(name, child);
     await new Promise<void>((resolve, reject) => {
       sp.pending.set(0, { resolve: () => resolve(), reject });
