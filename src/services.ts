@@ -9,7 +9,7 @@ import { PlusService } from './modules/plus/service.js';
 import { PromptLogsService, SWEEP_MARGIN_MS } from './modules/prompt-logs/service.js';
 import { AuthService } from './modules/teams/auth-service.js';
 import { TeamsService } from './modules/teams/service.js';
-import { UsageService } from './modules/usage/service.js';
+import { budgetCounters, UsageService } from './modules/usage/service.js';
 import { WorkspacesService } from './modules/workspaces/service.js';
 import type { SecretBox } from './security/secret-box.js';
 
@@ -57,7 +57,7 @@ export function createServices(
     staleAfterMs: config.providerTimeouts.totalMs + SWEEP_MARGIN_MS,
     sweepEveryMs: config.promptLogSweepMs,
   });
-  const usage = new UsageService(db);
+  const usage = new UsageService(db, budgetCounters(database));
   const chat = new ChatService(db, workspaces, plus);
   const turns = new TurnService(db, workspaces, models, plus, promptLogs, config.providerTimeouts, usage);
   const compat = new OpenAICompatService(workspaces, turns);

@@ -114,6 +114,18 @@ export class ChatRepo {
     return row?.content ?? null;
   }
 
+  /**
+   * The tokens of the thread's last exchange — its latest answer's prompt + completion — which a
+   * follow-up's budget reservation adds for the history (the same figure statement 1 computes in
+   * SQL when it reserves; 0 for a thread without an answer).
+   */
+  async lastExchangeTokens(db: Executor, threadId: string): Promise<number> {
+    const res = (await db.execute(sql`select coalesce((
+        select (usage->>'promptTokens')::int + (usage->>'completionTokens')::int from chat_messages
+        where thread_id = ${threadId}::uuid and role = 'assistant' and usage is not null order by seq desc limit 1), 0)::int as n`)) as unknown as { rows: Array<{ n: number }> };
+    return Number(res.rows[0]?.n ?? 0);
+  }
+
   async messages(db: Executor, threadId: string): Promise<MessageRow[]> {
     return db.select().from(chatMessages).where(eq(chatMessages.threadId, threadId)).orderBy(asc(chatMessages.seq));
   }

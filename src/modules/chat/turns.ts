@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { TtlCache } from '../../cache.js';
 import type { Db } from '../../db/client.js';
 import { GroupCommit } from '../../db/group-commit.js';
 import type { StoredSource } from '../../db/schema.js';
@@ -10,7 +11,8 @@ import { assertMaxTokensFit, type ModelsService } from '../models/service.js';
 import type { PlusService } from '../plus/service.js';
 import type { PromptLogsService } from '../prompt-logs/service.js';
 import type { Principal } from '../teams/service.js';
-import type { LedgerEntry, Reservation, Settlement } from '../usage/repo.js';
+import type { BudgetHold } from '../usage/counters.js';
+import type { LedgerEntry } from '../usage/repo.js';
 import type { TurnCost, UsageService } from '../usage/service.js';
 import type { WorkspaceRow } from '../workspaces/repo.js';
 import type { WorkspacesService } from '../workspaces/service.js';
@@ -53,6 +55,8 @@ const NO_CONTEXT = Object.freeze({ text: '', sources: [] as StoredSource[] });
 /** Retrieved context may use at most this share of the model's window. */
 const CONTEXT_SHARE = 0.4;
 const DEFAULT_WINDOW = 8192;
+/** How long a thread's last-exchange size is kept (it is only ever replaced by this node's own answers). */
+const EXCHANGE_TTL_MS = 10 * 60_000;
 
 /** Everything checked and resolved before anything is stored. */
 interface Plan {
@@ -87,6 +91,8 @@ export class TurnService {
   private readonly repo = new ChatRepo();
   private readonly userTurns = new GroupCommit<UserTurnRecord, StoredUserTurn>((items) => this.repo.recordUserTurns(this.db, items));
   private readonly answers = new GroupCommit<AnswerRecord, StoredAnswer>((items) => this.repo.recordAnswers(this.db, items));
+  /** Per thread, the tokens of its last exchange (lastExchangeTokens); a thread's value changes only with its answers, stored here. */
+  private readonly exchanges = new TtlCache<string, number>(EXCHANGE_TTL_MS);
 
   constructor(
     private readonly db: Db,
@@ -112,14 +118,15 @@ export class TurnService {
     //    A follow-up is searched with the thread's previous question's key terms carried (docs/API.md, Follow-ups).
     const named = plan.plusIds.length + plan.workspacePlusIds.length > 0;
     let context = named ? await this.retrieve(caller, plan, await this.previousQuestion(plan)) : NO_CONTEXT;
-    // 2b. What the call may cost, to reserve against the caller's budgets (null: none applies).
-    const reservation = await this.usage.reservationFor(caller, plan.model.price, () => costOf(plan, context.text));
+    // 2b. Reserve what the call may cost against the caller's budgets (null: none applies). Where
+    //     the counters live decides whether statement 1 takes the reservation or it is taken here.
+    const hold = await this.usage.hold(caller, plan.model.price, () => costOf(plan, context.text), plan.historyScope ? () => this.lastExchangeTokens(plan.threadId) : null);
     // 3. Store the user's turn and pending log; the same statement checks the thread and reads its
-    //    history, and reserves against the budgets: a refusal (429) stores nothing.
+    //    history (and, with budgets on the database, reserves): a refusal (429) stores nothing.
     const ids = { messageId: randomUUID(), logId: randomUUID() };
     const started = Date.now();
-    const stored = await this.storeUserTurn(caller, plan, ids.logId, reservation);
-    const settle: Settlement | null = reservation ? this.usage.settlementOf(reservation, stored.reservedCredits) : null;
+    const stored = await this.storeUserTurn(caller, plan, ids.logId, hold);
+    hold?.stored(stored.reservedCredits);
     let finished = false;
     try {
       // 4. A thread with files searches them (known only from the write above).
@@ -148,14 +155,17 @@ export class TurnService {
       const usage = estimateIfMissing(outcome.kind === 'answered' ? outcome.usage : ZERO_USAGE, estimated, outcome.content);
       const created = new Date();
       const record = answerRecord(plan, ids, context.sources, outcome, usage, estimated, created, Date.now() - started);
-      const kept = await this.storeAnswer({ ...record, ledger: this.ledgerEntry(caller, plan, ids.logId, outcome, usage, created), settle });
+      const ledger = this.ledgerEntry(caller, plan, ids.logId, outcome, usage, created);
+      const kept = await this.storeAnswer({ ...record, ledger, settle: hold?.settlementInStatement() ?? null });
       finished = true;
+      hold?.settled(ledger.credits);
+      if (kept && record.message) this.exchanges.set(plan.threadId, usage.promptTokens + usage.completionTokens);
       yield endEvent(outcome, usage, created, kept);
     } finally {
       // A bug or a lost database between the two writes (or a consumer that stopped listening).
       if (!finished) {
         await this.logs.fail(ids.logId, Date.now() - started, 'internal: the turn stopped before its answer was stored').catch(() => undefined);
-        if (settle) await this.usage.release(settle).catch(() => undefined);
+        await hold?.release().catch(() => undefined);
       }
     }
   }
@@ -272,11 +282,11 @@ export class TurnService {
     });
   }
 
-  private async storeUserTurn(caller: Principal, plan: Plan, logId: string, reservation: Reservation | null): Promise<NonNullable<StoredUserTurn>> {
+  private async storeUserTurn(caller: Principal, plan: Plan, logId: string, hold: BudgetHold | null): Promise<NonNullable<StoredUserTurn>> {
     const now = new Date();
     const firstUser = plan.newTurns.find((m) => m.role === 'user')!;
     const stored = await this.userTurns.add({
-      reservation,
+      reservation: hold?.inStatement ?? null,
       thread: { id: plan.threadId, teamId: caller.teamId, workspaceId: plan.workspace.id, userId: caller.userId, title: titleFrom(firstUser.content) },
       existing: plan.historyScope,
       messages: plan.newTurns.map((m, i) => ({ id: randomUUID(), role: m.role, content: m.content, created: new Date(now.getTime() + i) })),
@@ -294,11 +304,28 @@ export class TurnService {
       },
       now,
     }).catch(async (err: unknown) => {
-      // A budget or rate limit refused the reservation: the whole statement was undone.
-      throw (reservation && (await this.usage.refusal(caller, err))) || err;
+      await hold?.release();
+      // A budget or rate limit refused the reservation in the statement: the whole statement was undone.
+      throw (hold?.inStatement && (await this.usage.refusal(caller, err))) || err;
     });
-    if (!stored) throw notFound('Thread');
+    if (!stored) {
+      await hold?.release();
+      throw notFound('Thread');
+    }
     return stored;
+  }
+
+  /**
+   * What the thread's history adds to a follow-up's prompt at most — its last exchange (the
+   * answered prompt + answer), as statement 1's reservation counts it (usageSql.reserve): asked
+   * only by counters that reserve before statement 1; kept per thread, read once when unknown.
+   */
+  private async lastExchangeTokens(threadId: string): Promise<number> {
+    const hit = this.exchanges.get(threadId);
+    if (hit !== undefined) return hit;
+    const n = await this.repo.lastExchangeTokens(this.db, threadId);
+    this.exchanges.set(threadId, n);
+    return n;
   }
 
   /**

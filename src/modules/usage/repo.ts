@@ -7,7 +7,7 @@ export type BudgetScope = BudgetRow['scope'];
 export type BudgetPeriod = BudgetRow['period'];
 
 /** The part of a budget the turn needs to reserve against it (cached per team). */
-export type BudgetRule = Pick<BudgetRow, 'id' | 'scope' | 'scopeId' | 'period' | 'credits' | 'requestsPerMinute'>;
+export type BudgetRule = Pick<BudgetRow, 'id' | 'scope' | 'scopeId' | 'period' | 'credits' | 'requestsPerMinute' | 'created'>;
 
 /** What one turn reserves, computed before statement 1 (docs/API.md "Usage, credits and budgets"). */
 export interface Reservation {
@@ -224,6 +224,27 @@ export class UsageRepo {
       .from(usageLedger)
       .where(and(eq(usageLedger.teamId, teamId), eq(usageLedger.userId, userId)));
     return { day: Number(row?.day ?? 0), month: Number(row?.month ?? 0), total: Number(row?.total ?? 0) };
+  }
+
+  /**
+   * What each budget's scope spent, by the ledger, since the given instant (the in-process
+   * counters' starting point, counters-memory.ts): one query over the team's ledger rows
+   * (`(team_id, created)` index), whatever the number of budgets.
+   */
+  async spendByBudget(db: Executor, teamId: string, list: ReadonlyArray<Pick<BudgetRow, 'id' | 'scope' | 'scopeId'> & { since: Date }>): Promise<Map<string, number>> {
+    if (list.length === 0) return new Map();
+    const rows = list.map(
+      (b) =>
+        sql`(${b.id}::uuid, ${b.scope}::text, ${b.scope === 'user' ? Number(b.scopeId) : null}::int, ${b.scope === 'apiKey' ? b.scopeId : null}::uuid, ${iso(b.since)}::timestamptz)`,
+    );
+    const res = (await db.execute(sql`
+      select v.id::text as id, coalesce((
+        select sum(l.credits) from usage_ledger l
+        where l.team_id = ${teamId}::uuid and l.created >= v.since
+          and (v.scope = 'team' or l.user_id = v.user_id or l.api_key_id = v.key_id)
+      ), 0)::float8 as spent
+      from (values ${sql.join(rows, sql`, `)}) as v(id, scope, user_id, key_id, since)`)) as unknown as { rows: Array<{ id: string; spent: number }> };
+    return new Map(res.rows.map((r) => [r.id, Number(r.spent)]));
   }
 
   async findBudget(db: Executor, id: string): Promise<BudgetRow | undefined> {

@@ -2,11 +2,13 @@ import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { csvStream } from '../../csv.js';
 import { TtlCache } from '../../cache.js';
-import type { Db } from '../../db/client.js';
-import { AppError, badRequest, conflict, notFound } from '../../errors.js';
+import type { Database, Db } from '../../db/client.js';
+import { badRequest, conflict, notFound, type AppError } from '../../errors.js';
 import { isTeamAdmin, requireTeamAdmin, type Principal } from '../teams/service.js';
-import { minuteStart, periodEnd, periodStart, secondsUntil } from './periods.js';
-import { refusedBudgetOf, UsageRepo, type BudgetRow, type BudgetRule, type Reservation, type Settlement, type UsageGroup } from './repo.js';
+import { InProcessCounters } from './counters-memory.js';
+import { refusalError, StatementCounters, type BudgetCounters, type BudgetHold } from './counters.js';
+import { minuteStart, periodEnd, periodStart } from './periods.js';
+import { refusedBudgetOf, UsageRepo, type BudgetRow, type BudgetRule, type Reservation, type UsageGroup } from './repo.js';
 import type { BudgetT, CreateBudgetBodyT, MeUsageT, UpdateBudgetBodyT, UsageQueryT } from './schema.js';
 
 /** Which budgets a team has: read on every turn, so cached like the other per-request reads (cache.ts). */
@@ -29,36 +31,47 @@ export interface TurnCost {
 
 const USAGE_CSV_COLUMNS = ['key', 'requests', 'promptTokens', 'completionTokens', 'credits'] as const;
 
+/**
+ * The budget counters for this database, chosen once at start-up: in this process for the
+ * embedded database (one process opens it), on the `budgets` rows for PostgreSQL (several nodes).
+ */
+export function budgetCounters(database: Pick<Database, 'kind' | 'db'>): BudgetCounters {
+  return database.kind === 'pglite' ? new InProcessCounters(database.db, new UsageRepo()) : new StatementCounters(database.db, new UsageRepo());
+}
+
 export class UsageService {
   private readonly repo = new UsageRepo();
   private readonly rules = new TtlCache<string, BudgetRule[]>(RULES_TTL_MS);
 
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly counters: BudgetCounters,
+  ) {}
 
   // ---- the turn's side ----------------------------------------------------------------------
 
   /**
-   * What the turn must reserve, or null when no budget applies to the caller (the turn then runs
-   * the same statements as without budgets). A free model reserves only against rate limits.
-   * `costOf` (tokenising the prompt) runs only when a budget applies.
+   * Reserve what the turn may cost against the caller's budgets, or null when none applies (the
+   * turn then runs the same statements as without budgets). A free model reserves only against
+   * rate limits. `costOf` (tokenising the prompt) runs only when a budget applies; `historyTokens`
+   * (null for a new thread) is asked only by counters that reserve before statement 1. Where the
+   * reservation is taken depends on the counters (counters.ts): a refusal is thrown here, or by
+   * statement 1 and turned into the 429 by `refusal`.
    */
-  async reservationFor(caller: Principal, price: number, costOf: () => TurnCost, now = new Date()): Promise<Reservation | null> {
+  async hold(caller: Principal, price: number, costOf: () => TurnCost, historyTokens: (() => Promise<number>) | null, now = new Date()): Promise<BudgetHold | null> {
     const rules = (await this.teamRules(caller.teamId)).filter((r) => applies(r, caller) && (price > 0 || r.requestsPerMinute !== null));
     if (rules.length === 0) return null;
     // Counted only when a budget applies: a turn without one pays nothing for budgets.
     const cost = costOf();
     const minute = minuteStart(now);
-    return {
+    const reservation: Reservation = {
       price: cost.price,
       baseTokens: Math.ceil(cost.promptTokens * PROMPT_HEADROOM) + PROMPT_OVERHEAD_TOKENS,
       capTokens: Math.max(0, cost.promptCap),
       maxOutput: cost.maxOutput,
       budgets: rules.map((r) => ({ id: r.id, window: periodStart(r.period, now), minute })),
     };
-  }
-
-  settlementOf(r: Reservation, reservedCredits: number): Settlement {
-    return { reservedCredits, budgets: r.budgets.map((b) => ({ id: b.id, window: b.window })) };
+    return this.counters.hold(caller, rules, reservation, historyTokens, now);
   }
 
   /** The credits a turn costs: (prompt + completion) × chatCredits / 1,000. */
@@ -67,44 +80,24 @@ export class UsageService {
   }
 
   /**
-   * A refused reservation (a database error naming the budget) as the caller's 429; null for any
-   * other error. Which limit refused is read from the budget's row (the refusal path may cost a read).
+   * A reservation refused by statement 1 (a database error naming the budget) as the caller's 429;
+   * null for any other error. Which limit refused is read from the budget's row (the refusal path may cost a read).
    */
   async refusal(caller: Principal, err: unknown, now = new Date()): Promise<AppError | null> {
     const budgetId = refusedBudgetOf(err);
     if (!budgetId) return null;
     const row = await this.repo.findBudget(this.db, budgetId);
-    const scope = row ? `${row.scope === 'apiKey' ? 'API key' : row.scope} ` : '';
+    if (!row) this.rules.delete(caller.teamId);
     const minute = minuteStart(now);
     const rateFull = row?.requestsPerMinute != null && (row.rateWindow && row.rateWindow >= minute ? row.rateCount : 0) >= row.requestsPerMinute;
-    if (row && (rateFull || row.credits === null)) {
-      const e = new AppError('rate_limited', 'rate_limited', `The ${scope}rate limit of ${row.requestsPerMinute} requests per minute is reached`);
-      e.retryAfterSeconds = secondsUntil(new Date(minute.getTime() + 60_000), now);
-      return e;
-    }
-    if (!row) this.rules.delete(caller.teamId);
-    const period = row?.period ?? 'day';
-    const end = periodEnd(period, now);
-    const e = new AppError(
-      'rate_limited',
-      'budget_exceeded',
-      `The ${scope}budget of ${row?.credits ?? '?'} credits ${period === 'total' ? 'in total' : `per ${period}`} cannot cover this call` +
-        (end ? '; it resets at the start of the next period' : '; it does not reset'),
-    );
-    if (end) e.retryAfterSeconds = secondsUntil(end, now);
-    return e;
-  }
-
-  /** Give back a reservation whose turn ended before its answer was stored. */
-  async release(s: Settlement): Promise<void> {
-    await this.repo.release(this.db, s);
+    return refusalError(row ?? null, rateFull, now);
   }
 
   private async teamRules(teamId: string): Promise<BudgetRule[]> {
     const hit = this.rules.get(teamId);
     if (hit) return hit;
     const rows = await this.repo.listBudgets(this.db, teamId);
-    const rules = rows.map(({ id, scope, scopeId, period, credits, requestsPerMinute }) => ({ id, scope, scopeId, period, credits, requestsPerMinute }));
+    const rules = rows.map(({ id, scope, scopeId, period, credits, requestsPerMinute, created }) => ({ id, scope, scopeId, period, credits, requestsPerMinute, created }));
     this.rules.set(teamId, rules);
     return rules;
   }
@@ -123,15 +116,19 @@ export class UsageService {
     const row = await this.repo.insertBudget(this.db, { id: randomUUID(), teamId: caller.teamId, scope: body.scope, scopeId, period: body.period, credits, requestsPerMinute });
     if (!row) throw conflict(`A ${body.period} budget for this ${body.scope} exists already: edit that one or delete it first`);
     this.rules.delete(caller.teamId);
-    return budgetView(row, now);
+    return (await this.views(caller.teamId, [row], now))[0]!;
   }
 
   /** Owner/admin: every budget of the team; member: those that apply to them (team, themselves, their keys). */
   async listBudgets(caller: Principal, now = new Date()): Promise<BudgetT[]> {
     const rows = await this.repo.listBudgets(this.db, caller.teamId);
-    if (isTeamAdmin(caller)) return rows.map((r) => budgetView(r, now));
+    if (isTeamAdmin(caller)) return this.views(caller.teamId, rows, now);
     const keys = new Set(await this.repo.keyIdsOf(this.db, caller.userId));
-    return rows.filter((r) => r.scope === 'team' || (r.scope === 'user' ? r.scopeId === String(caller.userId) : keys.has(r.scopeId))).map((r) => budgetView(r, now));
+    return this.views(
+      caller.teamId,
+      rows.filter((r) => r.scope === 'team' || (r.scope === 'user' ? r.scopeId === String(caller.userId) : keys.has(r.scopeId))),
+      now,
+    );
   }
 
   /** Change a budget's credit and/or rate limit; its scope and period stay (a different one is a new budget). */
@@ -148,13 +145,14 @@ export class UsageService {
       ]);
     }
     this.rules.delete(caller.teamId);
-    return budgetView(row, now);
+    return (await this.views(caller.teamId, [row], now))[0]!;
   }
 
   async deleteBudget(caller: Principal, id: string): Promise<void> {
     requireTeamAdmin(caller);
     if (!(await this.repo.deleteBudget(this.db, caller.teamId, id))) throw notFound('Budget');
     this.rules.delete(caller.teamId);
+    this.counters.forget(id);
   }
 
   // ---- reports -------------------------------------------------------------------------------
@@ -174,7 +172,13 @@ export class UsageService {
       this.repo.spendSince(this.db, caller.teamId, caller.userId, { day: periodStart('day', now), month: periodStart('month', now) }),
       this.repo.listBudgets(this.db, caller.teamId),
     ]);
-    return { userId: caller.userId, spent, budgets: rows.filter((r) => applies(r, caller)).map((r) => budgetView(r, now)) };
+    return { userId: caller.userId, spent, budgets: await this.views(caller.teamId, rows.filter((r) => applies(r, caller)), now) };
+  }
+
+  /** Budgets as the API shows them, with their spend as the counters have it. */
+  private async views(teamId: string, rows: BudgetRow[], now: Date): Promise<BudgetT[]> {
+    const spent = await this.counters.spentOf(teamId, rows, now);
+    return rows.map((r) => budgetView(r, spent.get(r.id) ?? 0, now));
   }
 
   private filter(caller: Principal, q: UsageQueryT) {
@@ -209,9 +213,8 @@ function normaliseScopeId(scope: BudgetRow['scope'], raw: string | number): stri
   return raw.toLowerCase();
 }
 
-function budgetView(r: BudgetRow, now: Date): BudgetT {
+function budgetView(r: BudgetRow, spent: number, now: Date): BudgetT {
   const start = periodStart(r.period, now);
-  const spent = r.windowStart && r.windowStart >= start ? r.used : 0;
   const end = periodEnd(r.period, now);
   return {
     id: r.id,
