@@ -1,5 +1,6 @@
 import { and, asc, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
+import { executePrepared } from '../../db/prepared.js';
 import { chatMessages, chatThreads, type StoredSource, type StoredUsage } from '../../db/schema.js';
 import type { ChatMessage } from '../../providers/types.js';
 import { plusFileSql } from '../plus/repo.js';
@@ -169,7 +170,7 @@ export class ChatRepo {
         ), ${usageSql.reserve(reserving, sql`usage_hist`)}`
       : sql``;
     const reserved = reserving.length ? sql`, ${usageSql.refusalCheck()} as refused, (select c.credits from usage_cost c where c.key = ok.key) as reserved` : sql`, 0 as reserved`;
-    const res = (await db.execute(sql`
+    const res = (await executePrepared(db, sql`
       with req (key, thread_id, is_new, team_id, workspace_id, user_id, scope_user, title, now) as (
         values ${sql.join(req, sql`, `)}
       ), bumped as (
@@ -234,13 +235,13 @@ export class ChatRepo {
         insert into chat_messages (id, thread_id, role, content, created) values ${sql.join(messages, sql`, `)}
       )`;
     if (!reserving) {
-      await db.execute(threadsAndMessages ? sql`with ${threadsAndMessages} ${logs}` : logs);
+      await executePrepared(db, threadsAndMessages ? sql`with ${threadsAndMessages} ${logs}` : logs);
       return turns.map(() => ({ history: [], threadHasFiles: false, reservedCredits: 0 }));
     }
     // With budgets: the same inserts, the reservation (its cost known in full: no history), and a
     // final check that fails the whole statement on a refusal.
     const credits = turns.map((v) => (v.reservation ? reservedCredits(v.reservation) : 0));
-    await db.execute(sql`
+    await executePrepared(db, sql`
       with ${threadsAndMessages ? sql`${threadsAndMessages}, ` : sql``}l as (${logs}), ${usageSql.reserveKnown(turns.flatMap((v, i) => (v.reservation ? [{ r: v.reservation, credits: credits[i]! }] : [])))}
       select ${usageSql.refusalCheck()} as refused`);
     return turns.map((_, i) => ({ history: [], threadHasFiles: false, reservedCredits: credits[i]! }));
@@ -260,7 +261,7 @@ export class ChatRepo {
         : sql`(${key(i)}, null::uuid, ${v.threadId}::uuid, null::text, null::uuid, null::jsonb, null::jsonb, null::text, ${v.now.toISOString()}::timestamptz)`;
     });
     const logs = answers.map((v, i) => promptLogSql.finishedRow(key(i), v.logId, v.log));
-    const res = (await db.execute(sql`
+    const res = (await executePrepared(db, sql`
       with a (key, msg_id, thread_id, content, model_id, usage, sources, status, created) as (values ${sql.join(rows, sql`, `)}),
       m as (
         insert into chat_messages (id, thread_id, role, content, model_id, usage, sources, status, created)

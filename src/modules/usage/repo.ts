@@ -144,8 +144,11 @@ export const usageSql = {
   /** CTEs of statement 2: the ledger rows (once per id) and the settlement of the reservations. */
   record(entries: Array<{ entry: LedgerEntry; settle: Settlement | null }>): SQL {
     const rows = entries.map(({ entry: e }) => sql`(${e.id}::uuid, ${e.teamId}::uuid, ${e.userId}::int, ${e.apiKeyId}::uuid, ${e.workspaceId}::uuid, ${e.modelId}::uuid, ${e.modelName}::text, ${e.promptTokens}::int, ${e.completionTokens}::int, ${e.credits}::float8, ${e.status}::text, ${iso(e.created)}::timestamptz)`);
+    // A turn that cost exactly what it reserved (a free model under a rate limit: 0 and 0) has nothing to settle.
     const deltas = entries.flatMap(({ entry, settle }) =>
-      settle ? settle.budgets.map((b) => sql`(${b.id}::uuid, ${iso(b.window)}::timestamptz, ${entry.credits - settle.reservedCredits}::float8)`) : [],
+      settle && entry.credits !== settle.reservedCredits
+        ? settle.budgets.map((b) => sql`(${b.id}::uuid, ${iso(b.window)}::timestamptz, ${entry.credits - settle.reservedCredits}::float8)`)
+        : [],
     );
     const ledger = sql`usage_ledger_rows as (
         insert into usage_ledger (id, team_id, user_id, api_key_id, workspace_id, model_id, model_name, prompt_tokens, completion_tokens, credits, status, created)
