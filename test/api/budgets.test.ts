@@ -1,3 +1,6 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import type { Static } from 'typebox';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Budget, MeUsage } from '../../src/modules/usage/schema.js';
@@ -308,3 +311,98 @@ describe('concurrency', () => {
   });
 });
 
+
+describe('where the counters live', () => {
+  const budgetsOf = async (app: TestApp, key: string) => (await app.request({ method: 'GET', url: '/api/v1/budgets', key })).json() as Array<Static<typeof Budget>>;
+  const patch = (app: TestApp, key: string, id: string, payload: Record<string, unknown>) => app.request({ method: 'PATCH', url: `/api/v1/budgets/${id}`, key, payload });
+
+  /**
+   * On the embedded database the counters live in the process (modules/usage/counters-memory.ts):
+   * a restart must rebuild each budget's spend from the ledger — only what was spent since the
+   * budget exists — and keep enforcing it, follow-ups priced with their thread's history included.
+   * Run on PostgreSQL too (a second app on the same database), where the row carries the spend.
+   */
+  it('a budget\u2019s spend survives a restart and is still enforced, for new threads and follow-ups alike', async () => {
+    const where = process.env.ATRIUM_TEST_DATABASE_URL ? {} : { databaseUrl: null, dataDir: mkdtempSync(path.join(tmpdir(), 'atrium-restart-')) };
+    let app = await startTestApp(where);
+    let key: string;
+    let budgetId: string;
+    let wsId: string;
+    let threadId: string;
+    let spent: number;
+    try {
+      const { team, ws } = await setup(app);
+      key = team.ownerKey;
+      wsId = ws.id;
+      // spend before the budget exists is not the budget's
+      expect((await complete(key, ws.id, app)).statusCode).toBe(200);
+      const before = await ledgerCreditsOn(app, key);
+      const b = await app.request({ method: 'POST', url: '/api/v1/budgets', key, payload: { scope: 'team', scopeId: team.teamId, period: 'month', credits: 100_000 } });
+      expect(b.statusCode, b.body).toBe(201);
+      budgetId = b.json().id as string;
+      const first = await complete(key, ws.id, app);
+      expect(first.statusCode).toBe(200);
+      threadId = first.json().threadId as string;
+      expect((await complete(key, ws.id, app)).statusCode).toBe(200);
+      spent = (await ledgerCreditsOn(app, key)) - before;
+      expect(spent).toBeGreaterThan(2 * OUT);
+      expect((await budgetsOf(app, key))[0]!.spent).toBeCloseTo(spent, 6);
+    } finally {
+      await app.close();
+    }
+
+    app = await startTestApp(where);
+    try {
+      const [b] = await budgetsOf(app, key);
+      expect(b).toMatchObject({ id: budgetId, credits: 100_000 });
+      expect(b!.spent).toBeCloseTo(spent, 6);
+      expect(b!.remaining).toBeCloseTo(100_000 - spent, 6);
+      // room for one more new-thread call's reservation (prompt estimate + 60), not for the same
+      // question in the thread, whose last exchange (~ prompt + 60 tokens) the reservation adds
+      expect((await patch(app, key, budgetId, { credits: spent + 100 })).statusCode).toBe(200);
+      const followUp = await app.request({ method: 'POST', url: `/api/v1/chat/${wsId}/completions`, key, payload: { ...ask, threadId } });
+      expect(expectProblem(followUp, 429).code).toBe('budget_exceeded');
+      expect((await complete(key, wsId, app)).statusCode).toBe(200);
+      const after = (await budgetsOf(app, key))[0]!;
+      expect(after.spent).toBeGreaterThan(spent + OUT);
+      // and less room than one reservation: refused, nothing sent to the provider
+      expect((await patch(app, key, budgetId, { credits: after.spent + 50 })).statusCode).toBe(200);
+      const calls = standIn.requests.length;
+      expect(expectProblem(await complete(key, wsId, app), 429).code).toBe('budget_exceeded');
+      expect(standIn.requests).toHaveLength(calls);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('a deleted budget stops counting at once; one created again starts from nothing and binds at once', async () => {
+    const { team, ws } = await setup();
+    const b = await budgetOk(team.ownerKey, { scope: 'user', scopeId: team.ownerId, period: 'day', credits: 100 });
+    expect((await complete(team.ownerKey, ws.id)).statusCode).toBe(200);
+    expect(expectProblem(await complete(team.ownerKey, ws.id), 429).code).toBe('budget_exceeded');
+    expect((await t.request({ method: 'DELETE', url: `/api/v1/budgets/${b.id}`, key: team.ownerKey })).statusCode).toBe(204);
+    expect((await complete(team.ownerKey, ws.id)).statusCode).toBe(200);
+    // the same scope and period again: a new budget, with nothing spent yet although the day's ledger has two calls
+    const again = await budgetOk(team.ownerKey, { scope: 'user', scopeId: team.ownerId, period: 'day', credits: 200 });
+    expect(again.spent).toBe(0);
+    expect((await complete(team.ownerKey, ws.id)).statusCode).toBe(200);
+    const spent = (await budgetsOf(t, team.ownerKey))[0]!.spent;
+    expect(spent).toBeGreaterThan(OUT);
+    expect(spent).toBeLessThan(200);
+    // lowered below what one more call reserves: refused at once
+    expect((await patch(t, team.ownerKey, again.id, { credits: spent + 10 })).statusCode).toBe(200);
+    expect(expectProblem(await complete(team.ownerKey, ws.id), 429).code).toBe('budget_exceeded');
+    // a rate limit added to it binds at once too (and a rate-limit refusal says so)
+    expect((await patch(t, team.ownerKey, again.id, { credits: null, requestsPerMinute: 1 })).statusCode).toBe(200);
+    await awayFromMinuteEnd();
+    const r1 = await complete(team.ownerKey, ws.id);
+    const r2 = await complete(team.ownerKey, ws.id);
+    expect([r1.statusCode, r2.statusCode]).toContain(429);
+    expect(expectProblem(r1.statusCode === 429 ? r1 : r2, 429).code).toBe('rate_limited');
+  });
+});
+
+async function ledgerCreditsOn(app: TestApp, key: string): Promise<number> {
+  const rows = (await app.request({ method: 'GET', url: '/api/v1/usage?groupBy=user', key })).json() as Array<{ credits: number }>;
+  return rows.reduce((s, r) => s + r.credits, 0);
+}
