@@ -38,27 +38,27 @@ export class InProcessCounters implements BudgetCounters {
     const [hist] = await Promise.all([historyTokens ? historyTokens() : 0, this.load(caller.teamId, rules)]);
     // From here on synchronous: no other turn can run between the check and the addition.
     const credits = reservedCredits(r, hist);
-    const window = r.budgets.map((b) => b.window.getTime());
     const minute = minuteStart(now).getTime();
-    const counters = rules.map((rule, i) => this.current(rule.id, window[i]!, minute));
-    for (const [i, rule] of rules.entries()) {
-      const c = counters[i]!;
+    // A budget deleted while this turn waited has no counter any more: it no longer applies.
+    const on = rules.flatMap((rule, i) => {
+      const window = r.budgets[i]!.window.getTime();
+      const c = this.current(rule.id, window, minute);
+      return c ? [{ rule, c, window }] : [];
+    });
+    for (const { rule, c } of on) {
       if (rule.requestsPerMinute !== null && c.requests + 1 > rule.requestsPerMinute) throw refusalError(rule, true, now);
       if (rule.credits !== null && credits > 0 && c.spent + credits > rule.credits + 1e-9) throw refusalError(rule, false, now);
     }
-    for (const c of counters) {
+    for (const { c } of on) {
       c.spent += credits;
       c.requests += 1;
     }
-    return new InProcessHold(
-      counters.map((c, i) => ({ c, window: window[i]! })),
-      credits,
-    );
+    return new InProcessHold(on, credits);
   }
 
   async spentOf(teamId: string, rows: BudgetRow[], now: Date): Promise<Map<string, number>> {
     await this.load(teamId, rows);
-    return new Map(rows.map((r) => [r.id, this.current(r.id, periodStart(r.period, now).getTime(), minuteStart(now).getTime()).spent]));
+    return new Map(rows.map((r) => [r.id, this.current(r.id, periodStart(r.period, now).getTime(), minuteStart(now).getTime())?.spent ?? 0]));
   }
 
   forget(budgetId: string): void {
@@ -66,8 +66,9 @@ export class InProcessCounters implements BudgetCounters {
   }
 
   /** The counter rolled forward to `window` / `minute` (a new period or minute starts at zero, as the SQL UPDATE resets). */
-  private current(id: string, window: number, minute: number): Counter {
-    const c = this.counters.get(id)!;
+  private current(id: string, window: number, minute: number): Counter | undefined {
+    const c = this.counters.get(id);
+    if (!c) return undefined;
     if (c.window < window) {
       c.window = window;
       c.spent = 0;
