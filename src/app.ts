@@ -208,7 +208,12 @@ export async function buildApp(
 
     await app.ready();
     // Finish prompt logs a crash left pending: now, then periodically (safe on every node).
-    stopSweeper = built.promptLogs.startSweeper((err) => app.log.warn({ err }, 'prompt log sweep failed'));
+    const stopLogSweeper = built.promptLogs.startSweeper((err) => app.log.warn({ err }, 'prompt log sweep failed'));
+    // ... and give back the budget reservations of the turns it finished (PostgreSQL; safe on every node).
+    const stopReservationSweeper = built.usage.startSweeper(config.promptLogSweepMs, (err) => app.log.warn({ err }, 'reservation sweep failed'));
+    stopSweeper = async () => {
+      await Promise.all([stopLogSweeper(), stopReservationSweeper()]);
+    };
     // Embed Plus files in the background (EMBEDDING_WORKER_INTERVAL_MS; safe on every node).
     stopEmbedding = built.embeddings.start();
     const warmUp = () => {

@@ -263,6 +263,12 @@ export const promptLogs = pgTable(
     status: text('status', { enum: ['pending', 'ok', 'error', 'interrupted'] }).notNull(),
     error: text('error'),
     created: created(),
+    /**
+     * What the turn reserved against budgets in the database (PostgreSQL; opaque here, written and
+     * read back by modules/usage): cleared when the turn settles; left on a log the stale sweep
+     * finished, so the usage module's sweep can give a crashed node's reservation back, once.
+     */
+    reservation: jsonb('reservation'),
     search: tsvector('search').generatedAlwaysAs(
       sql`to_tsvector('simple', coalesce(prompt, '') || ' ' || coalesce(response, ''))`,
     ),
@@ -272,6 +278,8 @@ export const promptLogs = pgTable(
     index('prompt_logs_search_idx').using('gin', t.search),
     // the sweep of logs a crash left pending runs on every node every minute: it reads only this
     index('prompt_logs_pending_idx').on(t.created).where(sql`${t.status} = 'pending'`),
+    // reservations of abandoned turns, which the usage sweep gives back: no live log is ever in it
+    index('prompt_logs_abandoned_reservation_idx').on(t.id).where(sql`${t.reservation} is not null and ${t.status} <> 'pending'`),
   ],
 );
 

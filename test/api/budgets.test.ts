@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Static } from 'typebox';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { eq } from 'drizzle-orm';
+import { promptLogs } from '../../src/db/schema.js';
 import { Budget, MeUsage } from '../../src/modules/usage/schema.js';
 import { expectProblem, newTeam, startTestApp, type TestApp } from '../helpers/app.js';
 import { createModel, createWorkspace } from '../helpers/factories.js';
@@ -370,6 +372,64 @@ describe('where the counters live', () => {
       const calls = standIn.requests.length;
       expect(expectProblem(await complete(key, wsId, app), 429).code).toBe('budget_exceeded');
       expect(standIn.requests).toHaveLength(calls);
+    } finally {
+      await app.close();
+    }
+  });
+
+  /**
+   * A node that dies between the two statements leaves its turn's reservation counted. On
+   * PostgreSQL the pending log carries it, and once the stale-log sweep has finished that log the
+   * reservation sweep gives it back — once, however many nodes sweep together. On the embedded
+   * database it dies with the process: the restart rebuilds the spend from the ledger.
+   */
+  it('a reservation a crashed node left is given back: by the sweep, once (PostgreSQL), by the restart (embedded)', async () => {
+    const pg = Boolean(process.env.ATRIUM_TEST_DATABASE_URL);
+    const where = pg ? {} : { databaseUrl: null, dataDir: mkdtempSync(path.join(tmpdir(), 'atrium-crash-')) };
+    let app = await startTestApp(where);
+    let key = '';
+    let settled = 0;
+    try {
+      const { team, ws } = await setup(app);
+      key = team.ownerKey;
+      const b = await app.request({ method: 'POST', url: '/api/v1/budgets', key, payload: { scope: 'team', scopeId: team.teamId, period: 'month', credits: 100_000 } });
+      expect(b.statusCode, b.body).toBe(201);
+      const calls = [];
+      for (let i = 0; i < 3; i++) calls.push(await complete(key, ws.id, app));
+      expect(calls.map((c) => c.statusCode)).toEqual([200, 200, 200]);
+      settled = (await budgetsOf(app, key))[0]!.spent;
+      expect(settled).toBeCloseTo(await ledgerCreditsOn(app, key), 6);
+      // a follow-up (its reservation priced with the thread's history in SQL) whose node dies after
+      // statement 1: never resumed, so neither statement 2 nor its `finally` runs
+      const me = (await app.request({ method: 'GET', url: '/api/v1/me', key })).json();
+      const keyId = ((await app.request({ method: 'GET', url: '/api/v1/api-keys', key })).json() as Array<{ id: string }>)[0]!.id;
+      const caller = { keyId, sessionId: null, userId: me.user.id, name: me.user.name, email: me.user.email, role: 'owner' as const, instanceAdmin: false, teamId: team.teamId, teamName: me.team.name };
+      const turn = app.services.turns.run(caller, ws.id, { prompt: 'lost in a crash', maxTokens: OUT, threadId: calls[0]!.json().threadId }, { stream: true });
+      expect((await turn.next()).value).toMatchObject({ type: 'start' });
+      const held = (await budgetsOf(app, key))[0]!.spent;
+      expect(held).toBeGreaterThan(settled + OUT);
+      if (pg) {
+        // what the stale-log sweep does to it once it is older than any call can run (for this log only: the database is shared)
+        const logs = (await app.request({ method: 'GET', url: '/api/v1/chat/prompt-logs/paged?size=10', key })).json().content as Array<{ id: string; status: string }>;
+        const lost = logs.find((l) => l.status === 'pending')!;
+        await app.database.db.update(promptLogs).set({ status: 'interrupted', error: 'abandoned: test' }).where(eq(promptLogs.id, lost.id));
+        const other = await startTestApp();
+        try {
+          await Promise.all([app.services.usage.releaseAbandoned(), other.services.usage.releaseAbandoned(), app.services.usage.releaseAbandoned()]);
+        } finally {
+          await other.close();
+        }
+        expect((await budgetsOf(app, key))[0]!.spent).toBeCloseTo(settled, 6);
+        await app.services.usage.releaseAbandoned();
+        expect((await budgetsOf(app, key))[0]!.spent).toBeCloseTo(settled, 6);
+        return;
+      }
+    } finally {
+      await app.close();
+    }
+    app = await startTestApp(where);
+    try {
+      expect((await budgetsOf(app, key))[0]!.spent).toBeCloseTo(settled, 6);
     } finally {
       await app.close();
     }

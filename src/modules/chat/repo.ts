@@ -158,7 +158,8 @@ export class ChatRepo {
     const messages = turns.flatMap((v, i) =>
       v.messages.map((m) => sql`(${key(i)}, ${m.id}::uuid, ${v.thread.id}::uuid, ${m.role}::text, ${m.content}::text, ${m.created.toISOString()}::timestamptz)`),
     );
-    const logs = turns.map((v, i) => promptLogSql.pendingRow(key(i), v.log));
+    // A reserving turn's log keeps its reservation (the sweep gives a crashed turn's back); its credits are computed below.
+    const logs = turns.map((v, i) => promptLogSql.pendingRow(key(i), v.log, v.reservation ? usageSql.logRecord(v.reservation, null) : null));
     const reserving = turns.flatMap((v, i) => (v.reservation ? [{ key: key(i), r: v.reservation }] : []));
     // Budgets: the follow-up's prompt is priced with its history's size, the thread's last prompt + answer.
     const reserve = reserving.length
@@ -190,7 +191,7 @@ export class ChatRepo {
         select v.id, v.thread_id, v.role, v.content, v.created
         from (values ${sql.join(messages, sql`, `)}) as v(key, id, thread_id, role, content, created)
         where v.key in (select key from ok)
-      ), l as (${promptLogSql.insertPending(logs, sql`select key from ok`)})${reserve}
+      )${reserve}, l as (${promptLogSql.insertPending(logs, sql`select key from ok`, reserving.length ? usageSql.creditsIntoLog() : undefined)})
       select ok.key${reserved},
         case when ok.is_new then '[]' else (
           select coalesce(json_agg(json_build_object('role', h.role, 'content', h.content, 'modelId', h.model_id, 'usage', h.usage) order by h.seq desc), '[]'::json)::text
@@ -220,11 +221,13 @@ export class ChatRepo {
     const messages = kept.flatMap((v) =>
       v.messages.map((m) => sql`(${m.id}::uuid, ${v.thread.id}::uuid, ${m.role}::text, ${m.content}::text, ${m.created.toISOString()}::timestamptz)`),
     );
+    const reserving = turns.some((v) => v.reservation);
+    const credits = turns.map((v) => (v.reservation ? reservedCredits(v.reservation) : 0));
+    // A reserving turn's log keeps its reservation, so that the sweep can give a crashed turn's back.
     const logs = promptLogSql.insertPending(
-      turns.map((v, i) => promptLogSql.pendingRow(sql`${i}::int`, v.log)),
+      turns.map((v, i) => promptLogSql.pendingRow(sql`${i}::int`, v.log, v.reservation ? usageSql.logRecord(v.reservation, credits[i]!) : null)),
       null,
     );
-    const reserving = turns.some((v) => v.reservation);
     // A batch of ephemeral turns only has logs to write.
     const threadsAndMessages =
       kept.length === 0
@@ -240,7 +243,6 @@ export class ChatRepo {
     }
     // With budgets: the same inserts, the reservation (its cost known in full: no history), and a
     // final check that fails the whole statement on a refusal.
-    const credits = turns.map((v) => (v.reservation ? reservedCredits(v.reservation) : 0));
     await executePrepared(db, sql`
       with ${threadsAndMessages ? sql`${threadsAndMessages}, ` : sql``}l as (${logs}), ${usageSql.reserveKnown(turns.flatMap((v, i) => (v.reservation ? [{ r: v.reservation, credits: credits[i]! }] : [])))}
       select ${usageSql.refusalCheck()} as refused`);

@@ -33,16 +33,34 @@ export interface FinishedLog {
  * statement (a data-modifying CTE) while `prompt_logs` is written by this file only.
  */
 export const promptLogSql = {
-  /** One VALUES row of a pending log; `key` joins it to the caller's other CTEs. */
-  pendingRow(key: SQL, l: PendingLog): SQL {
-    return sql`(${key}, ${l.id}::uuid, ${l.teamId}::uuid, ${l.userId}::int, ${l.workspaceId}::uuid, ${l.threadId}::uuid, ${l.modelId}::uuid, ${l.modelName}::text, ${l.prompt}::text, ${l.created.toISOString()}::timestamptz)`;
+  /**
+   * One VALUES row of a pending log; `key` joins it to the caller's other CTEs. `reservation`:
+   * the turn's reservation as JSON text (opaque to this module; null without one).
+   */
+  pendingRow(key: SQL, l: PendingLog, reservation: string | null = null): SQL {
+    return sql`(${key}, ${l.id}::uuid, ${l.teamId}::uuid, ${l.userId}::int, ${l.workspaceId}::uuid, ${l.threadId}::uuid, ${l.modelId}::uuid, ${l.modelName}::text, ${l.prompt}::text, ${l.created.toISOString()}::timestamptz, ${reservation}::jsonb)`;
   },
-  /** INSERT of the pending rows whose key is in `keep` (a subquery of keys), or of all of them when `keep` is null. */
-  insertPending(rows: SQL[], keep: SQL | null): SQL {
-    return sql`insert into prompt_logs (id, team_id, user_id, workspace_id, thread_id, model_id, model_name, prompt, status, created)
-      select v.id, v.team_id, v.user_id, v.workspace_id, v.thread_id, v.model_id, v.model_name, v.prompt, 'pending', v.created
-      from (values ${sql.join(rows, sql`, `)}) as v(key, id, team_id, user_id, workspace_id, thread_id, model_id, model_name, prompt, created)
+  /**
+   * INSERT of the pending rows whose key is in `keep` (a subquery of keys), or of all of them when
+   * `keep` is null. `reservation`: the stored reservation's expression over the row `v` (default
+   * its own value), for a caller that completes it from its other CTEs.
+   */
+  insertPending(rows: SQL[], keep: SQL | null, reservation: SQL = sql`v.reservation`): SQL {
+    return sql`insert into prompt_logs (id, team_id, user_id, workspace_id, thread_id, model_id, model_name, prompt, status, created, reservation)
+      select v.id, v.team_id, v.user_id, v.workspace_id, v.thread_id, v.model_id, v.model_name, v.prompt, 'pending', v.created, ${reservation}
+      from (values ${sql.join(rows, sql`, `)}) as v(key, id, team_id, user_id, workspace_id, thread_id, model_id, model_name, prompt, created, reservation)
       ${keep ? sql`where v.key in (${keep})` : sql``}`;
+  },
+  /**
+   * UPDATE taking the reservations of the logs the stale sweep finished (a crashed node's turns),
+   * each once: `returning reservation` (the value taken; RETURNING alone would give the new null).
+   * The rows are locked first, so a node sweeping at the same time skips the ones taken. Every
+   * other log's reservation was cleared when it ended.
+   */
+  takeAbandonedReservations(): SQL {
+    return sql`update prompt_logs p set reservation = null
+      from (select id, reservation from prompt_logs where reservation is not null and status <> 'pending' for update) a
+      where p.id = a.id returning a.reservation`;
   },
   /** One VALUES row finishing a log; `key` joins it to the caller's other CTEs. */
   finishedRow(key: SQL, id: string, l: FinishedLog): SQL {
@@ -53,7 +71,7 @@ export const promptLogSql = {
    * the thread was deleted meanwhile) ends `interrupted` with `lostReason`, whatever it says.
    */
   finish(rows: SQL[], lost: SQL, lostReason: string): SQL {
-    return sql`update prompt_logs p set response = v.response, prompt_tokens = v.pt, completion_tokens = v.ct, latency_ms = v.lat,
+    return sql`update prompt_logs p set response = v.response, prompt_tokens = v.pt, completion_tokens = v.ct, latency_ms = v.lat, reservation = null,
         status = case when v.key in (${lost}) then 'interrupted' else v.status end,
         error = case when v.key in (${lost}) then ${lostReason}::text else v.error end
       from (values ${sql.join(rows, sql`, `)}) as v(key, id, response, pt, ct, lat, status, error)
@@ -116,7 +134,7 @@ export class PromptLogsRepo {
   async finish(db: Executor, id: string, v: FinishedLog): Promise<void> {
     await db
       .update(promptLogs)
-      .set({ response: v.response, promptTokens: v.promptTokens, completionTokens: v.completionTokens, latencyMs: v.latencyMs, status: v.status, error: v.error })
+      .set({ response: v.response, promptTokens: v.promptTokens, completionTokens: v.completionTokens, latencyMs: v.latencyMs, status: v.status, error: v.error, reservation: null })
       .where(and(eq(promptLogs.id, id), eq(promptLogs.status, 'pending')));
   }
 

@@ -65,6 +65,11 @@ export class InProcessCounters implements BudgetCounters {
     this.counters.delete(budgetId);
   }
 
+  /** Nothing to give back: a dead process took its reservations with it (the restart rebuilds from the ledger). */
+  releaseAbandoned(): Promise<number> {
+    return Promise.resolve(0);
+  }
+
   /** The counter rolled forward to `window` / `minute` (a new period or minute starts at zero, as the SQL UPDATE resets). */
   private current(id: string, window: number, minute: number): Counter | undefined {
     const c = this.counters.get(id);

@@ -24,6 +24,11 @@ export interface BudgetCounters {
   spentOf(teamId: string, rows: BudgetRow[], now: Date): Promise<Map<string, number>>;
   /** A budget was deleted on this node: stop counting it. */
   forget(budgetId: string): void;
+  /**
+   * Give back the reservations of turns whose node died before settling them (their prompt logs
+   * finished by the stale-log sweep); how many. Safe on every node at once.
+   */
+  releaseAbandoned(): Promise<number>;
 }
 
 /**
@@ -59,6 +64,10 @@ export class StatementCounters implements BudgetCounters {
   }
 
   forget(): void {}
+
+  releaseAbandoned(): Promise<number> {
+    return this.repo.releaseAbandoned(this.db);
+  }
 }
 
 class StatementHold implements BudgetHold {

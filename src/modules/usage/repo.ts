@@ -1,6 +1,7 @@
 import { and, asc, eq, gte, lt, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { budgets, usageLedger } from '../../db/schema.js';
+import { promptLogSql } from '../prompt-logs/repo.js';
 
 export type BudgetRow = typeof budgets.$inferSelect;
 export type BudgetScope = BudgetRow['scope'];
@@ -139,6 +140,20 @@ export const usageSql = {
    */
   refusalCheck(): SQL {
     return sql`(select ('${sql.raw(REFUSED_MARKER)}:' || n.budget_id::text)::int from usage_need n where n.budget_id not in (select id from usage_reserved) limit 1)`;
+  },
+
+  /**
+   * The reservation as the turn's pending prompt log keeps it (JSON text), so that the sweep can
+   * give it back if the node dies before settling: the budgets with the period each reserved in,
+   * and the credits — here when known before the statement, else added by `creditsIntoLog`.
+   */
+  logRecord(r: Reservation, credits: number | null): string {
+    return JSON.stringify({ budgets: r.budgets.map((b) => [b.id, iso(b.window)]), ...(credits === null ? {} : { credits }) });
+  },
+
+  /** The pending log's reservation (`v.reservation`) completed with the credits `reserve` computed for its turn (`usage_cost`). */
+  creditsIntoLog(): SQL {
+    return sql`(select v.reservation || jsonb_build_object('credits', c.credits) from usage_cost c where c.key = v.key)`;
   },
 
   /** CTEs of statement 2: the ledger rows (once per id) and the settlement of the reservations. */
@@ -294,6 +309,25 @@ export class UsageRepo {
   async deleteBudget(db: Executor, teamId: string, id: string): Promise<boolean> {
     const rows = await db.delete(budgets).where(and(eq(budgets.teamId, teamId), eq(budgets.id, id))).returning({ id: budgets.id });
     return rows.length > 0;
+  }
+
+  /**
+   * Give back the reservations of turns a crashed node left (their logs finished by the stale-log
+   * sweep), each once however many nodes sweep: taking one clears it in the same statement. Only
+   * in the period it was reserved in. Returns how many turns' reservations were given back.
+   */
+  async releaseAbandoned(db: Executor): Promise<number> {
+    const res = (await db.execute(sql`
+      with taken as (${promptLogSql.takeAbandonedReservations()}),
+      freed as (
+        select (e->>0)::uuid as id, (e->>1)::timestamptz as win, sum(coalesce((t.reservation->>'credits')::float8, 0)) as credits
+        from taken t cross join lateral jsonb_array_elements(t.reservation->'budgets') e group by 1, 2
+      ),
+      released as (
+        update budgets b set used = greatest(0, b.used - f.credits) from freed f where b.id = f.id and b.window_start = f.win
+      )
+      select count(*)::int as n from taken`)) as unknown as { rows: Array<{ n: number }> };
+    return Number(res.rows[0]?.n ?? 0);
   }
 
   /** Give back what a turn reserved when it ends without reaching statement 2. */

@@ -93,6 +93,26 @@ export class UsageService {
     return refusalError(row ?? null, rateFull, now);
   }
 
+  /** Give back the reservations crashed nodes left (`BudgetCounters.releaseAbandoned`); how many. */
+  releaseAbandoned(): Promise<number> {
+    return this.counters.releaseAbandoned();
+  }
+
+  /** Release abandoned reservations now and then every `everyMs` (like the stale-log sweep); returns the function that stops it. */
+  startSweeper(everyMs: number, onError: (err: unknown) => void): () => Promise<void> {
+    let running: Promise<unknown> = Promise.resolve();
+    const run = () => {
+      running = this.releaseAbandoned().catch(onError);
+    };
+    run();
+    const timer = setInterval(run, everyMs);
+    timer.unref();
+    return async () => {
+      clearInterval(timer);
+      await running;
+    };
+  }
+
   private async teamRules(teamId: string): Promise<BudgetRule[]> {
     const hit = this.rules.get(teamId);
     if (hit) return hit;

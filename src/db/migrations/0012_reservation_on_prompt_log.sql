@@ -1,0 +1,2 @@
+ALTER TABLE "prompt_logs" ADD COLUMN "reservation" jsonb;--> statement-breakpoint
+CREATE INDEX "prompt_logs_abandoned_reservation_idx" ON "prompt_logs" USING btree ("id") WHERE "prompt_logs"."reservation" is not null and "prompt_logs"."status" <> 'pending';
