@@ -51,7 +51,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function startAtrium(databaseUrl: string | null): Promise<{ built: App; close(): Promise<void> }> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'atrium-bench-hybrid-'));
-  const base = loadConfig({ DATA_DIR: dataDir, ADMIN_API_KEY: ADMIN_KEY, SECRET_KEY: 'test-secret-key-0123456789', LOG_LEVEL: 'silent' });
+  // pgvector registered from the first start (a new folder would register it from its second: db/files.ts)
+  const base = loadConfig({ DATA_DIR: dataDir, ADMIN_API_KEY: ADMIN_KEY, SECRET_KEY: 'test-secret-key-0123456789', LOG_LEVEL: 'silent', VECTOR_EXTENSION: 'on' });
   // no background worker: the vectors are written by the benchmark
   const built = await buildApp({ ...base, databaseUrl, embeddings: { ...base.embeddings, workerIntervalMs: 0 } }, { logger: false });
   return {

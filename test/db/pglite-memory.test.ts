@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { openDatabase } from '../../src/db/client.js';
 import { pgliteDir } from '../../src/db/files.js';
-import { MAX_AUTO_SHARED_BUFFERS, MIN_AUTO_SHARED_BUFFERS, sharedBuffersFor } from '../../src/db/pglite-memory.js';
+import { IN_MEMORY_SHARED_BUFFERS, MAX_AUTO_SHARED_BUFFERS, sharedBuffersFor } from '../../src/db/pglite-memory.js';
 
 /**
  * The embedded database's page cache (`shared_buffers`, db/pglite-memory.ts): sized to the data
@@ -34,9 +34,9 @@ function fakeData(dbs: Record<string, number[]>): string {
 }
 
 describe('shared_buffers of the embedded database', () => {
-  it('auto: twice the data rounded up to 16 MB, templates left out, between 16 and 128 MB', async () => {
-    expect(await sharedBuffersFor(undefined, 'auto')).toBe(MIN_AUTO_SHARED_BUFFERS);
-    expect(await sharedBuffersFor(tmp(), 'auto')).toBe(16 * MB); // nothing yet
+  it('auto: twice the data rounded up to 16 MB, templates left out, between 32 and 128 MB', async () => {
+    expect(await sharedBuffersFor(undefined, 'auto')).toBe(IN_MEMORY_SHARED_BUFFERS);
+    expect(await sharedBuffersFor(tmp(), 'auto')).toBe(32 * MB); // nothing yet
     // 9 MB of data (templates' 30 MB ignored) → 18 MB → 32 MB
     expect(await sharedBuffersFor(fakeData({ '1': [15 * MB], '4': [15 * MB], '5': [5 * MB, 4 * MB] }), 'auto')).toBe(32 * MB);
     // 40 MB → 80 MB
