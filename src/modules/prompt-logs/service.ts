@@ -3,6 +3,7 @@ import { csvStream } from '../../csv.js';
 import type { Db } from '../../db/client.js';
 import { AppError, badRequest } from '../../errors.js';
 import { pageRequest, toPage } from '../../http/paging.js';
+import { runPeriodically } from '../../periodic.js';
 import { withoutUpstreamDetail } from '../../providers/errors.js';
 import { isTeamAdmin, type Principal } from '../teams/service.js';
 import type { PromptLogT } from './schema.js';
@@ -60,17 +61,7 @@ export class PromptLogsService {
 
   /** Sweep now and then every `sweepEveryMs`; returns the function that stops it. */
   startSweeper(onError: (err: unknown) => void): () => Promise<void> {
-    let running: Promise<unknown> = Promise.resolve();
-    const run = () => {
-      running = this.sweep().catch(onError);
-    };
-    run();
-    const timer = setInterval(run, this.opts.sweepEveryMs);
-    timer.unref();
-    return async () => {
-      clearInterval(timer);
-      await running;
-    };
+    return runPeriodically(this.opts.sweepEveryMs, () => this.sweep(), onError);
   }
 
   private filter(caller: Principal, q: { q?: string | undefined; startDate?: string | undefined; endDate?: string | undefined }): LogFilter {

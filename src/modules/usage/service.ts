@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { csvStream } from '../../csv.js';
 import { TtlCache } from '../../cache.js';
+import { runPeriodically } from '../../periodic.js';
 import type { Database, Db } from '../../db/client.js';
 import { badRequest, conflict, notFound, type AppError } from '../../errors.js';
 import { isTeamAdmin, requireTeamAdmin, type Principal } from '../teams/service.js';
@@ -100,17 +101,7 @@ export class UsageService {
 
   /** Release abandoned reservations now and then every `everyMs` (like the stale-log sweep); returns the function that stops it. */
   startSweeper(everyMs: number, onError: (err: unknown) => void): () => Promise<void> {
-    let running: Promise<unknown> = Promise.resolve();
-    const run = () => {
-      running = this.releaseAbandoned().catch(onError);
-    };
-    run();
-    const timer = setInterval(run, everyMs);
-    timer.unref();
-    return async () => {
-      clearInterval(timer);
-      await running;
-    };
+    return runPeriodically(everyMs, () => this.releaseAbandoned(), onError);
   }
 
   private async teamRules(teamId: string): Promise<BudgetRule[]> {
