@@ -2,6 +2,7 @@ import path from 'node:path';
 import { Type, type Static } from 'typebox';
 import { Value } from 'typebox/value';
 import { fileURLToPath } from 'node:url';
+import type { SharedBuffersSetting } from './db/pglite-memory.js';
 
 /** The repository (or installed package) root: this file is src/config.ts or dist/config.js. */
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -101,7 +102,7 @@ export interface Config {
   /** the embedded database (in DATA_DIR) runs on its own thread (db/pglite-worker.ts); false (default): on the app's */
   readonly embeddedDbThread: boolean;
   /** the embedded database's page cache: 'auto' (sized to its data) or bytes (db/pglite-memory.ts) */
-  readonly embeddedSharedBuffers: 'auto' | number;
+  readonly embeddedSharedBuffers: SharedBuffersSetting;
   readonly embeddings: EmbeddingConfig;
 }
 

@@ -66,7 +66,7 @@ async function main(): Promise<void> {
   // EMBEDDED_DB_THREAD=on its thread starts first, before anything else loads.
   const thread =
     config.databaseUrl === null && config.embeddedDbThread
-      ? (await import('./db/pglite-thread.js')).PGliteThread.start(config.dataDir, (await import('./db/files.js')).registerVector(config.dataDir, config.vectorExtension), config.embeddedSharedBuffers)
+      ? (await import('./db/pglite-thread.js')).PGliteThread.start(config.dataDir, config.vectorExtension, config.embeddedSharedBuffers)
       : null;
   const { databaseOptions, openDatabase } = await import('./db/client.js');
   const opening = openDatabase({ ...databaseOptions(config), ...(thread ? { thread } : {}) });

@@ -69,7 +69,7 @@ export async function openDatabase(opts: {
   const onDisk = (registered: boolean): EmbeddedVector => ({ registered, marker: wantVector ? vectorMarker(opts.dataDir) : null });
   if (opts.databaseUrl === null && opts.thread) {
     // The thread may have been started already (main.ts starts it before anything else loads).
-    const client = opts.thread instanceof PGliteThread ? opts.thread : PGliteThread.start(opts.dataDir, registerVector(opts.dataDir, setting), opts.sharedBuffers);
+    const client = opts.thread instanceof PGliteThread ? opts.thread : PGliteThread.start(opts.dataDir, setting, opts.sharedBuffers);
     const { drizzle: drizzlePglite } = await import('drizzle-orm/pglite');
     try {
       await client.ready;

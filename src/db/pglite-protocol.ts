@@ -4,13 +4,15 @@
  * rows, and errors reduced to their message and their own fields (SQLSTATE `code`, `detail`,
  * `constraint`…), which is all the application reads of a database error.
  */
+import type { SharedBuffersSetting } from './pglite-memory.js';
+
 export interface WorkerStart {
   /** the PGlite folder (seeded from the build's copy when empty); null for an in-memory database */
   dataDir: string | null;
   /** register pgvector's files (the extension is created later, on first use) */
   vector: boolean;
   /** the page cache (db/pglite-memory.ts) */
-  sharedBuffers: 'auto' | number;
+  sharedBuffers: SharedBuffersSetting;
 }
 
 export type Request =

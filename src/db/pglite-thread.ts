@@ -1,6 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import { workerEntry } from '../worker-entry.js';
-import { pgliteDir } from './files.js';
+import { pgliteDir, registerVector } from './files.js';
+import type { SharedBuffersSetting } from './pglite-memory.js';
 import { deserializeError, type QueryResult, type Reply, type Request, type WorkerStart } from './pglite-protocol.js';
 
 type Parsers = Record<number, (value: string, typeId: number) => unknown>;
@@ -37,8 +38,8 @@ export class PGliteThread implements PGliteQueries {
    * Start the embedded database of DATA_DIR on its thread: the folder seeded when empty, PGlite
    * opened, the schema migrated; `ready` tells when. Queries sent before then wait for it.
    */
-  static start(dataDir: string, vector: boolean, sharedBuffers: 'auto' | number = 'auto'): PGliteThread {
-    return new PGliteThread({ dataDir: pgliteDir(dataDir), vector, sharedBuffers });
+  static start(dataDir: string, vectorExtension: 'auto' | 'on' | 'off', sharedBuffers: SharedBuffersSetting = 'auto'): PGliteThread {
+    return new PGliteThread({ dataDir: pgliteDir(dataDir), vector: registerVector(dataDir, vectorExtension), sharedBuffers });
   }
 
   constructor(start: WorkerStart) {
