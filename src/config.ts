@@ -57,8 +57,8 @@ const EnvSchema = Type.Object({
   WEB_DIR: Type.Optional(Type.String({ minLength: 1 })),
   VECTOR_EXTENSION: Type.Union([Type.Literal('auto'), Type.Literal('on'), Type.Literal('off')], { default: 'auto' }),
   EMBEDDED_DB_THREAD: Type.Union([Type.Literal('on'), Type.Literal('off')], { default: 'off' }),
-  /** `auto` or a size in MB (`64MB`): see db/pglite-memory.ts */
-  EMBEDDED_SHARED_BUFFERS: Type.String({ pattern: '^(auto|[1-9][0-9]{0,3}MB)$', default: 'auto' }),
+  /** `auto` or a size from 1 to 1024 MB (`64MB`): see db/pglite-memory.ts. PGlite's WebAssembly memory is 2 GB in all; 3000MB fails its start. */
+  EMBEDDED_SHARED_BUFFERS: Type.String({ pattern: '^(auto|([1-9][0-9]{0,2}|10[01][0-9]|102[0-4])MB)$', default: 'auto' }),
   EMBEDDING_WORKER_INTERVAL_MS: Type.Integer({ minimum: 0, default: 2_000 }),
   EMBEDDING_BATCH_SIZE: Type.Integer({ minimum: 1, maximum: 2048, default: 64 }),
   EMBEDDING_RETRY_BASE_MS: Type.Integer({ minimum: 0, default: 10_000 }),
