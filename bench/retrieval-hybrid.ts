@@ -122,6 +122,15 @@ async function onBackend(label: string, databaseUrl: string | null, sentences: s
       { system: false },
     );
     const vectorSeconds = await seedVectors(app, plusId, model.id);
+    // the full-text ranking from the in-memory lexical index where it is on (the embedded
+    // database), built before any question as a server has it after an entry's first search
+    const indexes = app.services.plus.lexicalIndexes;
+    if (indexes) {
+      const version = ((await db.execute(sql`select lexical_version as v from plus_entries where id = ${plusId}::uuid`)) as unknown as { rows: Array<{ v: number | string }> }).rows[0]!.v;
+      indexes.current(plusId, Number(version));
+      await indexes.idle();
+      notes.push(`${label}: full-text ranking from the in-memory lexical index (LEXICAL_INDEX=auto), built before the questions.`);
+    }
     const vectorOps = await app.database.vectorOps();
     notes.push(
       `${label}: ${(100_000).toLocaleString('en')} chunks seeded in ${seeded.seconds.toFixed(1)} s, their ${DIMS}-dimension vectors in ${vectorSeconds.toFixed(1)} s; pgvector ${vectorOps ? 'present (vector search uses its <=> operator)' : 'absent (vector search uses the real[] fallback)'}.`,

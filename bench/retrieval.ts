@@ -21,6 +21,7 @@ import { PlusRepo } from '../src/modules/plus/repo.js';
 import { isTeamAdmin, type Principal } from '../src/modules/teams/service.js';
 import { chooseTerms, rankQuery, type TermChoice } from '../src/retrieval/query.js';
 import { leadingSql, parseEntryTerms, RetrievalRepo, searchSql, termStatsSql, type ChunkScope } from '../src/retrieval/repo.js';
+import { planPack } from '../src/retrieval/pack.js';
 import { ADMIN_KEY } from '../test/helpers/app.js';
 import { multipart, type Part } from '../test/helpers/multipart.js';
 import { loadSentences, prng } from './lib/corpus.js';
@@ -246,6 +247,25 @@ async function latencyOnBackend(label: string, databaseUrl: string | null, sente
       `${label}: seeded ${CHUNKS.toLocaleString('en')} chunks (${FILES} files, avg ${Math.round(seeded.avgChars)} chars ≈ ${Math.round(seeded.avgChars / 4)} tokens) in ${seeded.seconds.toFixed(1)} s, then ANALYZE.`,
     );
 
+    // The in-memory lexical index (on by default on the embedded database): built now, timed,
+    // before any question (a server builds it in the background on an entry's first search).
+    const indexes = app.services.plus.lexicalIndexes;
+    const retrieval = new RetrievalRepo();
+    if (indexes) {
+      const found = await plusRepo.find(db, viewer, plusId);
+      const heapBefore = process.memoryUsage().heapUsed + process.memoryUsage().arrayBuffers;
+      const t0 = now();
+      indexes.current(plusId, found!.lexicalVersion);
+      await indexes.idle();
+      const buildMs = now() - t0;
+      if (!indexes.has(plusId)) throw new Error('the in-memory lexical index was not built');
+      const st = indexes.stats();
+      const heapAfter = process.memoryUsage().heapUsed + process.memoryUsage().arrayBuffers;
+      notes.push(
+        `${label}: in-memory lexical index of the entry built in ${(buildMs / 1000).toFixed(1)} s (read in statements of 2,000 chunks, other requests served between them); its arrays hold ${(st.bytes / 2 ** 20).toFixed(0)} MB (process heap + array buffers grew ${((heapAfter - heapBefore) / 2 ** 20).toFixed(0)} MB).`,
+      );
+    }
+
     const endpoint = target(`${atrium.url}/api/v1/plus/${plusId}/context-for-prompt`);
     const auth = { authorization: `Bearer ${key}` };
     const hits: number[] = [];
@@ -278,11 +298,26 @@ async function latencyOnBackend(label: string, databaseUrl: string | null, sente
       const lead = (await db.execute(leadingSql(scope, CANDIDATES))) as unknown as Rows<{ id: number | string }>;
       return { ids: lead.rows.map((r) => Number(r.id)), choice, steps, leading: true };
     };
-    // The reference must find what the service finds: same chunks for the warm-up questions.
+    /**
+     * What PlusService.contextForPrompt runs when the entry's in-memory index is current, call
+     * for call: the entry with the question's lexemes (PlusRepo.findWithLexemes, one statement),
+     * the ranking from the index (JavaScript, no SQL), the packing plan, and the texts of the
+     * chunks packed (RetrievalRepo.hydrate, one statement).
+     */
+    const rawIndex = async (question: string): Promise<number[]> => {
+      const found = await plusRepo.findWithLexemes(db, viewer, plusId, question);
+      const index = found && indexes!.current(plusId, found.entry.lexicalVersion);
+      if (!found || !index) throw new Error('the in-memory index is not current');
+      const r = await retrieval.searchIndexes(db, [index], found.entry.chunkCount, found.lexemes, CANDIDATES);
+      await retrieval.hydrate(db, planPack([{ title: null, text: found.entry.context ?? '' }], r.chunks, 2000).used);
+      return r.chunks.map((c) => c.chunkId);
+    };
+    // The references must find what the service finds: same chunks for the warm-up questions.
     for (const q of questions.slice(0, WARMUP_QUESTIONS)) {
       const a = (await raw(q)).ids.join(',');
-      const b = (await new RetrievalRepo().retrieve(db, scope, q, CANDIDATES)).chunks.map((c) => c.chunkId).join(',');
+      const b = (await retrieval.retrieve(db, scope, q, CANDIDATES)).chunks.map((c) => c.chunkId).join(',');
       if (a !== b) throw new Error(`the raw SQL reference and RetrievalRepo.retrieve disagree on ${JSON.stringify(q)}`);
+      if (indexes && (await rawIndex(q)).join(',') !== a) throw new Error(`the in-memory index and the SQL ranking disagree on ${JSON.stringify(q)}`);
     }
     const choices = new Map<string, { choice: TermChoice | null; steps: number; leading: boolean }>();
     const ways = {
@@ -293,6 +328,11 @@ async function latencyOnBackend(label: string, databaseUrl: string | null, sente
         hits.push(r.leading ? 0 : r.ids.length);
         choices.set(q, r);
         return ms;
+      },
+      index: async (q: string) => {
+        const t = now();
+        await rawIndex(q);
+        return now() - t;
       },
       service: async (q: string) => {
         const t = now();
@@ -305,23 +345,28 @@ async function latencyOnBackend(label: string, databaseUrl: string | null, sente
         return r.ms;
       },
     };
-    const order = ['sql', 'service', 'http'] as const;
+    const order = indexes ? (['sql', 'index', 'service', 'http'] as const) : (['sql', 'service', 'http'] as const);
     for (const q of questions.slice(0, WARMUP_QUESTIONS)) for (const w of order) await ways[w](q);
     hits.length = 0;
-    const times = { sql: [] as number[], service: [] as number[], http: [] as number[] };
+    const times = { sql: [] as number[], index: [] as number[], service: [] as number[], http: [] as number[] };
     const loopEnd = now() + LOOP_BUDGET_MS;
     for (let i = 0; i < questions.length && now() < loopEnd; i++) {
       // rotate the order so no path always runs on the cache warmed by another
-      for (let j = 0; j < 3; j++) {
-        const w = order[(i + j) % 3]!;
+      for (let j = 0; j < order.length; j++) {
+        const w = order[(i + j) % order.length]!;
         times[w].push(await ways[w](questions[i]!));
       }
     }
-    const s = { sql: summarize(times.sql), service: summarize(times.service), http: summarize(times.http) };
-    const ratio = s.http.p50 / s.sql.p50;
+    const s = { sql: summarize(times.sql), index: summarize(times.index), service: summarize(times.service), http: summarize(times.http) };
+    // what the service runs: the index's statements when it has one, else the SQL ranking's
+    const ref = indexes ? s.index : s.sql;
+    const ratio = s.http.p50 / ref.p50;
     const rows: Row[] = [
-      { backend: label, path: 'raw SQL it runs (db.execute)', n: s.sql.n, 'p50 ms': round(s.sql.p50), 'p99 ms': round(s.sql.p99), 'vs SQL (p50)': 1, target: '' },
-      { backend: label, path: 'services.plus.contextForPrompt', n: s.service.n, 'p50 ms': round(s.service.p50), 'p99 ms': round(s.service.p99), 'vs SQL (p50)': round(s.service.p50 / s.sql.p50, 2), target: '' },
+      { backend: label, path: `raw SQL ranking (db.execute)${indexes ? ', not used by the service here' : ''}`, n: s.sql.n, 'p50 ms': round(s.sql.p50), 'p99 ms': round(s.sql.p99), 'vs SQL (p50)': round(s.sql.p50 / ref.p50, 2), target: '' },
+      ...(indexes
+        ? [{ backend: label, path: 'in-memory index: its 2 statements + ranking', n: s.index.n, 'p50 ms': round(s.index.p50), 'p99 ms': round(s.index.p99), 'vs SQL (p50)': 1, target: '' }]
+        : []),
+      { backend: label, path: 'services.plus.contextForPrompt', n: s.service.n, 'p50 ms': round(s.service.p50), 'p99 ms': round(s.service.p99), 'vs SQL (p50)': round(s.service.p50 / ref.p50, 2), target: '' },
       {
         backend: label,
         path: 'POST /plus/{id}/context-for-prompt (HTTP)',
@@ -432,13 +477,13 @@ export async function benchRetrieval(): Promise<Section> {
 
   const misses = latency
     .filter((r) => String(r.target).includes('MISS'))
-    .map((r) => `${r.backend}: HTTP p50 ${r['p50 ms']} ms, ${r['vs SQL (p50)']}× the raw SQL (targets: ≤ ${TARGET_RATIO}×; p50 ≤ ${TARGET_P50_MS} ms on PGlite)`);
+    .map((r) => `${r.backend}: HTTP p50 ${r['p50 ms']} ms, ${r['vs SQL (p50)']}× what the service runs (targets: ≤ ${TARGET_RATIO}×; p50 ≤ ${TARGET_P50_MS} ms on PGlite)`);
   if (misses.length > 0) notes.unshift(`Targets missed: ${misses.join('; ')}.`);
 
   const targets: TargetRow[] = [];
   for (const r of latency.filter((x) => String(x.target).length > 0)) {
     const ratio = Number(r['vs SQL (p50)']);
-    targets.push({ benchmark: `Retrieval, ${r.backend}`, target: `context-for-prompt p50 ≤ ${TARGET_RATIO}× raw SQL`, measured: `${ratio}×`, result: ratio <= TARGET_RATIO ? 'pass' : 'MISS' });
+    targets.push({ benchmark: `Retrieval, ${r.backend}`, target: `context-for-prompt p50 ≤ ${TARGET_RATIO}× what the service runs`, measured: `${ratio}×`, result: ratio <= TARGET_RATIO ? 'pass' : 'MISS' });
     if (String(r.backend).startsWith('PGlite')) {
       const p50 = Number(r['p50 ms']);
       targets.push({ benchmark: `Retrieval, ${r.backend}`, target: `context-for-prompt p50 ≤ ${TARGET_P50_MS} ms (100k chunks)`, measured: `${p50} ms`, result: p50 <= TARGET_P50_MS ? 'pass' : 'MISS' });
@@ -452,8 +497,8 @@ export async function benchRetrieval(): Promise<Section> {
     name: 'Retrieval (context-for-prompt latency, recall@5 and MRR@10)',
     method: [
       `(a) One Plus entry of ${FILES} files × ${CHUNKS / FILES} chunks, bulk-inserted into plus_files/plus_chunks (the tsvector column and GIN index maintained by the database as in production; the entry's plus_terms and chunk_count, and the GIN pending-list merge, written as PlusRepo.insertFiles writes them), Atrium in-process (buildApp + listen) on on-disk PGlite and on PostgreSQL.`,
-      `${QUESTIONS} varied natural questions (20 hand-written, the rest built from content words of random corpus sentences), ${WARMUP_QUESTIONS} warm-up; for each question, in rotating order: the raw SQL that services.plus.contextForPrompt runs, via db.execute — the entry lookup with the question's lexemes and their document frequencies (PlusRepo.findWithTermsQuery), then the search steps of RetrievalRepo.retrieveWith (searchSql: the chosen lexemes' tsquery, the entry id, limit ${CANDIDATES}; leadingSql if nothing matches), built by the same functions with the same parameters, with the term choice (chooseTerms) in between; services.plus.contextForPrompt (those queries + packing into 2000 tokens); and POST /api/v1/plus/{id}/context-for-prompt over HTTP (keep-alive, client in the same process).`,
-      `Targets: HTTP p50 ≤ ${TARGET_RATIO}× the raw SQL p50; HTTP p50 ≤ ${TARGET_P50_MS} ms on PGlite.`,
+      `${QUESTIONS} varied natural questions (20 hand-written, the rest built from content words of random corpus sentences), ${WARMUP_QUESTIONS} warm-up; for each question, in rotating order: the raw SQL ranking, via db.execute — the entry lookup with the question's lexemes and their document frequencies (PlusRepo.findWithTermsQuery), then the search steps of RetrievalRepo.retrieveWith (searchSql: the chosen lexemes' tsquery, the entry id, limit ${CANDIDATES}; leadingSql if nothing matches), built by the same functions with the same parameters, with the term choice (chooseTerms) in between — what the service runs without an in-memory lexical index (on PostgreSQL, where LEXICAL_INDEX=auto leaves it off); on PGlite, where it is on, the in-memory index's path call for call (built and timed before the questions): the entry with the question's lexemes (PlusRepo.findWithLexemes), the ranking from the index (RetrievalRepo.searchIndexes), the packing plan and the texts of the chunks packed (RetrievalRepo.hydrate), checked to rank exactly as the SQL on the warm-up questions; services.plus.contextForPrompt (packing into 2000 tokens); and POST /api/v1/plus/{id}/context-for-prompt over HTTP (keep-alive, client in the same process).`,
+      `Targets: HTTP p50 ≤ ${TARGET_RATIO}× the p50 of what the service runs (the index's path on PGlite, the SQL ranking on PostgreSQL); HTTP p50 ≤ ${TARGET_P50_MS} ms on PGlite.`,
       `(b) Quality on the labelled sets of bench/retrieval-data/ (bench/retrieval-quality.ts): each set's documents ingested through POST /api/v1/plus (multipart) into an entry of their own; for each question the top 10 chunks from RetrievalRepo.retrieve over that entry, as PlusService calls it (a follow-up with its previous question carried), from the ranking before issue 14 reproduced over the same chunks, and from MiniSearch (a plain BM25 library) indexing the same stored chunk texts; recall@${TOP_K} and MRR@10 split easy / hard (paraphrased) / follow-up.`,
     ].join(' '),
     tables,

@@ -59,6 +59,9 @@ const EnvSchema = Type.Object({
   EMBEDDED_DB_THREAD: Type.Union([Type.Literal('on'), Type.Literal('off')], { default: 'off' }),
   /** `auto` or a size from 1 to 1024 MB (`64MB`): see db/pglite-memory.ts. PGlite's WebAssembly memory is 2 GB in all; 3000MB fails its start. */
   EMBEDDED_SHARED_BUFFERS: Type.String({ pattern: '^(auto|([1-9][0-9]{0,2}|10[01][0-9]|102[0-4])MB)$', default: 'auto' }),
+  /** In-memory lexical index of Plus entries (retrieval/lexical-index.ts): `auto` is on for the embedded database, off on a PostgreSQL server. */
+  LEXICAL_INDEX: Type.Union([Type.Literal('auto'), Type.Literal('on'), Type.Literal('off')], { default: 'auto' }),
+  LEXICAL_INDEX_MAX_CHUNKS: Type.Integer({ minimum: 0, maximum: 50_000_000, default: 300_000 }),
   EMBEDDING_WORKER_INTERVAL_MS: Type.Integer({ minimum: 0, default: 2_000 }),
   EMBEDDING_BATCH_SIZE: Type.Integer({ minimum: 1, maximum: 2048, default: 64 }),
   EMBEDDING_RETRY_BASE_MS: Type.Integer({ minimum: 0, default: 10_000 }),
@@ -103,6 +106,8 @@ export interface Config {
   readonly embeddedDbThread: boolean;
   /** the embedded database's page cache: 'auto' (sized to its data) or bytes (db/pglite-memory.ts) */
   readonly embeddedSharedBuffers: SharedBuffersSetting;
+  /** the in-memory lexical index: `auto` (on for the embedded database), and the most chunks it holds in all */
+  readonly lexicalIndex: { readonly mode: 'auto' | 'on' | 'off'; readonly maxChunks: number };
   readonly embeddings: EmbeddingConfig;
 }
 
@@ -216,6 +221,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     vectorExtension: e.VECTOR_EXTENSION,
     embeddedDbThread: e.EMBEDDED_DB_THREAD === 'on',
     embeddedSharedBuffers: e.EMBEDDED_SHARED_BUFFERS === 'auto' ? 'auto' : Number.parseInt(e.EMBEDDED_SHARED_BUFFERS, 10) * 1024 * 1024,
+    lexicalIndex: Object.freeze({ mode: e.LEXICAL_INDEX, maxChunks: e.LEXICAL_INDEX_MAX_CHUNKS }),
     embeddings: Object.freeze({
       workerIntervalMs: e.EMBEDDING_WORKER_INTERVAL_MS,
       batchSize: e.EMBEDDING_BATCH_SIZE,

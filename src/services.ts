@@ -6,6 +6,7 @@ import { EmbeddingsService } from './modules/embeddings/service.js';
 import { ModelsService } from './modules/models/service.js';
 import { OpenAICompatService } from './modules/openai-compat/service.js';
 import { PlusService } from './modules/plus/service.js';
+import { LexicalIndexes } from './retrieval/lexical-index.js';
 import { PromptLogsService, SWEEP_MARGIN_MS } from './modules/prompt-logs/service.js';
 import { AuthService } from './modules/teams/auth-service.js';
 import { TeamsService } from './modules/teams/service.js';
@@ -49,7 +50,9 @@ export function createServices(
   const models = new ModelsService(db, secrets, config.providerUrlPolicy);
   // Plus is built before workspaces (it needs only models): a workspace's plusIds are checked against it.
   const embeddings = new EmbeddingsService(database, models, config.providerTimeouts, config.embeddings, onError);
-  const plus = new PlusService(db, models, config.providerTimeouts, config.ingest, embeddings);
+  const { mode, maxChunks } = config.lexicalIndex;
+  const lexical = (mode === 'auto' ? database.kind === 'pglite' : mode === 'on') && maxChunks > 0 ? new LexicalIndexes(db, maxChunks, (err, plusId) => onError(err, `lexical index of Plus entry ${plusId}`)) : null;
+  const plus = new PlusService(db, models, config.providerTimeouts, config.ingest, embeddings, lexical);
   const workspaces = new WorkspacesService(db, models, plus);
   models.onChange((id) => workspaces.forgetModel(id));
   const promptLogs = new PromptLogsService(db, {

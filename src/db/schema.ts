@@ -299,6 +299,12 @@ export const plusEntries = pgTable(
     isPublic: boolean('is_public').notNull().default(false),
     /** number of plus_chunks of the entry, kept with plus_terms by PlusRepo (the N of retrieval's IDF) */
     chunkCount: integer('chunk_count').notNull().default(0),
+    /**
+     * Raised by the database (triggers of migration 0013) by every statement that inserts or
+     * deletes chunks of the entry, however it does: what an in-memory lexical index of the
+     * entry (retrieval/lexical-index.ts) checks that it is still current.
+     */
+    lexicalVersion: bigint('lexical_version', { mode: 'number' }).notNull().default(0),
     created: created(),
     updated: ts('updated').notNull().defaultNow(),
   },

@@ -7,17 +7,22 @@ export interface PackedContext {
   tokens: number;
 }
 
+export interface PackPlan {
+  /** the intro blocks that fit, as they are written */
+  intro: string[];
+  /** the chunks that fit, best first */
+  used: ScoredChunk[];
+  tokens: number;
+}
+
 /**
- * The entry's own context text first, then chunks best first, each under a header naming its
- * file, until the token budget is spent. A chunk that does not fit is skipped (a smaller, less
- * relevant one may still fit), so the budget is never exceeded.
+ * What fits the token budget: the entry's own context text first, then chunks best first, each
+ * under a header naming its file. A chunk that does not fit is skipped (a smaller, less relevant
+ * one may still fit), so the budget is never exceeded. Needs the chunks' token sizes and file
+ * names, not their texts (which can be read afterwards for those used only).
  */
-export function packContext(
-  intro: Array<{ title: string | null; text: string }>,
-  chunks: ScoredChunk[],
-  budget: number,
-): PackedContext {
-  const parts: string[] = [];
+export function planPack(intro: Array<{ title: string | null; text: string }>, chunks: ScoredChunk[], budget: number): PackPlan {
+  const blocks: string[] = [];
   let tokens = 0;
   for (const i of intro) {
     const text = i.text.trim();
@@ -25,18 +30,45 @@ export function packContext(
     const block = i.title ? `## ${i.title}\n${text}` : text;
     const cost = countTokens(block) + 2;
     if (tokens + cost > budget) continue;
-    parts.push(block);
+    blocks.push(block);
     tokens += cost;
   }
   const used: ScoredChunk[] = [];
   for (const c of chunks) {
-    const header = `### From ${c.filename}\n`;
     // chunk token sizes are exact; the header is small and counted separately
-    const cost = c.tokenSize + countTokens(header) + 2;
+    const cost = c.tokenSize + headerCost(c) + 2;
     if (tokens + cost > budget) continue;
-    parts.push(header + c.text);
     used.push(c);
     tokens += cost;
   }
-  return { content: parts.join('\n\n'), used, tokens };
+  return { intro: blocks, used, tokens };
+}
+
+const header = (c: ScoredChunk) => `### From ${c.filename}\n`;
+
+/** Token counts of chunk headers by file name (a search packs up to 50 chunks of few files). */
+const headerTokens = new Map<string, number>();
+function headerCost(c: ScoredChunk): number {
+  let n = headerTokens.get(c.filename);
+  if (n === undefined) {
+    n = countTokens(header(c));
+    if (headerTokens.size >= 10_000) headerTokens.clear();
+    headerTokens.set(c.filename, n);
+  }
+  return n;
+}
+
+/** The plan written out; its chunks' texts must have been read (RetrievalRepo.hydrate). */
+export function renderPack(plan: PackPlan): PackedContext {
+  const parts = [...plan.intro];
+  for (const c of plan.used) {
+    if (c.text === null) throw new Error(`chunk ${c.chunkId} packed without its text`);
+    parts.push(header(c) + c.text);
+  }
+  return { content: parts.join('\n\n'), used: plan.used, tokens: plan.tokens };
+}
+
+/** planPack and renderPack, for chunks that come with their texts. */
+export function packContext(intro: Array<{ title: string | null; text: string }>, chunks: ScoredChunk[], budget: number): PackedContext {
+  return renderPack(planPack(intro, chunks, budget));
 }

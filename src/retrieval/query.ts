@@ -49,6 +49,9 @@ export interface Step {
   kind: 'any' | 'rare or rarest pair' | 'any pair' | 'rarest' | 'all';
   /** tsquery literal the chunks must match, earlier steps' matches excluded */
   match: string;
+  /** `match` as lexemes: a chunk holding every lexeme of one of `clauses`, and of none of `excluded` (the previous step's clauses) */
+  clauses: string[][];
+  excluded: string[][];
 }
 
 export interface TermChoice {
@@ -124,21 +127,23 @@ export function chooseTerms(stats: readonly TermStat[], n: number, opts: Readonl
   }
   const base = { rank, idf, carried: rank.map((l) => carriedSet.has(l)), pairs };
   const common = Math.max(opts.commonShare * n, opts.commonFloor);
-  if (used[0]!.df > common) return { ...base, steps: [{ kind: 'all', match: own.map((t) => quoteLexeme(t.lexeme)).join(' & ') || rank.map(quoteLexeme).join(' & ') }] };
+  if (used[0]!.df > common) {
+    const all = own.length > 0 ? own.map((t) => t.lexeme) : rank;
+    return { ...base, steps: [{ kind: 'all', match: all.map(quoteLexeme).join(' & '), clauses: [all], excluded: [] }] };
+  }
   let k = 0;
   for (let sum = 0; k < used.length && sum + used[k]!.df <= opts.budget; k++) sum += used[k]!.df;
-  const single = used.slice(0, k).map((t) => quoteLexeme(t.lexeme));
+  const single = used.slice(0, k).map((t) => [t.lexeme]);
   const rest = used.slice(k, k + opts.maxPaired);
-  const q = rest.map((t) => quoteLexeme(t.lexeme));
   // Pairs of the commoner lexemes, by the rank of their commoner member: the rarest two, then
   // any two of the rarest three, … The rarer of a pair must not be very common.
   const pairsUpTo = (m: number) => {
-    const out: string[] = [];
-    for (let j = 1; j < m; j++) for (let i = 0; i < j; i++) if (rest[i]!.df <= common) out.push(`( ${q[i]} & ${q[j]} )`);
+    const out: string[][] = [];
+    for (let j = 1; j < m; j++) for (let i = 0; i < j; i++) if (rest[i]!.df <= common) out.push([rest[i]!.lexeme, rest[j]!.lexeme]);
     return out;
   };
-  const rarest = rest[0] && rest[0].df <= common ? q[0]! : null;
-  const sets: Array<{ kind: Step['kind']; parts: string[] }> = [];
+  const rarest = rest[0] && rest[0].df <= common ? [rest[0].lexeme] : null;
+  const sets: Array<{ kind: Step['kind']; parts: string[][] }> = [];
   if (single.length === 0 && rest.length === 1) sets.push({ kind: 'rarest', parts: [rarest!] });
   else {
     let pairs = pairsUpTo(Math.min(2, rest.length));
@@ -150,12 +155,13 @@ export function chooseTerms(stats: readonly TermStat[], n: number, opts: Readonl
     }
     if (rarest && rest.length > 0) sets.push({ kind: 'rarest', parts: [...single, rarest] });
   }
+  const literal = (parts: string[][]) => parts.map((p) => (p.length === 1 ? quoteLexeme(p[0]!) : `( ${p.map(quoteLexeme).join(' & ')} )`)).join(' | ');
   const steps: Step[] = [];
-  let before = '';
+  let before: string[][] = [];
   for (const set of sets) {
-    const match = set.parts.join(' | ');
-    steps.push({ kind: set.kind, match: before ? `( ${match} ) & !( ${before} )` : match });
-    before = match;
+    const match = literal(set.parts);
+    steps.push({ kind: set.kind, match: before.length > 0 ? `( ${match} ) & !( ${literal(before)} )` : match, clauses: set.parts, excluded: before });
+    before = set.parts;
   }
   return { ...base, steps };
 }

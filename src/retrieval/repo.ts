@@ -1,6 +1,11 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../db/client.js';
+import { rawRows } from '../db/raw.js';
+import { BM25, BOOSTS, NEAR, TIE_DECIMALS } from './scoring.js';
+import { indexTermStats, orderHits, type EntryIndex, type Hit, type QuestionLexeme } from './lexical-index.js';
 import { chooseTerms, quoteLexeme, TERM_OPTIONS, type Step, type TermChoice, type TermOptions, type TermPair, type TermStat } from './query.js';
+
+export { BM25, BOOSTS } from './scoring.js';
 
 /** A chunk's place in one ranked list: its score there and its 1-based rank. */
 export interface RankIn {
@@ -24,9 +29,10 @@ export interface ScoredChunk {
   /** the file's name, for the header packing puts above the chunk */
   filename: string;
   plusId: string;
-  /** its section headings (plus_chunks.heading) */
+  /** its section headings (plus_chunks.heading); null also until `hydrate` read them (text null) */
   heading: string | null;
-  text: string;
+  /** null: not read yet (the in-memory index ranks without texts; RetrievalRepo.hydrate reads those used) */
+  text: string | null;
   tokenSize: number;
   score: number;
   rank: number;
@@ -45,7 +51,7 @@ export interface Question {
 }
 
 /** Questions are cut to this many characters before their lexemes are taken (a pasted document stays cheap). */
-const MAX_QUESTION_CHARS = 10_000;
+export const MAX_QUESTION_CHARS = 10_000;
 
 const uuidList = (ids: string[]) => sql.join(ids.map((id) => sql`${id}::uuid`), sql`, `);
 const isEmpty = (s: ChunkScope) => s.plusIds.length === 0 && s.fileIds.length === 0;
@@ -79,6 +85,17 @@ function questionLexemesSql(question: Question): SQL {
       union all
       select u.lexeme, null, true from unnest(to_tsvector('english', ${question.carry.slice(0, MAX_QUESTION_CHARS)})) u
     ) q group by lexeme`;
+}
+
+/** The question's lexemes (questionLexemesSql) as one JSON value: [[lexeme, position or null, carried], …]. */
+export function questionLexemesJsonSql(question: Question): SQL {
+  return sql`(select coalesce(json_agg(json_build_array(q.lexeme, q.pos, q.carried)), '[]'::json) from (${questionLexemesSql(question)}) q)`;
+}
+
+/** The value of questionLexemesJsonSql. */
+export function parseQuestionLexemes(v: unknown): QuestionLexeme[] {
+  const rows = (typeof v === 'string' ? JSON.parse(v) : v) as Array<[string, number | null, boolean]> | null;
+  return (rows ?? []).map(([lexeme, pos, carried]) => ({ lexeme, pos: pos === null || pos === undefined ? null : Number(pos), carried: carried === true }));
 }
 
 /**
@@ -159,18 +176,6 @@ export function parseEntryTerms(v: unknown): { terms: TermStat[]; tokens: number
     tokens: Number(o?.tokens ?? 0),
   };
 }
-
-/** BM25's term-frequency saturation and chunk-length normalisation (the usual values). */
-export const BM25 = Object.freeze({ k1: 1.2, b: 0.75 });
-/**
- * Boosts, in units of a lexeme's idf: found in the chunk's section headings (a field of its own,
- * weight A of plus_chunks.search); two neighbouring lexemes of the question found as the same
- * phrase (same distance apart) or near each other (either order, at most NEAR positions apart).
- */
-export const BOOSTS = Object.freeze({ heading: 0.6, phrase: 0.5, near: 0.25 });
-const NEAR = 3;
-/** Scores this close count as a tie (decided by diversity, then density, never by document order alone). */
-const TIE_DECIMALS = 9;
 
 /**
  * A lexeme's occurrences in a chunk's text (weight D of plus_chunks.search; its headings, weight A,
@@ -288,6 +293,10 @@ export interface TermStats {
 export interface Retrieved {
   /** best first; score and rank are the lexical ones (the only list, until vectors are fused in) */
   chunks: ScoredChunk[];
+  /** the question's term statistics the choice was made from */
+  stats: TermStats;
+  /** ranked by the in-memory index (lexical-index.ts) rather than SQL */
+  inMemory: boolean;
   /** the terms searched for (null: the question has no word that occurs in scope) */
   choice: TermChoice | null;
   /** how many of the choice's steps were run */
@@ -351,7 +360,7 @@ export class RetrievalRepo {
    * (chooseTerms), then lexicalSearch.
    */
   async retrieve(db: Executor, scope: ChunkScope, question: string | Question, limit: number): Promise<Retrieved> {
-    if (isEmpty(scope)) return { chunks: [], choice: null, steps: 0, leading: false };
+    if (isEmpty(scope)) return { chunks: [], stats: { n: 0, terms: [] }, inMemory: false, choice: null, steps: 0, leading: false };
     return this.lexicalSearch(db, scope, await this.termStats(db, scope, typeof question === 'string' ? { text: question } : question), limit);
   }
 
@@ -368,7 +377,7 @@ export class RetrievalRepo {
    * or nothing matches.
    */
   async lexicalSearch(db: Executor, scope: ChunkScope, stats: TermStats, limit: number): Promise<Retrieved> {
-    if (isEmpty(scope)) return { chunks: [], choice: null, steps: 0, leading: false };
+    if (isEmpty(scope)) return { chunks: [], stats, inMemory: false, choice: null, steps: 0, leading: false };
     const choice = chooseTerms(stats.terms, stats.n, this.termOptions);
     const avgLen = stats.n > 0 && stats.tokens ? stats.tokens / stats.n : 0;
     const chunks: ScoredChunk[] = [];
@@ -378,12 +387,69 @@ export class RetrievalRepo {
       chunks.push(...(await this.search(db, scope, choice!, step, limit - chunks.length, avgLen)));
       steps++;
     }
+    return this.ranked(db, scope, stats, false, choice, chunks, steps, limit);
+  }
+
+  /** The lexical list's ranks set, or the opening chunks when it is empty. */
+  private async ranked(db: Executor, scope: ChunkScope, stats: TermStats, inMemory: boolean, choice: TermChoice | null, chunks: ScoredChunk[], steps: number, limit: number): Promise<Retrieved> {
     const leading = chunks.length === 0;
     const list = leading ? await this.leading(db, scope, limit) : chunks;
     list.forEach((c, i) => {
       c.rank = i + 1;
       c.ranking = { lexical: { score: c.score, rank: i + 1 }, vector: null };
     });
-    return { chunks: list, choice, steps, leading };
+    return { chunks: list, stats, inMemory, choice, steps, leading };
+  }
+
+  /** The question's lexemes (to_tsvector, English), for a search of in-memory indexes (one statement). */
+  async questionLexemes(db: Executor, question: Question): Promise<QuestionLexeme[]> {
+    const res = (await db.execute(sql`select ${questionLexemesJsonSql(question)} as lexemes`)) as unknown as { rows: Array<{ lexemes: unknown }> };
+    return parseQuestionLexemes(res.rows[0]?.lexemes);
+  }
+
+  /**
+   * lexicalSearch over the entries' in-memory indexes (current ones: `n` is their chunk count):
+   * the same term choice, candidates, scores and order as SQL, with no statement unless nothing
+   * matches (the opening chunks are read). The chunks come without their texts (`hydrate`).
+   */
+  async searchIndexes(db: Executor, indexes: readonly EntryIndex[], n: number, lexemes: readonly QuestionLexeme[], limit: number): Promise<Retrieved> {
+    const stats: TermStats = { n, tokens: indexes.reduce((t, i) => t + i.tokens, 0), terms: indexTermStats(indexes, lexemes) };
+    const choice = chooseTerms(stats.terms, stats.n, this.termOptions);
+    const avgLen = stats.n > 0 && stats.tokens ? stats.tokens / stats.n : 0;
+    const chunks: ScoredChunk[] = [];
+    let steps = 0;
+    for (const step of choice?.steps ?? []) {
+      if (chunks.length >= limit) break;
+      const hits: Hit[] = [];
+      for (const idx of indexes) idx.candidates(choice!, step, avgLen, hits);
+      for (const h of orderHits(hits, limit - chunks.length)) chunks.push(h.index.chunk(h));
+      steps++;
+    }
+    const scope = { plusIds: indexes.map((i) => i.plusId), fileIds: [] };
+    return this.ranked(db, scope, stats, true, choice, chunks, steps, limit);
+  }
+
+  /**
+   * Read the texts and headings of those of `chunks` that come without them (one statement).
+   * Returns the ids of those no longer stored (their file was deleted since the search).
+   */
+  async hydrate(db: Executor, chunks: readonly ScoredChunk[]): Promise<Set<number>> {
+    const gone = new Set<number>();
+    const missing = chunks.filter((c) => c.text === null);
+    if (missing.length === 0) return gone;
+    // past drizzle (db/raw.ts): it runs on every search of an in-memory index
+    const rows = await rawRows<{ id: number | string; text: string; heading: string | null }>(db, 'select c.id, c.file_data_processed as text, c.heading from plus_chunks c where c.id = any($1::bigint[])', [
+      `{${missing.map((c) => c.chunkId).join(',')}}`,
+    ]);
+    const byId = new Map(rows.map((r) => [Number(r.id), r]));
+    for (const c of missing) {
+      const r = byId.get(c.chunkId);
+      if (!r) gone.add(c.chunkId);
+      else {
+        c.text = r.text;
+        c.heading = r.heading;
+      }
+    }
+    return gone;
   }
 }

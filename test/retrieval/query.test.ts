@@ -21,7 +21,7 @@ describe('chooseTerms', () => {
     expect(c.rank).toHaveLength(TERM_OPTIONS.maxTerms);
     expect(c.rank[0]).toBe('w11'); // df 1: the rarest first
     expect(c.rank).not.toContain('w00'); // df 12: among the commonest, left out
-    expect(c.steps).toEqual([{ kind: 'any', match: c.rank.map(quoteLexeme).join(' | ') }]);
+    expect(c.steps).toEqual([{ kind: 'any', match: c.rank.map(quoteLexeme).join(' | '), clauses: c.rank.map((l) => [l]), excluded: [] }]);
     expect(rankQuery(c)).toBe(c.rank.map(quoteLexeme).join(' | '));
   });
 
@@ -46,22 +46,26 @@ describe('chooseTerms', () => {
     expect(c.steps[2]!.match).toBe(
       "( 'rare' | 'fewer' | 'mid' ) & !( 'rare' | 'fewer' | ( 'mid' & 'more' ) | ( 'mid' & 'most' ) | ( 'more' & 'most' ) )",
     );
+    // the same as lexemes (what the in-memory index evaluates)
+    expect(c.steps[2]!.clauses).toEqual([['rare'], ['fewer'], ['mid']]);
+    expect(c.steps[2]!.excluded).toEqual(c.steps[1]!.clauses);
+    expect(c.steps[1]!.excluded).toEqual([['rare'], ['fewer'], ['mid', 'more']]);
   });
 
   it('a lone lexeme above the budget is searched alone; none is paired with itself', () => {
     const c = chooseTerms([t('only', 5000)], 100_000)!;
-    expect(c.steps).toEqual([{ kind: 'rarest', match: "'only'" }]);
+    expect(c.steps).toEqual([{ kind: 'rarest', match: "'only'", clauses: [['only']], excluded: [] }]);
   });
 
   it('the rarer of a pair must not be very common', () => {
     // rare fits the budget; the others are all in more than 20 % of the chunks: no pairs of them
     const c = chooseTerms([t('rare', 10), t('big', 30_000), t('bigger', 40_000)], 100_000)!;
-    expect(c.steps).toEqual([{ kind: 'any', match: "'rare'" }]);
+    expect(c.steps).toEqual([{ kind: 'any', match: "'rare'", clauses: [['rare']], excluded: [] }]);
   });
 
   it('when every lexeme is very common, the chunks holding all of them', () => {
     const c = chooseTerms([t('use', 60_000), t('file', 45_000), t('licens', 30_000)], 100_000)!;
-    expect(c.steps).toEqual([{ kind: 'all', match: "'licens' & 'file' & 'use'" }]);
+    expect(c.steps).toEqual([{ kind: 'all', match: "'licens' & 'file' & 'use'", clauses: [['licens', 'file', 'use']], excluded: [] }]);
     // …but not on a small entry, where "very common" has a floor
     expect(chooseTerms([t('use', 60), t('file', 45)], 100)!.steps[0]!.kind).toBe('any');
   });

@@ -12,6 +12,7 @@ import { PlusRepo, type NewFile } from '../../src/modules/plus/repo.js';
 import { sql } from 'drizzle-orm';
 import { BM25, bodyTf } from '../../src/retrieval/repo.js';
 import { RetrievalRepo, type ScoredChunk } from '../../src/retrieval/repo.js';
+import { buildEntryIndex, EntryIndex, indexTermStats } from '../../src/retrieval/lexical-index.js';
 import { newTeam, startTestApp, type TeamFixture, type TestApp } from '../helpers/app.js';
 
 let t: TestApp;
@@ -65,8 +66,30 @@ async function entry(files: ChunkSpec[][]): Promise<{ plusId: string; fileIds: s
   return { plusId, fileIds: newFiles.map((f) => f.id), chunkIds };
 }
 
+/**
+ * The SQL ranking — and, every time, the in-memory index's (retrieval/lexical-index.ts) of the
+ * same entry, which must be the same to the last bit: same chunks, order, scores and steps.
+ */
 async function ranked(plusId: string, question: string, carry?: string, limit = 50): Promise<ScoredChunk[]> {
-  return (await retrieval.retrieve(db(), { plusIds: [plusId], fileIds: [] }, { text: question, carry }, limit)).chunks;
+  const q = { text: question, carry };
+  const bySql = await retrieval.retrieve(db(), { plusIds: [plusId], fileIds: [] }, q, limit);
+  const index = await buildEntryIndex(db(), plusId, 1_000_000);
+  if (!(index instanceof EntryIndex)) throw new Error('the entry was not indexed');
+  const inMemory = await retrieval.searchIndexes(db(), [index], bySql.stats.n, await retrieval.questionLexemes(db(), q), limit);
+  expect(inMemory.chunks.map((c) => [c.chunkId, c.score, c.rank])).toEqual(bySql.chunks.map((c) => [c.chunkId, c.score, c.rank]));
+  expect({ choice: inMemory.choice, steps: inMemory.steps, leading: inMemory.leading }).toEqual({ choice: bySql.choice, steps: bySql.steps, leading: bySql.leading });
+  return bySql.chunks;
+}
+
+/** The SQL term statistics — and the in-memory index's, which must be the same. */
+async function termStats(plusId: string, q: { text: string; carry?: string }) {
+  const bySql = await retrieval.termStats(db(), { plusIds: [plusId], fileIds: [] }, q);
+  const index = await buildEntryIndex(db(), plusId, 1_000_000);
+  if (!(index instanceof EntryIndex)) throw new Error('the entry was not indexed');
+  const byLexeme = (a: { lexeme: string }, b: { lexeme: string }) => (a.lexeme < b.lexeme ? -1 : 1);
+  expect(indexTermStats([index], await retrieval.questionLexemes(db(), q)).sort(byLexeme)).toEqual([...bySql.terms].sort(byLexeme));
+  expect(index.tokens).toBe(bySql.tokens);
+  return bySql;
 }
 
 /** n filler words that no question asks about. */
@@ -212,7 +235,7 @@ describe('follow-up questions', () => {
 describe('question words absent from the documents', () => {
   it('a long one is found by its prefix: a spelling the stemmer keeps apart ("licence") finds the chunk that spells it otherwise ("license")', async () => {
     const e = await entry([[{ text: `The license grants every recipient these permissions. ${filler(20)}` }], [{ text: `Permissions of another kind. ${filler(20, 'dolor')}` }], others(10)]);
-    const stats = await retrieval.termStats(db(), { plusIds: [e.plusId], fileIds: [] }, { text: 'What does the licence grant?' });
+    const stats = await termStats(e.plusId, { text: 'What does the licence grant?' });
     expect(stats.terms.map((t) => t.lexeme).sort()).toEqual(['grant', 'licens']);
     const r = await ranked(e.plusId, 'What does the licence say?');
     expect(r[0]!.chunkId).toBe(e.chunkIds[0]![0]);
@@ -223,12 +246,12 @@ describe('question words absent from the documents', () => {
 
   it('a lexeme present in scope is never replaced, and a short absent one is not prefix-matched', async () => {
     const e = await entry([[{ text: `The licenced driver and the licensed driver. Cats and catalogues. ${filler(20)}` }], others(10)]);
-    const stats = await retrieval.termStats(db(), { plusIds: [e.plusId], fileIds: [] }, { text: 'licenced cat dog' });
+    const stats = await termStats(e.plusId, { text: 'licenced cat dog' });
     // licenc is in the entry: taken as it is; cat is; dog (3 letters) is absent and stays absent
     expect(stats.terms.map((t) => t.lexeme).sort()).toEqual(['cat', 'licenc']);
-    const none = await retrieval.termStats(db(), { plusIds: [e.plusId], fileIds: [] }, { text: 'catalog' });
+    const none = await termStats(e.plusId, { text: 'catalog' });
     expect(none.terms.map((t) => t.lexeme)).toEqual(['catalogu']);
-    const short = await retrieval.termStats(db(), { plusIds: [e.plusId], fileIds: [] }, { text: 'cats drive' });
+    const short = await termStats(e.plusId, { text: 'cats drive' });
     expect(short.terms.map((t) => t.lexeme)).toEqual(['cat']);
   });
 });

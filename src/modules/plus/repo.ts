@@ -1,6 +1,8 @@
 import { and, asc, eq, inArray, or, sql, type SQL } from 'drizzle-orm';
 import type { Executor, Tx } from '../../db/client.js';
-import { entryTermsSql, parseEntryTerms } from '../../retrieval/repo.js';
+import { entryTermsSql, MAX_QUESTION_CHARS, parseEntryTerms } from '../../retrieval/repo.js';
+import { rawRows } from '../../db/raw.js';
+import { lexemesOfVector, type QuestionLexeme } from '../../retrieval/lexical-index.js';
 import type { TermStat } from '../../retrieval/query.js';
 import { plusChunks, plusEntries, plusFiles } from '../../db/schema.js';
 
@@ -64,6 +66,22 @@ export const plusFileSql = {
   },
 };
 
+/** What a search needs of an entry (PlusRepo.findWithLexemes). */
+export interface EntryForSearch {
+  id: string;
+  teamId: string;
+  context: string | null;
+  chunkCount: number;
+  lexicalVersion: number;
+}
+
+/** PlusRepo.findWithLexemes's statement: `visible` and questionLexemesSql, written out ($1 id, $2 team, $3 admin, $4 user, $5 question). */
+const FIND_WITH_LEXEMES = `
+  select e.id, e.team_id, e.context, e.chunk_count, e.lexical_version,
+         to_tsvector('english', $5::text)::text as lexemes
+  from plus_entries e
+  where e.id = $1::uuid and e.team_id = $2::uuid and ($3::boolean or e.is_public or e.user_id = $4::int)`;
+
 export class PlusRepo {
   /** docs/API.md, Tenancy: public entries are seen by the team; private ones by their creator and the team's owners/admins. */
   visible(v: Viewer): SQL {
@@ -103,6 +121,27 @@ export class PlusRepo {
       .select({ entry: plusEntries, terms: sql<unknown>`${entryTermsSql(sql`${plusEntries.id}`, question)}`.as('terms') })
       .from(plusEntries)
       .where(and(eq(plusEntries.id, id), this.visible(v)));
+  }
+
+  /**
+   * What a search of the entry's in-memory index needs of it, if it is visible — its version and
+   * chunk count (is the index current?), team and context — and in the same statement the
+   * question's lexemes. Sent past drizzle (db/raw.ts): it runs on every context-for-prompt.
+   */
+  async findWithLexemes(db: Executor, v: Viewer, id: string, question: string): Promise<{ entry: EntryForSearch; lexemes: QuestionLexeme[] } | undefined> {
+    const [row] = await rawRows<{ id: string; team_id: string; context: string | null; chunk_count: number; lexical_version: number | string; lexemes: string }>(db, FIND_WITH_LEXEMES, [
+      id,
+      v.teamId,
+      v.admin,
+      v.userId,
+      question.slice(0, MAX_QUESTION_CHARS),
+    ]);
+    return (
+      row && {
+        entry: { id: row.id, teamId: row.team_id, context: row.context, chunkCount: row.chunk_count, lexicalVersion: Number(row.lexical_version) },
+        lexemes: lexemesOfVector(row.lexemes),
+      }
+    );
   }
 
   async findMany(db: Executor, v: Viewer, ids: string[]): Promise<PlusRow[]> {

@@ -7,8 +7,9 @@ import type { IngestConfig } from '../../config.js';
 import { IngestError, IngestPool, sanitizeFilename, type IngestPoolStats } from '../../ingest/index.js';
 import { classifyProviderError, getAdapter } from '../../providers/index.js';
 import type { ProviderTimeouts } from '../../providers/types.js';
-import { packContext } from '../../retrieval/pack.js';
-import { RetrievalRepo, type ChunkScope, type RankIn, type Ranking, type Retrieved, type ScoredChunk } from '../../retrieval/repo.js';
+import { planPack, renderPack, type PackPlan } from '../../retrieval/pack.js';
+import type { EntryIndex, LexicalIndexes } from '../../retrieval/lexical-index.js';
+import { RetrievalRepo, type ChunkScope, type Question, type RankIn, type Ranking, type Retrieved, type ScoredChunk } from '../../retrieval/repo.js';
 import type { UploadedFile } from '../../http/multipart.js';
 import { fuseByRank } from '../../retrieval/fusion.js';
 import { vectorSearch } from '../../retrieval/vector.js';
@@ -57,13 +58,20 @@ export class PlusService {
     private readonly timeouts: ProviderTimeouts,
     ingest: IngestConfig,
     private readonly embeddings: EmbeddingsService,
+    /** in-memory lexical indexes of entries (null: every search ranks in SQL) */
+    private readonly lexical: LexicalIndexes | null = null,
   ) {
     this.ingestPool = new IngestPool({ workers: ingest.workers, maxMemoryMb: ingest.workerMaxMemoryMb, timeoutMs: ingest.timeoutMs, limits: ingest });
   }
 
-  /** Stop the ingestion workers (app close). */
-  close(): Promise<void> {
-    return this.ingestPool.close();
+  /** Stop the ingestion workers and index builds (app close). */
+  async close(): Promise<void> {
+    await Promise.all([this.ingestPool.close(), this.lexical?.close()]);
+  }
+
+  /** The in-memory lexical indexes (null: off): their size, and `idle()` for tests and benchmarks. */
+  get lexicalIndexes(): LexicalIndexes | null {
+    return this.lexical;
   }
 
   ingestStats(): IngestPoolStats {
@@ -269,6 +277,59 @@ export class PlusService {
     return fuseByRank(lexical.leading ? [] : lexical.chunks, near).slice(0, CANDIDATES);
   }
 
+  /**
+   * The lexical ranking of one entry: from its in-memory index when one is current (the entry
+   * and the question's lexemes in one statement, then no other), else in SQL (the entry and the
+   * question's term statistics in one statement, then the search); a missing or stale index is
+   * (re)built in the background.
+   */
+  private async searchEntry(caller: Principal, plusId: string, question: string): Promise<{ entry: Pick<PlusRow, 'teamId' | 'context'>; retrieved: Retrieved }> {
+    const scope = { plusIds: [plusId], fileIds: [] };
+    if (this.lexical?.has(plusId)) {
+      const found = await this.repo.findWithLexemes(this.db, viewer(caller), plusId, question);
+      if (!found) throw notFound('Plus entry');
+      const { entry, lexemes } = found;
+      const index = this.lexical.current(plusId, entry.lexicalVersion);
+      if (index && index.chunks === entry.chunkCount) return { entry, retrieved: await this.retrieval.searchIndexes(this.db, [index], entry.chunkCount, lexemes, CANDIDATES) };
+      return { entry, retrieved: await this.retrieval.retrieve(this.db, scope, question, CANDIDATES) };
+    }
+    const found = await this.repo.findWithTerms(this.db, viewer(caller), plusId, question);
+    if (!found) throw notFound('Plus entry');
+    const { entry, terms, tokens } = found;
+    this.lexical?.current(plusId, entry.lexicalVersion);
+    return { entry, retrieved: await this.retrieval.retrieveWith(this.db, scope, { n: entry.chunkCount, tokens, terms }, CANDIDATES) };
+  }
+
+  /**
+   * The lexical ranking over several entries and a thread's files: from the entries' in-memory
+   * indexes when every one is current and no thread file is in scope, else in SQL.
+   */
+  private async searchScope(scope: ChunkScope, entries: PlusRow[], question: Question): Promise<Retrieved> {
+    if (this.lexical && scope.fileIds.length === 0 && entries.length > 0) {
+      const indexes = entries.map((e) => this.lexical!.current(e.id, e.lexicalVersion));
+      if (indexes.every((i, k) => i && i.chunks === entries[k]!.chunkCount)) {
+        const n = entries.reduce((t, e) => t + e.chunkCount, 0);
+        return this.retrieval.searchIndexes(this.db, indexes as EntryIndex[], n, await this.retrieval.questionLexemes(this.db, question), CANDIDATES);
+      }
+    }
+    return this.retrieval.retrieve(this.db, scope, question, CANDIDATES);
+  }
+
+  /**
+   * What fits the budget, with the texts of the chunks used read (only those: the in-memory
+   * index ranks without texts). A chunk deleted since the search is left out and the plan made
+   * again without it.
+   */
+  private async pack(intro: Array<{ title: string | null; text: string }>, chunks: ScoredChunk[], budget: number, alsoRead: readonly ScoredChunk[] = []): Promise<{ plan: PackPlan; chunks: ScoredChunk[] }> {
+    let list = chunks;
+    for (;;) {
+      const plan = planPack(intro, list, budget);
+      const gone = await this.retrieval.hydrate(this.db, [...plan.used, ...alsoRead.filter((c) => list.includes(c))]);
+      if (gone.size === 0) return { plan, chunks: list };
+      list = list.filter((c) => !gone.has(c.chunkId));
+    }
+  }
+
   async contextForPrompt(
     caller: Principal,
     plusId: string,
@@ -276,22 +337,19 @@ export class PlusService {
     maxTokens = DEFAULT_CONTEXT_TOKENS,
     explain = false,
   ): Promise<Static<typeof ContextForPromptResponse>> {
-    // the entry and the question's term statistics in one round trip, then the search
-    const found = await this.repo.findWithTerms(this.db, viewer(caller), plusId, question);
-    if (!found) throw notFound('Plus entry');
-    const { entry, terms, tokens } = found;
+    const { entry, retrieved } = await this.searchEntry(caller, plusId, question);
     const scope = { plusIds: [plusId], fileIds: [] };
-    const retrieved = await this.retrieval.retrieveWith(this.db, scope, { n: entry.chunkCount, tokens, terms }, CANDIDATES);
-    const chunks = await this.withVectors(entry.teamId, scope, question, retrieved);
-    const packed = packContext([{ title: null, text: entry.context ?? '' }], chunks, maxTokens);
+    const ranked = await this.withVectors(entry.teamId, scope, question, retrieved);
+    const { plan, chunks } = await this.pack([{ title: null, text: entry.context ?? '' }], ranked, maxTokens, explain ? ranked : []);
+    const packed = renderPack(plan);
     if (!explain) return { content: packed.content };
     const used = new Set(packed.used.map((c) => c.chunkId));
     const choice = retrieved.choice;
-    const dfOf = new Map(terms.map((t) => [t.lexeme, t.df]));
+    const dfOf = new Map(retrieved.stats.terms.map((t) => [t.lexeme, t.df]));
     return {
       content: packed.content,
       explain: {
-        method: chunks.length === 0 ? 'none' : chunks !== retrieved.chunks ? 'hybrid' : retrieved.leading ? 'leading' : 'lexical',
+        method: chunks.length === 0 ? 'none' : ranked !== retrieved.chunks ? 'hybrid' : retrieved.leading ? 'leading' : 'lexical',
         terms: (choice?.rank ?? []).map((lexeme, i) => ({ lexeme, df: dfOf.get(lexeme) ?? 0, idf: round6(choice!.idf[i]!), carried: choice!.carried[i]! })),
         results: chunks.map((c) => ({
           rank: c.rank,
@@ -303,7 +361,7 @@ export class PlusService {
           heading: c.heading,
           tokenSize: c.tokenSize,
           used: used.has(c.chunkId),
-          excerpt: excerptOf(c.text),
+          excerpt: excerptOf(c.text ?? ''),
         })),
       },
     };
@@ -324,12 +382,14 @@ export class PlusService {
       : [];
     if (entries.length === 0 && threadFiles.length === 0) return { text: '', sources: [] };
     const scope = { plusIds: entries.map((e) => e.id), fileIds: threadFiles.map((f) => f.id) };
-    const chunks = await this.withVectors(caller.teamId, scope, q.query, await this.retrieval.retrieve(this.db, scope, { text: q.query, carry: q.carry ?? null }, CANDIDATES));
-    const packed = packContext(
+    const retrieved = await this.searchScope(scope, entries, { text: q.query, carry: q.carry ?? null });
+    const ranked = await this.withVectors(caller.teamId, scope, q.query, retrieved);
+    const { plan } = await this.pack(
       entries.map((e) => ({ title: e.title, text: e.context ?? '' })),
-      chunks,
+      ranked,
       q.budgetTokens,
     );
+    const packed = renderPack(plan);
     if (!packed.content) return { text: '', sources: [] };
     return {
       text: `Use the following context from the team's documents when it helps answer.\n\n${packed.content}`,
@@ -339,7 +399,7 @@ export class PlusService {
         filename: c.filename,
         chunkId: c.chunkId,
         score: round6(c.score),
-        excerpt: excerptOf(c.text),
+        excerpt: excerptOf(c.text ?? ''),
         rank: c.rank,
         ranking: roundRanking(c.ranking),
       })),

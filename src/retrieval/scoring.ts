@@ -1,0 +1,16 @@
+/**
+ * The lexical ranking's constants, shared by its two implementations: SQL over the tsvector
+ * column (repo.ts, searchSql) and the in-memory index (lexical-index.ts), which must rank alike.
+ */
+
+/** BM25's term-frequency saturation and chunk-length normalisation (the usual values). */
+export const BM25 = Object.freeze({ k1: 1.2, b: 0.75 });
+/**
+ * Boosts, in units of a lexeme's idf: found in the chunk's section headings (a field of its own,
+ * weight A of plus_chunks.search); two neighbouring lexemes of the question found as the same
+ * phrase (same distance apart) or near each other (either order, at most NEAR positions apart).
+ */
+export const BOOSTS = Object.freeze({ heading: 0.6, phrase: 0.5, near: 0.25 });
+export const NEAR = 3;
+/** Scores this close count as a tie (decided by diversity, then density, never by document order alone). */
+export const TIE_DECIMALS = 9;

@@ -1,0 +1,257 @@
+/**
+ * The in-memory lexical index (src/retrieval/lexical-index.ts): the same ranking as SQL on real
+ * documents for many generated questions (one entry and several), the tsvector text it reads,
+ * PostgreSQL's rounding of tied scores, the lexical_version that keeps it from answering from
+ * stale chunks (uploads, deletes, hand-written SQL), its size limit, and the service's use of it
+ * over HTTP — on PGlite, or on PostgreSQL when ATRIUM_TEST_DATABASE_URL is set.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildEntryIndex, EntryIndex, IndexBuilder, lexemesOfVector, LexicalIndexes, tieKey } from '../../src/retrieval/lexical-index.js';
+import { RetrievalRepo, type Question } from '../../src/retrieval/repo.js';
+import { newTeam, startTestApp, type TeamFixture, type TestApp } from '../helpers/app.js';
+import { multipart, type Part } from '../helpers/multipart.js';
+
+const FIXTURES = path.join(import.meta.dirname, '..', 'fixtures');
+const file = (name: string): Part => ({ name: 'files', filename: name, contentType: 'application/octet-stream', data: readFileSync(path.join(FIXTURES, name)) });
+const textFile = (filename: string, text: string): Part => ({ name: 'files', filename, contentType: 'text/plain', data: Buffer.from(text) });
+
+let t: TestApp;
+let team: TeamFixture;
+beforeAll(async () => {
+  // LEXICAL_INDEX on whatever the database (auto would leave it off on PostgreSQL)
+  t = await startTestApp({ lexicalIndex: { mode: 'on', maxChunks: 1_000_000 } });
+  team = await newTeam(t);
+});
+afterAll(async () => {
+  await t.close();
+});
+
+const db = () => t.database.db;
+const retrieval = new RetrievalRepo();
+
+async function createPlus(files: Part[], title = 'docs'): Promise<{ id: string; files: Array<{ id: string }> }> {
+  const res = await t.request({ method: 'POST', url: '/api/v1/plus', key: team.ownerKey, ...multipart([{ name: 'title', value: title }, ...files]) });
+  if (res.statusCode !== 200) throw new Error(`createPlus: ${res.statusCode} ${res.body}`);
+  return res.json();
+}
+
+async function indexOf(plusId: string): Promise<EntryIndex> {
+  const built = await buildEntryIndex(db(), plusId, 1_000_000);
+  if (!(built instanceof EntryIndex)) throw new Error('not indexed');
+  return built;
+}
+
+/** A small deterministic generator (the questions are the same in every run). */
+function random(seed: number) {
+  let x = seed;
+  return () => {
+    x = (x * 1_103_515_245 + 12_345) % 2 ** 31;
+    return x / 2 ** 31;
+  };
+}
+
+/**
+ * Questions built from the documents' own words: runs of consecutive words (phrases, so the
+ * phrase and proximity boosts apply, in both orders), words from far apart, stop words, misspelt
+ * long words (the prefix match), and follow-ups carrying an earlier question.
+ */
+function questions(text: string, count: number, seed: number): Question[] {
+  const words = text.split(/[^A-Za-z]+/).filter((w) => w.length > 0);
+  const next = random(seed);
+  const pick = () => Math.floor(next() * words.length);
+  const out: Question[] = [];
+  for (let i = 0; i < count; i++) {
+    const at = pick();
+    const run = words.slice(at, at + 1 + Math.floor(next() * 6));
+    const kind = i % 5;
+    if (kind === 1) run.reverse(); // near, the other way round
+    if (kind === 2) run.push(words[pick()]!, words[pick()]!);
+    if (kind === 3) run.push(`${(words.find((w, j) => j > at && w.length >= 7) ?? 'licence').slice(0, -1)}e`); // a long word spelt otherwise
+    const textOf = `What about ${run.join(' ')}?`;
+    out.push(kind === 4 && out.length > 0 ? { text: textOf, carry: out[out.length - 1]!.text } : { text: textOf });
+  }
+  return out;
+}
+
+async function expectSameRanking(plusIds: string[], indexes: EntryIndex[], q: Question, limit = 50) {
+  const bySql = await retrieval.retrieve(db(), { plusIds, fileIds: [] }, q, limit);
+  const inMemory = await retrieval.searchIndexes(db(), indexes, bySql.stats.n, await retrieval.questionLexemes(db(), q), limit);
+  const row = (c: { chunkId: number; score: number; rank: number; fileId: string; plusId: string; tokenSize: number }) => [c.chunkId, c.score, c.rank, c.fileId, c.plusId, c.tokenSize];
+  expect({ q, chunks: inMemory.chunks.map(row) }).toEqual({ q, chunks: bySql.chunks.map(row) });
+  expect({ q, choice: inMemory.choice, steps: inMemory.steps }).toEqual({ q, choice: bySql.choice, steps: bySql.steps });
+  return bySql;
+}
+
+describe('the same ranking as SQL', () => {
+  it('over real documents of several formats, for generated questions (phrases both ways, prefix matches, follow-ups)', async () => {
+    const docs = ['gpl-3.txt', 'mammoth-readme.md', 'users-and-groups.html', 'shared-mime-info-spec.pdf', 'apache-license.docx'];
+    const e = await createPlus(docs.map(file));
+    const index = await indexOf(e.id);
+    const text = readFileSync(path.join(FIXTURES, 'gpl-3.txt'), 'utf8') + readFileSync(path.join(FIXTURES, 'mammoth-readme.md'), 'utf8');
+    let found = 0;
+    for (const q of questions(text, 150, 7)) {
+      const r = await expectSameRanking([e.id], [index], q);
+      if (!r.leading && r.chunks.length > 0) found++;
+    }
+    // the questions do find chunks (a comparison of empty lists would prove nothing)
+    expect(found).toBeGreaterThan(120);
+  });
+
+  it('over several entries searched together (df, N and average length summed over them), and a limit', async () => {
+    const a = await createPlus([file('gpl-3.txt')], 'a');
+    const b = await createPlus([file('mammoth-readme.md'), file('users-and-groups.html')], 'b');
+    const indexes = [await indexOf(a.id), await indexOf(b.id)];
+    const text = readFileSync(path.join(FIXTURES, 'gpl-3.txt'), 'utf8').slice(0, 20_000) + readFileSync(path.join(FIXTURES, 'mammoth-readme.md'), 'utf8');
+    for (const q of questions(text, 60, 11)) await expectSameRanking([a.id, b.id], indexes, q, 7);
+  });
+
+  it('ties: equal scores ordered by diversity, then the shorter chunk, then the id', async () => {
+    const same = 'The zebra crossing is painted white.';
+    const e = await createPlus([textFile('one.txt', `${same}\n\nUnrelated words here.`), textFile('two.txt', `${same}\n\n${same}`), textFile('three.txt', same)]);
+    const r = await expectSameRanking([e.id], [await indexOf(e.id)], { text: 'zebra crossing' });
+    expect(r.chunks.length).toBeGreaterThan(1);
+  });
+
+  it('rounds scores as PostgreSQL does before comparing them (float8 → numeric at 15 digits, half away from zero)', async () => {
+    const next = random(3);
+    const values = [0, 1, 0.5, 12.3456789045, 12.3456789055, 2.0000000005, 1e-7, 1.23456789012345e-7, 0.0000000005, 33.333333333333336];
+    for (let i = 0; i < 300; i++) values.push(next() * 40, Math.round(next() * 4e10) / 4e9, next() * 1e-6);
+    const res = (await db().execute(
+      sql`select round(v::numeric, 9)::text as r from unnest(cast(${`{${values.map((v) => v.toString()).join(',')}}`} as float8[])) with ordinality u(v, i) order by i`,
+    )) as unknown as { rows: Array<{ r: string }> };
+    const fromPg = res.rows.map((r) => Number(r.r.replace('.', '')));
+    expect(values.map(tieKey)).toEqual(fromPg);
+  });
+});
+
+describe('what it reads', () => {
+  it("parses PostgreSQL's tsvector text: quoted and escaped lexemes, positions and weights", async () => {
+    const res = (await db().execute(sql`select cast(${"'it''s':1,4A 'back\\\\slash':2 'plain':3B,5,6A"} as tsvector)::text as v`)) as unknown as { rows: Array<{ v: string }> };
+    const b = new IndexBuilder();
+    b.addFile('f', 'f.txt');
+    expect(b.addChunk(1, 'f', 10, res.rows[0]!.v)).toBe(true);
+    expect(b.addChunk(2, 'not added', 10, "'x':1")).toBe(false);
+    const idx = b.seal('p', 0, 10);
+    expect(idx.df("it's")).toBe(1);
+    expect(idx.df('back\\slash')).toBe(1);
+    expect(idx.df('plain')).toBe(1);
+    expect(idx.withPrefix('pla')).toEqual([['plain', 1]]);
+    expect(idx.chunks).toBe(1);
+  });
+
+  it("reads a question's lexemes and first positions from its tsvector text as the SQL does", async () => {
+    for (const q of ["What's O'Brien's licence?", 'Copy copies copied: the C:\\path\\file and a "quoted" word', 'the of and', 'Résumé naïve café 2024-01-02 v1.2.3']) {
+      const res = (await db().execute(sql`select to_tsvector('english', ${q})::text as v`)) as unknown as { rows: Array<{ v: string }> };
+      const byLexeme = (a: { lexeme: string }, b: { lexeme: string }) => (a.lexeme < b.lexeme ? -1 : 1);
+      expect(lexemesOfVector(res.rows[0]!.v).sort(byLexeme)).toEqual((await retrieval.questionLexemes(db(), { text: q })).sort(byLexeme));
+    }
+  });
+});
+
+describe('never stale', () => {
+  it('every statement inserting or deleting chunks raises the entry’s lexical_version — uploads, file deletes, and SQL written by hand', async () => {
+    const e = await createPlus([textFile('a.txt', 'Alpha beta gamma.')]);
+    const version = async () => Number(((await db().execute(sql`select lexical_version as v from plus_entries where id = ${e.id}::uuid`)) as unknown as { rows: Array<{ v: number | string }> }).rows[0]!.v);
+    const v0 = await version();
+    const up = await t.request({ method: 'POST', url: `/api/v1/plus/${e.id}/add-file`, key: team.ownerKey, ...multipart([textFile('b.txt', 'Delta epsilon.')]) });
+    expect(up.statusCode).toBe(200);
+    const v1 = await version();
+    expect(v1).toBeGreaterThan(v0);
+    const del = await t.request({ method: 'DELETE', url: `/api/v1/plus/file/${e.files[0]!.id}`, key: team.ownerKey });
+    expect(del.statusCode).toBe(200);
+    const v2 = await version();
+    expect(v2).toBeGreaterThan(v1);
+    await db().execute(sql`insert into plus_chunks (file_id, plus_id, idx, file_data, file_data_processed, token_size) select file_id, plus_id, idx + 1, 'Zeta.', 'Zeta.', 1 from plus_chunks where plus_id = ${e.id}::uuid`);
+    const v3 = await version();
+    expect(v3).toBeGreaterThan(v2);
+    await db().execute(sql`delete from plus_chunks where plus_id = ${e.id}::uuid and file_data = 'Zeta.'`);
+    expect(await version()).toBeGreaterThan(v3);
+    // an index built before a change is not current after it
+    const idx = new LexicalIndexes(db(), 1_000_000);
+    expect(idx.current(e.id, await version())).toBeUndefined();
+    await idx.idle();
+    expect(idx.current(e.id, await version())).toBeDefined();
+    await db().execute(sql`update plus_entries set lexical_version = lexical_version + 1 where id = ${e.id}::uuid`);
+    expect(idx.current(e.id, await version())).toBeUndefined();
+    expect(idx.has(e.id)).toBe(false);
+    // chunks whose count disagrees with the entry's chunk_count (written by hand): not indexed, and not tried again at that version
+    await db().execute(sql`update plus_entries set chunk_count = chunk_count + 1 where id = ${e.id}::uuid`);
+    expect(idx.current(e.id, await version())).toBeUndefined();
+    await idx.idle();
+    expect(idx.has(e.id)).toBe(false);
+    idx.current(e.id, await version());
+    expect(idx.stats().building).toBe(0);
+    await idx.close();
+  });
+
+  it('over HTTP: the service searches the index once built, and a change is answered at once, from the database, until it is rebuilt', async () => {
+    const e = await createPlus([textFile('a.txt', 'The quokka lives on Rottnest Island.\n\nOther words about islands.')]);
+    const ask = async (question: string) => {
+      const res = await t.request({ method: 'POST', url: `/api/v1/plus/${e.id}/context-for-prompt`, key: team.ownerKey, payload: { content: question, explain: true } });
+      expect(res.statusCode).toBe(200);
+      return res.json() as { content: string; explain: { results: Array<{ filename: string; excerpt: string }> } };
+    };
+    const indexes = t.services.plus.lexicalIndexes!;
+    expect(indexes.has(e.id)).toBe(false);
+    const first = await ask('Where does the quokka live?');
+    expect(first.content).toContain('quokka');
+    await indexes.idle();
+    expect(indexes.has(e.id)).toBe(true);
+    // the index answers the same (and reads the texts it packs)
+    expect(await ask('Where does the quokka live?')).toEqual(first);
+    // a new file: found by the very next question
+    const up = await t.request({ method: 'POST', url: `/api/v1/plus/${e.id}/add-file`, key: team.ownerKey, ...multipart([textFile('b.txt', 'The numbat eats termites.')]) });
+    expect(up.statusCode).toBe(200);
+    expect((await ask('What does the numbat eat?')).content).toContain('termites');
+    await indexes.idle();
+    expect(indexes.has(e.id)).toBe(true);
+    expect((await ask('What does the numbat eat?')).content).toContain('termites');
+    // a deleted file: gone from the very next answer
+    const del = await t.request({ method: 'DELETE', url: `/api/v1/plus/file/${(up.json().files as Array<{ id: string; filename: string }>).find((f) => f.filename === 'b.txt')!.id}`, key: team.ownerKey });
+    expect(del.statusCode).toBe(200);
+    expect((await ask('What does the numbat eat?')).content).not.toContain('termites');
+  });
+
+  it('a chat turn over several entries uses their indexes (same sources as the SQL ranking)', async () => {
+    const a = await createPlus([file('gpl-3.txt')], 'a');
+    const b = await createPlus([file('mammoth-readme.md')], 'b');
+    const entries = await t.services.plus.visibleIds({ teamId: team.teamId, userId: team.ownerId, role: 'owner' } as never, [a.id, b.id]);
+    expect(entries.sort()).toEqual([a.id, b.id].sort());
+    const indexes = t.services.plus.lexicalIndexes!;
+    for (const id of [a.id, b.id]) indexes.current(id, -1);
+    await indexes.idle();
+    expect(indexes.has(a.id) && indexes.has(b.id)).toBe(true);
+    await expectSameRanking([a.id, b.id], [await indexOf(a.id), await indexOf(b.id)], { text: 'How do I convert a document with style maps under the licence?' });
+  });
+});
+
+describe('size', () => {
+  it('an entry larger than the limit is not indexed (searched in SQL); the least recently searched go first', async () => {
+    const big = await createPlus([file('gpl-3.txt')], 'big');
+    const small1 = await createPlus([textFile('a.txt', 'One small file.')], 's1');
+    const small2 = await createPlus([textFile('b.txt', 'Another small file.')], 's2');
+    const versionOf = async (id: string) => Number(((await db().execute(sql`select lexical_version as v from plus_entries where id = ${id}::uuid`)) as unknown as { rows: Array<{ v: number | string }> }).rows[0]!.v);
+    const indexes = new LexicalIndexes(db(), 2);
+    indexes.current(big.id, await versionOf(big.id));
+    await indexes.idle();
+    expect(indexes.has(big.id)).toBe(false);
+    // not tried again at the same version
+    indexes.current(big.id, await versionOf(big.id));
+    expect(indexes.stats().building).toBe(0);
+    indexes.current(small1.id, await versionOf(small1.id));
+    await indexes.idle();
+    indexes.current(small2.id, await versionOf(small2.id));
+    await indexes.idle();
+    expect(indexes.stats()).toMatchObject({ entries: 2, chunks: 2 });
+    const third = await createPlus([textFile('c.txt', 'A third one.')], 's3');
+    indexes.current(small1.id, await versionOf(small1.id)); // small1 used: small2 is now the oldest
+    indexes.current(third.id, await versionOf(third.id));
+    await indexes.idle();
+    expect([indexes.has(small1.id), indexes.has(small2.id), indexes.has(third.id)]).toEqual([true, false, true]);
+    expect(indexes.stats().bytes).toBeGreaterThan(0);
+    await indexes.close();
+  });
+});
