@@ -378,16 +378,31 @@ export class RetrievalRepo {
    */
   async lexicalSearch(db: Executor, scope: ChunkScope, stats: TermStats, limit: number): Promise<Retrieved> {
     if (isEmpty(scope)) return { chunks: [], stats, inMemory: false, choice: null, steps: 0, leading: false };
+    return this.stepwise(db, scope, stats, false, limit, (choice, step, want, avgLen) => this.search(db, scope, choice, step, want, avgLen));
+  }
+
+  /**
+   * The steps of the term choice made from `stats`, each run by `runStep` for the chunks still
+   * wanted, until `limit` are found; then ranks set (`ranked`).
+   */
+  private async stepwise(
+    db: Executor,
+    scope: ChunkScope,
+    stats: TermStats,
+    inMemory: boolean,
+    limit: number,
+    runStep: (choice: TermChoice, step: Step, want: number, avgLen: number) => ScoredChunk[] | Promise<ScoredChunk[]>,
+  ): Promise<Retrieved> {
     const choice = chooseTerms(stats.terms, stats.n, this.termOptions);
     const avgLen = stats.n > 0 && stats.tokens ? stats.tokens / stats.n : 0;
     const chunks: ScoredChunk[] = [];
     let steps = 0;
     for (const step of choice?.steps ?? []) {
       if (chunks.length >= limit) break;
-      chunks.push(...(await this.search(db, scope, choice!, step, limit - chunks.length, avgLen)));
+      chunks.push(...(await runStep(choice!, step, limit - chunks.length, avgLen)));
       steps++;
     }
-    return this.ranked(db, scope, stats, false, choice, chunks, steps, limit);
+    return this.ranked(db, scope, stats, inMemory, choice, chunks, steps, limit);
   }
 
   /** The lexical list's ranks set, or the opening chunks when it is empty. */
@@ -414,19 +429,12 @@ export class RetrievalRepo {
    */
   async searchIndexes(db: Executor, indexes: readonly EntryIndex[], n: number, lexemes: readonly QuestionLexeme[], limit: number): Promise<Retrieved> {
     const stats: TermStats = { n, tokens: indexes.reduce((t, i) => t + i.tokens, 0), terms: indexTermStats(indexes, lexemes) };
-    const choice = chooseTerms(stats.terms, stats.n, this.termOptions);
-    const avgLen = stats.n > 0 && stats.tokens ? stats.tokens / stats.n : 0;
-    const chunks: ScoredChunk[] = [];
-    let steps = 0;
-    for (const step of choice?.steps ?? []) {
-      if (chunks.length >= limit) break;
-      const hits: Hit[] = [];
-      for (const idx of indexes) idx.candidates(choice!, step, avgLen, hits);
-      for (const h of orderHits(hits, limit - chunks.length)) chunks.push(h.index.chunk(h));
-      steps++;
-    }
     const scope = { plusIds: indexes.map((i) => i.plusId), fileIds: [] };
-    return this.ranked(db, scope, stats, true, choice, chunks, steps, limit);
+    return this.stepwise(db, scope, stats, true, limit, (choice, step, want, avgLen) => {
+      const hits: Hit[] = [];
+      for (const idx of indexes) idx.candidates(choice, step, avgLen, hits);
+      return orderHits(hits, want).map((h) => h.index.chunk(h));
+    });
   }
 
   /**
