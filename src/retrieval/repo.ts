@@ -295,8 +295,6 @@ export interface Retrieved {
   chunks: ScoredChunk[];
   /** the question's term statistics the choice was made from */
   stats: TermStats;
-  /** ranked by the in-memory index (lexical-index.ts) rather than SQL */
-  inMemory: boolean;
   /** the terms searched for (null: the question has no word that occurs in scope) */
   choice: TermChoice | null;
   /** how many of the choice's steps were run */
@@ -360,7 +358,7 @@ export class RetrievalRepo {
    * (chooseTerms), then lexicalSearch.
    */
   async retrieve(db: Executor, scope: ChunkScope, question: string | Question, limit: number): Promise<Retrieved> {
-    if (isEmpty(scope)) return { chunks: [], stats: { n: 0, terms: [] }, inMemory: false, choice: null, steps: 0, leading: false };
+    if (isEmpty(scope)) return { chunks: [], stats: { n: 0, terms: [] }, choice: null, steps: 0, leading: false };
     return this.lexicalSearch(db, scope, await this.termStats(db, scope, typeof question === 'string' ? { text: question } : question), limit);
   }
 
@@ -377,8 +375,8 @@ export class RetrievalRepo {
    * or nothing matches.
    */
   async lexicalSearch(db: Executor, scope: ChunkScope, stats: TermStats, limit: number): Promise<Retrieved> {
-    if (isEmpty(scope)) return { chunks: [], stats, inMemory: false, choice: null, steps: 0, leading: false };
-    return this.stepwise(db, scope, stats, false, limit, (choice, step, want, avgLen) => this.search(db, scope, choice, step, want, avgLen));
+    if (isEmpty(scope)) return { chunks: [], stats, choice: null, steps: 0, leading: false };
+    return this.stepwise(db, scope, stats, limit, (choice, step, want, avgLen) => this.search(db, scope, choice, step, want, avgLen));
   }
 
   /**
@@ -389,7 +387,6 @@ export class RetrievalRepo {
     db: Executor,
     scope: ChunkScope,
     stats: TermStats,
-    inMemory: boolean,
     limit: number,
     runStep: (choice: TermChoice, step: Step, want: number, avgLen: number) => ScoredChunk[] | Promise<ScoredChunk[]>,
   ): Promise<Retrieved> {
@@ -402,18 +399,18 @@ export class RetrievalRepo {
       chunks.push(...(await runStep(choice!, step, limit - chunks.length, avgLen)));
       steps++;
     }
-    return this.ranked(db, scope, stats, inMemory, choice, chunks, steps, limit);
+    return this.ranked(db, scope, stats, choice, chunks, steps, limit);
   }
 
   /** The lexical list's ranks set, or the opening chunks when it is empty. */
-  private async ranked(db: Executor, scope: ChunkScope, stats: TermStats, inMemory: boolean, choice: TermChoice | null, chunks: ScoredChunk[], steps: number, limit: number): Promise<Retrieved> {
+  private async ranked(db: Executor, scope: ChunkScope, stats: TermStats, choice: TermChoice | null, chunks: ScoredChunk[], steps: number, limit: number): Promise<Retrieved> {
     const leading = chunks.length === 0;
     const list = leading ? await this.leading(db, scope, limit) : chunks;
     list.forEach((c, i) => {
       c.rank = i + 1;
       c.ranking = { lexical: { score: c.score, rank: i + 1 }, vector: null };
     });
-    return { chunks: list, stats, inMemory, choice, steps, leading };
+    return { chunks: list, stats, choice, steps, leading };
   }
 
   /** The question's lexemes (to_tsvector, English), for a search of in-memory indexes (one statement). */
@@ -430,7 +427,7 @@ export class RetrievalRepo {
   async searchIndexes(db: Executor, indexes: readonly EntryIndex[], n: number, lexemes: readonly QuestionLexeme[], limit: number): Promise<Retrieved> {
     const stats: TermStats = { n, tokens: indexes.reduce((t, i) => t + i.tokens, 0), terms: indexTermStats(indexes, lexemes) };
     const scope = { plusIds: indexes.map((i) => i.plusId), fileIds: [] };
-    return this.stepwise(db, scope, stats, true, limit, (choice, step, want, avgLen) => {
+    return this.stepwise(db, scope, stats, limit, (choice, step, want, avgLen) => {
       const hits: Hit[] = [];
       for (const idx of indexes) idx.candidates(choice, step, avgLen, hits);
       return orderHits(hits, want).map((h) => h.index.chunk(h));
