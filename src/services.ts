@@ -62,7 +62,9 @@ export function createServices(
   });
   const usage = new UsageService(db, budgetCounters(database));
   const chat = new ChatService(db, workspaces, plus);
-  const turns = new TurnService(db, workspaces, models, plus, promptLogs, config.providerTimeouts, usage);
+  const turns = new TurnService(db, workspaces, models, plus, promptLogs, config.providerTimeouts, usage, (why) =>
+    onError(new Error(why), 'follow-up rewrite (searched with carried terms instead)'),
+  );
   const compat = new OpenAICompatService(workspaces, turns);
   return { auth, teams, models, workspaces, promptLogs, embeddings, plus, usage, chat, turns, compat };
 }

@@ -152,6 +152,10 @@ export const workspaces = pgTable(
     sharingType: text('sharing_type', { enum: ['TEAM', 'PRIVATE'] }).notNull(),
     greeting: text('greeting'),
     samplePrompts: jsonb('sample_prompts').$type<string[]>(),
+    /** how a follow-up question is searched: with the previous question's key terms carried, or rewritten by the turn's model */
+    followUpSearch: text('follow_up_search', { enum: ['carry', 'rewrite'] })
+      .notNull()
+      .default('carry'),
     created: created(),
     updated: ts('updated').notNull().defaultNow(),
   },
@@ -221,6 +225,15 @@ export interface StoredSource {
   ranking?: { lexical: { score: number; rank: number } | null; vector: { score: number; rank: number } | null };
 }
 
+/** A follow-up searched as rewritten by the turn's model (workspaces.follow_up_search = 'rewrite'). */
+export interface SearchRewrite {
+  /** what was searched */
+  query: string;
+  /** the rewrite call's usage (provider-reported, else Atrium's count) */
+  promptTokens: number;
+  completionTokens: number;
+}
+
 export const chatMessages = pgTable(
   'chat_messages',
   {
@@ -269,6 +282,8 @@ export const promptLogs = pgTable(
      * finished, so the usage module's sweep can give a crashed node's reservation back, once.
      */
     reservation: jsonb('reservation'),
+    /** a follow-up searched as rewritten by the turn's model: the query and what that call used (also in the turn's ledger row) */
+    rewrite: jsonb('rewrite').$type<SearchRewrite>(),
     search: tsvector('search').generatedAlwaysAs(
       sql`to_tsvector('simple', coalesce(prompt, '') || ' ' || coalesce(response, ''))`,
     ),

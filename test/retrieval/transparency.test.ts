@@ -157,5 +157,168 @@ describe('chat sources and follow-ups', () => {
     // the turn before that one is what is carried, not the thread's first question
     const next = await ask('What about the GPL?', follow.threadId);
     expect(next.sources.some((x) => x.filename === 'gpl-3.txt')).toBe(true);
+    // carrying terms calls no model: one provider call per turn
+    expect(s.standIn.requests).toHaveLength(4);
+  });
+});
+
+describe('follow-ups rewritten by the model (followUpSearch: rewrite)', () => {
+  const REWRITTEN = 'Does the GNU General Public License version 3 say anything about patents?';
+  const onRewrite = (reply: Record<string, unknown>) => s.standIn.set({ whenPrompt: [{ contains: 'Follow-up question:', ...reply }] });
+
+  async function setup(followUpSearch: 'carry' | 'rewrite' = 'rewrite') {
+    const team = await newTeam(t);
+    // priced, so the ledger's credits show what was billed
+    const model = await createModel(t, team.ownerKey, { ...s.modelBody('OPENAI'), contextWindow: 16000, chatCredits: 2 });
+    const ws = await createWorkspace(t, team.ownerKey, { modelIds: [model.id], followUpSearch });
+    expect(ws.followUpSearch).toBe(followUpSearch);
+    const p = await createPlus(team.ownerKey, { title: 'licences' }, [file('apache-license.docx'), file('gpl-3.txt', 'text/plain')]);
+    const ask = async (prompt: string, threadId?: string) => {
+      const res = await t.request({ method: 'POST', url: `/api/v1/chat/${ws.id}/completions`, key: team.ownerKey, payload: { prompt, plusIds: [p.id], ...(threadId ? { threadId } : {}) } });
+      expect(res.statusCode).toBe(200);
+      return expectShape(ChatAnswer, res.json());
+    };
+    return { team, ws, p, ask };
+  }
+
+  const logOf = async (threadId: string, prompt: string) => {
+    const rows = (await t.database.db.execute(sql`select id, prompt_tokens, completion_tokens, rewrite from prompt_logs where thread_id = ${threadId}::uuid and prompt = ${prompt}`)) as unknown as {
+      rows: Array<{ id: string; prompt_tokens: number; completion_tokens: number; rewrite: { query: string; promptTokens: number; completionTokens: number } | null }>;
+    };
+    expect(rows.rows).toHaveLength(1);
+    return rows.rows[0]!;
+  };
+  const ledgerOf = async (id: string) => {
+    const rows = (await t.database.db.execute(sql`select prompt_tokens, completion_tokens, credits from usage_ledger where id = ${id}::uuid`)) as unknown as {
+      rows: Array<{ prompt_tokens: number; completion_tokens: number; credits: number }>;
+    };
+    return rows.rows[0]!;
+  };
+
+  it("searches the model's standalone question, and logs and bills the rewrite with the turn", async () => {
+    const { team, ask, p } = await setup();
+    const first = await ask('What does the Apache license say about contributions?');
+    // a new thread's first question is not a follow-up: no rewrite
+    expect(s.standIn.requests).toHaveLength(1);
+    expect((await logOf(first.threadId, 'What does the Apache license say about contributions?')).rewrite).toBeNull();
+
+    onRewrite({ reply: REWRITTEN });
+    const follow = await ask('And what about patents?', first.threadId);
+    // carried terms would have ranked the Apache licence's patent grant first (the test above); the rewrite names the GPL
+    expect(follow.sources[0]!.filename).toBe('gpl-3.txt');
+    expect(follow.sources.every((x) => x.plusId === p.id)).toBe(true);
+
+    // two calls: the rewrite (the conversation so far, the question, a short temperature-0 reply), then the answer
+    const [rewriteCall, answerCall] = s.standIn.requests.slice(1);
+    expect(s.standIn.requests).toHaveLength(3);
+    const asked = JSON.stringify(rewriteCall!.body.messages);
+    expect(asked).toContain('What does the Apache license say about contributions?');
+    expect(asked).toContain(`Echo: What does the Apache license say about contributions?`);
+    expect(asked).toContain('Follow-up question: And what about patents?');
+    expect(rewriteCall!.body.temperature).toBe(0);
+    expect(rewriteCall!.body.max_tokens ?? rewriteCall!.body.max_completion_tokens).toBe(80);
+    // the answer is asked the user's own question, with the context the rewrite found
+    expect(answerCall!.body.messages.at(-1).content).toBe('And what about patents?');
+    expect(JSON.stringify(answerCall!.body.messages)).toContain('GNU GENERAL PUBLIC LICENSE');
+
+    // the prompt log shows what was searched and what the rewrite used; the ledger bills both calls
+    const log = await logOf(first.threadId, 'And what about patents?');
+    expect(log.rewrite!.query).toBe(REWRITTEN);
+    expect(log.rewrite!.promptTokens).toBeGreaterThan(0);
+    expect(log.rewrite!.completionTokens).toBe(REWRITTEN.split(' ').length);
+    expect(log.prompt_tokens).toBe(follow.usage.promptTokens);
+    const billed = await ledgerOf(log.id);
+    expect(billed.prompt_tokens).toBe(follow.usage.promptTokens + log.rewrite!.promptTokens);
+    expect(billed.completion_tokens).toBe(follow.usage.completionTokens + log.rewrite!.completionTokens);
+    expect(billed.credits).toBeCloseTo(((billed.prompt_tokens + billed.completion_tokens) * 2) / 1000, 9);
+
+    // the prompt log API returns it
+    const listed = (await t.request({ method: 'GET', url: '/api/v1/chat/prompt-logs/paged?size=10', key: team.ownerKey })).json().content as Array<{ id: string; rewrite: unknown }>;
+    expect(listed.find((l) => l.id === log.id)!.rewrite).toEqual(log.rewrite);
+  });
+
+  it('a rewrite that fails is searched with carried terms; the answer still comes and only what was billed is counted', async () => {
+    const { ask } = await setup();
+    const first = await ask('What does the Apache license say about contributions?');
+    onRewrite({ failStatus: 500 });
+    const follow = await ask('And what about patents?', first.threadId);
+    // the carried terms' result (the Apache licence's patent grant)
+    expect(follow.sources[0]!.filename).toBe('apache-license.docx');
+    expect(follow.message.content).toBe('Echo: And what about patents?');
+    expect(s.standIn.requests).toHaveLength(3);
+    const log = await logOf(first.threadId, 'And what about patents?');
+    expect(log.rewrite).toBeNull();
+    expect(await ledgerOf(log.id)).toMatchObject({ prompt_tokens: follow.usage.promptTokens, completion_tokens: follow.usage.completionTokens });
+  });
+
+  it('an empty rewrite is not searched for, but its tokens are billed', async () => {
+    const { ask } = await setup();
+    const first = await ask('What does the Apache license say about contributions?');
+    onRewrite({ reply: '""' });
+    const follow = await ask('And what about patents?', first.threadId);
+    expect(follow.sources[0]!.filename).toBe('apache-license.docx');
+    const log = await logOf(first.threadId, 'And what about patents?');
+    expect(log.rewrite).toBeNull();
+    const billed = await ledgerOf(log.id);
+    expect(billed.prompt_tokens).toBeGreaterThan(follow.usage.promptTokens);
+    expect(billed.completion_tokens).toBe(follow.usage.completionTokens + 1);
+  });
+
+  it('earlier turns sent in the request are the conversation of a turn without a thread', async () => {
+    const { ws, team, p } = await setup();
+    onRewrite({ reply: REWRITTEN });
+    const res = await t.request({
+      method: 'POST',
+      url: `/api/v1/chat/${ws.id}/completions`,
+      key: team.ownerKey,
+      payload: {
+        plusIds: [p.id],
+        messages: [
+          { role: 'user', content: 'What does the Apache license say about contributions?' },
+          { role: 'assistant', content: 'Contributions are licensed under the same terms.' },
+          { role: 'user', content: 'And what about patents?' },
+        ],
+      },
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().sources[0].filename).toBe('gpl-3.txt');
+    expect(s.standIn.requests).toHaveLength(2);
+    expect(JSON.stringify(s.standIn.requests[0]!.body.messages)).toContain('Assistant: Contributions are licensed under the same terms.');
+  });
+
+  it('a follow-up over budget is refused before any provider call, the rewrite included', async () => {
+    const { team, ws, ask } = await setup();
+    const first = await ask('What does the Apache license say about contributions?');
+    const budget = await t.request({ method: 'POST', url: '/api/v1/budgets', key: team.ownerKey, payload: { scope: 'team', scopeId: team.teamId, period: 'total', credits: 0.001 } });
+    expect(budget.statusCode).toBe(201);
+    onRewrite({ reply: REWRITTEN });
+    const res = await t.request({ method: 'POST', url: `/api/v1/chat/${ws.id}/completions`, key: team.ownerKey, payload: { prompt: 'And what about patents?', threadId: first.threadId } });
+    expect(expectProblem(res, 429).code).toBe('budget_exceeded');
+    expect(s.standIn.requests).toHaveLength(1);
+  });
+
+  it('an entry the caller cannot see is a 404 before anything is stored or called', async () => {
+    const { team, ws, ask } = await setup();
+    const other = await newTeam(t);
+    const theirs = await createPlus(other.ownerKey, { title: 'theirs' }, [file('gpl-3.txt', 'text/plain')]);
+    const first = await ask('What does the Apache license say about contributions?');
+    const res = await t.request({ method: 'POST', url: `/api/v1/chat/${ws.id}/completions`, key: team.ownerKey, payload: { prompt: 'And what about patents?', threadId: first.threadId, plusIds: [theirs.id] } });
+    expectProblem(res, 404);
+    expect(s.standIn.requests).toHaveLength(1);
+    const thread = (await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/history/${first.threadId}`, key: team.ownerKey })).json() as { messages: unknown[] };
+    expect(thread.messages).toHaveLength(2);
+  });
+
+  it('is a workspace setting: carry by default, rewrite when asked, anything else a 400', async () => {
+    const team = await newTeam(t);
+    const ws = await createWorkspace(t, team.ownerKey, {});
+    expect(ws.followUpSearch).toBe('carry');
+    const url = `/api/v1/workspaces/${ws.id}`;
+    const bad = await t.request({ method: 'PATCH', url, key: team.ownerKey, payload: { followUpSearch: 'sometimes' } });
+    expectProblem(bad, 400);
+    const ok = await t.request({ method: 'PATCH', url, key: team.ownerKey, payload: { followUpSearch: 'rewrite' } });
+    expect(ok.statusCode).toBe(200);
+    expect(ok.json().followUpSearch).toBe('rewrite');
+    expect((await t.request({ method: 'GET', url, key: team.ownerKey })).json().followUpSearch).toBe('rewrite');
   });
 });

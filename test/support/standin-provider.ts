@@ -29,7 +29,7 @@
  * the vector to that size.
  *
  * Answers are deterministic: the reply is `Echo: ` + the text of the last user message (or the
- * `reply` switch), streamed in word chunks (`"Echo: hi there"` -> `"Echo:"`, `" hi"`, `" there"`).
+ * `reply` switch, or a `whenPrompt` rule's), streamed in word chunks (`"Echo: hi there"` -> `"Echo:"`, `" hi"`, `" there"`).
  * A max-tokens parameter smaller than the number of word chunks truncates the reply to that many
  * chunks and finishes with the protocol's "length" reason.
  * Usage: promptTokens = ceil(chars of all input texts incl. system / 4) (min 1),
@@ -84,6 +84,11 @@ export interface StandInSwitches {
   hangAfterChunks: number | null;
   /** Override the reply text. */
   reply: string | null;
+  /**
+   * Chat requests whose last user message contains `contains` (the first rule that matches) get
+   * `reply` instead, or `failStatus` as a provider error; the others are answered as usual.
+   */
+  whenPrompt: Array<{ contains: string; reply?: string; failStatus?: number }>;
   /** Enforce a context window with the stand-in's own token count (see the header comment). */
   contextWindow: { tokens: number; style: 'llamacpp' | 'openai' } | null;
   /** openai / azure: answer without usage (like servers that report none). */
@@ -152,6 +157,7 @@ const DEFAULTS: StandInSwitches = {
   malformed: false,
   hangAfterChunks: null,
   reply: null,
+  whenPrompt: [],
   contextWindow: null,
   noUsage: false,
   failEmbeddings: null,
@@ -431,7 +437,12 @@ export async function startStandInProvider(): Promise<StandInProvider> {
     }
 
     const conv = conversationOf(r.protocol, body);
-    const text = s.reply ?? `Echo: ${conv.lastUser}`;
+    const rule = s.whenPrompt.find((w) => conv.lastUser.includes(w.contains));
+    if (rule?.failStatus) {
+      sendJson(res, rule.failStatus, errorBody(r.protocol, rule.failStatus));
+      return;
+    }
+    const text = rule?.reply ?? s.reply ?? `Echo: ${conv.lastUser}`;
     let words = wordChunks(text);
     const max = maxTokensOf(r.protocol, body);
     const truncated = max !== null && words.length > max;

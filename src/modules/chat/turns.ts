@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { TtlCache } from '../../cache.js';
 import type { Db } from '../../db/client.js';
 import { GroupCommit } from '../../db/group-commit.js';
-import type { StoredSource } from '../../db/schema.js';
+import type { SearchRewrite, StoredSource } from '../../db/schema.js';
 import { AppError, badRequest, notFound, upstreamError, type ErrorKind } from '../../errors.js';
 import { countTokens } from '../../ingest/tokens.js';
 import { classifyProviderError, describeForLog, getAdapter, type ProviderError } from '../../providers/index.js';
@@ -18,6 +18,7 @@ import type { WorkspaceRow } from '../workspaces/repo.js';
 import type { WorkspacesService } from '../workspaces/service.js';
 import { calibrationFrom, completeWithContextRetry, effectiveMaxTokens, streamWithContextRetry, type CalibratedUsage } from './context-fit.js';
 import { assemblePrompt, refitAfterContextError, titleFrom, type AssembledPrompt, type AssemblyInput } from './prompt.js';
+import { REWRITE_ALLOWANCE_TOKENS, rewriteFollowUp } from './follow-up.js';
 import { ChatRepo, THREAD_DELETED, type AnswerRecord, type StoredAnswer, type StoredUserTurn, type UserTurnRecord } from './repo.js';
 import type { ChatAnswerT, ChatCompletionRequestT } from './schema.js';
 
@@ -48,7 +49,7 @@ export interface TurnOptions {
 }
 
 /** Context from Plus entries (implemented by PlusService). */
-export type ContextSource = Pick<PlusService, 'contextForTurn'>;
+export type ContextSource = Pick<PlusService, 'contextForTurn' | 'visibleIds'>;
 
 const ZERO_USAGE: Usage = Object.freeze({ promptTokens: 0, completionTokens: 0, totalTokens: 0 });
 const NO_CONTEXT = Object.freeze({ text: '', sources: [] as StoredSource[] });
@@ -74,6 +75,9 @@ interface Plan {
   target: ProviderTarget;
   params: GenerationParams;
 }
+
+/** A follow-up's rewrite call: the query (null when the reply was unusable) and what the call used. */
+type Rewritten = NonNullable<Awaited<ReturnType<typeof rewriteFollowUp>>>;
 
 /** What the prompt was fitted from, to refit it once after a context-length refusal. */
 interface Fit {
@@ -102,6 +106,8 @@ export class TurnService {
     private readonly logs: PromptLogsService,
     private readonly timeouts: ProviderTimeouts,
     private readonly usage: UsageService,
+    /** a follow-up's rewrite failed (the turn carried terms instead): reported, not thrown */
+    private readonly onRewriteFailure: (why: string) => void = () => {},
   ) {}
 
   /**
@@ -116,11 +122,17 @@ export class TurnService {
     const plan = await this.plan(caller, workspaceId, req, opts.store !== false);
     // 2. Context from the entries the request names: an invisible one is a 404, still before storing.
     //    A follow-up is searched with the thread's previous question's key terms carried (docs/API.md, Follow-ups).
+    //    A workspace that has follow-ups rewritten by the model searches after statement 1 (step 4):
+    //    the rewrite reads the thread's history and is paid under the turn's reservation.
     const named = plan.plusIds.length + plan.workspacePlusIds.length > 0;
-    let context = named ? await this.retrieve(caller, plan, await this.previousQuestion(plan)) : NO_CONTEXT;
+    const rewrites = plan.workspace.followUpSearch === 'rewrite' && (plan.historyScope !== null || previousFrom(plan, []) !== null);
+    if (named && rewrites) await this.assertVisible(caller, plan);
+    let context = named && !rewrites ? await this.retrieve(caller, plan, await this.previousQuestion(plan)) : NO_CONTEXT;
     // 2b. Reserve what the call may cost against the caller's budgets (null: none applies). Where
     //     the counters live decides whether statement 1 takes the reservation or it is taken here.
-    const hold = await this.usage.hold(caller, plan.model.price, () => costOf(plan, context.text), plan.historyScope ? () => this.lastExchangeTokens(plan.threadId) : null);
+    //     A turn that may rewrite reserves for the rewrite and for context it has not retrieved yet.
+    const extra = rewrites ? REWRITE_ALLOWANCE_TOKENS + contextBudget(plan) : 0;
+    const hold = await this.usage.hold(caller, plan.model.price, () => costOf(plan, context.text, extra), plan.historyScope ? () => this.lastExchangeTokens(plan.threadId) : null);
     // 3. Store the user's turn and pending log; the same statement checks the thread and reads its
     //    history (and, with budgets on the database, reserves): a refusal (429) stores nothing.
     const ids = { messageId: randomUUID(), logId: randomUUID() };
@@ -129,8 +141,14 @@ export class TurnService {
     hold?.stored(stored.reservedCredits);
     let finished = false;
     try {
-      // 4. A thread with files searches them (known only from the write above).
-      if (!named && stored.threadHasFiles) context = await this.retrieve(caller, plan, previousFrom(plan, stored.history));
+      // 4. A thread with files searches them (known only from the write above); a follow-up in a
+      //    workspace that rewrites them is searched as the model rewrote it (carrying terms if that failed).
+      let rewrite: Rewritten | null = null;
+      if (rewrites && (named || stored.threadHasFiles)) {
+        rewrite = await this.rewrite(plan, stored.history, opts.signal);
+        const query = rewrite?.rewrite?.query;
+        context = await this.retrieve(caller, plan, query ? null : previousFrom(plan, stored.history), query);
+      } else if (!named && stored.threadHasFiles) context = await this.retrieve(caller, plan, previousFrom(plan, stored.history));
       // 5. The prompt: system text, history fitted to the window (in the provider's own token count,
       //    calibrated on the thread's previous answer by this model), the new turn(s).
       const input: AssemblyInput = {
@@ -154,8 +172,8 @@ export class TurnService {
       const estimated = fit.assembled.estimatedPromptTokens;
       const usage = estimateIfMissing(outcome.kind === 'answered' ? outcome.usage : ZERO_USAGE, estimated, outcome.content);
       const created = new Date();
-      const record = answerRecord(plan, ids, context.sources, outcome, usage, estimated, created, Date.now() - started);
-      const ledger = this.ledgerEntry(caller, plan, ids.logId, outcome, usage, created);
+      const record = answerRecord(plan, ids, context.sources, outcome, usage, estimated, created, Date.now() - started, rewrite?.rewrite ?? null);
+      const ledger = this.ledgerEntry(caller, plan, ids.logId, outcome, usage, created, rewrite?.used ?? null);
       const kept = await this.storeAnswer({ ...record, ledger, settle: hold?.settlementInStatement() ?? null });
       finished = true;
       hold?.settled(ledger.credits);
@@ -270,16 +288,31 @@ export class TurnService {
     return this.repo.lastQuestion(this.db, plan.threadId);
   }
 
-  private retrieve(caller: Principal, plan: Plan, carry: string | null) {
-    const window = plan.model.contextWindow ?? DEFAULT_WINDOW;
+  /** Context for the turn's question (or `query`, its rewrite), with `carry`'s key terms when it is a follow-up searched as is. */
+  private retrieve(caller: Principal, plan: Plan, carry: string | null, query?: string) {
     return this.context.contextForTurn(caller, plan.workspace, {
       plusIds: plan.plusIds,
       workspacePlusIds: plan.workspacePlusIds,
       threadId: plan.historyScope ? plan.threadId : null,
-      query: plan.newTurns.at(-1)!.content,
+      query: query ?? plan.newTurns.at(-1)!.content,
       carry,
-      budgetTokens: Math.max(256, Math.floor(window * CONTEXT_SHARE)),
+      budgetTokens: contextBudget(plan),
     });
+  }
+
+  /** The entries the request names must all be visible (else 404), checked before anything is stored. */
+  private async assertVisible(caller: Principal, plan: Plan): Promise<void> {
+    if (plan.plusIds.length === 0) return;
+    if ((await this.context.visibleIds(caller, plan.plusIds)).length !== plan.plusIds.length) throw notFound('Plus entry');
+  }
+
+  /** The follow-up rewritten by the turn's model from the conversation before it (follow-up.ts); null when the call failed. */
+  private rewrite(plan: Plan, historyNewestFirst: ReadonlyArray<{ role: string; content: string }>, signal: AbortSignal | undefined): Promise<Rewritten | null> {
+    const conversation = [...historyNewestFirst].reverse().concat(plan.newTurns.slice(0, -1));
+    return rewriteFollowUp(
+      { target: plan.target, timeouts: this.timeouts, conversationOldestFirst: conversation, question: plan.newTurns.at(-1)!.content, ...(signal ? { signal } : {}) },
+      (why) => this.onRewriteFailure(why),
+    );
   }
 
   private async storeUserTurn(caller: Principal, plan: Plan, logId: string, hold: BudgetHold | null): Promise<NonNullable<StoredUserTurn>> {
@@ -333,8 +366,10 @@ export class TurnService {
    * (or a failure after text arrived) what was sent and received, counted by Atrium; a failure
    * before any text, nothing (providers do not bill refused calls).
    */
-  private ledgerEntry(caller: Principal, plan: Plan, logId: string, o: Outcome, usage: Usage, created: Date): LedgerEntry {
-    const billed = o.kind === 'failed' && o.content.length === 0 ? ZERO_USAGE : usage;
+  private ledgerEntry(caller: Principal, plan: Plan, logId: string, o: Outcome, usage: Usage, created: Date, rewriteUsed: Rewritten['used'] | null): LedgerEntry {
+    const call = o.kind === 'failed' && o.content.length === 0 ? ZERO_USAGE : usage;
+    // The follow-up's rewrite was a call of its own, billed whatever became of the answer.
+    const billed = rewriteUsed ? { promptTokens: call.promptTokens + rewriteUsed.promptTokens, completionTokens: call.completionTokens + rewriteUsed.completionTokens } : call;
     return {
       id: logId,
       teamId: caller.teamId,
@@ -397,12 +432,17 @@ export class TurnService {
 }
 
 /** What a turn may cost at most, before its history is known (the statement adds the history's size). */
-function costOf(plan: Plan, contextText: string): TurnCost {
+function costOf(plan: Plan, contextText: string, extraTokens: number): TurnCost {
   const window = plan.model.contextWindow ?? DEFAULT_WINDOW;
   const maxOutput = plan.params.maxTokens ?? 0;
   const texts = [plan.settings.systemInstructions ?? '', plan.settings.addedContext ?? '', contextText, ...plan.newTurns.map((m) => m.content)];
-  const promptTokens = texts.reduce((n, t) => n + (t ? countTokens(t) : 0), 0) + 4 * (plan.newTurns.length + 1);
+  const promptTokens = texts.reduce((n, t) => n + (t ? countTokens(t) : 0), 0) + 4 * (plan.newTurns.length + 1) + extraTokens;
   return { price: plan.model.price, promptTokens, promptCap: window - maxOutput, maxOutput };
+}
+
+/** The most retrieved context may take of the turn's model's window. */
+function contextBudget(plan: Plan): number {
+  return Math.max(256, Math.floor((plan.model.contextWindow ?? DEFAULT_WINDOW) * CONTEXT_SHARE));
 }
 
 /** The provider reported no usage: estimate with the same tokenizer used for budgets. */
@@ -425,6 +465,7 @@ function answerRecord(
   estimatedPromptTokens: number,
   now: Date,
   latencyMs: number,
+  rewrite: SearchRewrite | null,
 ): Omit<AnswerRecord, 'ledger' | 'settle'> {
   const status = o.kind === 'answered' ? 'ok' : 'interrupted';
   const keepMessage = plan.store && (o.kind === 'answered' || o.content.length > 0);
@@ -441,6 +482,7 @@ function answerRecord(
       latencyMs,
       status: o.kind === 'answered' ? 'ok' : o.kind === 'interrupted' ? 'interrupted' : 'error',
       error: o.kind === 'answered' ? null : o.kind === 'interrupted' ? 'client disconnected' : describeForLog(o.error),
+      rewrite,
     },
     now,
   };

@@ -1,6 +1,6 @@
 import { and, asc, count, desc, eq, gt, gte, lt, lte, or, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
-import { promptLogs } from '../../db/schema.js';
+import { promptLogs, type SearchRewrite } from '../../db/schema.js';
 
 export type PromptLogRow = typeof promptLogs.$inferSelect;
 export type FinalStatus = 'ok' | 'error' | 'interrupted';
@@ -26,6 +26,8 @@ export interface FinishedLog {
   latencyMs: number;
   status: FinalStatus;
   error: string | null;
+  /** a follow-up searched as rewritten by the turn's model (absent: it was not) */
+  rewrite?: SearchRewrite | null;
 }
 
 /**
@@ -64,17 +66,17 @@ export const promptLogSql = {
   },
   /** One VALUES row finishing a log; `key` joins it to the caller's other CTEs. */
   finishedRow(key: SQL, id: string, l: FinishedLog): SQL {
-    return sql`(${key}, ${id}::uuid, ${l.response}::text, ${l.promptTokens}::int, ${l.completionTokens}::int, ${l.latencyMs}::int, ${l.status}::text, ${l.error}::text)`;
+    return sql`(${key}, ${id}::uuid, ${l.response}::text, ${l.promptTokens}::int, ${l.completionTokens}::int, ${l.latencyMs}::int, ${l.status}::text, ${l.error}::text, ${l.rewrite ? JSON.stringify(l.rewrite) : null}::jsonb)`;
   },
   /**
    * UPDATE finishing pending logs. A row whose key is in `lost` (its answer could not be kept:
    * the thread was deleted meanwhile) ends `interrupted` with `lostReason`, whatever it says.
    */
   finish(rows: SQL[], lost: SQL, lostReason: string): SQL {
-    return sql`update prompt_logs p set response = v.response, prompt_tokens = v.pt, completion_tokens = v.ct, latency_ms = v.lat, reservation = null,
+    return sql`update prompt_logs p set response = v.response, prompt_tokens = v.pt, completion_tokens = v.ct, latency_ms = v.lat, reservation = null, rewrite = v.rewrite,
         status = case when v.key in (${lost}) then 'interrupted' else v.status end,
         error = case when v.key in (${lost}) then ${lostReason}::text else v.error end
-      from (values ${sql.join(rows, sql`, `)}) as v(key, id, response, pt, ct, lat, status, error)
+      from (values ${sql.join(rows, sql`, `)}) as v(key, id, response, pt, ct, lat, status, error, rewrite)
       where p.id = v.id and p.status = 'pending'`;
   },
 };
@@ -116,6 +118,7 @@ const SELECT = {
   latencyMs: promptLogs.latencyMs,
   status: promptLogs.status,
   error: promptLogs.error,
+  rewrite: promptLogs.rewrite,
 };
 export type PromptLogView = { [K in keyof typeof SELECT]: PromptLogRow[K] };
 
@@ -134,7 +137,7 @@ export class PromptLogsRepo {
   async finish(db: Executor, id: string, v: FinishedLog): Promise<void> {
     await db
       .update(promptLogs)
-      .set({ response: v.response, promptTokens: v.promptTokens, completionTokens: v.completionTokens, latencyMs: v.latencyMs, status: v.status, error: v.error, reservation: null })
+      .set({ response: v.response, promptTokens: v.promptTokens, completionTokens: v.completionTokens, latencyMs: v.latencyMs, status: v.status, error: v.error, reservation: null, rewrite: v.rewrite ?? null })
       .where(and(eq(promptLogs.id, id), eq(promptLogs.status, 'pending')));
   }
 

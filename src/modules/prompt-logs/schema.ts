@@ -17,6 +17,16 @@ export const PromptLog = Type.Object(
     latencyMs: Nullable(Type.Integer()),
     status: Type.String({ description: 'pending | ok | error | interrupted' }),
     error: Nullable(Type.String()),
+    rewrite: Nullable(
+      Type.Object(
+        {
+          query: Type.String({ description: 'what was searched instead of the follow-up question' }),
+          promptTokens: Type.Integer(),
+          completionTokens: Type.Integer(),
+        },
+        { description: "a follow-up searched as rewritten by the turn's model (workspace followUpSearch: rewrite): the query and the tokens of that call, which are also counted in the turn's usage ledger row; null otherwise" },
+      ),
+    ),
   },
   { $id: 'PromptLog' },
 );

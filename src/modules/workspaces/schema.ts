@@ -6,6 +6,11 @@ const ContextType = Type.Union([Type.Literal('SHARED'), Type.Literal('PRIVATE')]
 const SharingType = Type.Union([Type.Literal('TEAM'), Type.Literal('PRIVATE')]);
 const SamplePrompts = Type.Array(Type.String({ minLength: 1, maxLength: 2000 }), { maxItems: 50 });
 /** The Plus entries every chat turn in the workspace draws on (docs/API.md, "Workspace Plus entries"). */
+/** How a follow-up question is searched (docs/API.md, Follow-ups). */
+const FollowUpSearch = Type.Union([Type.Literal('carry'), Type.Literal('rewrite')], {
+  description:
+    "how a follow-up question is searched in the Plus entries and thread files: 'carry' (default) adds the previous question's rarest words at half weight; 'rewrite' asks the turn's model to rewrite it as a standalone question first (its tokens count in the turn's usage and budget, and the prompt log's `rewrite` shows the query)",
+});
 const PlusIds = Type.Array(Uuid, { maxItems: 50, description: 'Plus entries every chat turn in this workspace draws context from (those the caller may see)' });
 
 export const WorkspaceModelSettings = Type.Object(
@@ -48,6 +53,7 @@ export const Workspace = Type.Object(
     samplePrompts: Type.Array(Type.String()),
     models: Type.Array(Type.Ref('WorkspaceModel')),
     plusIds: PlusIds,
+    followUpSearch: FollowUpSearch,
     userId: Type.Integer(),
     created: DateTime,
     updated: DateTime,
@@ -66,6 +72,7 @@ export const AddWorkspaceBody = Type.Object(
     greeting: Type.Optional(Nullable(Type.String({ maxLength: 5000 }))),
     samplePrompts: Type.Optional(SamplePrompts),
     plusIds: Type.Optional(PlusIds),
+    followUpSearch: Type.Optional(FollowUpSearch),
   },
   { additionalProperties: false },
 );
@@ -81,6 +88,7 @@ export const PatchWorkspaceBody = Type.Object(
     greeting: Type.Optional(Nullable(Type.String({ maxLength: 5000 }))),
     samplePrompts: Type.Optional(SamplePrompts),
     plusIds: Type.Optional(PlusIds),
+    followUpSearch: Type.Optional(FollowUpSearch),
   },
   { additionalProperties: false, minProperties: 1 },
 );

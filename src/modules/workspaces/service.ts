@@ -34,6 +34,7 @@ function view(w: WorkspaceRow, ms: WorkspaceModelRow[], plusIds: string[]): Work
     samplePrompts: w.samplePrompts ?? [],
     models: ms.filter((m) => m.workspaceId === w.id).map(modelView),
     plusIds,
+    followUpSearch: w.followUpSearch,
     userId: w.userId,
     created: w.created.toISOString(),
     updated: w.updated.toISOString(),
@@ -127,6 +128,7 @@ export class WorkspacesService {
         sharingType: rest.sharingType ?? 'TEAM',
         greeting: rest.greeting ?? null,
         samplePrompts: rest.samplePrompts ?? [],
+        followUpSearch: rest.followUpSearch ?? 'carry',
       });
       await this.repo.setModels(tx, id, modelIds);
       await this.repo.setPlus(tx, id, plusIds);

@@ -912,6 +912,8 @@ export interface components {
             models: components["schemas"]["WorkspaceModel"][];
             /** @description Plus entries every chat turn in this workspace draws context from (those the caller may see) */
             plusIds: string[];
+            /** @description how a follow-up question is searched in the Plus entries and thread files: 'carry' (default) adds the previous question's rarest words at half weight; 'rewrite' asks the turn's model to rewrite it as a standalone question first (its tokens count in the turn's usage and budget, and the prompt log's `rewrite` shows the query) */
+            followUpSearch: "carry" | "rewrite";
             userId: number;
             /** Format: date-time */
             created: string;
@@ -1117,6 +1119,12 @@ export interface components {
             /** @description pending | ok | error | interrupted */
             status: string;
             error: string | null;
+            rewrite: {
+                /** @description what was searched instead of the follow-up question */
+                query: string;
+                promptTokens: number;
+                completionTokens: number;
+            } | null;
         };
         Plus: {
             /** Format: uuid */
@@ -3222,6 +3230,8 @@ export interface operations {
                     samplePrompts?: string[];
                     /** @description Plus entries every chat turn in this workspace draws context from (those the caller may see) */
                     plusIds?: string[];
+                    /** @description how a follow-up question is searched in the Plus entries and thread files: 'carry' (default) adds the previous question's rarest words at half weight; 'rewrite' asks the turn's model to rewrite it as a standalone question first (its tokens count in the turn's usage and budget, and the prompt log's `rewrite` shows the query) */
+                    followUpSearch?: "carry" | "rewrite";
                 };
             };
         };
@@ -3379,6 +3389,8 @@ export interface operations {
                     samplePrompts?: string[];
                     /** @description Plus entries every chat turn in this workspace draws context from (those the caller may see) */
                     plusIds?: string[];
+                    /** @description how a follow-up question is searched in the Plus entries and thread files: 'carry' (default) adds the previous question's rarest words at half weight; 'rewrite' asks the turn's model to rewrite it as a standalone question first (its tokens count in the turn's usage and budget, and the prompt log's `rewrite` shows the query) */
+                    followUpSearch?: "carry" | "rewrite";
                 };
             };
         };
@@ -3538,6 +3550,8 @@ export interface operations {
                     samplePrompts?: string[];
                     /** @description Plus entries every chat turn in this workspace draws context from (those the caller may see) */
                     plusIds?: string[];
+                    /** @description how a follow-up question is searched in the Plus entries and thread files: 'carry' (default) adds the previous question's rarest words at half weight; 'rewrite' asks the turn's model to rewrite it as a standalone question first (its tokens count in the turn's usage and budget, and the prompt log's `rewrite` shows the query) */
+                    followUpSearch?: "carry" | "rewrite";
                 };
             };
         };

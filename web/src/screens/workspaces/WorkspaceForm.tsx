@@ -50,6 +50,7 @@ export function WorkspaceForm({ workspaceId }: { workspaceId?: string }) {
   const [sharingType, setSharing] = useState<Workspace['sharingType']>('TEAM');
   const [chatHistoryType, setHistory] = useState<Workspace['chatHistoryType']>('USER');
   const [contextType, setContext] = useState<Workspace['contextType']>('SHARED');
+  const [followUpSearch, setFollowUp] = useState<Workspace['followUpSearch']>('carry');
   const [greeting, setGreeting] = useState('');
   const [samples, setSamples] = useState('');
   const [settings, setSettings] = useState<Record<string, Settings>>({});
@@ -67,6 +68,7 @@ export function WorkspaceForm({ workspaceId }: { workspaceId?: string }) {
       setSharing(w.sharingType);
       setHistory(w.chatHistoryType);
       setContext(w.contextType);
+      setFollowUp(w.followUpSearch);
       setGreeting(w.greeting ?? '');
       setSamples(w.samplePrompts.join('\n'));
       setSettings(Object.fromEntries(w.models.map((m) => [m.modelId, settingsOf(m)])));
@@ -85,6 +87,7 @@ export function WorkspaceForm({ workspaceId }: { workspaceId?: string }) {
       sharingType,
       chatHistoryType,
       contextType,
+      followUpSearch,
       greeting: greeting.trim() || null,
       samplePrompts: samples.split('\n').map((s) => s.trim()).filter(Boolean),
     };
@@ -169,6 +172,17 @@ export function WorkspaceForm({ workspaceId }: { workspaceId?: string }) {
         </div>
         <p class="hint">
           Sharing: who sees the workspace. Chat history: who sees whose chats. Context: whether files added in a chat help everyone in the workspace or only the person who added them.
+        </p>
+
+        <label>
+          Follow-up questions
+          <select value={followUpSearch} onChange={(e) => setFollowUp(e.currentTarget.value as Workspace['followUpSearch'])}>
+            <option value="carry">Search with the previous question's key words</option>
+            <option value="rewrite">Let the model rewrite them before searching</option>
+          </select>
+        </label>
+        <p class="hint">
+          How a follow-up such as "and what about the second one?" searches the documents. A rewrite is one short extra call to the chat's model, counted in its usage.
         </p>
 
         <label>
