@@ -98,19 +98,22 @@ describe('context-for-prompt explain', () => {
   });
 });
 
+/** A team whose workspace's model is the stand-in, a Plus entry of two licences, and `ask` in that workspace over that entry. */
+async function licencesWorkspace(modelFields: Record<string, unknown> = {}, wsFields: Record<string, unknown> = {}) {
+  const team = await newTeam(t);
+  const model = await createModel(t, team.ownerKey, { ...s.modelBody('OPENAI'), contextWindow: 16000, ...modelFields });
+  const ws = await createWorkspace(t, team.ownerKey, { modelIds: [model.id], ...wsFields });
+  const p = await createPlus(team.ownerKey, { title: 'licences' }, [file('apache-license.docx'), file('gpl-3.txt', 'text/plain')]);
+  const ask = async (prompt: string, threadId?: string) => {
+    const res = await t.request({ method: 'POST', url: `/api/v1/chat/${ws.id}/completions`, key: team.ownerKey, payload: { prompt, plusIds: [p.id], ...(threadId ? { threadId } : {}) } });
+    expect(res.statusCode).toBe(200);
+    return expectShape(ChatAnswer, res.json());
+  };
+  return { team, ws, p, ask };
+}
+
 describe('chat sources and follow-ups', () => {
-  async function setup() {
-    const team = await newTeam(t);
-    const model = await createModel(t, team.ownerKey, { ...s.modelBody('OPENAI'), contextWindow: 16000 });
-    const ws = await createWorkspace(t, team.ownerKey, { modelIds: [model.id] });
-    const p = await createPlus(team.ownerKey, { title: 'licences' }, [file('apache-license.docx'), file('gpl-3.txt', 'text/plain')]);
-    const ask = async (prompt: string, threadId?: string) => {
-      const res = await t.request({ method: 'POST', url: `/api/v1/chat/${ws.id}/completions`, key: team.ownerKey, payload: { prompt, plusIds: [p.id], ...(threadId ? { threadId } : {}) } });
-      expect(res.statusCode).toBe(200);
-      return expectShape(ChatAnswer, res.json());
-    };
-    return { team, ws, p, ask };
-  }
+  const setup = () => licencesWorkspace();
 
   it('every source carries its final rank and its lexical ranking; stored sources read back the same', async () => {
     const { team, ws, ask } = await setup();
@@ -166,19 +169,11 @@ describe('follow-ups rewritten by the model (followUpSearch: rewrite)', () => {
   const REWRITTEN = 'Does the GNU General Public License version 3 say anything about patents?';
   const onRewrite = (reply: Record<string, unknown>) => s.standIn.set({ whenPrompt: [{ contains: 'Follow-up question:', ...reply }] });
 
-  async function setup(followUpSearch: 'carry' | 'rewrite' = 'rewrite') {
-    const team = await newTeam(t);
+  async function setup() {
     // priced, so the ledger's credits show what was billed
-    const model = await createModel(t, team.ownerKey, { ...s.modelBody('OPENAI'), contextWindow: 16000, chatCredits: 2 });
-    const ws = await createWorkspace(t, team.ownerKey, { modelIds: [model.id], followUpSearch });
-    expect(ws.followUpSearch).toBe(followUpSearch);
-    const p = await createPlus(team.ownerKey, { title: 'licences' }, [file('apache-license.docx'), file('gpl-3.txt', 'text/plain')]);
-    const ask = async (prompt: string, threadId?: string) => {
-      const res = await t.request({ method: 'POST', url: `/api/v1/chat/${ws.id}/completions`, key: team.ownerKey, payload: { prompt, plusIds: [p.id], ...(threadId ? { threadId } : {}) } });
-      expect(res.statusCode).toBe(200);
-      return expectShape(ChatAnswer, res.json());
-    };
-    return { team, ws, p, ask };
+    const w = await licencesWorkspace({ chatCredits: 2 }, { followUpSearch: 'rewrite' });
+    expect(w.ws.followUpSearch).toBe('rewrite');
+    return w;
   }
 
   const logOf = async (threadId: string, prompt: string) => {
