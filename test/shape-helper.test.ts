@@ -14,6 +14,7 @@ const workspace = () => ({
   samplePrompts: [],
   models: [],
   plusIds: [],
+  followUpSearch: 'carry',
   userId: 1,
   created: new Date().toISOString(),
   updated: new Date().toISOString(),
