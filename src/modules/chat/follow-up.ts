@@ -53,6 +53,12 @@ export function queryFromReply(reply: string): string | null {
   return q ? clip(q, QUERY_CHARS) : null;
 }
 
+/** A rewrite call that answered: the query (null when the reply was unusable) and what the call used. */
+export interface Rewritten {
+  rewrite: SearchRewrite | null;
+  used: { promptTokens: number; completionTokens: number };
+}
+
 export interface RewriteCall {
   target: ProviderTarget;
   timeouts: ProviderTimeouts;
@@ -66,7 +72,7 @@ export interface RewriteCall {
  * terms instead), with `onFailure` told why; a reply is returned with what it used (the provider's
  * count, else Atrium's), even when it was unusable, so the turn can still account for it.
  */
-export async function rewriteFollowUp(c: RewriteCall, onFailure: (why: string) => void): Promise<{ rewrite: SearchRewrite | null; used: { promptTokens: number; completionTokens: number } } | null> {
+export async function rewriteFollowUp(c: RewriteCall, onFailure: (why: string) => void): Promise<Rewritten | null> {
   const messages = rewriteMessages(c.conversationOldestFirst, c.question);
   try {
     const adapter = getAdapter(c.target.apiBase, c.target.connectionType);

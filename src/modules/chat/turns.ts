@@ -18,7 +18,7 @@ import type { WorkspaceRow } from '../workspaces/repo.js';
 import type { WorkspacesService } from '../workspaces/service.js';
 import { calibrationFrom, completeWithContextRetry, effectiveMaxTokens, streamWithContextRetry, type CalibratedUsage } from './context-fit.js';
 import { assemblePrompt, refitAfterContextError, titleFrom, type AssembledPrompt, type AssemblyInput } from './prompt.js';
-import { REWRITE_ALLOWANCE_TOKENS, rewriteFollowUp } from './follow-up.js';
+import { REWRITE_ALLOWANCE_TOKENS, rewriteFollowUp, type Rewritten } from './follow-up.js';
 import { ChatRepo, THREAD_DELETED, type AnswerRecord, type StoredAnswer, type StoredUserTurn, type UserTurnRecord } from './repo.js';
 import type { ChatAnswerT, ChatCompletionRequestT } from './schema.js';
 
@@ -75,9 +75,6 @@ interface Plan {
   target: ProviderTarget;
   params: GenerationParams;
 }
-
-/** A follow-up's rewrite call: the query (null when the reply was unusable) and what the call used. */
-type Rewritten = NonNullable<Awaited<ReturnType<typeof rewriteFollowUp>>>;
 
 /** What the prompt was fitted from, to refit it once after a context-length refusal. */
 interface Fit {

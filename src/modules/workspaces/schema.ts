@@ -5,12 +5,12 @@ const ChatHistoryType = Type.Union([Type.Literal('TEAM'), Type.Literal('USER')])
 const ContextType = Type.Union([Type.Literal('SHARED'), Type.Literal('PRIVATE')]);
 const SharingType = Type.Union([Type.Literal('TEAM'), Type.Literal('PRIVATE')]);
 const SamplePrompts = Type.Array(Type.String({ minLength: 1, maxLength: 2000 }), { maxItems: 50 });
-/** The Plus entries every chat turn in the workspace draws on (docs/API.md, "Workspace Plus entries"). */
 /** How a follow-up question is searched (docs/API.md, Follow-ups). */
 const FollowUpSearch = Type.Union([Type.Literal('carry'), Type.Literal('rewrite')], {
   description:
     "how a follow-up question is searched in the Plus entries and thread files: 'carry' (default) adds the previous question's rarest words at half weight; 'rewrite' asks the turn's model to rewrite it as a standalone question first (its tokens count in the turn's usage and budget, and the prompt log's `rewrite` shows the query)",
 });
+/** The Plus entries every chat turn in the workspace draws on (docs/API.md, "Workspace Plus entries"). */
 const PlusIds = Type.Array(Uuid, { maxItems: 50, description: 'Plus entries every chat turn in this workspace draws context from (those the caller may see)' });
 
 export const WorkspaceModelSettings = Type.Object(
