@@ -177,12 +177,12 @@ export function WorkspaceForm({ workspaceId }: { workspaceId?: string }) {
         <label>
           Follow-up questions
           <select value={followUpSearch} onChange={(e) => setFollowUp(e.currentTarget.value as Workspace['followUpSearch'])}>
-            <option value="carry">Search with the previous question's key words</option>
-            <option value="rewrite">Let the model rewrite them before searching</option>
+            <option value="carry">Carry the last question's words</option>
+            <option value="rewrite">Rewrite with the model first</option>
           </select>
         </label>
         <p class="hint">
-          How a follow-up such as "and what about the second one?" searches the documents. A rewrite is one short extra call to the chat's model, counted in its usage.
+          How a follow-up such as "and what about the second one?" searches the documents: with the previous question's key words added, or as the chat's model rewrites it into a standalone question (one short extra call, counted in its usage).
         </p>
 
         <label>
