@@ -1,3 +1,4 @@
+import type { PGlite } from '@electric-sql/pglite';
 import type { Executor } from './client.js';
 
 /** The driver client under drizzle's database or transaction object (PGlite, its thread's proxy, or node-postgres). */
@@ -10,7 +11,83 @@ interface DrizzleSession {
  * wrapper and its row mapping: on PGlite those cost ~0.3 ms a statement, as much as running a
  * primary-key lookup (docs/DECISIONS.md, "In-memory lexical index"). For hot paths only: rows
  * come as the driver gives them (column names as selected, bigint possibly as a string).
+ *
+ * On PGlite in this process (not in a transaction) the statement is prepared once by name and
+ * each run is one call into PostgreSQL (pglitePrepared); elsewhere it is the driver's `query`.
  */
 export async function rawRows<Row>(db: Executor, text: string, params: unknown[]): Promise<Row[]> {
-  return (await (db as unknown as DrizzleSession).session.client.query(text, params)).rows as Row[];
+  const client = (db as unknown as DrizzleSession).session.client;
+  if (isPglite(client)) {
+    const rows = await pglitePrepared(client, text, params);
+    if (rows) return rows as Row[];
+  }
+  return (await client.query(text, params)).rows as Row[];
+}
+
+// ---- PGlite: statements prepared at the protocol level -------------------------------------
+
+/** PGlite's own locks and protocol entry point (public methods its TypeScript types leave out or keep internal). */
+interface PgliteInternals {
+  execProtocol(message: Uint8Array, options: { syncToFs?: boolean; throwOnError?: boolean }): Promise<{ messages: unknown[] }>;
+  _checkReady(): Promise<void>;
+  _runExclusiveTransaction<T>(f: () => Promise<T>): Promise<T>;
+  _runExclusiveQuery<T>(f: () => Promise<T>): Promise<T>;
+  parsers: Record<number, (x: string, typeId?: number) => unknown>;
+}
+
+function isPglite(client: unknown): client is PGlite & PgliteInternals {
+  const c = client as Partial<PgliteInternals>;
+  return typeof c.execProtocol === 'function' && typeof c._runExclusiveTransaction === 'function' && typeof c._runExclusiveQuery === 'function';
+}
+
+/** At most this many texts get a prepared statement per database (rawRows serves a few fixed texts). */
+const MAX_PREPARED = 32;
+const preparedBy = new WeakMap<object, Map<string, string>>();
+let pgliteModule: Promise<typeof import('@electric-sql/pglite')> | undefined;
+
+/**
+ * Run `text` on PGlite as a named prepared statement: Parse once (with the first run), then
+ * Bind + Describe + Execute + Sync as one message — one pass through PostgreSQL's main loop, no
+ * parse analysis and, once PostgreSQL settles on a generic plan, no planning (whose relation-size
+ * probes are file-system calls under PGlite). `PGlite.query` sends the same statement as six
+ * separate protocol calls, parsed and planned each time (~0.4 ms of a 0.6 ms lookup here,
+ * docs/DECISIONS.md, "Prepared statements on PGlite"). It takes the same two locks as
+ * `PGlite.query`, so it never runs inside another caller's transaction. Parameters are sent as
+ * text (the statement casts them); rows are parsed by PGlite's own type parsers, as `query`
+ * returns them. Undefined: no name left (the caller falls back to `query`).
+ */
+async function pglitePrepared(pg: PgliteInternals, text: string, params: unknown[]): Promise<unknown[] | undefined> {
+  let names = preparedBy.get(pg);
+  if (!names) preparedBy.set(pg, (names = new Map()));
+  if (!names.has(text) && names.size >= MAX_PREPARED) return undefined;
+  const { protocol, parse } = await (pgliteModule ??= import('@electric-sql/pglite'));
+  const s = protocol.serialize;
+  const values = params.map((v) => (v === null || v === undefined ? null : v instanceof Date ? v.toISOString() : String(v)));
+  await pg._checkReady();
+  return pg._runExclusiveTransaction(() =>
+    pg._runExclusiveQuery(async () => {
+      // looked up under the lock: two first runs of one text must not both Parse it
+      let name = names.get(text);
+      if (name === undefined) {
+        // on its own, so a failed first run (a bad parameter) cannot leave it parsed but unrecorded
+        const fresh = `atrium_raw${names.size}`;
+        await pg.execProtocol(concat([s.parse({ name: fresh, text }), s.sync()]), { syncToFs: false, throwOnError: true });
+        names.set(text, (name = fresh));
+      }
+      const message = concat([s.bind({ statement: name, values }), s.describe({ type: 'P' }), s.execute({}), s.sync()]);
+      // read-only statements: nothing to write back to the file system
+      const { messages } = await pg.execProtocol(message, { syncToFs: false, throwOnError: true });
+      return parse.parseResults(messages as never, pg.parsers as never)[0]?.rows ?? [];
+    }),
+  );
+}
+
+function concat(parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
 }

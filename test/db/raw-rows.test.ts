@@ -1,0 +1,77 @@
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase, type Database } from '../../src/db/client.js';
+import { rawRows } from '../../src/db/raw.js';
+
+/**
+ * rawRows (db/raw.ts): on PGlite in this process a statement prepared by name and run as one
+ * protocol message, elsewhere the driver's query — the same rows either way, and the database
+ * left usable after a failure. Runs on the suite's database (PGlite in memory, or PostgreSQL).
+ */
+let database: Database;
+beforeAll(async () => {
+  database = await openDatabase({ databaseUrl: process.env.ATRIUM_TEST_DATABASE_URL || 'memory://', dataDir: '/nonexistent' });
+  await database.db.execute(sql`drop table if exists raw_t`);
+  await database.db.execute(sql`create table raw_t (id bigint primary key, n int, label text, flag boolean, seen timestamptz)`);
+});
+afterAll(async () => {
+  await database.db.execute(sql`drop table if exists raw_t`);
+  await database.close();
+});
+
+const TYPED = 'select $1::int as n, $2::bigint as big, $3::text as label, $4::boolean as flag, $5::text as nothing, $6::uuid as id';
+
+describe('rawRows', () => {
+  it('returns the rows the driver query returns, types parsed the same way, on every run', async () => {
+    const params = [7, '9007199254740993', "it's", true, null, '6f2b3c4d-1e2f-4a5b-8c9d-0e1f2a3b4c5d'];
+    const client = (database.db as unknown as { session: { client: { query(t: string, p: unknown[]): Promise<{ rows: unknown[] }> } } }).session.client;
+    const expected = (await client.query(TYPED, params)).rows;
+    expect(expected).toHaveLength(1);
+    for (let i = 0; i < 3; i++) expect(await rawRows(database.db, TYPED, params)).toEqual(expected);
+    expect(await rawRows(database.db, TYPED, [-1, 0, '', false, null, params[5]])).toEqual([{ n: -1, big: expect.anything(), label: '', flag: false, nothing: null, id: params[5] }]);
+  });
+
+  it('many rows, none, and a statement that changes with the data it reads', async () => {
+    await database.db.execute(sql`insert into raw_t (id, n, label) select g, g * 2, 'row ' || g from generate_series(1, 300) g`);
+    const q = 'select id, n, label from raw_t where id = any($1::bigint[]) order by id';
+    const rows = await rawRows<{ id: number | string; n: number; label: string }>(database.db, q, [`{${Array.from({ length: 300 }, (_, i) => i + 1).join(',')}}`]);
+    expect(rows).toHaveLength(300);
+    expect(rows.map((r) => [Number(r.id), r.n, r.label])[299]).toEqual([300, 600, 'row 300']);
+    expect(await rawRows(database.db, q, ['{}'])).toEqual([]);
+    await database.db.execute(sql`delete from raw_t where id > 1`);
+    expect(await rawRows(database.db, q, ['{1,2}'])).toHaveLength(1);
+  });
+
+  it('a bad parameter on the first run fails that run only; the statement then works', async () => {
+    const q = 'select $1::uuid as id, $2::int + 1 as next';
+    await expect(rawRows(database.db, q, ['not-a-uuid', 1])).rejects.toMatchObject({ code: '22P02' });
+    expect(await rawRows(database.db, q, ['6f2b3c4d-1e2f-4a5b-8c9d-0e1f2a3b4c5d', 1])).toEqual([{ id: '6f2b3c4d-1e2f-4a5b-8c9d-0e1f2a3b4c5d', next: 2 }]);
+    await expect(rawRows(database.db, q, ['6f2b3c4d-1e2f-4a5b-8c9d-0e1f2a3b4c5d', 'x'])).rejects.toMatchObject({ code: '22P02' });
+    expect(await rawRows(database.db, q, ['6f2b3c4d-1e2f-4a5b-8c9d-0e1f2a3b4c5d', 41])).toEqual([{ id: '6f2b3c4d-1e2f-4a5b-8c9d-0e1f2a3b4c5d', next: 42 }]);
+  });
+
+  it('a statement that does not parse is an error each time, and leaves the database usable', async () => {
+    await expect(rawRows(database.db, 'selec 1', [])).rejects.toMatchObject({ code: '42601' });
+    await expect(rawRows(database.db, 'selec 1', [])).rejects.toMatchObject({ code: '42601' });
+    expect(await rawRows(database.db, 'select 1 as one', [])).toEqual([{ one: 1 }]);
+  });
+
+  it("never runs inside another caller's open transaction: it waits, and sees nothing of what that transaction rolled back", async () => {
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let inserted!: () => void;
+    const didInsert = new Promise<void>((r) => (inserted = r));
+    const tx = database.db.transaction(async (t) => {
+      await t.execute(sql`insert into raw_t (id, n, label) values (1000, 1, 'in a transaction')`);
+      inserted();
+      await held;
+      throw new Error('roll back');
+    });
+    await didInsert;
+    // started while the transaction is open with its row inserted but not committed
+    const read = rawRows<{ n: number }>(database.db, 'select count(*)::int as n from raw_t where id = $1::bigint', [1000]);
+    release();
+    await expect(tx).rejects.toThrow('roll back');
+    expect(await read).toEqual([{ n: 0 }]);
+  });
+});
