@@ -389,7 +389,7 @@ export class EntryIndex {
           const boost = ga < 0 || gb < 0 ? 0 : this.apart(ga, gb, p.d, false) ? BOOSTS.phrase : this.apart(ga, gb, 0, true) ? BOOSTS.near : 0;
           score = score + p.idf * boost;
         }
-        out.push({ index: this, slot, score, key: tieKey(score), tokenSize: len, chunkId: this.chunkId[slot]!, file: this.fileSlot[slot]!, inFile: 0 });
+        out.push({ index: this, slot, score, tokenSize: len, chunkId: this.chunkId[slot]!, file: this.fileSlot[slot]!, inFile: 0 });
       }
     }
   }
@@ -405,8 +405,6 @@ export interface Hit {
   index: EntryIndex;
   slot: number;
   score: number;
-  /** the score as searchSql orders it: round(score::numeric, TIE_DECIMALS), scaled to an integer */
-  key: number;
   tokenSize: number;
   chunkId: number;
   file: number;
@@ -441,25 +439,32 @@ export function tieKey(x: number): number {
 }
 
 /**
- * The best `limit` hits of several entries' candidates, in searchSql's order: score (as rounded)
- * descending, then diversity (a file's n-th best after every file's (n−1)-th), the shorter chunk,
- * the chunk id.
+ * The best `limit` hits of several entries' candidates, in searchSql's order: score (as rounded:
+ * tieKey) descending, then diversity (a file's n-th best after every file's (n−1)-th), the shorter
+ * chunk, the chunk id. One sort by score gives every hit its place in its file; rounding keeps
+ * that order, so only the first `limit` and the hits tied with the last of them are rounded and
+ * sorted again.
  */
 export function orderHits(hits: Hit[], limit: number): Hit[] {
-  const byFile = new Map<EntryIndex, Map<number, Hit[]>>();
+  hits.sort((a, b) => b.score - a.score || a.tokenSize - b.tokenSize || a.chunkId - b.chunkId);
+  const counts = new Map<EntryIndex, Int32Array>();
   for (const h of hits) {
-    let files = byFile.get(h.index);
-    if (!files) byFile.set(h.index, (files = new Map()));
-    const list = files.get(h.file);
-    if (list) list.push(h);
-    else files.set(h.file, [h]);
+    let perFile = counts.get(h.index);
+    if (!perFile) counts.set(h.index, (perFile = new Int32Array(h.index.files.length)));
+    h.inFile = ++perFile[h.file]!;
   }
-  for (const files of byFile.values())
-    for (const list of files.values()) {
-      list.sort((a, b) => b.score - a.score || a.tokenSize - b.tokenSize || a.chunkId - b.chunkId);
-      list.forEach((h, i) => (h.inFile = i + 1));
-    }
-  return hits.sort((a, b) => b.key - a.key || a.inFile - b.inFile || a.tokenSize - b.tokenSize || a.chunkId - b.chunkId).slice(0, limit);
+  let end = Math.min(limit, hits.length);
+  if (end === 0) return [];
+  const keys = new Map<Hit, number>();
+  const keyOf = (h: Hit): number => {
+    let k = keys.get(h);
+    if (k === undefined) keys.set(h, (k = tieKey(h.score)));
+    return k;
+  };
+  const last = keyOf(hits[end - 1]!);
+  while (end < hits.length && keyOf(hits[end]!) === last) end++;
+  const top = hits.slice(0, end);
+  return top.sort((a, b) => keyOf(b) - keyOf(a) || a.inFile - b.inFile || a.tokenSize - b.tokenSize || a.chunkId - b.chunkId).slice(0, limit);
 }
 
 /**
