@@ -42,6 +42,14 @@ describe('rawRows', () => {
     expect(await rawRows(database.db, q, ['{1,2}'])).toHaveLength(1);
   });
 
+  it.skipIf(process.env.ATRIUM_TEST_DATABASE_URL)('on PGlite in this process, each text is prepared once, by name', async () => {
+    const q = 'select $1::int * 2 as twice';
+    for (let i = 1; i <= 3; i++) expect(await rawRows(database.db, q, [i])).toEqual([{ twice: i * 2 }]);
+    const prepared = await rawRows<{ name: string }>(database.db, "select name from pg_prepared_statements where statement = 'select $1::int * 2 as twice'", []);
+    expect(prepared).toHaveLength(1);
+    expect(prepared[0]!.name).toMatch(/^atrium_raw\d+$/);
+  });
+
   it('a bad parameter on the first run fails that run only; the statement then works', async () => {
     const q = 'select $1::uuid as id, $2::int + 1 as next';
     await expect(rawRows(database.db, q, ['not-a-uuid', 1])).rejects.toMatchObject({ code: '22P02' });
