@@ -2,7 +2,7 @@ import { sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../db/client.js';
 import { rawRows } from '../db/raw.js';
 import { BM25, BOOSTS, NEAR, TIE_DECIMALS } from './scoring.js';
-import { indexTermStats, orderHits, type EntryIndex, type Hit, type QuestionLexeme } from './lexical-index.js';
+import { indexTermStats, lexemesOfVector, orderHits, type EntryIndex, type Hit, type QuestionLexeme } from './lexical-index.js';
 import { chooseTerms, quoteLexeme, TERM_OPTIONS, type Step, type TermChoice, type TermOptions, type TermPair, type TermStat } from './query.js';
 
 export { BM25, BOOSTS } from './scoring.js';
@@ -87,16 +87,8 @@ function questionLexemesSql(question: Question): SQL {
     ) q group by lexeme`;
 }
 
-/** The question's lexemes (questionLexemesSql) as one JSON value: [[lexeme, position or null, carried], …]. */
-export function questionLexemesJsonSql(question: Question): SQL {
-  return sql`(select coalesce(json_agg(json_build_array(q.lexeme, q.pos, q.carried)), '[]'::json) from (${questionLexemesSql(question)}) q)`;
-}
-
-/** The value of questionLexemesJsonSql. */
-export function parseQuestionLexemes(v: unknown): QuestionLexeme[] {
-  const rows = (typeof v === 'string' ? JSON.parse(v) : v) as Array<[string, number | null, boolean]> | null;
-  return (rows ?? []).map(([lexeme, pos, carried]) => ({ lexeme, pos: pos === null || pos === undefined ? null : Number(pos), carried: carried === true }));
-}
+/** The question's and the carried question's tsvectors in text form (RetrievalRepo.questionLexemes; $1 question, $2 carried or ''). */
+const QUESTION_VECTORS = `select to_tsvector('english', $1::text)::text as own, to_tsvector('english', $2::text)::text as carried`;
 
 /**
  * A question lexeme that no chunk in scope holds, of at least this many letters, stands for the
@@ -413,10 +405,18 @@ export class RetrievalRepo {
     return { chunks: list, stats, choice, steps, leading };
   }
 
-  /** The question's lexemes (to_tsvector, English), for a search of in-memory indexes (one statement). */
+  /**
+   * The question's lexemes (to_tsvector, English) for a search of in-memory indexes, one
+   * statement: as questionLexemesSql gives them — each with its first position in the question,
+   * then a follow-up's carried lexemes the question lacks (position null, carried) — read from
+   * the tsvectors' text as PlusRepo.findWithLexemes reads them.
+   */
   async questionLexemes(db: Executor, question: Question): Promise<QuestionLexeme[]> {
-    const res = (await db.execute(sql`select ${questionLexemesJsonSql(question)} as lexemes`)) as unknown as { rows: Array<{ lexemes: unknown }> };
-    return parseQuestionLexemes(res.rows[0]?.lexemes);
+    const [row] = await rawRows<{ own: string; carried: string }>(db, QUESTION_VECTORS, [question.text.slice(0, MAX_QUESTION_CHARS), (question.carry ?? '').slice(0, MAX_QUESTION_CHARS)]);
+    const own = lexemesOfVector(row?.own ?? '');
+    const has = new Set(own.map((l) => l.lexeme));
+    const carried = lexemesOfVector(row?.carried ?? '').filter((l) => !has.has(l.lexeme));
+    return [...own, ...carried.map((l) => ({ lexeme: l.lexeme, pos: null, carried: true }))];
   }
 
   /**

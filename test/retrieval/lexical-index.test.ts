@@ -142,12 +142,29 @@ describe('what it reads', () => {
     expect(idx.chunks).toBe(1);
   });
 
-  it("reads a question's lexemes and first positions from its tsvector text as the SQL does", async () => {
-    for (const q of ["What's O'Brien's licence?", 'Copy copies copied: the C:\\path\\file and a "quoted" word', 'the of and', 'Résumé naïve café 2024-01-02 v1.2.3']) {
+  it("reads a question's lexemes and first positions from its tsvector text as the SQL does, a follow-up's carried ones after them", async () => {
+    const byLexeme = (a: { lexeme: string }, b: { lexeme: string }) => (a.lexeme < b.lexeme ? -1 : 1);
+    const questions = ["What's O'Brien's licence?", 'Copy copies copied: the C:\\path\\file and a "quoted" word', 'the of and', 'Résumé naïve café 2024-01-02 v1.2.3'];
+    for (const q of questions) {
       const res = (await db().execute(sql`select to_tsvector('english', ${q})::text as v`)) as unknown as { rows: Array<{ v: string }> };
-      const byLexeme = (a: { lexeme: string }, b: { lexeme: string }) => (a.lexeme < b.lexeme ? -1 : 1);
-      expect(lexemesOfVector(res.rows[0]!.v).sort(byLexeme)).toEqual((await retrieval.questionLexemes(db(), { text: q })).sort(byLexeme));
+      // the SQL's own reading: unnest(tsvector), first position
+      const rows = (await db().execute(sql`select u.lexeme, u.positions[1]::int as pos from unnest(to_tsvector('english', ${q})) u`)) as unknown as { rows: Array<{ lexeme: string; pos: number }> };
+      const expected = rows.rows.map((r) => ({ lexeme: r.lexeme, pos: r.pos, carried: false })).sort(byLexeme);
+      expect(lexemesOfVector(res.rows[0]!.v).sort(byLexeme)).toEqual(expected);
+      expect((await retrieval.questionLexemes(db(), { text: q })).sort(byLexeme)).toEqual(expected);
     }
+    // a follow-up: the carried question's lexemes the question lacks, without a position
+    const own = 'And what about the second licence?';
+    const carry = "Which licences cover O'Brien's copies?";
+    const merged = (await db().execute(sql`
+      select lexeme, min(pos) as pos, bool_and(carried) as carried from (
+        select u.lexeme, u.positions[1]::int as pos, false as carried from unnest(to_tsvector('english', ${own})) u
+        union all
+        select u.lexeme, null, true from unnest(to_tsvector('english', ${carry})) u
+      ) q group by lexeme`)) as unknown as { rows: Array<{ lexeme: string; pos: number | null; carried: boolean }> };
+    const got = await retrieval.questionLexemes(db(), { text: own, carry });
+    expect(got.filter((l) => l.carried).length).toBeGreaterThan(0);
+    expect(got.sort(byLexeme)).toEqual(merged.rows.map((r) => ({ lexeme: r.lexeme, pos: r.pos === null ? null : Number(r.pos), carried: r.carried })).sort(byLexeme));
   });
 });
 
