@@ -43,41 +43,61 @@ function isPglite(client: unknown): client is PGlite & PgliteInternals {
 /** At most this many texts get a prepared statement per database (rawRows serves a few fixed texts). */
 const MAX_PREPARED = 32;
 const preparedBy = new WeakMap<object, Map<string, string>>();
-let pgliteModule: Promise<typeof import('@electric-sql/pglite')> | undefined;
+/** Statement names are never reused, in any database (one prepared again after a DEALLOCATE gets a new one). */
+let nextName = 0;
+type PgliteModule = typeof import('@electric-sql/pglite');
+/** PGlite's protocol serializer and result parser, loaded with the first prepared statement (then no await: see pglitePrepared). */
+let pgliteModule: PgliteModule | undefined;
+
+/** A parameter sent as text as PGlite.query would send it (it serializes by type: arrays, JSON and bytes are not plain text). */
+const isPlain = (v: unknown): boolean => v === null || v === undefined || typeof v !== 'object' || v instanceof Date;
 
 /**
  * Run `text` on PGlite as a named prepared statement: Parse once (with the first run), then
  * Bind + Describe + Execute + Sync as one message — one pass through PostgreSQL's main loop, no
  * parse analysis and, once PostgreSQL settles on a generic plan, no planning (whose relation-size
  * probes are file-system calls under PGlite). `PGlite.query` sends the same statement as six
- * separate protocol calls, parsed and planned each time (~0.4 ms of a 0.6 ms lookup here,
- * docs/DECISIONS.md, "Prepared statements on PGlite"). It takes the same two locks as
- * `PGlite.query`, so it never runs inside another caller's transaction. Parameters are sent as
- * text (the statement casts them); rows are parsed by PGlite's own type parsers, as `query`
- * returns them. Undefined: no name left (the caller falls back to `query`).
+ * separate protocol calls, parsed and planned each time (~0.3 ms of a 0.6 ms lookup here,
+ * docs/DECISIONS.md, "Both statements prepared once on PGlite"). It takes the same two locks as
+ * `PGlite.query`, in the same order, so it never runs inside another caller's transaction, and
+ * awaits nothing else before them, so a read issued before `close()` runs before it. Parameters
+ * are sent as text (the statement casts them); rows are parsed by PGlite's own type parsers, as
+ * `query` returns them. Undefined (the caller falls back to `query`): no name left, or a
+ * parameter that is not plain text, a number, a boolean or a Date.
  */
 async function pglitePrepared(pg: PgliteInternals, text: string, params: unknown[]): Promise<unknown[] | undefined> {
   let names = preparedBy.get(pg);
   if (!names) preparedBy.set(pg, (names = new Map()));
-  if (!names.has(text) && names.size >= MAX_PREPARED) return undefined;
-  const { protocol, parse } = await (pgliteModule ??= import('@electric-sql/pglite'));
-  const s = protocol.serialize;
+  if ((!names.has(text) && names.size >= MAX_PREPARED) || !params.every(isPlain)) return undefined;
+  const mod = (pgliteModule ??= await import('@electric-sql/pglite'));
+  const s = mod.protocol.serialize;
   const values = params.map((v) => (v === null || v === undefined ? null : v instanceof Date ? v.toISOString() : String(v)));
   await pg._checkReady();
   return pg._runExclusiveTransaction(() =>
     pg._runExclusiveQuery(async () => {
-      // looked up under the lock: two first runs of one text must not both Parse it
-      let name = names.get(text);
-      if (name === undefined) {
-        // on its own, so a failed first run (a bad parameter) cannot leave it parsed but unrecorded
-        const fresh = `atrium_raw${names.size}`;
-        await pg.execProtocol(concat([s.parse({ name: fresh, text }), s.sync()]), { syncToFs: false, throwOnError: true });
-        names.set(text, (name = fresh));
+      await pg._checkReady(); // closed while this waited for the locks: PGlite's own error
+      const run = async (): Promise<unknown[]> => {
+        // looked up under the lock: two first runs of one text must not both Parse it
+        let name = names.get(text);
+        if (name === undefined) {
+          // on its own, so a failed first run (a bad parameter) cannot leave it parsed but unrecorded
+          const fresh = `atrium_raw${nextName++}`;
+          await pg.execProtocol(concat([s.parse({ name: fresh, text }), s.sync()]), { syncToFs: false, throwOnError: true });
+          names.set(text, (name = fresh));
+        }
+        const message = concat([s.bind({ statement: name, values }), s.describe({ type: 'P' }), s.execute({}), s.sync()]);
+        // read-only statements: nothing to write back to the file system
+        const { messages } = await pg.execProtocol(message, { syncToFs: false, throwOnError: true });
+        return mod.parse.parseResults(messages as never, pg.parsers as never)[0]?.rows ?? [];
+      };
+      try {
+        return await run();
+      } catch (err) {
+        // the statement is gone (DEALLOCATE or DISCARD by someone): prepared again, once
+        if ((err as { code?: unknown }).code !== '26000') throw err;
+        names.delete(text);
+        return run();
       }
-      const message = concat([s.bind({ statement: name, values }), s.describe({ type: 'P' }), s.execute({}), s.sync()]);
-      // read-only statements: nothing to write back to the file system
-      const { messages } = await pg.execProtocol(message, { syncToFs: false, throwOnError: true });
-      return parse.parseResults(messages as never, pg.parsers as never)[0]?.rows ?? [];
     }),
   );
 }

@@ -50,6 +50,30 @@ describe('rawRows', () => {
     expect(prepared[0]!.name).toMatch(/^atrium_raw\d+$/);
   });
 
+  it('parameters that are not plain text (an array, JSON, bytes) are sent as the driver sends them', async () => {
+    expect(await rawRows(database.db, 'select $1::int[] as a, $2::jsonb as j', [[1, 2, 3], JSON.stringify({ k: [1] })])).toEqual([{ a: [1, 2, 3], j: { k: [1] } }]);
+    expect(await rawRows(database.db, 'select $1::int[] as a, $2::jsonb as j', ['{4}', '{"k":2}'])).toEqual([{ a: [4], j: { k: 2 } }]);
+  });
+
+  it('a statement dropped under it (DEALLOCATE ALL) is prepared again', async () => {
+    const q = 'select $1::int + 100 as n';
+    expect(await rawRows(database.db, q, [1])).toEqual([{ n: 101 }]);
+    await database.db.execute(sql`deallocate all`);
+    expect(await rawRows(database.db, q, [2])).toEqual([{ n: 102 }]);
+    expect(await rawRows(database.db, 'select $1::int * 2 as twice', [5])).toEqual([{ twice: 10 }]);
+  });
+
+  it.skipIf(process.env.ATRIUM_TEST_DATABASE_URL)('reads issued before close() are answered; reads after it fail as PGlite fails them', async () => {
+    const other = await openDatabase({ databaseUrl: 'memory://', dataDir: '/nonexistent' });
+    const q = 'select $1::int as n';
+    expect(await rawRows(other.db, q, [0])).toEqual([{ n: 0 }]);
+    const before = [1, 2, 3, 4, 5].map((i) => rawRows(other.db, q, [i]));
+    const closed = other.close();
+    expect(await Promise.all(before)).toEqual([1, 2, 3, 4, 5].map((n) => [{ n }]));
+    await closed;
+    await expect(rawRows(other.db, q, [6])).rejects.toThrow(/clos/i);
+  });
+
   it('a bad parameter on the first run fails that run only; the statement then works', async () => {
     const q = 'select $1::uuid as id, $2::int + 1 as next';
     await expect(rawRows(database.db, q, ['not-a-uuid', 1])).rejects.toMatchObject({ code: '22P02' });
