@@ -455,16 +455,11 @@ export function orderHits(hits: Hit[], limit: number): Hit[] {
   }
   let end = Math.min(limit, hits.length);
   if (end === 0) return [];
-  const keys = new Map<Hit, number>();
-  const keyOf = (h: Hit): number => {
-    let k = keys.get(h);
-    if (k === undefined) keys.set(h, (k = tieKey(h.score)));
-    return k;
-  };
-  const last = keyOf(hits[end - 1]!);
-  while (end < hits.length && keyOf(hits[end]!) === last) end++;
-  const top = hits.slice(0, end);
-  return top.sort((a, b) => keyOf(b) - keyOf(a) || a.inFile - b.inFile || a.tokenSize - b.tokenSize || a.chunkId - b.chunkId).slice(0, limit);
+  const last = tieKey(hits[end - 1]!.score);
+  while (end < hits.length && tieKey(hits[end]!.score) === last) end++;
+  const top = hits.slice(0, end).map((h) => ({ h, key: tieKey(h.score) }));
+  top.sort((a, b) => b.key - a.key || a.h.inFile - b.h.inFile || a.h.tokenSize - b.h.tokenSize || a.h.chunkId - b.h.chunkId);
+  return top.slice(0, limit).map((t) => t.h);
 }
 
 /**
