@@ -66,7 +66,7 @@ function late<T extends object>(get: () => T | undefined, name: string): T {
 }
 
 /** Fastify's `trustProxy`; a hop count becomes the function Fastify would build from it (its types take no number). */
-function trustProxyOption(v: boolean | number | string[]): boolean | string[] | ((address: string, hop: number) => boolean) {
+function trustProxyOption(v: false | number | string[]): boolean | string[] | ((address: string, hop: number) => boolean) {
   return typeof v === 'number' ? (_address, hop) => hop < v : v;
 }
 

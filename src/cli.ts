@@ -47,7 +47,7 @@ async function main(argv: string[]): Promise<number> {
   };
   const config = loadConfig();
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-  const teams = new TeamsService(database.db, new AuthService(database.db, config.auth));
+  const teams = new TeamsService(database.db, new AuthService(database.db, config.auth), 0);
   const withInviteUrl = <T extends { inviteToken: string | null }>({ inviteToken, ...rest }: T) => ({
     ...rest,
     inviteUrl: inviteToken ? inviteUrl(configuredOrigin(config), inviteToken) : null,

@@ -121,8 +121,8 @@ export interface AuthConfig {
   readonly failureWindowSeconds: number;
   /** the origin people reach the server at (`https://atrium.example.com`), without a trailing slash; null: the request's own */
   readonly publicUrl: string | null;
-  /** Fastify's `trustProxy`: whether X-Forwarded-Proto/-For/-Host are believed (false, true, a hop count or addresses) */
-  readonly trustProxy: boolean | number | string[];
+  /** Fastify's `trustProxy`: whether X-Forwarded-Proto/-For/-Host are believed (false, a hop count or the proxies' addresses) */
+  readonly trustProxy: false | number | string[];
 }
 
 /** The background embedding of Plus files (src/modules/embeddings/worker.ts). */
@@ -242,11 +242,19 @@ export function configuredOrigin(config: Config): string {
   return `http://${host}:${config.port}`;
 }
 
-/** `TRUST_PROXY`: unset or `false` → false; `true`; a hop count; else a comma-separated list of proxy addresses/CIDRs. */
-function parseTrustProxy(v: string | undefined): boolean | number | string[] {
+/**
+ * `TRUST_PROXY`: unset or `false` → false; a hop count; else a comma-separated list of proxy
+ * addresses/CIDRs. `true` is refused: it would believe the left-most `X-Forwarded-For`, which any
+ * client writes itself, so the per-address sign-in limit would never hold.
+ */
+function parseTrustProxy(v: string | undefined): false | number | string[] {
   const t = v?.trim().toLowerCase();
   if (!t || t === 'false') return false;
-  if (t === 'true') return true;
+  if (t === 'true') {
+    throw new ConfigError(
+      'Invalid configuration:\n  TRUST_PROXY: "true" would believe whatever address a client claims; set the number of proxies in front of Atrium (e.g. 1) or their addresses (e.g. 10.0.0.5,10.1.0.0/16)',
+    );
+  }
   if (/^\d+$/.test(t)) return Number(t);
   return t.split(',').map((a) => a.trim()).filter(Boolean);
 }

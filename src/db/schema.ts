@@ -47,12 +47,14 @@ export const users = pgTable(
       .references(() => teams.id, { onDelete: 'cascade' }),
     name: text('name').notNull(),
     email: text('email').notNull(),
+    /** security/email.ts's emailKey(email): what sign-in, its throttle and the per-team check compare */
+    emailKey: text('email_key').notNull(),
     role: text('role', { enum: ['owner', 'admin', 'member'] }).notNull(),
     instanceAdmin: boolean('instance_admin').notNull().default(false),
     created: created(),
     deleted: ts('deleted'),
   },
-  (t) => [uniqueIndex('users_team_email_uq').on(t.teamId, sql`lower(${t.email})`)],
+  (t) => [uniqueIndex('users_team_email_uq').on(t.teamId, sql`lower(${t.email})`), index('users_email_key_idx').on(t.emailKey)],
 );
 
 export const apiKeys = pgTable(

@@ -13,22 +13,34 @@ declare module 'fastify' {
   }
 }
 
-/** The session cookie's name (CONTRACT §6). */
+/**
+ * The session cookie's name: `atrium_session` over plain HTTP, `__Host-atrium_session` over HTTPS,
+ * where the prefix makes the browser refuse the cookie unless it is Secure, host-only and for
+ * Path=/ — so no sibling subdomain and no plain-HTTP page can plant one beside it.
+ */
 export const SESSION_COOKIE = 'atrium_session';
+const HOST_SESSION_COOKIE = `__Host-${SESSION_COOKIE}`;
 
 const UNSAFE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
-/** The session cookie of a request, if any (the first, if a page somehow set two). */
-export function readSessionCookie(request: FastifyRequest): string | null {
+/**
+ * The session cookie of a request: its token, null when there is none, or `ambiguous` when the
+ * request carries two different ones (a planted cookie beside the real one: neither is believed).
+ */
+export function readSessionCookie(request: FastifyRequest, publicUrl: string | null): string | null | 'ambiguous' {
   const header = request.headers.cookie;
   if (!header) return null;
+  const name = cookieName(request, publicUrl);
+  let found: string | null = null;
   for (const part of header.split(';')) {
     const eq = part.indexOf('=');
-    if (eq < 0 || part.slice(0, eq).trim() !== SESSION_COOKIE) continue;
+    if (eq < 0 || part.slice(0, eq).trim() !== name) continue;
     const value = part.slice(eq + 1).trim();
-    return /^[A-Za-z0-9_-]{16,128}$/.test(value) ? value : null;
+    if (found !== null && value !== found) return 'ambiguous';
+    found = value;
   }
-  return null;
+  // A value of another shape is no session of ours, but it was sent: the caller is told to sign in again.
+  return found === null ? null : /^[A-Za-z0-9_-]{16,128}$/.test(found) ? found : 'ambiguous';
 }
 
 /**
@@ -40,10 +52,12 @@ function overHttps(request: FastifyRequest, publicUrl: string | null): boolean {
   return request.protocol === 'https' || (publicUrl?.startsWith('https://') ?? false);
 }
 
+const cookieName = (request: FastifyRequest, publicUrl: string | null) => (overHttps(request, publicUrl) ? HOST_SESSION_COOKIE : SESSION_COOKIE);
+
 /** `Set-Cookie` for a session token expiring at `expires`; null token: the cookie is removed. */
 export function sessionCookie(request: FastifyRequest, publicUrl: string | null, token: string | null, expires: Date | null): string {
   const maxAge = token && expires ? Math.max(0, Math.round((expires.getTime() - Date.now()) / 1000)) : 0;
-  const parts = [`${SESSION_COOKIE}=${token ?? ''}`, 'Path=/', 'HttpOnly', 'SameSite=Lax', `Max-Age=${maxAge}`];
+  const parts = [`${cookieName(request, publicUrl)}=${token ?? ''}`, 'Path=/', 'HttpOnly', 'SameSite=Lax', `Max-Age=${maxAge}`];
   if (overHttps(request, publicUrl)) parts.push('Secure');
   return parts.join('; ');
 }
@@ -95,9 +109,10 @@ export function refuseForeignOrigin(request: FastifyRequest, publicUrl: string |
 
 /**
  * Sets request.principal from `Authorization: Bearer <api key>` or, without one, the session
- * cookie (Bearer wins when both are sent). 401 when neither authenticates. With the cookie,
- * unsafe methods must pass requireSameOrigin (403 `csrf`). A session whose expiry slid forward
- * gets its cookie sent again with the new Max-Age.
+ * cookie (Bearer wins when both are sent). 401 when neither authenticates — a cookie that is no
+ * live session is a 401 before anything else is checked. With a session, unsafe methods must
+ * then pass requireSameOrigin (403 `csrf`). A session whose expiry slid forward gets its cookie
+ * sent again with the new Max-Age.
  */
 export function authenticate(teams: TeamsService, auth: AuthService, publicUrl: string | null) {
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
@@ -110,18 +125,23 @@ export function authenticate(teams: TeamsService, auth: AuthService, publicUrl: 
       request.principal = principal;
       return;
     }
-    const token = readSessionCookie(request);
+    const token = readSessionCookie(request, publicUrl);
     if (!token) {
       if (header) throw new AppError('unauthorized', 'invalid_api_key', 'Send an API key as Authorization: Bearer <key>');
       throw new AppError('unauthorized', 'missing_api_key', 'Send an API key as Authorization: Bearer <key>, or sign in');
     }
-    if (UNSAFE_METHODS.has(request.method)) requireSameOrigin(request, publicUrl);
-    const session = await auth.checkSession(token);
+    const session = token === 'ambiguous' ? null : await auth.findSession(token);
     if (!session) {
       reply.header('set-cookie', sessionCookie(request, publicUrl, null, null));
       throw new AppError('unauthorized', 'session_ended', 'The session has ended or was revoked; sign in again');
     }
-    if (session.extendedTo) reply.header('set-cookie', sessionCookie(request, publicUrl, token, session.extendedTo));
+    if (UNSAFE_METHODS.has(request.method)) requireSameOrigin(request, publicUrl);
+    const extendedTo = await auth.slideSession(session);
+    if (extendedTo === null) {
+      reply.header('set-cookie', sessionCookie(request, publicUrl, null, null));
+      throw new AppError('unauthorized', 'session_ended', 'The session has ended or was revoked; sign in again');
+    }
+    if (extendedTo !== session.expires) reply.header('set-cookie', sessionCookie(request, publicUrl, token as string, extendedTo));
     request.principal = session.principal;
   };
 }

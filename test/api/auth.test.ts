@@ -271,7 +271,7 @@ describe('invites and passwords', () => {
 describe('behind a trusted proxy, with tight sign-in limits', () => {
   let p: TestApp;
   beforeAll(async () => {
-    p = await startTestApp({ auth: { ...testConfig().auth, trustProxy: true, maxFailuresPerEmail: 5, maxFailuresPerAddress: 8 } });
+    p = await startTestApp({ auth: { ...testConfig().auth, trustProxy: 1, maxFailuresPerEmail: 5, maxFailuresPerAddress: 8 } });
   }, 120_000);
   afterAll(() => p.close());
 

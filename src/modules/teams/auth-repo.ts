@@ -21,15 +21,15 @@ export interface SessionRow {
 
 /** SQL of sign-in: passwords, sessions, invites and the login throttle (tables of schema.ts's "Sign-in" block). */
 export class AuthRepo {
-  /** Live users with this email (any team) and their password hash, oldest first. */
-  async findLoginCandidates(db: Executor, email: string): Promise<Array<{ userId: number; hash: string }>> {
+  /** Live users whose email has this key (security/email.ts; any team) and their password hash, oldest first. */
+  async findLoginCandidates(db: Executor, key: string, limit: number): Promise<Array<{ userId: number; hash: string }>> {
     return db
       .select({ userId: users.id, hash: userPasswords.hash })
       .from(users)
       .innerJoin(userPasswords, eq(userPasswords.userId, users.id))
-      .where(and(sql`lower(${users.email}) = lower(${email})`, isNull(users.deleted)))
+      .where(and(eq(users.emailKey, key), isNull(users.deleted)))
       .orderBy(asc(users.id))
-      .limit(20);
+      .limit(limit);
   }
 
   async findPasswordHash(db: Executor, userId: number): Promise<string | undefined> {

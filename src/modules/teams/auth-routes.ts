@@ -49,8 +49,8 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ auth: AuthService; publicUr
       },
     },
     async (req, reply) => {
-      const token = readSessionCookie(req);
-      if (token) {
+      const token = readSessionCookie(req, publicUrl);
+      if (token && token !== 'ambiguous') {
         requireSameOrigin(req, publicUrl);
         await auth.logout(token);
       }

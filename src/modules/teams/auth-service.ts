@@ -2,7 +2,8 @@ import type { AuthConfig } from '../../config.js';
 import type { Db, Executor } from '../../db/client.js';
 import { AppError, badRequest } from '../../errors.js';
 import { decoyHash, generateToken, hashPassword, hashToken, verifyPassword } from '../../security/passwords.js';
-import { AuthRepo } from './auth-repo.js';
+import { emailKey } from '../../security/email.js';
+import { AuthRepo, type SessionRow } from './auth-repo.js';
 import type { Principal } from './service.js';
 
 /** Invite links live seven days (CONTRACT §6). */
@@ -21,12 +22,6 @@ export interface SignedIn {
   expires: Date;
 }
 
-export interface SessionCheck {
-  principal: Principal;
-  /** set when this request slid the expiry forward: the cookie is sent again with it */
-  extendedTo: Date | null;
-}
-
 function checkPasswordLength(password: string, field: string): void {
   if (password.length < PASSWORD_MIN) throw badRequest('password_too_short', `${field} must have at least ${PASSWORD_MIN} characters`, [{ path: `body/${field}`, message: `must have at least ${PASSWORD_MIN} characters` }]);
   if (password.length > PASSWORD_MAX) throw badRequest('password_too_long', `${field} must have at most ${PASSWORD_MAX} characters`, [{ path: `body/${field}`, message: `must have at most ${PASSWORD_MAX} characters` }]);
@@ -37,6 +32,15 @@ function tooManyAttempts(retryAfterSeconds: number): AppError {
   e.retryAfterSeconds = retryAfterSeconds;
   return e;
 }
+
+/**
+ * How many accounts (in different teams) one email can sign in to with a password: every sign-in
+ * verifies exactly this many hashes, so the time it takes tells nothing of how many there are.
+ */
+export const SIGN_IN_ACCOUNTS_PER_EMAIL = 3;
+
+/** The sign-in throttle's key for an email: the same key for every spelling that reaches one account. */
+const throttleKeyOf = (email: string) => `email:${emailKey(email)}`;
 
 const invalidCredentials = () => new AppError('unauthorized', 'invalid_credentials', 'The email or password is wrong');
 
@@ -74,31 +78,32 @@ export class AuthService {
   }
 
   /**
-   * Check an email and password. The attempt is counted against the email and the client address
-   * first (429 once either is over its limit, whether or not the password is right); an unknown
-   * email costs the same scrypt as a wrong password, and both answer the same 401.
+   * Check an email and password. The attempt is counted against the email's key (security/email.ts)
+   * and the client address first (429 once either is over its limit, whether or not the password
+   * is right). Every attempt then costs the same: exactly {@link SIGN_IN_ACCOUNTS_PER_EMAIL}
+   * scrypt verifications, run together, the email's accounts padded with a decoy — so neither an
+   * unknown email nor one used in several teams answers at another speed; all get the same 401.
    */
   async login(input: { email: string; password: string; address: string }): Promise<SignedIn> {
-    const emailKey = `email:${input.email.trim().toLowerCase()}`;
+    const emailThrottle = throttleKeyOf(input.email);
     const addressKey = `ip:${input.address}`;
     const { failureWindowSeconds: windowS, maxFailuresPerEmail, maxFailuresPerAddress } = this.config;
-    const byEmail = await this.repo.countAttempt(this.db, emailKey, windowS);
+    const byEmail = await this.repo.countAttempt(this.db, emailThrottle, windowS);
     const byAddress = await this.repo.countAttempt(this.db, addressKey, windowS);
     const over = [byEmail.attempts > maxFailuresPerEmail ? byEmail.resetInSeconds : 0, byAddress.attempts > maxFailuresPerAddress ? byAddress.resetInSeconds : 0];
     if (over.some((s) => s > 0)) throw tooManyAttempts(Math.max(...over));
 
-    const candidates = input.password.length > PASSWORD_MAX ? [] : await this.repo.findLoginCandidates(this.db, input.email.trim());
-    let userId: number | null = null;
-    if (candidates.length === 0) await verifyPassword(input.password.slice(0, PASSWORD_MAX), await decoyHash());
+    const tooLong = input.password.length > PASSWORD_MAX;
+    const candidates = tooLong ? [] : await this.repo.findLoginCandidates(this.db, emailKey(input.email), SIGN_IN_ACCOUNTS_PER_EMAIL);
+    const decoy = await decoyHash();
+    const hashes = Array.from({ length: SIGN_IN_ACCOUNTS_PER_EMAIL }, (_, i) => candidates[i]?.hash ?? decoy);
+    const password = input.password.slice(0, PASSWORD_MAX);
+    const matches = await Promise.all(hashes.map((h) => verifyPassword(password, h)));
     // One person may be a user of several teams under one email: the oldest account whose password matches.
-    for (const c of candidates) {
-      if (await verifyPassword(input.password, c.hash)) {
-        userId = c.userId;
-        break;
-      }
-    }
-    if (userId === null) throw invalidCredentials();
-    await this.repo.forgiveAttempt(this.db, emailKey, addressKey);
+    const index = matches.findIndex((ok, i) => ok && i < candidates.length);
+    if (tooLong || index < 0) throw invalidCredentials();
+    const userId = candidates[index]!.userId;
+    await this.repo.forgiveAttempt(this.db, emailThrottle, addressKey);
     await this.repo.deleteStaleAttempts(this.db, windowS);
     await this.repo.deleteExpiredSessions(this.db, userId);
     return this.startSession(userId);
@@ -113,20 +118,22 @@ export class AuthService {
     return { principal: found.principal, token, expires: found.expires };
   }
 
+  /** The live session of a cookie's token (principal and expiry), or null when unknown, expired or its user deleted. Never cached: a removal on another node counts at once. */
+  findSession(token: string): Promise<SessionRow | null> {
+    return this.repo.findSession(this.db, hashToken(token)).then((s) => s ?? null);
+  }
+
   /**
-   * The principal of a session cookie, or null when unknown, expired or its user deleted. Read
-   * from the database on every request (no cache: a removal on another node counts at once). The
-   * expiry slides: once a session's remaining life is more than `min(1 h, ttl / 10)` short of
+   * Slide a session's expiry: once its remaining life is more than `min(1 h, ttl / 10)` short of
    * the full TTL it is pushed back to a full TTL (at most one write per session per hour).
+   * Answers the expiry now in force (`session.expires` itself when nothing was written), or null
+   * when the session ended meanwhile.
    */
-  async checkSession(token: string): Promise<SessionCheck | null> {
-    const found = await this.repo.findSession(this.db, hashToken(token));
-    if (!found) return null;
+  async slideSession(session: SessionRow): Promise<Date | null> {
     const ttlMs = this.config.sessionTtlSeconds * 1000;
     const slack = Math.min(3_600_000, ttlMs / 10);
-    if (found.expires.getTime() - Date.now() > ttlMs - slack) return { principal: found.principal, extendedTo: null };
-    const extendedTo = await this.repo.extendSession(this.db, found.principal.sessionId!, this.config.sessionTtlSeconds);
-    return extendedTo ? { principal: found.principal, extendedTo } : null;
+    if (session.expires.getTime() - Date.now() > ttlMs - slack) return session.expires;
+    return (await this.repo.extendSession(this.db, session.principal.sessionId!, this.config.sessionTtlSeconds)) ?? null;
   }
 
   /** In the transaction that deletes a user: end their sessions and open invites. */
@@ -158,8 +165,8 @@ export class AuthService {
    */
   async changePassword(caller: Principal, input: { currentPassword: string; newPassword: string }): Promise<void> {
     checkPasswordLength(input.newPassword, 'newPassword');
-    const emailKey = `email:${caller.email.trim().toLowerCase()}`;
-    const byEmail = await this.repo.countAttempt(this.db, emailKey, this.config.failureWindowSeconds);
+    const emailThrottle = throttleKeyOf(caller.email);
+    const byEmail = await this.repo.countAttempt(this.db, emailThrottle, this.config.failureWindowSeconds);
     if (byEmail.attempts > this.config.maxFailuresPerEmail) throw tooManyAttempts(byEmail.resetInSeconds);
     const stored = await this.repo.findPasswordHash(this.db, caller.userId);
     const ok = stored !== undefined && input.currentPassword.length <= PASSWORD_MAX && (await verifyPassword(input.currentPassword, stored));
@@ -169,6 +176,6 @@ export class AuthService {
       await this.repo.setPassword(tx, caller.userId, hash);
       await this.repo.deleteUserSessions(tx, caller.userId, caller.sessionId);
     });
-    await this.repo.forgiveAttempt(this.db, emailKey, null);
+    await this.repo.forgiveAttempt(this.db, emailThrottle, null);
   }
 }

@@ -1,4 +1,5 @@
 import { and, asc, count, eq, isNull, sql } from 'drizzle-orm';
+import { emailKey } from '../../security/email.js';
 import type { Executor } from '../../db/client.js';
 import { apiKeys, teams, users } from '../../db/schema.js';
 
@@ -49,7 +50,7 @@ export class TeamsRepo {
   ): Promise<UserRow> {
     const [row] = await db
       .insert(users)
-      .values({ ...v, instanceAdmin: v.instanceAdmin ?? false })
+      .values({ ...v, emailKey: emailKey(v.email), instanceAdmin: v.instanceAdmin ?? false })
       .returning();
     return row!;
   }
@@ -58,7 +59,7 @@ export class TeamsRepo {
     const [row] = await db
       .select()
       .from(users)
-      .where(and(eq(users.teamId, teamId), sql`lower(${users.email}) = lower(${email})`))
+      .where(and(eq(users.teamId, teamId), eq(users.emailKey, emailKey(email))))
       .limit(1);
     return row;
   }

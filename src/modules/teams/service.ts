@@ -61,17 +61,22 @@ const keyView = (k: ApiKeyRow, key?: string): KeyView => ({
   ...(key ? { key } : {}),
 });
 
-/** Every request authenticates, most with a key seen moments ago. */
-const CACHE_TTL_MS = 2_000;
-
 export class TeamsService {
   private readonly repo = new TeamsRepo();
-  private readonly cache = new TtlCache<string, Principal>(CACHE_TTL_MS);
+  private readonly cache: TtlCache<string, Principal>;
 
+  /**
+   * `keyCacheMs`: how long an API key's principal is kept in this process (every request
+   * authenticates, most with a key seen moments ago). Only where this process is the database's
+   * one user (services.ts): with several nodes a key revoked on one must fail on all at once.
+   */
   constructor(
     private readonly db: Db,
     private readonly auth: AuthService,
-  ) {}
+    keyCacheMs: number,
+  ) {
+    this.cache = new TtlCache<string, Principal>(keyCacheMs);
+  }
 
   async authenticate(key: string): Promise<Principal | null> {
     const hash = hashApiKey(key);
