@@ -22,6 +22,7 @@ export class TtlCache<K, V> {
   }
 
   set(key: K, value: V): void {
+    if (this.ttlMs <= 0) return; // a cache of no time keeps nothing
     if (this.entries.size >= this.max) this.entries.clear();
     this.entries.set(key, { value, until: Date.now() + this.ttlMs });
   }

@@ -38,6 +38,9 @@ export interface Services {
   compat: OpenAICompatService;
 }
 
+/** How long the embedded database's single process keeps an API key's principal and a team's budgets (its own writes invalidate them at once). */
+const SOLE_USER_CACHE_MS = 2_000;
+
 export function createServices(
   database: Database,
   config: Config,
@@ -45,8 +48,11 @@ export function createServices(
   onError: (err: unknown, what: string) => void = () => {},
 ): Services {
   const db = database.db;
+  // Reads that every request repeats (an API key, a team's budgets) are cached in process only
+  // where this process is the database's one user; on PostgreSQL other nodes change them.
+  const soleUserCacheMs = database.kind === 'pglite' ? SOLE_USER_CACHE_MS : 0;
   const auth = new AuthService(db, config.auth);
-  const teams = new TeamsService(db, auth);
+  const teams = new TeamsService(db, auth, soleUserCacheMs);
   const models = new ModelsService(db, secrets, config.providerUrlPolicy);
   // Plus is built before workspaces (it needs only models): a workspace's plusIds are checked against it.
   const embeddings = new EmbeddingsService(database, models, config.providerTimeouts, config.embeddings, onError);
@@ -60,7 +66,7 @@ export function createServices(
     staleAfterMs: config.providerTimeouts.totalMs + SWEEP_MARGIN_MS,
     sweepEveryMs: config.promptLogSweepMs,
   });
-  const usage = new UsageService(db, budgetCounters(database));
+  const usage = new UsageService(db, budgetCounters(database), soleUserCacheMs);
   const chat = new ChatService(db, workspaces, plus);
   const turns = new TurnService(db, workspaces, models, plus, promptLogs, config.providerTimeouts, usage, (why) =>
     onError(new Error(why), 'follow-up rewrite (searched with carried terms instead)'),

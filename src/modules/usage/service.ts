@@ -12,8 +12,6 @@ import { minuteStart, periodEnd, periodStart } from './periods.js';
 import { refusedBudgetOf, UsageRepo, type BudgetRow, type BudgetRule, type Reservation, type UsageGroup } from './repo.js';
 import type { BudgetT, CreateBudgetBodyT, MeUsageT, UpdateBudgetBodyT, UsageQueryT } from './schema.js';
 
-/** Which budgets a team has: read on every turn, so cached like the other per-request reads (cache.ts). */
-const RULES_TTL_MS = 2_000;
 /** The reservation's prompt estimate is Atrium's own token count with this headroom (docs/API.md). */
 const PROMPT_HEADROOM = 1.25;
 const PROMPT_OVERHEAD_TOKENS = 16;
@@ -42,12 +40,20 @@ export function budgetCounters(database: Pick<Database, 'kind' | 'db'>): BudgetC
 
 export class UsageService {
   private readonly repo = new UsageRepo();
-  private readonly rules = new TtlCache<string, BudgetRule[]>(RULES_TTL_MS);
+  private readonly rules: TtlCache<string, BudgetRule[]>;
 
+  /**
+   * `rulesCacheMs`: how long a team's list of budgets is kept in this process (it is read on
+   * every turn). Only where this process is the database's one user (services.ts): with several
+   * nodes a budget created on one must bind the turns of all at once.
+   */
   constructor(
     private readonly db: Db,
     private readonly counters: BudgetCounters,
-  ) {}
+    rulesCacheMs: number,
+  ) {
+    this.rules = new TtlCache<string, BudgetRule[]>(rulesCacheMs);
+  }
 
   // ---- the turn's side ----------------------------------------------------------------------
 
