@@ -49,3 +49,9 @@ export function countTokens(text: string): number {
 export function encodeTokens(text: string): number[] {
   return o200k().encode(text, PLAIN_TEXT);
 }
+
+/** The first `n` o200k_base tokens of `text`, as text (all of it when it has no more). */
+export function firstTokens(text: string, n: number): string {
+  const ids = encodeTokens(text);
+  return ids.length <= n ? text : o200k().decode(ids.slice(0, Math.max(0, n)));
+}

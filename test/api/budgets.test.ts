@@ -5,6 +5,7 @@ import type { Static } from 'typebox';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { promptLogs } from '../../src/db/schema.js';
+import { countTokens } from '../../src/ingest/tokens.js';
 import { Budget, MeUsage } from '../../src/modules/usage/schema.js';
 import { expectProblem, newTeam, startTestApp, type TestApp } from '../helpers/app.js';
 import { createModel, createWorkspace } from '../helpers/factories.js';
@@ -307,6 +308,52 @@ describe('concurrency', () => {
       expect(spent).toBeLessThanOrEqual(credits);
       const now = ((await t.request({ method: 'GET', url: '/api/v1/budgets', key: team.ownerKey })).json() as Array<{ id: string; spent: number }>).find((x) => x.id === b.id)!;
       expect(now.spent).toBeCloseTo(spent, 6);
+    } finally {
+      if (second !== t) await second.close();
+    }
+  });
+
+  /**
+   * Providers that do not honour the output cap and count the prompt four times higher than
+   * Atrium does: bursts of streamed and plain calls, on two nodes where the database allows it,
+   * against a budget created just before them. The budget is never overspent, each streamed
+   * answer is cut at the output tokens it reserved (finish reason `length`), and the provider's
+   * over-count sizes the next reservations.
+   */
+  it('a burst against providers that ignore max tokens and over-count never overspends the budget', { timeout: 60_000 }, async () => {
+    const shared = Boolean(process.env.ATRIUM_TEST_DATABASE_URL);
+    const second = shared ? await startTestApp() : t;
+    try {
+      const { team, ws } = await setup();
+      standIn.set({ reply: Array.from({ length: 2000 }, (_, i) => `w${i}`).join(' '), ignoreMaxTokens: true, promptTokensFactor: 4 });
+      const credits = 2_000;
+      await budgetOk(team.ownerKey, { scope: 'team', scopeId: team.teamId, period: 'month', credits });
+      const node = (i: number) => (i % 2 === 0 ? t : second);
+      const stream = (i: number) => node(i).request({ method: 'POST', url: `/api/v1/chat/${ws.id}/completions/stream`, key: team.ownerKey, payload: ask });
+      const plain = (i: number) => complete(team.ownerKey, ws.id, node(i));
+      const finishes: string[] = [];
+      for (let round = 0; round < 3; round++) {
+        const results = await Promise.all(Array.from({ length: 16 }, (_, i) => (i % 4 === 0 ? plain(i) : stream(i))));
+        for (const r of results) expect([200, 429]).toContain(r.statusCode);
+        for (const r of results.filter((x) => x.statusCode === 200)) {
+          const done = /event: done\ndata: (.*)\n/.exec(r.body);
+          finishes.push(done ? (JSON.parse(done[1]!) as { finishReason: string }).finishReason : (r.json() as { finishReason: string }).finishReason);
+        }
+      }
+      const spent = await ledgerCredits(team.ownerKey);
+      expect(spent).toBeGreaterThan(0);
+      expect(spent).toBeLessThanOrEqual(credits + 1e-6);
+      expect(finishes.length).toBeGreaterThan(0);
+      expect(new Set(finishes)).toEqual(new Set(['length']));
+      const listed = ((await t.request({ method: 'GET', url: '/api/v1/budgets', key: team.ownerKey })).json() as Array<{ spent: number }>)[0]!;
+      expect(listed.spent).toBeCloseTo(spent, 6);
+      // every answer stopped at the reserved output: no stored answer is longer than the cap
+      const threads = (await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/history`, key: team.ownerKey })).json() as Array<{ id: string }>;
+      expect(threads.length).toBeGreaterThan(0);
+      for (const th of threads.slice(0, 5)) {
+        const full = (await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/history/${th.id}`, key: team.ownerKey })).json() as { messages: Array<{ role: string; content: string }> };
+        for (const m of full.messages.filter((x) => x.role === 'assistant')) expect(countTokens(m.content)).toBeLessThanOrEqual(OUT);
+      }
     } finally {
       if (second !== t) await second.close();
     }

@@ -93,6 +93,10 @@ export interface StandInSwitches {
   contextWindow: { tokens: number; style: 'llamacpp' | 'openai' } | null;
   /** openai / azure: answer without usage (like servers that report none). */
   noUsage: boolean;
+  /** Ignore the request's max-tokens parameter (like a server that does not honour it): the whole reply is sent. */
+  ignoreMaxTokens: boolean;
+  /** Report this many times the prompt tokens it would otherwise report (a tokenizer, or a provider, that counts more). */
+  promptTokensFactor: number;
   /** Answer only embedding requests with this HTTP status (chat keeps working). */
   failEmbeddings: number | null;
   /** Embeddings: the concept groups that make the dimensions (see the header comment). */
@@ -160,6 +164,8 @@ const DEFAULTS: StandInSwitches = {
   whenPrompt: [],
   contextWindow: null,
   noUsage: false,
+  ignoreMaxTokens: false,
+  promptTokensFactor: 1,
   failEmbeddings: null,
   embedConcepts: DEFAULT_CONCEPTS,
 };
@@ -444,7 +450,7 @@ export async function startStandInProvider(): Promise<StandInProvider> {
     }
     const text = rule?.reply ?? s.reply ?? `Echo: ${conv.lastUser}`;
     let words = wordChunks(text);
-    const max = maxTokensOf(r.protocol, body);
+    const max = s.ignoreMaxTokens ? null : maxTokensOf(r.protocol, body);
     const truncated = max !== null && words.length > max;
     if (truncated) words = words.slice(0, max);
     let promptTokens = Math.max(1, Math.ceil(conv.promptChars / 4));
@@ -458,6 +464,7 @@ export async function startStandInProvider(): Promise<StandInProvider> {
         return;
       }
     }
+    promptTokens *= s.promptTokensFactor;
     const completionTokens = words.length;
     const answer: Answer = {
       id: ++seq,

@@ -4,7 +4,7 @@ import type { Db } from '../../db/client.js';
 import { GroupCommit } from '../../db/group-commit.js';
 import type { SearchRewrite, StoredSource } from '../../db/schema.js';
 import { AppError, badRequest, notFound, upstreamError, type ErrorKind } from '../../errors.js';
-import { countTokens } from '../../ingest/tokens.js';
+import { countTokens, firstTokens } from '../../ingest/tokens.js';
 import { classifyProviderError, describeForLog, getAdapter, type ProviderError } from '../../providers/index.js';
 import type { ChatMessage, GenerationParams, ProviderTarget, ProviderTimeouts, Usage } from '../../providers/types.js';
 import { assertMaxTokensFit, type ModelsService } from '../models/service.js';
@@ -164,13 +164,15 @@ export class TurnService {
       yield { type: 'start', threadId: plan.threadId, messageId: ids.messageId, modelId: plan.model.id };
       if (context.sources.length > 0) yield { type: 'sources', sources: context.sources };
       // 6. The provider call.
-      const outcome = yield* this.callProvider(plan, fit, opts);
+      //    A budgeted turn's answer is cut at the output tokens it reserved, whatever the provider does with its cap.
+      const outcome = yield* this.callProvider(plan, fit, opts, hold ? (plan.params.maxTokens ?? null) : null);
+      if (outcome.kind === 'answered') this.usage.notePromptCount(plan.model.id, outcome.usage.promptTokens, fit.assembled.estimatedPromptTokens);
       // 7. Store the answer and finish the log (statement 2), then say how the turn ended.
       const estimated = fit.assembled.estimatedPromptTokens;
       const usage = estimateIfMissing(outcome.kind === 'answered' ? outcome.usage : ZERO_USAGE, estimated, outcome.content);
       const created = new Date();
       const record = answerRecord(plan, ids, context.sources, outcome, usage, estimated, created, Date.now() - started, rewrite?.rewrite ?? null);
-      const ledger = this.ledgerEntry(caller, plan, ids.logId, outcome, usage, created, rewrite?.used ?? null);
+      const ledger = this.ledgerEntry(caller, plan, ids.logId, outcome, usage, created, rewrite?.used ?? null, hold?.reservedCredits() ?? null);
       const kept = await this.storeAnswer({ ...record, ledger, settle: hold?.settlementInStatement() ?? null });
       finished = true;
       hold?.settled(ledger.credits);
@@ -361,9 +363,19 @@ export class TurnService {
   /**
    * The ledger row of an attempt: the provider's usage when it answered; an interrupted call
    * (or a failure after text arrived) what was sent and received, counted by Atrium; a failure
-   * before any text, nothing (providers do not bill refused calls).
+   * before any text, nothing (providers do not bill refused calls). A budgeted turn is charged at
+   * most the credits it reserved (`reserved`; null without a budget).
    */
-  private ledgerEntry(caller: Principal, plan: Plan, logId: string, o: Outcome, usage: Usage, created: Date, rewriteUsed: Rewritten['used'] | null): LedgerEntry {
+  private ledgerEntry(
+    caller: Principal,
+    plan: Plan,
+    logId: string,
+    o: Outcome,
+    usage: Usage,
+    created: Date,
+    rewriteUsed: Rewritten['used'] | null,
+    reserved: number | null,
+  ): LedgerEntry {
     const call = o.kind === 'failed' && o.content.length === 0 ? ZERO_USAGE : usage;
     // The follow-up's rewrite was a call of its own, billed whatever became of the answer.
     const billed = rewriteUsed ? { promptTokens: call.promptTokens + rewriteUsed.promptTokens, completionTokens: call.completionTokens + rewriteUsed.completionTokens } : call;
@@ -377,7 +389,7 @@ export class TurnService {
       modelName: plan.model.name,
       promptTokens: billed.promptTokens,
       completionTokens: billed.completionTokens,
-      credits: this.usage.creditsOf(plan.model.price, billed.promptTokens, billed.completionTokens),
+      credits: this.usage.creditsOf(plan.model.price, billed.promptTokens, billed.completionTokens, reserved),
       status: o.kind === 'answered' ? 'ok' : o.kind === 'interrupted' ? 'interrupted' : 'error',
       created,
     };
@@ -386,9 +398,11 @@ export class TurnService {
   /**
    * The one place the provider is called and its failure classified. Yields deltas, returns how
    * the call ended. A context-length refusal (before anything streamed) is retried once with a
-   * prompt refitted on less history; `fit` then holds the prompt that was sent.
+   * prompt refitted on less history; `fit` then holds the prompt that was sent. With `cap`, the
+   * answer ends at that many output tokens in Atrium's count (finish reason `length`): a stream is
+   * cut there and the provider's stream closed, a whole answer shortened.
    */
-  private async *callProvider(plan: Plan, fit: Fit, opts: TurnOptions): AsyncGenerator<TurnEvent, Outcome> {
+  private async *callProvider(plan: Plan, fit: Fit, opts: TurnOptions, cap: number | null): AsyncGenerator<TurnEvent, Outcome> {
     const adapter = getAdapter(plan.target.apiBase, plan.target.connectionType);
     const request = { target: plan.target, messages: fit.assembled.messages, params: plan.params, timeouts: this.timeouts, ...(opts.signal ? { signal: opts.signal } : {}) };
     const refit = (pe: ProviderError): ChatMessage[] | null => {
@@ -401,12 +415,25 @@ export class TurnService {
     try {
       if (!opts.stream) {
         const r = await completeWithContextRetry(adapter, request, refit);
-        content = r.content;
+        const over = cap !== null && countTokens(r.content) > cap;
+        content = over ? firstTokens(r.content, cap) : r.content;
         yield { type: 'delta', content };
-        return { kind: 'answered', content, finishReason: r.finishReason, usage: r.usage };
+        return { kind: 'answered', content, finishReason: over ? 'length' : r.finishReason, usage: r.usage };
       }
+      let outputTokens = 0;
       for await (const ev of streamWithContextRetry(adapter, request, refit)) {
         if (ev.type === 'done') return { kind: 'answered', content, finishReason: ev.finishReason, usage: ev.usage };
+        if (cap !== null) {
+          // Counted piece by piece: never fewer tokens than the text has as a whole, so the cut is never late.
+          const n = countTokens(ev.content);
+          if (outputTokens + n > cap) {
+            const rest = firstTokens(ev.content, cap - outputTokens);
+            content += rest;
+            if (rest) yield { type: 'delta', content: rest };
+            return { kind: 'answered', content, finishReason: 'length', usage: ZERO_USAGE };
+          }
+          outputTokens += n;
+        }
         content += ev.content;
         yield ev;
       }
@@ -434,7 +461,7 @@ function costOf(plan: Plan, contextText: string, extraTokens: number): TurnCost 
   const maxOutput = plan.params.maxTokens ?? 0;
   const texts = [plan.settings.systemInstructions ?? '', plan.settings.addedContext ?? '', contextText, ...plan.newTurns.map((m) => m.content)];
   const promptTokens = texts.reduce((n, t) => n + (t ? countTokens(t) : 0), 0) + 4 * (plan.newTurns.length + 1) + extraTokens;
-  return { price: plan.model.price, promptTokens, promptCap: window - maxOutput, maxOutput };
+  return { modelId: plan.model.id, price: plan.model.price, promptTokens, promptCap: window - maxOutput, maxOutput };
 }
 
 /** The most retrieved context may take of the turn's model's window. */

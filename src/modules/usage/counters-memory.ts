@@ -120,6 +120,10 @@ class InProcessHold implements BudgetHold {
 
   stored(): void {}
 
+  reservedCredits(): number {
+    return this.credits;
+  }
+
   settlementInStatement(): Settlement | null {
     return null;
   }

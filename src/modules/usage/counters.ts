@@ -40,6 +40,8 @@ export interface BudgetHold {
   readonly inStatement: Reservation | null;
   /** Statement 1 stored the turn; `reservedCredits` is what it reserved in SQL (0 when it embedded nothing). */
   stored(reservedCredits: number): void;
+  /** What the turn reserved (known once it is stored): the most it is charged, whatever the provider reports. */
+  reservedCredits(): number;
   /** What statement 2 must embed to settle (usageSql.record), or null when it settles in `settled`. */
   settlementInStatement(): Settlement | null;
   /** Statement 2 stored the answer and its ledger row, which cost `credits`. */
@@ -83,6 +85,10 @@ class StatementHold implements BudgetHold {
 
   stored(credits: number): void {
     this.settlement = { reservedCredits: credits, budgets: this.inStatement.budgets.map((b) => ({ id: b.id, window: b.window })) };
+  }
+
+  reservedCredits(): number {
+    return this.settlement?.reservedCredits ?? 0;
   }
 
   settlementInStatement(): Settlement | null {

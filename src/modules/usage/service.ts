@@ -15,10 +15,15 @@ import type { BudgetT, CreateBudgetBodyT, MeUsageT, UpdateBudgetBodyT, UsageQuer
 /** The reservation's prompt estimate is Atrium's own token count with this headroom (docs/API.md). */
 const PROMPT_HEADROOM = 1.25;
 const PROMPT_OVERHEAD_TOKENS = 16;
+/** Provider prompt tokens per Atrium token are trusted between these (an absurd report is clamped). */
+const MIN_PROMPT_RATIO = 1;
+const MAX_PROMPT_RATIO = 8;
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** What a turn costs at most, known before its first statement. */
 export interface TurnCost {
+  /** the model: its provider's own prompt count, once reported, sizes the reservation */
+  modelId: string;
   /** the model's chatCredits (credits per 1,000 tokens; 0 free) */
   price: number;
   /** Atrium's token count of the prompt without the thread's history */
@@ -55,6 +60,24 @@ export class UsageService {
     this.rules = new TtlCache<string, BudgetRule[]>(rulesCacheMs);
   }
 
+  /** Per model, the provider's prompt tokens per Atrium token in its latest report (promptRatio). */
+  private readonly promptRatios = new Map<string, number>();
+
+  /**
+   * A provider counted `reported` prompt tokens where Atrium counted `local`: later reservations
+   * for this model count the prompt in the provider's units (a tokenizer that counts more — or a
+   * provider that over-counts — is reserved for, instead of discovered at settlement).
+   */
+  notePromptCount(modelId: string, reported: number, local: number): void {
+    if (!(reported > 0 && local > 0)) return;
+    if (this.promptRatios.size >= 10_000) this.promptRatios.clear();
+    this.promptRatios.set(modelId, Math.min(MAX_PROMPT_RATIO, Math.max(MIN_PROMPT_RATIO, reported / local)));
+  }
+
+  private promptRatio(modelId: string): number {
+    return this.promptRatios.get(modelId) ?? MIN_PROMPT_RATIO;
+  }
+
   // ---- the turn's side ----------------------------------------------------------------------
 
   /**
@@ -73,7 +96,7 @@ export class UsageService {
     const minute = minuteStart(now);
     const reservation: Reservation = {
       price: cost.price,
-      baseTokens: Math.ceil(cost.promptTokens * PROMPT_HEADROOM) + PROMPT_OVERHEAD_TOKENS,
+      baseTokens: Math.ceil(cost.promptTokens * this.promptRatio(cost.modelId) * PROMPT_HEADROOM) + PROMPT_OVERHEAD_TOKENS,
       capTokens: Math.max(0, cost.promptCap),
       maxOutput: cost.maxOutput,
       budgets: rules.map((r) => ({ id: r.id, window: periodStart(r.period, now), minute })),
@@ -81,9 +104,15 @@ export class UsageService {
     return this.counters.hold(caller, rules, reservation, historyTokens, now);
   }
 
-  /** The credits a turn costs: (prompt + completion) × chatCredits / 1,000. */
-  creditsOf(price: number, promptTokens: number, completionTokens: number): number {
-    return price > 0 ? ((promptTokens + completionTokens) * price) / 1000 : 0;
+  /**
+   * The credits a turn is charged: (prompt + completion) × chatCredits / 1,000, and never more
+   * than `reserved` (what a budgeted turn reserved; null: no budget applied). So concurrent
+   * turns never overspend a budget, however a provider counts or ignores its output cap: each
+   * is charged at most what was checked against the budget before it was called.
+   */
+  creditsOf(price: number, promptTokens: number, completionTokens: number, reserved: number | null = null): number {
+    const credits = price > 0 ? ((promptTokens + completionTokens) * price) / 1000 : 0;
+    return reserved === null ? credits : Math.min(credits, reserved);
   }
 
   /**
