@@ -1,6 +1,7 @@
 /**
- * The one error taxonomy. Services throw AppError with a kind and a stable code; the HTTP layer
- * (src/http/problem.ts) is the only place that turns a kind into a status code.
+ * The one error taxonomy. Services throw AppError with a kind and a stable code; each kind has
+ * one HTTP status (statusOf), which the HTTP layer (src/http/problem.ts) renders as problem+json
+ * and a stored failed turn keeps beside its code.
  */
 export type ErrorKind =
   | 'bad_request'
@@ -13,6 +14,23 @@ export type ErrorKind =
   | 'rate_limited'
   | 'upstream'
   | 'upstream_timeout';
+
+const STATUS: Record<ErrorKind, number> = {
+  bad_request: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  too_large: 413,
+  unsupported_media_type: 415,
+  rate_limited: 429,
+  upstream: 502,
+  upstream_timeout: 504,
+};
+
+export function statusOf(kind: ErrorKind): number {
+  return STATUS[kind];
+}
 
 export interface FieldError {
   path: string;

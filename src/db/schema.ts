@@ -207,6 +207,13 @@ export const chatThreads = pgTable(
   (t) => [index('chat_threads_ws_idx').on(t.workspaceId, t.updated)],
 );
 
+/** A failed turn's problem, as its stream's `error` event said it. */
+export interface StoredTurnError {
+  status: number;
+  code: string;
+  detail: string;
+}
+
 export interface StoredUsage {
   promptTokens: number;
   completionTokens: number;
@@ -251,6 +258,8 @@ export const chatMessages = pgTable(
     usage: jsonb('usage').$type<StoredUsage>(),
     sources: jsonb('sources').$type<StoredSource[]>(),
     status: text('status', { enum: ['ok', 'error', 'interrupted'] }).notNull().default('ok'),
+    /** why the turn failed (an assistant message of status `error`, or one cut off by a provider failure) */
+    error: jsonb('error').$type<StoredTurnError>(),
     created: created(),
   },
   (t) => [index('chat_messages_thread_idx').on(t.threadId, t.seq)],

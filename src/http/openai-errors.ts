@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { AppError, type ErrorKind } from '../errors.js';
-import { statusOf, toProblem } from './problem.js';
+import { statusOf } from '../errors.js';
+import { toProblem } from './problem.js';
 
 /**
  * OpenAI's error shape for the `/v1` scope (docs/API.md, "OpenAI-compatible API"):

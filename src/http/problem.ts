@@ -1,18 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, type ErrorKind, type FieldError } from '../errors.js';
-
-const STATUS: Record<ErrorKind, number> = {
-  bad_request: 400,
-  unauthorized: 401,
-  forbidden: 403,
-  not_found: 404,
-  conflict: 409,
-  too_large: 413,
-  unsupported_media_type: 415,
-  rate_limited: 429,
-  upstream: 502,
-  upstream_timeout: 504,
-};
+import { AppError, statusOf, type FieldError } from '../errors.js';
 
 const TITLES: Record<number, string> = {
   400: 'Bad Request',
@@ -49,10 +36,6 @@ export function problem(status: number, code: string, detail: string, errors?: F
     code,
     ...(errors ? { errors } : {}),
   };
-}
-
-export function statusOf(kind: ErrorKind): number {
-  return STATUS[kind];
 }
 
 export function sendProblem(reply: FastifyReply, p: Problem): FastifyReply {

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { expectProblem, newTeam, startTestApp, type TeamFixture, type TestApp } from '../helpers/app.js';
 import { createModel, createWorkspace } from '../helpers/factories.js';
+import { expectShape } from '../helpers/shape.js';
+import { ChatThreadFull } from '../../src/modules/chat/schema.js';
 import { parseSse } from '../helpers/sse.js';
 import { LEAKED_SECRET, startStandInProvider, type StandInProvider } from '../support/standin-provider.js';
 
@@ -168,11 +170,35 @@ describe('failures', () => {
     expect(res.body).not.toContain(LEAKED_SECRET);
     const threads = (await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/history`, key: team.ownerKey })).json();
     expect(threads).toHaveLength(1);
-    const thread = (await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/history/${threads[0].id}`, key: team.ownerKey })).json();
-    expect(thread.messages.map((m: { role: string }) => m.role)).toEqual(['user']);
+    // the failed turn is kept: an assistant message of status error with the problem, as a reload reads it
+    const thread = expectShape(ChatThreadFull, (await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/history/${threads[0].id}`, key: team.ownerKey })).json());
+    expect(thread.messages.map((m) => [m.role, m.status])).toEqual([
+      ['user', 'ok'],
+      ['assistant', 'error'],
+    ]);
+    expect(thread.messages[1]).toMatchObject({ content: '', usage: null, error: { status: 502, code: 'provider_error', detail: p.detail } });
+    expect(thread.messages[0]!.error).toBeNull();
     const logs = (await t.request({ method: 'GET', url: '/api/v1/chat/prompt-logs/paged', key: team.ownerKey })).json();
     expect(logs.content[0]).toMatchObject({ status: 'error', prompt: 'boom' });
     expect(JSON.stringify(logs)).not.toContain(LEAKED_SECRET);
+    expect(JSON.stringify(thread)).not.toContain(LEAKED_SECRET);
+    // the next turn of the thread works, and the failure is not sent to the model as history
+    standIn.reset();
+    const again = await complete(team.ownerKey, ws.id, { prompt: 'boom again', threadId: thread.id });
+    expect(again.statusCode).toBe(200);
+    const sent = standIn.requests.at(-1)!.body.messages as Array<{ role: string; content: string }>;
+    expect(sent.map((m) => m.role)).toEqual(['user', 'user']);
+  });
+
+  it('keeps a failed streamed turn too, with the error event\u2019s problem', async () => {
+    const { team, ws } = await setup('OPENAI');
+    standIn.set({ failStatus: 500 });
+    const res = await t.request({ method: 'POST', url: `/api/v1/chat/${ws.id}/completions/stream`, key: team.ownerKey, payload: { prompt: 'boom' } });
+    expect(res.statusCode).toBe(200);
+    const error = JSON.parse(/event: error\ndata: (.*)\n/.exec(res.body)![1]!) as { status: number; code: string; detail: string };
+    const start = JSON.parse(/event: start\ndata: (.*)\n/.exec(res.body)![1]!) as { threadId: string; messageId: string };
+    const thread = expectShape(ChatThreadFull, (await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/history/${start.threadId}`, key: team.ownerKey })).json());
+    expect(thread.messages.at(-1)).toMatchObject({ id: start.messageId, role: 'assistant', status: 'error', error: { status: error.status, code: error.code, detail: error.detail } });
   });
 
   it('maps upstream auth failures and garbage to 502 with stable codes', async () => {

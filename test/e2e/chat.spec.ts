@@ -144,10 +144,23 @@ test('provider failures and a lost connection are shown in the conversation', as
   await expect(answer(page).last().getByRole('alert')).toBeVisible();
   await expect(answer(page).last()).toContainText('one');
 
-  // Regenerate asks again (the stand-in is healthy now).
+  // A failed answer offers Retry (in place of Regenerate), which asks again (the stand-in is healthy now).
   atrium.standIn.reset();
-  await page.getByRole('button', { name: 'Regenerate' }).click();
+  await expect(page.getByRole('button', { name: 'Regenerate' })).toHaveCount(0);
+  await page.getByRole('button', { name: 'Retry' }).click();
   await expect(answer(page).last()).toContainText('Echo: And now?');
+
+  // A failed answer is kept: after a reload it still says what failed, and Retry asks again.
+  atrium.standIn.set({ failStatus: 500 });
+  await box.fill('Still there?');
+  await box.press('Enter');
+  await expect(answer(page).last().getByRole('alert')).toContainText('502');
+  atrium.standIn.reset();
+  await page.reload();
+  await expect(answer(page).last().getByRole('alert')).toContainText('502');
+  await expect(page.getByRole('button', { name: 'Regenerate' })).toHaveCount(0);
+  await page.getByRole('button', { name: 'Retry' }).click();
+  await expect(answer(page).last()).toContainText('Echo: Still there?');
 });
 
 test('threads are listed newest first, renamed and deleted; the model picker chooses who answers', async ({ page, atrium }) => {

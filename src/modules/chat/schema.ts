@@ -71,6 +71,8 @@ export const ChatMessage = Type.Object({
   usage: Nullable(UsageSchema),
   sources: Type.Array(SourceSchema),
   status: Type.Union([Type.Literal('ok'), Type.Literal('error'), Type.Literal('interrupted')]),
+  /** why the turn failed: set on a message of status `error` (nothing was answered) or one a provider failure cut off */
+  error: Nullable(Type.Object({ status: Type.Integer(), code: Type.String(), detail: Type.String() })),
 });
 export const ChatThreadFull = Type.Object({ ...threadFields, messages: Type.Array(ChatMessage) }, { $id: 'ChatThread_Full' });
 

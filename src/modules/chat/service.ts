@@ -33,6 +33,7 @@ function messageView(m: MessageRow) {
     usage: m.usage ?? null,
     sources: m.sources ?? [],
     status: m.status,
+    error: m.error ?? null,
   };
 }
 

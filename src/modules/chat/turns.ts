@@ -3,7 +3,7 @@ import { TtlCache } from '../../cache.js';
 import type { Db } from '../../db/client.js';
 import { GroupCommit } from '../../db/group-commit.js';
 import type { SearchRewrite, StoredSource } from '../../db/schema.js';
-import { AppError, badRequest, notFound, upstreamError, type ErrorKind } from '../../errors.js';
+import { AppError, badRequest, notFound, statusOf, upstreamError, type ErrorKind } from '../../errors.js';
 import { countTokens, firstTokens } from '../../ingest/tokens.js';
 import { classifyProviderError, describeForLog, getAdapter, type ProviderError } from '../../providers/index.js';
 import type { ChatMessage, GenerationParams, ProviderTarget, ProviderTimeouts, Usage } from '../../providers/types.js';
@@ -478,7 +478,9 @@ function estimateIfMissing(reported: Usage, estimatedPromptTokens: number, conte
 
 /**
  * What is stored for each outcome: an answer (ok); what arrived before the client left or the
- * provider broke (interrupted, if anything arrived); the log says ok, interrupted or error + why.
+ * provider broke (interrupted, if anything arrived); a provider failure before any text as an
+ * assistant message of status `error` with its problem, so a reload shows what failed. The log
+ * says ok, interrupted or error + why.
  */
 function answerRecord(
   plan: Plan,
@@ -491,13 +493,16 @@ function answerRecord(
   latencyMs: number,
   rewrite: SearchRewrite | null,
 ): Omit<AnswerRecord, 'ledger' | 'settle'> {
-  const status = o.kind === 'answered' ? 'ok' : 'interrupted';
-  const keepMessage = plan.store && (o.kind === 'answered' || o.content.length > 0);
+  const nothingAnswered = o.kind === 'failed' && o.content.length === 0;
+  const status = o.kind === 'answered' ? 'ok' : nothingAnswered ? 'error' : 'interrupted';
+  const keepMessage = plan.store && (o.kind !== 'interrupted' || o.content.length > 0);
   // The local estimate beside the provider's own prompt count calibrates the thread's next fit (never shown in the API).
   const stored: CalibratedUsage = o.kind === 'answered' && o.usage.promptTokens > 0 ? { ...usage, localPromptTokens: estimatedPromptTokens } : usage;
+  const problem = o.kind === 'failed' ? upstreamError(o.error) : null;
+  const error = problem ? { status: statusOf(problem.kind), code: problem.code, detail: problem.message } : null;
   return {
     threadId: plan.threadId,
-    message: keepMessage ? { id: ids.messageId, content: o.content, modelId: plan.model.id, usage: stored, sources, status } : null,
+    message: keepMessage ? { id: ids.messageId, content: o.content, modelId: plan.model.id, usage: nothingAnswered ? null : stored, sources, status, error } : null,
     logId: ids.logId,
     log: {
       response: o.content || null,

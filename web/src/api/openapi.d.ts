@@ -1099,6 +1099,11 @@ export interface components {
                     };
                 }[];
                 status: "ok" | "error" | "interrupted";
+                error: {
+                    status: number;
+                    code: string;
+                    detail: string;
+                } | null;
             }[];
         };
         PromptLog: {

@@ -187,6 +187,8 @@ export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; thr
   const modelNames = useMemo(() => new Map(workspace?.models.map((m) => [m.modelId, m.modelName]) ?? []), [workspace]);
   const modelName = useCallback((id: string | null) => (id ? (modelNames.get(id) ?? null) : null), [modelNames]);
   const showSource = useCallback((s: Source) => setSource(s), []);
+  // After a failed answer (also one stored and shown after a reload), Retry asks its question again.
+  const retry = useMemo(() => (streaming ? undefined : regenerate), [streaming, items]);
 
   if (error && !workspace)
     return (
@@ -238,6 +240,7 @@ export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; thr
           live={live}
           modelName={modelName}
           onShowSource={showSource}
+          onRetry={retry}
           resetKey={threadId ?? 'new'}
           followKey={followKey}
           empty={
@@ -261,7 +264,7 @@ export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; thr
             ) : null
           }
           footer={
-            !streaming && last?.role === 'assistant' ? (
+            !streaming && last?.role === 'assistant' && last.status !== 'error' ? (
               <div class="after-answer">
                 <button type="button" class="ghost small" onClick={regenerate}>
                   Regenerate

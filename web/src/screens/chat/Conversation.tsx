@@ -20,6 +20,8 @@ interface Props {
   live: LiveAnswer;
   modelName: (id: string | null) => string | null;
   onShowSource: (s: Source) => void;
+  /** Ask again after a failed last answer (shown as its Retry button); absent while an answer streams. */
+  onRetry?: (() => void) | undefined;
   /** Changes when the conversation is replaced (another thread): scroll to its end. */
   resetKey: string;
   /** Changes when the user sends: follow the answer even if they had scrolled up. */
@@ -28,11 +30,11 @@ interface Props {
   footer?: preact.ComponentChildren;
 }
 
-const FinishedMessages = memo(function FinishedMessages({ items, modelName, onShowSource }: Pick<Props, 'items' | 'modelName' | 'onShowSource'>) {
+const FinishedMessages = memo(function FinishedMessages({ items, modelName, onShowSource, onRetry }: Pick<Props, 'items' | 'modelName' | 'onShowSource' | 'onRetry'>) {
   return (
     <>
-      {items.map((m) => (
-        <MessageView key={m.key} item={m} modelName={modelName} onShowSource={onShowSource} />
+      {items.map((m, i) => (
+        <MessageView key={m.key} item={m} modelName={modelName} onShowSource={onShowSource} onRetry={i === items.length - 1 && m.status === 'error' ? onRetry : undefined} />
       ))}
     </>
   );
@@ -44,7 +46,7 @@ function LiveMessage({ live, modelName, onShowSource, onGrow }: Pick<Props, 'liv
   return item ? <MessageView item={item} modelName={modelName} onShowSource={onShowSource} /> : null;
 }
 
-export function Conversation({ items, live, modelName, onShowSource, resetKey, followKey, empty, footer }: Props) {
+export function Conversation({ items, live, modelName, onShowSource, onRetry, resetKey, followKey, empty, footer }: Props) {
   const scroller = useRef<HTMLDivElement>(null);
   const top = useRef<HTMLDivElement>(null);
   const atBottom = useRef(true);
@@ -106,7 +108,7 @@ export function Conversation({ items, live, modelName, onShowSource, resetKey, f
             </div>
           )}
           {items.length === 0 && empty}
-          <FinishedMessages items={visible} modelName={modelName} onShowSource={onShowSource} />
+          <FinishedMessages items={visible} modelName={modelName} onShowSource={onShowSource} onRetry={onRetry} />
           <LiveMessage live={live} modelName={modelName} onShowSource={onShowSource} onGrow={follow} />
           {footer}
         </div>

@@ -10,6 +10,8 @@ interface Props {
   item: ChatItem;
   modelName: (id: string | null) => string | null;
   onShowSource: (s: Source) => void;
+  /** Set on the conversation's last answer when it failed: ask the same question again. */
+  onRetry?: (() => void) | undefined;
 }
 
 function problemText(item: ChatItem): string {
@@ -19,7 +21,7 @@ function problemText(item: ChatItem): string {
   return `${p.detail || p.title}${retry}${p.status ? ` (${p.status} ${p.code})` : ''}`;
 }
 
-export function MessageBody({ item, onShowSource, modelName }: Props) {
+export function MessageBody({ item, onShowSource, modelName, onRetry }: Props) {
   const streaming = item.status === 'streaming';
   const html = useMemo(() => (item.role === 'user' || streaming ? null : renderMarkdown(item.content, { highlight: true })), [item.content, item.role, streaming]);
   const model = item.role === 'assistant' ? modelName(item.modelId) : null;
@@ -36,9 +38,14 @@ export function MessageBody({ item, onShowSource, modelName }: Props) {
       {streaming && item.content === '' && <p class="muted typing" aria-label="Waiting for the answer">…</p>}
       {item.status === 'interrupted' && <p class="mark interrupted">Interrupted: the answer was stopped before it finished.</p>}
       {item.status === 'error' && (
-        <p class="mark failed" role="alert">
-          {problemText(item)}
-        </p>
+        <div class="mark failed">
+          <p role="alert">{problemText(item)}</p>
+          {onRetry && (
+            <button type="button" class="small" onClick={onRetry}>
+              Retry
+            </button>
+          )}
+        </div>
       )}
       {item.sources.length > 0 && (
         <section class="sources" aria-label="Sources">
@@ -63,4 +70,4 @@ export function MessageBody({ item, onShowSource, modelName }: Props) {
 }
 
 /** A finished message never re-renders unless it changes. */
-export const MessageView = memo(MessageBody, (a, b) => a.item === b.item && a.modelName === b.modelName && a.onShowSource === b.onShowSource);
+export const MessageView = memo(MessageBody, (a, b) => a.item === b.item && a.modelName === b.modelName && a.onShowSource === b.onShowSource && a.onRetry === b.onRetry);

@@ -13,5 +13,8 @@ export interface ChatItem {
 }
 
 export function fromStored(m: StoredMessage): ChatItem {
-  return { key: m.id, role: m.role, content: m.content, status: m.status, sources: m.sources, modelId: m.modelId };
+  const item: ChatItem = { key: m.id, role: m.role, content: m.content, status: m.status, sources: m.sources, modelId: m.modelId };
+  // A failed turn is stored with its problem, so a reload says what failed.
+  if (m.error) item.problem = { type: 'about:blank', title: 'The answer failed', status: m.error.status, code: m.error.code, detail: m.error.detail };
+  return item;
 }
