@@ -1,5 +1,6 @@
 import Fastify, { LogController, type FastifyInstance, type FastifyServerFactory } from 'fastify';
 import multipart from '@fastify/multipart';
+import compress from '@fastify/compress';
 import swagger from '@fastify/swagger';
 import { registerDocs } from './http/docs.js';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -64,6 +65,9 @@ function late<T extends object>(get: () => T | undefined, name: string): T {
     },
   });
 }
+
+/** /api/v1 answers at least this large are compressed when the client accepts it. */
+const COMPRESS_THRESHOLD_BYTES = 8 * 1024;
 
 /** Fastify's `trustProxy`; a hop count becomes the function Fastify would build from it (its types take no number). */
 function trustProxyOption(v: false | number | string[]): boolean | string[] | ((address: string, hop: number) => boolean) {
@@ -155,6 +159,9 @@ export async function buildApp(
     const auth = authenticate(svc('teams'), svc('auth'), config.auth.publicUrl);
     await app.register(
       async (api) => {
+        // Large JSON and CSV answers (a long thread, a page of logs) go compressed; small ones and
+        // event streams as they are (compressing a few hundred bytes costs more than it saves).
+        await api.register(compress, { global: true, threshold: COMPRESS_THRESHOLD_BYTES, encodings: ['br', 'gzip'], customTypes: /^(?:application\/(?:json|problem\+json)|text\/csv)\b/ });
         api.addHook('onRequest', rejectNulInUrl);
         api.addHook('onRequest', auth);
         api.addHook('onRequest', requireJsonBody);

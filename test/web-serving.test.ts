@@ -6,17 +6,23 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { brotliCompressSync, brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectProblem, startTestApp, type TestApp } from './helpers/app.js';
 
 const INDEX = '<!doctype html><title>Atrium app</title><div id="root"></div><script src="/assets/app-abc.js"></script>';
 const SCRIPT = 'console.log("atrium app");';
+const BIG = `export const words = ${JSON.stringify(Array.from({ length: 2000 }, (_, i) => `word${i % 50}`))};`;
 
 function webFixture(): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'atrium-web-'));
   mkdirSync(path.join(dir, 'assets'));
   writeFileSync(path.join(dir, 'index.html'), INDEX);
   writeFileSync(path.join(dir, 'assets', 'app-abc.js'), SCRIPT);
+  // what the build's precompression writes beside a large file (web/vite.config.mjs)
+  writeFileSync(path.join(dir, 'assets', 'big-abc.js'), BIG);
+  writeFileSync(path.join(dir, 'assets', 'big-abc.js.br'), brotliCompressSync(BIG));
+  writeFileSync(path.join(dir, 'assets', 'big-abc.js.gz'), gzipSync(BIG));
   writeFileSync(path.join(dir, 'favicon.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>');
   writeFileSync(path.join(dir, '.secret'), 'dotfiles are never served');
   return dir;
@@ -40,6 +46,26 @@ describe('with a build', () => {
     const head = await t.request({ method: 'HEAD', url: '/workspaces' });
     expect(head.statusCode).toBe(200);
     expect(head.body).toBe('');
+  });
+
+  it('sends the build\u2019s brotli or gzip copy to a client that accepts it, the plain file otherwise', async () => {
+    const br = await t.request({ method: 'GET', url: '/assets/big-abc.js', headers: { 'accept-encoding': 'gzip, deflate, br' } });
+    expect(br.headers['content-encoding']).toBe('br');
+    expect(br.headers['content-type']).toMatch(/^text\/javascript/);
+    expect(br.headers.vary).toMatch(/Accept-Encoding/);
+    expect(br.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+    expect(brotliDecompressSync(br.rawPayload).toString()).toBe(BIG);
+    expect(br.rawPayload.length).toBeLessThan(BIG.length / 4);
+    const gz = await t.request({ method: 'GET', url: '/assets/big-abc.js', headers: { 'accept-encoding': 'gzip, br;q=0' } });
+    expect(gz.headers['content-encoding']).toBe('gzip');
+    expect(gunzipSync(gz.rawPayload).toString()).toBe(BIG);
+    const plain = await t.request({ method: 'GET', url: '/assets/big-abc.js' });
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(plain.body).toBe(BIG);
+    // a file without a compressed copy is sent as it is, whatever the client accepts
+    const small = await t.request({ method: 'GET', url: '/assets/app-abc.js', headers: { 'accept-encoding': 'br, gzip' } });
+    expect(small.headers['content-encoding']).toBeUndefined();
+    expect(small.body).toBe(SCRIPT);
   });
 
   it('serves the files of the build, hashed assets cached for a year', async () => {

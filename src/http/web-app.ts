@@ -56,12 +56,45 @@ async function isFile(root: string, p: string): Promise<boolean> {
 type Send = typeof import('@fastify/send').default;
 let sender: Promise<Send> | null = null;
 
-/** Answer the file at `p` (a path checked by decodedPath, relative to `root`) with its caching headers. */
+/** Types of the files the build writes compressed copies of (web/vite.config.mjs). */
+const PRECOMPRESSED_TYPES: Record<string, string> = {
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.html': 'text/html; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.json': 'application/json; charset=utf-8',
+  '.txt': 'text/plain; charset=utf-8',
+  '.webmanifest': 'application/manifest+json',
+};
+/** Whether Accept-Encoding accepts `encoding` (named, and not with q=0). */
+const accepts = (encoding: string) => new RegExp(`(?:^|,)\\s*${encoding}\\s*(?:,|;(?!\\s*q=0(?:\\.0*)?\\s*(?:,|$))|$)`);
+/** Content-Encoding, the suffix of the build's compressed copy and its Accept-Encoding test, in order of preference. */
+const ENCODINGS: Array<[string, string, RegExp]> = [
+  ['br', '.br', accepts('br')],
+  ['gzip', '.gz', accepts('gzip')],
+];
+
+/** The compressed copy of `p` the client accepts and the build wrote, if any: [encoding, suffix]. */
+async function compressedCopy(request: FastifyRequest, root: string, p: string): Promise<[string, string] | null> {
+  const accepted = request.headers['accept-encoding'];
+  if (!PRECOMPRESSED_TYPES[path.extname(p)] || !accepted) return null;
+  for (const [encoding, suffix, test] of ENCODINGS) if (test.test(accepted) && (await isFile(root, p + suffix))) return [encoding, suffix];
+  return null;
+}
+
+/**
+ * Answer the file at `p` (a path checked by decodedPath, relative to `root`) with its caching
+ * headers: the build's brotli or gzip copy when the client accepts one (`Vary: Accept-Encoding`).
+ */
 async function sendFile(request: FastifyRequest, reply: FastifyReply, root: string, p: string): Promise<FastifyReply> {
   const send = await (sender ??= import('@fastify/send').then((m) => m.default));
-  const r = await send(request.raw, encodeURI(p), { root, dotfiles: 'ignore', index: false, cacheControl: false });
+  const copy = await compressedCopy(request, root, p);
+  const r = await send(request.raw, encodeURI(copy ? p + copy[1] : p), { root, dotfiles: 'ignore', index: false, cacheControl: false });
   if (r.type !== 'file') throw Object.assign(new Error(`${p} could not be sent`), { statusCode: r.statusCode });
-  return reply.code(r.statusCode).headers(r.headers as Record<string, string>).send(r.stream);
+  reply.code(r.statusCode).headers(r.headers as Record<string, string>);
+  if (PRECOMPRESSED_TYPES[path.extname(p)]) reply.header('vary', 'Accept-Encoding');
+  if (copy) reply.header('content-encoding', copy[0]).header('content-type', PRECOMPRESSED_TYPES[path.extname(p)]!);
+  return reply.send(r.stream);
 }
 
 export function registerWebApp(app: FastifyInstance, opts: { webDir: string }): void {
