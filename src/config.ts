@@ -56,7 +56,7 @@ const EnvSchema = Type.Object({
   TRUST_PROXY: Type.Optional(Type.String({ minLength: 1 })),
   WEB_DIR: Type.Optional(Type.String({ minLength: 1 })),
   VECTOR_EXTENSION: Type.Union([Type.Literal('auto'), Type.Literal('on'), Type.Literal('off')], { default: 'auto' }),
-  EMBEDDED_DB_THREAD: Type.Union([Type.Literal('on'), Type.Literal('off')], { default: 'off' }),
+  EMBEDDED_DB_THREAD: Type.Union([Type.Literal('on'), Type.Literal('off')], { default: 'on' }),
   /** `auto` or a size from 1 to 1024 MB (`64MB`): see db/pglite-memory.ts. PGlite's WebAssembly memory is 2 GB in all; 3000MB fails its start. */
   EMBEDDED_SHARED_BUFFERS: Type.String({ pattern: '^(auto|([1-9][0-9]{0,2}|10[01][0-9]|102[0-4])MB)$', default: 'auto' }),
   /** In-memory lexical index of Plus entries (retrieval/lexical-index.ts): `auto` is on for the embedded database, off on a PostgreSQL server. */
@@ -102,7 +102,7 @@ export interface Config {
    * (db/files.ts, vectorMarker)
    */
   readonly vectorExtension: 'auto' | 'on' | 'off';
-  /** the embedded database (in DATA_DIR) runs on its own thread (db/pglite-worker.ts); false (default): on the app's */
+  /** the embedded database (in DATA_DIR) runs on its own thread (db/pglite-worker.ts; the default), so no statement holds the event loop; false: on the app's */
   readonly embeddedDbThread: boolean;
   /** the embedded database's page cache: 'auto' (sized to its data) or bytes (db/pglite-memory.ts) */
   readonly embeddedSharedBuffers: SharedBuffersSetting;

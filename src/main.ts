@@ -63,7 +63,7 @@ async function main(): Promise<void> {
   await listen(boot.server, config);
   // The database opens (seed copy, WebAssembly compile and start, migrations) while the
   // application's modules load and buildApp sets up what needs no database. With
-  // EMBEDDED_DB_THREAD=on its thread starts first, before anything else loads.
+  // the embedded database on its own thread (the default), the thread starts first, before anything else loads.
   const thread =
     config.databaseUrl === null && config.embeddedDbThread
       ? (await import('./db/pglite-thread.js')).PGliteThread.start(config.dataDir, config.vectorExtension, config.embeddedSharedBuffers)

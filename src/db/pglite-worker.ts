@@ -1,5 +1,5 @@
 /**
- * The embedded database's thread (opt-in: EMBEDDED_DB_THREAD=on): PGlite (PostgreSQL compiled to
+ * The embedded database's thread (the default; EMBEDDED_DB_THREAD=off keeps it on the app's thread): PGlite (PostgreSQL compiled to
  * WebAssembly) opened, migrated and queried here, off the application's thread (db/pglite-thread.ts
  * is the other end), so its start can run beside the application's loading and its statements
  * beside HTTP work — on 2 cores that measured no faster (docs/DECISIONS.md, "Start-up"). Requests

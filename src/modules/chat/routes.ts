@@ -6,6 +6,7 @@ import { statusOf } from '../../errors.js';
 import { toProblem } from '../../http/problem.js';
 import { bodyErrorResponses, DeleteResponse, errorResponses, problems, Uuid } from '../../http/schemas.js';
 import { SseWriter } from '../../http/sse.js';
+import { plusAnswer } from '../plus/answer.js';
 import { ChatAddFileQuery, FilesForm } from '../plus/schema.js';
 import { CHAT_STREAM_DESCRIPTION, ChatCompletionRequest, Prompt, RenameThreadBody, SamplePromptsQuery } from './schema.js';
 import type { ChatService } from './service.js';
@@ -136,14 +137,15 @@ export const chatRoutes: FastifyPluginAsyncTypebox<ChatRouteDeps> = async (app, 
         response: { 200: Type.Ref('Plus'), ...bodyErrorResponses, ...problems(409, 502, 504) },
       },
     },
-    async (req) => {
+    async (req, reply) => {
       const caller = principalOf(req);
       const { files } = await readMultipart(req, limits);
-      return chat.addFiles(caller, req.params.plusId, files, {
+      const entry = await chat.addFiles(caller, req.params.plusId, files, {
         ...(req.query.threadId ? { threadId: req.query.threadId } : {}),
         ...(req.query.models ? { models: req.query.models } : {}),
         summarize: req.query.summarize,
       });
+      return plusAnswer(reply, entry);
     },
   );
 

@@ -4,6 +4,7 @@ import { principalOf } from '../../http/auth.js';
 import { readMultipart, type MultipartLimits } from '../../http/multipart.js';
 import { formValidator } from '../../http/validation.js';
 import { bodyErrorResponses, DeleteResponse, errorResponses, problems, Uuid } from '../../http/schemas.js';
+import { plusAnswer } from './answer.js';
 import type { PlusService } from './service.js';
 import { ContextForPromptBody, ContextForPromptResponse, FilesForm, PlusForm, PlusFormFields, ShowPublicQuery } from './schema.js';
 import type { PlusFields } from './service.js';
@@ -36,14 +37,16 @@ export const plusRoutes: FastifyPluginAsyncTypebox<{ plus: PlusService; limits: 
   app.post(
     '/plus',
     { schema: { tags, operationId: 'savePlus', summary: 'Create or update a Plus entry (multipart/form-data)', consumes: ['multipart/form-data'], body: PlusForm, response: fromForm } },
-    async (req) => {
+    async (req, reply) => {
       const caller = principalOf(req);
       const { fields, files } = await readMultipart(req, limits);
-      return plus.save(caller, plusFields(fields), files);
+      return plusAnswer(reply, await plus.save(caller, plusFields(fields), files));
     },
   );
 
-  app.get('/plus/:plusId', { schema: { tags, operationId: 'getPlus', summary: 'Get a Plus entry', params: PlusParams, response: one } }, async (req) => plus.get(principalOf(req), req.params.plusId));
+  app.get('/plus/:plusId', { schema: { tags, operationId: 'getPlus', summary: 'Get a Plus entry', params: PlusParams, response: one } }, async (req, reply) =>
+    plusAnswer(reply, await plus.get(principalOf(req), req.params.plusId)),
+  );
 
   app.delete('/plus/:plusId', { schema: { tags, operationId: 'deletePlus', summary: 'Delete a Plus entry', params: PlusParams, response: { 200: DeleteResponse, ...errorResponses } } }, async (req) => {
     await plus.delete(principalOf(req), req.params.plusId);
@@ -53,10 +56,10 @@ export const plusRoutes: FastifyPluginAsyncTypebox<{ plus: PlusService; limits: 
   app.post(
     '/plus/:plusId/add-file',
     { schema: { tags, operationId: 'addPlusFiles', summary: 'Add files to an existing Plus entry', consumes: ['multipart/form-data'], params: PlusParams, body: FilesForm, response: fromForm } },
-    async (req) => {
+    async (req, reply) => {
       const caller = principalOf(req);
       const { files } = await readMultipart(req, limits);
-      return plus.addFiles(caller, req.params.plusId, files);
+      return plusAnswer(reply, await plus.addFiles(caller, req.params.plusId, files));
     },
   );
 

@@ -4,7 +4,7 @@
  * Parsing: a marked extension takes the TeX out before Markdown sees it (Markdown would eat its
  * backslashes and underscores) and emits it as the text of a `<span class="math">`, escaped, so it
  * goes through sanitising like any text. Rendering: after the sanitised HTML is in the page,
- * `renderMathIn` loads KaTeX (only when a message has math) and replaces each span's text with
+ * `renderMathIn` (math-render.ts) loads KaTeX (only when a message has math) and replaces each span's text with
  * KaTeX's MathML, built by KaTeX as DOM nodes (no HTML string, `trust: false`: no links or
  * commands that reach outside). MathML needs neither KaTeX's stylesheet nor its fonts.
  *
@@ -51,25 +51,3 @@ export const mathExtension: MarkedExtension = {
     },
   ],
 };
-
-type Katex = typeof import('katex').default;
-let katex: Promise<Katex> | null = null;
-
-/** Render every math span inside `root` (once each); KaTeX is loaded the first time it is needed. */
-export async function renderMathIn(root: Element): Promise<void> {
-  const spans = [...root.querySelectorAll<HTMLElement>('span.math:not([data-rendered])')];
-  if (spans.length === 0) return;
-  const k = await (katex ??= import('katex').then((m) => m.default));
-  for (const el of spans) {
-    const tex = el.textContent ?? '';
-    el.dataset.rendered = '';
-    el.setAttribute('aria-label', tex);
-    try {
-      k.render(tex, el, { displayMode: el.classList.contains('math-display'), output: 'mathml', throwOnError: true, trust: false, strict: 'ignore', maxExpand: 200, maxSize: 20 });
-    } catch {
-      // TeX KaTeX cannot read stays as the text the model wrote
-      el.textContent = tex;
-      el.classList.add('math-error');
-    }
-  }
-}
