@@ -1,5 +1,5 @@
 /**
- * The budget check's cost alone (issue 12), quicker than the whole gateway bench: a new-thread
+ * The budget check's cost alone, quicker than the whole gateway bench: a new-thread
  * call by a team under a team budget + rate limit minus the same call by a team under none, p50,
  * at concurrency 1, on on-disk PGlite and on PostgreSQL — the gateway bench's "budget check"
  * figure without its other paths, streams and throughput loops.

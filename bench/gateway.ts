@@ -61,7 +61,7 @@ interface Targets {
   v1: Target;
   v1Model: string;
   key: string;
-  /** usage (issue 12): the same workspace setup in a team with a budget and a rate limit */
+  /** usage: the same workspace setup in a team with a budget and a rate limit */
   budgeted?: { target: Target; key: string };
 }
 
@@ -95,7 +95,7 @@ export async function setUpAtrium(client: HttpClient, base: string, openaiBaseUr
   return { key: team.apiKey, workspaceId: ws.id };
 }
 
-// ---- usage (issue 12): a team with a credit budget and a rate limit on every request ------------
+// ---- usage: a team with a credit budget and a rate limit on every request ------------
 /** Budget check cost target: a call under a budget and a rate limit vs one under none, p50, same run. */
 const TARGET_BUDGET_P50_MS = 0.2;
 
@@ -147,7 +147,7 @@ async function measureBackend(label: string, standIn: ServerProcess, t: Targets)
         }
         return c1.request(t.atrium, { body: JSON.stringify({ prompt: PROMPTS[(i + 1) % PROMPTS.length], threadId: thread }), headers: auth }).then((r) => ok(r, '"threadId"'));
       },
-      // usage (issue 12): the same new-thread call by a team under a budget and a rate limit
+      // usage: the same new-thread call by a team under a budget and a rate limit
       budgeted: (i: number) =>
         t.budgeted
           ? c1.request(t.budgeted.target, { body: JSON.stringify({ prompt: PROMPTS[i % PROMPTS.length] }), headers: { authorization: `Bearer ${t.budgeted.key}` } }).then((r) => ok(r, '"threadId"'))
@@ -199,7 +199,7 @@ async function measureBackend(label: string, standIn: ServerProcess, t: Targets)
       row(`Atrium /completions, follow-up in a thread (≤ ${FOLLOW_UPS_PER_THREAD} turns)`, s.followUp),
       row('Atrium /v1/chat/completions (OpenAI-compatible, no thread kept)', s.v1),
     ];
-    // usage (issue 12): the budget check's cost = budgeted − unbudgeted new-thread call, p50, same rounds
+    // usage: the budget check's cost = budgeted − unbudgeted new-thread call, p50, same rounds
     if (t.budgeted) {
       const b = summarize(lat.budgeted);
       const cost = round(b.p50 - s.atrium.p50);
@@ -364,7 +364,7 @@ export async function benchGateway(): Promise<Section> {
         result: String(r['target (≥ 0.5× bare)']).startsWith('pass') ? 'pass' : 'MISS',
       })),
   ];
-  // usage (issue 12): the budget check's own target
+  // usage: the budget check's own target
   for (const r of latency.filter((x) => x['target (check)'])) {
     targets.push({
       benchmark: `Gateway, ${r.backend}`,
@@ -392,7 +392,7 @@ export async function benchGateway(): Promise<Section> {
       'The OpenAI-compatible path is `POST /v1/chat/completions` with `{model: "workspace/<id>", messages: [{role: "user", content}]}` as an SDK sends it: the same turn without a stored thread (the pending prompt log in one statement, the provider call, the finished log in a second), plus the protocol translation; it is measured in the same interleaved rounds and loops.',
       `Throughput: closed loop, ${CONCURRENCY} concurrent keep-alive connections, stand-in delay ${UPSTREAM_DELAY_MS} ms, ${THROUGHPUT_WARMUP_MS / 1000} s warm-up then ${THROUGHPUT_MS / 1000} s measured per path.`,
       `Targets: Atrium added p50 ≤ ${TARGET_ADDED_P50_MS} ms at concurrency 1; Atrium throughput ≥ ${TARGET_THROUGHPUT_RATIO}× the bare pass-through.`,
-      `Budgets (issue 12): a second team, set up alike, has a team budget and a rate limit (never exhausted) that every one of its calls reserves against; its new-thread calls run in the same interleaved latency rounds, and "budget check" is its p50 minus the unbudgeted team's (target ≤ ${TARGET_BUDGET_P50_MS} ms).`,
+      `Budgets: a second team, set up alike, has a team budget and a rate limit (never exhausted) that every one of its calls reserves against; its new-thread calls run in the same interleaved latency rounds, and "budget check" is its p50 minus the unbudgeted team's (target ≤ ${TARGET_BUDGET_P50_MS} ms).`,
     ].join(' '),
     tables: [
       { title: 'Added latency, concurrency 1 (non-streaming)', rows: latency },

@@ -1,5 +1,5 @@
 /**
- * The web page's own budgets (issue 10), measured in Debian's Chromium driven by Playwright
+ * The web page's own budgets, measured in Debian's Chromium driven by Playwright
  * against the real server (test/e2e/server.ts: src/main.ts on a fresh PGlite, the stand-in provider):
  *
  * 1. JavaScript shipped for the first screen (the sign-in page, no session): every script response,

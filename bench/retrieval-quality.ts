@@ -4,7 +4,7 @@
  *
  * - the ranking under test: RetrievalRepo.retrieve as PlusService calls it (follow-ups with the
  *   previous question's key terms carried, and without, to show what carrying adds);
- * - the ranking before issue 14 ("before"), reproduced here as it was: the sum of the idf
+ * - the ranking before BM25 scoring ("before"), reproduced here as it was: the sum of the idf
  *   ln(1 + n/df) of the chosen lexemes a chunk holds, times 1 + ts_rank, over the text alone
  *   (no headings), equal scores in document order;
  * - a plain BM25 library (MiniSearch, default options) indexing the same stored chunk texts.
@@ -30,7 +30,7 @@ import { newTeam, postPlus, startAtrium } from './retrieval.js';
 
 const DATA_DIR = path.join(ROOT, 'bench/retrieval-data');
 const SETS = [
-  { name: 'hard.json', label: 'harder set (issue 14)' },
+  { name: 'hard.json', label: 'harder set' },
   { name: 'questions.json', label: 'first set' },
 ];
 const K_RECALL = 5;
@@ -94,7 +94,7 @@ function loadSets(): LabelledSet[] {
   return out;
 }
 
-/** The ranking before issue 14, over the text alone: term statistics computed from the chunks' text vectors. */
+/** The ranking before BM25 scoring, over the text alone: term statistics computed from the chunks' text vectors. */
 async function legacyRanked(db: Executor, plusId: string, question: string, limit: number): Promise<number[]> {
   const vectors = `select to_tsvector('english', file_data_processed) from plus_chunks where plus_id = '${plusId}'`;
   const stats = (await db.execute(sql`
@@ -188,7 +188,7 @@ async function measureSet(atrium: Awaited<ReturnType<typeof startAtrium>>, clien
   const methods: Method[] = [
     { name: 'Atrium (this branch)', ranked: async (q) => (await repo.retrieve(db, scope, { text: q.question, carry: previous(q) }, K_MRR)).chunks.map((c) => c.chunkId) },
     ...(hasFollowups ? [{ name: 'Atrium, follow-ups without carried terms', ranked: async (q: Labelled) => (await repo.retrieve(db, scope, { text: q.question }, K_MRR)).chunks.map((c) => c.chunkId) }] : []),
-    { name: 'before issue 14 (idf sum × (1 + ts_rank))', ranked: async (q) => legacyRanked(db, plusId, q.question, K_MRR) },
+    { name: 'before BM25 (idf sum × (1 + ts_rank))', ranked: async (q) => legacyRanked(db, plusId, q.question, K_MRR) },
     { name: 'MiniSearch BM25 (reference)', ranked: async (q) => mini.search(q.question).slice(0, K_MRR).map((r) => Number(r.id)) },
     ...(hasFollowups
       ? [{ name: 'MiniSearch BM25, follow-ups with the previous question appended', ranked: async (q: Labelled) => mini.search([previous(q), q.question].filter(Boolean).join(' ')).slice(0, K_MRR).map((r) => Number(r.id)) }]

@@ -228,7 +228,7 @@ export async function benchStartup(): Promise<Section> {
     ];
     return {
       name: 'Start-up',
-      method: `Each command is spawned ${RUNS} times (cold process, fresh port, \`LOG_LEVEL=warn\`, no \`DATABASE_URL\`); /healthz and /readyz are polled every 5 ms from the moment of spawn; medians over the runs. "empty": a new empty DATA_DIR per run (the first start creates the embedded database, the instance admin and the secret key); "existing": the folder of an earlier start, restarted. The build is refreshed first. Targets: ready ≤ ${TARGET_EXISTING_READY_MS} ms on an existing folder, ≤ ${TARGET_EMPTY_READY_MS} ms on an empty one (CONTRACT §1: under 3 s).`,
+      method: `Each command is spawned ${RUNS} times (cold process, fresh port, \`LOG_LEVEL=warn\`, no \`DATABASE_URL\`); /healthz and /readyz are polled every 5 ms from the moment of spawn; medians over the runs. "empty": a new empty DATA_DIR per run (the first start creates the embedded database, the instance admin and the secret key); "existing": the folder of an earlier start, restarted. The build is refreshed first. Targets: ready ≤ ${TARGET_EXISTING_READY_MS} ms on an existing folder, ≤ ${TARGET_EMPTY_READY_MS} ms on an empty one (the promise: under 3 s).`,
       tables: [{ title: 'Spawn → first 200 (milliseconds)', rows }],
       notes,
       targets,

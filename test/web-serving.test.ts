@@ -1,5 +1,5 @@
 /**
- * The web app served at `/` (CONTRACT §6): files of the build, index.html for the app's own paths,
+ * The web app served at `/`: files of the build, index.html for the app's own paths,
  * 404 problems for missing files and for the API's unknown paths, cache headers, and a server
  * that starts without a build.
  */

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 /**
- * The web app, served from WEB_DIR (the Vite build) at `/` (CONTRACT §6):
+ * The web app, served from WEB_DIR (the Vite build) at `/`:
  * - a GET/HEAD of an existing file of the build answers that file (`/assets/*` — content-hashed
  *   names — cached for a year, immutable; everything else `no-cache`, revalidated by ETag);
  * - any other GET/HEAD path answers `index.html` (the app routes in the browser), except paths of

@@ -1,5 +1,5 @@
 /**
- * The instance admin's first sign-in (CONTRACT §6): ADMIN_EMAIL and ADMIN_PASSWORD on an empty
+ * The instance admin's first sign-in: ADMIN_EMAIL and ADMIN_PASSWORD on an empty
  * database, else an invite link (main.ts prints it; test/server.test.ts sees it printed). Each
  * case needs an empty database: in-memory PGlite only (the suite's PostgreSQL is shared and
  * bootstrapped by the first test file).

@@ -1,4 +1,4 @@
-/** POST /api/v1/models/{modelId}/test: the web app's "test connection" (issue 13). */
+/** POST /api/v1/models/{modelId}/test: the web app's "test connection". */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Type } from 'typebox';

@@ -8,7 +8,7 @@ import { expectShape } from '../helpers/shape.js';
 import { startStandInProvider, type StandInProvider } from '../support/standin-provider.js';
 
 /**
- * The usage ledger (CONTRACT §8): every attempt on every path is recorded once with its tokens and
+ * The usage ledger: every attempt on every path is recorded once with its tokens and
  * credits, settled to what it really used; reports by day, user, model, workspace and API key,
  * as JSON and CSV, a member seeing only their own.
  */

@@ -1,4 +1,4 @@
-/** PATCH /api/v1/users/{userId}: changing a user's role (web app's Team screen, issue 13). */
+/** PATCH /api/v1/users/{userId}: changing a user's role (web app's Team screen). */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { User } from '../../src/modules/teams/schema.js';
 import { expectProblem, newTeam, startTestApp, type TestApp } from '../helpers/app.js';

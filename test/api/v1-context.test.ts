@@ -1,6 +1,6 @@
 /**
- * Issue 11: what /v1 shares with /api/v1/chat — threads (`atrium.store`, `atrium.threadId`), the
- * visibility rules of CONTRACT §3, and a workspace's own Plus entries (`Workspace.plusIds`) on
+ * What /v1 shares with /api/v1/chat — threads (`atrium.store`, `atrium.threadId`), the
+ * visibility rules of teams and workspaces, and a workspace's own Plus entries (`Workspace.plusIds`) on
  * both chat paths.
  */
 import OpenAI from 'openai';

@@ -1,5 +1,5 @@
 /**
- * Issue 11: the OpenAI-compatible API, driven by real clients (the official `openai` SDK and the
+ * The OpenAI-compatible API, driven by real clients (the official `openai` SDK and the
  * Vercel AI SDK) against the running server and the stand-in provider; each call's prompt log is
  * checked afterwards through /api/v1.
  */

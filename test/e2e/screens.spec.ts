@@ -2,7 +2,7 @@
  * The chat's screens and states (sign-in, workspaces, workspace form, new chat, a thread, the
  * phone's chats drawer and menu) at desktop (1280×800) and phone (375×812) width, light and dark,
  * through checks.ts: nothing wider than the window, no axe-core WCAG 2.1 A/AA violation (every
- * control named, CONTRACT §6), the theme following the system. The other screens are in
+ * control named), the theme following the system. The other screens are in
  * every-screen.spec.ts. With E2E_SHOTS=<dir> each state is also saved as a PNG to look at.
  */
 import path from 'node:path';

@@ -1,5 +1,5 @@
 /**
- * Issue 13's Usage screen against the real routes (GET /usage, /me/usage, budgets CRUD): an owner
+ * The Usage screen against the real routes (GET /usage, /me/usage, budgets CRUD): an owner
  * sees the team's usage by day, user and model after chat turns through the stand-in provider, and
  * adds, changes and deletes budgets; a refused budget shows the API's message; a member sees only
  * their own usage and the budgets that apply to them, with no control to change them, and the API

@@ -1,5 +1,5 @@
 /**
- * Issue 8: no 500 for bad input, anywhere. Every operation of /openapi.json is fuzzed with
+ * No 500 for bad input, anywhere. Every operation of /openapi.json is fuzzed with
  * requests drawn from its own parameter and body schemas (valid values and values near and far
  * outside them, right and wrong media types), on whichever database the suite runs on. Any 5xx
  * fails, except 502/504: the answers docs/API.md gives a model provider's failure (a fuzzed model

@@ -1,5 +1,5 @@
 /**
- * The fuzzer's known cases (issue 8), kept as plain tests: each answered 500, or an oversized or
+ * The fuzzer's known cases, kept as plain tests: each answered 500, or an oversized or
  * misleading 4xx, before it was fixed.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * Issue 8, "No upload can stall or crash the server": hostile files, generated here, uploaded over
+ * "No upload can stall or crash the server": hostile files, generated here, uploaded over
  * HTTP on the real database. Each refusal is a 4xx problem naming the file (and the cap), and
  * nothing of the request is stored; the server keeps answering while they are parsed.
  */

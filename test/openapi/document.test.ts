@@ -1,5 +1,5 @@
 /**
- * The OpenAPI document states what the server does (issue 9). CI also lints it with Redocly
+ * The OpenAPI document states what the server does. CI also lints it with Redocly
  * (`npm run lint:openapi`); these are the properties a generated client depends on.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';

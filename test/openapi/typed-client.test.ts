@@ -1,5 +1,5 @@
 /**
- * Issue 9: what a generated client sees must be what the server does. This generates the typed
+ * What a generated client sees must be what the server does. This generates the typed
  * client the web app uses (openapi-typescript → openapi-fetch) from /openapi.json, compiles a
  * small program against it with tsc — with no casts and no optional parameter filled in — and
  * runs it against this server.

@@ -1,4 +1,4 @@
-/** SDK clients: built once per connection and kept alive, rebuilt when a model's URL or key changes (issue 7.8). */
+/** SDK clients: built once per connection and kept alive, rebuilt when a model's URL or key changes. */
 import { describe, expect, it } from 'vitest';
 import { getAdapter } from '../../src/providers/index.js';
 import { useStandIn, type StandInKind } from '../support/use-standin.js';

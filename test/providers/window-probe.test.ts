@@ -1,6 +1,6 @@
 /**
  * A declared contextWindow larger than what the provider serves gets a warning in the model's
- * create/update response (issue 9.3) — best effort, never blocking the write.
+ * create/update response — best effort, never blocking the write.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newTeam, startTestApp, type TestApp } from '../helpers/app.js';

@@ -1,5 +1,5 @@
 /**
- * The lexical ranking's properties (issue 14), each on small constructed documents where the
+ * The lexical ranking's properties, each on small constructed documents where the
  * right chunk must win: BM25 term-frequency saturation, chunk-length normalisation, section
  * headings as a boosted field, phrase/proximity, ties decided by diversity rather than document
  * order, follow-ups carrying the previous question's key terms — on PGlite, or on PostgreSQL when

@@ -1,5 +1,5 @@
 /**
- * Ranking transparency and follow-ups over HTTP (issue 14): context-for-prompt's `explain`, the
+ * Ranking transparency and follow-ups over HTTP: context-for-prompt's `explain`, the
  * rank and ranking of every chat source (and older stored sources without them), a follow-up in a
  * thread searched with its previous question's key terms — on PGlite, or on PostgreSQL when
  * ATRIUM_TEST_DATABASE_URL is set. Providers: the stand-in.

@@ -14,7 +14,7 @@ export interface NavEntry {
 
 export const NAV: NavEntry[] = [
   { href: '/', label: 'Chat', prefixes: ['/', '/w/', '/workspaces'] },
-  // part 2 (issue 13): loaded on first use (pages.tsx)
+  // part 2: loaded on first use (pages.tsx)
   { href: '/documents', label: 'Documents', prefixes: ['/documents'] },
   { href: '/models', label: 'Models', prefixes: ['/models'] },
   { href: '/logs', label: 'Logs', prefixes: ['/logs'] },

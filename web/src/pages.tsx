@@ -10,7 +10,7 @@ import { NotFound } from './screens/NotFound';
 import { WorkspaceForm } from './screens/workspaces/WorkspaceForm';
 import { WorkspaceList } from './screens/workspaces/WorkspaceList';
 
-// Part 2's screens (issue 13), each a dynamic import so they do not weigh on the first screen.
+// Part 2's screens, each a dynamic import so they do not weigh on the first screen.
 const DocumentList = lazyScreen(() => import('./screens/documents/DocumentList').then((m) => m.DocumentList));
 const NewDocument = lazyScreen(() => import('./screens/documents/DocumentScreen').then((m) => m.NewDocument));
 const DocumentScreen = lazyScreen(() => import('./screens/documents/DocumentScreen').then((m) => m.DocumentScreen));

@@ -1,5 +1,5 @@
 /**
- * A small History-API router: the server answers index.html for every app path (CONTRACT §6), so
+ * A small History-API router: the server answers index.html for every app path, so
  * paths are real URLs (/w/<id>/t/<id>) that survive a reload and can be shared.
  */
 import { useEffect, useState } from 'preact/hooks';

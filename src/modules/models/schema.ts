@@ -113,7 +113,7 @@ export const ModelListQuery = Type.Object({
 export const ModelIds = Type.Array(Uuid, { maxItems: 1000 });
 export const CreateModelQuery = Type.Object({ system: Type.Boolean({ default: false, description: 'create a system model (instance admin only)' }) });
 
-/** POST /models/{modelId}/test (web app, issue 13): one short prompt sent to the provider. */
+/** POST /models/{modelId}/test (web app): one short prompt sent to the provider. */
 export const ConnectionTestBody = Type.Object(
   { prompt: Type.String({ minLength: 1, maxLength: 2000, default: 'Reply with one short sentence to confirm you can read this.' }) },
   { additionalProperties: false },

@@ -67,7 +67,7 @@ export const ContextForPromptBody = Type.Object(
   { additionalProperties: false },
 );
 
-// ---- ranking transparency (issue 14) ----------------------------------------------------
+// ---- ranking transparency ----------------------------------------------------
 
 /** A chunk's place in one ranked list. */
 export const RankInSchema = Type.Object({
