@@ -57,6 +57,11 @@ export const badRequest = (code: string, message: string, errors?: FieldError[])
 export const notFound = (what: string) => new AppError('not_found', 'not_found', `${what} not found`);
 export const forbidden = (message: string) => new AppError('forbidden', 'forbidden', message);
 export const conflict = (message: string) => new AppError('conflict', 'conflict', message);
+/**
+ * A client-chosen id that is taken, whoever holds it (the caller, a teammate, another team):
+ * one answer that does not echo the id, so no two cases can be told apart (docs/DECISIONS.md).
+ */
+export const idTaken = (what: 'workspace' | 'model' | 'Plus entry') => conflict(`A ${what} with this id already exists`);
 
 /** A classified provider failure (providers/errors.ts) as the app's error: 504 for timeouts, else 502. */
 /** Seconds in `Retry-After` when a rate-limiting provider named none. */

@@ -1,13 +1,14 @@
 /**
- * DOCX → text: the archive's real inflated sizes are checked first (zip.ts: a small file can
- * inflate to gigabytes), then mammoth → HTML (headings h1–h6, Title/Subtitle mapped too, images
+ * DOCX → text: the archive is read strictly and every member inflated under the caps first
+ * (zip.ts: a small file can inflate to gigabytes), then mammoth reads an archive rebuilt from
+ * those checked members, never the upload itself → HTML (headings h1–h6, Title/Subtitle mapped too, images
  * dropped, external file access off) → the HTML-to-text path, so headings survive.
  */
 import mammoth from 'mammoth';
 import { IngestError } from './errors.js';
 import { htmlToPlainText } from './html.js';
 import type { IngestLimits } from './limits.js';
-import { checkInflatedSizes } from './zip.js';
+import { readZipMembers, storedZip } from './zip.js';
 
 const DOCX_STYLE_MAP = [
   "p[style-name='Title'] => h1:fresh",
@@ -20,11 +21,11 @@ export async function extractDocx(
   name: string,
   limits: Pick<IngestLimits, 'maxInflatedMemberBytes' | 'maxInflatedTotalBytes'>,
 ): Promise<string> {
-  checkInflatedSizes(bytes, filename, limits);
+  const checked = storedZip(readZipMembers(bytes, filename, limits));
   let html: string;
   try {
     const result = await mammoth.convertToHtml(
-      { buffer: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) },
+      { buffer: checked },
       {
         styleMap: DOCX_STYLE_MAP,
         externalFileAccess: false,

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { IngestError } from '../../src/ingest/index.js';
 import { flattenDeepHtml, MAX_HTML_DEPTH } from '../../src/ingest/html.js';
 import { ingestDocument, mergePdfPages } from '../../src/ingest/pipeline.js';
-import { checkInflatedSizes } from '../../src/ingest/zip.js';
+import { readZipMembers } from '../../src/ingest/zip.js';
 import { caught, utf8 } from './helpers.js';
 import { deepHtml, docx, para, pdfWithPages } from './hostile-files.js';
 
@@ -59,14 +59,23 @@ describe('caps in ingestDocument', () => {
 
   it('inflated DOCX members are measured for real, not by their declared sizes', async () => {
     const archive = await docx(para('Hello'), [{ name: 'word/big.xml', data: { size: 2 * MiB, fill: 'ab' } }]);
-    // lie in the central directory: declare the big member as 10 bytes
+    // lie in the central directory and the local header alike: declare the big member as 10 bytes
     const b = Buffer.from(archive);
     const at = b.lastIndexOf(Buffer.from('word/big.xml')) - 46;
     expect(b.readUInt32LE(at)).toBe(0x02014b50);
     b.writeUInt32LE(10, at + 24);
-    const err = caughtSync(() => checkInflatedSizes(b, 'liar.docx', { maxInflatedMemberBytes: MiB, maxInflatedTotalBytes: 4 * MiB }));
+    b.writeUInt32LE(10, b.readUInt32LE(at + 42) + 22);
+    const err = caughtSync(() => readZipMembers(b, 'liar.docx', { maxInflatedMemberBytes: MiB, maxInflatedTotalBytes: 4 * MiB }));
     expect(err.message).toBe('"liar.docx" has a member (word/big.xml) that inflates to more than 1 MiB; the limit is 1 MiB per member (INGEST_MAX_INFLATED_MEMBER_BYTES).');
-    expect(() => checkInflatedSizes(b, 'liar.docx', { maxInflatedMemberBytes: 3 * MiB, maxInflatedTotalBytes: 4 * MiB })).not.toThrow();
+    // under the cap, the lie itself is the refusal
+    const lie = caughtSync(() => readZipMembers(b, 'liar.docx', { maxInflatedMemberBytes: 3 * MiB, maxInflatedTotalBytes: 4 * MiB }));
+    expect([lie.kind, lie.message]).toEqual(['corrupt', '"liar.docx" could not be read as a Word document: its member word/big.xml does not match its directory entry (size or checksum).']);
+    expect(readZipMembers(archive, 'honest.docx', { maxInflatedMemberBytes: 3 * MiB, maxInflatedTotalBytes: 4 * MiB }).map((m) => [m.name, m.data.length])).toEqual([
+      ['[Content_Types].xml', expect.any(Number)],
+      ['_rels/.rels', expect.any(Number)],
+      ['word/document.xml', expect.any(Number)],
+      ['word/big.xml', 2 * MiB],
+    ]);
   });
 });
 

@@ -66,9 +66,36 @@ describe('a client-chosen id that is taken', () => {
     const theirs = await createPlus(caller.key, { id: otherTeamId, title: 'take it' });
     const body = expectProblem(ours, 409);
     expect(theirs.statusCode).toBe(409);
-    // the id itself differs; everything else is the same
-    expect(theirs.body.replace(otherTeamId, '<id>')).toBe(ours.body.replace(privateId, '<id>'));
+    expect(theirs.body).toBe(ours.body); // byte for byte: the answer does not echo the id
     expect(JSON.stringify(body)).not.toMatch(/team|private|visible/i);
+  });
+
+  it('the three answers name no id, so none can be told from another by its text', async () => {
+    const id = randomUUID();
+    expect((await t.request({ method: 'POST', url: `/api/v1/workspaces/${id}`, key: a.ownerKey, payload: { name: 'first' } })).statusCode).toBe(200);
+    await createModel(t, a.ownerKey, { id });
+    expect((await createPlus(a.ownerKey, { id, title: 'first' })).statusCode).toBe(200);
+    const answers = [
+      await t.request({ method: 'POST', url: `/api/v1/workspaces/${id}`, key: b.ownerKey, payload: { name: 'again' } }),
+      await t.request({ method: 'POST', url: '/api/v1/models', key: b.ownerKey, payload: { id, name: 'again', apiBase: 'OPENAI', url: 'http://127.0.0.1:9/v1', baseModel: 'gpt-test' } }),
+      await createPlus(b.ownerKey, { id, title: 'again' }),
+    ].map((res) => expectProblem(res, 409));
+    expect(answers.map((p) => [p.code, p.detail])).toEqual([
+      ['conflict', 'A workspace with this id already exists'],
+      ['conflict', 'A model with this id already exists'],
+      ['conflict', 'A Plus entry with this id already exists'],
+    ]);
+  });
+});
+
+describe('a user’s email', () => {
+  it('is "taken" only within the caller’s own team: another team’s user does not make a 409', async () => {
+    const email = `shared-${randomUUID()}@example.com`;
+    const add = (key: string) => t.request({ method: 'POST', url: '/api/v1/users', key, payload: { name: 'Sam', email, role: 'member' } });
+    expect((await add(a.ownerKey)).statusCode).toBe(201);
+    expect((await add(b.ownerKey)).statusCode).toBe(201);
+    const again = expectProblem(await add(b.ownerKey), 409);
+    expect(again.detail).toBe(`A user with email ${email} already exists in this team`);
   });
 });
 

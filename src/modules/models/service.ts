@@ -1,6 +1,6 @@
 import { TtlCache } from '../../cache.js';
 import type { Db } from '../../db/client.js';
-import { AppError, badRequest, conflict, notFound } from '../../errors.js';
+import { AppError, badRequest, idTaken, notFound } from '../../errors.js';
 import { classifyProviderError, embed, getAdapter, httpStatusFor, isSupportedConnection, supportsEmbeddings } from '../../providers/index.js';
 import type { ApiBase, ConnectionType, ProviderTarget } from '../../providers/types.js';
 import { assertProviderUrlAllowed } from '../../providers/url-guard.js';
@@ -121,7 +121,7 @@ export class ModelsService {
     const teamId = opts.system ? null : (caller?.teamId ?? opts.teamId ?? null);
     if (!opts.system && !teamId) throw badRequest('bad_request', 'A team model needs a team');
     const row = await this.db.transaction(async (tx) => {
-      if (req.id && (await this.repo.exists(tx, req.id))) throw conflict(`A model with id ${req.id} already exists`);
+      if (req.id && (await this.repo.exists(tx, req.id))) throw idTaken('model');
       const inserted = await this.repo.insert(tx, { ...values, name: req.name!, teamId, isSystem: opts.system, ...(req.id ? { id: req.id } : {}) });
       if (teamId) await this.repo.addToTeam(tx, teamId, inserted.id);
       return inserted;

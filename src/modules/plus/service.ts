@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Static } from 'typebox';
 import type { Db } from '../../db/client.js';
 import type { StoredSource } from '../../db/schema.js';
-import { AppError, badRequest, conflict, forbidden, notFound, upstreamError } from '../../errors.js';
+import { AppError, badRequest, forbidden, idTaken, notFound, upstreamError } from '../../errors.js';
 import type { IngestConfig } from '../../config.js';
 import { IngestError, IngestPool, sanitizeFilename, type IngestPoolStats } from '../../ingest/index.js';
 import { classifyProviderError, getAdapter } from '../../providers/index.js';
@@ -173,7 +173,7 @@ export class PlusService {
     const existing = fields.id ? await this.repo.find(this.db, v, fields.id) : undefined;
     if (fields.id && !existing && (await this.repo.exists(this.db, fields.id))) {
       // an entry the caller cannot see: as if it did not exist, but its id is taken
-      throw conflict(`A Plus entry with id ${fields.id} already exists`);
+      throw idTaken('Plus entry');
     }
     if (existing) this.requireChange(caller, existing);
     const id = existing?.id ?? fields.id ?? randomUUID();

@@ -1,6 +1,6 @@
 import { TtlCache } from '../../cache.js';
 import type { Db } from '../../db/client.js';
-import { badRequest, conflict, forbidden, notFound } from '../../errors.js';
+import { badRequest, forbidden, idTaken, notFound } from '../../errors.js';
 import { assertMaxTokensFit, type ModelsService } from '../models/service.js';
 import { isTeamAdmin, type Principal } from '../teams/service.js';
 import { WorkspacesRepo, type WorkspaceModelRow, type WorkspaceRow } from './repo.js';
@@ -117,7 +117,7 @@ export class WorkspacesService {
     await this.checkModels(caller, modelIds);
     await this.checkPlus(caller, plusIds);
     const row = await this.db.transaction(async (tx) => {
-      if (await this.repo.exists(tx, id)) throw conflict(`A workspace with id ${id} already exists`);
+      if (await this.repo.exists(tx, id)) throw idTaken('workspace');
       const w = await this.repo.insert(tx, {
         id,
         teamId: caller.teamId,
