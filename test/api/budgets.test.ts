@@ -13,7 +13,7 @@ import { expectShape } from '../helpers/shape.js';
 import { startStandInProvider, type StandInProvider } from '../support/standin-provider.js';
 
 /**
- * Budgets and rate limits (CONTRACT §8): who may set and see them, the reservation rule (refused
+ * Budgets and rate limits: who may set and see them, the reservation rule (refused
  * before the provider is called, nothing stored), Retry-After, settlement, and concurrency — on
  * PostgreSQL with two app instances sharing the database.
  */
