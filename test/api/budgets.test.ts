@@ -314,6 +314,28 @@ describe('concurrency', () => {
   });
 
   /**
+   * A node that has just served a team (and so read its budgets) must see a budget another node
+   * creates on the very next call: with ATRIUM_TEST_DATABASE_URL the two are separate app
+   * instances on one PostgreSQL database, on the embedded database the same one.
+   */
+  it('a budget created on one node binds the next call on another that has just served the team', async () => {
+    const shared = Boolean(process.env.ATRIUM_TEST_DATABASE_URL);
+    const second = shared ? await startTestApp() : t;
+    try {
+      const { team, ws } = await setup();
+      expect((await complete(team.ownerKey, ws.id, second)).statusCode).toBe(200);
+      expect(standIn.requests).toHaveLength(1);
+      // less than one call's reservation (prompt estimate + OUT), created on the first node
+      await budgetOk(team.ownerKey, { scope: 'team', scopeId: team.teamId, period: 'month', credits: OUT });
+      const refused = await complete(team.ownerKey, ws.id, second);
+      expect(expectProblem(refused, 429).code).toBe('budget_exceeded');
+      expect(standIn.requests).toHaveLength(1);
+    } finally {
+      if (second !== t) await second.close();
+    }
+  });
+
+  /**
    * Providers that do not honour the output cap and count the prompt four times higher than
    * Atrium does: bursts of streamed and plain calls, on two nodes where the database allows it,
    * against a budget created just before them. The budget is never overspent, each streamed
@@ -336,7 +358,10 @@ describe('concurrency', () => {
         const results = await Promise.all(Array.from({ length: 16 }, (_, i) => (i % 4 === 0 ? plain(i) : stream(i))));
         for (const r of results) expect([200, 429]).toContain(r.statusCode);
         for (const r of results.filter((x) => x.statusCode === 200)) {
+          const streamed = r.headers['content-type']?.toString().startsWith('text/event-stream');
           const done = /event: done\ndata: (.*)\n/.exec(r.body);
+          // a stream that ended in an error event says which (instead of failing to parse it)
+          expect(!streamed || done !== null, /event: error\ndata: (.*)\n/.exec(r.body)?.[1] ?? r.body.slice(-300)).toBe(true);
           finishes.push(done ? (JSON.parse(done[1]!) as { finishReason: string }).finishReason : (r.json() as { finishReason: string }).finishReason);
         }
       }
