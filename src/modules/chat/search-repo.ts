@@ -66,30 +66,37 @@ export class ChatSearchRepo {
   }
 
   private hits(caller: Principal, terms: SearchTerms, workspaceId: string | null): SQL {
+    const q = this.query(terms);
+    // Each list is read through its GIN index and joined to the visibility rule (a thread-first plan
+    // would test every message of every readable thread).
+    const inWorkspace = workspaceId ? sql` and chat_threads.workspace_id = ${workspaceId}::uuid` : sql``;
     return sql`
-      with q as (select ${this.query(terms)} as q),
-      readable as (
-        select chat_threads.id, chat_threads.workspace_id, chat_threads.title, chat_threads.updated, chat_threads.search
-        from chat_threads join workspaces on workspaces.id = chat_threads.workspace_id
-        where ${readableThreadsSql(caller)}${workspaceId ? sql` and chat_threads.workspace_id = ${workspaceId}::uuid` : sql``}
-      ),
-      best as (
-        select distinct on (m.thread_id) m.thread_id, m.id, ts_rank(m.search, q.q) as rank
-        from chat_messages m cross join q
-        where m.search @@ q.q and m.status <> 'error' and m.thread_id in (select id from readable)
+      with best as (
+        select distinct on (m.thread_id) m.thread_id, m.id, ts_rank(m.search, ${q}) as rank
+        from chat_messages m
+        join chat_threads on chat_threads.id = m.thread_id
+        join workspaces on workspaces.id = chat_threads.workspace_id
+        where m.search @@ ${q} and m.status <> 'error' and ${readableThreadsSql(caller)}${inWorkspace}
         order by m.thread_id, rank desc, m.seq desc
       ),
+      titled as (
+        select chat_threads.id, 1 + ts_rank(chat_threads.search, ${q}) as rank
+        from chat_threads join workspaces on workspaces.id = chat_threads.workspace_id
+        where chat_threads.search @@ ${q} and ${readableThreadsSql(caller)}${inWorkspace}
+      ),
       hit as (
-        select r.id, r.workspace_id, r.title, r.updated, best.id as message_id,
-          coalesce(best.rank, 0) + case when r.search @@ q.q then 1 + ts_rank(r.search, q.q) else 0 end as score
-        from readable r cross join q left join best on best.thread_id = r.id
-        where best.thread_id is not null or r.search @@ q.q
+        select t.id, t.workspace_id, t.title, t.updated, best.id as message_id, coalesce(best.rank, 0) + coalesce(titled.rank, 0) as score
+        from (select thread_id as id from best union select id from titled) h
+        join chat_threads t on t.id = h.id
+        left join best on best.thread_id = h.id
+        left join titled on titled.id = h.id
       )`;
   }
 
   async search(db: Executor, caller: Principal, terms: SearchTerms, workspaceId: string | null, page: { page: number; size: number }): Promise<{ rows: SearchRow[]; total: number }> {
     const marks = sql`'StartSel=' || chr(2) || ', StopSel=' || chr(3)`;
     const clean = (text: SQL) => sql`translate(${text}, chr(2) || chr(3), '')`;
+    const q = this.query(terms);
     const res = (await db.execute(sql`${this.hits(caller, terms, workspaceId)},
       page as (
         select hit.*, count(*) over () as total from hit
@@ -97,14 +104,14 @@ export class ChatSearchRepo {
       )
       select page.id as thread_id, page.workspace_id, page.total::int as total, m.id as message_id,
         (extract(epoch from m.created) * 1000)::float8 as created_ms,
-        ts_headline('english', ${clean(sql`page.title`)}, q.q, ${marks} || ', HighlightAll=true') as marked_title,
+        ts_headline('english', ${clean(sql`page.title`)}, ${q}, ${marks} || ', HighlightAll=true') as marked_title,
         substr(m.marked, m.window_start, ${SNIPPET_CHARS}) as marked_snippet,
         m.window_start > 1 as cut_start, m.window_start + ${SNIPPET_CHARS} <= length(m.marked) as cut_end
-      from page cross join q
+      from page
       cross join lateral (
         select c.id, c.created, c.marked, greatest(1, strpos(c.marked, chr(2)) - ${SNIPPET_BEFORE}) as window_start
         from (
-          select c.id, c.created, ts_headline('english', ${clean(sql`left(c.content, ${INDEXED_CHARS})`)}, q.q, ${marks} || ', HighlightAll=true') as marked
+          select c.id, c.created, ts_headline('english', ${clean(sql`left(c.content, ${INDEXED_CHARS})`)}, ${q}, ${marks} || ', HighlightAll=true') as marked
           from (
             select c.id, c.content, c.created from chat_messages c where c.id = page.message_id
             union all
