@@ -67,17 +67,22 @@ export class ChatSearchRepo {
 
   private hits(caller: Principal, terms: SearchTerms, workspaceId: string | null): SQL {
     const q = this.query(terms);
-    // Each list is read through its GIN index and joined to the visibility rule (a thread-first plan
-    // would test every message of every readable thread).
+    // Matching messages come from the GIN index first (materialized: the planner, misjudging how many
+    // threads the visibility rule keeps, would otherwise test every message of every readable thread),
+    // then the visibility rule keeps the caller's.
     const inWorkspace = workspaceId ? sql` and chat_threads.workspace_id = ${workspaceId}::uuid` : sql``;
     return sql`
-      with best as (
-        select distinct on (m.thread_id) m.thread_id, m.id, ts_rank(m.search, ${q}) as rank
-        from chat_messages m
+      with matched as materialized (
+        select m.thread_id, m.id, m.seq, ts_rank(m.search, ${q}) as rank
+        from chat_messages m where m.search @@ ${q} and m.status <> 'error'
+      ),
+      best as (
+        select distinct on (m.thread_id) m.thread_id, m.id, m.rank
+        from matched m
         join chat_threads on chat_threads.id = m.thread_id
         join workspaces on workspaces.id = chat_threads.workspace_id
-        where m.search @@ ${q} and m.status <> 'error' and ${readableThreadsSql(caller)}${inWorkspace}
-        order by m.thread_id, rank desc, m.seq desc
+        where ${readableThreadsSql(caller)}${inWorkspace}
+        order by m.thread_id, m.rank desc, m.seq desc
       ),
       titled as (
         select chat_threads.id, 1 + ts_rank(chat_threads.search, ${q}) as rank
