@@ -5,6 +5,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { benchChatSearch } from './chat-search.js';
 import { benchGateway } from './gateway.js';
 import { benchIngestHostile } from './ingest-hostile.js';
 import { benchPage } from './page.js';
@@ -64,6 +65,7 @@ const BENCHMARKS: Array<{ name: string; run: () => Promise<Section> }> = [
   { name: 'Start-up', run: benchStartup },
   { name: 'Web page', run: benchPage },
   { name: 'Sign-in', run: benchSignIn },
+  { name: 'Conversation search', run: benchChatSearch },
 ];
 
 /**

@@ -17,7 +17,7 @@ import { registerWebApp } from './http/web-app.js';
 import { requireJsonBody, validatorCompiler } from './http/validation.js';
 import { preloadTokenizer } from './ingest/tokens.js';
 import { chatRoutes } from './modules/chat/routes.js';
-import { ChatAnswer, ChatStreamEvent, ChatThread, ChatThreadFull } from './modules/chat/schema.js';
+import { ChatAnswer, ChatSearchHit, ChatStreamEvent, ChatThread, ChatThreadFull } from './modules/chat/schema.js';
 import { embeddingRoutes } from './modules/embeddings/routes.js';
 import { modelRoutes } from './modules/models/routes.js';
 import { openaiCompatRoutes } from './modules/openai-compat/routes.js';
@@ -49,7 +49,7 @@ export interface App {
   warmUp(): void;
 }
 
-export const SHARED_SCHEMAS = [ProblemSchema, User, Team, ApiKey, Model, WorkspaceModel, Workspace, ChatAnswer, ChatStreamEvent, ChatThread, ChatThreadFull, PromptLog, Plus, PlusSummary, Budget, UsageRow, OpenAIError, OpenAIChatCompletion, OpenAIChatCompletionChunk, OpenAIModelList];
+export const SHARED_SCHEMAS = [ProblemSchema, User, Team, ApiKey, Model, WorkspaceModel, Workspace, ChatAnswer, ChatStreamEvent, ChatThread, ChatThreadFull, ChatSearchHit, PromptLog, Plus, PlusSummary, Budget, UsageRow, OpenAIError, OpenAIChatCompletion, OpenAIChatCompletionChunk, OpenAIModelList];
 
 /**
  * `get()`'s object, looked up on each use: what routes are given at registration, before the

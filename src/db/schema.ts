@@ -203,8 +203,10 @@ export const chatThreads = pgTable(
     title: text('title').notNull(),
     created: created(),
     updated: ts('updated').notNull().defaultNow(),
+    /** conversation search (modules/chat/search-repo.ts): the title's English full text */
+    search: tsvector('search').generatedAlwaysAs(sql`to_tsvector('english', title)`),
   },
-  (t) => [index('chat_threads_ws_idx').on(t.workspaceId, t.updated)],
+  (t) => [index('chat_threads_ws_idx').on(t.workspaceId, t.updated), index('chat_threads_search_idx').using('gin', t.search)],
 );
 
 /** A failed turn's problem, as its stream's `error` event said it. */
@@ -261,8 +263,10 @@ export const chatMessages = pgTable(
     /** why the turn failed (an assistant message of status `error`, or one cut off by a provider failure) */
     error: jsonb('error').$type<StoredTurnError>(),
     created: created(),
+    /** conversation search (modules/chat/search-repo.ts): the text's English full text, its first 100,000 characters */
+    search: tsvector('search').generatedAlwaysAs(sql`to_tsvector('english', left(content, 100000))`),
   },
-  (t) => [index('chat_messages_thread_idx').on(t.threadId, t.seq)],
+  (t) => [index('chat_messages_thread_idx').on(t.threadId, t.seq), index('chat_messages_search_idx').using('gin', t.search)],
 );
 
 /** One row per completion attempt. No foreign key to threads: deleting a thread keeps its logs. */

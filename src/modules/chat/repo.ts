@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, getTableColumns, inArray, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { executePrepared } from '../../db/prepared.js';
 import { chatMessages, chatThreads, type StoredSource, type StoredTurnError, type StoredUsage } from '../../db/schema.js';
@@ -7,8 +7,12 @@ import { plusFileSql } from '../plus/repo.js';
 import { promptLogSql, type FinishedLog, type PendingLog } from '../prompt-logs/repo.js';
 import { reservedCredits, usageSql, type LedgerEntry, type Reservation, type Settlement } from '../usage/repo.js';
 
-export type ThreadRow = typeof chatThreads.$inferSelect;
-export type MessageRow = typeof chatMessages.$inferSelect;
+// The search vectors (conversation search, search-repo.ts) are never read back with a row.
+const { search: _threadSearch, ...threadColumns } = getTableColumns(chatThreads);
+const { search: _messageSearch, ...messageColumns } = getTableColumns(chatMessages);
+
+export type ThreadRow = Omit<typeof chatThreads.$inferSelect, 'search'>;
+export type MessageRow = Omit<typeof chatMessages.$inferSelect, 'search'>;
 export type ThreadWithCount = ThreadRow & { messageCount: number };
 
 export interface UserTurnRecord {
@@ -83,7 +87,7 @@ export class ChatRepo {
 
   async listThreads(db: Executor, s: ThreadScope): Promise<ThreadWithCount[]> {
     const rows = await db
-      .select({ t: chatThreads, messageCount: this.messageCount })
+      .select({ t: threadColumns, messageCount: this.messageCount })
       .from(chatThreads)
       .where(this.scope(s))
       .orderBy(desc(chatThreads.updated), desc(chatThreads.id));
@@ -92,14 +96,14 @@ export class ChatRepo {
 
   async findThread(db: Executor, s: ThreadScope, id: string): Promise<ThreadWithCount | undefined> {
     const [row] = await db
-      .select({ t: chatThreads, messageCount: this.messageCount })
+      .select({ t: threadColumns, messageCount: this.messageCount })
       .from(chatThreads)
       .where(and(eq(chatThreads.id, id), this.scope(s)));
     return row ? { ...row.t, messageCount: row.messageCount } : undefined;
   }
 
   async findThreadInTeam(db: Executor, teamId: string, id: string): Promise<ThreadRow | undefined> {
-    const [row] = await db.select().from(chatThreads).where(and(eq(chatThreads.id, id), eq(chatThreads.teamId, teamId)));
+    const [row] = await db.select(threadColumns).from(chatThreads).where(and(eq(chatThreads.id, id), eq(chatThreads.teamId, teamId)));
     return row;
   }
 
@@ -137,7 +141,7 @@ export class ChatRepo {
   }
 
   async messages(db: Executor, threadId: string): Promise<MessageRow[]> {
-    return db.select().from(chatMessages).where(eq(chatMessages.threadId, threadId)).orderBy(asc(chatMessages.seq));
+    return db.select(messageColumns).from(chatMessages).where(eq(chatMessages.threadId, threadId)).orderBy(asc(chatMessages.seq));
   }
 
   /**

@@ -8,7 +8,8 @@ import { bodyErrorResponses, DeleteResponse, errorResponses, problems, Uuid } fr
 import { SseWriter } from '../../http/sse.js';
 import { plusAnswer } from '../plus/answer.js';
 import { ChatAddFileQuery, FilesForm } from '../plus/schema.js';
-import { CHAT_STREAM_DESCRIPTION, ChatCompletionRequest, Prompt, RenameThreadBody, SamplePromptsQuery } from './schema.js';
+import { PageOf } from '../../http/paging.js';
+import { CHAT_STREAM_DESCRIPTION, ChatCompletionRequest, ChatSearchQuery, Prompt, RenameThreadBody, SamplePromptsQuery } from './schema.js';
 import type { ChatService } from './service.js';
 import type { TurnService } from './turns.js';
 
@@ -81,6 +82,19 @@ export const chatRoutes: FastifyPluginAsyncTypebox<ChatRouteDeps> = async (app, 
     },
   );
 
+  app.get(
+    '/chat/search',
+    {
+      schema: {
+        tags,
+        operationId: 'searchChats',
+        summary: 'Search the threads the caller may read (message texts and titles), best match first',
+        querystring: ChatSearchQuery,
+        response: { 200: PageOf(Type.Ref('ChatSearchHit')), ...errorResponses },
+      },
+    },
+    async (req) => chat.search(principalOf(req), req.query),
+  );
   app.get(
     '/chat/:workspaceId/history',
     { schema: { tags, operationId: 'listChatThreads', summary: 'Retrieve chat history of a workspace (newest first)', params: Ws, response: { 200: Type.Array(Type.Ref('ChatThread')), ...errorResponses } } },

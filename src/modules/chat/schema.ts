@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { RankingSchema } from '../plus/schema.js';
-import { DateTime, GenerationParamFields, Nullable, Uuid } from '../../http/schemas.js';
+import { DateTime, GenerationParamFields, Int32, Nullable, Uuid } from '../../http/schemas.js';
 
 const Role = Type.Union([Type.Literal('system'), Type.Literal('user'), Type.Literal('assistant')]);
 const MAX_TEXT = 1_000_000;
@@ -106,3 +106,28 @@ export const RenameThreadBody = Type.Object({ title: Type.String({ minLength: 1,
 
 export const Prompt = Type.Object({ content: Type.String() });
 export const SamplePromptsQuery = Type.Object({ limit: Type.Integer({ minimum: 1, maximum: 50, default: 6, description: 'at most this many' }) });
+
+const Span = Type.Tuple([Type.Integer({ minimum: 0 }), Type.Integer({ minimum: 0 })], { description: '[start, end): offsets in the text (UTF-16 code units)' });
+
+export const ChatSearchQuery = Type.Object({
+  q: Type.String({ minLength: 1, maxLength: 200, description: 'words to find in message texts and thread titles; the last one also matches as a prefix unless followed by a space' }),
+  workspaceId: Type.Optional(Uuid),
+  page: Int32({ maximum: 1_000_000, default: 0, description: '0-based page number' }),
+  size: Type.Integer({ minimum: 1, maximum: 1000, default: 20, description: 'page size' }),
+});
+export type ChatSearchQueryT = Static<typeof ChatSearchQuery>;
+
+export const ChatSearchHit = Type.Object(
+  {
+    threadId: Uuid,
+    workspaceId: Uuid,
+    messageId: Type.String({ format: 'uuid', description: 'the best matching message; for a thread found by its title alone, its first message' }),
+    title: Type.String(),
+    snippet: Type.String({ description: 'plain text of the message around the match' }),
+    highlights: Type.Array(Span, { description: 'the matched words in snippet' }),
+    titleHighlights: Type.Array(Span, { description: 'the matched words in title' }),
+    created: DateTime,
+  },
+  { $id: 'ChatSearchHit' },
+);
+export type ChatSearchHitT = Static<typeof ChatSearchHit>;

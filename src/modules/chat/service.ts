@@ -1,12 +1,16 @@
 import type { Db } from '../../db/client.js';
-import { forbidden, notFound } from '../../errors.js';
+import { badRequest, forbidden, notFound } from '../../errors.js';
+import { toPage } from '../../http/paging.js';
 import type { UploadedFile } from '../../http/multipart.js';
 import type { PlusService } from '../plus/service.js';
 import { isTeamAdmin, type Principal } from '../teams/service.js';
-import type { WorkspaceRow } from '../workspaces/repo.js';
 import type { WorkspacesService, WorkspaceWithModels } from '../workspaces/service.js';
 import { defaultGreeting, defaultSamplePrompts } from './defaults.js';
-import { ChatRepo, type MessageRow, type ThreadScope, type ThreadWithCount } from './repo.js';
+import { snippetOf, unmark } from './highlight.js';
+import { ChatRepo, type MessageRow, type ThreadWithCount } from './repo.js';
+import type { ChatSearchHitT, ChatSearchQueryT } from './schema.js';
+import { ChatSearchRepo, searchTerms } from './search-repo.js';
+import { threadScope } from './visibility.js';
 
 /** What the chat needs from Plus besides a turn's context (see turns.ts). */
 export type ChatPlus = Pick<PlusService, 'titlesFor' | 'addFiles'>;
@@ -40,6 +44,7 @@ function messageView(m: MessageRow) {
 /** Threads (history), greeting and sample prompts, and files added from a chat. A turn itself: turns.ts. */
 export class ChatService {
   private readonly repo = new ChatRepo();
+  private readonly searchRepo = new ChatSearchRepo();
 
   constructor(
     private readonly db: Db,
@@ -49,14 +54,10 @@ export class ChatService {
 
   // ---- threads -------------------------------------------------------------------------
 
-  private scopeFor(caller: Principal, ws: WorkspaceRow): ThreadScope {
-    return ws.chatHistoryType === 'USER' ? { workspaceId: ws.id, onlyUserId: caller.userId } : { workspaceId: ws.id };
-  }
-
   /** A thread the caller may see in a workspace they may see; 404 otherwise. */
   async loadThread(caller: Principal, workspaceId: string, threadId: string) {
     const { row: ws } = await this.workspaces.load(caller, workspaceId);
-    const thread = await this.repo.findThread(this.db, this.scopeFor(caller, ws), threadId);
+    const thread = await this.repo.findThread(this.db, threadScope(caller, ws), threadId);
     if (!thread) throw notFound('Thread');
     return { ws, thread };
   }
@@ -76,7 +77,7 @@ export class ChatService {
 
   async listThreads(caller: Principal, workspaceId: string) {
     const { row: ws } = await this.workspaces.load(caller, workspaceId);
-    return (await this.repo.listThreads(this.db, this.scopeFor(caller, ws))).map(threadView);
+    return (await this.repo.listThreads(this.db, threadScope(caller, ws))).map(threadView);
   }
 
   async getThread(caller: Principal, workspaceId: string, threadId: string) {
@@ -107,9 +108,35 @@ export class ChatService {
   /** Deletes the visible threads the caller owns (all visible ones for a team owner/admin). */
   async deleteHistory(caller: Principal, workspaceId: string): Promise<number> {
     const { row: ws } = await this.workspaces.load(caller, workspaceId);
-    const threads = await this.repo.listThreads(this.db, this.scopeFor(caller, ws));
+    const threads = await this.repo.listThreads(this.db, threadScope(caller, ws));
     const mine = threads.filter((t) => isTeamAdmin(caller) || t.userId === caller.userId);
     return this.repo.deleteThreads(this.db, mine.map((t) => t.id));
+  }
+
+  /** Conversation search over the threads the caller reads (docs/API.md, "Conversation search"). */
+  async search(caller: Principal, query: ChatSearchQueryT) {
+    if (query.q.trim() === '') throw badRequest('validation_failed', 'q must contain a word to search for', [{ path: 'querystring/q', message: 'must not be blank' }]);
+    // A workspace the caller cannot see is a 404, as on every workspace route.
+    if (query.workspaceId) await this.workspaces.load(caller, query.workspaceId);
+    const terms = searchTerms(query.q);
+    const req = { page: query.page, size: query.size };
+    if (!terms) return toPage<ChatSearchHitT>([], 0, req);
+    const { rows, total } = await this.searchRepo.search(this.db, caller, terms, query.workspaceId ?? null, req);
+    const content = rows.map((r): ChatSearchHitT => {
+      const title = unmark(r.markedTitle);
+      const snippet = snippetOf(r.markedSnippet, r.cutStart, r.cutEnd);
+      return {
+        threadId: r.threadId,
+        workspaceId: r.workspaceId,
+        messageId: r.messageId,
+        title: title.text,
+        snippet: snippet.text,
+        highlights: snippet.highlights,
+        titleHighlights: title.highlights,
+        created: new Date(r.createdMs).toISOString(),
+      };
+    });
+    return toPage(content, total, req);
   }
 
   // ---- greeting and sample prompts -----------------------------------------------------

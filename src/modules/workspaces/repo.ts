@@ -6,14 +6,18 @@ export type WorkspaceRow = typeof workspaces.$inferSelect;
 export type WorkspaceModelRow = typeof workspaceModels.$inferSelect & { modelName: string };
 type WorkspaceModelInsert = typeof workspaceModels.$inferInsert;
 
-export class WorkspacesRepo {
-  /** docs/API.md, Tenancy: TEAM workspaces are seen by the team, PRIVATE ones by their creator. */
-  private visible(teamId: string, userId: number): SQL {
-    return and(eq(workspaces.teamId, teamId), or(eq(workspaces.sharingType, 'TEAM'), eq(workspaces.userId, userId)))!;
-  }
+/**
+ * docs/API.md, Tenancy: TEAM workspaces are seen by the team, PRIVATE ones by their creator — as
+ * a condition on `workspaces`, for every query that lists what a user sees (the workspace list,
+ * conversation search); `canSee` in service.ts is the same rule for one loaded row.
+ */
+export function visibleWorkspaceSql(teamId: string, userId: number): SQL {
+  return and(eq(workspaces.teamId, teamId), or(eq(workspaces.sharingType, 'TEAM'), eq(workspaces.userId, userId)))!;
+}
 
+export class WorkspacesRepo {
   async listVisible(db: Executor, teamId: string, userId: number): Promise<WorkspaceRow[]> {
-    return db.select().from(workspaces).where(this.visible(teamId, userId)).orderBy(asc(workspaces.created), asc(workspaces.id));
+    return db.select().from(workspaces).where(visibleWorkspaceSql(teamId, userId)).orderBy(asc(workspaces.created), asc(workspaces.id));
   }
 
   async findById(db: Executor, id: string): Promise<WorkspaceRow | undefined> {

@@ -455,6 +455,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/chat/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Search the threads the caller may read (message texts and titles), best match first */
+        get: operations["searchChats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/chat/{workspaceId}/history": {
         parameters: {
             query?: never;
@@ -1105,6 +1122,32 @@ export interface components {
                     detail: string;
                 } | null;
             }[];
+        };
+        ChatSearchHit: {
+            /** Format: uuid */
+            threadId: string;
+            /** Format: uuid */
+            workspaceId: string;
+            /**
+             * Format: uuid
+             * @description the best matching message; for a thread found by its title alone, its first message
+             */
+            messageId: string;
+            title: string;
+            /** @description plain text of the message around the match */
+            snippet: string;
+            /** @description the matched words in snippet */
+            highlights: [
+                number,
+                number
+            ][];
+            /** @description the matched words in title */
+            titleHighlights: [
+                number,
+                number
+            ][];
+            /** Format: date-time */
+            created: string;
         };
         PromptLog: {
             /** Format: uuid */
@@ -4143,6 +4186,80 @@ export interface operations {
             };
             /** @description Unsupported media type */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    searchChats: {
+        parameters: {
+            query: {
+                /** @description words to find in message texts and thread titles; the last one also matches as a prefix unless followed by a space */
+                q: string;
+                workspaceId?: string;
+                /** @description 0-based page number */
+                page?: number;
+                /** @description page size */
+                size?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        content: components["schemas"]["ChatSearchHit"][];
+                        totalElements: number;
+                        totalPages: number;
+                        number: number;
+                        size: number;
+                        numberOfElements: number;
+                        first: boolean;
+                        last: boolean;
+                        empty: boolean;
+                    };
+                };
+            };
+            /** @description Bad request: malformed JSON, a wrong type, a value out of range, a bad UUID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No or unknown API key or session */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role for this (or, with the session cookie, the request came from another origin: code csrf) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource visible to the caller */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -15,11 +15,16 @@ import { Conversation } from './Conversation';
 import { addFile, createFilesEntry, rememberedPlus, rememberPlus } from './files';
 import { LiveAnswer } from './live';
 import { SourceDialog } from './SourceDialog';
+import type { SearchHit } from './SearchChats';
 import { ThreadList } from './ThreadList';
 import { streamTurn, type TurnBody } from './turn';
 import { fromStored, type ChatItem } from './types';
 
 let localKeys = 0;
+/** The "Search chats" text survives opening a result in another workspace (a new screen). */
+let lastQuery = '';
+/** The message to show of the thread opened (`?m=<messageId>`: a search result). */
+const focusParam = () => new URLSearchParams(window.location.search).get('m');
 
 export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; threadId: string | null }) {
   const { me } = useSession();
@@ -39,6 +44,9 @@ export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; thr
   const [source, setSource] = useState<Source | null>(null);
   const [sidebarOpen, setSidebarOpen] = useState(false);
   const [followKey, setFollowKey] = useState(0);
+  const [query, setQuery] = useState(lastQuery);
+  const [focus, setFocus] = useState<{ id: string; n: number } | null>(null);
+  const searchInput = useRef<HTMLInputElement>(null);
   const live = useMemo(() => new LiveAnswer(), []);
   const abort = useRef<AbortController | null>(null);
   /** The thread whose messages `items` holds (set by a new chat's first answer, before the URL changes). */
@@ -83,7 +91,10 @@ export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; thr
       return;
     }
     data(api.GET('/api/v1/chat/{workspaceId}/history/{threadId}', { params: { path: { workspaceId, threadId } } })).then((t) => {
-      if (shownThread.current === threadId) setItems(t.messages.map(fromStored));
+      if (shownThread.current !== threadId) return;
+      setItems(t.messages.map(fromStored));
+      const m = focusParam();
+      if (m) setFocus({ id: m, n: ++localKeys });
     }, setThreadError);
   }, [workspaceId, threadId, live]);
 
@@ -93,6 +104,15 @@ export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; thr
       if (e.key === 'Escape' && abort.current) {
         e.preventDefault();
         stop();
+      }
+      // Ctrl/Cmd+K: to the search box (opening the chats drawer on a narrow screen)
+      if ((e.ctrlKey || e.metaKey) && !e.altKey && !e.shiftKey && e.key.toLowerCase() === 'k') {
+        e.preventDefault();
+        setSidebarOpen(true);
+        requestAnimationFrame(() => {
+          searchInput.current?.focus();
+          searchInput.current?.select();
+        });
       }
     };
     document.addEventListener('keydown', onKey);
@@ -184,6 +204,18 @@ export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; thr
     if (t) void (filesPlus.current ?? Promise.resolve(null)).then((f) => rememberPlus(t, { plusIds: next, filesPlusId: f }));
   };
 
+  const onQuery = (q: string) => {
+    lastQuery = q;
+    setQuery(q);
+  };
+  const openHit = (h: SearchHit) => {
+    setSidebarOpen(false);
+    if (h.workspaceId === workspaceId && h.threadId === threadId) {
+      navigate(`/w/${workspaceId}/t/${threadId}?m=${h.messageId}`, { replace: true });
+      setFocus({ id: h.messageId, n: ++localKeys });
+    } else navigate(`/w/${h.workspaceId}/t/${h.threadId}?m=${h.messageId}`);
+  };
+
   const modelNames = useMemo(() => new Map(workspace?.models.map((m) => [m.modelId, m.modelName]) ?? []), [workspace]);
   const modelName = useCallback((id: string | null) => (id ? (modelNames.get(id) ?? null) : null), [modelNames]);
   const showSource = useCallback((s: Source) => setSource(s), []);
@@ -214,6 +246,7 @@ export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; thr
           canEdit={canEdit}
           canChange={(t) => t.userId === me.user.id || isTeamAdmin(me.user.role)}
           onNavigate={() => setSidebarOpen(false)}
+          search={{ query, onQuery, onPick: openHit, inputRef: searchInput }}
           onRename={async (t, title) => {
             await data(api.POST('/api/v1/chat/{workspaceId}/history/{threadId}', { params: { path: { workspaceId, threadId: t.id } }, body: { title } })).catch(setError);
             refreshThreads();
@@ -242,6 +275,7 @@ export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; thr
           onShowSource={showSource}
           onRetry={retry}
           resetKey={threadId ?? 'new'}
+          focus={focus}
           followKey={followKey}
           empty={
             threadError ? (

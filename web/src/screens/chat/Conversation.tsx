@@ -28,6 +28,8 @@ interface Props {
   followKey: number;
   empty?: preact.ComponentChildren;
   footer?: preact.ComponentChildren;
+  /** Show this message (a search result): rendered, scrolled to and highlighted briefly; `n` tells one request from the next. */
+  focus?: { id: string; n: number } | null;
 }
 
 const FinishedMessages = memo(function FinishedMessages({ items, modelName, onShowSource, onRetry }: Pick<Props, 'items' | 'modelName' | 'onShowSource' | 'onRetry'>) {
@@ -46,7 +48,7 @@ function LiveMessage({ live, modelName, onShowSource, onGrow }: Pick<Props, 'liv
   return item ? <MessageView item={item} modelName={modelName} onShowSource={onShowSource} /> : null;
 }
 
-export function Conversation({ items, live, modelName, onShowSource, onRetry, resetKey, followKey, empty, footer }: Props) {
+export function Conversation({ items, live, modelName, onShowSource, onRetry, resetKey, followKey, empty, footer, focus }: Props) {
   const scroller = useRef<HTMLDivElement>(null);
   const top = useRef<HTMLDivElement>(null);
   const atBottom = useRef(true);
@@ -70,6 +72,25 @@ export function Conversation({ items, live, modelName, onShowSource, onRetry, re
   }, [resetKey, toBottom]);
   useLayoutEffect(toBottom, [followKey, toBottom]);
   useLayoutEffect(follow, [items.length, follow]);
+
+  const focused = useRef(0);
+  useLayoutEffect(() => {
+    if (!focus || focused.current === focus.n) return;
+    const i = items.findIndex((m) => m.key === focus.id);
+    if (i < 0) return;
+    // render from that message on first (the next layout pass scrolls to it)
+    if (shown < items.length - i) return setShown(items.length - i);
+    const el = scroller.current?.querySelector<HTMLElement>(`[data-message-id="${CSS.escape(focus.id)}"]`);
+    if (!el) return;
+    focused.current = focus.n;
+    atBottom.current = false;
+    el.scrollIntoView({ block: 'center' });
+    el.setAttribute('tabindex', '-1');
+    el.focus({ preventScroll: true });
+    el.classList.remove('flash');
+    void el.offsetWidth; // restart the animation for a second visit
+    el.classList.add('flash');
+  }, [focus, items, shown]);
 
   // Earlier messages come in when the top of the list scrolls into view; the browser's scroll
   // anchoring keeps what the reader looks at in place.

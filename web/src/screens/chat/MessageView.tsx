@@ -26,7 +26,7 @@ export function MessageBody({ item, onShowSource, modelName, onRetry }: Props) {
   const html = useMemo(() => (item.role === 'user' || streaming ? null : renderMarkdown(item.content, { highlight: true })), [item.content, item.role, streaming]);
   const model = item.role === 'assistant' ? modelName(item.modelId) : null;
   return (
-    <article class={`message ${item.role} ${item.status}`} aria-label={item.role === 'user' ? 'Your message' : 'Answer'} data-status={item.status}>
+    <article class={`message ${item.role} ${item.status}`} aria-label={item.role === 'user' ? 'Your message' : 'Answer'} data-status={item.status} data-message-id={item.key}>
       {model && <div class="message-meta">{model}</div>}
       {item.role === 'user' ? (
         <div class="user-text">{item.content}</div>

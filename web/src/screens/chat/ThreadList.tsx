@@ -4,6 +4,7 @@ import type { ChatThread, Workspace } from '../../api/client';
 import { Icon } from '../../components/Icon';
 import { Link } from '../../components/Link';
 import { navigate } from '../../router';
+import { SearchBox, SearchResults, type SearchHit } from './SearchChats';
 
 interface Props {
   workspaces: Workspace[];
@@ -16,9 +17,11 @@ interface Props {
   onRename: (t: ChatThread, title: string) => Promise<void>;
   onDelete: (t: ChatThread) => Promise<void>;
   onNavigate: () => void;
+  /** "Search chats": its text, and what choosing a result does; the results replace the list while there is text */
+  search: { query: string; onQuery: (q: string) => void; onPick: (hit: SearchHit) => void; inputRef: preact.RefObject<HTMLInputElement | null> };
 }
 
-export function ThreadList({ workspaces, workspace, threads, currentId, canEdit, canChange, onRename, onDelete, onNavigate }: Props) {
+export function ThreadList({ workspaces, workspace, threads, currentId, canEdit, canChange, onRename, onDelete, onNavigate, search }: Props) {
   const [editing, setEditing] = useState<string | null>(null);
   const [title, setTitle] = useState('');
   return (
@@ -43,6 +46,8 @@ export function ThreadList({ workspaces, workspace, threads, currentId, canEdit,
           </Link>
         )}
       </div>
+      <SearchBox ref={search.inputRef} query={search.query} onQuery={search.onQuery} />
+      {search.query.trim() ? <SearchResults query={search.query.trim()} onPick={search.onPick} /> : (
       <nav aria-label="Chats">
         {threads === null && <p class="muted">Loading…</p>}
         {threads?.length === 0 && <p class="muted small">No chat yet.</p>}
@@ -101,6 +106,7 @@ export function ThreadList({ workspaces, workspace, threads, currentId, canEdit,
           ))}
         </ul>
       </nav>
+      )}
     </div>
   );
 }
