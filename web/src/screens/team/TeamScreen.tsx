@@ -164,10 +164,13 @@ function ShownOnce({ created }: { created: Created }) {
   return (
     <div class="shown-once" role="status" aria-label={`Invitation for ${created.user.name}`}>
       <p>
-        <strong>{created.user.name}</strong> was added. Send them what follows now: it is shown only once.
+        <strong>{created.user.name}</strong> was added.{' '}
+        {created.inviteUrl
+          ? 'Send them this link: with it they choose their password and sign in (it works once, for 7 days). It is shown only now.'
+          : 'They sign in with the password you chose. Their API key is shown only now.'}
       </p>
       {created.inviteUrl && <SecretLine label="Invite link" value={created.inviteUrl} what="invite link" />}
-      {created.apiKey && <SecretLine label="API key" value={created.apiKey} what="API key" />}
+      {created.apiKey && <SecretLine label="API key (for programs)" value={created.apiKey} what="API key" />}
     </div>
   );
 }
