@@ -4,9 +4,8 @@
  * screen gets in the same way, and a link used once says so. With E2E_SHOTS=<dir> the invite
  * screen and the Team screen with its invite link are saved at desktop and phone width, light and dark.
  */
-import path from 'node:path';
 import { test as base, expect, type Page } from '@playwright/test';
-import { checkScreen } from './checks.js';
+import { everyView } from './checks.js';
 import { ADMIN_EMAIL, startAtrium, type AtriumServer } from './server.js';
 import { signInAs } from './fixtures.js';
 
@@ -22,31 +21,6 @@ const test = base.extend<object, { firstStart: AtriumServer }>({
   ],
   baseURL: async ({ firstStart }, use) => use(firstStart.url),
 });
-
-const shots = process.env.E2E_SHOTS;
-const VIEWS = [
-  { size: 'desktop', viewport: { width: 1280, height: 800 }, scheme: 'light' },
-  { size: 'desktop', viewport: { width: 1280, height: 800 }, scheme: 'dark' },
-  { size: 'phone', viewport: { width: 390, height: 844 }, scheme: 'light' },
-  { size: 'phone', viewport: { width: 390, height: 844 }, scheme: 'dark' },
-] as const;
-
-/** Checks the screen as it is now in each size and theme (and saves it with E2E_SHOTS). */
-async function everyView(page: Page, name: string): Promise<void> {
-  for (const v of VIEWS) {
-    await page.setViewportSize(v.viewport);
-    await page.emulateMedia({ colorScheme: v.scheme });
-    const file = `${name}-${v.size}-${v.scheme}`;
-    await checkScreen(page, file, v.scheme);
-    if (!shots) continue;
-    // the app scrolls inside .screen; let the page grow so the shot holds the whole screen
-    const style = await page.addStyleTag({ content: '.shell { height: auto !important; } .screen { overflow: visible !important; }' });
-    await page.screenshot({ path: path.join(shots, `${file}.png`), fullPage: true });
-    await style.evaluate((el) => (el as HTMLElement).remove());
-  }
-  await page.setViewportSize(VIEWS[0].viewport);
-  await page.emulateMedia({ colorScheme: 'light' });
-}
 
 const setPassword = async (page: Page, password: string) => {
   await page.getByLabel('Password', { exact: true }).fill(password);

@@ -9,6 +9,7 @@ import { api, data, type Schemas } from '../../api/client';
 import { ConfirmButton } from '../../components/ConfirmButton';
 import { CopyButton } from '../../components/CopyButton';
 import { formatDate } from '../../components/format';
+import { NotAllowed } from '../../components/NotAllowed';
 import { ErrorNote } from '../../components/Problem';
 import { useLoad } from '../../components/useLoad';
 import { useSubmit } from '../../components/useSubmit';
@@ -28,12 +29,9 @@ export function TeamScreen() {
   const { me } = useSession();
   if (me.user.role !== 'owner' && me.user.role !== 'admin') {
     return (
-      <section class="page">
-        <h1>Team</h1>
-        <p class="error-note" role="alert">
-          Only the team's owners and admins manage its users. Your own API keys and password are under Account.
-        </p>
-      </section>
+      <NotAllowed title="Team" back={{ href: '/account', label: 'Go to my account' }}>
+        Only the team's owners and admins manage its users. Your own API keys and password are under Account.
+      </NotAllowed>
     );
   }
   return <TeamAdmin />;
