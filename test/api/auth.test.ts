@@ -214,9 +214,38 @@ describe('invites and passwords', () => {
     const again = expectProblem(await t.request({ method: 'POST', url: '/api/v1/auth/accept-invite', payload: { token, password: 'another password' } }), 400);
     expect(again.code).toBe('invalid_invite');
     expectProblem(await login(t, email, 'another password'), 401);
-    // an unknown token: the same answer
+    expect(again.detail).toContain('already been used');
+    // an unknown token: the same code, in words that say it is not valid
     const wrong = expectProblem(await t.request({ method: 'POST', url: '/api/v1/auth/accept-invite', payload: { token: 'A'.repeat(43), password: 'another password' } }), 400);
-    expect(wrong).toEqual(again);
+    expect(wrong.code).toBe('invalid_invite');
+    expect(wrong.detail).toContain('not valid');
+  });
+
+  it('tells the holder of an invite whom it is for, and why it can no longer be used, without using it up', async () => {
+    const team = await newTeam(t, 'Checkers');
+    const email = `chk-${randomUUID()}@example.com`;
+    const made = await t.request({ method: 'POST', url: '/api/v1/users', key: team.ownerKey, payload: { name: 'Checked', email } });
+    const token = (made.json().inviteUrl as string).split('#token=')[1]!;
+    const check = (body: unknown, headers: Record<string, string> = {}) => t.request({ method: 'POST', url: '/api/v1/auth/check-invite', payload: body as object, headers });
+    const info = await check({ token });
+    expect(info.statusCode).toBe(200);
+    expect(info.json()).toEqual({ user: { name: 'Checked', email }, team: { name: 'Checkers' } });
+    // Another team's signed-in user asking gets the invite's person, never their own: the token decides.
+    const other = await signedInUser(t, await newTeam(t, 'Elsewhere'));
+    expect((await check({ token }, cookie(other.session))).json()).toEqual(info.json());
+    // checking twice changes nothing; the invite still works once
+    expect((await check({ token })).statusCode).toBe(200);
+    expect((await t.request({ method: 'POST', url: '/api/v1/auth/accept-invite', payload: { token, password: 'a long enough password' } })).statusCode).toBe(200);
+    const used = expectProblem(await check({ token }), 400);
+    expect(used.code).toBe('invalid_invite');
+    expect(used.detail).toContain('already been used');
+    expect(used.detail).toContain("ask your team's admin for a new invite");
+    expect(expectProblem(await check({ token: 'B'.repeat(43) }), 400).detail).toContain('not valid');
+    // bad input
+    expectProblem(await check({}), 400);
+    expectProblem(await check({ token: '' }), 400);
+    expectProblem(await check({ token: 'x'.repeat(201) }), 400);
+    expectProblem(await check({ token, extra: 1 }), 400);
   });
 
   it('refuses an expired invite, and an invite of a deleted user', async () => {
@@ -224,7 +253,10 @@ describe('invites and passwords', () => {
     const a = await t.request({ method: 'POST', url: '/api/v1/users', key: team.ownerKey, payload: { name: 'A', email: `a-${randomUUID()}@example.com` } });
     await t.database.db.execute(sql`update user_invites set expires = now() - interval '1 second' where user_id = ${a.json().user.id}`);
     const tokenA = (a.json().inviteUrl as string).split('#token=')[1];
-    expect(expectProblem(await t.request({ method: 'POST', url: '/api/v1/auth/accept-invite', payload: { token: tokenA, password: 'a long enough password' } }), 400).code).toBe('invalid_invite');
+    const expired = expectProblem(await t.request({ method: 'POST', url: '/api/v1/auth/accept-invite', payload: { token: tokenA, password: 'a long enough password' } }), 400);
+    expect(expired.code).toBe('invalid_invite');
+    expect(expired.detail).toContain('expired');
+    expect(expectProblem(await t.request({ method: 'POST', url: '/api/v1/auth/check-invite', payload: { token: tokenA } }), 400).detail).toContain('expired');
     const b = await t.request({ method: 'POST', url: '/api/v1/users', key: team.ownerKey, payload: { name: 'B', email: `b-${randomUUID()}@example.com` } });
     await t.request({ method: 'DELETE', url: `/api/v1/users/${b.json().user.id}`, key: team.ownerKey });
     const tokenB = (b.json().inviteUrl as string).split('#token=')[1];

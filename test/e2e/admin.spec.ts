@@ -75,7 +75,7 @@ test('models: create with a write-only key, test the connection, see a failing o
   atrium.standIn.set({ failStatus: 401 });
   await page.getByRole('button', { name: 'Test connection' }).click();
   const failed = page.getByRole('alert').filter({ hasText: 'Connection failed' });
-  await expect(failed).toContainText('provider_auth_failed');
+  await expect(failed).toContainText('rejected the credentials');
   await expect(failed).toContainText('upstream 401');
 
   await page.getByRole('button', { name: 'Back to models' }).click();
@@ -113,7 +113,7 @@ test('models: an embedding model is made on the form, tested on its embeddings e
   atrium.standIn.set({ failEmbeddings: 401 });
   await row.getByRole('button', { name: 'Test connection', exact: true }).click();
   const failed = row.getByRole('alert').filter({ hasText: 'Connection failed' });
-  await expect(failed).toContainText('provider_auth_failed');
+  await expect(failed).toContainText('rejected the credentials');
   await expect(failed).toContainText('upstream 401');
 });
 

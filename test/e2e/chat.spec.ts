@@ -130,13 +130,13 @@ test('provider failures and a lost connection are shown in the conversation', as
   atrium.standIn.set({ failStatus: 500 });
   await box.fill('Hello?');
   await box.press('Enter');
-  await expect(answer(page).getByRole('alert')).toContainText('502');
+  await expect(answer(page).getByRole('alert')).toHaveText('The model provider answered 500.');
   await expect(page.getByRole('button', { name: 'Send' })).toBeVisible();
 
   atrium.standIn.set({ failStatus: 429, retryAfter: '7' });
   await box.fill('Again?');
   await box.press('Enter');
-  await expect(answer(page).last().getByRole('alert')).toContainText('429');
+  await expect(answer(page).last().getByRole('alert')).toHaveText('The model provider is rate limiting requests (429). Try again in a moment.');
 
   atrium.standIn.set({ failStatus: null, breakStreamAfter: 2, reply: 'one two three four five six' });
   await box.fill('And now?');
@@ -154,10 +154,10 @@ test('provider failures and a lost connection are shown in the conversation', as
   atrium.standIn.set({ failStatus: 500 });
   await box.fill('Still there?');
   await box.press('Enter');
-  await expect(answer(page).last().getByRole('alert')).toContainText('502');
+  await expect(answer(page).last().getByRole('alert')).toContainText('The model provider answered 500');
   atrium.standIn.reset();
   await page.reload();
-  await expect(answer(page).last().getByRole('alert')).toContainText('502');
+  await expect(answer(page).last().getByRole('alert')).toContainText('The model provider answered 500');
   await expect(page.getByRole('button', { name: 'Regenerate' })).toHaveCount(0);
   await page.getByRole('button', { name: 'Retry' }).click();
   await expect(answer(page).last()).toContainText('Echo: Still there?');

@@ -3,6 +3,7 @@
  * accessibility violation axe-core finds under WCAG 2.1 A/AA (every control named, readable
  * contrast, valid ARIA, labelled forms …), and the theme following the system.
  */
+import path from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
 import { expect } from './fixtures.js';
@@ -24,4 +25,32 @@ export async function checkScreen(page: Page, name: string, scheme: 'light' | 'd
     return 0.2126 * r + 0.7152 * g + 0.0722 * b < 100;
   });
   expect(dark, `${name}: the ${scheme} theme`).toBe(scheme === 'dark');
+}
+
+const VIEWS = [
+  { size: 'desktop', viewport: { width: 1280, height: 800 }, scheme: 'light' },
+  { size: 'desktop', viewport: { width: 1280, height: 800 }, scheme: 'dark' },
+  { size: 'phone', viewport: { width: 390, height: 844 }, scheme: 'light' },
+  { size: 'phone', viewport: { width: 390, height: 844 }, scheme: 'dark' },
+] as const;
+
+/**
+ * Checks the screen as it is now at desktop and phone width in light and dark (and, with
+ * E2E_SHOTS=<dir>, saves each as `<name>-<size>-<scheme>.png`), then goes back to desktop light.
+ */
+export async function everyView(page: Page, name: string): Promise<void> {
+  const shots = process.env.E2E_SHOTS;
+  for (const v of VIEWS) {
+    await page.setViewportSize(v.viewport);
+    await page.emulateMedia({ colorScheme: v.scheme });
+    const file = `${name}-${v.size}-${v.scheme}`;
+    await checkScreen(page, file, v.scheme);
+    if (!shots) continue;
+    // the app scrolls inside .screen; let the page grow so the shot holds the whole screen
+    const style = await page.addStyleTag({ content: '.shell { height: auto !important; } .screen { overflow: visible !important; }' });
+    await page.screenshot({ path: path.join(shots, `${file}.png`), fullPage: true });
+    await style.evaluate((el) => (el as HTMLElement).remove());
+  }
+  await page.setViewportSize(VIEWS[0].viewport);
+  await page.emulateMedia({ colorScheme: 'light' });
 }

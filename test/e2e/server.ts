@@ -1,7 +1,8 @@
 /**
  * A real Atrium server for browser tests and page benchmarks: `src/main.ts` in its own process
  * (through tsx) on a fresh embedded database in a temporary DATA_DIR, with the instance admin's
- * password and API key set, serving the web app built into dist/web. The stand-in provider runs in
+ * password and API key set (or, with `{ adminPassword: false }`, the key only, as a first start
+ * that prints the admin's invite link), serving the web app built into dist/web. The stand-in provider runs in
  * the calling process, so tests flip its switches directly.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -19,6 +20,8 @@ const ADMIN_API_KEY = 'atr_e2e_admin_key_0123456789abcdef';
 export interface AtriumServer {
   url: string;
   standIn: StandInProvider;
+  /** what the server has printed so far (stdout and stderr) */
+  output(): string;
   /** A JSON call to the API with the admin's key (setup that the test is not about). */
   api<T = unknown>(method: string, route: string, body?: unknown): Promise<T>;
   close(): Promise<void>;
@@ -49,7 +52,7 @@ async function waitReady(url: string, child: ChildProcess, output: () => string)
   throw new Error(`the server did not become ready:\n${output()}`);
 }
 
-export async function startAtrium(): Promise<AtriumServer> {
+export async function startAtrium(opts: { adminPassword?: boolean } = {}): Promise<AtriumServer> {
   if (!existsSync(path.join(ROOT, 'dist/web/index.html'))) throw new Error('dist/web is missing: run `npm run build` (or `npm run build:web`) first');
   const standIn = await startStandInProvider();
   const dataDir = mkdtempSync(path.join(tmpdir(), 'atrium-e2e-'));
@@ -65,7 +68,7 @@ export async function startAtrium(): Promise<AtriumServer> {
       HOST: '127.0.0.1',
       DATA_DIR: dataDir,
       ADMIN_EMAIL,
-      ADMIN_PASSWORD,
+      ...(opts.adminPassword === false ? {} : { ADMIN_PASSWORD }),
       ADMIN_API_KEY,
       SECRET_KEY: 'e2e-secret-key-0123456789abcdef',
       LOG_LEVEL: 'warn',
@@ -90,6 +93,7 @@ export async function startAtrium(): Promise<AtriumServer> {
   return {
     url,
     standIn,
+    output: () => log,
     api,
     async close() {
       child.kill('SIGTERM');

@@ -2,12 +2,16 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { onUnauthorized } from './api/client';
 import { loadMe, signOut, type Me } from './api/session';
+import { lazyScreen } from './components/Lazy';
 import { ErrorNote } from './components/Problem';
 import { Shell } from './components/Shell';
 import { renderRoute } from './pages';
 import { navigate, usePath } from './router';
 import { SignIn } from './screens/SignIn';
 import { SessionProvider, type SessionValue } from './session';
+
+// Opened once per person, so loaded only then.
+const InviteScreen = lazyScreen(() => import('./screens/Invite').then((m) => m.InviteScreen));
 
 type State = { kind: 'loading' } | { kind: 'signed-out' } | { kind: 'signed-in'; me: Me } | { kind: 'failed'; error: unknown };
 
@@ -37,6 +41,19 @@ export function App() {
         : null,
     [state],
   );
+
+  // An invite link is for the person invited, whoever is signed in in this browser (if anyone):
+  // accepting it signs that person in.
+  if (path === '/invite') {
+    return (
+      <InviteScreen
+        onSignedIn={(me) => {
+          setState({ kind: 'signed-in', me });
+          navigate('/', { replace: true });
+        }}
+      />
+    );
+  }
 
   switch (state.kind) {
     case 'loading':

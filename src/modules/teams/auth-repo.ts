@@ -98,6 +98,23 @@ export class AuthRepo {
     await db.insert(userInvites).values({ userId: v.userId, tokenHash: v.tokenHash, expires: sql`now() + make_interval(secs => ${v.ttlSeconds})` });
   }
 
+  /** An invite of a live user, whether used or not, and whether it has expired; undefined when unknown or the user is gone. */
+  async findInvite(db: Executor, tokenHash: string): Promise<{ name: string; email: string; teamName: string; used: boolean; expired: boolean } | undefined> {
+    const [row] = await db
+      .select({
+        name: users.name,
+        email: users.email,
+        teamName: teams.name,
+        used: sql<boolean>`${userInvites.used} is not null`,
+        expired: sql<boolean>`${userInvites.expires} <= now()`,
+      })
+      .from(userInvites)
+      .innerJoin(users, eq(users.id, userInvites.userId))
+      .innerJoin(teams, eq(teams.id, users.teamId))
+      .where(and(eq(userInvites.tokenHash, tokenHash), isNull(users.deleted)));
+    return row;
+  }
+
   /** Use an invite: marks it used and answers its live user, or undefined when unknown, used, expired or the user is gone. */
   async consumeInvite(db: Executor, tokenHash: string): Promise<number | undefined> {
     const [row] = await db

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf, readSessionCookie, refuseForeignOrigin, requireSameOrigin, sessionCookie } from '../../http/auth.js';
 import { problems } from '../../http/schemas.js';
 import type { AuthService } from './auth-service.js';
-import { AcceptInviteBody, ChangePasswordBody, LoginBody, Me } from './schema.js';
+import { AcceptInviteBody, ChangePasswordBody, CheckInviteBody, InviteInfo, LoginBody, Me } from './schema.js';
 import type { Principal } from './service.js';
 
 const meOf = (p: Principal) => ({
@@ -56,6 +56,22 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ auth: AuthService; publicUr
       }
       return reply.code(204).header('set-cookie', sessionCookie(req, publicUrl, null, null)).send(null);
     },
+  );
+
+  app.post(
+    '/auth/check-invite',
+    {
+      config: open,
+      schema: {
+        tags,
+        operationId: 'checkInvite',
+        summary: 'Whom an invite token is for, before its password is set (nothing is changed)',
+        security: [],
+        body: CheckInviteBody,
+        response: { 200: InviteInfo, ...problems(400, 413, 415) },
+      },
+    },
+    async (req) => auth.checkInvite(req.body.token),
   );
 
   app.post(

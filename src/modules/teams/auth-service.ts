@@ -42,6 +42,16 @@ export const SIGN_IN_ACCOUNTS_PER_EMAIL = 3;
 /** The sign-in throttle's key for an email: the same key for every spelling that reaches one account. */
 const throttleKeyOf = (email: string) => `email:${emailKey(email)}`;
 
+/** Why an invite cannot be used, in words for the person holding it, and what they can do. */
+function unusableInvite(found: { used: boolean; expired: boolean } | undefined): AppError {
+  const detail = found?.used
+    ? 'This invite link has already been used. If you set your password with it, sign in with your email and that password; otherwise ask your team\'s admin for a new invite.'
+    : found?.expired
+      ? 'This invite link has expired (links last 7 days). Ask your team\'s admin for a new invite.'
+      : 'This invite link is not valid: check that it was copied whole, or ask your team\'s admin for a new invite.';
+  return badRequest('invalid_invite', detail);
+}
+
 const invalidCredentials = () => new AppError('unauthorized', 'invalid_credentials', 'The email or password is wrong');
 
 /**
@@ -145,13 +155,25 @@ export class AuthService {
     await this.repo.deleteSessionByHash(this.db, hashToken(token));
   }
 
-  /** Set the password of an invited user and sign them in. Unknown, used and expired tokens get one answer. */
+  /**
+   * Whom a usable invite is for. An unusable one is a 400 `invalid_invite` whose words say why
+   * (used, expired, unknown) and what to do: only the link's holder can ask, and a token cannot be
+   * guessed, so saying why tells nobody anything they could use.
+   */
+  async checkInvite(token: string): Promise<{ user: { name: string; email: string }; team: { name: string } }> {
+    const found = await this.repo.findInvite(this.db, hashToken(token));
+    if (!found || found.used || found.expired) throw unusableInvite(found);
+    return { user: { name: found.name, email: found.email }, team: { name: found.teamName } };
+  }
+
+  /** Set the password of an invited user and sign them in; an unusable token is refused as checkInvite says. */
   async acceptInvite(input: { token: string; password: string }): Promise<SignedIn> {
     checkPasswordLength(input.password, 'password');
     const hash = await hashPassword(input.password);
+    const tokenHash = hashToken(input.token);
     const userId = await this.db.transaction(async (tx) => {
-      const id = await this.repo.consumeInvite(tx, hashToken(input.token));
-      if (id === undefined) throw badRequest('invalid_invite', 'The invite link is unknown, already used or expired; ask for a new one');
+      const id = await this.repo.consumeInvite(tx, tokenHash);
+      if (id === undefined) throw unusableInvite(await this.repo.findInvite(tx, tokenHash));
       await this.repo.setPassword(tx, id, hash);
       return id;
     });

@@ -53,6 +53,9 @@ export const AcceptInviteBody = Type.Object(
   { token: Type.String({ minLength: 1, maxLength: 200 }), password: Password },
   { additionalProperties: false },
 );
+export const CheckInviteBody = Type.Object({ token: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false });
+/** Whom an invite is for: what the "Set your password" page shows before the password is chosen. */
+export const InviteInfo = Type.Object({ user: Type.Object({ name: Type.String(), email: Type.String() }), team: Type.Object({ name: Type.String() }) });
 export const ChangePasswordBody = Type.Object(
   { currentPassword: Type.String({ minLength: 1, maxLength: 1024 }), newPassword: Password },
   { additionalProperties: false },

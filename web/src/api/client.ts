@@ -5,6 +5,7 @@
  * server's own words; a 401 also tells the session (the app goes back to the sign-in screen).
  */
 import createClient from 'openapi-fetch';
+import { problemWords } from '../lib/problem-words';
 import type { components, paths } from './openapi';
 
 export type Schemas = components['schemas'];
@@ -89,8 +90,9 @@ export async function data<T>(call: Promise<{ data?: T; error?: unknown; respons
   return r.data;
 }
 
+/** An error's one message for people (see components/Problem.tsx for the whole note). */
 export function messageOf(err: unknown): string {
-  if (err instanceof ApiError) return err.message;
+  if (err instanceof ApiError) return problemWords(err.problem).text;
   if (err instanceof Error) return err.message;
   return String(err);
 }

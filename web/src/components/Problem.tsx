@@ -1,19 +1,20 @@
-/** An error as people read it: the server's detail, and each invalid field when there are some. */
+/**
+ * An error as people read it: one message in the app's words (lib/problem-words.ts), and each
+ * field to change when there are several. `labels` names a screen's fields as its form does.
+ */
 import { ApiError } from '../api/client';
+import { problemWords, type FieldLabels } from '../lib/problem-words';
 
-export function ErrorNote({ error, id }: { error: unknown; id?: string }) {
+export function ErrorNote({ error, id, labels }: { error: unknown; id?: string; labels?: FieldLabels }) {
   if (!error) return null;
-  const problem = error instanceof ApiError ? error.problem : null;
-  const text = problem ? problem.detail || problem.title : error instanceof Error ? error.message : String(error);
+  const words = error instanceof ApiError ? problemWords(error.problem, labels) : { text: error instanceof Error ? error.message : String(error), fields: [] };
   return (
     <div class="error-note" role="alert" id={id}>
-      <p>{text}</p>
-      {problem?.errors && problem.errors.length > 0 && (
+      <p>{words.text}</p>
+      {words.fields.length > 0 && (
         <ul>
-          {problem.errors.map((e) => (
-            <li key={e.path}>
-              <code>{e.path || '(body)'}</code> {e.message}
-            </li>
+          {words.fields.map((f) => (
+            <li key={f}>{f}</li>
           ))}
         </ul>
       )}

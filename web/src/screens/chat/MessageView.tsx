@@ -3,6 +3,7 @@ import { memo } from 'preact/compat';
 import { useMemo } from 'preact/hooks';
 import type { Source } from '../../api/client';
 import { renderMarkdown } from '../../lib/markdown';
+import { problemWords } from '../../lib/problem-words';
 import { StreamingMarkdown } from './StreamingMarkdown';
 import type { ChatItem } from './types';
 
@@ -15,10 +16,7 @@ interface Props {
 }
 
 function problemText(item: ChatItem): string {
-  const p = item.problem;
-  if (!p) return 'The answer failed.';
-  const retry = p.status === 429 ? ' Try again in a moment.' : '';
-  return `${p.detail || p.title}${retry}${p.status ? ` (${p.status} ${p.code})` : ''}`;
+  return item.problem ? problemWords(item.problem).text : 'The answer failed.';
 }
 
 export function MessageBody({ item, onShowSource, modelName, onRetry }: Props) {

@@ -15,7 +15,7 @@ export function DocumentList() {
           New document set
         </Link>
       </div>
-      <p class="muted">Document sets (Plus entries) hold files whose text grounds the answers in chats that use them.</p>
+      <p class="muted">Document sets hold files whose text grounds the answers in chats that use them.</p>
       <ErrorNote error={list.error} />
       {list.loading && !list.value && <p aria-busy="true">Loading…</p>}
       {list.value?.length === 0 && <p class="muted">No document set yet. Create one and upload files to it.</p>}

@@ -7,6 +7,7 @@ import { useState } from 'preact/hooks';
 import { api, data, type Schemas } from '../../api/client';
 import { FilterBar, isoRange, type DayRange } from '../../components/FilterBar';
 import { formatDate, formatNumber, isTeamAdmin } from '../../components/format';
+import { Link } from '../../components/Link';
 import { ErrorNote } from '../../components/Problem';
 import { TableWrap } from '../../components/TableWrap';
 import { useLoad } from '../../components/useLoad';
@@ -34,7 +35,9 @@ export function LogsScreen() {
   const admin = isTeamAdmin(me.user.role);
   // the logs carry user ids; an owner/admin reads names (a member's logs are all their own)
   const users = useLoad(() => (admin ? data(api.GET('/api/v1/users')) : Promise.resolve([me.user])), [admin]);
-  const userName = (id: number) => users.value?.find((u) => u.id === id)?.name ?? `user ${id}`;
+  const userName = (id: number) => users.value?.find((u) => u.id === id)?.name ?? 'A removed user';
+  const workspaces = useLoad(() => data(api.GET('/api/v1/workspaces')), []);
+  const workspaceName = (id: string | null) => (id === null ? null : (workspaces.value?.find((w) => w.id === id)?.name ?? 'a deleted or private workspace'));
   const [draft, setDraft] = useState<Filter>({ from: '', to: '', q: '', sort: 'created,desc', size: 20 });
   const [filter, setFilter] = useState<Filter>(draft);
   const [page, setPage] = useState(0);
@@ -119,7 +122,7 @@ export function LogsScreen() {
               </thead>
               <tbody>
                 {p.content.map((l) => (
-                  <LogRow key={l.id} log={l} user={userName(l.userId)} open={open === l.id} onToggle={() => setOpen(open === l.id ? null : l.id)} />
+                  <LogRow key={l.id} log={l} user={userName(l.userId)} workspace={workspaceName(l.workspaceId)} open={open === l.id} onToggle={() => setOpen(open === l.id ? null : l.id)} />
                 ))}
               </tbody>
             </table>
@@ -141,7 +144,7 @@ export function LogsScreen() {
   );
 }
 
-function LogRow({ log: l, user, open, onToggle }: { log: Log; user: string; open: boolean; onToggle: () => void }) {
+function LogRow({ log: l, user, workspace, open, onToggle }: { log: Log; user: string; workspace: string | null; open: boolean; onToggle: () => void }) {
   return (
     <>
       <tr class={open ? 'open' : ''}>
@@ -176,7 +179,14 @@ function LogRow({ log: l, user, open, onToggle }: { log: Log; user: string; open
             )}
             <p class="muted small">
               {user} · model {l.modelName ?? '—'} · {formatNumber(l.promptTokens)} prompt / {formatNumber(l.completionTokens)} answer tokens ·{' '}
-              {l.latencyMs == null ? '—' : `${formatNumber(l.latencyMs)} ms`} · workspace {l.workspaceId ?? '—'} · thread {l.threadId ?? '—'}
+              {l.latencyMs == null ? '—' : `${formatNumber(l.latencyMs)} ms`}
+              {workspace && ` · workspace ${workspace}`}
+              {l.workspaceId && l.threadId && (
+                <>
+                  {' · '}
+                  <Link href={`/w/${l.workspaceId}/t/${l.threadId}`}>Open the chat</Link>
+                </>
+              )}
             </p>
           </td>
         </tr>

@@ -6,6 +6,7 @@
 import { useState } from 'preact/hooks';
 import { api, data, type Schemas } from '../../api/client';
 import { ErrorNote } from '../../components/Problem';
+import { problemWords } from '../../lib/problem-words';
 
 type Result = NonNullable<Awaited<ReturnType<typeof runTest>>>;
 
@@ -51,7 +52,7 @@ export function ConnectionTest({ model }: { model: Pick<Schemas['Model'], 'id' |
       {result && !result.ok && result.error && (
         <div class="error-note" role="alert">
           <p>
-            <strong>Connection failed</strong> ({result.error.status} {result.error.code}): {result.error.detail}
+            <strong>Connection failed:</strong> {problemWords(result.error).text}
           </p>
         </div>
       )}

@@ -7,9 +7,12 @@ import '../../components/admin.css';
 import { useEffect, useState } from 'preact/hooks';
 import { api, data, type Model } from '../../api/client';
 import type { paths } from '../../api/openapi';
+import { isTeamAdmin } from '../../components/format';
+import { NotAllowed } from '../../components/NotAllowed';
 import { ErrorNote } from '../../components/Problem';
 import { useSubmit } from '../../components/useSubmit';
 import { navigate } from '../../router';
+import { useSession } from '../../session';
 import { ConnectionTest } from './ConnectionTest';
 
 type ModelRequest = NonNullable<paths['/api/v1/models/{modelId}']['patch']['requestBody']>['content']['application/json'];
@@ -85,7 +88,28 @@ function toRequest(f: FormState): ModelRequest {
   return body;
 }
 
-export function ModelForm({ modelId, system = false }: { modelId?: string; system?: boolean }) {
+/** Who may use this form: team models are an owner's or admin's; system models the instance admin's. */
+export function ModelForm(props: { modelId?: string; system?: boolean }) {
+  const { me } = useSession();
+  const back = { href: '/models', label: 'Back to models' };
+  if (!isTeamAdmin(me.user.role)) {
+    return (
+      <NotAllowed title={props.modelId ? 'Edit a model' : 'New model'} back={back}>
+        Only the team's owners and admins add and change models. You can use the team's models in any workspace.
+      </NotAllowed>
+    );
+  }
+  if (props.system && !props.modelId && !me.user.instanceAdmin) {
+    return (
+      <NotAllowed title="New system model" back={back}>
+        Only the instance admin adds system models. Your team's owners and admins add models for the team.
+      </NotAllowed>
+    );
+  }
+  return <ModelEditor {...props} instanceAdmin={me.user.instanceAdmin} />;
+}
+
+function ModelEditor({ modelId, system = false, instanceAdmin }: { modelId?: string; system?: boolean; instanceAdmin: boolean }) {
   const [model, setModel] = useState<Model | null>(null);
   const [f, setF] = useState<FormState>(fromModel(null));
   const submit = useSubmit();
@@ -100,6 +124,13 @@ export function ModelForm({ modelId, system = false }: { modelId?: string; syste
   }, [modelId]);
   if (modelId && !model) return <section class="page narrow">{error ? <ErrorNote error={error} /> : <p aria-busy="true">Loading…</p>}</section>;
   const isSystem = model ? model.system : system;
+  if (model?.system && !instanceAdmin) {
+    return (
+      <NotAllowed title={`Edit ${model.name}`} back={{ href: '/models', label: 'Back to models' }}>
+        Only the instance admin changes system models. Your team can add it or remove it on the Models screen.
+      </NotAllowed>
+    );
+  }
   const set = (patch: Partial<FormState>) => setF({ ...f, ...patch });
 
   return (

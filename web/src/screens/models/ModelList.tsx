@@ -1,7 +1,8 @@
 /**
  * Models: the team's own models and the instance's system models. Owners/admins add system models
  * to the team or remove them, create and edit team models and test connections; the instance admin
- * also creates and edits system models. Members see the list only.
+ * also creates and edits system models, and owners/admins choose the team's embedding model.
+ * Members see the lists only.
  */
 import '../../components/admin.css';
 import { useState } from 'preact/hooks';
@@ -12,6 +13,7 @@ import { ErrorNote } from '../../components/Problem';
 import { useLoad } from '../../components/useLoad';
 import { useSession } from '../../session';
 import { ConnectionTest } from './ConnectionTest';
+import { EmbeddingSetting } from './EmbeddingSetting';
 
 export function ModelList() {
   const { me } = useSession();
@@ -76,6 +78,7 @@ export function ModelList() {
               ))}
             </ul>
           </section>
+          <EmbeddingSetting models={list.value} canChoose={admin} />
         </>
       )}
     </section>

@@ -9,6 +9,7 @@ import { api, data, type Schemas } from '../../api/client';
 import { ConfirmButton } from '../../components/ConfirmButton';
 import { CopyButton } from '../../components/CopyButton';
 import { formatDate } from '../../components/format';
+import { NotAllowed } from '../../components/NotAllowed';
 import { ErrorNote } from '../../components/Problem';
 import { useLoad } from '../../components/useLoad';
 import { useSubmit } from '../../components/useSubmit';
@@ -28,12 +29,9 @@ export function TeamScreen() {
   const { me } = useSession();
   if (me.user.role !== 'owner' && me.user.role !== 'admin') {
     return (
-      <section class="page">
-        <h1>Team</h1>
-        <p class="error-note" role="alert">
-          Only the team's owners and admins manage its users. Your own API keys and password are under Account.
-        </p>
-      </section>
+      <NotAllowed title="Team" back={{ href: '/account', label: 'Go to my account' }}>
+        Only the team's owners and admins manage its users. Your own API keys and password are under Account.
+      </NotAllowed>
     );
   }
   return <TeamAdmin />;
@@ -164,10 +162,13 @@ function ShownOnce({ created }: { created: Created }) {
   return (
     <div class="shown-once" role="status" aria-label={`Invitation for ${created.user.name}`}>
       <p>
-        <strong>{created.user.name}</strong> was added. Send them what follows now: it is shown only once.
+        <strong>{created.user.name}</strong> was added.{' '}
+        {created.inviteUrl
+          ? 'Send them this link: with it they choose their password and sign in (it works once, for 7 days). It is shown only now.'
+          : 'They sign in with the password you chose. Their API key is shown only now.'}
       </p>
       {created.inviteUrl && <SecretLine label="Invite link" value={created.inviteUrl} what="invite link" />}
-      {created.apiKey && <SecretLine label="API key" value={created.apiKey} what="API key" />}
+      {created.apiKey && <SecretLine label="API key (for programs)" value={created.apiKey} what="API key" />}
     </div>
   );
 }

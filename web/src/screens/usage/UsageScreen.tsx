@@ -48,10 +48,15 @@ export function UsageScreen() {
   const mine = useLoad(() => data(api.GET('/api/v1/me/usage')), []);
   const names = useLoad(() => data(api.GET('/api/v1/models/all', { params: { query: { includeSystem: true } } })), []);
   const users = useLoad(() => (admin ? data(api.GET('/api/v1/users')) : Promise.resolve([])), [admin]);
+  const workspaces = useLoad(() => (q.groupBy === 'workspace' ? data(api.GET('/api/v1/workspaces')) : Promise.resolve([])), [q.groupBy]);
+  const keys = useLoad(() => (q.groupBy === 'apiKey' ? data(api.GET('/api/v1/api-keys')) : Promise.resolve([])), [q.groupBy]);
+  // Names, never raw ids: what is gone (or not the caller's to see) says so in words.
   const label = (key: string | null): string => {
     if (key === null) return q.groupBy === 'apiKey' ? 'signed-in (no key)' : '—';
-    if (q.groupBy === 'model') return names.value?.find((m) => m.id === key)?.name ?? key;
-    if (q.groupBy === 'user') return users.value?.find((u) => String(u.id) === key)?.name ?? `user ${key}`;
+    if (q.groupBy === 'model') return names.value?.find((m) => m.id === key)?.name ?? 'A deleted model';
+    if (q.groupBy === 'user') return users.value?.find((u) => String(u.id) === key)?.name ?? (key === String(me.user.id) ? me.user.name : 'A removed user');
+    if (q.groupBy === 'workspace') return workspaces.value?.find((w) => w.id === key)?.name ?? 'A deleted or private workspace';
+    if (q.groupBy === 'apiKey') return keys.value?.find((k) => k.id === key)?.name ?? 'Another API key (not yours, or revoked)';
     return key;
   };
   const groupName = GROUPS.find(([g]) => g === q.groupBy)![1];
@@ -122,7 +127,7 @@ function appliesTo(b: Budget, users: User[], selfId: number): string {
   if (b.scope === 'team') return 'Whole team';
   if (b.scope === 'user' && b.scopeId === String(selfId)) return 'You';
   if (b.scope === 'user') return users.find((u) => String(u.id) === b.scopeId)?.name ?? `User ${b.scopeId}`;
-  return `API key ${b.scopeId.slice(0, 8)}…`;
+  return 'One API key';
 }
 
 function BudgetTable({

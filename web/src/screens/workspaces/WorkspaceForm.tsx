@@ -1,14 +1,19 @@
 /**
- * Create or edit a workspace: name, models (the first is the default), sharing, history and
- * context scopes, greeting, sample prompts, and each model's settings with the API's ranges
- * (docs/API.md; the server checks them again and its problem is shown as is).
+ * Create or edit a workspace: name, models (the first is the default; only the team's active chat
+ * models are offered), the document sets every chat in it draws on, sharing, history and context
+ * scopes, greeting, sample prompts, and each model's settings with the API's ranges (docs/API.md;
+ * the server checks them again). Editing is its creator's or a team owner's/admin's: anyone else
+ * is told so instead of getting a form.
  */
 import { useEffect, useState } from 'preact/hooks';
-import { api, data, type Model, type Workspace, type WorkspaceModel } from '../../api/client';
+import { api, data, type Model, type PlusSummary, type Workspace, type WorkspaceModel } from '../../api/client';
+import { isTeamAdmin } from '../../components/format';
 import { Link } from '../../components/Link';
+import { NotAllowed } from '../../components/NotAllowed';
 import { ErrorNote } from '../../components/Problem';
 import { useSubmit } from '../../components/useSubmit';
 import { navigate } from '../../router';
+import { useSession } from '../../session';
 
 type Settings = Pick<WorkspaceModel, 'systemInstructions' | 'addedContext' | 'temperature' | 'maxTokens' | 'topP' | 'n' | 'frequencyPenalty' | 'presencePenalty' | 'logitBias'>;
 const EMPTY: Settings = { systemInstructions: null, addedContext: null, temperature: null, maxTokens: null, topP: null, n: null, frequencyPenalty: null, presencePenalty: null, logitBias: null };
@@ -42,8 +47,17 @@ const settingsOf = (m: WorkspaceModel): Settings => ({
 });
 const same = (a: Settings, b: Settings) => JSON.stringify(a) === JSON.stringify(b);
 
+/** A model a workspace can answer with: the team's, switched on, a chat model that answers in text. */
+export const answersChats = (m: Model) => m.inTeam && m.active && m.kind === 'chat' && !m.imageGen;
+
+/** The form's field names as its labels say them, for refusals (components/Problem.tsx). */
+const LABELS = { name: 'Name', modelIds: 'Models', plusIds: 'Document sets', greeting: 'Greeting', samplePrompts: 'Sample prompts', topP: 'Top P', maxTokens: 'Max tokens', n: 'Answers (n)', logitBias: 'Logit bias' };
+
 export function WorkspaceForm({ workspaceId }: { workspaceId?: string }) {
+  const { me } = useSession();
   const [models, setModels] = useState<Model[] | null>(null);
+  const [documents, setDocuments] = useState<PlusSummary[] | null>(null);
+  const [plusIds, setPlusIds] = useState<string[]>([]);
   const [existing, setExisting] = useState<Workspace | null>(null);
   const [name, setName] = useState('');
   const [modelIds, setModelIds] = useState<string[]>([]);
@@ -59,12 +73,14 @@ export function WorkspaceForm({ workspaceId }: { workspaceId?: string }) {
   const { error, setError, busy } = submit;
 
   useEffect(() => {
-    data(api.GET('/api/v1/models')).then((all) => setModels(all.filter((m) => m.inTeam && m.active)), setError);
+    data(api.GET('/api/v1/models')).then((all) => setModels(all.filter(answersChats)), setError);
+    data(api.GET('/api/v1/plus', { params: { query: { showPublic: true } } })).then(setDocuments, setError);
     if (!workspaceId) return;
     data(api.GET('/api/v1/workspaces/{workspaceId}', { params: { path: { workspaceId } } })).then((w) => {
       setExisting(w);
       setName(w.name);
       setModelIds(w.models.map((m) => m.modelId));
+      setPlusIds(w.plusIds);
       setSharing(w.sharingType);
       setHistory(w.chatHistoryType);
       setContext(w.contextType);
@@ -77,7 +93,9 @@ export function WorkspaceForm({ workspaceId }: { workspaceId?: string }) {
   }, [workspaceId]);
 
   const modelById = new Map((models ?? []).map((m) => [m.id, m]));
-  const nameOf = (id: string) => modelById.get(id)?.name ?? existing?.models.find((m) => m.modelId === id)?.modelName ?? id;
+  const nameOf = (id: string) => modelById.get(id)?.name ?? existing?.models.find((m) => m.modelId === id)?.modelName ?? 'a model no longer available';
+  // A model already in the workspace stays listed (so it can be taken out) even when it no longer answers chats.
+  const offered = [...(models ?? []), ...modelIds.filter((id) => !modelById.has(id)).map((id) => ({ id, name: `${nameOf(id)} (not available)` }))];
   const setSetting = (modelId: string, patch: Partial<Settings>) => setSettings((s) => ({ ...s, [modelId]: { ...(s[modelId] ?? EMPTY), ...patch } }));
 
   async function save() {
@@ -88,6 +106,7 @@ export function WorkspaceForm({ workspaceId }: { workspaceId?: string }) {
       chatHistoryType,
       contextType,
       followUpSearch,
+      plusIds,
       greeting: greeting.trim() || null,
       samplePrompts: samples.split('\n').map((s) => s.trim()).filter(Boolean),
     };
@@ -116,6 +135,14 @@ export function WorkspaceForm({ workspaceId }: { workspaceId?: string }) {
   }
 
   const title = workspaceId ? `Edit ${existing?.name ?? 'workspace'}` : 'New workspace';
+  if (workspaceId && !existing) return <section class="page narrow">{error ? <ErrorNote error={error} /> : <p aria-busy="true">Loading…</p>}</section>;
+  if (existing && existing.userId !== me.user.id && !isTeamAdmin(me.user.role)) {
+    return (
+      <NotAllowed title={title} back={{ href: `/w/${existing.id}`, label: `Back to ${existing.name}` }}>
+        Only the person who made this workspace and the team's owners and admins change it. You can chat in it as it is.
+      </NotAllowed>
+    );
+  }
   return (
     <section class="page narrow">
       <h1>{title}</h1>
@@ -133,7 +160,8 @@ export function WorkspaceForm({ workspaceId }: { workspaceId?: string }) {
           <legend>Models</legend>
           {models === null && <p aria-busy="true">Loading models…</p>}
           {models?.length === 0 && <p class="muted">The team has no model yet: an owner or admin adds one under Models.</p>}
-          {models?.map((m) => (
+          {models !== null &&
+            offered.map((m) => (
             <label key={m.id} class="check">
               <input
                 type="checkbox"
@@ -144,7 +172,25 @@ export function WorkspaceForm({ workspaceId }: { workspaceId?: string }) {
               {modelIds[0] === m.id && <span class="badge">default</span>}
             </label>
           ))}
-          <p class="hint">The first model chosen answers unless the chat picks another.</p>
+          <p class="hint">The first model chosen answers unless the chat picks another. Only chat models the team uses are listed.</p>
+        </fieldset>
+
+        <fieldset>
+          <legend>Document sets</legend>
+          {documents === null && <p aria-busy="true">Loading document sets…</p>}
+          {documents?.length === 0 && <p class="muted">No document set yet: make one under Documents, then add it here.</p>}
+          {documents?.map((d) => (
+            <label key={d.id} class="check">
+              <input
+                type="checkbox"
+                checked={plusIds.includes(d.id)}
+                onChange={(e) => setPlusIds((ids) => (e.currentTarget.checked ? [...ids, d.id] : ids.filter((x) => x !== d.id)))}
+              />
+              {d.title || 'Untitled'}
+              {!d.isPublic && <span class="badge">private</span>}
+            </label>
+          ))}
+          <p class="hint">Every chat in this workspace draws on the document sets chosen here, besides those picked in the chat itself.</p>
         </fieldset>
 
         <div class="row">
@@ -235,7 +281,7 @@ export function WorkspaceForm({ workspaceId }: { workspaceId?: string }) {
           );
         })}
 
-        <ErrorNote error={error} />
+        <ErrorNote error={error} labels={LABELS} />
         <div class="actions">
           <button type="submit" class="primary" disabled={busy}>
             {workspaceId ? 'Save workspace' : 'Create workspace'}
