@@ -72,7 +72,8 @@ DOMPurify.addHook('afterSanitizeAttributes', (node) => {
 });
 
 const SANITIZE = {
-  FORBID_TAGS: ['style', 'form', 'input', 'button', 'textarea', 'select', 'template'],
+  // media too: an answer has none of the app's own to show, and a remote source, refused by the policy, would be an empty box
+  FORBID_TAGS: ['style', 'form', 'input', 'button', 'textarea', 'select', 'template', 'video', 'audio', 'source', 'track', 'picture'],
   FORBID_ATTR: ['style', 'srcset'],
   RETURN_DOM_FRAGMENT: true as const,
 };
