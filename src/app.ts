@@ -10,6 +10,7 @@ import { authenticate } from './http/auth.js';
 import { lazySerializers } from './http/lazy-serializers.js';
 import { registerOpenAIErrorScope } from './http/openai-errors.js';
 import { frameworkErrors, registerProblemHandlers } from './http/problem.js';
+import { setSecurityHeaders } from './http/security-headers.js';
 import { ProblemSchema } from './http/schemas.js';
 import { rejectNulInBody, rejectNulInUrl } from './http/text-guard.js';
 import { openapiTransform, OPENAPI_TAGS } from './http/openapi.js';
@@ -111,6 +112,8 @@ export async function buildApp(
       schemaController: { compilersFactory: { buildValidator: validators.buildValidator, buildSerializer: serializers.buildSerializer } },
     }).withTypeProvider<TypeBoxTypeProvider>();
 
+    // First of all hooks: every answer carries the security headers, whoever sends it.
+    app.addHook('onRequest', async (request, reply) => setSecurityHeaders(request.url, reply.raw));
     // /v1 answers its errors in OpenAI's shape (its own scope below), not problem+json.
     const { allowedMethods } = registerProblemHandlers(app, { foreignPrefixes: ['/v1/'] });
     for (const s of SHARED_SCHEMAS) app.addSchema(s);

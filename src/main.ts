@@ -1,6 +1,7 @@
 import http from 'node:http';
 import { ConfigError, configuredOrigin, loadConfig, type Config } from './config.js';
 import { problem } from './http/problem.js';
+import { setSecurityHeaders } from './http/security-headers.js';
 
 /** How long after readiness the background warm-up starts. */
 const WARM_UP_AFTER_MS = 1000;
@@ -19,6 +20,7 @@ function startingServer(): { server: http.Server; handOver: () => void; factory:
   let fastifyHandler: Handler | null = null;
   const server = http.createServer((req, res) => {
     if (live) return live(req, res);
+    setSecurityHeaders(req.url, res);
     if (req.url === '/healthz') {
       res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}');
       return;

@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, statusOf, type FieldError } from '../errors.js';
+import { setSecurityHeaders } from './security-headers.js';
 
 const TITLES: Record<number, string> = {
   400: 'Bad Request',
@@ -117,7 +118,9 @@ export function toProblem(err: unknown): { problem: Problem; isBug: boolean } {
  * Errors Fastify's router raises before any route or error handler runs (an undecodable URL, a
  * path parameter longer than maxParamLength): problem+json like every other error.
  */
-export function frameworkErrors(err: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+export function frameworkErrors(err: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  // These answers come before any hook runs.
+  setSecurityHeaders(request.raw.url, reply.raw);
   if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') void sendProblem(reply, problem(414, 'uri_too_long', 'A path segment is too long'));
   else if (err.code === 'FST_ERR_BAD_URL') void sendProblem(reply, problem(400, 'bad_url', 'The URL is not validly percent-encoded'));
   else void sendProblem(reply, toProblem(err).problem);

@@ -89,6 +89,8 @@ describe('Plus entries: ingestion', () => {
     expect(res.headers['content-disposition']).not.toContain('..');
     expect(res.headers['x-content-type-options']).toBe('nosniff');
     expect(res.headers['content-disposition']).toMatch(/^attachment;/);
+    // an uploaded page opened in a tab loads and runs nothing
+    expect(res.headers['content-security-policy']).toMatch(/default-src 'none'.*\bsandbox\b/);
   });
 
   it('refuses unreadable files with 415 or 400 naming the file, storing nothing', async () => {

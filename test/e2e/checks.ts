@@ -1,16 +1,18 @@
 /**
  * What every screen must pass, shared by the screen specs: nothing wider than the window, no
  * accessibility violation axe-core finds under WCAG 2.1 A/AA (every control named, readable
- * contrast, valid ARIA, labelled forms …), and the theme following the system.
+ * contrast, valid ARIA, labelled forms …), nothing the Content-Security-Policy blocked, and the
+ * theme following the system.
  */
 import path from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
-import { expect } from './fixtures.js';
+import { cspViolations, expect } from './fixtures.js';
 
 export const WCAG_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'];
 
-export async function checkScreen(page: Page, name: string, scheme: 'light' | 'dark'): Promise<void> {
+/** `blocked`: what the screen is meant to have the policy refuse (a test's hostile content). */
+export async function checkScreen(page: Page, name: string, scheme: 'light' | 'dark', blocked?: RegExp): Promise<void> {
   // the app scrolls inside <main class="screen">: neither the page nor that box may be wider than the window
   const fits = await page.evaluate(() => {
     const screen = document.querySelector('.screen');
@@ -20,6 +22,8 @@ export async function checkScreen(page: Page, name: string, scheme: 'light' | 'd
   const { violations } = await new AxeBuilder({ page }).withTags(WCAG_TAGS).analyze();
   const found = violations.flatMap((v) => v.nodes.map((n) => `${v.id}: ${n.target.join(' ')} — ${n.failureSummary?.split('\n').slice(1, 2).join('') ?? v.help}`));
   expect.soft(found, `${name}: accessibility violations`).toEqual([]);
+  const refused = (await cspViolations(page)).filter((v) => !blocked?.test(v));
+  expect.soft(refused, `${name}: what the Content-Security-Policy blocked`).toEqual([]);
   const dark = await page.evaluate(() => {
     const [r, g, b] = getComputedStyle(document.body).backgroundColor.match(/\d+/g)!.map(Number) as [number, number, number];
     return 0.2126 * r + 0.7152 * g + 0.0722 * b < 100;

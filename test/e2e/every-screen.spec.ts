@@ -153,7 +153,14 @@ async function visit(page: Page, s: Screen, file: string, scheme: 'light' | 'dar
   if (!shots) return;
   if (s.name === 'chat') return void (await page.screenshot({ path: path.join(shots, `${file}.png`) })); // a window-high layout
   // the app scrolls inside .screen; let the page grow so the shot holds the whole screen
-  const style = await page.addStyleTag({ content: '.shell { height: auto !important; } .screen { overflow: visible !important; }' });
+  // (set through the CSSOM: the Content-Security-Policy refuses an injected <style>)
+  const grow = (on: boolean) =>
+    page.evaluate((grown) => {
+      const set = (sel: string, prop: string, value: string) => document.querySelectorAll<HTMLElement>(sel).forEach((el) => (grown ? el.style.setProperty(prop, value, 'important') : el.style.removeProperty(prop)));
+      set('.shell', 'height', 'auto');
+      set('.screen', 'overflow', 'visible');
+    }, on);
+  await grow(true);
   await page.screenshot({ path: path.join(shots, `${file}.png`), fullPage: true });
-  await style.evaluate((el) => (el as HTMLElement).remove());
+  await grow(false);
 }

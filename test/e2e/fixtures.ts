@@ -1,12 +1,26 @@
 /**
  * `test` with a worker-scoped `atrium` fixture (one server and stand-in per worker) whose stand-in
- * switches are reset before each test, `signIn(page)` / `signInAs(page, …)` through the real
+ * switches are reset before each test, pages that record Content-Security-Policy violations, `signIn(page)` / `signInAs(page, …)` through the real
  * sign-in screen, and `callFromPage` for what a person could send from the browser's console.
  */
 import { test as base, expect, type Page } from '@playwright/test';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startAtrium, type AtriumServer } from './server.js';
 
+/** In every page, before the app: record each Content-Security-Policy violation (`window.__cspViolations`). */
+function watchCsp(): void {
+  const w = window as unknown as { __cspViolations: string[] };
+  w.__cspViolations = [];
+  document.addEventListener('securitypolicyviolation', (e) => w.__cspViolations.push(`${e.effectiveDirective} blocked ${e.blockedURI || 'inline'} (${e.sourceFile}:${e.lineNumber})`));
+}
+
+/** The policy violations the page has seen since it loaded. */
+export const cspViolations = (page: Page): Promise<string[]> => page.evaluate(() => (window as unknown as { __cspViolations?: string[] }).__cspViolations ?? []);
+
 export const test = base.extend<{ resetStandIn: void }, { atrium: AtriumServer }>({
+  page: async ({ page }, use) => {
+    await page.addInitScript(watchCsp);
+    await use(page);
+  },
   atrium: [
     // eslint-disable-next-line no-empty-pattern
     async ({}, use) => {

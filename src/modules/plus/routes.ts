@@ -85,8 +85,7 @@ export const plusRoutes: FastifyPluginAsyncTypebox<{ plus: PlusService; limits: 
       return reply
         .type(file.mimeType)
         .header('content-disposition', contentDisposition(file.filename))
-        .header('x-content-type-options', 'nosniff')
-        .header('content-security-policy', "default-src 'none'; sandbox")
+        // nosniff and a sandboxing policy come with every API answer (http/security-headers.ts)
         .send(content);
     },
   );

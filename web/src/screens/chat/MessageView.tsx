@@ -1,8 +1,7 @@
 /** One message: Markdown body, state marks (interrupted, failed), and its sources. */
 import { memo } from 'preact/compat';
-import { useMemo } from 'preact/hooks';
 import type { Source } from '../../api/client';
-import { renderMarkdown } from '../../lib/markdown';
+import { Markdown } from '../../components/Markdown';
 import { problemWords } from '../../lib/problem-words';
 import { StreamingMarkdown } from './StreamingMarkdown';
 import type { ChatItem } from './types';
@@ -21,7 +20,6 @@ function problemText(item: ChatItem): string {
 
 export function MessageBody({ item, onShowSource, modelName, onRetry }: Props) {
   const streaming = item.status === 'streaming';
-  const html = useMemo(() => (item.role === 'user' || streaming ? null : renderMarkdown(item.content, { highlight: true })), [item.content, item.role, streaming]);
   const model = item.role === 'assistant' ? modelName(item.modelId) : null;
   return (
     <article class={`message ${item.role} ${item.status}`} aria-label={item.role === 'user' ? 'Your message' : 'Answer'} data-status={item.status} data-message-id={item.key}>
@@ -31,7 +29,7 @@ export function MessageBody({ item, onShowSource, modelName, onRetry }: Props) {
       ) : streaming ? (
         <StreamingMarkdown text={item.content} />
       ) : (
-        <div class="markdown" dangerouslySetInnerHTML={{ __html: html ?? '' }} />
+        <Markdown class="markdown" text={item.content} highlight />
       )}
       {streaming && item.content === '' && <p class="muted typing" aria-label="Waiting for the answer">…</p>}
       {item.status === 'interrupted' && <p class="mark interrupted">Interrupted: the answer was stopped before it finished.</p>}

@@ -6,13 +6,11 @@
  * renders it whole once, so lists and numbering that span blank lines come out right.
  */
 import { memo } from 'preact/compat';
-import { useMemo } from 'preact/hooks';
+import { Markdown } from '../../components/Markdown';
 import { blockEnds } from '../../lib/blocks';
-import { renderMarkdown } from '../../lib/markdown';
 
 const Block = memo(function Block({ text }: { text: string }) {
-  const html = useMemo(() => renderMarkdown(text, { highlight: false }), [text]);
-  return <div class="md-block" dangerouslySetInnerHTML={{ __html: html }} />;
+  return <Markdown class="md-block" text={text} highlight={false} />;
 });
 
 export function StreamingMarkdown({ text }: { text: string }) {
