@@ -1,8 +1,14 @@
-/** One message: Markdown body, state marks (interrupted, failed), and its sources. */
+/**
+ * One message: Markdown body (its `[n]` citations as buttons that open source n), state marks
+ * (interrupted, failed), and its sources, collapsed under the answer.
+ */
 import { memo } from 'preact/compat';
-import { useMemo } from 'preact/hooks';
+import { useMemo, useRef } from 'preact/hooks';
 import type { Source } from '../../api/client';
+import { decorateAnswer } from '../../lib/answer-html';
+import { citedNumbers } from '../../lib/citations';
 import { renderMarkdown } from '../../lib/markdown';
+import { SourceList } from './SourceList';
 import { StreamingMarkdown } from './StreamingMarkdown';
 import type { ChatItem } from './types';
 
@@ -23,10 +29,20 @@ function problemText(item: ChatItem): string {
 
 export function MessageBody({ item, onShowSource, modelName, onRetry }: Props) {
   const streaming = item.status === 'streaming';
-  const html = useMemo(() => (item.role === 'user' || streaming ? null : renderMarkdown(item.content, { highlight: true })), [item.content, item.role, streaming]);
+  const { sources } = item;
+  const html = useMemo(
+    () => (item.role === 'user' || streaming ? null : decorateAnswer(renderMarkdown(item.content, { highlight: true }), sources.length, (n) => sources[n - 1]?.filename ?? 'entry context')),
+    [item.content, item.role, streaming, sources],
+  );
+  const cited = useMemo(() => (item.role === 'assistant' && sources.length ? citedNumbers(item.content, sources.length) : []), [item.content, item.role, sources]);
+  const list = useRef<{ open(n: number): void }>(null);
   const model = item.role === 'assistant' ? modelName(item.modelId) : null;
+  const onCite = (e: MouseEvent) => {
+    const n = Number((e.target as Element | null)?.closest?.('button.cite')?.getAttribute('data-cite'));
+    if (n) list.current?.open(n);
+  };
   return (
-    <article class={`message ${item.role} ${item.status}`} aria-label={item.role === 'user' ? 'Your message' : 'Answer'} data-status={item.status}>
+    <article class={`message ${item.role} ${item.status}`} aria-label={item.role === 'user' ? 'Your message' : 'Answer'} data-status={item.status} onClick={onCite}>
       {model && <div class="message-meta">{model}</div>}
       {item.role === 'user' ? (
         <div class="user-text">{item.content}</div>
@@ -47,24 +63,7 @@ export function MessageBody({ item, onShowSource, modelName, onRetry }: Props) {
           )}
         </div>
       )}
-      {item.sources.length > 0 && (
-        <section class="sources" aria-label="Sources">
-          <h3>Sources</h3>
-          <ol>
-            {item.sources.map((s, i) => (
-              <li key={`${s.plusId}-${s.chunkId ?? i}`}>
-                <button type="button" class="link-button" onClick={() => onShowSource(s)} aria-label={`Show source ${i + 1}: ${s.filename ?? 'context'}`}>
-                  {s.filename ?? 'Entry context'}
-                </button>
-                <span class="score" title="relevance score">
-                  {s.score.toFixed(2)}
-                </span>
-                <p class="excerpt">{s.excerpt}</p>
-              </li>
-            ))}
-          </ol>
-        </section>
-      )}
+      {sources.length > 0 && <SourceList ref={list} sources={sources} cited={cited} onShow={onShowSource} />}
     </article>
   );
 }
