@@ -90,6 +90,21 @@ test('a long thread opens at its end and pages in earlier messages as the reader
   expect(questions).toEqual(Array.from({ length: 40 }, (_, i) => `question ${i + 1}`));
 });
 
+test('a long new answer is shown from its start, not scrolled past it', async ({ page, atrium }) => {
+  const model = await createStandInModel(atrium, `Long ${Date.now()}`);
+  const ws = await atrium.api<{ id: string }>('POST', '/api/v1/workspaces', { name: 'Long answers', modelIds: [model.id] });
+  await signIn(page);
+  await page.goto(`/w/${ws.id}`);
+  atrium.standIn.set({ reply: Array.from({ length: 120 }, (_, i) => `Line ${i + 1} of a long answer.`).join('\n\n') });
+  await page.getByRole('textbox', { name: 'Message' }).fill('Tell me everything');
+  await page.getByRole('button', { name: 'Send' }).click();
+  await expect(answer(page).last()).toContainText('Line 120 of a long answer.');
+  await expect(page.getByRole('button', { name: 'Send' })).toBeVisible();
+  const last = answer(page).last();
+  await expect(last.getByText('Line 1 of a long answer.', { exact: true })).toBeInViewport();
+  await expect(last.getByText('Line 120 of a long answer.', { exact: true })).not.toBeInViewport();
+});
+
 test('the model chosen in a thread stays chosen after a reload; each thread shows its own', async ({ page, atrium }) => {
   const alpha = await createStandInModel(atrium, `Alpha ${Date.now()}`);
   const beta = await createStandInModel(atrium, `Beta ${Date.now()}`);
