@@ -13,6 +13,8 @@ export interface PackPlan {
   /** the chunks that fit, best first */
   used: ScoredChunk[];
   tokens: number;
+  /** whether the headers carry the chunks' numbers (PackOptions) */
+  numbered: boolean;
 }
 
 /**
@@ -21,7 +23,7 @@ export interface PackPlan {
  * one may still fit), so the budget is never exceeded. Needs the chunks' token sizes and file
  * names, not their texts (which can be read afterwards for those used only).
  */
-export function planPack(intro: Array<{ title: string | null; text: string }>, chunks: ScoredChunk[], budget: number): PackPlan {
+export function planPack(intro: Array<{ title: string | null; text: string }>, chunks: ScoredChunk[], budget: number, opts: PackOptions = {}): PackPlan {
   const blocks: string[] = [];
   let tokens = 0;
   for (const i of intro) {
@@ -36,15 +38,26 @@ export function planPack(intro: Array<{ title: string | null; text: string }>, c
   const used: ScoredChunk[] = [];
   for (const c of chunks) {
     // chunk token sizes are exact; the header is small and counted separately
-    const cost = c.tokenSize + headerCost(c) + 2;
+    const cost = c.tokenSize + headerCost(c) + (opts.numbered ? numberCost(used.length + 1) : 0) + 2;
     if (tokens + cost > budget) continue;
     used.push(c);
     tokens += cost;
   }
-  return { intro: blocks, used, tokens };
+  return { intro: blocks, used, tokens, numbered: opts.numbered === true };
 }
 
-const header = (c: ScoredChunk) => `### From ${c.filename}\n`;
+export interface PackOptions {
+  /** number the chunks' headers, `### [1] From a.md`, so that an answer can cite them by number */
+  numbered?: boolean;
+}
+
+const header = (c: ScoredChunk, n?: number) => `### ${n === undefined ? '' : `[${n}] `}From ${c.filename}\n`;
+
+/** Tokens the number adds to a header, plus one for a token boundary that may fall differently. */
+const numberTokens: number[] = [];
+function numberCost(n: number): number {
+  return (numberTokens[n] ??= countTokens(`[${n}] `) + 1);
+}
 
 /** Token counts of chunk headers by file name (a search packs up to 50 chunks of few files). */
 const headerTokens = new Map<string, number>();
@@ -61,14 +74,14 @@ function headerCost(c: ScoredChunk): number {
 /** The plan written out; its chunks' texts must have been read (RetrievalRepo.hydrate). */
 export function renderPack(plan: PackPlan): PackedContext {
   const parts = [...plan.intro];
-  for (const c of plan.used) {
+  plan.used.forEach((c, i) => {
     if (c.text === null) throw new Error(`chunk ${c.chunkId} packed without its text`);
-    parts.push(header(c) + c.text);
-  }
+    parts.push(header(c, plan.numbered ? i + 1 : undefined) + c.text);
+  });
   return { content: parts.join('\n\n'), used: plan.used, tokens: plan.tokens };
 }
 
 /** planPack and renderPack, for chunks that come with their texts. */
-export function packContext(intro: Array<{ title: string | null; text: string }>, chunks: ScoredChunk[], budget: number): PackedContext {
-  return renderPack(planPack(intro, chunks, budget));
+export function packContext(intro: Array<{ title: string | null; text: string }>, chunks: ScoredChunk[], budget: number, opts: PackOptions = {}): PackedContext {
+  return renderPack(planPack(intro, chunks, budget, opts));
 }

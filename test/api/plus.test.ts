@@ -255,7 +255,12 @@ describe('Plus context in chat', () => {
     expect(typeof a.sources[0].chunkId).toBe('number');
     const system = standIn.requests[0]!.body.messages[0];
     expect(system.role).toBe('system');
-    expect(system.content).toContain('### From gpl-3.txt');
+    // The passages are numbered in the order of the sources, and the model is asked to cite them so.
+    expect(system.content).toContain('cite it by its number in square brackets, like [1]');
+    a.sources.forEach((src: { filename: string; excerpt: string }, i: number) => {
+      expect(system.content).toContain(`### [${i + 1}] From ${src.filename}\n${src.excerpt.replace(/…$/, '')}`);
+    });
+    expect(system.content).not.toContain(`### [${a.sources.length + 1}]`);
 
     const s = await fetch(`${baseUrl}/api/v1/chat/${ws.id}/completions/stream`, {
       method: 'POST',
@@ -283,7 +288,7 @@ describe('Plus context in chat', () => {
     const next = (await t.request({ method: 'POST', url: `/api/v1/chat/${ws.id}/completions`, key: team.ownerKey, payload: { prompt: 'How do I convert a docx file with custom style maps?', threadId: first.threadId } })).json();
     expect(next.sources.length).toBeGreaterThan(0);
     expect(next.sources[0].filename).toBe('mammoth-readme.md');
-    expect(standIn.requests[0]!.body.messages[0].content).toContain('### From mammoth-readme.md');
+    expect(standIn.requests[0]!.body.messages[0].content).toContain('### [1] From mammoth-readme.md');
     // a thread of another workspace the caller cannot see
     const ghost = '00000000-0000-4000-8000-000000000000';
     expectProblem(await t.request({ method: 'POST', url: `/api/v1/chat/${p.id}/add-file?threadId=${ghost}`, key: team.ownerKey, ...multipart([file('gpl-3.txt', 'text/plain')]) }), 404);

@@ -109,6 +109,9 @@ test('a document attached in the chat grounds the answer, with its source one cl
   const sent = JSON.stringify(atrium.standIn.requests.at(-1)?.body ?? '');
   expect(sent).toContain('zeppelin desk');
 
+  // collapsed under the answer until opened
+  await expect(sources.getByRole('button', { name: /Show source 1/ })).toBeHidden();
+  await sources.getByText('Sources (1)').click();
   await sources.getByRole('button', { name: /Show source 1/ }).click();
   const dialog = page.getByRole('dialog', { name: 'travel.md' });
   await expect(dialog).toContainText('Economy class applies to trips under six hours.');

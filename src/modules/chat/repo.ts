@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, getTableColumns, inArray, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, getTableColumns, inArray, lt, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { executePrepared } from '../../db/prepared.js';
 import { chatMessages, chatThreads, type StoredSource, type StoredTurnError, type StoredUsage } from '../../db/schema.js';
@@ -142,6 +142,31 @@ export class ChatRepo {
 
   async messages(db: Executor, threadId: string): Promise<MessageRow[]> {
     return db.select(messageColumns).from(chatMessages).where(eq(chatMessages.threadId, threadId)).orderBy(asc(chatMessages.seq));
+  }
+
+  /**
+   * Up to `limit` messages of a thread that come before the message `before` (every message when
+   * `before` is null), oldest first, and whether older ones remain. Undefined when `before` is not
+   * a message of this thread.
+   */
+  async messagePage(db: Executor, threadId: string, before: string | null, limit: number): Promise<{ rows: MessageRow[]; hasEarlier: boolean } | undefined> {
+    let cursor: SQL | undefined;
+    if (before !== null) {
+      const [at] = await db
+        .select({ seq: chatMessages.seq })
+        .from(chatMessages)
+        .where(and(eq(chatMessages.id, before), eq(chatMessages.threadId, threadId)));
+      if (!at) return undefined;
+      cursor = lt(chatMessages.seq, at.seq);
+    }
+    const rows = await db
+      .select(messageColumns)
+      .from(chatMessages)
+      .where(and(eq(chatMessages.threadId, threadId), cursor))
+      .orderBy(desc(chatMessages.seq))
+      .limit(limit + 1);
+    const hasEarlier = rows.length > limit;
+    return { rows: rows.slice(0, limit).reverse(), hasEarlier };
   }
 
   /**

@@ -9,7 +9,7 @@ import { SseWriter } from '../../http/sse.js';
 import { plusAnswer } from '../plus/answer.js';
 import { ChatAddFileQuery, FilesForm } from '../plus/schema.js';
 import { PageOf } from '../../http/paging.js';
-import { CHAT_STREAM_DESCRIPTION, ChatCompletionRequest, ChatSearchQuery, Prompt, RenameThreadBody, SamplePromptsQuery } from './schema.js';
+import { CHAT_STREAM_DESCRIPTION, ChatCompletionRequest, ChatSearchQuery, Prompt, RenameThreadBody, SamplePromptsQuery, ThreadMessagesQuery } from './schema.js';
 import type { ChatService } from './service.js';
 import type { TurnService } from './turns.js';
 
@@ -110,8 +110,17 @@ export const chatRoutes: FastifyPluginAsyncTypebox<ChatRouteDeps> = async (app, 
   );
   app.get(
     '/chat/:workspaceId/history/:threadId',
-    { schema: { tags, operationId: 'getChatThread', summary: 'Retrieve a chat thread', params: WsThread, response: { 200: Type.Ref('ChatThread_Full'), ...errorResponses } } },
-    async (req) => chat.getThread(principalOf(req), req.params.workspaceId, req.params.threadId),
+    {
+      schema: {
+        tags,
+        operationId: 'getChatThread',
+        summary: 'Retrieve a chat thread (all its messages, or one page of them, paging back from the newest)',
+        params: WsThread,
+        querystring: ThreadMessagesQuery,
+        response: { 200: Type.Ref('ChatThread_Full'), ...errorResponses },
+      },
+    },
+    async (req) => chat.getThread(principalOf(req), req.params.workspaceId, req.params.threadId, req.query),
   );
   app.post(
     '/chat/:workspaceId/history/:threadId',

@@ -74,7 +74,20 @@ export const ChatMessage = Type.Object({
   /** why the turn failed: set on a message of status `error` (nothing was answered) or one a provider failure cut off */
   error: Nullable(Type.Object({ status: Type.Integer(), code: Type.String(), detail: Type.String() })),
 });
-export const ChatThreadFull = Type.Object({ ...threadFields, messages: Type.Array(ChatMessage) }, { $id: 'ChatThread_Full' });
+export const ChatThreadFull = Type.Object(
+  {
+    ...threadFields,
+    messages: Type.Array(ChatMessage),
+    hasEarlier: Type.Optional(Type.Boolean({ description: 'answered when `limit` or `before` was given: whether messages older than the first one returned remain' })),
+  },
+  { $id: 'ChatThread_Full' },
+);
+
+/** A page of a thread's messages, newest last: the latest `limit`, or the `limit` before the message `before`. */
+export const ThreadMessagesQuery = Type.Object({
+  before: Type.Optional(Type.String({ format: 'uuid', description: 'a message of this thread: answer only the messages before it (the cursor for paging back)' })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: 'at most this many messages, the latest first chosen (absent: every message)' })),
+});
 
 /**
  * docs/API.md, Chat turns: the `data:` of each event of `/completions/stream`, its `type` the same as the

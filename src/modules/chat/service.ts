@@ -80,10 +80,16 @@ export class ChatService {
     return (await this.repo.listThreads(this.db, threadScope(caller, ws))).map(threadView);
   }
 
-  async getThread(caller: Principal, workspaceId: string, threadId: string) {
+  /** A thread with its messages: all of them, or one page (`limit`, `before`: paging back from the newest). */
+  async getThread(caller: Principal, workspaceId: string, threadId: string, page: { before?: string | undefined; limit?: number | undefined } = {}) {
     const { thread } = await this.loadThread(caller, workspaceId, threadId);
-    const messages = await this.repo.messages(this.db, thread.id);
-    return { ...threadView(thread), messages: messages.map(messageView) };
+    if (page.before === undefined && page.limit === undefined) {
+      const messages = await this.repo.messages(this.db, thread.id);
+      return { ...threadView(thread), messages: messages.map(messageView) };
+    }
+    const found = await this.repo.messagePage(this.db, thread.id, page.before ?? null, page.limit ?? Number.MAX_SAFE_INTEGER);
+    if (!found) throw notFound('Message');
+    return { ...threadView(thread), messages: found.rows.map(messageView), hasEarlier: found.hasEarlier };
   }
 
   private requireOwnOrAdmin(caller: Principal, thread: ThreadWithCount): void {

@@ -7,7 +7,7 @@ import type { IngestConfig } from '../../config.js';
 import { IngestError, IngestPool, sanitizeFilename, type IngestPoolStats } from '../../ingest/index.js';
 import { classifyProviderError, getAdapter } from '../../providers/index.js';
 import type { ProviderTimeouts } from '../../providers/types.js';
-import { planPack, renderPack, type PackPlan } from '../../retrieval/pack.js';
+import { planPack, renderPack, type PackOptions, type PackPlan } from '../../retrieval/pack.js';
 import type { EntryIndex, LexicalIndexes } from '../../retrieval/lexical-index.js';
 import { RetrievalRepo, type ChunkScope, type Question, type RankIn, type Ranking, type Retrieved, type ScoredChunk } from '../../retrieval/repo.js';
 import type { UploadedFile } from '../../http/multipart.js';
@@ -320,10 +320,16 @@ export class PlusService {
    * index ranks without texts). A chunk deleted since the search is left out and the plan made
    * again without it.
    */
-  private async pack(intro: Array<{ title: string | null; text: string }>, chunks: ScoredChunk[], budget: number, alsoRead: readonly ScoredChunk[] = []): Promise<{ plan: PackPlan; chunks: ScoredChunk[] }> {
+  private async pack(
+    intro: Array<{ title: string | null; text: string }>,
+    chunks: ScoredChunk[],
+    budget: number,
+    alsoRead: readonly ScoredChunk[] = [],
+    opts: PackOptions = {},
+  ): Promise<{ plan: PackPlan; chunks: ScoredChunk[] }> {
     let list = chunks;
     for (;;) {
-      const plan = planPack(intro, list, budget);
+      const plan = planPack(intro, list, budget, opts);
       const gone = await this.retrieval.hydrate(this.db, [...plan.used, ...alsoRead.filter((c) => list.includes(c))]);
       if (gone.size === 0) return { plan, chunks: list };
       list = list.filter((c) => !gone.has(c.chunkId));
@@ -384,15 +390,19 @@ export class PlusService {
     const scope = { plusIds: entries.map((e) => e.id), fileIds: threadFiles.map((f) => f.id) };
     const retrieved = await this.searchScope(scope, entries, { text: q.query, carry: q.carry ?? null });
     const ranked = await this.withVectors(caller.teamId, scope, q.query, retrieved);
+    // The passages are numbered as the sources are listed, so that the answer can cite them.
     const { plan } = await this.pack(
       entries.map((e) => ({ title: e.title, text: e.context ?? '' })),
       ranked,
       q.budgetTokens,
+      [],
+      { numbered: true },
     );
     const packed = renderPack(plan);
     if (!packed.content) return { text: '', sources: [] };
+    const cite = packed.used.length > 0 ? ' When you use a numbered passage, cite it by its number in square brackets, like [1].' : '';
     return {
-      text: `Use the following context from the team's documents when it helps answer.\n\n${packed.content}`,
+      text: `Use the following context from the team's documents when it helps answer.${cite}\n\n${packed.content}`,
       sources: packed.used.map((c) => ({
         plusId: c.plusId,
         fileId: c.fileId,

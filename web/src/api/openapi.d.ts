@@ -514,7 +514,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Retrieve a chat thread */
+        /** Retrieve a chat thread (all its messages, or one page of them, paging back from the newest) */
         get: operations["getChatThread"];
         put?: never;
         /** Update the title of a chat thread */
@@ -1139,6 +1139,8 @@ export interface components {
                     detail: string;
                 } | null;
             }[];
+            /** @description answered when `limit` or `before` was given: whether messages older than the first one returned remain */
+            hasEarlier?: boolean;
         };
         ChatSearchHit: {
             /** Format: uuid */
@@ -4467,7 +4469,12 @@ export interface operations {
     };
     getChatThread: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description a message of this thread: answer only the messages before it (the cursor for paging back) */
+                before?: string;
+                /** @description at most this many messages, the latest first chosen (absent: every message) */
+                limit?: number;
+            };
             header?: never;
             path: {
                 workspaceId: string;

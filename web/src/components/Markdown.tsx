@@ -8,15 +8,18 @@ import { useLayoutEffect, useMemo, useRef } from 'preact/hooks';
 import { renderMarkdown } from '../lib/markdown';
 import { renderMathIn } from '../lib/math-render';
 
-export function Markdown({ text, highlight, class: className }: { text: string; highlight: boolean; class: string }) {
+/** `decorate` changes the inserted copy with DOM calls (citations as buttons, scrolling tables: lib/answer-html.ts). */
+export function Markdown({ text, highlight, class: className, decorate }: { text: string; highlight: boolean; class: string; decorate?: (root: DocumentFragment) => void }) {
   const nodes = useMemo(() => renderMarkdown(text, { highlight }), [text, highlight]);
   const ref = useRef<HTMLDivElement>(null);
   useLayoutEffect(() => {
     const el = ref.current;
     if (!el) return;
-    el.replaceChildren(nodes.cloneNode(true));
+    const copy = nodes.cloneNode(true) as DocumentFragment;
+    decorate?.(copy);
+    el.replaceChildren(copy);
     // TeX is rendered once the answer is complete (KaTeX loads with the first message that has any)
     if (highlight) void renderMathIn(el);
-  }, [nodes, highlight]);
+  }, [nodes, highlight, decorate]);
   return <div class={className} ref={ref} />;
 }

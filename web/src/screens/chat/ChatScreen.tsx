@@ -25,6 +25,19 @@ let localKeys = 0;
 let lastQuery = '';
 /** The message to show of the thread opened (`?m=<messageId>`: a search result). */
 const focusParam = () => new URLSearchParams(window.location.search).get('m');
+/** Messages fetched at a time: a thread opens with its last PAGE, earlier ones come as the reader scrolls up. */
+const PAGE = 30;
+/** A stored message's key is its id; messages of this visit have local keys until the thread is opened again. */
+const STORED_KEY = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The model of the thread's latest answer (what the picker shows when the thread is opened again). */
+function lastModel(items: ChatItem[]): string | null {
+  for (let i = items.length - 1; i >= 0; i--) {
+    const m = items[i]!;
+    if (m.role === 'assistant' && m.modelId) return m.modelId;
+  }
+  return null;
+}
 
 export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; threadId: string | null }) {
   const { me } = useSession();
@@ -32,6 +45,7 @@ export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; thr
   const [workspace, setWorkspace] = useState<Workspace | null>(null);
   const [threads, setThreads] = useState<ChatThread[] | null>(null);
   const [items, setItems] = useState<ChatItem[]>([]);
+  const [hasEarlier, setHasEarlier] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const [threadError, setThreadError] = useState<unknown>(null);
   const [greeting, setGreeting] = useState<string | null>(null);
@@ -43,6 +57,8 @@ export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; thr
   const [streaming, setStreaming] = useState(false);
   const [source, setSource] = useState<Source | null>(null);
   const [sidebarOpen, setSidebarOpen] = useState(false);
+  const sidebarToggle = useRef<HTMLButtonElement>(null);
+  const sidebar = useRef<HTMLElement>(null);
   const [followKey, setFollowKey] = useState(0);
   const [query, setQuery] = useState(lastQuery);
   const [focus, setFocus] = useState<{ id: string; n: number } | null>(null);
@@ -83,6 +99,7 @@ export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; thr
     filesPlus.current = memory.filesPlusId ? Promise.resolve(memory.filesPlusId) : null;
     setUploads([]);
     setItems([]);
+    setHasEarlier(false);
     setThreadError(null);
     setSidebarOpen(false);
     if (!threadId) {
@@ -90,18 +107,50 @@ export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; thr
       data(api.GET('/api/v1/chat/{workspaceId}/sample-prompts', { params: { path: { workspaceId } } })).then((s) => setSamples(s.map((p) => p.content)), () => setSamples([]));
       return;
     }
-    data(api.GET('/api/v1/chat/{workspaceId}/history/{threadId}', { params: { path: { workspaceId, threadId } } })).then((t) => {
+    // A search result's message may be far back: such a thread opens with as many messages as a page holds.
+    const m = focusParam();
+    data(api.GET('/api/v1/chat/{workspaceId}/history/{threadId}', { params: { path: { workspaceId, threadId }, query: { limit: m ? 1000 : PAGE } } })).then((t) => {
       if (shownThread.current !== threadId) return;
-      setItems(t.messages.map(fromStored));
-      const m = focusParam();
+      const loaded = t.messages.map(fromStored);
+      setItems(loaded);
+      setHasEarlier(t.hasEarlier === true);
+      // The thread keeps the model it was last answered by (if the workspace still has it).
+      const model = lastModel(loaded);
+      if (model) setModelId(model);
       if (m) setFocus({ id: m, n: ++localKeys });
     }, setThreadError);
   }, [workspaceId, threadId, live]);
 
+  // A model the workspace does not have (any more) gives way to its first one.
+  useEffect(() => {
+    if (workspace && !workspace.models.some((m) => m.modelId === modelId)) setModelId(workspace.models[0]?.modelId ?? '');
+  }, [workspace, modelId]);
+
+  const loadEarlier = useCallback(async () => {
+    const first = items.find((m) => STORED_KEY.test(m.key));
+    const forThread = shownThread.current;
+    if (!first || !forThread) return null;
+    const page = await data(
+      api.GET('/api/v1/chat/{workspaceId}/history/{threadId}', { params: { path: { workspaceId, threadId: forThread }, query: { limit: PAGE, before: first.key } } }),
+    );
+    if (shownThread.current !== forThread) return null;
+    return () => {
+      const known = new Set(items.map((m) => m.key));
+      setItems((prev) => [...page.messages.map(fromStored).filter((m) => !known.has(m.key)), ...prev]);
+      setHasEarlier(page.hasEarlier === true);
+    };
+  }, [items, workspaceId]);
+
   const stop = useCallback(() => abort.current?.abort(), []);
+  // Esc closes the chats drawer (on a phone) when it is open, else stops the answer in flight.
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
-      if (e.key === 'Escape' && abort.current) {
+      if (e.key !== 'Escape' || e.defaultPrevented) return;
+      if (sidebarOpen) {
+        e.preventDefault();
+        setSidebarOpen(false);
+        sidebarToggle.current?.focus();
+      } else if (abort.current) {
         e.preventDefault();
         stop();
       }
@@ -117,7 +166,11 @@ export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; thr
     };
     document.addEventListener('keydown', onKey);
     return () => document.removeEventListener('keydown', onKey);
-  }, [stop]);
+  }, [stop, sidebarOpen]);
+  // The opened drawer takes the focus (its first control), so that the keyboard is where the eyes are.
+  useEffect(() => {
+    if (sidebarOpen) sidebar.current?.querySelector<HTMLElement>('select, a, button')?.focus();
+  }, [sidebarOpen]);
   useEffect(() => () => abort.current?.abort(), []);
 
   const send = (text: string): boolean => {
@@ -237,7 +290,7 @@ export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; thr
   const last = items.at(-1);
   return (
     <div class={`chat ${sidebarOpen ? 'sidebar-open' : ''}`}>
-      <aside class="chat-sidebar" aria-label="Chats of this workspace">
+      <aside class="chat-sidebar" aria-label="Chats of this workspace" ref={sidebar}>
         <ThreadList
           workspaces={workspaces.length ? workspaces : [workspace]}
           workspace={workspace}
@@ -261,7 +314,7 @@ export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; thr
       {sidebarOpen && <button type="button" class="sidebar-backdrop" aria-label="Hide chats" onClick={() => setSidebarOpen(false)} />}
       <section class="chat-main" aria-label="Chat">
         <header class="chat-head">
-          <button type="button" class="ghost sidebar-toggle" aria-expanded={sidebarOpen} onClick={() => setSidebarOpen(!sidebarOpen)}>
+          <button type="button" class="ghost sidebar-toggle" ref={sidebarToggle} aria-expanded={sidebarOpen} onClick={() => setSidebarOpen(!sidebarOpen)}>
             Chats
           </button>
           <h1>{threadId ? (thread?.title ?? 'Chat') : 'New chat'}</h1>
@@ -274,6 +327,8 @@ export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; thr
           modelName={modelName}
           onShowSource={showSource}
           onRetry={retry}
+          hasEarlier={hasEarlier}
+          onLoadEarlier={loadEarlier}
           resetKey={threadId ?? 'new'}
           focus={focus}
           followKey={followKey}

@@ -107,7 +107,17 @@ export function Composer(p: Props) {
               ))}
             </select>
           )}
-          <details class="plus-picker">
+          <details
+            class="plus-picker"
+            onKeyDown={(e) => {
+              // Esc closes the open picker (and nothing else: not the answer in flight)
+              if (e.key === 'Escape' && e.currentTarget.open) {
+                e.preventDefault();
+                e.currentTarget.open = false;
+                e.currentTarget.querySelector('summary')?.focus();
+              }
+            }}
+          >
             <summary>
               Docs<span class="visually-hidden"> for this chat</span>
               {p.selectedPlus.length > 0 ? ` (${p.selectedPlus.length})` : ''}

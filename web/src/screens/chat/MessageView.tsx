@@ -1,8 +1,15 @@
-/** One message: Markdown body, state marks (interrupted, failed), and its sources. */
+/**
+ * One message: Markdown body (its `[n]` citations as buttons that open source n), state marks
+ * (interrupted, failed), and its sources, collapsed under the answer.
+ */
 import { memo } from 'preact/compat';
+import { useMemo, useRef } from 'preact/hooks';
 import type { Source } from '../../api/client';
 import { Markdown } from '../../components/Markdown';
+import { decorateAnswer } from '../../lib/answer-html';
+import { citedNumbers } from '../../lib/citations';
 import { problemWords } from '../../lib/problem-words';
+import { SourceList } from './SourceList';
 import { StreamingMarkdown } from './StreamingMarkdown';
 import type { ChatItem } from './types';
 
@@ -20,16 +27,24 @@ function problemText(item: ChatItem): string {
 
 export function MessageBody({ item, onShowSource, modelName, onRetry }: Props) {
   const streaming = item.status === 'streaming';
+  const { sources } = item;
+  const decorate = useMemo(() => (root: DocumentFragment) => decorateAnswer(root, sources.length, (n) => sources[n - 1]?.filename ?? 'entry context'), [sources]);
+  const cited = useMemo(() => (item.role === 'assistant' && sources.length ? citedNumbers(item.content, sources.length) : []), [item.content, item.role, sources]);
+  const list = useRef<{ open(n: number): void }>(null);
   const model = item.role === 'assistant' ? modelName(item.modelId) : null;
+  const onCite = (e: MouseEvent) => {
+    const n = Number((e.target as Element | null)?.closest?.('button.cite')?.getAttribute('data-cite'));
+    if (n) list.current?.open(n);
+  };
   return (
-    <article class={`message ${item.role} ${item.status}`} aria-label={item.role === 'user' ? 'Your message' : 'Answer'} data-status={item.status} data-message-id={item.key}>
+    <article class={`message ${item.role} ${item.status}`} aria-label={item.role === 'user' ? 'Your message' : 'Answer'} data-status={item.status} data-message-id={item.key} onClick={onCite}>
       {model && <div class="message-meta">{model}</div>}
       {item.role === 'user' ? (
         <div class="user-text">{item.content}</div>
       ) : streaming ? (
         <StreamingMarkdown text={item.content} />
       ) : (
-        <Markdown class="markdown" text={item.content} highlight />
+        <Markdown class="markdown" text={item.content} highlight decorate={decorate} />
       )}
       {streaming && item.content === '' && <p class="muted typing" aria-label="Waiting for the answer">…</p>}
       {item.status === 'interrupted' && <p class="mark interrupted">Interrupted: the answer was stopped before it finished.</p>}
@@ -43,24 +58,7 @@ export function MessageBody({ item, onShowSource, modelName, onRetry }: Props) {
           )}
         </div>
       )}
-      {item.sources.length > 0 && (
-        <section class="sources" aria-label="Sources">
-          <h3>Sources</h3>
-          <ol>
-            {item.sources.map((s, i) => (
-              <li key={`${s.plusId}-${s.chunkId ?? i}`}>
-                <button type="button" class="link-button" onClick={() => onShowSource(s)} aria-label={`Show source ${i + 1}: ${s.filename ?? 'context'}`}>
-                  {s.filename ?? 'Entry context'}
-                </button>
-                <span class="score" title="relevance score">
-                  {s.score.toFixed(2)}
-                </span>
-                <p class="excerpt">{s.excerpt}</p>
-              </li>
-            ))}
-          </ol>
-        </section>
-      )}
+      {sources.length > 0 && <SourceList ref={list} sources={sources} cited={cited} onShow={onShowSource} />}
     </article>
   );
 }

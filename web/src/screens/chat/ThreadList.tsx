@@ -1,10 +1,11 @@
-/** The chat sidebar: workspace switcher, New chat, and the workspace's threads (newest first). */
+/** The chat sidebar: workspace switcher, New chat, and the workspace's threads (newest first, grouped by day). */
 import { useState } from 'preact/hooks';
 import type { ChatThread, Workspace } from '../../api/client';
 import { Icon } from '../../components/Icon';
 import { Link } from '../../components/Link';
 import { navigate } from '../../router';
 import { SearchBox, SearchResults, type SearchHit } from './SearchChats';
+import { groupByDay } from './thread-groups';
 
 interface Props {
   workspaces: Workspace[];
@@ -20,6 +21,8 @@ interface Props {
   /** "Search chats": its text, and what choosing a result does; the results replace the list while there is text */
   search: { query: string; onQuery: (q: string) => void; onPick: (hit: SearchHit) => void; inputRef: preact.RefObject<HTMLInputElement | null> };
 }
+
+const groupId = (name: string) => `threads-${name.toLowerCase().replace(/\s+/g, '-')}`;
 
 export function ThreadList({ workspaces, workspace, threads, currentId, canEdit, canChange, onRename, onDelete, onNavigate, search }: Props) {
   const [editing, setEditing] = useState<string | null>(null);
@@ -51,60 +54,65 @@ export function ThreadList({ workspaces, workspace, threads, currentId, canEdit,
       <nav aria-label="Chats">
         {threads === null && <p class="muted">Loading…</p>}
         {threads?.length === 0 && <p class="muted small">No chat yet.</p>}
-        <ul>
-          {threads?.map((t) => (
-            <li key={t.id} class={t.id === currentId ? 'current' : ''}>
-              {editing === t.id ? (
-                <form
-                  class="rename"
-                  onSubmit={(e) => {
-                    e.preventDefault();
-                    void onRename(t, title.trim()).then(() => setEditing(null));
-                  }}
-                >
-                  <input aria-label="Chat title" value={title} maxLength={200} required onInput={(e) => setTitle(e.currentTarget.value)} autoFocus />
-                  <button type="submit" class="small">
-                    Save
-                  </button>
-                  <button type="button" class="small ghost" onClick={() => setEditing(null)}>
-                    Cancel
-                  </button>
-                </form>
-              ) : (
-                <>
-                  <Link href={`/w/${workspace.id}/t/${t.id}`} aria-current={t.id === currentId ? 'page' : undefined} onNavigate={onNavigate} title={t.title}>
-                    {t.title || 'Untitled chat'}
-                  </Link>
-                  {canChange(t) && (
-                    <span class="thread-buttons">
-                      <button
-                        type="button"
-                        class="icon-button ghost"
-                        aria-label={`Rename ${t.title}`}
-                        onClick={() => {
-                          setTitle(t.title);
-                          setEditing(t.id);
-                        }}
-                      >
-                        <Icon name="edit" />
+        {groupByDay(threads ?? [], (t) => t.updated).map((g) => (
+          <div key={g.name} class="thread-group">
+            <h2 id={groupId(g.name)}>{g.name}</h2>
+            <ul aria-labelledby={groupId(g.name)}>
+              {g.items.map((t) => (
+                <li key={t.id} class={t.id === currentId ? 'current' : ''}>
+                  {editing === t.id ? (
+                    <form
+                      class="rename"
+                      onSubmit={(e) => {
+                        e.preventDefault();
+                        void onRename(t, title.trim()).then(() => setEditing(null));
+                      }}
+                    >
+                      <input aria-label="Chat title" value={title} maxLength={200} required onInput={(e) => setTitle(e.currentTarget.value)} autoFocus />
+                      <button type="submit" class="small">
+                        Save
                       </button>
-                      <button
-                        type="button"
-                        class="icon-button ghost danger"
-                        aria-label={`Delete ${t.title}`}
-                        onClick={() => {
-                          if (window.confirm(`Delete the chat "${t.title}"? This cannot be undone.`)) void onDelete(t);
-                        }}
-                      >
-                        <Icon name="trash" />
+                      <button type="button" class="small ghost" onClick={() => setEditing(null)}>
+                        Cancel
                       </button>
-                    </span>
+                    </form>
+                  ) : (
+                    <>
+                      <Link href={`/w/${workspace.id}/t/${t.id}`} aria-current={t.id === currentId ? 'page' : undefined} onNavigate={onNavigate} title={t.title}>
+                        {t.title || 'Untitled chat'}
+                      </Link>
+                      {canChange(t) && (
+                        <span class="thread-buttons">
+                          <button
+                            type="button"
+                            class="icon-button ghost"
+                            aria-label={`Rename ${t.title}`}
+                            onClick={() => {
+                              setTitle(t.title);
+                              setEditing(t.id);
+                            }}
+                          >
+                            <Icon name="edit" />
+                          </button>
+                          <button
+                            type="button"
+                            class="icon-button ghost danger"
+                            aria-label={`Delete ${t.title}`}
+                            onClick={() => {
+                              if (window.confirm(`Delete the chat "${t.title}"? This cannot be undone.`)) void onDelete(t);
+                            }}
+                          >
+                            <Icon name="trash" />
+                          </button>
+                        </span>
+                      )}
+                    </>
                   )}
-                </>
-              )}
-            </li>
-          ))}
-        </ul>
+                </li>
+              ))}
+            </ul>
+          </div>
+        ))}
       </nav>
       )}
     </div>

@@ -93,7 +93,7 @@ export function UsageScreen() {
       {rows.value && rows.value.length === 0 && <p class="muted">No usage in this range.</p>}
       {rows.value && rows.value.length > 0 && (
         <TableWrap label={`Usage by ${groupName.toLowerCase()}`}>
-          <table class="table" aria-label={`Usage by ${groupName.toLowerCase()}`}>
+          <table class="table numbers" aria-label={`Usage by ${groupName.toLowerCase()}`}>
             <thead>
               <tr>
                 <th scope="col">{groupName}</th>
@@ -152,7 +152,7 @@ function BudgetTable({
         <p class="muted">No budget.</p>
       ) : (
         <TableWrap label={title}>
-          <table class="table" aria-label={title}>
+          <table class="table numbers" aria-label={title}>
             <thead>
               <tr>
                 <th scope="col">Applies to</th>
