@@ -137,7 +137,8 @@ export type OpenAIModelListT = Static<typeof OpenAIModelList>;
 
 /** What the OpenAPI document says of the event stream. */
 export const OPENAI_STREAM_DESCRIPTION = [
-  'With `stream: true`: server-sent events, each a `data:` line holding one OpenAIChatCompletionChunk as JSON.',
+  'With `stream: true`: server-sent events, each a `data:` line holding one OpenAIChatCompletionChunk as JSON',
+  '(no `event:`, `id:` or `retry:` lines; `: ping` comment lines may come between events).',
   'The first chunk carries `delta.role`, `atrium` and, when document context was used, `atrium_sources`;',
   'then content chunks; then a chunk with `finish_reason`; with `stream_options.include_usage` a last chunk',
   'with empty `choices` and `usage`. A failure after the stream started is one `data: {"error": {…}}` line.',

@@ -446,7 +446,7 @@ export interface paths {
         put?: never;
         /**
          * Add a chat message, streamed response (text/event-stream)
-         * @description Server-sent events (text/event-stream). Each event is an `event: <type>` line, an `id:` line (its sequence number in the stream) and a `data:` line holding one ChatStreamEvent as JSON with the same `type`, then a blank line. The stream opens with a `retry:` line and may carry `: heartbeat` comment lines, which clients ignore. Order: `start` → `sources` (when context was used) → zero or more `delta` → `done`, or `error` in place of `done`; the stream ends after either.
+         * @description Server-sent events (text/event-stream). Each event is an `event: <type>` line, an `id:` line (its sequence number in the stream) and a `data:` line holding one ChatStreamEvent as JSON with the same `type`, then a blank line. The first event also carries a `retry:` line; `: ping` comment lines may come between events, which clients ignore. Order: `start` → `sources` (when context was used) → zero or more `delta` → `done`, or `error` in place of `done`; the stream ends after either.
          */
         post: operations["streamChatCompletion"];
         delete?: never;
@@ -780,7 +780,7 @@ export interface paths {
         put?: never;
         /**
          * OpenAI-compatible chat completion, plain or streamed
-         * @description With `stream: true`: server-sent events, each a `data:` line holding one OpenAIChatCompletionChunk as JSON. The first chunk carries `delta.role`, `atrium` and, when document context was used, `atrium_sources`; then content chunks; then a chunk with `finish_reason`; with `stream_options.include_usage` a last chunk with empty `choices` and `usage`. A failure after the stream started is one `data: {"error": {…}}` line. The stream always ends with `data: [DONE]`. Without `stream`: one OpenAIChatCompletion.
+         * @description With `stream: true`: server-sent events, each a `data:` line holding one OpenAIChatCompletionChunk as JSON (no `event:`, `id:` or `retry:` lines; `: ping` comment lines may come between events). The first chunk carries `delta.role`, `atrium` and, when document context was used, `atrium_sources`; then content chunks; then a chunk with `finish_reason`; with `stream_options.include_usage` a last chunk with empty `choices` and `usage`. A failure after the stream started is one `data: {"error": {…}}` line. The stream always ends with `data: [DONE]`. Without `stream`: one OpenAIChatCompletion.
          */
         post: operations["createOpenAIChatCompletion"];
         delete?: never;
