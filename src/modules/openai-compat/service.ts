@@ -2,7 +2,7 @@ import type { StoredSource } from '../../db/schema.js';
 import { AppError, badRequest, type ErrorKind } from '../../errors.js';
 import type { Usage } from '../../providers/types.js';
 import type { ChatCompletionRequestT } from '../chat/schema.js';
-import type { TurnEvent, TurnService } from '../chat/turns.js';
+import { errorOfEvent, type TurnEvent, type TurnService } from '../chat/turns.js';
 import type { Principal } from '../teams/service.js';
 import type { WorkspaceModelT } from '../workspaces/schema.js';
 import type { WorkspacesService } from '../workspaces/service.js';
@@ -133,6 +133,9 @@ export class OpenAICompatService {
         yield open(ev.sources);
         continue;
       }
+      // A refusal before any chunk is an ordinary error answer with its status (the route opens the
+      // stream only after the first item), so clients see a 400 context_length_exceeded as such.
+      if (ev.type === 'error' && !opened) throw errorOfEvent(ev);
       if (!opened) yield open([]);
       switch (ev.type) {
         case 'delta':
