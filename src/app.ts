@@ -10,6 +10,7 @@ import { authenticate } from './http/auth.js';
 import { lazySerializers } from './http/lazy-serializers.js';
 import { registerOpenAIErrorScope } from './http/openai-errors.js';
 import { frameworkErrors, registerProblemHandlers } from './http/problem.js';
+import { requestId, sendRequestId } from './http/request-id.js';
 import { ProblemSchema } from './http/schemas.js';
 import { rejectNulInBody, rejectNulInUrl } from './http/text-guard.js';
 import { openapiTransform, OPENAPI_TAGS } from './http/openapi.js';
@@ -102,6 +103,8 @@ export async function buildApp(
       // Per-request lines only at debug/trace: at info they would cost more than the gateway itself.
       logController: new LogController({ disableRequestLogging: config.logLevel !== 'debug' && config.logLevel !== 'trace' }),
       return503OnClosing: true,
+      requestIdHeader: false,
+      genReqId: requestId,
       frameworkErrors,
       ...(opts.serverFactory ? { serverFactory: opts.serverFactory } : {}),
       forceCloseConnections: 'idle',
@@ -111,6 +114,7 @@ export async function buildApp(
       schemaController: { compilersFactory: { buildValidator: validators.buildValidator, buildSerializer: serializers.buildSerializer } },
     }).withTypeProvider<TypeBoxTypeProvider>();
 
+    app.addHook('onRequest', sendRequestId);
     // /v1 answers its errors in OpenAI's shape (its own scope below), not problem+json.
     const { allowedMethods } = registerProblemHandlers(app, { foreignPrefixes: ['/v1/'] });
     for (const s of SHARED_SCHEMAS) app.addSchema(s);

@@ -120,7 +120,8 @@ export function toProblem(err: unknown): { problem: Problem; isBug: boolean } {
  * Errors Fastify's router raises before any route or error handler runs (an undecodable URL, a
  * path parameter longer than maxParamLength): problem+json like every other error.
  */
-export function frameworkErrors(err: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+export function frameworkErrors(err: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  reply.header('x-request-id', request.id);
   if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') void sendProblem(reply, problem(414, 'uri_too_long', 'A path segment is too long'));
   else if (err.code === 'FST_ERR_BAD_URL') void sendProblem(reply, problem(400, 'bad_url', 'The URL is not validly percent-encoded'));
   else void sendProblem(reply, toProblem(err).problem);

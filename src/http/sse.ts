@@ -44,6 +44,8 @@ export class SseWriter {
       'cache-control': 'no-cache, no-transform',
       connection: 'keep-alive',
       'x-accel-buffering': 'no',
+      // headers set on the reply before hijack() are not sent: the one every answer carries
+      'x-request-id': String(this.reply.request.id),
     });
     // The headers go now (the first event may be seconds away); no body until there is an event.
     raw.flushHeaders();

@@ -6,7 +6,7 @@ import { errorOfEvent, type TurnEvent, type TurnService } from '../chat/turns.js
 import type { Principal } from '../teams/service.js';
 import type { WorkspaceModelT } from '../workspaces/schema.js';
 import type { WorkspacesService } from '../workspaces/service.js';
-import type { OpenAIChatCompletionChunkT, OpenAIChatCompletionT, OpenAIChatRequestT, OpenAIMessageT, OpenAIModelListT } from './schema.js';
+import type { OpenAIChatCompletionChunkT, OpenAIChatCompletionT, OpenAIChatRequestT, OpenAIMessageT, OpenAIModelListT, OpenAIModelT } from './schema.js';
 
 /**
  * The OpenAI chat-completions protocol over Atrium's one chat pipeline: this module only
@@ -79,6 +79,14 @@ export class OpenAICompatService {
       }
     }
     return { object: 'list', data };
+  }
+
+  /** One entry of {@link listModels} by its id; 404 `model_not_found` when the caller cannot see it. */
+  async getModel(caller: Principal, id: string): Promise<OpenAIModelT> {
+    if (!MODEL_ID.test(id)) throw modelNotFound(id);
+    const found = (await this.listModels(caller)).data.find((m) => m.id === id.toLowerCase());
+    if (!found) throw modelNotFound(id);
+    return found;
   }
 
   /** The plain answer: one `chat.completion`. */

@@ -769,6 +769,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/models/{*}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One model of GET /v1/models by its id (`workspace/<workspaceId>` or `workspace/<workspaceId>/<modelId>`) */
+        get: operations["getOpenAIModel"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/chat/completions": {
         parameters: {
             query?: never;
@@ -6008,6 +6025,79 @@ export interface operations {
             };
             /** @description permission_error */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIError"];
+                };
+            };
+        };
+    };
+    getOpenAIModel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the model id; its slashes may be sent as %2F */
+                "*": string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description `workspace/<workspaceId>` (its first model) or `workspace/<workspaceId>/<modelId>` */
+                        id: string;
+                        /** @enum {string} */
+                        object: "model";
+                        created: number;
+                        owned_by: string;
+                        atrium: {
+                            /** Format: uuid */
+                            workspaceId: string;
+                            workspaceName: string;
+                            modelId: string | null;
+                            modelName: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description invalid_request_error: malformed JSON, a wrong type, a value out of range, an unsupported message */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIError"];
+                };
+            };
+            /** @description authentication_error: no or unknown API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIError"];
+                };
+            };
+            /** @description permission_error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIError"];
+                };
+            };
+            /** @description model_not_found: no such workspace (or model in it) visible to the caller; or an unknown thread or Plus entry */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
