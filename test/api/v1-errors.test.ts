@@ -83,3 +83,34 @@ describe('a refused call is sent once', () => {
     expect(api.headers['x-should-retry']).toBe('false');
   });
 });
+
+describe('tools are refused, never dropped', () => {
+  it('tools, functions, a tool_choice or an assistant\u2019s tool_calls: 400 tools_unsupported naming the field, nothing sent or logged', async () => {
+    const { team, ws } = await v1Setup(t, s);
+    const model = `workspace/${ws.id}`;
+    const user = [{ role: 'user', content: 'weather?' }];
+    const tool = { type: 'function', function: { name: 'weather', parameters: { type: 'object', properties: {} } } };
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ model, messages: user, tools: [tool] }, 'tools'],
+      [{ model, messages: user, functions: [tool.function] }, 'functions'],
+      [{ model, messages: user, tool_choice: 'required' }, 'tool_choice'],
+      [{ model, messages: [{ role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'weather', arguments: '{}' } }] }, ...user] }, 'messages[0].tool_calls'],
+    ];
+    for (const [body, param] of cases) {
+      for (const stream of [false, true]) {
+        const err = await client(team.ownerKey)
+          .chat.completions.create({ ...body, stream } as unknown as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming)
+          .catch((e: unknown) => e);
+        expect(err, param).toBeInstanceOf(OpenAI.BadRequestError);
+        const e = err as InstanceType<typeof OpenAI.BadRequestError>;
+        expect(e.code).toBe('tools_unsupported');
+        expect(e.param).toBe(param);
+      }
+    }
+    // an empty tools array and tool_choice none offer nothing: answered as usual
+    const ok = await client(team.ownerKey).chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }], tools: [], tool_choice: 'none' });
+    expect(ok.choices[0]!.message.content).toBe('Echo: hi');
+    expect(chatCalls()).toBe(1);
+    expect(await logsOf(t, team.ownerKey)).toHaveLength(1);
+  });
+});

@@ -5,7 +5,9 @@ import { SourceSchema } from '../chat/schema.js';
 /**
  * OpenAI's chat-completions protocol as Atrium accepts and answers it (docs/API.md,
  * "OpenAI-compatible API"). Every object is open (`additionalProperties`): a field Atrium does not
- * know (`tools`, `seed`, `response_format`, …) is ignored, never a 400. Known fields are checked.
+ * know (`seed`, `response_format`, …) is ignored, never a 400. Known fields are checked. Tools are
+ * the exception: not yet passed to providers, they are refused (400 `tools_unsupported`, service.ts)
+ * rather than dropped, since a model that never sees them answers as if there were none.
  */
 const MAX_TEXT = 1_000_000;
 

@@ -26,6 +26,26 @@ function modelNotFound(model: string): AppError {
   ]);
 }
 
+/**
+ * Tools are not passed to providers yet: a request that offers them (`tools`, the older
+ * `functions`, a `tool_choice` other than none) or carries an assistant's `tool_calls` is refused,
+ * never answered as if they were absent.
+ */
+function refuseTools(body: OpenAIChatRequestT): void {
+  const b = body as Record<string, unknown>;
+  const offered = (k: string) => (Array.isArray(b[k]) ? (b[k] as unknown[]).length > 0 : b[k] != null);
+  const field = ['tools', 'functions'].find(offered) ?? (b.tool_choice != null && b.tool_choice !== 'none' ? 'tool_choice' : undefined);
+  const callIndex = body.messages.findIndex((m) => {
+    const calls = (m as Record<string, unknown>).tool_calls;
+    return Array.isArray(calls) ? calls.length > 0 : calls != null;
+  });
+  const path = field ? `body/${field}` : callIndex >= 0 ? `body/messages/${callIndex}/tool_calls` : null;
+  if (!path) return;
+  throw badRequest('tools_unsupported', 'Tools are not supported on this server yet: send the request without tools, tool_choice or tool_calls', [
+    { path, message: 'tools are not supported' },
+  ]);
+}
+
 /** Atrium's finish reasons as OpenAI's (`other` has no OpenAI name: it ended, so `stop`). */
 function finishReason(r: string): 'stop' | 'length' | 'content_filter' | 'tool_calls' {
   return r === 'length' || r === 'content_filter' || r === 'tool_calls' ? r : 'stop';
@@ -169,6 +189,7 @@ export class OpenAICompatService {
       throw err instanceof AppError && err.kind === 'not_found' ? modelNotFound(body.model) : err;
     });
     if (modelId && !w.models.some((x) => x.modelId === modelId.toLowerCase())) throw modelNotFound(body.model);
+    refuseTools(body);
     const a = body.atrium ?? {};
     if (a.store === false && a.threadId) {
       throw badRequest('validation_failed', 'A turn that continues a thread is stored: drop atrium.store or atrium.threadId', [
