@@ -10,6 +10,7 @@ import { authenticate } from './http/auth.js';
 import { lazySerializers } from './http/lazy-serializers.js';
 import { registerOpenAIErrorScope } from './http/openai-errors.js';
 import { frameworkErrors, registerProblemHandlers } from './http/problem.js';
+import { requestId, sendRequestId } from './http/request-id.js';
 import { setSecurityHeaders } from './http/security-headers.js';
 import { ProblemSchema } from './http/schemas.js';
 import { rejectNulInBody, rejectNulInUrl } from './http/text-guard.js';
@@ -103,6 +104,8 @@ export async function buildApp(
       // Per-request lines only at debug/trace: at info they would cost more than the gateway itself.
       logController: new LogController({ disableRequestLogging: config.logLevel !== 'debug' && config.logLevel !== 'trace' }),
       return503OnClosing: true,
+      requestIdHeader: false,
+      genReqId: requestId,
       frameworkErrors,
       ...(opts.serverFactory ? { serverFactory: opts.serverFactory } : {}),
       forceCloseConnections: 'idle',
@@ -112,8 +115,9 @@ export async function buildApp(
       schemaController: { compilersFactory: { buildValidator: validators.buildValidator, buildSerializer: serializers.buildSerializer } },
     }).withTypeProvider<TypeBoxTypeProvider>();
 
-    // First of all hooks: every answer carries the security headers, whoever sends it.
+    // First of all hooks: every answer carries the security headers and its request id, whoever sends it.
     app.addHook('onRequest', async (request, reply) => setSecurityHeaders(request.url, reply.raw));
+    app.addHook('onRequest', sendRequestId);
     // /v1 answers its errors in OpenAI's shape (its own scope below), not problem+json.
     const { allowedMethods } = registerProblemHandlers(app, { foreignPrefixes: ['/v1/'] });
     for (const s of SHARED_SCHEMAS) app.addSchema(s);

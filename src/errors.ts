@@ -1,3 +1,5 @@
+import { isFinalRefusal } from './providers/errors.js';
+
 /**
  * The one error taxonomy. Services throw AppError with a kind and a stable code; each kind has
  * one HTTP status (statusOf), which the HTTP layer (src/http/problem.ts) renders as problem+json
@@ -40,6 +42,11 @@ export interface FieldError {
 export class AppError extends Error {
   /** Seconds for a `Retry-After` header (e.g. a provider's rate limit passed on). */
   retryAfterSeconds?: number;
+  /**
+   * A 5xx that sending the same request again cannot change (a provider that rejects the model's
+   * key): answered with `x-should-retry: false`, as every 4xx but 408 and 429 with Retry-After is.
+   */
+  final?: boolean;
 
   constructor(
     readonly kind: ErrorKind,
@@ -63,19 +70,40 @@ export const conflict = (message: string) => new AppError('conflict', 'conflict'
  */
 export const idTaken = (what: 'workspace' | 'model' | 'Plus entry') => conflict(`A ${what} with this id already exists`);
 
-/** A classified provider failure (providers/errors.ts) as the app's error: 504 for timeouts, else 502. */
 /** Seconds in `Retry-After` when a rate-limiting provider named none. */
 const DEFAULT_PROVIDER_RETRY_AFTER = 10;
 
 /**
- * A classified provider failure as an AppError: a timeout is 504, a provider's rate limit our 429
- * with its Retry-After (docs/DECISIONS.md, "Chat"), anything else 502.
+ * A classified provider failure as an AppError, with the status a client acts on (table in
+ * docs/API.md, "Provider failures"): a prompt longer than the window is 400
+ * `context_length_exceeded`, a model the provider does not know 404 `model_not_found`, a timeout
+ * 504, a provider's rate limit our 429 with its Retry-After, anything else 502 — marked final
+ * when a retry cannot help (a rejected key, refused content, another 4xx).
  */
-export function upstreamError(pe: { kind: string; code: string; message: string; retryAfterSeconds?: number | undefined }): AppError {
+export function upstreamError(pe: {
+  kind: string;
+  code: string;
+  message: string;
+  retryAfterSeconds?: number | undefined;
+  upstreamStatus?: number | undefined;
+}): AppError {
   if (pe.kind === 'upstream_rate_limited') {
     const e = new AppError('rate_limited', pe.code, pe.message);
     e.retryAfterSeconds = pe.retryAfterSeconds ?? DEFAULT_PROVIDER_RETRY_AFTER;
     return e;
   }
-  return new AppError(pe.kind === 'timeout' ? 'upstream_timeout' : 'upstream', pe.code, pe.message);
+  if (pe.kind === 'upstream_context_length') return new AppError('bad_request', 'context_length_exceeded', pe.message);
+  if (pe.kind === 'upstream_model_not_found') return new AppError('not_found', 'model_not_found', pe.message);
+  const e = new AppError(pe.kind === 'timeout' ? 'upstream_timeout' : 'upstream', pe.code, pe.message);
+  if (isFinalRefusal(pe)) e.final = true;
+  return e;
+}
+
+/** Whether a client should send the same request again: not for a final refusal. */
+export function retryHelps(status: number, err?: unknown): boolean {
+  if (err instanceof AppError && err.final) return false;
+  if (status === 408) return true;
+  // A 429 with Retry-After passes; one without (a spent `total` budget) never does.
+  if (status === 429) return !(err instanceof AppError) || err.retryAfterSeconds !== undefined;
+  return status >= 500;
 }

@@ -1,6 +1,5 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { AppError, type ErrorKind } from '../errors.js';
-import { statusOf } from '../errors.js';
+import { AppError, retryHelps, statusOf, type ErrorKind } from '../errors.js';
 import { toProblem } from './problem.js';
 
 /**
@@ -51,7 +50,8 @@ export function toOpenAIError(err: unknown): { status: number; body: OpenAIError
   };
 }
 
-function send(reply: FastifyReply, status: number, body: OpenAIErrorBody): FastifyReply {
+function send(reply: FastifyReply, status: number, body: OpenAIErrorBody, err?: unknown): FastifyReply {
+  if (!retryHelps(status, err)) reply.header('x-should-retry', 'false');
   return reply.code(status).type('application/json; charset=utf-8').send(JSON.stringify(body));
 }
 
@@ -65,7 +65,7 @@ export function registerOpenAIErrorScope(scope: FastifyInstance, allowedMethods:
     const e = toOpenAIError(err);
     if (e.isBug) request.log.error({ err }, 'unhandled error');
     if (e.retryAfterSeconds !== undefined) reply.header('retry-after', String(e.retryAfterSeconds));
-    return send(reply, e.status, e.body);
+    return send(reply, e.status, e.body, err);
   });
   scope.addHook('onRequest', async (request, reply) => {
     if (!request.is404) return;

@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, statusOf, type FieldError } from '../errors.js';
+import { AppError, retryHelps, statusOf, type FieldError } from '../errors.js';
 import { setSecurityHeaders } from './security-headers.js';
 
 const TITLES: Record<number, string> = {
@@ -39,7 +39,10 @@ export function problem(status: number, code: string, detail: string, errors?: F
   };
 }
 
-export function sendProblem(reply: FastifyReply, p: Problem): FastifyReply {
+/** `err`: the error answered, when there is one (it may mark a 5xx as final). */
+export function sendProblem(reply: FastifyReply, p: Problem, err?: unknown): FastifyReply {
+  // The header the OpenAI and Anthropic SDKs read before their automatic retries.
+  if (!retryHelps(p.status, err)) reply.header('x-should-retry', 'false');
   return reply.code(p.status).type('application/problem+json').send(JSON.stringify(p));
 }
 
@@ -121,6 +124,7 @@ export function toProblem(err: unknown): { problem: Problem; isBug: boolean } {
 export function frameworkErrors(err: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   // These answers come before any hook runs.
   setSecurityHeaders(request.raw.url, reply.raw);
+  reply.header('x-request-id', request.id);
   if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') void sendProblem(reply, problem(414, 'uri_too_long', 'A path segment is too long'));
   else if (err.code === 'FST_ERR_BAD_URL') void sendProblem(reply, problem(400, 'bad_url', 'The URL is not validly percent-encoded'));
   else void sendProblem(reply, toProblem(err).problem);
@@ -171,7 +175,7 @@ export function registerProblemHandlers(app: FastifyInstance, opts: { foreignPre
     if (isBug) request.log.error({ err }, 'unhandled error');
     else request.log.info({ code: p.code, status: p.status }, 'request failed');
     if (err instanceof AppError && err.retryAfterSeconds !== undefined) reply.header('retry-after', String(err.retryAfterSeconds));
-    return sendProblem(reply, p);
+    return sendProblem(reply, p, err);
   });
   // A known path asked with a method it does not answer: 405 with Allow. Decided on request, before
   // any body is parsed, so that a body-less QUERY or a PUT with an odd Content-Type gets it too.

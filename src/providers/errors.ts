@@ -80,13 +80,26 @@ export class ProviderError extends Error {
 }
 
 /**
- * HTTP status Atrium answers with: 504 for a timeout, 429 when the provider rate-limits us
- * (with its Retry-After passed on), 502 for everything else upstream.
+ * HTTP status Atrium answers with (the same as `upstreamError` in src/errors.ts): 504 for a
+ * timeout, 429 when the provider rate-limits us (with its Retry-After passed on), 400 for a prompt
+ * longer than the window, 404 for a model the provider does not know, 502 for everything else.
  */
 export function httpStatusFor(e: ProviderError): number {
   if (e.kind === 'timeout') return 504;
   if (e.kind === 'upstream_rate_limited') return 429;
+  if (e.kind === 'upstream_context_length') return 400;
+  if (e.kind === 'upstream_model_not_found') return 404;
   return 502;
+}
+
+/**
+ * A refusal that the same request cannot change, however often it is sent: the key, the content,
+ * the model, the prompt's length, any other 4xx. Clients are told not to retry it.
+ */
+export function isFinalRefusal(e: { kind: string; upstreamStatus?: number | undefined }): boolean {
+  if (e.kind === 'upstream_auth' || e.kind === 'upstream_content_refused' || e.kind === 'upstream_model_not_found' || e.kind === 'upstream_context_length') return true;
+  const s = e.upstreamStatus;
+  return e.kind === 'upstream_error' && s !== undefined && s >= 400 && s < 500 && s !== 408 && s !== 409;
 }
 
 /**
@@ -136,7 +149,16 @@ const GENERIC_TYPES = new Set(['invalid_request_error', 'error', 'INVALID_ARGUME
 const CONTEXT_CODES = new Set(['context_length_exceeded', 'exceed_context_size_error', 'string_above_max_length']);
 const CONTEXT_TEXT =
   /context length|context window|context size|maximum context|prompt is too long|input token count|too many tokens|exceeds the (?:maximum|available)/i;
-const MODEL_NOT_FOUND_CODES = new Set(['model_not_found', 'DeploymentNotFound', 'not_found_error', 'NOT_FOUND']);
+/** Codes that name an unknown model by themselves. */
+const MODEL_NOT_FOUND_CODES = new Set(['model_not_found', 'DeploymentNotFound']);
+/**
+ * A 404 whose message names a model or deployment ("model: x" from Anthropic, "models/x is not
+ * found" from Gemini, "The model `x` does not exist" from vLLM): generic codes such as
+ * `not_found_error` / `NOT_FOUND` also come from a wrong URL path, and are not enough alone.
+ */
+const MODEL_404_TEXT = /\bmodels?\b|deployment/i;
+/** A 400 that says the model is unknown (llama.cpp's router: "model 'x' not found"). */
+const MODEL_400_TEXT = /\bmodel\b.{0,200}?\b(?:not found|does not exist|is not available|unknown)\b|\b(?:unknown|invalid) model\b/i;
 const REFUSAL_CODES = new Set(['content_filter', 'content_policy_violation', 'ResponsibleAIPolicyViolation', 'PROHIBITED_CONTENT', 'SAFETY']);
 const RATE_LIMIT_TYPES = new Set(['rate_limit_error', 'rate_limit_exceeded', 'RESOURCE_EXHAUSTED']);
 const AUTH_TYPES = new Set(['authentication_error', 'permission_error', 'invalid_api_key', 'UNAUTHENTICATED', 'PERMISSION_DENIED']);
@@ -197,8 +219,10 @@ function contextNumbers(body: Record<string, unknown> | undefined, message: stri
  * message}}`, Gemini `{error: {code, status, message}}`.
  */
 export function upstreamInfo(body: unknown, headers?: unknown): UpstreamErrorInfo {
-  let e = body && typeof body === 'object' ? (body as Record<string, unknown>) : undefined;
+  let e = body && typeof body === 'object' ? (body as Record<string, unknown>) : typeof body === 'string' ? { message: body } : undefined;
   if (e && e.error && typeof e.error === 'object') e = e.error as Record<string, unknown>;
+  // Ollama's native API: `{"error": "model \"x\" not found, try pulling it first"}`.
+  else if (e && typeof e.error === 'string') e = { message: e.error };
   const ids = [e?.code, e?.type, e?.status].filter((v): v is string => typeof v === 'string' && SAFE_CODE.test(v));
   // A generic type is the fallback; a specific code wins.
   const code = ids.find((v) => !GENERIC_TYPES.has(v)) ?? ids[0];
@@ -222,8 +246,10 @@ function fromStatus(status: number, info: UpstreamErrorInfo = {}): ProviderError
     e = new ProviderError('upstream_rate_limited', 'The model provider is rate limiting requests (429)', status, true);
   } else if ((status === 400 || status === 413 || status === 422) && isContextLength(info)) {
     e = new ProviderError('upstream_context_length', 'The prompt is longer than the model\u2019s context window', status);
-  } else if (status === 404 && ((code !== undefined && MODEL_NOT_FOUND_CODES.has(code)) || /model|deployment/i.test(info.message ?? ''))) {
+  } else if (status === 404 && ((code !== undefined && MODEL_NOT_FOUND_CODES.has(code)) || MODEL_404_TEXT.test(info.message ?? ''))) {
     e = new ProviderError('upstream_model_not_found', 'The model provider does not know this model (404)', status);
+  } else if ((status === 400 || status === 422) && ((code !== undefined && MODEL_NOT_FOUND_CODES.has(code)) || MODEL_400_TEXT.test(info.message ?? ''))) {
+    e = new ProviderError('upstream_model_not_found', `The model provider does not know this model (${status})`, status);
   } else if (status >= 400 && status < 500 && code !== undefined && REFUSAL_CODES.has(code)) {
     e = new ProviderError('upstream_content_refused', 'The model provider refused the content of the request', status);
   } else if (status === 408 || status === 504) {
@@ -260,7 +286,7 @@ function fromErrorType(info: UpstreamErrorInfo): ProviderError {
     e = new ProviderError('upstream_error', 'The model provider is overloaded', undefined, true);
   } else if (isContextLength(info)) {
     e = new ProviderError('upstream_context_length', 'The prompt is longer than the model\u2019s context window');
-  } else if (MODEL_NOT_FOUND_CODES.has(t)) {
+  } else if (MODEL_NOT_FOUND_CODES.has(t) || (t === 'not_found_error' && MODEL_404_TEXT.test(info.message ?? ''))) {
     e = new ProviderError('upstream_model_not_found', 'The model provider does not know this model');
   } else if (REFUSAL_CODES.has(t)) {
     e = new ProviderError('upstream_content_refused', 'The model provider refused the content of the request');

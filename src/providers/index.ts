@@ -48,6 +48,7 @@ export {
   classifyProviderError,
   describeForLog,
   httpStatusFor,
+  isFinalRefusal,
   upstreamInfo,
   withoutUpstreamDetail,
   type ProviderErrorCode,

@@ -56,7 +56,7 @@ async function logsOf(key: string) {
 }
 
 describe('stream framing', () => {
-  it('sends retry once, an increasing id on every event, and ping comments while the provider is slow', async () => {
+  it('sends retry once inside the first event, an increasing id on every event, and ping comments while the provider is slow', async () => {
     const { team, ws } = await setup();
     standIn.set({ chunkDelayMs: 120 });
     const res = await openStream(team.ownerKey, ws.id, { prompt: 'one two three four' });
@@ -67,7 +67,8 @@ describe('stream framing', () => {
     expect(events.map((e) => e.id)).toEqual(events.map((_, i) => String(i + 1)));
     const control = parseSseControl(text);
     expect(control.retry).toEqual([3000]);
-    expect(text.startsWith('retry: 3000\n\n')).toBe(true);
+    // inside the start event, never a block of its own (a block without data reads as an empty event)
+    expect(text.startsWith('retry: 3000\nid: 1\nevent: start\ndata: ')).toBe(true);
     // 20 ms heartbeat against 120 ms gaps between chunks
     expect(control.pings).toBeGreaterThan(0);
   });

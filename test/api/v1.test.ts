@@ -278,7 +278,7 @@ describe('request translation', () => {
       n: 1,
       user: 'someone@example.com',
       metadata: { any: 'thing' },
-      tools: [{ type: 'function', function: { name: 'f' } }],
+      tool_choice: 'none',
       seed: 7,
       some_future_field: { x: 1 },
     });
@@ -290,7 +290,7 @@ describe('request translation', () => {
       { role: 'system', content: 'Request rules.' },
       { role: 'user', content: 'part one\npart two' },
     ]);
-    expect(second.tools).toBeUndefined();
+    expect(second.tool_choice).toBeUndefined();
     expect(second.seed).toBeUndefined();
     expect(((await ok2.json()) as OpenAI.Chat.ChatCompletion).choices[0]!.message.content).toBe('Echo: part one\npart two');
   });

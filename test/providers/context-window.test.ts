@@ -104,13 +104,13 @@ describe('when the provider reports no usage (no calibration possible)', () => {
     expect(refused).toBeGreaterThan(0); // the retry path was taken
   });
 
-  it('a refusal that remains (a single prompt too long) is a 502 provider_context_length_exceeded, no upstream text', async () => {
+  it('a refusal that remains (a single prompt too long) is a 400 context_length_exceeded, no upstream text', async () => {
     const { key, wsId } = await setup('OPENAI');
     s.standIn.set({ contextWindow: { tokens: 200, style: 'llamacpp' } });
     const res = await t.request({ method: 'POST', url: `/api/v1/chat/${wsId}/completions`, key, payload: { prompt: PARAGRAPH.repeat(20) } });
-    expect(res.statusCode).toBe(502);
+    expect(res.statusCode).toBe(400);
     expect(res.headers['content-type']).toContain('application/problem+json');
-    expect(res.json()).toMatchObject({ code: 'provider_context_length_exceeded' });
+    expect(res.json()).toMatchObject({ code: 'context_length_exceeded' });
     expect(res.body).not.toContain(LEAKED_SECRET);
     expect(s.standIn.requests).toHaveLength(1); // no history to drop: no retry
   });
@@ -124,5 +124,66 @@ describe('the default output cap', () => {
     const big = await setup('ANTHROPIC', { contextWindow: 200_000 });
     await turn(big.key, big.wsId, undefined, 1, false);
     expect(s.standIn.requests.at(-1)!.body.max_tokens).toBe(4096);
+  });
+});
+
+describe('a conversation the client keeps in `messages` (no stored thread)', () => {
+  const SYSTEM = 'You are the finance assistant. Answer in one line.';
+
+  /** 18 turns, each call sending the whole conversation so far; the stand-in's answers appended. */
+  async function runConversation(call: (messages: Array<{ role: string; content: string }>) => Promise<{ status: number; content: string }>) {
+    const messages = [{ role: 'system', content: SYSTEM }];
+    const statuses: number[] = [];
+    for (let i = 1; i <= 18; i++) {
+      messages.push({ role: 'user', content: turnText(i) });
+      const r = await call(messages);
+      statuses.push(r.status);
+      messages.push({ role: 'assistant', content: r.content });
+    }
+    return statuses;
+  }
+
+  function expectFitted() {
+    const sent = s.standIn.requests.at(-1)!.body.messages as Array<{ role: string; content: string }>;
+    expect(sent[0]).toEqual({ role: 'system', content: SYSTEM });
+    expect(sent.at(-1)!.content).toContain('Turn 18:');
+    expect(JSON.stringify(sent)).toContain('Turn 17:');
+    expect(JSON.stringify(sent)).not.toContain('Turn 1:');
+    // the kept turns are the newest ones, in order
+    const kept = sent.filter((m) => m.role === 'user').map((m) => Number(/^Turn (\d+):/.exec(m.content)![1]));
+    expect(kept).toEqual(Array.from({ length: kept.length }, (_, j) => 19 - kept.length + j));
+    // once calibrated by the first answer, at most one turn needed the one retry
+    expect(s.standIn.requests.length).toBeLessThanOrEqual(19);
+  }
+
+  it.each([false, true])('on /v1 (stream: %s), every turn fits a 4,096 window', async (stream) => {
+    const { key, wsId } = await setup('OPENAI');
+    s.standIn.set({ contextWindow: { tokens: WINDOW, style: 'llamacpp' } });
+    const statuses = await runConversation(async (messages) => {
+      const res = await fetch(`${baseUrl}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: `workspace/${wsId}`, messages, stream }),
+      });
+      if (res.status !== 200) return { status: res.status, content: '' };
+      const text = await res.text();
+      if (!stream) return { status: 200, content: (JSON.parse(text) as { choices: Array<{ message: { content: string } }> }).choices[0]!.message.content };
+      const chunks = text.split('\n').filter((l) => l.startsWith('data: {')).map((l) => JSON.parse(l.slice(6)) as { error?: { code: string }; choices?: Array<{ delta: { content?: string } }> });
+      const failed = chunks.find((c) => c.error);
+      return { status: failed ? 502 : 200, content: chunks.map((c) => c.choices?.[0]?.delta.content ?? '').join('') };
+    });
+    expect(statuses).toEqual(Array(18).fill(200));
+    expectFitted();
+  });
+
+  it('on /api/v1 with a `messages` array, every turn fits a 4,096 window', async () => {
+    const { key, wsId } = await setup('OPENAI');
+    s.standIn.set({ contextWindow: { tokens: WINDOW, style: 'openai' } });
+    const statuses = await runConversation(async (messages) => {
+      const res = await t.request({ method: 'POST', url: `/api/v1/chat/${wsId}/completions`, key, payload: { messages } });
+      return { status: res.statusCode, content: res.statusCode === 200 ? (res.json() as { message: { content: string } }).message.content : '' };
+    });
+    expect(statuses).toEqual(Array(18).fill(200));
+    expectFitted();
   });
 });

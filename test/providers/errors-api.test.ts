@@ -26,16 +26,17 @@ const complete = (key: string, wsId: string, prompt = 'x') =>
   t.request({ method: 'POST', url: `/api/v1/chat/${wsId}/completions`, key, payload: { prompt } });
 
 describe.each<StandInKind>(['OPENAI', 'AZURE', 'ANTHROPIC', 'GOOGLE'])('provider failures over %s', (kind) => {
-  it.each<[number, number, string]>([
-    [401, 502, 'provider_auth_failed'],
-    [403, 502, 'provider_auth_failed'],
-    [404, 502, 'provider_model_not_found'],
-    [500, 502, 'provider_error'],
-  ])('upstream %d -> %d %s, without the upstream body', async (upstream, status, code) => {
+  it.each<[number, number, string, string | undefined]>([
+    [401, 502, 'provider_auth_failed', 'false'],
+    [403, 502, 'provider_auth_failed', 'false'],
+    [404, 404, 'model_not_found', 'false'],
+    [500, 502, 'provider_error', undefined],
+  ])('upstream %d -> %d %s (x-should-retry: %s), without the upstream body', async (upstream, status, code, shouldRetry) => {
     const { team, wsId } = await setup(kind);
     s.standIn.set({ failStatus: upstream });
     const res = await complete(team.ownerKey, wsId);
     expect(expectProblem(res, status).code).toBe(code);
+    expect(res.headers['x-should-retry']).toBe(shouldRetry);
     expect(res.body).not.toContain(LEAKED_SECRET);
   });
 
@@ -55,7 +56,8 @@ describe('the prompt log', () => {
     const member = await team.addUser('member');
     s.standIn.set({ contextWindow: { tokens: 50, style: 'llamacpp' } });
     const res = await complete(member.key, wsId, 'a prompt far too long for a window of fifty tokens '.repeat(10));
-    expect(expectProblem(res, 502).code).toBe('provider_context_length_exceeded');
+    expect(expectProblem(res, 400).code).toBe('context_length_exceeded');
+    expect(res.headers['x-should-retry']).toBe('false');
 
     const logsOf = async (key: string) =>
       (await t.request({ method: 'GET', url: '/api/v1/chat/prompt-logs/paged', key })).json().content as Array<{ error: string | null }>;

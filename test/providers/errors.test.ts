@@ -10,6 +10,7 @@ import {
   getAdapter,
   googleAdapter,
   httpStatusFor,
+  isFinalRefusal,
   isSupportedConnection,
   openaiAdapter,
   PROVIDER_ERROR_CODES,
@@ -92,6 +93,38 @@ describe('classifyProviderError', () => {
     expectKind(new Error(`something odd ${SECRET}`), 'upstream_error');
     expectKind('a string', 'upstream_error');
     expectKind(undefined, 'upstream_error');
+  });
+
+  it('an unknown model is told from a wrong URL path', () => {
+    const gen = (status: number, body: unknown) => OpenAI.APIError.generate(status, body as object, undefined, headers);
+    // OpenAI, Azure, Ollama, Anthropic, Gemini naming the model
+    expectKind(gen(404, { error: { message: 'The model `gpt-x` does not exist', type: 'invalid_request_error', code: 'model_not_found' } }), 'upstream_model_not_found', 404);
+    expectKind(gen(404, { error: { code: 'DeploymentNotFound', message: 'The API deployment for this resource does not exist.' } }), 'upstream_model_not_found', 404);
+    expectKind(gen(404, { error: 'model "llama9" not found, try pulling it first' }), 'upstream_model_not_found', 404);
+    expectKind(Anthropic.APIError.generate(404, { type: 'error', error: { type: 'not_found_error', message: 'model: claude-x' } }, undefined, headers), 'upstream_model_not_found', 404);
+    expectKind(new GoogleApiError({ message: 'got status: 404 Not Found. {"error":{"code":404,"message":"models/gemini-x is not found for API version v1beta","status":"NOT_FOUND"}}', status: 404 }), 'upstream_model_not_found', 404);
+    // llama.cpp's router answers an unknown model with a 400
+    expectKind(gen(400, { error: { code: 400, message: "model 'qwen-x' not found", type: 'invalid_request_error' } }), 'upstream_model_not_found', 400);
+    // a wrong path: a server's generic not-found, which names no model
+    expectKind(Anthropic.APIError.generate(404, { type: 'error', error: { type: 'not_found_error', message: 'Not Found' } }, undefined, headers), 'upstream_error', 404);
+    expectKind(new GoogleApiError({ message: 'got status: 404 Not Found. {"error":{"code":404,"message":"Requested entity was not found.","status":"NOT_FOUND"}}', status: 404 }), 'upstream_error', 404);
+    expectKind(gen(404, { error: { message: 'File Not Found', type: 'not_found_error', code: 404 } }), 'upstream_error', 404);
+    // a 400 about something else is not an unknown model
+    expectKind(gen(400, { error: { message: "'temperature' must be at most 2", type: 'invalid_request_error' } }), 'upstream_error', 400);
+  });
+
+  it('final refusals: a retry cannot change them', () => {
+    const final = (kind: ProviderErrorKind, status?: number) => isFinalRefusal(new ProviderError(kind, 'm', status));
+    expect(final('upstream_auth', 401)).toBe(true);
+    expect(final('upstream_content_refused', 400)).toBe(true);
+    expect(final('upstream_model_not_found', 404)).toBe(true);
+    expect(final('upstream_context_length', 400)).toBe(true);
+    expect(final('upstream_error', 404)).toBe(true);
+    expect(final('upstream_error', 408)).toBe(false);
+    expect(final('upstream_error', 503)).toBe(false);
+    expect(final('upstream_rate_limited', 429)).toBe(false);
+    expect(final('timeout')).toBe(false);
+    expect(final('connection_failed')).toBe(false);
   });
 
   it('llama.cpp: the error `type` is the upstream code (its `code` is the number 400), with its token counts', () => {
@@ -182,8 +215,8 @@ describe('ProviderError codes and HTTP statuses', () => {
     ['upstream_error', 'provider_error', 502],
     ['upstream_auth', 'provider_auth_failed', 502],
     ['upstream_rate_limited', 'provider_rate_limited', 429],
-    ['upstream_model_not_found', 'provider_model_not_found', 502],
-    ['upstream_context_length', 'provider_context_length_exceeded', 502],
+    ['upstream_model_not_found', 'provider_model_not_found', 404],
+    ['upstream_context_length', 'provider_context_length_exceeded', 400],
     ['upstream_content_refused', 'provider_content_refused', 502],
     ['timeout', 'provider_timeout', 504],
     ['aborted', 'provider_aborted', 502],

@@ -337,7 +337,9 @@ function contextErrorBody(protocol: StandInProtocol, style: 'llamacpp' | 'openai
 
 function errorBody(protocol: StandInProtocol, status: number): Json {
   const names = ERROR_STATUS_TEXT[status] ?? { anthropic: 'api_error', gemini: 'INTERNAL', openai: 'server_error' };
-  const message = `Stand-in failure ${status}. Upstream debug: key=${LEAKED_SECRET} prompt="secret user prompt"`;
+  const detail = `Stand-in failure ${status}. Upstream debug: key=${LEAKED_SECRET} prompt="secret user prompt"`;
+  // A 404 names the model, as every real provider's "model not found" does (a bare 404 is a wrong path).
+  const message = status === 404 ? `The model does not exist. ${detail}` : detail;
   switch (protocol) {
     case 'anthropic':
       return { type: 'error', error: { type: names.anthropic, message }, request_id: 'req_standin' };
@@ -345,7 +347,7 @@ function errorBody(protocol: StandInProtocol, status: number): Json {
       return { error: { code: status, message, status: names.gemini } };
     default: {
       const code = status === 401 ? 'invalid_api_key' : status === 404 ? 'model_not_found' : null;
-      return { error: { message: status === 404 ? `The model does not exist. ${message}` : message, type: names.openai, param: null, code } };
+      return { error: { message, type: names.openai, param: null, code } };
     }
   }
 }

@@ -58,11 +58,14 @@ export type CalibratedUsage = StoredUsage & { localPromptTokens?: number };
 /**
  * Provider tokens per local token, from the newest answer of the thread by this model that carries
  * both figures (history newest first; `localPromptTokens` is only stored when the provider reported
- * usage). 1 when none does (a new thread, a provider reporting no usage, another model so far).
+ * usage). `fallback` when none does (a new thread, a conversation kept by the client in its
+ * request, a provider reporting no usage, another model so far): the model's latest ratio on this
+ * node when known, else 1.
  */
 export function calibrationFrom(
   historyNewestFirst: ReadonlyArray<{ role: string; modelId?: string | null; usage?: CalibratedUsage | null }>,
   modelId?: string,
+  fallback?: number,
 ): number {
   for (const m of historyNewestFirst) {
     if (m.role !== 'assistant' || !m.usage) continue;
@@ -73,7 +76,7 @@ export function calibrationFrom(
       return clamp(reported / local);
     }
   }
-  return 1;
+  return fallback !== undefined && Number.isFinite(fallback) ? clamp(fallback) : 1;
 }
 
 /**

@@ -6,10 +6,12 @@ import { DEFAULT_CONTEXT_WINDOW, effectiveMaxTokens, promptBudget, retryCalibrat
  * Prompt assembly, in this order (docs/ARCHITECTURE.md "Prompt assembly"):
  *   1. one system message: the workspace model's systemInstructions, its addedContext, then
  *      context retrieved from Plus entries;
- *   2. the thread's history, newest kept first, cut so that the prompt — o200k_base counts
- *      scaled by the thread's calibration (context-fit.ts) — fits contextWindow − maxTokens −
- *      a safety margin;
- *   3. the new turn(s), the last being the user's.
+ *   2. the conversation before the request's last turn — the thread's stored history, then the
+ *      request's own earlier turns (an OpenAI-style client keeps the whole conversation in
+ *      `messages`) — newest kept first, cut so that the prompt — o200k_base counts scaled by the
+ *      calibration (context-fit.ts) — fits contextWindow − maxTokens − a safety margin. The
+ *      request's system messages are always kept, in their place;
+ *   3. the request's last turn, the user's.
  * Then the model's quirks: usesSystemPrompts=false folds the system text into the first user
  * turn; a promptWrapper wraps the last user text at {{prompt}}.
  */
@@ -27,6 +29,8 @@ export interface AssemblyInput {
   promptWrapper: { value: string } | null;
   /** Provider tokens per o200k token for this thread (context-fit.ts `calibrationFrom`); default 1. */
   calibration?: number;
+  /** Keep at most this many earlier turns (the retry's last resort); default: as many as fit. */
+  historyLimit?: number;
 }
 
 /** Per-message overhead of chat formats (role markers, separators), as OpenAI documents it. */
@@ -35,6 +39,7 @@ export interface AssembledPrompt {
   messages: ChatMessage[];
   /** o200k_base estimate of the whole prompt (not calibrated). */
   estimatedPromptTokens: number;
+  /** Earlier turns kept (stored history and the request's own, system messages not counted). */
   historyUsed: number;
 }
 
@@ -46,29 +51,40 @@ export function assemblePrompt(input: AssemblyInput): AssembledPrompt {
     .filter((s): s is string => !!s);
   const systemText = systemParts.join('\n\n');
 
-  const newTurns = input.newTurns.map((m) => ({ ...m }));
-  const lastUser = newTurns.at(-1);
+  const turns = input.newTurns.map((m) => ({ ...m }));
+  const lastUser = turns.at(-1);
   if (lastUser && input.promptWrapper && lastUser.role === 'user') {
     lastUser.content = input.promptWrapper.value.split('{{prompt}}').join(lastUser.content);
   }
+  // The request's earlier turns may be dropped like stored history (they are newer than it); its
+  // system messages and its last turn may not.
+  const earlier = turns.slice(0, -1);
+  const kept = turns.slice(-1).concat(earlier.filter((m) => m.role === 'system'));
+  const candidates: Array<{ m: ChatMessage; requestIndex: number | null }> = [
+    ...earlier.map((m, i) => ({ m, requestIndex: i })).filter((c) => c.m.role !== 'system').reverse(),
+    ...input.historyNewestFirst.map((m) => ({ m, requestIndex: null })),
+  ].slice(0, input.historyLimit ?? Infinity);
 
   const window = input.contextWindow ?? DEFAULT_CONTEXT_WINDOW;
   const reserve = effectiveMaxTokens(input.maxTokens, window);
   const calibration = input.calibration && input.calibration > 0 ? input.calibration : 1;
-  let used = (systemText ? countTokens(systemText) + MESSAGE_OVERHEAD : 0) + newTurns.reduce((n, m) => n + tokensOf(m), 0);
+  let used = (systemText ? countTokens(systemText) + MESSAGE_OVERHEAD : 0) + kept.reduce((n, m) => n + tokensOf(m), 0);
   // The budget is in the provider's tokens; local counts are scaled into them.
   const budget = promptBudget(window, reserve) / calibration;
 
   const history: ChatMessage[] = [];
-  for (const m of input.historyNewestFirst) {
-    const cost = tokensOf(m);
+  const keptRequest = new Set<number>();
+  for (const c of candidates) {
+    const cost = tokensOf(c.m);
     if (used + cost > budget) break;
     used += cost;
-    history.push(m);
+    if (c.requestIndex === null) history.push(c.m);
+    else keptRequest.add(c.requestIndex);
   }
   history.reverse();
+  const requestTurns = earlier.filter((m, i) => m.role === 'system' || keptRequest.has(i));
 
-  let messages: ChatMessage[] = [...history, ...newTurns];
+  let messages: ChatMessage[] = [...history, ...requestTurns, ...turns.slice(-1)];
   if (systemText) {
     if (input.usesSystemPrompts) {
       messages = [{ role: 'system', content: systemText }, ...messages];
@@ -80,7 +96,7 @@ export function assemblePrompt(input: AssemblyInput): AssembledPrompt {
   }
   // Protocols that only know user/assistant turns get inline system turns folded too.
   if (!input.usesSystemPrompts) messages = messages.map((m) => (m.role === 'system' ? { role: 'user', content: m.content } : m));
-  return { messages, estimatedPromptTokens: used, historyUsed: history.length };
+  return { messages, estimatedPromptTokens: used, historyUsed: history.length + keptRequest.size };
 }
 
 /**
@@ -100,7 +116,7 @@ export function refitAfterContextError(
   const again = assemblePrompt({ ...input, calibration, contextWindow });
   if (again.historyUsed < failed.historyUsed) return again;
   const keep = Math.floor(failed.historyUsed / 2);
-  return assemblePrompt({ ...input, calibration, contextWindow, historyNewestFirst: input.historyNewestFirst.slice(0, keep) });
+  return assemblePrompt({ ...input, calibration, contextWindow, historyLimit: keep });
 }
 
 /** A thread's title: its first prompt, cut at a word boundary. */

@@ -60,7 +60,7 @@ export const chatRoutes: FastifyPluginAsyncTypebox<ChatRouteDeps> = async (app, 
       },
     },
     async (req, reply) => {
-      const sse = new SseWriter(reply, { heartbeatMs });
+      const sse = new SseWriter(reply, { heartbeatMs, retryMs: 3000 });
       const events = turns.run(principalOf(req), req.params.workspaceId, req.body, { stream: true, signal: sse.abort.signal });
       // The first event comes after validation and storing the user's turn: failures before it are
       // thrown here and answered as ordinary problem+json, before the stream opens.

@@ -109,8 +109,8 @@ export type ChatStreamEventT = Static<typeof ChatStreamEvent>;
 export const CHAT_STREAM_DESCRIPTION = [
   'Server-sent events (text/event-stream). Each event is an `event: <type>` line, an `id:` line',
   '(its sequence number in the stream) and a `data:` line holding one ChatStreamEvent as JSON with',
-  'the same `type`, then a blank line. The stream opens with a `retry:` line and may carry',
-  '`: heartbeat` comment lines, which clients ignore. Order: `start` → `sources` (when context was',
+  'the same `type`, then a blank line. The first event also carries a `retry:` line; `: ping` heartbeat',
+  'comment lines may come between events, which clients ignore. Order: `start` → `sources` (when context was',
   'used) → zero or more `delta` → `done`, or `error` in place of `done`; the stream ends after either.',
 ].join(' ');
 

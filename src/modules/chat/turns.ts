@@ -33,7 +33,15 @@ export type TurnEvent =
   | { type: 'sources'; sources: StoredSource[] }
   | { type: 'delta'; content: string }
   | { type: 'done'; finishReason: string; usage: Usage; created: string }
-  | { type: 'error'; kind: ErrorKind; code: string; detail: string; retryAfterSeconds?: number };
+  | { type: 'error'; kind: ErrorKind; code: string; detail: string; retryAfterSeconds?: number; final?: boolean };
+
+/** A turn's error event as the AppError it stands for (the plain answer, or a stream not yet open, throws it). */
+export function errorOfEvent(ev: Extract<TurnEvent, { type: 'error' }>): AppError {
+  const e = new AppError(ev.kind, ev.code, ev.detail);
+  if (ev.retryAfterSeconds !== undefined) e.retryAfterSeconds = ev.retryAfterSeconds;
+  if (ev.final) e.final = true;
+  return e;
+}
 
 export interface TurnOptions {
   /** stream deltas as the provider sends them (else one delta with the whole answer) */
@@ -158,7 +166,7 @@ export class TurnService {
         maxTokens: plan.params.maxTokens ?? null,
         usesSystemPrompts: plan.model.usesSystemPrompts,
         promptWrapper: plan.model.promptWrapper,
-        calibration: calibrationFrom(stored.history, plan.model.id),
+        calibration: calibrationFrom(stored.history, plan.model.id, this.usage.promptRatioOf(plan.model.id)),
       };
       const fit: Fit = { input, assembled: assemblePrompt(input) };
       yield { type: 'start', threadId: plan.threadId, messageId: ids.messageId, modelId: plan.model.id };
@@ -203,11 +211,8 @@ export class TurnService {
         case 'delta':
           content += ev.content;
           break;
-        case 'error': {
-          const e = new AppError(ev.kind, ev.code, ev.detail);
-          if (ev.retryAfterSeconds !== undefined) e.retryAfterSeconds = ev.retryAfterSeconds;
-          throw e;
-        }
+        case 'error':
+          throw errorOfEvent(ev);
         case 'done':
           return {
             threadId: start!.threadId,
@@ -520,7 +525,14 @@ function answerRecord(
 function endEvent(o: Outcome, usage: Usage, created: Date, kept: boolean): TurnEvent {
   if (o.kind !== 'answered') {
     const e = upstreamError(o.error);
-    return { type: 'error', kind: e.kind, code: e.code, detail: e.message, ...(e.retryAfterSeconds !== undefined ? { retryAfterSeconds: e.retryAfterSeconds } : {}) };
+    return {
+      type: 'error',
+      kind: e.kind,
+      code: e.code,
+      detail: e.message,
+      ...(e.retryAfterSeconds !== undefined ? { retryAfterSeconds: e.retryAfterSeconds } : {}),
+      ...(e.final ? { final: true } : {}),
+    };
   }
   if (!kept) return { type: 'error', kind: 'conflict', code: 'thread_deleted', detail: THREAD_DELETED.replace(/^thread_deleted: t/, 'T') };
   return { type: 'done', finishReason: o.finishReason, usage, created: created.toISOString() };

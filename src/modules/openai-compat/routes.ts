@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { principalOf } from '../../http/auth.js';
 import { openAIStreamError, toOpenAIError } from '../../http/openai-errors.js';
 import { SseWriter } from '../../http/sse.js';
-import { OPENAI_STREAM_DESCRIPTION, OpenAIChatRequest } from './schema.js';
+import { OPENAI_STREAM_DESCRIPTION, OpenAIChatRequest, OpenAIModel } from './schema.js';
 import type { OpenAICompatService } from './service.js';
 
 export interface OpenAICompatRouteDeps {
@@ -24,6 +24,15 @@ const DESCRIPTIONS: Record<number, string> = {
   504: 'api_error: the model provider timed out',
 };
 
+/** SDKs send the id's slashes as %2F; a malformed escape stays as sent (and is then not found). */
+function decodedOnce(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}
+
 /** Error answers in OpenAI's shape, for a route's `response` schema (and so the OpenAPI document). */
 function openAIErrors(...statuses: number[]) {
   return Object.fromEntries(statuses.map((s) => [s, { description: DESCRIPTIONS[s]!, content: { 'application/json': { schema: Type.Ref('OpenAIError') } } }]));
@@ -37,6 +46,20 @@ export const openaiCompatRoutes: FastifyPluginAsyncTypebox<OpenAICompatRouteDeps
     '/models',
     { schema: { tags, operationId: 'listOpenAIModels', summary: 'List the workspaces (and their models) as OpenAI models', response: { 200: Type.Ref('OpenAIModelList'), ...openAIErrors(401, 403) } } },
     async (req) => compat.listModels(principalOf(req)),
+  );
+
+  app.get(
+    '/models/*',
+    {
+      schema: {
+        tags,
+        operationId: 'getOpenAIModel',
+        summary: 'One model of GET /v1/models by its id (`workspace/<workspaceId>` or `workspace/<workspaceId>/<modelId>`)',
+        params: Type.Object({ '*': Type.String({ maxLength: 200, description: 'the model id; its slashes may be sent as %2F' }) }),
+        response: { 200: OpenAIModel, ...openAIErrors(400, 401, 403, 404) },
+      },
+    },
+    async (req) => compat.getModel(principalOf(req), decodedOnce(req.params['*'])),
   );
 
   app.post(

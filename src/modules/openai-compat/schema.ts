@@ -5,7 +5,9 @@ import { SourceSchema } from '../chat/schema.js';
 /**
  * OpenAI's chat-completions protocol as Atrium accepts and answers it (docs/API.md,
  * "OpenAI-compatible API"). Every object is open (`additionalProperties`): a field Atrium does not
- * know (`tools`, `seed`, `response_format`, …) is ignored, never a 400. Known fields are checked.
+ * know (`seed`, `response_format`, …) is ignored, never a 400. Known fields are checked. Tools are
+ * the exception: not yet passed to providers, they are refused (400 `tools_unsupported`, service.ts)
+ * rather than dropped, since a model that never sees them answers as if there were none.
  */
 const MAX_TEXT = 1_000_000;
 
@@ -137,7 +139,8 @@ export type OpenAIModelListT = Static<typeof OpenAIModelList>;
 
 /** What the OpenAPI document says of the event stream. */
 export const OPENAI_STREAM_DESCRIPTION = [
-  'With `stream: true`: server-sent events, each a `data:` line holding one OpenAIChatCompletionChunk as JSON.',
+  'With `stream: true`: server-sent events, each a `data:` line holding one OpenAIChatCompletionChunk as JSON',
+  '(no `event:`, `id:` or `retry:` lines; `: ping` comment lines may come between events).',
   'The first chunk carries `delta.role`, `atrium` and, when document context was used, `atrium_sources`;',
   'then content chunks; then a chunk with `finish_reason`; with `stream_options.include_usage` a last chunk',
   'with empty `choices` and `usage`. A failure after the stream started is one `data: {"error": {…}}` line.',

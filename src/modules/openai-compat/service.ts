@@ -2,11 +2,11 @@ import type { StoredSource } from '../../db/schema.js';
 import { AppError, badRequest, type ErrorKind } from '../../errors.js';
 import type { Usage } from '../../providers/types.js';
 import type { ChatCompletionRequestT } from '../chat/schema.js';
-import type { TurnEvent, TurnService } from '../chat/turns.js';
+import { errorOfEvent, type TurnEvent, type TurnService } from '../chat/turns.js';
 import type { Principal } from '../teams/service.js';
 import type { WorkspaceModelT } from '../workspaces/schema.js';
 import type { WorkspacesService } from '../workspaces/service.js';
-import type { OpenAIChatCompletionChunkT, OpenAIChatCompletionT, OpenAIChatRequestT, OpenAIMessageT, OpenAIModelListT } from './schema.js';
+import type { OpenAIChatCompletionChunkT, OpenAIChatCompletionT, OpenAIChatRequestT, OpenAIMessageT, OpenAIModelListT, OpenAIModelT } from './schema.js';
 
 /**
  * The OpenAI chat-completions protocol over Atrium's one chat pipeline: this module only
@@ -23,6 +23,26 @@ const MODEL_ID = /^workspace\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[
 function modelNotFound(model: string): AppError {
   return new AppError('not_found', 'model_not_found', `The model '${model.slice(0, 200)}' does not exist or you do not have access to it`, [
     { path: 'body/model', message: 'is not a workspace model you can use (see GET /v1/models)' },
+  ]);
+}
+
+/**
+ * Tools are not passed to providers yet: a request that offers them (`tools`, the older
+ * `functions`, a `tool_choice` other than none) or carries an assistant's `tool_calls` is refused,
+ * never answered as if they were absent.
+ */
+function refuseTools(body: OpenAIChatRequestT): void {
+  const b = body as Record<string, unknown>;
+  const offered = (k: string) => (Array.isArray(b[k]) ? (b[k] as unknown[]).length > 0 : b[k] != null);
+  const field = ['tools', 'functions'].find(offered) ?? (b.tool_choice != null && b.tool_choice !== 'none' ? 'tool_choice' : undefined);
+  const callIndex = body.messages.findIndex((m) => {
+    const calls = (m as Record<string, unknown>).tool_calls;
+    return Array.isArray(calls) ? calls.length > 0 : calls != null;
+  });
+  const path = field ? `body/${field}` : callIndex >= 0 ? `body/messages/${callIndex}/tool_calls` : null;
+  if (!path) return;
+  throw badRequest('tools_unsupported', 'Tools are not supported on this server yet: send the request without tools, tool_choice or tool_calls', [
+    { path, message: 'tools are not supported' },
   ]);
 }
 
@@ -81,6 +101,14 @@ export class OpenAICompatService {
     return { object: 'list', data };
   }
 
+  /** One entry of {@link listModels} by its id; 404 `model_not_found` when the caller cannot see it. */
+  async getModel(caller: Principal, id: string): Promise<OpenAIModelT> {
+    if (!MODEL_ID.test(id)) throw modelNotFound(id);
+    const found = (await this.listModels(caller)).data.find((m) => m.id === id.toLowerCase());
+    if (!found) throw modelNotFound(id);
+    return found;
+  }
+
   /** The plain answer: one `chat.completion`. */
   async complete(caller: Principal, body: OpenAIChatRequestT, signal: AbortSignal): Promise<OpenAIChatCompletionT> {
     const t = await this.translate(caller, body);
@@ -133,6 +161,9 @@ export class OpenAICompatService {
         yield open(ev.sources);
         continue;
       }
+      // A refusal before any chunk is an ordinary error answer with its status (the route opens the
+      // stream only after the first item), so clients see a 400 context_length_exceeded as such.
+      if (ev.type === 'error' && !opened) throw errorOfEvent(ev);
       if (!opened) yield open([]);
       switch (ev.type) {
         case 'delta':
@@ -158,6 +189,7 @@ export class OpenAICompatService {
       throw err instanceof AppError && err.kind === 'not_found' ? modelNotFound(body.model) : err;
     });
     if (modelId && !w.models.some((x) => x.modelId === modelId.toLowerCase())) throw modelNotFound(body.model);
+    refuseTools(body);
     const a = body.atrium ?? {};
     if (a.store === false && a.threadId) {
       throw badRequest('validation_failed', 'A turn that continues a thread is stored: drop atrium.store or atrium.threadId', [

@@ -74,6 +74,11 @@ export class UsageService {
     this.promptRatios.set(modelId, Math.min(MAX_PROMPT_RATIO, Math.max(MIN_PROMPT_RATIO, reported / local)));
   }
 
+  /** The model's latest ratio on this node, if it has answered here (chat's fit calibrates with it too). */
+  promptRatioOf(modelId: string): number | undefined {
+    return this.promptRatios.get(modelId);
+  }
+
   private promptRatio(modelId: string): number {
     return this.promptRatios.get(modelId) ?? MIN_PROMPT_RATIO;
   }

@@ -463,7 +463,7 @@ export interface paths {
         put?: never;
         /**
          * Add a chat message, streamed response (text/event-stream)
-         * @description Server-sent events (text/event-stream). Each event is an `event: <type>` line, an `id:` line (its sequence number in the stream) and a `data:` line holding one ChatStreamEvent as JSON with the same `type`, then a blank line. The stream opens with a `retry:` line and may carry `: heartbeat` comment lines, which clients ignore. Order: `start` → `sources` (when context was used) → zero or more `delta` → `done`, or `error` in place of `done`; the stream ends after either.
+         * @description Server-sent events (text/event-stream). Each event is an `event: <type>` line, an `id:` line (its sequence number in the stream) and a `data:` line holding one ChatStreamEvent as JSON with the same `type`, then a blank line. The first event also carries a `retry:` line; `: ping` heartbeat comment lines may come between events, which clients ignore. Order: `start` → `sources` (when context was used) → zero or more `delta` → `done`, or `error` in place of `done`; the stream ends after either.
          */
         post: operations["streamChatCompletion"];
         delete?: never;
@@ -803,6 +803,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/models/{*}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One model of GET /v1/models by its id (`workspace/<workspaceId>` or `workspace/<workspaceId>/<modelId>`) */
+        get: operations["getOpenAIModel"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/chat/completions": {
         parameters: {
             query?: never;
@@ -814,7 +831,7 @@ export interface paths {
         put?: never;
         /**
          * OpenAI-compatible chat completion, plain or streamed
-         * @description With `stream: true`: server-sent events, each a `data:` line holding one OpenAIChatCompletionChunk as JSON. The first chunk carries `delta.role`, `atrium` and, when document context was used, `atrium_sources`; then content chunks; then a chunk with `finish_reason`; with `stream_options.include_usage` a last chunk with empty `choices` and `usage`. A failure after the stream started is one `data: {"error": {…}}` line. The stream always ends with `data: [DONE]`. Without `stream`: one OpenAIChatCompletion.
+         * @description With `stream: true`: server-sent events, each a `data:` line holding one OpenAIChatCompletionChunk as JSON (no `event:`, `id:` or `retry:` lines; `: ping` comment lines may come between events). The first chunk carries `delta.role`, `atrium` and, when document context was used, `atrium_sources`; then content chunks; then a chunk with `finish_reason`; with `stream_options.include_usage` a last chunk with empty `choices` and `usage`. A failure after the stream started is one `data: {"error": {…}}` line. The stream always ends with `data: [DONE]`. Without `stream`: one OpenAIChatCompletion.
          */
         post: operations["createOpenAIChatCompletion"];
         delete?: never;
@@ -6210,6 +6227,79 @@ export interface operations {
             };
             /** @description permission_error */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIError"];
+                };
+            };
+        };
+    };
+    getOpenAIModel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the model id; its slashes may be sent as %2F */
+                "*": string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description `workspace/<workspaceId>` (its first model) or `workspace/<workspaceId>/<modelId>` */
+                        id: string;
+                        /** @enum {string} */
+                        object: "model";
+                        created: number;
+                        owned_by: string;
+                        atrium: {
+                            /** Format: uuid */
+                            workspaceId: string;
+                            workspaceName: string;
+                            modelId: string | null;
+                            modelName: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description invalid_request_error: malformed JSON, a wrong type, a value out of range, an unsupported message */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIError"];
+                };
+            };
+            /** @description authentication_error: no or unknown API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIError"];
+                };
+            };
+            /** @description permission_error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIError"];
+                };
+            };
+            /** @description model_not_found: no such workspace (or model in it) visible to the caller; or an unknown thread or Plus entry */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
