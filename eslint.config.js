@@ -22,7 +22,8 @@ const moduleGraph = {
     type: 'problem',
     schema: [],
     messages: {
-      order: "modules/{{from}} may not import modules/{{to}}: a module imports only modules listed before it in MODULE_ORDER (eslint.config.js), which keeps the graph acyclic",
+      order:
+        'modules/{{from}} may not import modules/{{to}}: a module imports only modules listed before it in MODULE_ORDER (eslint.config.js), which keeps the graph acyclic',
       unknown: 'modules/{{name}} is not in MODULE_ORDER (eslint.config.js): place it after the modules it uses',
       bag: 'modules get the services they use through constructors or route options, never the Services bag (services.ts)',
       leaf: '{{from}}/ knows nothing of modules or HTTP: pass what it needs in as plain values',
@@ -42,7 +43,8 @@ const moduleGraph = {
         if (to.length === 1 && to[0] === 'services.js') return context.report({ node, messageId: 'bag' });
         if (to[0] === 'modules' && to[1] !== fromModule) {
           if (!MODULE_ORDER.includes(to[1])) return context.report({ node, messageId: 'unknown', data: { name: to[1] } });
-          if (MODULE_ORDER.indexOf(to[1]) > MODULE_ORDER.indexOf(fromModule)) context.report({ node, messageId: 'order', data: { from: fromModule, to: to[1] } });
+          if (MODULE_ORDER.indexOf(to[1]) > MODULE_ORDER.indexOf(fromModule))
+            context.report({ node, messageId: 'order', data: { from: fromModule, to: to[1] } });
         }
       } else if (LEAF_LAYERS.includes(from[0]) && (to[0] === 'modules' || to[0] === 'http' || to[0] === 'services.js')) {
         context.report({ node, messageId: 'leaf', data: { from: from[0] } });

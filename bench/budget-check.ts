@@ -79,7 +79,9 @@ try {
       for (const [k, s] of sides.entries()) {
         const a = summarize(lat[k]!.plain);
         const b = summarize(lat[k]!.budgeted);
-        console.log(`${backend.padEnd(8)} ${s.label.padEnd(12)} n=${a.n} plain p50 ${round(a.p50)} ms, budgeted p50 ${round(b.p50)} ms → budget check p50 ${round(b.p50 - a.p50)} ms (mean ${round(b.mean - a.mean)} ms)`);
+        console.log(
+          `${backend.padEnd(8)} ${s.label.padEnd(12)} n=${a.n} plain p50 ${round(a.p50)} ms, budgeted p50 ${round(b.p50)} ms → budget check p50 ${round(b.p50 - a.p50)} ms (mean ${round(b.mean - a.mean)} ms)`,
+        );
       }
     } finally {
       for (const s of sides) {

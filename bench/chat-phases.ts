@@ -17,7 +17,11 @@ import { createModel, createWorkspace } from '../test/helpers/factories.js';
 import { startStandInProvider } from '../test/support/standin-provider.js';
 import { percentile } from './lib/stats.js';
 
-const p50 = (samples: number[]) => percentile([...samples].sort((a, b) => a - b), 50).toFixed(3);
+const p50 = (samples: number[]) =>
+  percentile(
+    [...samples].sort((a, b) => a - b),
+    50,
+  ).toFixed(3);
 
 const WARMUP = Number(process.env.PHASES_WARMUP ?? 100);
 const ROUNDS = Number(process.env.PHASES_ROUNDS ?? 400);

@@ -33,7 +33,9 @@ interface Seeded {
 
 export async function seed(app: App): Promise<Seeded> {
   const post = (url: string, payload: object, key: string) => app.app.inject({ method: 'POST', url, payload, headers: { authorization: `Bearer ${key}` } });
-  const team = (await post('/api/v1/teams', { name: `bench-${randomUUID().slice(0, 8)}`, ownerName: 'O', ownerEmail: `o-${randomUUID()}@example.com` }, ADMIN_KEY)).json();
+  const team = (
+    await post('/api/v1/teams', { name: `bench-${randomUUID().slice(0, 8)}`, ownerName: 'O', ownerEmail: `o-${randomUUID()}@example.com` }, ADMIN_KEY)
+  ).json();
   const key = team.apiKey as string;
   const ws = (await post('/api/v1/workspaces', { name: 'bench' }, key)).json();
   const db = app.database.db;
@@ -59,7 +61,13 @@ export async function seed(app: App): Promise<Seeded> {
       const n = m % 2 === 0 ? 1 + Math.floor(rand() * 2) : 3 + Math.floor(rand() * 6);
       const content = Array.from({ length: n }, pick).join(' ');
       // whole words of letters only (not parts of paths, URLs or contractions, which the parser reads otherwise)
-      for (const w of new Set(content.split(/\s+/).filter((x) => /^[a-z]{6,}[,.;:]?$/.test(x)).map((x) => x.replace(/[,.;:]$/, '')))) df.set(w, (df.get(w) ?? 0) + 1);
+      for (const w of new Set(
+        content
+          .split(/\s+/)
+          .filter((x) => /^[a-z]{6,}[,.;:]?$/.test(x))
+          .map((x) => x.replace(/[,.;:]$/, '')),
+      ))
+        df.set(w, (df.get(w) ?? 0) + 1);
       batch.push({ id: randomUUID(), thread_id: t.id, role: m % 2 === 0 ? 'user' : 'assistant', content });
       if (batch.length >= INSERT_BATCH) await flush();
     }
@@ -95,7 +103,12 @@ async function measure(databaseUrl: string, label: string): Promise<{ rows: Row[
       let total = 0;
       for (let i = 0; i < WARMUP + RUNS; i++) {
         const t0 = now();
-        const res = await app.app.inject({ method: 'GET', url: '/api/v1/chat/search', query: { q, size: '20' }, headers: { authorization: `Bearer ${seeded.key}` } });
+        const res = await app.app.inject({
+          method: 'GET',
+          url: '/api/v1/chat/search',
+          query: { q, size: '20' },
+          headers: { authorization: `Bearer ${seeded.key}` },
+        });
         if (i >= WARMUP) ms.push(since(t0));
         if (res.statusCode !== 200) throw new Error(`search: ${res.statusCode} ${res.body}`);
         total = res.json().totalElements as number;
@@ -117,7 +130,12 @@ export async function benchChatSearch(): Promise<Section> {
   const targets: TargetRow[] = [];
   const notes: string[] = [];
   const target = (db: string, p50: number) =>
-    targets.push({ benchmark: `Conversation search, ${db}`, target: `p50 < ${TARGET_MS} ms at ${THREADS} threads × ${MESSAGES} messages`, measured: `${round(p50, 1)} ms (slowest query's p50)`, result: p50 < TARGET_MS ? 'pass' : 'MISS' });
+    targets.push({
+      benchmark: `Conversation search, ${db}`,
+      target: `p50 < ${TARGET_MS} ms at ${THREADS} threads × ${MESSAGES} messages`,
+      measured: `${round(p50, 1)} ms (slowest query's p50)`,
+      result: p50 < TARGET_MS ? 'pass' : 'MISS',
+    });
   const embedded = await measure('memory://', 'PGlite');
   rows.push(...embedded.rows);
   target('PGlite', embedded.worstP50);

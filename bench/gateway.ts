@@ -103,7 +103,11 @@ const TARGET_BUDGET_P50_MS = 0.2;
 export async function setUpBudgeted(client: HttpClient, base: string, openaiBaseUrl: string): Promise<{ key: string; workspaceId: string }> {
   const team = await setUpAtrium(client, base, openaiBaseUrl);
   const me = await client.json<{ team: { id: string } }>(target(`${base}/api/v1/me`), undefined, { method: 'GET', key: team.key });
-  await client.json(target(`${base}/api/v1/budgets`), { scope: 'team', scopeId: me.team.id, period: 'month', credits: 1e12, requestsPerMinute: 1e9 }, { key: team.key, expect: 201 });
+  await client.json(
+    target(`${base}/api/v1/budgets`),
+    { scope: 'team', scopeId: me.team.id, period: 'month', credits: 1e12, requestsPerMinute: 1e9 },
+    { key: team.key, expect: 201 },
+  );
   return team;
 }
 // ---- end usage -----------------------------------------------------------------------------
@@ -137,7 +141,8 @@ async function measureBackend(label: string, standIn: ServerProcess, t: Targets)
       v1: (i: number) => c1.request(t.v1, { body: v1Body(i), headers: auth }).then((r) => ok(r, '"chat.completion"')),
       direct: (i: number) => c1.request(t.direct, { body: providerBody(plainBody, PROMPTS[i % PROMPTS.length]!) }).then((r) => ok(r, '"choices"')),
       bare: (i: number) => c1.request(t.bare, { body: providerBody(plainBody, PROMPTS[i % PROMPTS.length]!) }).then((r) => ok(r, '"choices"')),
-      atrium: (i: number) => c1.request(t.atrium, { body: JSON.stringify({ prompt: PROMPTS[i % PROMPTS.length] }), headers: auth }).then((r) => ok(r, '"threadId"')),
+      atrium: (i: number) =>
+        c1.request(t.atrium, { body: JSON.stringify({ prompt: PROMPTS[i % PROMPTS.length] }), headers: auth }).then((r) => ok(r, '"threadId"')),
       // a follow-up turn in an existing short thread (2 statements: user turn + history read, answer)
       followUp: async (i: number) => {
         if (i % FOLLOW_UPS_PER_THREAD === 0 || !thread) {
@@ -145,23 +150,40 @@ async function measureBackend(label: string, standIn: ServerProcess, t: Targets)
           thread = opened.status === 200 ? (JSON.parse(opened.body) as { threadId: string }).threadId : null;
           if (!thread) return null;
         }
-        return c1.request(t.atrium, { body: JSON.stringify({ prompt: PROMPTS[(i + 1) % PROMPTS.length], threadId: thread }), headers: auth }).then((r) => ok(r, '"threadId"'));
+        return c1
+          .request(t.atrium, { body: JSON.stringify({ prompt: PROMPTS[(i + 1) % PROMPTS.length], threadId: thread }), headers: auth })
+          .then((r) => ok(r, '"threadId"'));
       },
       // usage: the same new-thread call by a team under a budget and a rate limit
       budgeted: (i: number) =>
         t.budgeted
-          ? c1.request(t.budgeted.target, { body: JSON.stringify({ prompt: PROMPTS[i % PROMPTS.length] }), headers: { authorization: `Bearer ${t.budgeted.key}` } }).then((r) => ok(r, '"threadId"'))
+          ? c1
+              .request(t.budgeted.target, {
+                body: JSON.stringify({ prompt: PROMPTS[i % PROMPTS.length] }),
+                headers: { authorization: `Bearer ${t.budgeted.key}` },
+              })
+              .then((r) => ok(r, '"threadId"'))
           : Promise.resolve(null),
     };
-    const latencyPaths = t.budgeted ? (['direct', 'bare', 'atrium', 'followUp', 'v1', 'budgeted'] as const) : (['direct', 'bare', 'atrium', 'followUp', 'v1'] as const);
+    const latencyPaths = t.budgeted
+      ? (['direct', 'bare', 'atrium', 'followUp', 'v1', 'budgeted'] as const)
+      : (['direct', 'bare', 'atrium', 'followUp', 'v1'] as const);
     const ttft = {
       direct: (i: number) =>
-        c1.request(t.direct, { body: providerBody(streamBody, PROMPTS[i % PROMPTS.length]!), mark: (s) => s.includes(DIRECT_FIRST_CONTENT) }).then((r) => (ok(r, '[DONE]') === null ? null : r.markMs)),
+        c1
+          .request(t.direct, { body: providerBody(streamBody, PROMPTS[i % PROMPTS.length]!), mark: (s) => s.includes(DIRECT_FIRST_CONTENT) })
+          .then((r) => (ok(r, '[DONE]') === null ? null : r.markMs)),
       bare: (i: number) =>
-        c1.request(t.bare, { body: providerBody(streamBody, PROMPTS[i % PROMPTS.length]!), mark: (s) => s.includes(DIRECT_FIRST_CONTENT) }).then((r) => (ok(r, '[DONE]') === null ? null : r.markMs)),
+        c1
+          .request(t.bare, { body: providerBody(streamBody, PROMPTS[i % PROMPTS.length]!), mark: (s) => s.includes(DIRECT_FIRST_CONTENT) })
+          .then((r) => (ok(r, '[DONE]') === null ? null : r.markMs)),
       atrium: (i: number) =>
         c1
-          .request(t.atriumStream, { body: JSON.stringify({ prompt: PROMPTS[i % PROMPTS.length] }), headers: auth, mark: (s) => s.includes(ATRIUM_FIRST_DELTA) })
+          .request(t.atriumStream, {
+            body: JSON.stringify({ prompt: PROMPTS[i % PROMPTS.length] }),
+            headers: auth,
+            mark: (s) => s.includes(ATRIUM_FIRST_DELTA),
+          })
           .then((r) => (ok(r, 'event: done') === null ? null : r.markMs)),
     };
 
@@ -170,7 +192,14 @@ async function measureBackend(label: string, standIn: ServerProcess, t: Targets)
     for (const k of ['direct', 'bare', 'atrium'] as const) await sequential(WARMUP / 3, ttft[k]);
 
     // Concurrency 1: interleaved rounds (direct, bare, Atrium), so drift hits all three alike.
-    const lat = { direct: [] as number[], bare: [] as number[], atrium: [] as number[], followUp: [] as number[], v1: [] as number[], budgeted: [] as number[] };
+    const lat = {
+      direct: [] as number[],
+      bare: [] as number[],
+      atrium: [] as number[],
+      followUp: [] as number[],
+      v1: [] as number[],
+      budgeted: [] as number[],
+    };
     let errors = 0;
     for (let i = 0; i < LATENCY_ROUNDS; i++) {
       for (const k of latencyPaths) {
@@ -179,7 +208,13 @@ async function measureBackend(label: string, standIn: ServerProcess, t: Targets)
         else lat[k].push(ms);
       }
     }
-    const s = { direct: summarize(lat.direct), bare: summarize(lat.bare), atrium: summarize(lat.atrium), followUp: summarize(lat.followUp), v1: summarize(lat.v1) };
+    const s = {
+      direct: summarize(lat.direct),
+      bare: summarize(lat.bare),
+      atrium: summarize(lat.atrium),
+      followUp: summarize(lat.followUp),
+      v1: summarize(lat.v1),
+    };
     const addedP50 = s.atrium.p50 - s.direct.p50;
     /** One latency row: a path's percentiles and what it adds over the direct call at the same percentile. */
     const row = (path: string, x: (typeof s)['direct'], target = ''): Row => ({
@@ -203,7 +238,11 @@ async function measureBackend(label: string, standIn: ServerProcess, t: Targets)
     if (t.budgeted) {
       const b = summarize(lat.budgeted);
       const cost = round(b.p50 - s.atrium.p50);
-      latency.push({ ...row('Atrium /completions under a team budget + rate limit', b), 'budget check p50 ms': cost, 'target (check)': verdict(cost, '<=', TARGET_BUDGET_P50_MS) });
+      latency.push({
+        ...row('Atrium /completions under a team budget + rate limit', b),
+        'budget check p50 ms': cost,
+        'target (check)': verdict(cost, '<=', TARGET_BUDGET_P50_MS),
+      });
     }
     if (errors > 0) notes.push(`${label}: ${errors} failed request(s) in the latency rounds.`);
 
@@ -219,7 +258,15 @@ async function measureBackend(label: string, standIn: ServerProcess, t: Targets)
     }
     const ts = { direct: summarize(tt.direct), bare: summarize(tt.bare), atrium: summarize(tt.atrium) };
     const streams: Row[] = [
-      { backend: label, path: 'direct stream (first content chunk)', n: ts.direct.n, 'TTFT p50 ms': round(ts.direct.p50), 'TTFT p99 ms': round(ts.direct.p99), 'added p50 ms': 0, 'added p99 ms': 0 },
+      {
+        backend: label,
+        path: 'direct stream (first content chunk)',
+        n: ts.direct.n,
+        'TTFT p50 ms': round(ts.direct.p50),
+        'TTFT p99 ms': round(ts.direct.p99),
+        'added p50 ms': 0,
+        'added p99 ms': 0,
+      },
       {
         backend: label,
         path: 'bare pass-through stream',
@@ -246,7 +293,8 @@ async function measureBackend(label: string, standIn: ServerProcess, t: Targets)
     const loadShots = {
       direct: (i: number) => cN.request(t.direct, { body: providerBody(plainBody, PROMPTS[i % PROMPTS.length]!), discardBody: true }).then((r) => ok(r)),
       bare: (i: number) => cN.request(t.bare, { body: providerBody(plainBody, PROMPTS[i % PROMPTS.length]!), discardBody: true }).then((r) => ok(r)),
-      atrium: (i: number) => cN.request(t.atrium, { body: JSON.stringify({ prompt: PROMPTS[i % PROMPTS.length] }), headers: auth, discardBody: true }).then((r) => ok(r)),
+      atrium: (i: number) =>
+        cN.request(t.atrium, { body: JSON.stringify({ prompt: PROMPTS[i % PROMPTS.length] }), headers: auth, discardBody: true }).then((r) => ok(r)),
       v1: (i: number) => cN.request(t.v1, { body: v1Body(i), headers: auth, discardBody: true }).then((r) => ok(r)),
     };
     const rps: Record<string, number> = {};
@@ -260,7 +308,14 @@ async function measureBackend(label: string, standIn: ServerProcess, t: Targets)
         const ls = summarize(r.latencies);
         throughput.push({
           backend: label,
-          path: k === 'direct' ? 'direct (stand-in)' : k === 'bare' ? 'bare Fastify pass-through' : k === 'v1' ? 'Atrium /v1/chat/completions' : 'Atrium /completions',
+          path:
+            k === 'direct'
+              ? 'direct (stand-in)'
+              : k === 'bare'
+                ? 'bare Fastify pass-through'
+                : k === 'v1'
+                  ? 'Atrium /v1/chat/completions'
+                  : 'Atrium /completions',
           requests: r.completed,
           errors: r.errors,
           'req/s': round(r.rps, 0),
@@ -294,7 +349,12 @@ export async function benchGateway(): Promise<Section> {
     bare = await ServerProcess.start('bare');
     const bareUrl = (await bare.call<{ url: string }>('bare.start', { upstream: si.openaiBaseUrl })).url;
 
-    const backends: Array<{ label: string; proc: string; thread?: boolean; db: () => Promise<{ url: string | null; drop(): Promise<void> } | { error: string }> }> = [
+    const backends: Array<{
+      label: string;
+      proc: string;
+      thread?: boolean;
+      db: () => Promise<{ url: string | null; drop(): Promise<void> } | { error: string }>;
+    }> = [
       { label: 'PGlite (on disk)', proc: 'atrium-pglite', db: async () => ({ url: null, drop: async () => {} }) },
       // The opt-in arrangement (EMBEDDED_DB_THREAD=on), measured in the same run: PGlite on its own thread.
       { label: 'PGlite (on disk, own thread)', proc: 'atrium-pglite-thread', thread: true, db: async () => ({ url: null, drop: async () => {} }) },
@@ -374,11 +434,16 @@ export async function benchGateway(): Promise<Section> {
     });
   }
   const misses = [
-    ...latency.filter((r) => String(r['target (added p50)']).startsWith('MISS')).map((r) => `added p50 on ${r.backend} is ${r['added p50 ms']} ms (target ≤ ${TARGET_ADDED_P50_MS} ms)`),
-    ...throughput.filter((r) => String(r['target (≥ 0.5× bare)']).startsWith('MISS')).map((r) => `throughput on ${r.backend} is ${r['vs bare']}× the bare pass-through (target ≥ ${TARGET_THROUGHPUT_RATIO}×)`),
+    ...latency
+      .filter((r) => String(r['target (added p50)']).startsWith('MISS'))
+      .map((r) => `added p50 on ${r.backend} is ${r['added p50 ms']} ms (target ≤ ${TARGET_ADDED_P50_MS} ms)`),
+    ...throughput
+      .filter((r) => String(r['target (≥ 0.5× bare)']).startsWith('MISS'))
+      .map((r) => `throughput on ${r.backend} is ${r['vs bare']}× the bare pass-through (target ≥ ${TARGET_THROUGHPUT_RATIO}×)`),
   ];
   const bareAdded = latency.filter((r) => String(r.path).startsWith('bare')).map((r) => `${r['added p50 ms']} ms on the ${r.backend} run`);
-  if (bareAdded.length > 0) notes.push(`For scale: the bare pass-through alone (one extra HTTP hop + fetch, no work) adds ${bareAdded.join(', ')} at p50 on this machine.`);
+  if (bareAdded.length > 0)
+    notes.push(`For scale: the bare pass-through alone (one extra HTTP hop + fetch, no work) adds ${bareAdded.join(', ')} at p50 on this machine.`);
   if (misses.length > 0) notes.unshift(`Targets missed: ${misses.join('; ')}.`);
   else notes.unshift('All gateway targets met.');
 
@@ -386,7 +451,7 @@ export async function benchGateway(): Promise<Section> {
     name: 'Gateway overhead (chat completions through Atrium)',
     method: [
       'The stand-in provider (test/support/standin-provider.ts), a bare Fastify pass-through (one route: parse JSON, `fetch` to the stand-in, return its JSON; no auth, no DB) and Atrium (`buildApp` + `listen`, on-disk PGlite — on the application thread as `npm start` runs it, and on a thread of its own (`EMBEDDED_DB_THREAD=on`) for comparison — or PostgreSQL with the default pool of 10) each run in their own Node process; the load generator (node:http, keep-alive agent) runs in the bench process, all on this machine.',
-      'Atrium requests are `POST /api/v1/chat/{workspaceId}/completions` with `{prompt}` — every request opens a new thread (thread + user message + pending prompt log in one statement, provider call, then answer + log update in a second statement; under concurrency both are group-committed). Direct and bare requests send the exact OpenAI body Atrium sent to the stand-in (copied from the stand-in\'s request log).',
+      "Atrium requests are `POST /api/v1/chat/{workspaceId}/completions` with `{prompt}` — every request opens a new thread (thread + user message + pending prompt log in one statement, provider call, then answer + log update in a second statement; under concurrency both are group-committed). Direct and bare requests send the exact OpenAI body Atrium sent to the stand-in (copied from the stand-in's request log).",
       `Latency: ${WARMUP} warm-up requests per path, then ${LATENCY_ROUNDS} interleaved rounds (direct, bare, Atrium new thread, Atrium follow-up) at concurrency 1; "added" = path minus direct at the same percentile. A follow-up is a \`{prompt, threadId}\` turn in a thread of at most ${FOLLOW_UPS_PER_THREAD} earlier turns (opening a new thread every ${FOLLOW_UPS_PER_THREAD} turns is not measured); it costs the same two statements, the first also reading the history.`,
       `Streams: ${STREAM_ROUNDS} interleaved rounds at concurrency 1; time-to-first-token = request start → first byte of the first content chunk (stand-in: \`"delta":{"content":"\`; Atrium: \`event: delta\`).`,
       'The OpenAI-compatible path is `POST /v1/chat/completions` with `{model: "workspace/<id>", messages: [{role: "user", content}]}` as an SDK sends it: the same turn without a stored thread (the pending prompt log in one statement, the provider call, the finished log in a second), plus the protocol translation; it is measured in the same interleaved rounds and loops.',

@@ -79,7 +79,14 @@ async function probeOnce(t: TestApp, key: string, chatUrl: string, out: Probe, i
 }
 
 const rssMb = (): number => Math.round(process.memoryUsage().rss / MiB);
-const ms = (xs: number[], p: number): number => round(percentile([...xs].sort((a, b) => a - b), p), 1);
+const ms = (xs: number[], p: number): number =>
+  round(
+    percentile(
+      [...xs].sort((a, b) => a - b),
+      p,
+    ),
+    1,
+  );
 
 export async function benchIngestHostile(): Promise<Section> {
   const sw = stopwatch();
@@ -88,7 +95,16 @@ export async function benchIngestHostile(): Promise<Section> {
     databaseUrl: null,
     dataDir: mkdtempSync(path.join(tmpdir(), 'atrium-hostile-')),
     // the 5,000-page case is read in full; the other caps are the defaults
-    ingest: { workers: 2, workerMaxMemoryMb: 512, timeoutMs: 120_000, maxPdfPages: 5000, maxInflatedMemberBytes: 50 * MiB, maxInflatedTotalBytes: 100 * MiB, maxChars: 25_000_000, maxChunks: 20_000 },
+    ingest: {
+      workers: 2,
+      workerMaxMemoryMb: 512,
+      timeoutMs: 120_000,
+      maxPdfPages: 5000,
+      maxInflatedMemberBytes: 50 * MiB,
+      maxInflatedTotalBytes: 100 * MiB,
+      maxChars: 25_000_000,
+      maxChunks: 20_000,
+    },
   });
   try {
     const team = await newTeam(t);
@@ -101,13 +117,30 @@ export async function benchIngestHostile(): Promise<Section> {
     const base: Probe = { health: [], chat: [] };
     for (let i = 0; i < 20; i++) await probeOnce(t, team.ownerKey, chatUrl, { health: [], chat: [] }, i); // warm-up
     for (let i = 0; i < BASELINE_PROBES; i++) await probeOnce(t, team.ownerKey, chatUrl, base, i);
-    rows.push({ upload: 'none (reference)', 'upload s': '—', status: '—', probes: base.health.length, 'healthz p50 ms': ms(base.health, 50), 'healthz max ms': ms(base.health, 100), 'chat p50 ms': ms(base.chat, 50), 'chat max ms': ms(base.chat, 100), 'event-loop delay max ms': '—', 'RSS before MB': '—', 'RSS peak MB': '—', 'RSS after MB': rssMb(), 'workers after': t.services.plus.ingestStats().workers });
+    rows.push({
+      upload: 'none (reference)',
+      'upload s': '—',
+      status: '—',
+      probes: base.health.length,
+      'healthz p50 ms': ms(base.health, 50),
+      'healthz max ms': ms(base.health, 100),
+      'chat p50 ms': ms(base.chat, 50),
+      'chat max ms': ms(base.chat, 100),
+      'event-loop delay max ms': '—',
+      'RSS before MB': '—',
+      'RSS peak MB': '—',
+      'RSS after MB': rssMb(),
+      'workers after': t.services.plus.ingestStats().workers,
+    });
 
     for (const c of CASES) {
       const bytes = await c.make();
       const before = rssMb();
       let peak = before;
-      const body = multipart([{ name: 'title', value: c.name }, { name: 'files', filename: c.filename, contentType: c.mime, data: bytes }]);
+      const body = multipart([
+        { name: 'title', value: c.name },
+        { name: 'files', filename: c.filename, contentType: c.mime, data: bytes },
+      ]);
       const started = performance.now();
       let settled = false;
       const upload = t.request({ method: 'POST', url: '/api/v1/plus', key: team.ownerKey, ...body }).finally(() => (settled = true));

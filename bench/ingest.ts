@@ -86,19 +86,13 @@ export function loadCorpora(): Corpus[] {
   const text = buildCorpus(
     'text (licences + copyright files)',
     'corpus.txt',
-    [
-      ...listFiles('/usr/share/common-licenses', () => true, 0),
-      ...listFiles('/usr/share/doc', (n) => n === 'copyright'),
-    ],
+    [...listFiles('/usr/share/common-licenses', () => true, 0), ...listFiles('/usr/share/doc', (n) => n === 'copyright')],
     [join(fixtures, 'gpl-3.txt')],
   );
   const markdown = buildCorpus(
     'markdown (READMEs)',
     'corpus.md',
-    [
-      ...listFiles(join(ROOT, 'node_modules'), (n) => n.toLowerCase() === 'readme.md'),
-      ...listFiles('/usr/share/doc', (n) => n.endsWith('.md')),
-    ],
+    [...listFiles(join(ROOT, 'node_modules'), (n) => n.toLowerCase() === 'readme.md'), ...listFiles('/usr/share/doc', (n) => n.endsWith('.md'))],
     [join(fixtures, 'mammoth-readme.md')],
   );
   return [text, markdown];

@@ -10,7 +10,11 @@ import { percentile } from './lib/stats.js';
 
 const WARMUP = 300;
 const ROUNDS = 2000;
-const p50 = (samples: number[]) => percentile([...samples].sort((a, b) => a - b), 50).toFixed(3);
+const p50 = (samples: number[]) =>
+  percentile(
+    [...samples].sort((a, b) => a - b),
+    50,
+  ).toFixed(3);
 
 const standIn = await startStandInProvider();
 const req: ProviderRequest = {

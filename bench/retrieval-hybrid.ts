@@ -52,7 +52,13 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 async function startAtrium(databaseUrl: string | null): Promise<{ built: App; close(): Promise<void> }> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'atrium-bench-hybrid-'));
   // pgvector registered from the first start (a new folder would register it from its second: db/files.ts)
-  const base = loadConfig({ DATA_DIR: dataDir, ADMIN_API_KEY: ADMIN_KEY, SECRET_KEY: 'test-secret-key-0123456789', LOG_LEVEL: 'silent', VECTOR_EXTENSION: 'on' });
+  const base = loadConfig({
+    DATA_DIR: dataDir,
+    ADMIN_API_KEY: ADMIN_KEY,
+    SECRET_KEY: 'test-secret-key-0123456789',
+    LOG_LEVEL: 'silent',
+    VECTOR_EXTENSION: 'on',
+  });
   // no background worker: the vectors are written by the benchmark
   const built = await buildApp({ ...base, databaseUrl, embeddings: { ...base.embeddings, workerIntervalMs: 0 } }, { logger: false });
   return {
@@ -118,7 +124,14 @@ async function onBackend(label: string, databaseUrl: string | null, sentences: s
     await db.execute(sql`analyze plus_terms`);
     const model = await app.services.models.create(
       caller,
-      { name: 'bench embeddings', apiBase: 'OPENAI', url: standIn.openaiBaseUrl, baseModel: 'bench-embed', kind: 'embedding', embeddingDimensions: DIMS } as unknown as Parameters<App['services']['models']['create']>[1],
+      {
+        name: 'bench embeddings',
+        apiBase: 'OPENAI',
+        url: standIn.openaiBaseUrl,
+        baseModel: 'bench-embed',
+        kind: 'embedding',
+        embeddingDimensions: DIMS,
+      } as unknown as Parameters<App['services']['models']['create']>[1],
       { system: false },
     );
     const vectorSeconds = await seedVectors(app, plusId, model.id);
@@ -126,7 +139,9 @@ async function onBackend(label: string, databaseUrl: string | null, sentences: s
     // database), built before any question as a server has it after an entry's first search
     const indexes = app.services.plus.lexicalIndexes;
     if (indexes) {
-      const version = ((await db.execute(sql`select lexical_version as v from plus_entries where id = ${plusId}::uuid`)) as unknown as { rows: Array<{ v: number | string }> }).rows[0]!.v;
+      const version = (
+        (await db.execute(sql`select lexical_version as v from plus_entries where id = ${plusId}::uuid`)) as unknown as { rows: Array<{ v: number | string }> }
+      ).rows[0]!.v;
       indexes.current(plusId, Number(version));
       await indexes.idle();
       notes.push(`${label}: full-text ranking from the in-memory lexical index (LEXICAL_INDEX=auto), built before the questions.`);
@@ -161,7 +176,9 @@ async function onBackend(label: string, databaseUrl: string | null, sentences: s
     let hybridAsked = 0;
     const teamModel = (on: boolean) =>
       on
-        ? db.execute(sql`insert into team_embedding_models (team_id, model_id) values (${caller.teamId}::uuid, ${model.id}::uuid) on conflict (team_id) do nothing`)
+        ? db.execute(
+            sql`insert into team_embedding_models (team_id, model_id) values (${caller.teamId}::uuid, ${model.id}::uuid) on conflict (team_id) do nothing`,
+          )
         : db.execute(sql`delete from team_embedding_models where team_id = ${caller.teamId}::uuid`);
     for (const qs of rounds) {
       await teamModel(false);
@@ -176,7 +193,10 @@ async function onBackend(label: string, databaseUrl: string | null, sentences: s
       hybridAsked += hybrid.length - n + WARMUP;
     }
     // the vector search alone, both SQL forms (the question vector from the stand-in once per question)
-    if (hybridFailed > 0) notes.push(`${label}: ${hybridFailed} of ${hybridAsked} hybrid questions could not be embedded and ran full-text only (first error: ${String((errors[0] as Error)?.message ?? errors[0])}).`);
+    if (hybridFailed > 0)
+      notes.push(
+        `${label}: ${hybridFailed} of ${hybridAsked} hybrid questions could not be embedded and ran full-text only (first error: ${String((errors[0] as Error)?.message ?? errors[0])}).`,
+      );
     const qv = async (q: string) => {
       for (let i = 0; i < 3; i++) {
         const v = await app.services.embeddings.queryVector(caller.teamId, q);
@@ -204,12 +224,33 @@ async function onBackend(label: string, databaseUrl: string | null, sentences: s
     const ft = summarize(fullText);
     const hy = summarize(hybrid);
     const rows: Row[] = [
-      { backend: label, path: 'context-for-prompt, full-text only (no embedding model)', n: ft.n, 'p50 ms': round(ft.p50), 'p99 ms': round(ft.p99), 'vs full-text (p50)': 1 },
-      { backend: label, path: `context-for-prompt, hybrid (${vectorOps ? 'pgvector' : 'real[] fallback'})`, n: hy.n, 'p50 ms': round(hy.p50), 'p99 ms': round(hy.p99), 'vs full-text (p50)': round(hy.p50 / ft.p50, 2) },
+      {
+        backend: label,
+        path: 'context-for-prompt, full-text only (no embedding model)',
+        n: ft.n,
+        'p50 ms': round(ft.p50),
+        'p99 ms': round(ft.p99),
+        'vs full-text (p50)': 1,
+      },
+      {
+        backend: label,
+        path: `context-for-prompt, hybrid (${vectorOps ? 'pgvector' : 'real[] fallback'})`,
+        n: hy.n,
+        'p50 ms': round(hy.p50),
+        'p99 ms': round(hy.p99),
+        'vs full-text (p50)': round(hy.p50 / ft.p50, 2),
+      },
     ];
     for (const [key, times] of Object.entries(sqlTimes)) {
       const s = summarize(times);
-      rows.push({ backend: label, path: `vector search SQL alone, ${key} (exact, ${DIMS} dims)`, n: s.n, 'p50 ms': round(s.p50), 'p99 ms': round(s.p99), 'vs full-text (p50)': round(s.p50 / ft.p50, 2) });
+      rows.push({
+        backend: label,
+        path: `vector search SQL alone, ${key} (exact, ${DIMS} dims)`,
+        n: s.n,
+        'p50 ms': round(s.p50),
+        'p99 ms': round(s.p99),
+        'vs full-text (p50)': round(s.p50 / ft.p50, 2),
+      });
     }
     return { rows, notes, targets: [] };
   } finally {

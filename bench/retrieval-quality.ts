@@ -102,7 +102,10 @@ async function legacyRanked(db: Executor, plusId: string, question: string, limi
     from ts_stat(${vectors}) s
     where s.word = any(tsvector_to_array(to_tsvector('english', ${question})))`)) as unknown as { rows: Array<{ lexeme: string; df: number; n: number }> };
   const n = stats.rows[0]?.n ?? 0;
-  const picked = chooseTerms(stats.rows.map((r) => ({ lexeme: r.lexeme, df: Number(r.df) })), n);
+  const picked = chooseTerms(
+    stats.rows.map((r) => ({ lexeme: r.lexeme, df: Number(r.df) })),
+    n,
+  );
   if (!picked) return [];
   const choice: TermChoice = { ...picked, idf: picked.rank.map((l) => Math.log(1 + n / Number(stats.rows.find((r) => r.lexeme === l)!.df))) };
   const ids: number[] = [];
@@ -160,7 +163,14 @@ export async function retrievalQuality(): Promise<QualityResult> {
   return { tables, notes };
 }
 
-async function measureSet(atrium: Awaited<ReturnType<typeof startAtrium>>, client: HttpClient, key: string, set: LabelledSet, misses: Row[], notes: string[]): Promise<Table> {
+async function measureSet(
+  atrium: Awaited<ReturnType<typeof startAtrium>>,
+  client: HttpClient,
+  key: string,
+  set: LabelledSet,
+  misses: Row[],
+  notes: string[],
+): Promise<Table> {
   const parts: Part[] = [{ name: 'title', value: set.label }];
   for (const d of set.docs) parts.push({ name: 'files', filename: d.file, contentType: mimeOf(d.file), data: readFileSync(d.path) });
   const ingestStart = now();
@@ -174,9 +184,11 @@ async function measureSet(atrium: Awaited<ReturnType<typeof startAtrium>>, clien
   const scope = { plusIds: [plusId], fileIds: [] };
 
   // the same stored chunks, indexed by a plain BM25 library
-  const chunks = ((await db.execute(sql`select id, file_id, file_data_processed as text from plus_chunks where plus_id = ${plusId}::uuid order by id`)) as unknown as {
-    rows: Array<{ id: number | string; file_id: string; text: string }>;
-  }).rows.map((r) => ({ id: Number(r.id), fileId: r.file_id, text: r.text }));
+  const chunks = (
+    (await db.execute(sql`select id, file_id, file_data_processed as text from plus_chunks where plus_id = ${plusId}::uuid order by id`)) as unknown as {
+      rows: Array<{ id: number | string; file_id: string; text: string }>;
+    }
+  ).rows.map((r) => ({ id: Number(r.id), fileId: r.file_id, text: r.text }));
   notes.push(`${set.label}: ${set.docs.length} documents, ${chunks.length} chunks, ${set.questions.length} questions; ingested in ${ingestS.toFixed(1)} s.`);
   const byId = new Map(chunks.map((c) => [c.id, c]));
   const mini = new MiniSearch<{ id: number; text: string }>({ fields: ['text'], storeFields: [] });
@@ -186,12 +198,38 @@ async function measureSet(atrium: Awaited<ReturnType<typeof startAtrium>>, clien
   const previous = (q: Labelled) => q.history.at(-1) ?? null;
   const hasFollowups = set.questions.some((q) => q.kind === 'followup');
   const methods: Method[] = [
-    { name: 'Atrium (this branch)', ranked: async (q) => (await repo.retrieve(db, scope, { text: q.question, carry: previous(q) }, K_MRR)).chunks.map((c) => c.chunkId) },
-    ...(hasFollowups ? [{ name: 'Atrium, follow-ups without carried terms', ranked: async (q: Labelled) => (await repo.retrieve(db, scope, { text: q.question }, K_MRR)).chunks.map((c) => c.chunkId) }] : []),
-    { name: 'before BM25 (idf sum × (1 + ts_rank))', ranked: async (q) => legacyRanked(db, plusId, q.question, K_MRR) },
-    { name: 'MiniSearch BM25 (reference)', ranked: async (q) => mini.search(q.question).slice(0, K_MRR).map((r) => Number(r.id)) },
+    {
+      name: 'Atrium (this branch)',
+      ranked: async (q) => (await repo.retrieve(db, scope, { text: q.question, carry: previous(q) }, K_MRR)).chunks.map((c) => c.chunkId),
+    },
     ...(hasFollowups
-      ? [{ name: 'MiniSearch BM25, follow-ups with the previous question appended', ranked: async (q: Labelled) => mini.search([previous(q), q.question].filter(Boolean).join(' ')).slice(0, K_MRR).map((r) => Number(r.id)) }]
+      ? [
+          {
+            name: 'Atrium, follow-ups without carried terms',
+            ranked: async (q: Labelled) => (await repo.retrieve(db, scope, { text: q.question }, K_MRR)).chunks.map((c) => c.chunkId),
+          },
+        ]
+      : []),
+    { name: 'before BM25 (idf sum × (1 + ts_rank))', ranked: async (q) => legacyRanked(db, plusId, q.question, K_MRR) },
+    {
+      name: 'MiniSearch BM25 (reference)',
+      ranked: async (q) =>
+        mini
+          .search(q.question)
+          .slice(0, K_MRR)
+          .map((r) => Number(r.id)),
+    },
+    ...(hasFollowups
+      ? [
+          {
+            name: 'MiniSearch BM25, follow-ups with the previous question appended',
+            ranked: async (q: Labelled) =>
+              mini
+                .search([previous(q), q.question].filter(Boolean).join(' '))
+                .slice(0, K_MRR)
+                .map((r) => Number(r.id)),
+          },
+        ]
       : []),
   ];
   const kinds: Kind[] = ['easy', 'hard', 'followup'];
@@ -214,7 +252,8 @@ async function measureSet(atrium: Awaited<ReturnType<typeof startAtrium>>, clien
         if (at >= 0 && at < K_MRR) x.rr += 1 / (at + 1);
         t.set(k, x);
       }
-      if (m === methods[0] && !(at >= 0 && at < K_RECALL)) misses.push({ set: q.set, id: q.id, kind: q.kind, question: q.question, 'rank (top 10)': at >= 0 ? at + 1 : '—' });
+      if (m === methods[0] && !(at >= 0 && at < K_RECALL))
+        misses.push({ set: q.set, id: q.id, kind: q.kind, question: q.question, 'rank (top 10)': at >= 0 ? at + 1 : '—' });
     }
     const row: Row = { method: m.name };
     for (const k of [...kinds, 'all']) {
@@ -226,7 +265,10 @@ async function measureSet(atrium: Awaited<ReturnType<typeof startAtrium>>, clien
     }
     rows.push(row);
   }
-  const label = kinds.filter((k) => counts.has(k)).map((k) => `${k} ${counts.get(k)}`).join(', ');
+  const label = kinds
+    .filter((k) => counts.has(k))
+    .map((k) => `${k} ${counts.get(k)}`)
+    .join(', ');
   return { title: `Retrieval quality, ${set.label} (${label})`, rows };
 }
 

@@ -46,7 +46,6 @@ const TOP_K = 5;
 const TARGET_RATIO = 1.5;
 const TARGET_P50_MS = 3;
 
-
 type Json = Record<string, unknown>;
 
 interface Atrium {
@@ -60,7 +59,14 @@ export async function startAtrium(databaseUrl: string | null): Promise<Atrium> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'atrium-bench-'));
   const config = {
     // pgvector registered from the first start (a new folder would register it from its second: db/files.ts)
-    ...loadConfig({ DATA_DIR: dataDir, ADMIN_API_KEY: ADMIN_KEY, SECRET_KEY: 'test-secret-key-0123456789', LOG_LEVEL: 'silent', VECTOR_EXTENSION: 'on', EMBEDDED_SHARED_BUFFERS: process.env.EMBEDDED_SHARED_BUFFERS ?? 'auto' }),
+    ...loadConfig({
+      DATA_DIR: dataDir,
+      ADMIN_API_KEY: ADMIN_KEY,
+      SECRET_KEY: 'test-secret-key-0123456789',
+      LOG_LEVEL: 'silent',
+      VECTOR_EXTENSION: 'on',
+      EMBEDDED_SHARED_BUFFERS: process.env.EMBEDDED_SHARED_BUFFERS ?? 'auto',
+    }),
     databaseUrl,
   };
   const built = await buildApp(config, { logger: false });
@@ -88,7 +94,12 @@ export async function newTeam(client: HttpClient, base: string): Promise<{ key: 
 /** Create a Plus entry through the real multipart API; returns the entry as the API shows it. */
 export async function postPlus(client: HttpClient, base: string, key: string, parts: Part[]): Promise<Json> {
   const { payload, headers } = multipart(parts);
-  const r = await client.request(target(`${base}/api/v1/plus`), { method: 'POST', body: payload, headers: { ...headers, authorization: `Bearer ${key}` }, timeoutMs: 300_000 });
+  const r = await client.request(target(`${base}/api/v1/plus`), {
+    method: 'POST',
+    body: payload,
+    headers: { ...headers, authorization: `Bearer ${key}` },
+    timeoutMs: 300_000,
+  });
   if (r.status !== 200) throw new Error(`POST /api/v1/plus: ${r.status} ${r.body.slice(0, 500)}`);
   return JSON.parse(r.body) as Json;
 }
@@ -111,7 +122,9 @@ export async function seedChunks(app: App, plusId: string, userId: number, sente
     insert into plus_files (id, plus_id, user_id, filename, mime_type, bytes, content, text, token_size)
     select gen_random_uuid(), ${plusId}::uuid, ${userId}, 'handbook-' || lpad(g::text, 3, '0') || '.txt', 'text/plain', 0, ''::bytea, '', 0
     from generate_series(1, ${FILES}) g`);
-  const files = ((await db.execute(sql`select id from plus_files where plus_id = ${plusId}::uuid order by filename`)) as unknown as { rows: Array<{ id: string }> }).rows;
+  const files = (
+    (await db.execute(sql`select id from plus_files where plus_id = ${plusId}::uuid order by filename`)) as unknown as { rows: Array<{ id: string }> }
+  ).rows;
   const rand = prng(20_240_601);
   const perFile = CHUNKS / FILES;
   let chars = 0;
@@ -145,14 +158,18 @@ export async function seedChunks(app: App, plusId: string, userId: number, sente
     on conflict (plus_id, lexeme) do update set df = plus_terms.df + excluded.df`);
   await db.execute(sql`update plus_entries set chunk_count = chunk_count + ${CHUNKS} where id = ${plusId}::uuid`);
   // a file's token_size is the sum of its chunks' (as ingestion stores it; retrieval's average chunk length)
-  await db.execute(sql`update plus_files f set token_size = (select coalesce(sum(c.token_size), 0) from plus_chunks c where c.file_id = f.id) where f.plus_id = ${plusId}::uuid`);
+  await db.execute(
+    sql`update plus_files f set token_size = (select coalesce(sum(c.token_size), 0) from plus_chunks c where c.file_id = f.id) where f.plus_id = ${plusId}::uuid`,
+  );
   // and, as it does, merge the GIN index's pending list (else every search scans it)
   await db.execute(sql`select gin_clean_pending_list('plus_chunks_search_idx'::regclass)`);
   return { seconds: (now() - started) / 1000, avgChars: chars / CHUNKS };
 }
 
 const STOP = new Set(
-  'about above after again against because been before being below between both could does doing down during each from further have having here itself just more most once only other over same should some such than that their them then there these they this those through under until very were what when where which while whom will with would your yours also into upon shall must within without'.split(' '),
+  'about above after again against because been before being below between both could does doing down during each from further have having here itself just more most once only other over same should some such than that their them then there these they this those through under until very were what when where which while whom will with would your yours also into upon shall must within without'.split(
+    ' ',
+  ),
 );
 
 /** 200 varied questions: hand-written ones, then ones built from content words of random corpus sentences. */
@@ -362,11 +379,37 @@ async function latencyOnBackend(label: string, databaseUrl: string | null, sente
     const ref = indexes ? s.index : s.sql;
     const ratio = s.http.p50 / ref.p50;
     const rows: Row[] = [
-      { backend: label, path: `raw SQL ranking (db.execute)${indexes ? ', not used by the service here' : ''}`, n: s.sql.n, 'p50 ms': round(s.sql.p50), 'p99 ms': round(s.sql.p99), 'vs SQL (p50)': round(s.sql.p50 / ref.p50, 2), target: '' },
+      {
+        backend: label,
+        path: `raw SQL ranking (db.execute)${indexes ? ', not used by the service here' : ''}`,
+        n: s.sql.n,
+        'p50 ms': round(s.sql.p50),
+        'p99 ms': round(s.sql.p99),
+        'vs SQL (p50)': round(s.sql.p50 / ref.p50, 2),
+        target: '',
+      },
       ...(indexes
-        ? [{ backend: label, path: 'in-memory index: its 2 statements + ranking', n: s.index.n, 'p50 ms': round(s.index.p50), 'p99 ms': round(s.index.p99), 'vs SQL (p50)': 1, target: '' }]
+        ? [
+            {
+              backend: label,
+              path: 'in-memory index: its 2 statements + ranking',
+              n: s.index.n,
+              'p50 ms': round(s.index.p50),
+              'p99 ms': round(s.index.p99),
+              'vs SQL (p50)': 1,
+              target: '',
+            },
+          ]
         : []),
-      { backend: label, path: 'services.plus.contextForPrompt', n: s.service.n, 'p50 ms': round(s.service.p50), 'p99 ms': round(s.service.p99), 'vs SQL (p50)': round(s.service.p50 / ref.p50, 2), target: '' },
+      {
+        backend: label,
+        path: 'services.plus.contextForPrompt',
+        n: s.service.n,
+        'p50 ms': round(s.service.p50),
+        'p99 ms': round(s.service.p99),
+        'vs SQL (p50)': round(s.service.p50 / ref.p50, 2),
+        target: '',
+      },
       {
         backend: label,
         path: 'POST /plus/{id}/context-for-prompt (HTTP)',
@@ -378,14 +421,21 @@ async function latencyOnBackend(label: string, databaseUrl: string | null, sente
       },
     ];
     const hs = summarize(hits);
-    if (s.sql.n < questions.length) notes.push(`${label}: the ${LOOP_BUDGET_MS / 1000} s time budget allowed ${s.sql.n} of the ${questions.length} questions (p99 over few samples is close to the maximum).`);
-    notes.push(`${label}: the search returned ${round(hs.mean, 1)} chunks on average (of at most ${CANDIDATES}); ${hits.filter((h) => h === 0).length} question(s) matched nothing (the opening chunks were used).`);
+    if (s.sql.n < questions.length)
+      notes.push(
+        `${label}: the ${LOOP_BUDGET_MS / 1000} s time budget allowed ${s.sql.n} of the ${questions.length} questions (p99 over few samples is close to the maximum).`,
+      );
+    notes.push(
+      `${label}: the search returned ${round(hs.mean, 1)} chunks on average (of at most ${CANDIDATES}); ${hits.filter((h) => h === 0).length} question(s) matched nothing (the opening chunks were used).`,
+    );
 
     // How many chunks the steps that ran matched, per question (what the search had to rank).
     const countMatches = async (choice: TermChoice | null, steps: number): Promise<number> => {
       let n = 0;
       for (const step of choice?.steps.slice(0, steps) ?? []) {
-        const r = (await db.execute(sql`select count(*)::int as n from plus_chunks c where c.search @@ cast(${step.match} as tsquery) and c.plus_id = ${plusId}::uuid`)) as unknown as Rows<{ n: number }>;
+        const r = (await db.execute(
+          sql`select count(*)::int as n from plus_chunks c where c.search @@ cast(${step.match} as tsquery) and c.plus_id = ${plusId}::uuid`,
+        )) as unknown as Rows<{ n: number }>;
         n += r.rows[0]?.n ?? 0;
       }
       return n;
@@ -405,7 +455,9 @@ async function latencyOnBackend(label: string, databaseUrl: string | null, sente
       `${label}: ${round(termsPer.mean, 1)} ranking lexemes per question on average; the search steps that ran (questions): ${[...kinds]
         .sort((x, y) => y[1] - x[1])
         .map(([k, v]) => `${k} (${v})`)
-        .join('; ')}. They matched a median of ${Math.round(ms.p50).toLocaleString('en')} chunks per question (p90 ${Math.round(ms.p90).toLocaleString('en')}, max ${Math.round(ms.max).toLocaleString('en')}) of ${CHUNKS.toLocaleString('en')}; a search ranks every chunk it matches before its LIMIT, so its cost follows that number.`,
+        .join(
+          '; ',
+        )}. They matched a median of ${Math.round(ms.p50).toLocaleString('en')} chunks per question (p90 ${Math.round(ms.p90).toLocaleString('en')}, max ${Math.round(ms.max).toLocaleString('en')}) of ${CHUNKS.toLocaleString('en')}; a search ranks every chunk it matches before its LIMIT, so its cost follows that number.`,
     );
 
     // The plan of the question whose raw SQL time is the median.
@@ -416,7 +468,9 @@ async function latencyOnBackend(label: string, databaseUrl: string | null, sente
     const mAvgLen = mStats.rows[0] && mStats.rows[0].n > 0 ? Number(mStats.rows[0].tokens) / mStats.rows[0].n : 0;
     const planLines: string[] = [];
     for (const [i, step] of (m?.choice?.steps.slice(0, m.steps) ?? []).entries()) {
-      const pr = (await db.execute(sql`explain (analyze, buffers) ${searchSql(scope, m!.choice!, step, CANDIDATES, mAvgLen)}`)) as unknown as Rows<Record<string, string>>;
+      const pr = (await db.execute(sql`explain (analyze, buffers) ${searchSql(scope, m!.choice!, step, CANDIDATES, mAvgLen)}`)) as unknown as Rows<
+        Record<string, string>
+      >;
       planLines.push(`-- step ${i + 1} (${step.kind}), shown with limit ${CANDIDATES}: ${step.match}`, ...pr.rows.map((r) => String(Object.values(r)[0])));
     }
     const plan = [
@@ -437,7 +491,9 @@ export async function benchRetrieval(): Promise<Section> {
   const sentences = loadSentences();
   const questions = makeQuestions(sentences, QUESTIONS);
   const latency: Row[] = [];
-  const notes: string[] = [`Chunk text: ${sentences.length} distinct sentences from /usr/share/common-licenses, test/fixtures/*.txt|md and node_modules READMEs; each chunk is 3–9 of them drawn at random (fixed seed).`];
+  const notes: string[] = [
+    `Chunk text: ${sentences.length} distinct sentences from /usr/share/common-licenses, test/fixtures/*.txt|md and node_modules READMEs; each chunk is 3–9 of them drawn at random (fixed seed).`,
+  ];
   const plans: string[] = [];
 
   const backends: Array<{ label: string; db: () => Promise<{ url: string | null; drop(): Promise<void> } | { error: string }> }> = [
@@ -477,16 +533,29 @@ export async function benchRetrieval(): Promise<Section> {
 
   const misses = latency
     .filter((r) => String(r.target).includes('MISS'))
-    .map((r) => `${r.backend}: HTTP p50 ${r['p50 ms']} ms, ${r['vs SQL (p50)']}× what the service runs (targets: ≤ ${TARGET_RATIO}×; p50 ≤ ${TARGET_P50_MS} ms on PGlite)`);
+    .map(
+      (r) =>
+        `${r.backend}: HTTP p50 ${r['p50 ms']} ms, ${r['vs SQL (p50)']}× what the service runs (targets: ≤ ${TARGET_RATIO}×; p50 ≤ ${TARGET_P50_MS} ms on PGlite)`,
+    );
   if (misses.length > 0) notes.unshift(`Targets missed: ${misses.join('; ')}.`);
 
   const targets: TargetRow[] = [];
   for (const r of latency.filter((x) => String(x.target).length > 0)) {
     const ratio = Number(r['vs SQL (p50)']);
-    targets.push({ benchmark: `Retrieval, ${r.backend}`, target: `context-for-prompt p50 ≤ ${TARGET_RATIO}× what the service runs`, measured: `${ratio}×`, result: ratio <= TARGET_RATIO ? 'pass' : 'MISS' });
+    targets.push({
+      benchmark: `Retrieval, ${r.backend}`,
+      target: `context-for-prompt p50 ≤ ${TARGET_RATIO}× what the service runs`,
+      measured: `${ratio}×`,
+      result: ratio <= TARGET_RATIO ? 'pass' : 'MISS',
+    });
     if (String(r.backend).startsWith('PGlite')) {
       const p50 = Number(r['p50 ms']);
-      targets.push({ benchmark: `Retrieval, ${r.backend}`, target: `context-for-prompt p50 ≤ ${TARGET_P50_MS} ms (100k chunks)`, measured: `${p50} ms`, result: p50 <= TARGET_P50_MS ? 'pass' : 'MISS' });
+      targets.push({
+        benchmark: `Retrieval, ${r.backend}`,
+        target: `context-for-prompt p50 ≤ ${TARGET_P50_MS} ms (100k chunks)`,
+        measured: `${p50} ms`,
+        result: p50 <= TARGET_P50_MS ? 'pass' : 'MISS',
+      });
     }
   }
   const tables = [
@@ -504,7 +573,10 @@ export async function benchRetrieval(): Promise<Section> {
     tables,
     notes: [...notes, ...quality.notes],
     targets,
-    details: plans.length > 0 ? `**EXPLAIN (ANALYZE, BUFFERS) of the search SQL for the median question (after its term-statistics query)**\n\n\`\`\`\n${plans.join('\n\n')}\n\`\`\`\n` : undefined,
+    details:
+      plans.length > 0
+        ? `**EXPLAIN (ANALYZE, BUFFERS) of the search SQL for the median question (after its term-statistics query)**\n\n\`\`\`\n${plans.join('\n\n')}\n\`\`\`\n`
+        : undefined,
     seconds: sw.elapsedMs() / 1000,
   };
 }

@@ -125,7 +125,10 @@ async function main(): Promise<number> {
     '',
     '| | |',
     '| --- | --- |',
-    `| date | ${started.toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC')} |`,
+    `| date | ${started
+      .toISOString()
+      .replace('T', ' ')
+      .replace(/\.\d+Z$/, ' UTC')} |`,
     `| CPU | ${m.cpu} |`,
     `| cores | ${m.cores} |`,
     `| memory | ${m.memoryGiB} GiB |`,

@@ -19,8 +19,11 @@ export async function benchSignIn(): Promise<Section> {
   const sw = stopwatch();
   const { app } = await buildApp({ ...testConfig(), databaseUrl: 'memory://' }, { logger: false });
   try {
-    const post = (url: string, payload: unknown, headers: Record<string, string> = {}) => app.inject({ method: 'POST', url, payload: payload as object, headers });
-    const team = (await post('/api/v1/teams', { name: 'bench', ownerName: 'O', ownerEmail: `o-${randomUUID()}@example.com` }, { authorization: `Bearer ${ADMIN_KEY}` })).json();
+    const post = (url: string, payload: unknown, headers: Record<string, string> = {}) =>
+      app.inject({ method: 'POST', url, payload: payload as object, headers });
+    const team = (
+      await post('/api/v1/teams', { name: 'bench', ownerName: 'O', ownerEmail: `o-${randomUUID()}@example.com` }, { authorization: `Bearer ${ADMIN_KEY}` })
+    ).json();
     const email = `bench-${randomUUID()}@example.com`;
     const password = 'a bench password';
     const user = (await post('/api/v1/users', { name: 'B', email, password }, { authorization: `Bearer ${team.apiKey}` })).json();
@@ -46,14 +49,22 @@ export async function benchSignIn(): Promise<Section> {
     const byKey = await measure({ authorization: `Bearer ${user.apiKey}` });
     const byCookie = await measure({ cookie });
     const login = summarize(loginMs.slice(1));
-    const row = (what: string, s: ReturnType<typeof summarize>): Row => ({ request: what, n: s.n, 'p50 ms': round(s.p50, 2), 'p90 ms': round(s.p90, 2), 'p99 ms': round(s.p99, 2) });
+    const row = (what: string, s: ReturnType<typeof summarize>): Row => ({
+      request: what,
+      n: s.n,
+      'p50 ms': round(s.p50, 2),
+      'p90 ms': round(s.p90, 2),
+      'p99 ms': round(s.p99, 2),
+    });
     const cookieTarget = 5;
     return {
       name: 'Sign-in',
       method:
         'In process: buildApp on an in-memory PGlite, requests through inject, one at a time. `GET /api/v1/me` with an API key (served from the auth cache after the first) and with the session cookie (one indexed query per request, never cached); `POST /api/v1/auth/login` (scrypt N=2^15, r=8, plus the throttle upserts and the session insert).',
       tables: [{ rows: [row('GET /me, API key', byKey), row('GET /me, session cookie', byCookie), row('POST /auth/login', login)] }],
-      notes: [`A cookie costs ${round(byCookie.p50 - byKey.p50, 2)} ms more than a key at the median: the price of a session that a logout or a deletion on another node ends at once.`],
+      notes: [
+        `A cookie costs ${round(byCookie.p50 - byKey.p50, 2)} ms more than a key at the median: the price of a session that a logout or a deletion on another node ends at once.`,
+      ],
       targets: [
         {
           benchmark: 'Sign-in, cookie-authenticated request',

@@ -37,11 +37,29 @@ cpSync(path.join(root, 'src'), out, {
 // The rest of dist/ stays as tsc wrote it (the build below and the worker import it).
 const { build } = await import('esbuild');
 const EXTERNAL = [
-  '@electric-sql/pglite', '@electric-sql/pglite/*', '@electric-sql/pglite-pgvector', '@fastify/swagger-ui',
-  'gpt-tokenizer', 'gpt-tokenizer/*', 'openai', 'openai/*', '@anthropic-ai/sdk', '@anthropic-ai/sdk/*', '@google/genai',
-  'unpdf', 'mammoth', 'pg-native', 'ajv', 'ajv-formats', 'tsx', 'tsx/*',
+  '@electric-sql/pglite',
+  '@electric-sql/pglite/*',
+  '@electric-sql/pglite-pgvector',
+  '@fastify/swagger-ui',
+  'gpt-tokenizer',
+  'gpt-tokenizer/*',
+  'openai',
+  'openai/*',
+  '@anthropic-ai/sdk',
+  '@anthropic-ai/sdk/*',
+  '@google/genai',
+  'unpdf',
+  'mammoth',
+  'pg-native',
+  'ajv',
+  'ajv-formats',
+  'tsx',
+  'tsx/*',
   // required only on first use (Fastify's inject, the response serializers): outside, they cost no parsing at start-up
-  'light-my-request', '@fastify/fast-json-stringify-compiler', 'fast-json-stringify', 'fast-json-stringify/*',
+  'light-my-request',
+  '@fastify/fast-json-stringify-compiler',
+  'fast-json-stringify',
+  'fast-json-stringify/*',
 ];
 // Split at dynamic imports: main.js stays small so the port (and /healthz) is up before the
 // application's code is even parsed; the application and the database layer are chunks beside it

@@ -51,7 +51,29 @@ export interface App {
   warmUp(): void;
 }
 
-export const SHARED_SCHEMAS = [ProblemSchema, User, Team, ApiKey, Model, WorkspaceModel, Workspace, ChatAnswer, ChatStreamEvent, ChatThread, ChatThreadFull, ChatSearchHit, PromptLog, Plus, PlusSummary, Budget, UsageRow, OpenAIError, OpenAIChatCompletion, OpenAIChatCompletionChunk, OpenAIModelList];
+export const SHARED_SCHEMAS = [
+  ProblemSchema,
+  User,
+  Team,
+  ApiKey,
+  Model,
+  WorkspaceModel,
+  Workspace,
+  ChatAnswer,
+  ChatStreamEvent,
+  ChatThread,
+  ChatThreadFull,
+  ChatSearchHit,
+  PromptLog,
+  Plus,
+  PlusSummary,
+  Budget,
+  UsageRow,
+  OpenAIError,
+  OpenAIChatCompletion,
+  OpenAIChatCompletionChunk,
+  OpenAIModelList,
+];
 
 /**
  * `get()`'s object, looked up on each use: what routes are given at registration, before the
@@ -98,7 +120,10 @@ export async function buildApp(
           ? false
           : {
               level: config.logLevel,
-              redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["api-key"]', 'req.headers["x-api-key"]', 'res.headers["set-cookie"]'], censor: '[redacted]' },
+              redact: {
+                paths: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["api-key"]', 'req.headers["x-api-key"]', 'res.headers["set-cookie"]'],
+                censor: '[redacted]',
+              },
             },
       bodyLimit: config.bodyLimitBytes,
       // Per-request lines only at debug/trace: at info they would cost more than the gateway itself.
@@ -126,14 +151,23 @@ export async function buildApp(
     await app.register(swagger, {
       openapi: {
         openapi: '3.1.0',
-        info: { title: 'Atrium API', version: '1.0.0', description: 'Workspaces, models, chat and Plus entries. Rules that a schema cannot state: docs/API.md in the repository.' },
+        info: {
+          title: 'Atrium API',
+          version: '1.0.0',
+          description: 'Workspaces, models, chat and Plus entries. Rules that a schema cannot state: docs/API.md in the repository.',
+        },
         // Relative: the document describes the server that serves it, wherever that listens.
         servers: [{ url: '/', description: 'the server that serves this document' }],
         tags: OPENAPI_TAGS,
         components: {
           securitySchemes: {
             bearer: { type: 'http', scheme: 'bearer', description: 'An API key (programs)' },
-            cookie: { type: 'apiKey', in: 'cookie', name: 'atrium_session', description: 'The session cookie set by /api/v1/auth/login (browsers); unsafe methods need a same-origin Origin' },
+            cookie: {
+              type: 'apiKey',
+              in: 'cookie',
+              name: 'atrium_session',
+              description: 'The session cookie set by /api/v1/auth/login (browsers); unsafe methods need a same-origin Origin',
+            },
           },
         },
         security: [{ bearer: [] }, { cookie: [] }],
@@ -168,7 +202,12 @@ export async function buildApp(
       async (api) => {
         // Large JSON and CSV answers (a long thread, a page of logs) go compressed; small ones and
         // event streams as they are (compressing a few hundred bytes costs more than it saves).
-        await api.register(compress, { global: true, threshold: COMPRESS_THRESHOLD_BYTES, encodings: ['br', 'gzip'], customTypes: /^(?:application\/(?:json|problem\+json)|text\/csv)\b/ });
+        await api.register(compress, {
+          global: true,
+          threshold: COMPRESS_THRESHOLD_BYTES,
+          encodings: ['br', 'gzip'],
+          customTypes: /^(?:application\/(?:json|problem\+json)|text\/csv)\b/,
+        });
         api.addHook('onRequest', rejectNulInUrl);
         api.addHook('onRequest', auth);
         api.addHook('onRequest', requireJsonBody);
@@ -246,7 +285,11 @@ export async function buildApp(
   } catch (err) {
     // The database is closed whether it had opened before the failure or opens after it.
     if (database) await database.close();
-    else void opening.then((d) => d.close(), () => undefined);
+    else
+      void opening.then(
+        (d) => d.close(),
+        () => undefined,
+      );
     throw err;
   }
 }

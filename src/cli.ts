@@ -56,7 +56,8 @@ async function main(argv: string[]): Promise<number> {
     // Same first-start rule as the server: an empty database gets its instance admin first.
     const boot = await teams.bootstrap(config.adminApiKey, { email: config.auth.adminEmail, password: config.auth.adminPassword });
     if (boot.created && !config.adminApiKey) console.error(`Created the instance admin. Admin API key (shown once): ${boot.apiKey}`);
-    if (boot.created && boot.inviteToken) console.error(`Admin sign-in link (sets the password; one use, 7 days): ${inviteUrl(configuredOrigin(config), boot.inviteToken)}`);
+    if (boot.created && boot.inviteToken)
+      console.error(`Admin sign-in link (sets the password; one use, 7 days): ${inviteUrl(configuredOrigin(config), boot.inviteToken)}`);
     const out = await (async () => {
       switch (`${noun} ${verb}`) {
         case 'teams list':

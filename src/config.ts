@@ -256,5 +256,8 @@ function parseTrustProxy(v: string | undefined): false | number | string[] {
     );
   }
   if (/^\d+$/.test(t)) return Number(t);
-  return t.split(',').map((a) => a.trim()).filter(Boolean);
+  return t
+    .split(',')
+    .map((a) => a.trim())
+    .filter(Boolean);
 }

@@ -59,8 +59,7 @@ export class AppError extends Error {
   }
 }
 
-export const badRequest = (code: string, message: string, errors?: FieldError[]) =>
-  new AppError('bad_request', code, message, errors);
+export const badRequest = (code: string, message: string, errors?: FieldError[]) => new AppError('bad_request', code, message, errors);
 export const notFound = (what: string) => new AppError('not_found', 'not_found', `${what} not found`);
 export const forbidden = (message: string) => new AppError('forbidden', 'forbidden', message);
 export const conflict = (message: string) => new AppError('conflict', 'conflict', message);

@@ -86,7 +86,12 @@ async function main(): Promise<void> {
     const lines = ['', `Atrium created the first team and its instance admin (${config.auth.adminEmail}).`];
     if (generatedAdminKey) lines.push('Admin API key (shown once, keep it safe):', '', `  ${generatedAdminKey}`, '');
     if (adminInviteToken) {
-      lines.push('Open this link to set the admin password and sign in (one use, 7 days):', '', `  ${inviteUrl(configuredOrigin(config), adminInviteToken)}`, '');
+      lines.push(
+        'Open this link to set the admin password and sign in (one use, 7 days):',
+        '',
+        `  ${inviteUrl(configuredOrigin(config), adminInviteToken)}`,
+        '',
+      );
     }
     process.stdout.write(`${lines.join('\n')}\n`);
   }

@@ -41,12 +41,7 @@ export interface Services {
 /** How long the embedded database's single process keeps an API key's principal and a team's budgets (its own writes invalidate them at once). */
 const SOLE_USER_CACHE_MS = 2_000;
 
-export function createServices(
-  database: Database,
-  config: Config,
-  secrets: SecretBox,
-  onError: (err: unknown, what: string) => void = () => {},
-): Services {
+export function createServices(database: Database, config: Config, secrets: SecretBox, onError: (err: unknown, what: string) => void = () => {}): Services {
   const db = database.db;
   // Reads that every request repeats (an API key, a team's budgets) are cached in process only
   // where this process is the database's one user; on PostgreSQL other nodes change them.
@@ -57,7 +52,10 @@ export function createServices(
   // Plus is built before workspaces (it needs only models): a workspace's plusIds are checked against it.
   const embeddings = new EmbeddingsService(database, models, config.providerTimeouts, config.embeddings, onError);
   const { mode, maxChunks } = config.lexicalIndex;
-  const lexical = (mode === 'auto' ? database.kind === 'pglite' : mode === 'on') && maxChunks > 0 ? new LexicalIndexes(db, maxChunks, (err, plusId) => onError(err, `lexical index of Plus entry ${plusId}`)) : null;
+  const lexical =
+    (mode === 'auto' ? database.kind === 'pglite' : mode === 'on') && maxChunks > 0
+      ? new LexicalIndexes(db, maxChunks, (err, plusId) => onError(err, `lexical index of Plus entry ${plusId}`))
+      : null;
   const plus = new PlusService(db, models, config.providerTimeouts, config.ingest, embeddings, lexical);
   const workspaces = new WorkspacesService(db, models, plus);
   models.onChange((id) => workspaces.forgetModel(id));

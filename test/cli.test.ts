@@ -47,7 +47,9 @@ describe('CLI', () => {
   });
 
   it('fails clearly on a bad command', async () => {
-    await expect(run(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'users', 'create', '--team', created.team.id], { cwd: ROOT, env })).rejects.toMatchObject({
+    await expect(
+      run(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'users', 'create', '--team', created.team.id], { cwd: ROOT, env }),
+    ).rejects.toMatchObject({
       stderr: expect.stringContaining('--name is required'),
     });
   }, 120_000);

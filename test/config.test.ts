@@ -43,7 +43,10 @@ describe('system models from configuration', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'atrium-sys-'));
     const file = path.join(dir, 'models.json');
     const id = '6f1d7a52-9d1e-4b35-9a3c-0d9f6a1b2c3d';
-    writeFileSync(file, JSON.stringify([{ id, name: 'House GPT', apiBase: 'VENDOR_A', url: 'http://127.0.0.1:9/v1', baseModel: 'gpt-x', apiKey: 'sk-house-7777' }]));
+    writeFileSync(
+      file,
+      JSON.stringify([{ id, name: 'House GPT', apiBase: 'VENDOR_A', url: 'http://127.0.0.1:9/v1', baseModel: 'gpt-x', apiKey: 'sk-house-7777' }]),
+    );
     expect(await loadSystemModels(t.services.models, file)).toBe(1);
     writeFileSync(file, JSON.stringify([{ id, name: 'House GPT v2', apiBase: 'OPENAI', baseModel: 'gpt-y' }]));
     await loadSystemModels(t.services.models, file);

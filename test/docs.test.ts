@@ -55,7 +55,11 @@ describe('docs', () => {
   });
 
   it('name only paths that exist', () => {
-    const missing = docs.flatMap((doc) => pathsIn(readFileSync(doc, 'utf8')).filter((w) => !resolves(doc, w)).map((w) => `${path.relative(ROOT, doc)}: ${w}`));
+    const missing = docs.flatMap((doc) =>
+      pathsIn(readFileSync(doc, 'utf8'))
+        .filter((w) => !resolves(doc, w))
+        .map((w) => `${path.relative(ROOT, doc)}: ${w}`),
+    );
     expect(missing).toEqual([]);
   });
 

@@ -11,7 +11,12 @@ describe('GroupCommit', () => {
     await gc.add(0);
     expect(batches).toEqual([[0]]);
     await Promise.all(Array.from({ length: 20 }, (_, i) => gc.add(i + 1)));
-    expect(batches.slice(1).flat().sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+    expect(
+      batches
+        .slice(1)
+        .flat()
+        .sort((a, b) => a - b),
+    ).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
     expect(batches.length).toBeLessThan(1 + 20);
   });
 

@@ -12,7 +12,14 @@ function problems(file: string, code: string): string[] {
   const linter = new Linter({ configType: 'flat' });
   const messages = linter.verify(
     code,
-    [{ files: ['**/*.ts'], plugins: { atrium: plugin as never }, languageOptions: { parser: tseslint.parser as never }, rules: { 'atrium/module-graph': 'error' } }],
+    [
+      {
+        files: ['**/*.ts'],
+        plugins: { atrium: plugin as never },
+        languageOptions: { parser: tseslint.parser as never },
+        rules: { 'atrium/module-graph': 'error' },
+      },
+    ],
     { filename: path.join(ROOT, file) },
   );
   return messages.map((m) => m.message);
@@ -32,12 +39,18 @@ describe('module graph rule', () => {
   });
 
   it('refuses the Services bag in a module and modules in the leaf layers', () => {
-    expect(problems('src/modules/teams/routes.ts', "import type { Services } from '../../services.js';")).toEqual([expect.stringContaining('never the Services bag')]);
-    expect(problems('src/retrieval/pack.ts', "import type { Principal } from '../modules/teams/service.js';")).toEqual([expect.stringContaining('retrieval/ knows nothing')]);
+    expect(problems('src/modules/teams/routes.ts', "import type { Services } from '../../services.js';")).toEqual([
+      expect.stringContaining('never the Services bag'),
+    ]);
+    expect(problems('src/retrieval/pack.ts', "import type { Principal } from '../modules/teams/service.js';")).toEqual([
+      expect.stringContaining('retrieval/ knows nothing'),
+    ]);
     expect(problems('src/providers/openai.ts', "import { x } from '../http/sse.js';")).toHaveLength(1);
   });
 
   it('asks for a new module to be placed in the order', () => {
-    expect(problems('src/modules/billing/service.ts', "import { x } from '../chat/service.js';")).toEqual([expect.stringContaining('modules/billing is not in MODULE_ORDER')]);
+    expect(problems('src/modules/billing/service.ts', "import { x } from '../chat/service.js';")).toEqual([
+      expect.stringContaining('modules/billing is not in MODULE_ORDER'),
+    ]);
   });
 });

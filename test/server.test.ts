@@ -47,7 +47,9 @@ describe('the server process', () => {
       PORT: port,
       DATA_DIR: mkdtempSync(path.join(tmpdir(), 'atrium-srv-')),
       LOG_LEVEL: 'warn',
-      ...(base.databaseUrl !== 'memory://' && base.databaseUrl ? { DATABASE_URL: base.databaseUrl, ADMIN_API_KEY: 'atr_test_instance_admin_key_0123456789', SECRET_KEY: 'test-secret-key-0123456789' } : {}),
+      ...(base.databaseUrl !== 'memory://' && base.databaseUrl
+        ? { DATABASE_URL: base.databaseUrl, ADMIN_API_KEY: 'atr_test_instance_admin_key_0123456789', SECRET_KEY: 'test-secret-key-0123456789' }
+        : {}),
     };
     const url = `http://127.0.0.1:${port}`;
     const first = startServer(env);

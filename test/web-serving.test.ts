@@ -88,7 +88,11 @@ describe('with a build', () => {
     const again = await t.request({ method: 'GET', url: '/assets/app-abc.js', headers: { 'if-none-match': etag } });
     expect(again.statusCode).toBe(304);
     expect(again.body).toBe('');
-    const app = await t.request({ method: 'GET', url: '/workspaces', headers: { 'if-none-match': (await t.request({ method: 'GET', url: '/' })).headers.etag as string } });
+    const app = await t.request({
+      method: 'GET',
+      url: '/workspaces',
+      headers: { 'if-none-match': (await t.request({ method: 'GET', url: '/' })).headers.etag as string },
+    });
     expect(app.statusCode).toBe(304);
     const part = await t.request({ method: 'GET', url: '/assets/app-abc.js', headers: { range: 'bytes=0-6' } });
     expect(part.statusCode).toBe(206);
@@ -96,7 +100,17 @@ describe('with a build', () => {
   });
 
   it('answers a missing file with a 404 problem, never index.html', async () => {
-    for (const url of ['/assets/x.js', '/assets/', '/assets/app-abc.js.map', '/missing.css', '/deep/path/logo.png', '/.secret', '/assets/..%2f..%2fpackage.json', '/..%2fpackage.json', '/assets/%00.js']) {
+    for (const url of [
+      '/assets/x.js',
+      '/assets/',
+      '/assets/app-abc.js.map',
+      '/missing.css',
+      '/deep/path/logo.png',
+      '/.secret',
+      '/assets/..%2f..%2fpackage.json',
+      '/..%2fpackage.json',
+      '/assets/%00.js',
+    ]) {
       const res = await t.request({ method: 'GET', url });
       expect(res.statusCode, url).toBe(404);
       expect(res.headers['content-type'], url).toMatch(/^application\/problem\+json/);

@@ -44,7 +44,11 @@ export class ServerProcess {
   static async start(name: string, root = ROOT): Promise<ServerProcess> {
     const profDir = process.env.BENCH_CPU_PROF;
     const prof = profDir && name.includes(process.env.BENCH_CPU_PROF_MATCH || 'atrium') ? ['--cpu-prof', '--cpu-prof-dir', `${profDir}/${name}`] : [];
-    const child = fork(root === ROOT ? HOST : path.join(root, 'bench/lib/server-host.ts'), [name], { cwd: root, execArgv: ['--import', 'tsx', ...prof], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const child = fork(root === ROOT ? HOST : path.join(root, 'bench/lib/server-host.ts'), [name], {
+      cwd: root,
+      execArgv: ['--import', 'tsx', ...prof],
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
     const sp = new ServerProcess(name, child);
     await new Promise<void>((resolve, reject) => {
       sp.pending.set(0, { resolve: () => resolve(), reject });

@@ -48,7 +48,13 @@ async function startAtrium(databaseUrl: string | null, embeddedDbThread = false)
   dataDir = mkdtempSync(path.join(tmpdir(), 'atrium-bench-'));
   // testConfig() of test/helpers/app.ts, with a real on-disk DATA_DIR (PGlite as in production) or PostgreSQL.
   const config = {
-    ...loadConfig({ DATA_DIR: dataDir, ADMIN_API_KEY: ADMIN_KEY, SECRET_KEY: 'test-secret-key-0123456789', LOG_LEVEL: 'silent', EMBEDDED_SHARED_BUFFERS: process.env.EMBEDDED_SHARED_BUFFERS ?? 'auto' }),
+    ...loadConfig({
+      DATA_DIR: dataDir,
+      ADMIN_API_KEY: ADMIN_KEY,
+      SECRET_KEY: 'test-secret-key-0123456789',
+      LOG_LEVEL: 'silent',
+      EMBEDDED_SHARED_BUFFERS: process.env.EMBEDDED_SHARED_BUFFERS ?? 'auto',
+    }),
     databaseUrl,
     embeddedDbThread,
   };

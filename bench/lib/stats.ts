@@ -37,7 +37,10 @@ export function summarize(samples: readonly number[]): Summary {
 }
 
 export function median(samples: readonly number[]): number {
-  return percentile([...samples].sort((a, b) => a - b), 50);
+  return percentile(
+    [...samples].sort((a, b) => a - b),
+    50,
+  );
 }
 
 /** Round for a table cell: 3 significant-ish decimals below 10, fewer above. */

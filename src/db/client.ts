@@ -138,7 +138,8 @@ function embedded(client: { query(q: string): Promise<{ rows: unknown[] }>; clos
     vectorOps: once(async () => {
       if (vector.registered) return createVectorExtension((q) => client.query(q));
       // Not registered at this start: the real[] search until the next one, which registers it.
-      if (vector.marker) await writeFile(vector.marker, 'Vector search is used with this embedded database: pgvector is registered at each start.\n').catch(() => undefined);
+      if (vector.marker)
+        await writeFile(vector.marker, 'Vector search is used with this embedded database: pgvector is registered at each start.\n').catch(() => undefined);
       return false;
     }),
     ping: async () => {

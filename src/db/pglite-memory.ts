@@ -42,7 +42,14 @@ async function dataBytes(base: string): Promise<number> {
       .filter((d) => !TEMPLATES.has(d))
       .map(async (d) => {
         const files = await readdir(path.join(base, d)).catch(() => [] as string[]);
-        const each = await Promise.all(files.map((f) => stat(path.join(base, d, f)).then((s) => s.size, () => 0)));
+        const each = await Promise.all(
+          files.map((f) =>
+            stat(path.join(base, d, f)).then(
+              (s) => s.size,
+              () => 0,
+            ),
+          ),
+        );
         return each.reduce((a, b) => a + b, 0);
       }),
   );

@@ -83,7 +83,14 @@ export class PGliteThread implements PGliteQueries {
   }
 
   private run(tx: number | null, sql: string, params: unknown[] | undefined, options: QueryOptions | undefined): Promise<QueryResult> {
-    return this.call({ op: 'query', sql, params: params ?? [], rowMode: options?.rowMode ?? 'object', rawTypes: rawTypes(options?.parsers), tx }) as Promise<QueryResult>;
+    return this.call({
+      op: 'query',
+      sql,
+      params: params ?? [],
+      rowMode: options?.rowMode ?? 'object',
+      rawTypes: rawTypes(options?.parsers),
+      tx,
+    }) as Promise<QueryResult>;
   }
 
   query<T = Record<string, unknown>>(sql: string, params?: unknown[], options?: QueryOptions): Promise<QueryResult & { rows: T[] }> {

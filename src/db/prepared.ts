@@ -11,7 +11,9 @@ const names = new Map<string, string>();
 /** The parts of drizzle's database (and transaction) object `execute` uses, which its types keep internal. */
 interface DrizzleInternals {
   dialect: { sqlToQuery(q: SQL): { sql: string; params: unknown[] } };
-  session: { prepareQuery(q: { sql: string; params: unknown[] }, fields: undefined, name: string | undefined, arrayMode: boolean): { execute(): Promise<unknown> } };
+  session: {
+    prepareQuery(q: { sql: string; params: unknown[] }, fields: undefined, name: string | undefined, arrayMode: boolean): { execute(): Promise<unknown> };
+  };
 }
 
 /**

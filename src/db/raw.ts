@@ -37,7 +37,12 @@ interface PgliteInternals {
 
 function isPglite(client: unknown): client is PGlite & PgliteInternals {
   const c = client as Partial<PgliteInternals>;
-  return typeof c.execProtocol === 'function' && typeof c._checkReady === 'function' && typeof c._runExclusiveTransaction === 'function' && typeof c._runExclusiveQuery === 'function';
+  return (
+    typeof c.execProtocol === 'function' &&
+    typeof c._checkReady === 'function' &&
+    typeof c._runExclusiveTransaction === 'function' &&
+    typeof c._runExclusiveQuery === 'function'
+  );
 }
 
 /** At most this many texts get a prepared statement per database (rawRows serves a few fixed texts). */

@@ -87,8 +87,12 @@ export const models = pgTable(
     apiKeyEnc: text('api_key_enc'),
     apiKeyLast4: text('api_key_last4'),
     url: text('url'),
-    connectionType: text('connection_type', { enum: ['URL', 'AZURE'] }).notNull().default('URL'),
-    apiBase: text('api_base', { enum: ['OPENAI', 'ANTHROPIC', 'GOOGLE'] }).notNull().default('OPENAI'),
+    connectionType: text('connection_type', { enum: ['URL', 'AZURE'] })
+      .notNull()
+      .default('URL'),
+    apiBase: text('api_base', { enum: ['OPENAI', 'ANTHROPIC', 'GOOGLE'] })
+      .notNull()
+      .default('OPENAI'),
     icon: text('icon'),
     baseModel: text('base_model'),
     paramCount: bigint('param_count', { mode: 'number' }),
@@ -115,7 +119,9 @@ export const models = pgTable(
     promptWrapper: jsonb('prompt_wrapper').$type<{ wrapperName: string; value: string } | null>(),
     modelRating: integer('model_rating'),
     // embeddings (issue 14): what the model is for, and the size of its vectors (configured, or found on first use)
-    kind: text('kind', { enum: ['chat', 'embedding'] }).notNull().default('chat'),
+    kind: text('kind', { enum: ['chat', 'embedding'] })
+      .notNull()
+      .default('chat'),
     embeddingDimensions: integer('embedding_dimensions'),
     created: created(),
     updated: ts('updated').notNull().defaultNow(),
@@ -259,7 +265,9 @@ export const chatMessages = pgTable(
     modelId: uuid('model_id'),
     usage: jsonb('usage').$type<StoredUsage>(),
     sources: jsonb('sources').$type<StoredSource[]>(),
-    status: text('status', { enum: ['ok', 'error', 'interrupted'] }).notNull().default('ok'),
+    status: text('status', { enum: ['ok', 'error', 'interrupted'] })
+      .notNull()
+      .default('ok'),
     /** why the turn failed (an assistant message of status `error`, or one cut off by a provider failure) */
     error: jsonb('error').$type<StoredTurnError>(),
     created: created(),
@@ -299,17 +307,19 @@ export const promptLogs = pgTable(
     reservation: jsonb('reservation'),
     /** a follow-up searched as rewritten by the turn's model: the query and what that call used (also in the turn's ledger row) */
     rewrite: jsonb('rewrite').$type<SearchRewrite>(),
-    search: tsvector('search').generatedAlwaysAs(
-      sql`to_tsvector('simple', coalesce(prompt, '') || ' ' || coalesce(response, ''))`,
-    ),
+    search: tsvector('search').generatedAlwaysAs(sql`to_tsvector('simple', coalesce(prompt, '') || ' ' || coalesce(response, ''))`),
   },
   (t) => [
     index('prompt_logs_team_created_idx').on(t.teamId, t.created),
     index('prompt_logs_search_idx').using('gin', t.search),
     // the sweep of logs a crash left pending runs on every node every minute: it reads only this
-    index('prompt_logs_pending_idx').on(t.created).where(sql`${t.status} = 'pending'`),
+    index('prompt_logs_pending_idx')
+      .on(t.created)
+      .where(sql`${t.status} = 'pending'`),
     // reservations of abandoned turns, which the usage sweep gives back: no live log is ever in it
-    index('prompt_logs_abandoned_reservation_idx').on(t.id).where(sql`${t.reservation} is not null and ${t.status} <> 'pending'`),
+    index('prompt_logs_abandoned_reservation_idx')
+      .on(t.id)
+      .where(sql`${t.reservation} is not null and ${t.status} <> 'pending'`),
   ],
 );
 
@@ -593,7 +603,12 @@ export const plusFileEmbeddings = pgTable(
     claimedUntil: ts('claimed_until'),
     updated: ts('updated').notNull().defaultNow(),
   },
-  (t) => [index('plus_file_embeddings_due_idx').on(t.nextAttempt).where(sql`${t.status} <> 'ready'`), index('plus_file_embeddings_team_idx').on(t.teamId)],
+  (t) => [
+    index('plus_file_embeddings_due_idx')
+      .on(t.nextAttempt)
+      .where(sql`${t.status} <> 'ready'`),
+    index('plus_file_embeddings_team_idx').on(t.teamId),
+  ],
 );
 
 /**

@@ -22,10 +22,7 @@ export const FILE_FIELD = 'files';
  * naming the field) rather than stored as if it were one of `files` or silently dropped. Each file is buffered only up to maxFileBytes (the
  * parser stops and we answer 413), the running total up to maxRequestBytes, and at most maxFiles.
  */
-export async function readMultipart(
-  request: FastifyRequest,
-  limits: MultipartLimits,
-): Promise<{ fields: Record<string, string>; files: UploadedFile[] }> {
+export async function readMultipart(request: FastifyRequest, limits: MultipartLimits): Promise<{ fields: Record<string, string>; files: UploadedFile[] }> {
   if (!request.isMultipart()) {
     throw new AppError('unsupported_media_type', 'unsupported_media_type', 'Send multipart/form-data');
   }

@@ -22,10 +22,7 @@ export interface PageRequest<F extends string> {
 }
 
 /** Parse `sort=field,dir` values against a whitelist of sortable fields; anything else is a 400. */
-export function pageRequest<F extends string>(
-  q: { page: number; size: number; sort?: string[] | undefined },
-  sortable: readonly F[],
-): PageRequest<F> {
+export function pageRequest<F extends string>(q: { page: number; size: number; sort?: string[] | undefined }, sortable: readonly F[]): PageRequest<F> {
   const sort = (q.sort ?? []).map((s, i) => {
     const [field = '', dir = 'asc'] = s.split(',');
     if (!(sortable as readonly string[]).includes(field)) {

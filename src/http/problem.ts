@@ -188,8 +188,6 @@ export function registerProblemHandlers(app: FastifyInstance, opts: { foreignPre
     reply.header('allow', allow.join(', '));
     return sendProblem(reply, problem(405, 'method_not_allowed', `${request.method} is not allowed on ${path}; allowed: ${allow.join(', ')}`));
   });
-  app.setNotFoundHandler((request, reply) =>
-    sendProblem(reply, problem(404, 'route_not_found', `No route ${request.method} ${request.url.split('?')[0]}`)),
-  );
+  app.setNotFoundHandler((request, reply) => sendProblem(reply, problem(404, 'route_not_found', `No route ${request.method} ${request.url.split('?')[0]}`)));
   return { allowedMethods: (path) => methods.allowed(path) };
 }

@@ -105,7 +105,16 @@ const BINARY_MAGICS: readonly Magic[] = [
   { label: 'a RAR archive', test: (b) => startsWith(b, ascii('Rar!\x1a\x07')) },
   { label: 'an ELF executable', test: (b) => startsWith(b, [0x7f, 0x45, 0x4c, 0x46]) },
   { label: 'a Windows executable', test: (b) => startsWith(b, ascii('MZ')) && b.length >= 64 && b.subarray(0, 64).includes(0) },
-  { label: 'a Mach-O executable', test: (b) => [[0xfe, 0xed, 0xfa, 0xce], [0xfe, 0xed, 0xfa, 0xcf], [0xce, 0xfa, 0xed, 0xfe], [0xcf, 0xfa, 0xed, 0xfe]].some((m) => startsWith(b, m)) },
+  {
+    label: 'a Mach-O executable',
+    test: (b) =>
+      [
+        [0xfe, 0xed, 0xfa, 0xce],
+        [0xfe, 0xed, 0xfa, 0xcf],
+        [0xce, 0xfa, 0xed, 0xfe],
+        [0xcf, 0xfa, 0xed, 0xfe],
+      ].some((m) => startsWith(b, m)),
+  },
   { label: 'a Java class file', test: (b) => startsWith(b, [0xca, 0xfe, 0xba, 0xbe]) },
   { label: 'a WebAssembly module', test: (b) => startsWith(b, [0x00, 0x61, 0x73, 0x6d]) },
   { label: 'an SQLite database', test: (b) => startsWith(b, ascii('SQLite format 3\0')) },
@@ -199,11 +208,7 @@ export function looksLikeHtml(text: string): boolean {
   return HTML_SNIFF.test(text.slice(0, 2048));
 }
 
-export function detectKind(
-  bytes: Uint8Array,
-  filename: string,
-  declaredMime: string | undefined,
-): { kind: DocumentKind; mimeType: string } {
+export function detectKind(bytes: Uint8Array, filename: string, declaredMime: string | undefined): { kind: DocumentKind; mimeType: string } {
   const name = sanitizeFilename(filename);
   const ext = extensionOf(filename);
   const mime = essence(declaredMime);
@@ -228,7 +233,8 @@ export function detectKind(
       if (names.includes(DOCX_MAIN)) return result('docx');
       if (names.includes('xl/workbook.xml')) unsupported('is an Excel workbook (.xlsx), which is not supported; export it as CSV');
       if (names.includes('ppt/presentation.xml')) unsupported('is a PowerPoint presentation (.pptx), which is not supported; export it as PDF');
-      if (names.includes('mimetype') && bytesContainAscii(bytes.subarray(0, 200), 'opendocument')) unsupported('is an OpenDocument file, which is not supported; save it as .docx or PDF');
+      if (names.includes('mimetype') && bytesContainAscii(bytes.subarray(0, 200), 'opendocument'))
+        unsupported('is an OpenDocument file, which is not supported; save it as .docx or PDF');
       if (claims('docx')) throw new IngestError('corrupt', filename, `"${name}" is not a valid Word document: the archive has no word/document.xml.`);
       unsupported('is a ZIP archive, not a document; upload the files inside it instead');
     }

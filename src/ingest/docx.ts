@@ -10,10 +10,7 @@ import { htmlToPlainText } from './html.js';
 import type { IngestLimits } from './limits.js';
 import { readZipMembers, storedZip } from './zip.js';
 
-const DOCX_STYLE_MAP = [
-  "p[style-name='Title'] => h1:fresh",
-  "p[style-name='Subtitle'] => h2:fresh",
-];
+const DOCX_STYLE_MAP = ["p[style-name='Title'] => h1:fresh", "p[style-name='Subtitle'] => h2:fresh"];
 
 export async function extractDocx(
   bytes: Uint8Array,

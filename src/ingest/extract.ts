@@ -39,12 +39,7 @@ export interface ExtractOptions {
 
 const DEFAULT_PDF_TIMEOUT_MS = 60_000;
 
-export async function extractText(
-  bytes: Uint8Array,
-  kind: DocumentKind,
-  filename: string,
-  options: ExtractOptions = {},
-): Promise<string> {
+export async function extractText(bytes: Uint8Array, kind: DocumentKind, filename: string, options: ExtractOptions = {}): Promise<string> {
   const name = sanitizeFilename(filename);
   const limits = resolveLimits(options.limits);
   let text: string;
@@ -60,10 +55,7 @@ export async function extractText(
     throw overLimit(filename, `holds ${text.length} characters of text`, `${limits.maxChars} characters per file`, 'maxChars');
   }
   if (!hasVisibleText(text)) {
-    const hint =
-      kind === 'pdf'
-        ? ' (it may be a scanned image without a text layer; OCR is not supported)'
-        : '';
+    const hint = kind === 'pdf' ? ' (it may be a scanned image without a text layer; OCR is not supported)' : '';
     throw new IngestError('corrupt', filename, `"${name}" contains no text${hint}.`);
   }
   return text;

@@ -40,7 +40,11 @@ export function sanitizeFilename(name: string): string {
     const ext = dot > 0 ? Array.from(s.slice(dot)) : [];
     if (ext.length > 1 && ext.length <= MAX_EXTENSION_LENGTH) {
       const base = chars.slice(0, chars.length - ext.length);
-      s = base.slice(0, MAX_FILENAME_LENGTH - ext.length).join('').trimEnd() + ext.join('');
+      s =
+        base
+          .slice(0, MAX_FILENAME_LENGTH - ext.length)
+          .join('')
+          .trimEnd() + ext.join('');
     } else {
       s = chars.slice(0, MAX_FILENAME_LENGTH).join('').trimEnd();
     }

@@ -66,7 +66,12 @@ export async function extractPdf(
       page.cleanup();
       chars += text.length;
       if (chars > limits.maxChars) {
-        throw overLimit(filename, `holds more than ${limits.maxChars} characters of text (reached on page ${n})`, `${limits.maxChars} characters per file`, 'maxChars');
+        throw overLimit(
+          filename,
+          `holds more than ${limits.maxChars} characters of text (reached on page ${n})`,
+          `${limits.maxChars} characters per file`,
+          'maxChars',
+        );
       }
       pages.push(text);
     }
@@ -101,7 +106,12 @@ const EDGE_LINES = 2;
  */
 export function mergePdfPages(pages: string | string[]): string {
   const list = typeof pages === 'string' ? [pages] : pages;
-  const pageLines = list.map((p) => p.split('\n').map((l) => l.trim()).filter((l) => l.length > 0));
+  const pageLines = list.map((p) =>
+    p
+      .split('\n')
+      .map((l) => l.trim())
+      .filter((l) => l.length > 0),
+  );
   const key = (l: string): string => l.replace(/\d+/g, '#').toLowerCase();
   const counts = new Map<string, number>();
   for (const lines of pageLines) {

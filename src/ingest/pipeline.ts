@@ -54,12 +54,7 @@ export function chunkDefaultsFor(kind: DocumentKind): ChunkOptions {
  * Throws IngestError ('unsupported_type', 'corrupt' — an empty or text-less document is
  * corrupt — or 'too_large' past a cap of limits.ts, including maxChunks).
  */
-export async function ingestDocument(
-  bytes: Uint8Array,
-  filename: string,
-  declaredMime?: string,
-  opts?: IngestOptions,
-): Promise<IngestedDocument> {
+export async function ingestDocument(bytes: Uint8Array, filename: string, declaredMime?: string, opts?: IngestOptions): Promise<IngestedDocument> {
   const { kind, mimeType } = detectKind(bytes, filename, declaredMime);
   const text = await extractText(bytes, kind, filename, opts);
   const processed = normaliseText(text);

@@ -11,7 +11,6 @@ export interface JobRequest {
 }
 
 export type JobError =
-  | { ingest: true; kind: IngestErrorKind; filename: string; message: string }
-  | { ingest: false; name: string; message: string; stack: string };
+  { ingest: true; kind: IngestErrorKind; filename: string; message: string } | { ingest: false; name: string; message: string; stack: string };
 
 export type JobResult = { id: number; ok: true; doc: IngestedDocument } | { id: number; ok: false; error: JobError };

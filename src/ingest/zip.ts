@@ -177,9 +177,19 @@ export function readZipMembers(b: Uint8Array, filename: string, limits: InflateL
     throw err;
   }
   const memberOver = (e: ZipEntry): IngestError =>
-    overLimit(filename, `has a member (${e.name.slice(0, 100)}) that inflates to more than ${formatBytes(limits.maxInflatedMemberBytes)}`, `${formatBytes(limits.maxInflatedMemberBytes)} per member`, 'maxInflatedMemberBytes');
+    overLimit(
+      filename,
+      `has a member (${e.name.slice(0, 100)}) that inflates to more than ${formatBytes(limits.maxInflatedMemberBytes)}`,
+      `${formatBytes(limits.maxInflatedMemberBytes)} per member`,
+      'maxInflatedMemberBytes',
+    );
   const totalOver = (): IngestError =>
-    overLimit(filename, `inflates to more than ${formatBytes(limits.maxInflatedTotalBytes)} in total`, `${formatBytes(limits.maxInflatedTotalBytes)} per archive`, 'maxInflatedTotalBytes');
+    overLimit(
+      filename,
+      `inflates to more than ${formatBytes(limits.maxInflatedTotalBytes)} in total`,
+      `${formatBytes(limits.maxInflatedTotalBytes)} per archive`,
+      'maxInflatedTotalBytes',
+    );
 
   let declared = 0;
   for (const e of entries) {
@@ -208,7 +218,8 @@ export function readZipMembers(b: Uint8Array, filename: string, limits: InflateL
     total += data.length;
     if (total > limits.maxInflatedTotalBytes) throw totalOver();
     const crc = crc32(data);
-    if (data.length !== e.uncompressedSize || crc !== e.crc) throw damaged(`its member ${e.name.slice(0, 100)} does not match its directory entry (size or checksum)`);
+    if (data.length !== e.uncompressedSize || crc !== e.crc)
+      throw damaged(`its member ${e.name.slice(0, 100)} does not match its directory entry (size or checksum)`);
     members.push({ name: e.name, data, crc });
   }
   return members;

@@ -166,8 +166,7 @@ export const anthropicAdapter: ProviderAdapter = {
     const counts: AnthropicTokenCounts = { input: 0, output: 0 };
     return guardedStream<Event>(
       req,
-      async (signal) =>
-        (await clientFor(req)).messages.create({ ...buildAnthropicBody(req), stream: true }, requestOptions(req, signal)),
+      async (signal) => (await clientFor(req)).messages.create({ ...buildAnthropicBody(req), stream: true }, requestOptions(req, signal)),
       (ev, state) => onAnthropicEvent(ev, state, counts),
     );
   },

@@ -191,8 +191,7 @@ export async function* guardedStream<C>(
     const e = control.toError(err);
     if (emitted && e.retryable) {
       // Retrying would repeat already-delivered text: hand out a copy marked non-retryable.
-      const message =
-        e.kind === 'connection_failed' ? 'The connection to the model provider broke off in the middle of the answer' : e.message;
+      const message = e.kind === 'connection_failed' ? 'The connection to the model provider broke off in the middle of the answer' : e.message;
       const copy = new ProviderError(e.kind, message, e.upstreamStatus, false);
       if (e.upstreamCode !== undefined) copy.upstreamCode = e.upstreamCode;
       throw copy;

@@ -63,7 +63,10 @@ export async function embed(req: EmbedRequest): Promise<number[][]> {
         if (!Array.isArray(data)) throw providerBadResponse();
         // Servers answer in input order, but `index` says so explicitly.
         const sorted = [...(data as Array<{ index?: number; embedding?: unknown }>)].sort((a, b) => (a.index ?? 0) - (b.index ?? 0));
-        return checked(sorted.map((d) => d.embedding), req.texts.length);
+        return checked(
+          sorted.map((d) => d.embedding),
+          req.texts.length,
+        );
       });
     case 'GOOGLE':
       return guardedCall(callReq, async (signal) => {
@@ -75,7 +78,10 @@ export async function embed(req: EmbedRequest): Promise<number[][]> {
         });
         const list = (res as { embeddings?: unknown } | null)?.embeddings;
         if (!Array.isArray(list)) throw providerBadResponse();
-        return checked(list.map((e: { values?: unknown }) => e?.values), req.texts.length);
+        return checked(
+          list.map((e: { values?: unknown }) => e?.values),
+          req.texts.length,
+        );
       });
     case 'ANTHROPIC':
       throw new TypeError('ANTHROPIC has no embeddings API');

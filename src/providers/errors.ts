@@ -97,7 +97,8 @@ export function httpStatusFor(e: ProviderError): number {
  * the model, the prompt's length, any other 4xx. Clients are told not to retry it.
  */
 export function isFinalRefusal(e: { kind: string; upstreamStatus?: number | undefined }): boolean {
-  if (e.kind === 'upstream_auth' || e.kind === 'upstream_content_refused' || e.kind === 'upstream_model_not_found' || e.kind === 'upstream_context_length') return true;
+  if (e.kind === 'upstream_auth' || e.kind === 'upstream_content_refused' || e.kind === 'upstream_model_not_found' || e.kind === 'upstream_context_length')
+    return true;
   const s = e.upstreamStatus;
   return e.kind === 'upstream_error' && s !== undefined && s >= 400 && s < 500 && s !== 408 && s !== 409;
 }
@@ -120,11 +121,9 @@ export function withoutUpstreamDetail(logError: string | null): string | null {
 
 // --- constructors used by the adapters -------------------------------------------------
 
-export const providerTimeout = (): ProviderError =>
-  new ProviderError('timeout', 'The model provider did not answer in time', undefined, true);
+export const providerTimeout = (): ProviderError => new ProviderError('timeout', 'The model provider did not answer in time', undefined, true);
 
-export const providerAborted = (): ProviderError =>
-  new ProviderError('aborted', 'The request to the model provider was cancelled');
+export const providerAborted = (): ProviderError => new ProviderError('aborted', 'The request to the model provider was cancelled');
 
 export const providerBadResponse = (what = 'a response that could not be understood'): ProviderError =>
   new ProviderError('bad_response', `The model provider sent ${what}`);
@@ -327,15 +326,11 @@ function errorCodeOf(err: unknown): string | undefined {
 }
 
 function nameOf(err: unknown): string {
-  return err && typeof err === 'object' && typeof (err as { name?: unknown }).name === 'string'
-    ? (err as { name: string }).name
-    : '';
+  return err && typeof err === 'object' && typeof (err as { name?: unknown }).name === 'string' ? (err as { name: string }).name : '';
 }
 
 function messageOf(err: unknown): string {
-  return err && typeof err === 'object' && typeof (err as { message?: unknown }).message === 'string'
-    ? (err as { message: string }).message
-    : '';
+  return err && typeof err === 'object' && typeof (err as { message?: unknown }).message === 'string' ? (err as { message: string }).message : '';
 }
 
 function classifyTransport(err: unknown): ProviderError | null {
@@ -389,8 +384,9 @@ export function classifyProviderError(err: unknown): ProviderError {
   if (classes.includes('APIUserAbortError')) return providerAborted();
   if (classes.includes('APIConnectionTimeoutError')) return providerTimeout();
   if (classes.includes('APIConnectionError')) {
-    return classifyTransport((err as { cause?: unknown }).cause) ??
-      new ProviderError('connection_failed', 'Could not reach the model provider', undefined, true);
+    return (
+      classifyTransport((err as { cause?: unknown }).cause) ?? new ProviderError('connection_failed', 'Could not reach the model provider', undefined, true)
+    );
   }
   if (classes.includes('APIError')) {
     const e = err as { status?: unknown; error?: unknown; headers?: unknown; type?: unknown };

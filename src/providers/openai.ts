@@ -175,13 +175,10 @@ function requestOptions(req: ProviderRequest, signal: AbortSignal): OpenAI.Reque
 export function toCompletion(res: unknown): Completion {
   const choices = (res as { choices?: unknown } | null)?.choices;
   if (!Array.isArray(choices)) throw providerBadResponse();
-  const choice = (choices.find((c) => (c as { index?: unknown })?.index === 0) ?? choices[0]) as
-    | OpenAI.Chat.ChatCompletion.Choice
-    | undefined;
+  const choice = (choices.find((c) => (c as { index?: unknown })?.index === 0) ?? choices[0]) as OpenAI.Chat.ChatCompletion.Choice | undefined;
   if (!choice || typeof choice !== 'object') throw providerBadResponse();
   const message = choice.message as { content?: unknown; refusal?: unknown } | undefined;
-  const content =
-    typeof message?.content === 'string' ? message.content : typeof message?.refusal === 'string' ? message.refusal : '';
+  const content = typeof message?.content === 'string' ? message.content : typeof message?.refusal === 'string' ? message.refusal : '';
   const u = (res as { usage?: OpenAI.CompletionUsage | null }).usage;
   return {
     content,

@@ -79,9 +79,7 @@ export interface Completion {
   usage: Usage;
 }
 
-export type StreamEvent =
-  | { type: 'delta'; content: string }
-  | { type: 'done'; finishReason: string; usage: Usage };
+export type StreamEvent = { type: 'delta'; content: string } | { type: 'done'; finishReason: string; usage: Usage };
 
 export interface ProviderAdapter {
   complete(req: ProviderRequest): Promise<Completion>;

@@ -25,13 +25,7 @@ import { lookup as dnsLookup } from 'node:dns/promises';
 
 export type ProviderUrlPolicy = 'allow-private' | 'public-only';
 
-export type ProviderUrlErrorReason =
-  | 'invalid_url'
-  | 'unsupported_protocol'
-  | 'credentials_in_url'
-  | 'blocked_hostname'
-  | 'blocked_address'
-  | 'unresolvable';
+export type ProviderUrlErrorReason = 'invalid_url' | 'unsupported_protocol' | 'credentials_in_url' | 'blocked_hostname' | 'blocked_address' | 'unresolvable';
 
 export class ProviderUrlError extends Error {
   override readonly name = 'ProviderUrlError';
@@ -57,14 +51,7 @@ export type IpClass =
   | 'shared' // CGNAT 100.64/10
   | 'special'; // documentation / benchmarking / protocol assignments
 
-const ALWAYS_BLOCKED: ReadonlySet<IpClass> = new Set([
-  'unspecified',
-  'metadata',
-  'link_local',
-  'multicast',
-  'broadcast',
-  'reserved',
-]);
+const ALWAYS_BLOCKED: ReadonlySet<IpClass> = new Set(['unspecified', 'metadata', 'link_local', 'multicast', 'broadcast', 'reserved']);
 const PUBLIC_ONLY_BLOCKED: ReadonlySet<IpClass> = new Set([...ALWAYS_BLOCKED, 'loopback', 'private', 'shared', 'special']);
 
 const CLASS_LABEL: Record<IpClass, string> = {
@@ -81,13 +68,7 @@ const CLASS_LABEL: Record<IpClass, string> = {
   special: 'special-purpose',
 };
 
-const BLOCKED_HOSTNAMES = new Set([
-  'metadata.google.internal',
-  'metadata.goog',
-  'metadata',
-  'instance-data',
-  'instance-data.ec2.internal',
-]);
+const BLOCKED_HOSTNAMES = new Set(['metadata.google.internal', 'metadata.goog', 'metadata', 'instance-data', 'instance-data.ec2.internal']);
 
 // ---------------------------------------------------------------------------------------
 // IP parsing / classification
@@ -168,13 +149,7 @@ function classifyV4(n: number): IpClass {
   if (n === parseIPv4('255.255.255.255')) return 'broadcast';
   if (inV4(n, '224.0.0.0', 4)) return 'multicast';
   if (inV4(n, '240.0.0.0', 4)) return 'reserved';
-  if (
-    inV4(n, '192.0.0.0', 24) ||
-    inV4(n, '192.0.2.0', 24) ||
-    inV4(n, '198.18.0.0', 15) ||
-    inV4(n, '198.51.100.0', 24) ||
-    inV4(n, '203.0.113.0', 24)
-  ) {
+  if (inV4(n, '192.0.0.0', 24) || inV4(n, '192.0.2.0', 24) || inV4(n, '198.18.0.0', 15) || inV4(n, '198.51.100.0', 24) || inV4(n, '203.0.113.0', 24)) {
     return 'special';
   }
   return 'public';
@@ -233,10 +208,7 @@ function assertIp(address: string, policy: ProviderUrlPolicy, how: 'is' | 'resol
   const blocked = policy === 'public-only' ? PUBLIC_ONLY_BLOCKED : ALWAYS_BLOCKED;
   if (blocked.has(c)) {
     const hint = ALWAYS_BLOCKED.has(c) ? '' : ' (only public addresses are allowed on this server)';
-    throw new ProviderUrlError(
-      'blocked_address',
-      `The provider URL host ${how} a ${CLASS_LABEL[c]} address, which is not allowed${hint}`,
-    );
+    throw new ProviderUrlError('blocked_address', `The provider URL host ${how} a ${CLASS_LABEL[c]} address, which is not allowed${hint}`);
   }
 }
 
@@ -291,11 +263,7 @@ const defaultLookup: LookupAll = (hostname) => dnsLookup(hostname, { all: true, 
  * returned must be allowed). Throws {@link ProviderUrlError}.
  * `options.lookup` replaces DNS (tests).
  */
-export async function assertProviderUrlAllowed(
-  url: string,
-  policy: ProviderUrlPolicy,
-  options: { lookup?: LookupAll } = {},
-): Promise<void> {
+export async function assertProviderUrlAllowed(url: string, policy: ProviderUrlPolicy, options: { lookup?: LookupAll } = {}): Promise<void> {
   const u = checkProviderUrlSyntax(url, policy);
   const host = hostOf(u);
   if (classifyIp(host) !== null) return; // literal IP, already checked

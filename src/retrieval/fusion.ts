@@ -9,7 +9,6 @@ import type { Ranking, ScoredChunk } from './repo.js';
  */
 export const RRF_K = 60;
 
-
 /**
  * The fused ordering of two rankings (each best first, at most one entry per chunk id). `score` of
  * each result is the fused score, `rank` its 1-based place, `ranking` its place in each list. Ties on the fused score go to the

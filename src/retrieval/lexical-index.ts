@@ -214,7 +214,23 @@ export class IndexBuilder {
       for (let k = fPosStart[r]!; k < to; k++) positions[at++] = fPos[k]!;
     }
     const sorted = [...this.lexemes].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-    return new EntryIndex(plusId, version, tokens, this.files, this.chunkId.done(), this.fileSlot.done(), this.tokenSize.done(), this.lexId, sorted, postStart, postSlot, postTf, postOther, skip, positions);
+    return new EntryIndex(
+      plusId,
+      version,
+      tokens,
+      this.files,
+      this.chunkId.done(),
+      this.fileSlot.done(),
+      this.tokenSize.done(),
+      this.lexId,
+      sorted,
+      postStart,
+      postSlot,
+      postTf,
+      postOther,
+      skip,
+      positions,
+    );
   }
 }
 
@@ -251,7 +267,18 @@ export class EntryIndex {
 
   /** What its arrays hold, in bytes (the Map of lexemes counted roughly). */
   get bytes(): number {
-    const arrays = [this.chunkId, this.fileSlot, this.tokenSize, this.postStart, this.postSlot, this.postTf, this.postOther, this.skip, this.positions, this.stamp];
+    const arrays = [
+      this.chunkId,
+      this.fileSlot,
+      this.tokenSize,
+      this.postStart,
+      this.postSlot,
+      this.postTf,
+      this.postOther,
+      this.skip,
+      this.positions,
+      this.stamp,
+    ];
     return arrays.reduce((n, a) => n + a.byteLength, 0) + this.sortedLexemes.length * 80;
   }
 
@@ -397,7 +424,18 @@ export class EntryIndex {
   /** A hit as a ScoredChunk without its text and headings (`hydrate` reads them). */
   chunk(h: Hit): ScoredChunk {
     const file = this.files[h.file]!;
-    return { chunkId: h.chunkId, fileId: file.id, filename: file.filename, plusId: this.plusId, heading: null, text: null, tokenSize: h.tokenSize, score: h.score, rank: 0, ranking: { lexical: null, vector: null } };
+    return {
+      chunkId: h.chunkId,
+      fileId: file.id,
+      filename: file.filename,
+      plusId: this.plusId,
+      heading: null,
+      text: null,
+      tokenSize: h.tokenSize,
+      score: h.score,
+      rank: 0,
+      ranking: { lexical: null, vector: null },
+    };
   }
 }
 
@@ -489,7 +527,12 @@ export function indexTermStats(parts: readonly EntryIndex[], lexemes: readonly Q
       if (best) add(best[0], best[1], true, q);
     }
   }
-  return [...rows].map(([lexeme, r]) => ({ lexeme, df: r.direct ?? r.prefix, ...(r.pos === null ? {} : { pos: r.pos }), ...(r.carried ? { carried: true } : {}) }));
+  return [...rows].map(([lexeme, r]) => ({
+    lexeme,
+    df: r.direct ?? r.prefix,
+    ...(r.pos === null ? {} : { pos: r.pos }),
+    ...(r.carried ? { carried: true } : {}),
+  }));
 }
 
 // ---- building from the database ------------------------------------------------------------
@@ -503,17 +546,26 @@ const BUILD_BATCH = 2000;
  * not tried again until the entry changes. Null: the entry is gone, changed while it was read
  * (its lexical_version moved: read again later), or the build was stopped.
  */
-export async function buildEntryIndex(db: Executor, plusId: string, maxChunks: number, stopped: () => boolean = () => false): Promise<EntryIndex | { unusable: number } | null> {
+export async function buildEntryIndex(
+  db: Executor,
+  plusId: string,
+  maxChunks: number,
+  stopped: () => boolean = () => false,
+): Promise<EntryIndex | { unusable: number } | null> {
   type Head = { version: number | string; chunk_count: number; tokens: number | string };
   const head = async () =>
-    ((await db.execute(sql`
+    (
+      (await db.execute(sql`
       select e.lexical_version as version, e.chunk_count, (select coalesce(sum(f.token_size), 0) from plus_files f where f.plus_id = e.id)::float8 as tokens
-      from plus_entries e where e.id = ${plusId}::uuid`)) as unknown as { rows: Head[] }).rows[0];
+      from plus_entries e where e.id = ${plusId}::uuid`)) as unknown as { rows: Head[] }
+    ).rows[0];
   const before = await head();
   if (!before) return null;
   if (before.chunk_count > maxChunks) return { unusable: Number(before.version) };
   const builder = new IndexBuilder();
-  const files = (await db.execute(sql`select f.id, f.filename from plus_files f where f.plus_id = ${plusId}::uuid`)) as unknown as { rows: Array<{ id: string; filename: string }> };
+  const files = (await db.execute(sql`select f.id, f.filename from plus_files f where f.plus_id = ${plusId}::uuid`)) as unknown as {
+    rows: Array<{ id: string; filename: string }>;
+  };
   for (const f of files.rows) builder.addFile(f.id, f.filename);
   let last = 0;
   for (;;) {

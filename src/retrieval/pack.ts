@@ -82,6 +82,11 @@ export function renderPack(plan: PackPlan): PackedContext {
 }
 
 /** planPack and renderPack, for chunks that come with their texts. */
-export function packContext(intro: Array<{ title: string | null; text: string }>, chunks: ScoredChunk[], budget: number, opts: PackOptions = {}): PackedContext {
+export function packContext(
+  intro: Array<{ title: string | null; text: string }>,
+  chunks: ScoredChunk[],
+  budget: number,
+  opts: PackOptions = {},
+): PackedContext {
   return renderPack(planPack(intro, chunks, budget, opts));
 }

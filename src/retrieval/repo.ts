@@ -53,7 +53,11 @@ export interface Question {
 /** Questions are cut to this many characters before their lexemes are taken (a pasted document stays cheap). */
 export const MAX_QUESTION_CHARS = 10_000;
 
-const uuidList = (ids: string[]) => sql.join(ids.map((id) => sql`${id}::uuid`), sql`, `);
+const uuidList = (ids: string[]) =>
+  sql.join(
+    ids.map((id) => sql`${id}::uuid`),
+    sql`, `,
+  );
 const isEmpty = (s: ChunkScope) => s.plusIds.length === 0 && s.fileIds.length === 0;
 
 function scopeSql(s: ChunkScope): SQL {
@@ -164,7 +168,9 @@ export function entryTermsSql(entryId: SQL, question: string): SQL {
 export function parseEntryTerms(v: unknown): { terms: TermStat[]; tokens: number } {
   const o = (typeof v === 'string' ? JSON.parse(v) : v) as { terms: Array<[string, number, number | null]> | null; tokens: number | string | null } | null;
   return {
-    terms: (o?.terms ?? []).map(([lexeme, df, pos]) => (pos === null || pos === undefined ? { lexeme, df: Number(df) } : { lexeme, df: Number(df), pos: Number(pos) })),
+    terms: (o?.terms ?? []).map(([lexeme, df, pos]) =>
+      pos === null || pos === undefined ? { lexeme, df: Number(df) } : { lexeme, df: Number(df), pos: Number(pos) },
+    ),
     tokens: Number(o?.tokens ?? 0),
   };
 }
@@ -395,7 +401,15 @@ export class RetrievalRepo {
   }
 
   /** The lexical list's ranks set, or the opening chunks when it is empty. */
-  private async ranked(db: Executor, scope: ChunkScope, stats: TermStats, choice: TermChoice | null, chunks: ScoredChunk[], steps: number, limit: number): Promise<Retrieved> {
+  private async ranked(
+    db: Executor,
+    scope: ChunkScope,
+    stats: TermStats,
+    choice: TermChoice | null,
+    chunks: ScoredChunk[],
+    steps: number,
+    limit: number,
+  ): Promise<Retrieved> {
     const leading = chunks.length === 0;
     const list = leading ? await this.leading(db, scope, limit) : chunks;
     list.forEach((c, i) => {
@@ -412,7 +426,10 @@ export class RetrievalRepo {
    * the tsvectors' text as PlusRepo.findWithLexemes reads them.
    */
   async questionLexemes(db: Executor, question: Question): Promise<QuestionLexeme[]> {
-    const [row] = await rawRows<{ own: string; carried: string }>(db, QUESTION_VECTORS, [question.text.slice(0, MAX_QUESTION_CHARS), (question.carry ?? '').slice(0, MAX_QUESTION_CHARS)]);
+    const [row] = await rawRows<{ own: string; carried: string }>(db, QUESTION_VECTORS, [
+      question.text.slice(0, MAX_QUESTION_CHARS),
+      (question.carry ?? '').slice(0, MAX_QUESTION_CHARS),
+    ]);
     const own = lexemesOfVector(row?.own ?? '');
     const has = new Set(own.map((l) => l.lexeme));
     const carried = lexemesOfVector(row?.carried ?? '').filter((l) => !has.has(l.lexeme));
@@ -443,9 +460,11 @@ export class RetrievalRepo {
     const missing = chunks.filter((c) => c.text === null);
     if (missing.length === 0) return gone;
     // past drizzle (db/raw.ts): it runs on every search of an in-memory index
-    const rows = await rawRows<{ id: number | string; text: string; heading: string | null }>(db, 'select c.id, c.file_data_processed as text, c.heading from plus_chunks c where c.id = any($1::bigint[])', [
-      `{${missing.map((c) => c.chunkId).join(',')}}`,
-    ]);
+    const rows = await rawRows<{ id: number | string; text: string; heading: string | null }>(
+      db,
+      'select c.id, c.file_data_processed as text, c.heading from plus_chunks c where c.id = any($1::bigint[])',
+      [`{${missing.map((c) => c.chunkId).join(',')}}`],
+    );
     const byId = new Map(rows.map((r) => [Number(r.id), r]));
     for (const c of missing) {
       const r = byId.get(c.chunkId);

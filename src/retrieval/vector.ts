@@ -23,7 +23,11 @@ export interface VectorQuery {
   vector: number[];
 }
 
-const uuidList = (ids: string[]) => sql.join(ids.map((id) => sql`${id}::uuid`), sql`, `);
+const uuidList = (ids: string[]) =>
+  sql.join(
+    ids.map((id) => sql`${id}::uuid`),
+    sql`, `,
+  );
 
 function scopeSql(s: ChunkScope): SQL {
   const parts = [];
@@ -58,7 +62,16 @@ export function vectorSearchSql(scope: ChunkScope, q: VectorQuery, limit: number
     order by top.score desc, c.id`;
 }
 
-type Row = { id: number | string; file_id: string; plus_id: string; filename: string; heading: string | null; text: string; token_size: number; score: number | string };
+type Row = {
+  id: number | string;
+  file_id: string;
+  plus_id: string;
+  filename: string;
+  heading: string | null;
+  text: string;
+  token_size: number;
+  score: number | string;
+};
 
 /** The `limit` chunks in scope nearest to the question's vector, nearest first. */
 export async function vectorSearch(db: Executor, scope: ChunkScope, q: VectorQuery, limit: number, vectorOps: boolean): Promise<ScoredChunk[]> {

@@ -23,10 +23,7 @@ export class SecretsRepo {
   }
 
   async sealedKeys(db: Executor): Promise<Array<{ id: string; sealed: string; hint: string | null }>> {
-    const rows = await db
-      .select({ id: models.id, sealed: models.apiKeyEnc, hint: models.apiKeyLast4 })
-      .from(models)
-      .where(isNotNull(models.apiKeyEnc));
+    const rows = await db.select({ id: models.id, sealed: models.apiKeyEnc, hint: models.apiKeyLast4 }).from(models).where(isNotNull(models.apiKeyEnc));
     return rows.map((r) => ({ id: r.id, sealed: r.sealed!, hint: r.hint }));
   }
 

@@ -30,7 +30,11 @@ describe.runIf(emptyDatabase)('the instance admin on an empty database', () => {
     try {
       expect(t.adminInviteToken).toMatch(/^[A-Za-z0-9_-]{43}$/);
       expect((await login(t, 'admin@localhost', 'chosen admin password')).statusCode).toBe(401);
-      const res = await t.request({ method: 'POST', url: '/api/v1/auth/accept-invite', payload: { token: t.adminInviteToken, password: 'chosen admin password' } });
+      const res = await t.request({
+        method: 'POST',
+        url: '/api/v1/auth/accept-invite',
+        payload: { token: t.adminInviteToken, password: 'chosen admin password' },
+      });
       expect(res.statusCode).toBe(200);
       expect(res.json().user).toMatchObject({ email: 'admin@localhost', instanceAdmin: true });
       expect((await login(t, 'admin@localhost', 'chosen admin password')).statusCode).toBe(200);

@@ -61,7 +61,12 @@ describe('sign-in', () => {
     expect(wrong).toEqual(unknown);
     expect(wrong.code).toBe('invalid_credentials');
     // A user who never set a password (invited) cannot sign in either, with the same answer.
-    const invited = await t.request({ method: 'POST', url: '/api/v1/users', key: team.ownerKey, payload: { name: 'I', email: `i-${randomUUID()}@example.com` } });
+    const invited = await t.request({
+      method: 'POST',
+      url: '/api/v1/users',
+      key: team.ownerKey,
+      payload: { name: 'I', email: `i-${randomUUID()}@example.com` },
+    });
     expect(expectProblem(await login(t, invited.json().user.email, 'anything at all'), 401)).toEqual(unknown);
     expectProblem(await t.request({ method: 'POST', url: '/api/v1/auth/login', payload: { email: u.email } }), 400);
     expectProblem(await t.request({ method: 'POST', url: '/api/v1/auth/login', payload: { email: u.email, password: 'x'.repeat(1025) } }), 400);
@@ -91,7 +96,9 @@ describe('CSRF', () => {
     expect(foreign.code).toBe('csrf');
     expect(expectProblem(await create(cookie(u.session)), 403).code).toBe('csrf');
     expect(expectProblem(await create({ ...cookie(u.session), origin: 'null' }), 403).code).toBe('csrf');
-    expect(expectProblem(await create({ ...cookie(u.session), 'sec-fetch-site': 'cross-site', origin: 'http://localhost.evil.example' }), 403).code).toBe('csrf');
+    expect(expectProblem(await create({ ...cookie(u.session), 'sec-fetch-site': 'cross-site', origin: 'http://localhost.evil.example' }), 403).code).toBe(
+      'csrf',
+    );
     // nothing was stored by the refused requests
     const list = await t.request({ method: 'GET', url: '/api/v1/workspaces', key: u.key });
     expect(list.json()).toEqual([]);
@@ -102,7 +109,12 @@ describe('CSRF', () => {
     expect((await create({ origin: 'https://evil.example' }, u.key)).statusCode).toBe(200);
     // DELETE too; GET is safe and needs no Origin.
     const ws = await createWorkspace(t, u.key);
-    expect(expectProblem(await t.request({ method: 'DELETE', url: `/api/v1/workspaces/${ws.id}`, headers: { ...cookie(u.session), origin: 'https://evil.example' } }), 403).code).toBe('csrf');
+    expect(
+      expectProblem(
+        await t.request({ method: 'DELETE', url: `/api/v1/workspaces/${ws.id}`, headers: { ...cookie(u.session), origin: 'https://evil.example' } }),
+        403,
+      ).code,
+    ).toBe('csrf');
     expect((await t.request({ method: 'GET', url: `/api/v1/workspaces/${ws.id}`, headers: cookie(u.session) })).statusCode).toBe(200);
   });
 
@@ -216,7 +228,10 @@ describe('invites and passwords', () => {
     expectProblem(await login(t, email, 'another password'), 401);
     expect(again.detail).toContain('already been used');
     // an unknown token: the same code, in words that say it is not valid
-    const wrong = expectProblem(await t.request({ method: 'POST', url: '/api/v1/auth/accept-invite', payload: { token: 'A'.repeat(43), password: 'another password' } }), 400);
+    const wrong = expectProblem(
+      await t.request({ method: 'POST', url: '/api/v1/auth/accept-invite', payload: { token: 'A'.repeat(43), password: 'another password' } }),
+      400,
+    );
     expect(wrong.code).toBe('invalid_invite');
     expect(wrong.detail).toContain('not valid');
   });
@@ -226,7 +241,8 @@ describe('invites and passwords', () => {
     const email = `chk-${randomUUID()}@example.com`;
     const made = await t.request({ method: 'POST', url: '/api/v1/users', key: team.ownerKey, payload: { name: 'Checked', email } });
     const token = (made.json().inviteUrl as string).split('#token=')[1]!;
-    const check = (body: unknown, headers: Record<string, string> = {}) => t.request({ method: 'POST', url: '/api/v1/auth/check-invite', payload: body as object, headers });
+    const check = (body: unknown, headers: Record<string, string> = {}) =>
+      t.request({ method: 'POST', url: '/api/v1/auth/check-invite', payload: body as object, headers });
     const info = await check({ token });
     expect(info.statusCode).toBe(200);
     expect(info.json()).toEqual({ user: { name: 'Checked', email }, team: { name: 'Checkers' } });
@@ -235,7 +251,9 @@ describe('invites and passwords', () => {
     expect((await check({ token }, cookie(other.session))).json()).toEqual(info.json());
     // checking twice changes nothing; the invite still works once
     expect((await check({ token })).statusCode).toBe(200);
-    expect((await t.request({ method: 'POST', url: '/api/v1/auth/accept-invite', payload: { token, password: 'a long enough password' } })).statusCode).toBe(200);
+    expect((await t.request({ method: 'POST', url: '/api/v1/auth/accept-invite', payload: { token, password: 'a long enough password' } })).statusCode).toBe(
+      200,
+    );
     const used = expectProblem(await check({ token }), 400);
     expect(used.code).toBe('invalid_invite');
     expect(used.detail).toContain('already been used');
@@ -253,20 +271,29 @@ describe('invites and passwords', () => {
     const a = await t.request({ method: 'POST', url: '/api/v1/users', key: team.ownerKey, payload: { name: 'A', email: `a-${randomUUID()}@example.com` } });
     await t.database.db.execute(sql`update user_invites set expires = now() - interval '1 second' where user_id = ${a.json().user.id}`);
     const tokenA = (a.json().inviteUrl as string).split('#token=')[1];
-    const expired = expectProblem(await t.request({ method: 'POST', url: '/api/v1/auth/accept-invite', payload: { token: tokenA, password: 'a long enough password' } }), 400);
+    const expired = expectProblem(
+      await t.request({ method: 'POST', url: '/api/v1/auth/accept-invite', payload: { token: tokenA, password: 'a long enough password' } }),
+      400,
+    );
     expect(expired.code).toBe('invalid_invite');
     expect(expired.detail).toContain('expired');
     expect(expectProblem(await t.request({ method: 'POST', url: '/api/v1/auth/check-invite', payload: { token: tokenA } }), 400).detail).toContain('expired');
     const b = await t.request({ method: 'POST', url: '/api/v1/users', key: team.ownerKey, payload: { name: 'B', email: `b-${randomUUID()}@example.com` } });
     await t.request({ method: 'DELETE', url: `/api/v1/users/${b.json().user.id}`, key: team.ownerKey });
     const tokenB = (b.json().inviteUrl as string).split('#token=')[1];
-    expect(expectProblem(await t.request({ method: 'POST', url: '/api/v1/auth/accept-invite', payload: { token: tokenB, password: 'a long enough password' } }), 400).code).toBe('invalid_invite');
+    expect(
+      expectProblem(await t.request({ method: 'POST', url: '/api/v1/auth/accept-invite', payload: { token: tokenB, password: 'a long enough password' } }), 400)
+        .code,
+    ).toBe('invalid_invite');
   });
 
   it('takes a first password at creation (at least 8 characters) instead of an invite', async () => {
     const team = await newTeam(t);
     const email = `p-${randomUUID()}@example.com`;
-    const short = expectProblem(await t.request({ method: 'POST', url: '/api/v1/users', key: team.ownerKey, payload: { name: 'P', email, password: '1234567' } }), 400);
+    const short = expectProblem(
+      await t.request({ method: 'POST', url: '/api/v1/users', key: team.ownerKey, payload: { name: 'P', email, password: '1234567' } }),
+      400,
+    );
     expect(JSON.stringify(short.errors)).toContain('password');
     // nothing was stored: the same email can be created afterwards
     const made = await t.request({ method: 'POST', url: '/api/v1/users', key: team.ownerKey, payload: { name: 'P', email, password: '12345678' } });
@@ -274,7 +301,12 @@ describe('invites and passwords', () => {
     expect(made.json().inviteUrl).toBeNull();
     expect((await login(t, email, '12345678')).statusCode).toBe(200);
     // a new team's owner gets an invite link
-    const teamRes = await t.request({ method: 'POST', url: '/api/v1/teams', key: 'atr_test_instance_admin_key_0123456789', payload: { name: 'T', ownerName: 'O', ownerEmail: `o-${randomUUID()}@example.com` } });
+    const teamRes = await t.request({
+      method: 'POST',
+      url: '/api/v1/teams',
+      key: 'atr_test_instance_admin_key_0123456789',
+      payload: { name: 'T', ownerName: 'O', ownerEmail: `o-${randomUUID()}@example.com` },
+    });
     expect(teamRes.json().inviteUrl).toMatch(/\/invite#token=/);
   });
 
@@ -286,14 +318,29 @@ describe('invites and passwords', () => {
       t.request({ method: 'POST', url: '/api/v1/me/password', payload: body, headers: { ...cookie(u.session), ...SAME_ORIGIN } });
     expect(expectProblem(await change({ currentPassword: 'wrong password', newPassword: 'brand new password' }), 400).code).toBe('wrong_password');
     expectProblem(await change({ currentPassword: u.password, newPassword: 'short' }), 400);
-    expect(expectProblem(await t.request({ method: 'POST', url: '/api/v1/me/password', payload: { currentPassword: u.password, newPassword: 'brand new password' }, headers: cookie(u.session) }), 403).code).toBe('csrf');
+    expect(
+      expectProblem(
+        await t.request({
+          method: 'POST',
+          url: '/api/v1/me/password',
+          payload: { currentPassword: u.password, newPassword: 'brand new password' },
+          headers: cookie(u.session),
+        }),
+        403,
+      ).code,
+    ).toBe('csrf');
     expect((await change({ currentPassword: u.password, newPassword: 'brand new password' })).statusCode).toBe(204);
     expectProblem(await login(t, u.email, u.password), 401);
     expect((await login(t, u.email, 'brand new password')).statusCode).toBe(200);
     expect((await t.request({ method: 'GET', url: '/api/v1/me', headers: cookie(u.session) })).statusCode).toBe(200);
     expectProblem(await t.request({ method: 'GET', url: '/api/v1/me', headers: cookie(elsewhere) }), 401);
     // with an API key: works the same, and the key keeps working
-    const byKey = await t.request({ method: 'POST', url: '/api/v1/me/password', key: u.key, payload: { currentPassword: 'brand new password', newPassword: 'third password here' } });
+    const byKey = await t.request({
+      method: 'POST',
+      url: '/api/v1/me/password',
+      key: u.key,
+      payload: { currentPassword: 'brand new password', newPassword: 'third password here' },
+    });
     expect(byKey.statusCode).toBe(204);
     expectProblem(await t.request({ method: 'GET', url: '/api/v1/me', headers: cookie(u.session) }), 401);
     expect((await t.request({ method: 'GET', url: '/api/v1/me', key: u.key })).statusCode).toBe(200);
@@ -310,13 +357,25 @@ describe('behind a trusted proxy, with tight sign-in limits', () => {
   it('marks the cookie Secure when the request came over HTTPS (X-Forwarded-Proto believed only from a trusted proxy)', async () => {
     const team = await newTeam(p);
     const u = await signedInUser(p, team);
-    const res = await p.request({ method: 'POST', url: '/api/v1/auth/login', payload: { email: u.email, password: u.password }, headers: { 'x-forwarded-proto': 'https' }, remoteAddress: randomAddress() });
+    const res = await p.request({
+      method: 'POST',
+      url: '/api/v1/auth/login',
+      payload: { email: u.email, password: u.password },
+      headers: { 'x-forwarded-proto': 'https' },
+      remoteAddress: randomAddress(),
+    });
     expect(res.statusCode).toBe(200);
     expect(setCookieOf(res)).toContain('Secure');
     // On the app without TRUST_PROXY the header is not believed.
     const team2 = await newTeam(t);
     const v = await signedInUser(t, team2);
-    const plain = await t.request({ method: 'POST', url: '/api/v1/auth/login', payload: { email: v.email, password: v.password }, headers: { 'x-forwarded-proto': 'https' }, remoteAddress: randomAddress() });
+    const plain = await t.request({
+      method: 'POST',
+      url: '/api/v1/auth/login',
+      payload: { email: v.email, password: v.password },
+      headers: { 'x-forwarded-proto': 'https' },
+      remoteAddress: randomAddress(),
+    });
     expect(plain.statusCode).toBe(200);
     expect(setCookieOf(plain)).not.toContain('Secure');
   });
@@ -349,7 +408,12 @@ describe('behind a trusted proxy, with tight sign-in limits', () => {
     expect(statuses).toEqual([401, 401, 401, 401, 401, 401, 401, 401, 429, 429]);
     // another address is not affected; behind the trusted proxy the client is X-Forwarded-For's
     expect((await login(p, `y-${randomUUID()}@example.com`, 'whatever it is')).statusCode).toBe(401);
-    const forwarded = await p.request({ method: 'POST', url: '/api/v1/auth/login', payload: { email: `z-${randomUUID()}@example.com`, password: 'whatever it is' }, headers: { 'x-forwarded-for': address } });
+    const forwarded = await p.request({
+      method: 'POST',
+      url: '/api/v1/auth/login',
+      payload: { email: `z-${randomUUID()}@example.com`, password: 'whatever it is' },
+      headers: { 'x-forwarded-for': address },
+    });
     expect(forwarded.statusCode).toBe(429);
   });
 

@@ -140,7 +140,8 @@ describe('managing budgets', () => {
     // removing the last limit is refused, and nothing changes
     const both = expectProblem(await patch(team.ownerKey, b.id, { requestsPerMinute: null }), 400);
     expect(both.detail).toContain('delete it instead');
-    for (const body of [{}, { credits: -1 }, { requestsPerMinute: 0 }, { period: 'month' }, { credits: 1, scope: 'user' }]) expectProblem(await patch(team.ownerKey, b.id, body), 400);
+    for (const body of [{}, { credits: -1 }, { requestsPerMinute: 0 }, { period: 'month' }, { credits: 1, scope: 'user' }])
+      expectProblem(await patch(team.ownerKey, b.id, body), 400);
     expectProblem(await patch(team.ownerKey, 'not-a-uuid', { credits: 1 }), 400);
     expectProblem(await patch(member.key, b.id, { credits: 1 }), 403);
     expectProblem(await patch(other.ownerKey, b.id, { credits: 1 }), 404);
@@ -168,7 +169,8 @@ describe('managing budgets', () => {
     const m1B = await budgetOk(team.ownerKey, { scope: 'user', scopeId: m1.id, period: 'day', credits: 10 });
     const m1KeyB = await budgetOk(team.ownerKey, { scope: 'apiKey', scopeId: m1Key, period: 'total', requestsPerMinute: 100 });
     const m2B = await budgetOk(team.ownerKey, { scope: 'user', scopeId: m2.id, period: 'day', credits: 10 });
-    const ids = async (key: string) => ((await t.request({ method: 'GET', url: '/api/v1/budgets', key })).json() as Array<{ id: string }>).map((b) => b.id).sort();
+    const ids = async (key: string) =>
+      ((await t.request({ method: 'GET', url: '/api/v1/budgets', key })).json() as Array<{ id: string }>).map((b) => b.id).sort();
     expect(await ids(m1.key)).toEqual([teamB.id, m1B.id, m1KeyB.id].sort());
     expect(await ids(m2.key)).toEqual([teamB.id, m2B.id].sort());
     expect(await ids(team.ownerKey)).toEqual([teamB.id, m1B.id, m1KeyB.id, m2B.id].sort());
@@ -203,7 +205,9 @@ describe('enforcing budgets', () => {
     // the owner is not limited by the member's budget; both spend under the team's, settled to the real cost
     expect((await complete(team.ownerKey, ws.id)).statusCode).toBe(200);
     const spent = await ledgerCredits(team.ownerKey);
-    const teamNow = ((await t.request({ method: 'GET', url: '/api/v1/budgets', key: team.ownerKey })).json() as Array<{ id: string; spent: number; remaining: number }>).find((b) => b.id === teamBudget.id)!;
+    const teamNow = (
+      (await t.request({ method: 'GET', url: '/api/v1/budgets', key: team.ownerKey })).json() as Array<{ id: string; spent: number; remaining: number }>
+    ).find((b) => b.id === teamBudget.id)!;
     expect(teamNow.spent).toBeCloseTo(spent, 6);
     expect(teamNow.remaining).toBeCloseTo(100_000 - spent, 6);
     const me = expectShape(MeUsage, (await t.request({ method: 'GET', url: '/api/v1/me/usage', key: member.key })).json());
@@ -257,7 +261,9 @@ describe('enforcing budgets', () => {
     const b = await budgetOk(team.ownerKey, { scope: 'team', scopeId: team.teamId, period: 'day', credits: 1000 });
     standIn.set({ failStatus: 500 });
     expectProblem(await complete(team.ownerKey, ws.id), 502);
-    const now = ((await t.request({ method: 'GET', url: '/api/v1/budgets', key: team.ownerKey })).json() as Array<{ id: string; spent: number }>).find((x) => x.id === b.id)!;
+    const now = ((await t.request({ method: 'GET', url: '/api/v1/budgets', key: team.ownerKey })).json() as Array<{ id: string; spent: number }>).find(
+      (x) => x.id === b.id,
+    )!;
     expect(now.spent).toBe(0);
     const rows = (await t.request({ method: 'GET', url: '/api/v1/usage?groupBy=model', key: team.ownerKey })).json();
     expect(rows).toEqual([expect.objectContaining({ requests: 1, credits: 0 })]);
@@ -306,7 +312,9 @@ describe('concurrency', () => {
       expect(standIn.requests).toHaveLength(10);
       const spent = (await ledgerCredits(team.ownerKey)) - cost;
       expect(spent).toBeLessThanOrEqual(credits);
-      const now = ((await t.request({ method: 'GET', url: '/api/v1/budgets', key: team.ownerKey })).json() as Array<{ id: string; spent: number }>).find((x) => x.id === b.id)!;
+      const now = ((await t.request({ method: 'GET', url: '/api/v1/budgets', key: team.ownerKey })).json() as Array<{ id: string; spent: number }>).find(
+        (x) => x.id === b.id,
+      )!;
       expect(now.spent).toBeCloseTo(spent, 6);
     } finally {
       if (second !== t) await second.close();
@@ -376,7 +384,9 @@ describe('concurrency', () => {
       const threads = (await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/history`, key: team.ownerKey })).json() as Array<{ id: string }>;
       expect(threads.length).toBeGreaterThan(0);
       for (const th of threads.slice(0, 5)) {
-        const full = (await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/history/${th.id}`, key: team.ownerKey })).json() as { messages: Array<{ role: string; content: string }> };
+        const full = (await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/history/${th.id}`, key: team.ownerKey })).json() as {
+          messages: Array<{ role: string; content: string }>;
+        };
         for (const m of full.messages.filter((x) => x.role === 'assistant')) expect(countTokens(m.content)).toBeLessThanOrEqual(OUT);
       }
     } finally {
@@ -385,10 +395,11 @@ describe('concurrency', () => {
   });
 });
 
-
 describe('where the counters live', () => {
-  const budgetsOf = async (app: TestApp, key: string) => (await app.request({ method: 'GET', url: '/api/v1/budgets', key })).json() as Array<Static<typeof Budget>>;
-  const patch = (app: TestApp, key: string, id: string, payload: Record<string, unknown>) => app.request({ method: 'PATCH', url: `/api/v1/budgets/${id}`, key, payload });
+  const budgetsOf = async (app: TestApp, key: string) =>
+    (await app.request({ method: 'GET', url: '/api/v1/budgets', key })).json() as Array<Static<typeof Budget>>;
+  const patch = (app: TestApp, key: string, id: string, payload: Record<string, unknown>) =>
+    app.request({ method: 'PATCH', url: `/api/v1/budgets/${id}`, key, payload });
 
   /**
    * On the embedded database the counters live in the process (modules/usage/counters-memory.ts):
@@ -411,7 +422,12 @@ describe('where the counters live', () => {
       // spend before the budget exists is not the budget's
       expect((await complete(key, ws.id, app)).statusCode).toBe(200);
       const before = await ledgerCreditsOn(app, key);
-      const b = await app.request({ method: 'POST', url: '/api/v1/budgets', key, payload: { scope: 'team', scopeId: team.teamId, period: 'month', credits: 100_000 } });
+      const b = await app.request({
+        method: 'POST',
+        url: '/api/v1/budgets',
+        key,
+        payload: { scope: 'team', scopeId: team.teamId, period: 'month', credits: 100_000 },
+      });
       expect(b.statusCode, b.body).toBe(201);
       budgetId = b.json().id as string;
       const first = await complete(key, ws.id, app);
@@ -464,7 +480,12 @@ describe('where the counters live', () => {
     try {
       const { team, ws } = await setup(app);
       key = team.ownerKey;
-      const b = await app.request({ method: 'POST', url: '/api/v1/budgets', key, payload: { scope: 'team', scopeId: team.teamId, period: 'month', credits: 100_000 } });
+      const b = await app.request({
+        method: 'POST',
+        url: '/api/v1/budgets',
+        key,
+        payload: { scope: 'team', scopeId: team.teamId, period: 'month', credits: 100_000 },
+      });
       expect(b.statusCode, b.body).toBe(201);
       const calls = [];
       for (let i = 0; i < 3; i++) calls.push(await complete(key, ws.id, app));
@@ -475,14 +496,27 @@ describe('where the counters live', () => {
       // statement 1: never resumed, so neither statement 2 nor its `finally` runs
       const me = (await app.request({ method: 'GET', url: '/api/v1/me', key })).json();
       const keyId = ((await app.request({ method: 'GET', url: '/api/v1/api-keys', key })).json() as Array<{ id: string }>)[0]!.id;
-      const caller = { keyId, sessionId: null, userId: me.user.id, name: me.user.name, email: me.user.email, role: 'owner' as const, instanceAdmin: false, teamId: team.teamId, teamName: me.team.name };
+      const caller = {
+        keyId,
+        sessionId: null,
+        userId: me.user.id,
+        name: me.user.name,
+        email: me.user.email,
+        role: 'owner' as const,
+        instanceAdmin: false,
+        teamId: team.teamId,
+        teamName: me.team.name,
+      };
       const turn = app.services.turns.run(caller, ws.id, { prompt: 'lost in a crash', maxTokens: OUT, threadId: calls[0]!.json().threadId }, { stream: true });
       expect((await turn.next()).value).toMatchObject({ type: 'start' });
       const held = (await budgetsOf(app, key))[0]!.spent;
       expect(held).toBeGreaterThan(settled + OUT);
       if (pg) {
         // what the stale-log sweep does to it once it is older than any call can run (for this log only: the database is shared)
-        const logs = (await app.request({ method: 'GET', url: '/api/v1/chat/prompt-logs/paged?size=10', key })).json().content as Array<{ id: string; status: string }>;
+        const logs = (await app.request({ method: 'GET', url: '/api/v1/chat/prompt-logs/paged?size=10', key })).json().content as Array<{
+          id: string;
+          status: string;
+        }>;
         const lost = logs.find((l) => l.status === 'pending')!;
         await app.database.db.update(promptLogs).set({ status: 'interrupted', error: 'abandoned: test' }).where(eq(promptLogs.id, lost.id));
         const other = await startTestApp();

@@ -28,7 +28,12 @@ async function longThread(history: 'TEAM' | 'USER' = 'TEAM') {
   const ws = await createWorkspace(t, team.ownerKey, { modelIds: [m.id], chatHistoryType: history });
   let threadId: string | undefined;
   for (let i = 1; i <= TURNS; i++) {
-    const res = await t.request({ method: 'POST', url: `/api/v1/chat/${ws.id}/completions`, key: team.ownerKey, payload: { prompt: `question ${i}`, ...(threadId ? { threadId } : {}) } });
+    const res = await t.request({
+      method: 'POST',
+      url: `/api/v1/chat/${ws.id}/completions`,
+      key: team.ownerKey,
+      payload: { prompt: `question ${i}`, ...(threadId ? { threadId } : {}) },
+    });
     expect(res.statusCode).toBe(200);
     threadId = res.json().threadId as string;
   }
@@ -81,7 +86,9 @@ describe('thread history paging', () => {
     for (const q of ['?limit=0', '?limit=1001', '?limit=two', '?before=not-a-uuid', '?limit=1.5']) {
       expectProblem(await t.request({ method: 'GET', url: url(ws.id, threadId, q), key: team.ownerKey }), 400);
     }
-    const other = (await t.request({ method: 'POST', url: `/api/v1/chat/${ws.id}/completions`, key: team.ownerKey, payload: { prompt: 'another thread' } })).json();
+    const other = (
+      await t.request({ method: 'POST', url: `/api/v1/chat/${ws.id}/completions`, key: team.ownerKey, payload: { prompt: 'another thread' } })
+    ).json();
     expectProblem(await t.request({ method: 'GET', url: url(ws.id, threadId, `?before=${other.messageId}`), key: team.ownerKey }), 404);
     expectProblem(await t.request({ method: 'GET', url: url(ws.id, threadId, '?before=00000000-0000-4000-8000-000000000000'), key: team.ownerKey }), 404);
   });

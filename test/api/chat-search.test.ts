@@ -21,11 +21,35 @@ afterAll(async () => {
 beforeEach(() => standIn.reset());
 
 const SearchPage = PageOf(Type.Ref('ChatSearchHit'));
-type Hit = { threadId: string; workspaceId: string; messageId: string; title: string; snippet: string; highlights: Array<[number, number]>; titleHighlights: Array<[number, number]>; created: string };
-type Page = { content: Hit[]; totalElements: number; totalPages: number; number: number; size: number; numberOfElements: number; first: boolean; last: boolean; empty: boolean };
+type Hit = {
+  threadId: string;
+  workspaceId: string;
+  messageId: string;
+  title: string;
+  snippet: string;
+  highlights: Array<[number, number]>;
+  titleHighlights: Array<[number, number]>;
+  created: string;
+};
+type Page = {
+  content: Hit[];
+  totalElements: number;
+  totalPages: number;
+  number: number;
+  size: number;
+  numberOfElements: number;
+  first: boolean;
+  last: boolean;
+  empty: boolean;
+};
 
 async function search(key: string, query: Record<string, string | number>): Promise<Page> {
-  const res = await t.request({ method: 'GET', url: '/api/v1/chat/search', key, query: Object.fromEntries(Object.entries(query).map(([k, v]) => [k, String(v)])) });
+  const res = await t.request({
+    method: 'GET',
+    url: '/api/v1/chat/search',
+    key,
+    query: Object.fromEntries(Object.entries(query).map(([k, v]) => [k, String(v)])),
+  });
   if (res.statusCode !== 200) throw new Error(`search: ${res.statusCode} ${res.body}`);
   const page = expectShape(SearchPage, res.json()) as unknown as Page;
   for (const h of page.content) expectShape(ChatSearchHit, h);
@@ -39,7 +63,12 @@ async function chatModel(team: TeamFixture) {
 /** One turn in a new thread: the user's prompt and the stand-in's reply (`Echo: prompt` unless `reply`). */
 async function turn(key: string, wsId: string, prompt: string, opts: { reply?: string; threadId?: string } = {}) {
   if (opts.reply) standIn.set({ reply: opts.reply });
-  const res = await t.request({ method: 'POST', url: `/api/v1/chat/${wsId}/completions`, key, payload: { prompt, ...(opts.threadId ? { threadId: opts.threadId } : {}) } });
+  const res = await t.request({
+    method: 'POST',
+    url: `/api/v1/chat/${wsId}/completions`,
+    key,
+    payload: { prompt, ...(opts.threadId ? { threadId: opts.threadId } : {}) },
+  });
   standIn.set({ reply: null });
   if (res.statusCode !== 200) throw new Error(`turn: ${res.statusCode} ${res.body}`);
   return res.json() as { threadId: string; messageId: string };
@@ -92,7 +121,9 @@ describe('visibility', () => {
     failedDetail = String(problem.detail);
     const threads = (await t.request({ method: 'GET', url: `/api/v1/chat/${ws.team}/history`, key: M2.key })).json() as Array<{ id: string; title: string }>;
     th.golf = threads.find((x) => x.title.includes('golf'))!.id;
-    const full = (await t.request({ method: 'GET', url: `/api/v1/chat/${ws.team}/history/${th.golf}`, key: M2.key })).json() as { messages: Array<{ id: string; role: string; status: string }> };
+    const full = (await t.request({ method: 'GET', url: `/api/v1/chat/${ws.team}/history/${th.golf}`, key: M2.key })).json() as {
+      messages: Array<{ id: string; role: string; status: string }>;
+    };
     expect(full.messages.map((m) => m.status)).toEqual(['ok', 'error']);
     failedUserMessage = full.messages[0]!.id;
   });
@@ -137,7 +168,10 @@ describe('visibility', () => {
   it('finds a failed turn by its question, never by its error message', async () => {
     const golf = (await search(M2.key, { q: 'golf' })).content;
     expect(golf.map((h) => [h.threadId, h.messageId])).toEqual([[th.golf, failedUserMessage]]);
-    const word = failedDetail.split(/\W+/).filter((w) => w.length > 4).sort((a, b) => b.length - a.length)[0]!;
+    const word = failedDetail
+      .split(/\W+/)
+      .filter((w) => w.length > 4)
+      .sort((a, b) => b.length - a.length)[0]!;
     expect(word).toBeTruthy();
     expect((await search(M2.key, { q: word, workspaceId: ws.team! })).content).toEqual([]);
   });
@@ -179,7 +213,9 @@ describe('ranking, snippets and highlights', () => {
     expect(marked(b.title, b.titleHighlights)).toEqual(['Quokka']);
     expect(marked(b.snippet, b.highlights).map((w) => w.toLowerCase())).toEqual(marked(b.snippet, b.highlights).map(() => 'quokka'));
     // a title hit opens at the thread's first message
-    const full = (await t.request({ method: 'GET', url: `/api/v1/chat/${wsId}/history/${titleOnly.threadId}`, key: team.ownerKey })).json() as { messages: Array<{ id: string; content: string }> };
+    const full = (await t.request({ method: 'GET', url: `/api/v1/chat/${wsId}/history/${titleOnly.threadId}`, key: team.ownerKey })).json() as {
+      messages: Array<{ id: string; content: string }>;
+    };
     expect(tOnly).toMatchObject({ messageId: full.messages[0]!.id, title: 'Quokka habitats', snippet: 'where do they live?', highlights: [] });
     expect(marked(tOnly.title, tOnly.titleHighlights)).toEqual(['Quokka']);
     expect(mOnly).toMatchObject({ title: 'Holiday notes', titleHighlights: [], snippet: 'I saw a quokka on holiday' });
@@ -202,7 +238,9 @@ describe('ranking, snippets and highlights', () => {
     expect(hit!.snippet).toContain('The platypus swims at night.');
     expect(hit!.snippet).not.toMatch(/\s{2}|\n/);
     expect(marked(hit!.snippet, hit!.highlights)).toEqual(['platypus', 'swims']);
-    const full = (await t.request({ method: 'GET', url: `/api/v1/chat/${wsId}/history/${threadId}`, key: team.ownerKey })).json() as { messages: Array<{ id: string; created: string }> };
+    const full = (await t.request({ method: 'GET', url: `/api/v1/chat/${wsId}/history/${threadId}`, key: team.ownerKey })).json() as {
+      messages: Array<{ id: string; created: string }>;
+    };
     expect(hit!.created).toBe(full.messages.find((m) => m.id === messageId)!.created);
   });
 
@@ -212,11 +250,26 @@ describe('ranking, snippets and highlights', () => {
     const seen: string[] = [];
     for (let p = 0; p < 3; p++) {
       const page = await search(team.ownerKey, { q: 'numbat', size: 10, page: p });
-      expect(page).toMatchObject({ totalElements: 23, totalPages: 3, number: p, size: 10, numberOfElements: p < 2 ? 10 : 3, first: p === 0, last: p === 2, empty: false });
+      expect(page).toMatchObject({
+        totalElements: 23,
+        totalPages: 3,
+        number: p,
+        size: 10,
+        numberOfElements: p < 2 ? 10 : 3,
+        first: p === 0,
+        last: p === 2,
+        empty: false,
+      });
       seen.push(...page.content.map((h) => h.threadId));
     }
     expect(seen.sort()).toEqual(made.sort());
-    expect(await search(team.ownerKey, { q: 'numbat', size: 10, page: 3 })).toMatchObject({ content: [], totalElements: 23, totalPages: 3, empty: true, last: true });
+    expect(await search(team.ownerKey, { q: 'numbat', size: 10, page: 3 })).toMatchObject({
+      content: [],
+      totalElements: 23,
+      totalPages: 3,
+      empty: true,
+      last: true,
+    });
   });
 
   it('answers an empty page for text without a word', async () => {
@@ -250,7 +303,7 @@ describe('bad input', () => {
   });
 
   it('treats query syntax as words, never as an error', async () => {
-    for (const q of ["a & b | !c", "'quoted':*", 'x <-> y', '(((', 'é:* ü']) {
+    for (const q of ['a & b | !c', "'quoted':*", 'x <-> y', '(((', 'é:* ü']) {
       expect((await get({ q })).statusCode).toBe(200);
     }
   });

@@ -41,7 +41,11 @@ function openStream(key: string, wsId: string, payload: object) {
 }
 
 /** Read a stream until `until` holds for the text so far (or the stream ends). */
-async function readUntil(reader: ReadableStreamDefaultReader<Uint8Array>, text: string, until: (text: string) => boolean): Promise<{ text: string; ended: boolean }> {
+async function readUntil(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  text: string,
+  until: (text: string) => boolean,
+): Promise<{ text: string; ended: boolean }> {
   const dec = new TextDecoder();
   while (!until(text)) {
     const r = await reader.read();
@@ -166,9 +170,15 @@ describe('statements per turn', () => {
     });
     expect(res!.statusCode).toBe(200);
     // the history came from the first statement
-    expect(standIn.requests[0]!.body.messages.map((m: { content: string }) => m.content)).toEqual(['first question', 'Echo: first question', 'second question']);
+    expect(standIn.requests[0]!.body.messages.map((m: { content: string }) => m.content)).toEqual([
+      'first question',
+      'Echo: first question',
+      'second question',
+    ]);
     // this file's app sweeps every 50 ms (stale logs, and on PostgreSQL the reservations they held): no part of the turn
-    const turn = seen.filter((q) => !/^update "prompt_logs" set "status" = \$1, "error" = \$2 where|^\s*with taken as \(update prompt_logs p set reservation = null/.test(q));
+    const turn = seen.filter(
+      (q) => !/^update "prompt_logs" set "status" = \$1, "error" = \$2 where|^\s*with taken as \(update prompt_logs p set reservation = null/.test(q),
+    );
     expect(turn.filter((q) => turnTables.test(q))).toHaveLength(2);
     // anything else can only be a cache refill (key, workspace, model), never per-turn work
     for (const q of turn.filter((s) => !turnTables.test(s))) expect(q).toMatch(/api_keys|workspaces|models/);

@@ -42,8 +42,7 @@ async function setup(p: Protocol = 'OPENAI', model: Record<string, unknown> = {}
   return { team, model: m, ws: w };
 }
 
-const complete = (key: string, wsId: string, payload: object) =>
-  t.request({ method: 'POST', url: `/api/v1/chat/${wsId}/completions`, key, payload });
+const complete = (key: string, wsId: string, payload: object) => t.request({ method: 'POST', url: `/api/v1/chat/${wsId}/completions`, key, payload });
 
 async function stream(key: string, wsId: string, payload: object) {
   const res = await fetch(`${baseUrl}/api/v1/chat/${wsId}/completions/stream`, {
@@ -81,7 +80,10 @@ describe.each(['OPENAI', 'AZURE', 'ANTHROPIC', 'GOOGLE'] as const)('completions 
     expect(kinds.at(-1)).toBe('done');
     expect(kinds.filter((k) => k === 'delta').length).toBeGreaterThanOrEqual(2);
     for (const e of events) expect(e.data.type).toBe(e.event);
-    const text = events.filter((e) => e.event === 'delta').map((e) => e.data.content).join('');
+    const text = events
+      .filter((e) => e.event === 'delta')
+      .map((e) => e.data.content)
+      .join('');
     expect(text).toBe('Echo: one two three');
     const start = events[0]!.data;
     const thread = (await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/history/${start.threadId}`, key: team.ownerKey })).json();
@@ -94,7 +96,9 @@ describe('concurrent turns', () => {
     const { team, ws } = await setup('OPENAI');
     const shared = (await complete(team.ownerKey, ws.id, { prompt: 'shared start' })).json().threadId as string;
     const results = await Promise.all(
-      Array.from({ length: 24 }, (_, i) => complete(team.ownerKey, ws.id, i % 3 === 0 ? { prompt: `in shared ${i}`, threadId: shared } : { prompt: `alone ${i}` })),
+      Array.from({ length: 24 }, (_, i) =>
+        complete(team.ownerKey, ws.id, i % 3 === 0 ? { prompt: `in shared ${i}`, threadId: shared } : { prompt: `alone ${i}` }),
+      ),
     );
     for (const r of results) expect(r.statusCode).toBe(200);
     const threads = (await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/history`, key: team.ownerKey })).json();
@@ -110,7 +114,12 @@ describe('concurrent turns', () => {
 describe('prompt assembly', () => {
   it('puts system instructions and added context first, then history, then the new turn', async () => {
     const { team, model, ws } = await setup('OPENAI');
-    await t.request({ method: 'POST', url: `/api/v1/workspaces/${ws.id}/${model.id}`, key: team.ownerKey, payload: { systemInstructions: 'Be terse.', addedContext: 'Team facts.', temperature: 0.2, maxTokens: 100 } });
+    await t.request({
+      method: 'POST',
+      url: `/api/v1/workspaces/${ws.id}/${model.id}`,
+      key: team.ownerKey,
+      payload: { systemInstructions: 'Be terse.', addedContext: 'Team facts.', temperature: 0.2, maxTokens: 100 },
+    });
     const first = (await complete(team.ownerKey, ws.id, { prompt: 'first question' })).json();
     standIn.reset();
     await complete(team.ownerKey, ws.id, { prompt: 'second question', threadId: first.threadId, temperature: 0.7 });
@@ -128,7 +137,12 @@ describe('prompt assembly', () => {
   it('places the system text where each protocol wants it', async () => {
     for (const p of ['ANTHROPIC', 'GOOGLE'] as const) {
       const { team, model, ws } = await setup(p);
-      await t.request({ method: 'POST', url: `/api/v1/workspaces/${ws.id}/${model.id}`, key: team.ownerKey, payload: { systemInstructions: 'Answer in French.' } });
+      await t.request({
+        method: 'POST',
+        url: `/api/v1/workspaces/${ws.id}/${model.id}`,
+        key: team.ownerKey,
+        payload: { systemInstructions: 'Answer in French.' },
+      });
       standIn.reset();
       await complete(team.ownerKey, ws.id, { prompt: 'bonjour' });
       const body = standIn.requests[0]!.body;
@@ -171,7 +185,10 @@ describe('failures', () => {
     const threads = (await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/history`, key: team.ownerKey })).json();
     expect(threads).toHaveLength(1);
     // the failed turn is kept: an assistant message of status error with the problem, as a reload reads it
-    const thread = expectShape(ChatThreadFull, (await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/history/${threads[0].id}`, key: team.ownerKey })).json());
+    const thread = expectShape(
+      ChatThreadFull,
+      (await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/history/${threads[0].id}`, key: team.ownerKey })).json(),
+    );
     expect(thread.messages.map((m) => [m.role, m.status])).toEqual([
       ['user', 'ok'],
       ['assistant', 'error'],
@@ -197,8 +214,16 @@ describe('failures', () => {
     expect(res.statusCode).toBe(200);
     const error = JSON.parse(/event: error\ndata: (.*)\n/.exec(res.body)![1]!) as { status: number; code: string; detail: string };
     const start = JSON.parse(/event: start\ndata: (.*)\n/.exec(res.body)![1]!) as { threadId: string; messageId: string };
-    const thread = expectShape(ChatThreadFull, (await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/history/${start.threadId}`, key: team.ownerKey })).json());
-    expect(thread.messages.at(-1)).toMatchObject({ id: start.messageId, role: 'assistant', status: 'error', error: { status: error.status, code: error.code, detail: error.detail } });
+    const thread = expectShape(
+      ChatThreadFull,
+      (await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/history/${start.threadId}`, key: team.ownerKey })).json(),
+    );
+    expect(thread.messages.at(-1)).toMatchObject({
+      id: start.messageId,
+      role: 'assistant',
+      status: 'error',
+      error: { status: error.status, code: error.code, detail: error.detail },
+    });
   });
 
   it('maps upstream auth failures and garbage to 502 with stable codes', async () => {
@@ -395,9 +420,17 @@ describe('greeting and sample prompts', () => {
     expectProblem(await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/sample-prompts?limit=51`, key: team.ownerKey }), 400);
     expectProblem(await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/sample-prompts?limit=0`, key: team.ownerKey }), 400);
 
-    await t.request({ method: 'PATCH', url: `/api/v1/workspaces/${ws.id}`, key: team.ownerKey, payload: { greeting: 'Hello team', samplePrompts: ['p1', 'p2', 'p3'] } });
+    await t.request({
+      method: 'PATCH',
+      url: `/api/v1/workspaces/${ws.id}`,
+      key: team.ownerKey,
+      payload: { greeting: 'Hello team', samplePrompts: ['p1', 'p2', 'p3'] },
+    });
     expect((await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/greeting`, key: team.ownerKey })).json()).toEqual({ content: 'Hello team' });
-    expect((await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/sample-prompts?limit=2`, key: team.ownerKey })).json()).toEqual([{ content: 'p1' }, { content: 'p2' }]);
+    expect((await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/sample-prompts?limit=2`, key: team.ownerKey })).json()).toEqual([
+      { content: 'p1' },
+      { content: 'p2' },
+    ]);
     void model;
   });
 });

@@ -45,12 +45,24 @@ describe('compressed answers', () => {
     expect(small.statusCode).toBe(200);
     expect(small.headers['content-encoding']).toBeUndefined();
 
-    const streamed = await t.request({ method: 'POST', url: `/api/v1/chat/${ws.id}/completions/stream`, key: team.ownerKey, payload: { prompt: 'and again' }, headers: { 'accept-encoding': 'br, gzip' } });
+    const streamed = await t.request({
+      method: 'POST',
+      url: `/api/v1/chat/${ws.id}/completions/stream`,
+      key: team.ownerKey,
+      payload: { prompt: 'and again' },
+      headers: { 'accept-encoding': 'br, gzip' },
+    });
     expect(streamed.headers['content-type']).toMatch(/^text\/event-stream/);
     expect(streamed.headers['content-encoding']).toBeUndefined();
     expect(streamed.body).toContain('event: done');
 
-    const v1 = await t.request({ method: 'POST', url: '/v1/chat/completions', key: team.ownerKey, payload: { model: `workspace/${ws.id}`, messages: [{ role: 'user', content: 'once more' }] }, headers: { 'accept-encoding': 'br, gzip' } });
+    const v1 = await t.request({
+      method: 'POST',
+      url: '/v1/chat/completions',
+      key: team.ownerKey,
+      payload: { model: `workspace/${ws.id}`, messages: [{ role: 'user', content: 'once more' }] },
+      headers: { 'accept-encoding': 'br, gzip' },
+    });
     expect(v1.statusCode).toBe(200);
     expect(v1.headers['content-encoding']).toBeUndefined();
   });

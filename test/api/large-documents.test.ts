@@ -22,7 +22,9 @@ let team: TeamFixture;
 /** the large entry's upload, stored by the first test */
 let saved: Awaited<ReturnType<typeof upload>>;
 beforeAll(async () => {
-  const onDisk = process.env.ATRIUM_TEST_DATABASE_URL ? {} : { databaseUrl: null, dataDir: mkdtempSync(path.join(tmpdir(), 'atrium-large-')), embeddedDbThread: process.env.ATRIUM_TEST_EMBEDDED !== 'app-thread' };
+  const onDisk = process.env.ATRIUM_TEST_DATABASE_URL
+    ? {}
+    : { databaseUrl: null, dataDir: mkdtempSync(path.join(tmpdir(), 'atrium-large-')), embeddedDbThread: process.env.ATRIUM_TEST_EMBEDDED !== 'app-thread' };
   t = await startTestApp({ ...onDisk, upload: { maxFileBytes: 20_000_000, maxRequestBytes: 20_000_000, maxFiles: 2 } });
   team = await newTeam(t);
 }, 120_000);
@@ -33,7 +35,11 @@ afterAll(async () => {
 /** Prose of `n` paragraphs whose words vary, so chunks differ. */
 function prose(n: number): string {
   const words = ['harbour', 'ledger', 'orchard', 'quarry', 'lantern', 'meadow', 'copper', 'timber', 'granary', 'tidewater'];
-  return Array.from({ length: n }, (_, i) => `Paragraph ${i}: the ${words[i % 10]} report of year ${1700 + (i % 300)} counts ${(i * 37) % 1000} ${words[(i * 7) % 10]} carts and ${words[(i * 3) % 10]} barrels.`).join('\n\n');
+  return Array.from(
+    { length: n },
+    (_, i) =>
+      `Paragraph ${i}: the ${words[i % 10]} report of year ${1700 + (i % 300)} counts ${(i * 37) % 1000} ${words[(i * 7) % 10]} carts and ${words[(i * 3) % 10]} barrels.`,
+  ).join('\n\n');
 }
 
 function upload(title: string, text: string) {

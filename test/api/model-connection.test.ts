@@ -125,7 +125,14 @@ describe('testing a model connection', () => {
       req.resume();
       req.on('end', () => {
         res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ object: 'list', data: [{ object: 'embedding', index: 0, embedding: [0.1, 0.2, 0.3] }], model: 'x', usage: { prompt_tokens: 1, total_tokens: 1 } }));
+        res.end(
+          JSON.stringify({
+            object: 'list',
+            data: [{ object: 'embedding', index: 0, embedding: [0.1, 0.2, 0.3] }],
+            model: 'x',
+            usage: { prompt_tokens: 1, total_tokens: 1 },
+          }),
+        );
       });
     });
     await new Promise<void>((r) => fixed.listen(0, '127.0.0.1', r));

@@ -21,7 +21,17 @@ describe('team models', () => {
       method: 'POST',
       url: '/api/v1/models',
       key: a.ownerKey,
-      payload: { modelRequest: { name: 'Claude', apiBase: 'VENDOR_B', connectionType: 'URL', apiKey: secret, baseModel: 'claude-x', contextWindow: 200000, modelRating: 4 } },
+      payload: {
+        modelRequest: {
+          name: 'Claude',
+          apiBase: 'VENDOR_B',
+          connectionType: 'URL',
+          apiKey: secret,
+          baseModel: 'claude-x',
+          contextWindow: 200000,
+          modelRating: 4,
+        },
+      },
     });
     expect(wrapped.statusCode).toBe(200);
     const m = expectShape(Model, wrapped.json());
@@ -69,7 +79,12 @@ describe('team models', () => {
   it('updates with PATCH, keeping the key unless a new one is sent', async () => {
     const a = await newTeam(t);
     const m = await createModel(t, a.ownerKey, { apiKey: 'sk-first-1111' });
-    const res = await t.request({ method: 'PATCH', url: `/api/v1/models/${m.id}`, key: a.ownerKey, payload: { modelRequest: { name: 'Renamed', active: false } } });
+    const res = await t.request({
+      method: 'PATCH',
+      url: `/api/v1/models/${m.id}`,
+      key: a.ownerKey,
+      payload: { modelRequest: { name: 'Renamed', active: false } },
+    });
     expect(res.json()).toMatchObject({ name: 'Renamed', active: false, apiKey: '••••1111' });
     const res2 = await t.request({ method: 'PATCH', url: `/api/v1/models/${m.id}`, key: a.ownerKey, payload: { apiKey: 'sk-second-2222' } });
     expect(res2.json().apiKey).toBe('••••2222');
@@ -80,7 +95,10 @@ describe('team models', () => {
     const low = await createModel(t, a.ownerKey, { modelRating: 2 });
     const high = await createModel(t, a.ownerKey, { modelRating: 5 });
     const off = await createModel(t, a.ownerKey, { active: false, modelRating: 5 });
-    const ids = (r: { json(): unknown }) => expectShape(Type.Array(Model), r.json()).map((x) => x.id).sort();
+    const ids = (r: { json(): unknown }) =>
+      expectShape(Type.Array(Model), r.json())
+        .map((x) => x.id)
+        .sort();
     expect(ids(await t.request({ method: 'GET', url: '/api/v1/models', key: a.ownerKey }))).toEqual([low.id, high.id].sort());
     expect(ids(await t.request({ method: 'GET', url: '/api/v1/models/all', key: a.ownerKey }))).toEqual([low.id, high.id, off.id].sort());
     expect(ids(await t.request({ method: 'GET', url: '/api/v1/models/all?modelRating=4', key: a.ownerKey }))).toEqual([high.id, off.id].sort());

@@ -10,7 +10,12 @@ import { startStandInProvider, type StandInProvider } from '../support/standin-p
 
 const FIXTURES = path.join(import.meta.dirname, '..', 'fixtures');
 const fixture = (name: string) => readFileSync(path.join(FIXTURES, name));
-const file = (name: string, contentType?: string, filename = name): Part => ({ name: 'files', filename, contentType: contentType ?? 'application/octet-stream', data: fixture(name) });
+const file = (name: string, contentType?: string, filename = name): Part => ({
+  name: 'files',
+  filename,
+  contentType: contentType ?? 'application/octet-stream',
+  data: fixture(name),
+});
 
 let t: TestApp;
 let standIn: StandInProvider;
@@ -43,12 +48,16 @@ async function countRows(table: 'plus_entries' | 'plus_files' | 'plus_chunks'): 
 describe('Plus entries: ingestion', () => {
   it('stores real documents of every format with chunks and token sizes, and serves the bytes back', async () => {
     const team = await newTeam(t);
-    const plus = await createPlus(team.ownerKey, { title: 'Licences and docs', description: 'real files', context: 'Background: open-source licences.', isPublic: 'true' }, [
-      file('gpl-3.txt', 'text/plain'),
-      file('mammoth-readme.md', 'text/markdown'),
-      file('apache-license.docx'),
-      file('shared-mime-info-spec.pdf', 'application/pdf'),
-    ]);
+    const plus = await createPlus(
+      team.ownerKey,
+      { title: 'Licences and docs', description: 'real files', context: 'Background: open-source licences.', isPublic: 'true' },
+      [
+        file('gpl-3.txt', 'text/plain'),
+        file('mammoth-readme.md', 'text/markdown'),
+        file('apache-license.docx'),
+        file('shared-mime-info-spec.pdf', 'application/pdf'),
+      ],
+    );
     expect(plus).toMatchObject({ title: 'Licences and docs', isPublic: true, context: 'Background: open-source licences.' });
     const byName = Object.fromEntries(plus.files.map((f: { filename: string }) => [f.filename, f]));
     expect(byName['gpl-3.txt'].mimeType).toBe('text/plain');
@@ -96,7 +105,10 @@ describe('Plus entries: ingestion', () => {
   it('refuses unreadable files with 415 or 400 naming the file, storing nothing', async () => {
     const team = await newTeam(t);
     const before = await Promise.all([countRows('plus_entries'), countRows('plus_files'), countRows('plus_chunks')]);
-    const disguised = expectProblem(await savePlus(team.ownerKey, { title: 'x' }, [file('gpl-3.txt', 'text/plain'), file('png-disguised.txt', 'text/plain')]), 415);
+    const disguised = expectProblem(
+      await savePlus(team.ownerKey, { title: 'x' }, [file('gpl-3.txt', 'text/plain'), file('png-disguised.txt', 'text/plain')]),
+      415,
+    );
     expect(disguised.detail).toContain('png-disguised.txt');
     const corrupt = expectProblem(await savePlus(team.ownerKey, { title: 'x' }, [file('truncated.pdf', 'application/pdf')]), 400);
     expect(corrupt.detail).toContain('truncated.pdf');
@@ -111,16 +123,38 @@ describe('Plus entries: ingestion', () => {
     const team = await newTeam(t);
     const big: Part = { name: 'files', filename: 'big.txt', contentType: 'text/plain', data: Buffer.alloc(250_000, 'a') };
     expectProblem(await savePlus(team.ownerKey, { title: 'x' }, [big]), 413);
-    const many = Array.from({ length: 6 }, (_, i) => ({ name: 'files', filename: `f${i}.txt`, contentType: 'text/plain', data: Buffer.from(`file number ${i} has some words`) }));
+    const many = Array.from({ length: 6 }, (_, i) => ({
+      name: 'files',
+      filename: `f${i}.txt`,
+      contentType: 'text/plain',
+      data: Buffer.from(`file number ${i} has some words`),
+    }));
     expectProblem(await savePlus(team.ownerKey, { title: 'x' }, many), 413);
-    const total = Array.from({ length: 3 }, (_, i) => ({ name: 'files', filename: `m${i}.txt`, contentType: 'text/plain', data: Buffer.alloc(150_000, 'word ') }));
+    const total = Array.from({ length: 3 }, (_, i) => ({
+      name: 'files',
+      filename: `m${i}.txt`,
+      contentType: 'text/plain',
+      data: Buffer.alloc(150_000, 'word '),
+    }));
     expectProblem(await savePlus(team.ownerKey, { title: 'x' }, total), 413);
     expectProblem(await savePlus(team.ownerKey, { title: 'x', isPublic: 'maybe' }), 400);
     expectProblem(await savePlus(team.ownerKey, { id: 'nope' }), 400);
     expectProblem(await t.request({ method: 'POST', url: '/api/v1/plus', key: team.ownerKey, payload: { title: 'json' } }), 415);
-    expectProblem(await t.request({ method: 'POST', url: '/api/v1/plus', key: team.ownerKey, headers: { 'content-type': 'multipart/form-data' }, payload: 'abc' }), 400);
+    expectProblem(
+      await t.request({ method: 'POST', url: '/api/v1/plus', key: team.ownerKey, headers: { 'content-type': 'multipart/form-data' }, payload: 'abc' }),
+      400,
+    );
     const cut = '--XX\r\nContent-Disposition: form-data; name="files"; filename="a.txt"\r\nContent-Type: text/plain\r\n\r\nhello wor';
-    expectProblem(await t.request({ method: 'POST', url: '/api/v1/plus', key: team.ownerKey, headers: { 'content-type': 'multipart/form-data; boundary=XX' }, payload: cut }), 400);
+    expectProblem(
+      await t.request({
+        method: 'POST',
+        url: '/api/v1/plus',
+        key: team.ownerKey,
+        headers: { 'content-type': 'multipart/form-data; boundary=XX' },
+        payload: cut,
+      }),
+      400,
+    );
     expectProblem(await savePlus(team.ownerKey, { title: 'nul\u0000' }), 400);
     expectProblem(await t.request({ method: 'GET', url: '/api/v1/plus/not-a-uuid', key: team.ownerKey }), 400);
     expect((await t.request({ method: 'GET', url: '/api/v1/plus', key: team.ownerKey })).json()).toEqual([]);
@@ -178,7 +212,10 @@ describe('Plus entries: visibility', () => {
     const addBody = multipart([file('gpl-3.txt', 'text/plain')]);
     expectProblem(await t.request({ method: 'POST', url: `/api/v1/plus/${pub.id}/add-file`, key: other.key, ...addBody }), 403);
     // an admin may change it
-    expect((await savePlus(admin.key, { id: pub.id, description: 'checked by admin' })).json()).toMatchObject({ description: 'checked by admin', title: 'public' });
+    expect((await savePlus(admin.key, { id: pub.id, description: 'checked by admin' })).json()).toMatchObject({
+      description: 'checked by admin',
+      title: 'public',
+    });
   });
 
   it('another team sees nothing', async () => {
@@ -205,25 +242,45 @@ describe('Plus entries: visibility', () => {
 describe('context for a prompt', () => {
   it('finds the passage for a question phrased differently, marks it with the file name, within budget', async () => {
     const team = await newTeam(t);
-    const p = await createPlus(team.ownerKey, { title: 'GPL', context: 'The team ships under the GPL.' }, [file('gpl-3.txt', 'text/plain'), file('mammoth-readme.md', 'text/markdown')]);
-    const res = await t.request({ method: 'POST', url: `/api/v1/plus/${p.id}/context-for-prompt`, key: team.ownerKey, payload: { content: 'Am I allowed to charge money when I hand copies to other people?' } });
+    const p = await createPlus(team.ownerKey, { title: 'GPL', context: 'The team ships under the GPL.' }, [
+      file('gpl-3.txt', 'text/plain'),
+      file('mammoth-readme.md', 'text/markdown'),
+    ]);
+    const res = await t.request({
+      method: 'POST',
+      url: `/api/v1/plus/${p.id}/context-for-prompt`,
+      key: team.ownerKey,
+      payload: { content: 'Am I allowed to charge money when I hand copies to other people?' },
+    });
     expect(res.statusCode).toBe(200);
     const { content } = res.json();
     expect(content.startsWith('The team ships under the GPL.')).toBe(true);
     expect(content).toContain('### From gpl-3.txt');
     expect(content).toMatch(/charge any price or no price for each copy that you convey/i);
-    const small = (await t.request({ method: 'POST', url: `/api/v1/plus/${p.id}/context-for-prompt`, key: team.ownerKey, payload: { content: 'style map for headings', maxTokens: 300 } })).json();
+    const small = (
+      await t.request({
+        method: 'POST',
+        url: `/api/v1/plus/${p.id}/context-for-prompt`,
+        key: team.ownerKey,
+        payload: { content: 'style map for headings', maxTokens: 300 },
+      })
+    ).json();
     const { countTokens } = await import('../../src/ingest/tokens.js');
     expect(countTokens(small.content)).toBeLessThanOrEqual(300);
     expect(small.content).toContain('### From mammoth-readme.md');
     expectProblem(await t.request({ method: 'POST', url: `/api/v1/plus/${p.id}/context-for-prompt`, key: team.ownerKey, payload: {} }), 400);
-    expectProblem(await t.request({ method: 'POST', url: `/api/v1/plus/${p.id}/context-for-prompt`, key: team.ownerKey, payload: { content: 'x', maxTokens: 0 } }), 400);
+    expectProblem(
+      await t.request({ method: 'POST', url: `/api/v1/plus/${p.id}/context-for-prompt`, key: team.ownerKey, payload: { content: 'x', maxTokens: 0 } }),
+      400,
+    );
   });
 
   it('stops drawing on a deleted file; a question with no word in the entry gets its opening chunks', async () => {
     const team = await newTeam(t);
     const p = await createPlus(team.ownerKey, { title: 'two files' }, [file('gpl-3.txt', 'text/plain'), file('mammoth-readme.md', 'text/markdown')]);
-    const ask = async (content: string) => (await t.request({ method: 'POST', url: `/api/v1/plus/${p.id}/context-for-prompt`, key: team.ownerKey, payload: { content, maxTokens: 800 } })).json().content as string;
+    const ask = async (content: string) =>
+      (await t.request({ method: 'POST', url: `/api/v1/plus/${p.id}/context-for-prompt`, key: team.ownerKey, payload: { content, maxTokens: 800 } })).json()
+        .content as string;
     expect(await ask('How does mammoth convert docx style maps?')).toContain('### From mammoth-readme.md');
     const mammoth = p.files.find((f: { filename: string }) => f.filename === 'mammoth-readme.md');
     expect((await t.request({ method: 'DELETE', url: `/api/v1/plus/file/${mammoth.id}`, key: team.ownerKey })).statusCode).toBe(200);
@@ -247,7 +304,12 @@ describe('Plus context in chat', () => {
   it('answers with sources from plusIds, plain and streamed', async () => {
     const { team, ws } = await chatSetup();
     const p = await createPlus(team.ownerKey, { title: 'GPL' }, [file('gpl-3.txt', 'text/plain')]);
-    const res = await t.request({ method: 'POST', url: `/api/v1/chat/${ws.id}/completions`, key: team.ownerKey, payload: { prompt: 'What must I do when I modify the program and distribute it?', plusIds: [p.id] } });
+    const res = await t.request({
+      method: 'POST',
+      url: `/api/v1/chat/${ws.id}/completions`,
+      key: team.ownerKey,
+      payload: { prompt: 'What must I do when I modify the program and distribute it?', plusIds: [p.id] },
+    });
     expect(res.statusCode).toBe(200);
     const a = res.json();
     expect(a.sources.length).toBeGreaterThan(0);
@@ -271,7 +333,10 @@ describe('Plus context in chat', () => {
     expect(events.slice(0, 3)).toEqual(['start', 'sources', 'delta']);
     const other = await newTeam(t);
     const foreign = await createPlus(other.ownerKey, { title: 'theirs' });
-    expectProblem(await t.request({ method: 'POST', url: `/api/v1/chat/${ws.id}/completions`, key: team.ownerKey, payload: { prompt: 'x', plusIds: [foreign.id] } }), 404);
+    expectProblem(
+      await t.request({ method: 'POST', url: `/api/v1/chat/${ws.id}/completions`, key: team.ownerKey, payload: { prompt: 'x', plusIds: [foreign.id] } }),
+      404,
+    );
   });
 
   it('files added to a thread from the chat feed its later turns; summarize stores a summary', async () => {
@@ -279,36 +344,72 @@ describe('Plus context in chat', () => {
     const first = (await t.request({ method: 'POST', url: `/api/v1/chat/${ws.id}/completions`, key: team.ownerKey, payload: { prompt: 'hello' } })).json();
     const p = await createPlus(team.ownerKey, { title: 'Chat uploads' });
     const body = multipart([file('mammoth-readme.md', 'text/markdown')]);
-    const res = await t.request({ method: 'POST', url: `/api/v1/chat/${p.id}/add-file?threadId=${first.threadId}&summarize=true&models=${model.id}&collection=chat`, key: team.ownerKey, ...body });
+    const res = await t.request({
+      method: 'POST',
+      url: `/api/v1/chat/${p.id}/add-file?threadId=${first.threadId}&summarize=true&models=${model.id}&collection=chat`,
+      key: team.ownerKey,
+      ...body,
+    });
     expect(res.statusCode).toBe(200);
     const f = res.json().files[0];
     expect(f).toMatchObject({ filename: 'mammoth-readme.md', threadId: first.threadId });
     expect(f.summary).toMatch(/^Echo: Summarise the document "mammoth-readme.md"/);
     standIn.reset();
-    const next = (await t.request({ method: 'POST', url: `/api/v1/chat/${ws.id}/completions`, key: team.ownerKey, payload: { prompt: 'How do I convert a docx file with custom style maps?', threadId: first.threadId } })).json();
+    const next = (
+      await t.request({
+        method: 'POST',
+        url: `/api/v1/chat/${ws.id}/completions`,
+        key: team.ownerKey,
+        payload: { prompt: 'How do I convert a docx file with custom style maps?', threadId: first.threadId },
+      })
+    ).json();
     expect(next.sources.length).toBeGreaterThan(0);
     expect(next.sources[0].filename).toBe('mammoth-readme.md');
     expect(standIn.requests[0]!.body.messages[0].content).toContain('### [1] From mammoth-readme.md');
     // a thread of another workspace the caller cannot see
     const ghost = '00000000-0000-4000-8000-000000000000';
-    expectProblem(await t.request({ method: 'POST', url: `/api/v1/chat/${p.id}/add-file?threadId=${ghost}`, key: team.ownerKey, ...multipart([file('gpl-3.txt', 'text/plain')]) }), 404);
-    expectProblem(await t.request({ method: 'POST', url: `/api/v1/chat/${p.id}/add-file?summarize=true`, key: team.ownerKey, ...multipart([file('gpl-3.txt', 'text/plain')]) }), 400);
+    expectProblem(
+      await t.request({
+        method: 'POST',
+        url: `/api/v1/chat/${p.id}/add-file?threadId=${ghost}`,
+        key: team.ownerKey,
+        ...multipart([file('gpl-3.txt', 'text/plain')]),
+      }),
+      404,
+    );
+    expectProblem(
+      await t.request({
+        method: 'POST',
+        url: `/api/v1/chat/${p.id}/add-file?summarize=true`,
+        key: team.ownerKey,
+        ...multipart([file('gpl-3.txt', 'text/plain')]),
+      }),
+      400,
+    );
     expectProblem(await t.request({ method: 'POST', url: `/api/v1/chat/${p.id}/add-file`, key: team.ownerKey, ...multipart([]) }), 400);
   });
 
-  it.each(['SHARED', 'PRIVATE'] as const)('in a %s-context workspace, files one user adds to a thread feed other users’ turns only if SHARED', async (contextType) => {
-    const { team, ws } = await chatSetup({ contextType, chatHistoryType: 'TEAM' });
-    const m1 = await team.addUser('member');
-    const m2 = await team.addUser('member');
-    const thread = (await t.request({ method: 'POST', url: `/api/v1/chat/${ws.id}/completions`, key: m1.key, payload: { prompt: 'start' } })).json().threadId;
-    const p = await createPlus(m1.key, { title: 'm1 files', isPublic: 'true' });
-    const up = await t.request({ method: 'POST', url: `/api/v1/chat/${p.id}/add-file?threadId=${thread}`, key: m1.key, ...multipart([file('mammoth-readme.md', 'text/markdown')]) });
-    expect(up.statusCode).toBe(200);
-    const q = { prompt: 'How do style maps work for headings?', threadId: thread };
-    const mine = (await t.request({ method: 'POST', url: `/api/v1/chat/${ws.id}/completions`, key: m1.key, payload: q })).json();
-    expect(mine.sources.length).toBeGreaterThan(0);
-    const theirs = (await t.request({ method: 'POST', url: `/api/v1/chat/${ws.id}/completions`, key: m2.key, payload: q })).json();
-    if (contextType === 'PRIVATE') expect(theirs.sources).toEqual([]);
-    else expect(theirs.sources.map((x: { fileId: string }) => x.fileId)).toEqual(mine.sources.map((x: { fileId: string }) => x.fileId));
-  });
+  it.each(['SHARED', 'PRIVATE'] as const)(
+    'in a %s-context workspace, files one user adds to a thread feed other users’ turns only if SHARED',
+    async (contextType) => {
+      const { team, ws } = await chatSetup({ contextType, chatHistoryType: 'TEAM' });
+      const m1 = await team.addUser('member');
+      const m2 = await team.addUser('member');
+      const thread = (await t.request({ method: 'POST', url: `/api/v1/chat/${ws.id}/completions`, key: m1.key, payload: { prompt: 'start' } })).json().threadId;
+      const p = await createPlus(m1.key, { title: 'm1 files', isPublic: 'true' });
+      const up = await t.request({
+        method: 'POST',
+        url: `/api/v1/chat/${p.id}/add-file?threadId=${thread}`,
+        key: m1.key,
+        ...multipart([file('mammoth-readme.md', 'text/markdown')]),
+      });
+      expect(up.statusCode).toBe(200);
+      const q = { prompt: 'How do style maps work for headings?', threadId: thread };
+      const mine = (await t.request({ method: 'POST', url: `/api/v1/chat/${ws.id}/completions`, key: m1.key, payload: q })).json();
+      expect(mine.sources.length).toBeGreaterThan(0);
+      const theirs = (await t.request({ method: 'POST', url: `/api/v1/chat/${ws.id}/completions`, key: m2.key, payload: q })).json();
+      if (contextType === 'PRIVATE') expect(theirs.sources).toEqual([]);
+      else expect(theirs.sources.map((x: { fileId: string }) => x.fileId)).toEqual(mine.sources.map((x: { fileId: string }) => x.fileId));
+    },
+  );
 });

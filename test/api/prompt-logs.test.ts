@@ -56,7 +56,10 @@ describe('prompt logs', () => {
     expectProblem(await t.request({ method: 'GET', url: '/api/v1/chat/prompt-logs', key: team.ownerKey }), 400);
     expectProblem(await t.request({ method: 'GET', url: `/api/v1/chat/prompt-logs?startDate=${range.startDate}`, key: team.ownerKey }), 400);
     expectProblem(await t.request({ method: 'GET', url: '/api/v1/chat/prompt-logs?startDate=yesterday&endDate=today', key: team.ownerKey }), 400);
-    expectProblem(await t.request({ method: 'GET', url: `/api/v1/chat/prompt-logs?${qs({ startDate: range.endDate, endDate: range.startDate })}`, key: team.ownerKey }), 400);
+    expectProblem(
+      await t.request({ method: 'GET', url: `/api/v1/chat/prompt-logs?${qs({ startDate: range.endDate, endDate: range.startDate })}`, key: team.ownerKey }),
+      400,
+    );
     const tooMany = expectProblem(await t.request({ method: 'GET', url: `/api/v1/chat/prompt-logs?${qs(range)}`, key: team.ownerKey }), 400);
     expect(tooMany.code).toBe('too_many_rows');
     expect(tooMany.detail).toContain('/paged');
@@ -73,7 +76,10 @@ describe('prompt logs', () => {
 
   it('pages with Spring-style fields and whitelisted sorting', async () => {
     const { team } = await teamWithLogs(['p0', 'p1', 'p2', 'p3', 'p4']);
-    const page = expectShape(PageOf(PromptLog), (await t.request({ method: 'GET', url: '/api/v1/chat/prompt-logs/paged?page=1&size=2&sort=created,asc', key: team.ownerKey })).json());
+    const page = expectShape(
+      PageOf(PromptLog),
+      (await t.request({ method: 'GET', url: '/api/v1/chat/prompt-logs/paged?page=1&size=2&sort=created,asc', key: team.ownerKey })).json(),
+    );
     expect(page).toMatchObject({ totalElements: 5, totalPages: 3, number: 1, size: 2, numberOfElements: 2, first: false, last: false, empty: false });
     expect(page.content.map((r) => r.prompt)).toEqual(['p2', 'p3']);
     const last = (await t.request({ method: 'GET', url: '/api/v1/chat/prompt-logs/paged?page=2&size=2&sort=created,asc', key: team.ownerKey })).json();

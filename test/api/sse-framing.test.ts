@@ -35,7 +35,11 @@ async function parse(res: Response): Promise<{ events: EventSourceMessage[]; ret
 }
 
 function post(url: string, key: string, body: object): Promise<Response> {
-  return fetch(`${baseUrl}${url}`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  return fetch(`${baseUrl}${url}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
 }
 
 describe('eventsource-parser', () => {
@@ -45,7 +49,10 @@ describe('eventsource-parser', () => {
     const res = await post(`/api/v1/chat/${ws.id}/completions/stream`, team.ownerKey, { prompt: 'one two three' });
     expect(res.status).toBe(200);
     const { events, retries, comments } = await parse(res);
-    expect(events.map((e) => e.event), events.at(-1)?.data).toEqual(['start', 'delta', 'delta', 'delta', 'delta', 'done']);
+    expect(
+      events.map((e) => e.event),
+      events.at(-1)?.data,
+    ).toEqual(['start', 'delta', 'delta', 'delta', 'delta', 'done']);
     for (const e of events) expect((JSON.parse(e.data) as { type: string }).type).toBe(e.event);
     expect(retries).toEqual([3000]);
     // heartbeats are comments, which parsers skip
@@ -65,7 +72,11 @@ describe('eventsource-parser', () => {
   it('/v1: only data events, no retry, ending with [DONE]', async () => {
     const { team, ws } = await v1Setup(t, s);
     s.standIn.set({ chunkDelayMs: 40 });
-    const res = await post('/v1/chat/completions', team.ownerKey, { model: `workspace/${ws.id}`, messages: [{ role: 'user', content: 'one two' }], stream: true });
+    const res = await post('/v1/chat/completions', team.ownerKey, {
+      model: `workspace/${ws.id}`,
+      messages: [{ role: 'user', content: 'one two' }],
+      stream: true,
+    });
     expect(res.status).toBe(200);
     const { events, retries } = await parse(res);
     expect(retries).toEqual([]);
@@ -98,6 +109,11 @@ describe('Python clients', () => {
     expect(events.map((e) => e.event)).toEqual(['start', 'delta', 'delta', 'delta', 'delta', 'done']);
     expect(events.every((e) => e.data.type === e.event)).toBe(true);
     expect(events[0]!.retry).toBe(3000);
-    expect(events.filter((e) => e.data.content).map((e) => e.data.content).join('')).toBe('Echo: four five six');
+    expect(
+      events
+        .filter((e) => e.data.content)
+        .map((e) => e.data.content)
+        .join(''),
+    ).toBe('Echo: four five six');
   });
 });

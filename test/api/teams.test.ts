@@ -23,7 +23,10 @@ describe('authentication', () => {
     const team = await newTeam(t, 'Acme');
     const res = await t.request({ method: 'GET', url: '/api/v1/me', key: team.ownerKey });
     expect(res.statusCode).toBe(200);
-    expect(expectShape(Me, res.json())).toMatchObject({ user: { id: team.ownerId, role: 'owner', instanceAdmin: false }, team: { id: team.teamId, name: 'Acme' } });
+    expect(expectShape(Me, res.json())).toMatchObject({
+      user: { id: team.ownerId, role: 'owner', instanceAdmin: false },
+      team: { id: team.teamId, name: 'Acme' },
+    });
   });
 
   it('bootstraps the instance admin from ADMIN_API_KEY', async () => {
@@ -34,7 +37,12 @@ describe('authentication', () => {
 
 describe('teams and users', () => {
   it('only the instance admin creates teams', async () => {
-    const made = await t.request({ method: 'POST', url: '/api/v1/teams', key: ADMIN_KEY, payload: { name: 'Shaped', ownerName: 'O', ownerEmail: `o-${randomUUID()}@example.com` } });
+    const made = await t.request({
+      method: 'POST',
+      url: '/api/v1/teams',
+      key: ADMIN_KEY,
+      payload: { name: 'Shaped', ownerName: 'O', ownerEmail: `o-${randomUUID()}@example.com` },
+    });
     expect(made.statusCode).toBe(201);
     expectShape(CreateTeamAnswer, made.json());
     const team = await newTeam(t);
@@ -49,7 +57,11 @@ describe('teams and users', () => {
     expectProblem(await t.request({ method: 'POST', url: '/api/v1/users', key: member.key, payload: { name: 'n', email: 'n@x.io' } }), 403);
     expectProblem(await t.request({ method: 'GET', url: '/api/v1/users', key: member.key }), 403);
     const list = await t.request({ method: 'GET', url: '/api/v1/users', key: a.ownerKey });
-    expect(expectShape(Type.Array(User), list.json()).map((u) => u.id).sort()).toEqual([a.ownerId, member.id].sort());
+    expect(
+      expectShape(Type.Array(User), list.json())
+        .map((u) => u.id)
+        .sort(),
+    ).toEqual([a.ownerId, member.id].sort());
     // b cannot delete a's member: 404, not 403
     expectProblem(await t.request({ method: 'DELETE', url: `/api/v1/users/${member.id}`, key: b.ownerKey }), 404);
   });
@@ -61,7 +73,10 @@ describe('teams and users', () => {
     expect(first.statusCode).toBe(201);
     expectShape(CreateUserAnswer, first.json());
     expectProblem(await t.request({ method: 'POST', url: '/api/v1/users', key: a.ownerKey, payload: { ...payload, email: 'DUP@example.com' } }), 409);
-    const bad = expectProblem(await t.request({ method: 'POST', url: '/api/v1/users', key: a.ownerKey, payload: { name: 'x', email: 'no-at', role: 'god' } }), 400);
+    const bad = expectProblem(
+      await t.request({ method: 'POST', url: '/api/v1/users', key: a.ownerKey, payload: { name: 'x', email: 'no-at', role: 'god' } }),
+      400,
+    );
     expect((bad.errors as unknown[]).length).toBeGreaterThanOrEqual(2);
   });
 
@@ -99,14 +114,26 @@ describe('api keys', () => {
 describe('errors and documents', () => {
   it('answers malformed JSON, wrong content types, oversized bodies and unknown routes with problem+json', async () => {
     const a = await newTeam(t);
-    const malformed = await t.request({ method: 'POST', url: '/api/v1/api-keys', key: a.ownerKey, headers: { 'content-type': 'application/json' }, payload: '{"name": ' });
+    const malformed = await t.request({
+      method: 'POST',
+      url: '/api/v1/api-keys',
+      key: a.ownerKey,
+      headers: { 'content-type': 'application/json' },
+      payload: '{"name": ',
+    });
     expectProblem(malformed, 400);
     expect(malformed.body).not.toMatch(/at .*\.js|SyntaxError/);
     expectProblem(await t.request({ method: 'POST', url: '/api/v1/api-keys', key: a.ownerKey, headers: { 'content-type': 'text/xml' }, payload: '<a/>' }), 415);
     const huge = JSON.stringify({ name: 'x'.repeat(2_000_000) });
-    expectProblem(await t.request({ method: 'POST', url: '/api/v1/api-keys', key: a.ownerKey, headers: { 'content-type': 'application/json' }, payload: huge }), 413);
+    expectProblem(
+      await t.request({ method: 'POST', url: '/api/v1/api-keys', key: a.ownerKey, headers: { 'content-type': 'application/json' }, payload: huge }),
+      413,
+    );
     expectProblem(await t.request({ method: 'GET', url: '/api/v1/nothing-here', key: a.ownerKey }), 404);
-    expectProblem(await t.request({ method: 'POST', url: '/api/v1/api-keys', key: a.ownerKey, headers: { 'content-type': 'application/json' }, payload: 'null' }), 400);
+    expectProblem(
+      await t.request({ method: 'POST', url: '/api/v1/api-keys', key: a.ownerKey, headers: { 'content-type': 'application/json' }, payload: 'null' }),
+      400,
+    );
   });
 
   it('refuses NUL characters, which PostgreSQL text cannot hold, with 400', async () => {

@@ -71,7 +71,14 @@ describe('the ledger', () => {
 
   it('an interrupted stream is settled to what was sent and received, and its reservation to that cost', async () => {
     const { team, ws } = await setup();
-    const b = (await t.request({ method: 'POST', url: '/api/v1/budgets', key: team.ownerKey, payload: { scope: 'team', scopeId: team.teamId, period: 'day', credits: 10_000 } })).json();
+    const b = (
+      await t.request({
+        method: 'POST',
+        url: '/api/v1/budgets',
+        key: team.ownerKey,
+        payload: { scope: 'team', scopeId: team.teamId, period: 'day', credits: 10_000 },
+      })
+    ).json();
     standIn.set({ reply: Array.from({ length: 40 }, (_, i) => `word${i}`).join(' '), chunkDelayMs: 100 });
     const res = await openStream(team.ownerKey, ws.id, { prompt: 'tell me a long story', maxTokens: 100 });
     const reader = res.body!.getReader();
@@ -101,7 +108,12 @@ describe('the ledger', () => {
     const first = (await complete(team.ownerKey, ws.id, { prompt: 'first question here', maxTokens: 50 })).json();
     const firstCost = (await usage(team.ownerKey, 'groupBy=user'))[0]!.credits;
     // room for a new short question, not for the same question with the thread's history on top
-    await t.request({ method: 'POST', url: '/api/v1/budgets', key: team.ownerKey, payload: { scope: 'team', scopeId: team.teamId, period: 'month', credits: 40 } });
+    await t.request({
+      method: 'POST',
+      url: '/api/v1/budgets',
+      key: team.ownerKey,
+      payload: { scope: 'team', scopeId: team.teamId, period: 'month', credits: 40 },
+    });
     const refused = await complete(team.ownerKey, ws.id, { prompt: 'second', threadId: first.threadId, maxTokens: 50 });
     expect(expectProblem(refused, 429).code).toBe('budget_exceeded');
     const thread = (await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/history/${first.threadId}`, key: team.ownerKey })).json();
@@ -126,8 +138,18 @@ describe('reports', () => {
     await complete(other.ownerKey, otherWs.id, { prompt: 'another team' });
 
     const byUser = await usage(team.ownerKey, 'groupBy=user');
-    expect(byUser.map((r) => [r.key, r.requests]).sort()).toEqual([[String(team.ownerId), 2], [String(member.id), 1]].sort());
-    expect((await usage(team.ownerKey, 'groupBy=workspace')).map((r) => [r.key, r.requests]).sort()).toEqual([[ws.id, 2], [ws2.id, 1]].sort());
+    expect(byUser.map((r) => [r.key, r.requests]).sort()).toEqual(
+      [
+        [String(team.ownerId), 2],
+        [String(member.id), 1],
+      ].sort(),
+    );
+    expect((await usage(team.ownerKey, 'groupBy=workspace')).map((r) => [r.key, r.requests]).sort()).toEqual(
+      [
+        [ws.id, 2],
+        [ws2.id, 1],
+      ].sort(),
+    );
     const keys = (await t.request({ method: 'GET', url: '/api/v1/api-keys', key: member.key })).json();
     expect(await usage(member.key, 'groupBy=apiKey')).toEqual([expect.objectContaining({ key: keys[0].id, requests: 1 })]);
     const today = new Date().toISOString().slice(0, 10);
@@ -141,7 +163,14 @@ describe('reports', () => {
     expect(await usage(team.ownerKey, `groupBy=day&from=${encodeURIComponent(past)}`)).toHaveLength(1);
     expectProblem(await t.request({ method: 'GET', url: '/api/v1/usage?groupBy=planet', key: team.ownerKey }), 400);
     expectProblem(await t.request({ method: 'GET', url: '/api/v1/usage?from=yesterday', key: team.ownerKey }), 400);
-    expectProblem(await t.request({ method: 'GET', url: `/api/v1/usage?from=${encodeURIComponent(new Date().toISOString())}&to=${encodeURIComponent(past)}`, key: team.ownerKey }), 400);
+    expectProblem(
+      await t.request({
+        method: 'GET',
+        url: `/api/v1/usage?from=${encodeURIComponent(new Date().toISOString())}&to=${encodeURIComponent(past)}`,
+        key: team.ownerKey,
+      }),
+      400,
+    );
     expectProblem(await t.request({ method: 'GET', url: '/api/v1/usage' }), 401);
 
     // CSV: the same rows, a header, RFC 4180

@@ -10,7 +10,8 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const setRole = (key: string, userId: number | string, payload: Record<string, unknown>) => t.request({ method: 'PATCH', url: `/api/v1/users/${userId}`, key, payload });
+const setRole = (key: string, userId: number | string, payload: Record<string, unknown>) =>
+  t.request({ method: 'PATCH', url: `/api/v1/users/${userId}`, key, payload });
 const roleOf = async (key: string) => (await t.request({ method: 'GET', url: '/api/v1/me', key })).json().user.role as string;
 
 describe('changing a role', () => {

@@ -24,7 +24,10 @@ afterAll(async () => {
   await t.close();
 });
 
-type Completion = OpenAI.Chat.ChatCompletion & { atrium: { threadId: string | null; messageId: string | null; modelId: string }; atrium_sources?: Array<{ plusId: string; excerpt: string }> };
+type Completion = OpenAI.Chat.ChatCompletion & {
+  atrium: { threadId: string | null; messageId: string | null; modelId: string };
+  atrium_sources?: Array<{ plusId: string; excerpt: string }>;
+};
 
 async function chat(key: string, body: Record<string, unknown>): Promise<{ status: number; json: Completion & { error?: { code: string } } }> {
   const res = await fetch(`${baseUrl}/v1/chat/completions`, {
@@ -90,7 +93,9 @@ describe('threads', () => {
     const threadId = opened.json().threadId as string;
     const results = await Promise.all([
       ...[1, 2, 3].map((i) => chat(team.ownerKey, { model: `workspace/${ws.id}`, messages: user(`ephemeral ${i}`) })),
-      ...[1, 2, 3].map((i) => t.request({ method: 'POST', url: `/api/v1/chat/${ws.id}/completions`, key: team.ownerKey, payload: { prompt: `follow ${i}`, threadId } })),
+      ...[1, 2, 3].map((i) =>
+        t.request({ method: 'POST', url: `/api/v1/chat/${ws.id}/completions`, key: team.ownerKey, payload: { prompt: `follow ${i}`, threadId } }),
+      ),
     ]);
     expect(results.map((r) => ('statusCode' in r ? r.statusCode : r.status))).toEqual([200, 200, 200, 200, 200, 200]);
     expect(await threadsOf(t, team.ownerKey, ws.id)).toEqual([expect.objectContaining({ id: threadId, messageCount: 8 })]);
@@ -161,13 +166,21 @@ describe('workspace plusIds', () => {
     expect(expectShape(Workspace, read.json()).plusIds).toEqual([pub.id]);
 
     for (const bad of [[ownersPrivate.id], [foreign.id], [crypto.randomUUID()]]) {
-      const p = expectProblem(await t.request({ method: 'PATCH', url: `/api/v1/workspaces/${ws.id}`, key: member.key, payload: { plusIds: [pub.id, ...bad] } }), 400);
+      const p = expectProblem(
+        await t.request({ method: 'PATCH', url: `/api/v1/workspaces/${ws.id}`, key: member.key, payload: { plusIds: [pub.id, ...bad] } }),
+        400,
+      );
       expect(p).toMatchObject({ code: 'unknown_plus_entry', errors: [{ path: 'body/plusIds/1' }] });
       expectProblem(await t.request({ method: 'POST', url: '/api/v1/workspaces', key: member.key, payload: { name: 'x', plusIds: bad } }), 400);
     }
     // unchanged after the refusals
     expect((await t.request({ method: 'GET', url: `/api/v1/workspaces/${ws.id}`, key: member.key })).json().plusIds).toEqual([pub.id]);
-    const patched = await t.request({ method: 'PATCH', url: `/api/v1/workspaces/${ws.id}`, key: team.ownerKey, payload: { plusIds: [ownersPrivate.id, pub.id] } });
+    const patched = await t.request({
+      method: 'PATCH',
+      url: `/api/v1/workspaces/${ws.id}`,
+      key: team.ownerKey,
+      payload: { plusIds: [ownersPrivate.id, pub.id] },
+    });
     expect(patched.statusCode).toBe(200);
     expect(patched.json().plusIds).toEqual([ownersPrivate.id, pub.id]);
     // a deleted entry leaves the workspace
@@ -188,7 +201,11 @@ describe('workspace plusIds', () => {
     expect(plain.json.atrium_sources![0]!.excerpt).toContain('thirty days');
     expect(JSON.stringify(s.standIn.requests.at(-1)!.body.messages[0])).toContain('thirty days');
 
-    const stream = await sdk(baseUrl, team.ownerKey).chat.completions.create({ model: `workspace/${ws.id}`, messages: [{ role: 'user', content: question }], stream: true });
+    const stream = await sdk(baseUrl, team.ownerKey).chat.completions.create({
+      model: `workspace/${ws.id}`,
+      messages: [{ role: 'user', content: question }],
+      stream: true,
+    });
     const chunks: Array<OpenAI.Chat.ChatCompletionChunk & { atrium_sources?: Array<{ plusId: string }> }> = [];
     for await (const c of stream) chunks.push(c);
     expect(chunks[0]!.atrium_sources![0]!.plusId).toBe(entry.id);

@@ -54,7 +54,10 @@ describe('a refused call is sent once', () => {
       expect(chatCalls() - before).toBe(1);
     }
     const logs = await logsOf(t, team.ownerKey);
-    expect(logs.map((l) => [l.status, l.error, l.prompt.slice(0, 20)]), JSON.stringify(logs.map((l) => [l.status, l.error]))).toHaveLength(2);
+    expect(
+      logs.map((l) => [l.status, l.error, l.prompt.slice(0, 20)]),
+      JSON.stringify(logs.map((l) => [l.status, l.error])),
+    ).toHaveLength(2);
     expect(logs.every((l) => l.status === 'error')).toBe(true);
   });
 
@@ -94,7 +97,16 @@ describe('tools are refused, never dropped', () => {
       [{ model, messages: user, tools: [tool] }, 'tools'],
       [{ model, messages: user, functions: [tool.function] }, 'functions'],
       [{ model, messages: user, tool_choice: 'required' }, 'tool_choice'],
-      [{ model, messages: [{ role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'weather', arguments: '{}' } }] }, ...user] }, 'messages[0].tool_calls'],
+      [
+        {
+          model,
+          messages: [
+            { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'weather', arguments: '{}' } }] },
+            ...user,
+          ],
+        },
+        'messages[0].tool_calls',
+      ],
     ];
     for (const [body, param] of cases) {
       for (const stream of [false, true]) {

@@ -44,7 +44,10 @@ export async function threadsOf(t: TestApp, key: string, workspaceId: string): P
 }
 
 export async function createPlus(t: TestApp, key: string, fields: Record<string, string>, text: string): Promise<{ id: string }> {
-  const body = multipart([...Object.entries(fields).map(([name, value]) => ({ name, value })), { name: 'files', filename: 'notes.txt', contentType: 'text/plain', data: Buffer.from(text) }]);
+  const body = multipart([
+    ...Object.entries(fields).map(([name, value]) => ({ name, value })),
+    { name: 'files', filename: 'notes.txt', contentType: 'text/plain', data: Buffer.from(text) },
+  ]);
   const res = await t.request({ method: 'POST', url: '/api/v1/plus', key, ...body });
   if (res.statusCode !== 200) throw new Error(`createPlus: ${res.statusCode} ${res.body}`);
   return res.json();

@@ -73,7 +73,11 @@ describe('x-request-id', () => {
         headers: { ...auth, 'content-type': 'application/json' },
         body: JSON.stringify({ model: `workspace/${ws.id}`, messages: [{ role: 'user', content: 'hi' }], stream: true }),
       }),
-      await fetch(`${baseUrl}/api/v1/chat/${ws.id}/completions/stream`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ prompt: 'hi' }) }),
+      await fetch(`${baseUrl}/api/v1/chat/${ws.id}/completions/stream`, {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: JSON.stringify({ prompt: 'hi' }),
+      }),
     ];
     const ids = answers.map((r) => r.headers.get('x-request-id'));
     for (const r of answers) await r.text();

@@ -65,8 +65,18 @@ describe('GET /v1/models', () => {
 
     const list = await sdk(baseUrl, team.ownerKey).models.list();
     const ids = list.data.map((m) => m.id);
-    expect(ids).toEqual([`workspace/${ws.id}`, `workspace/${ws.id}/${model.id}`, `workspace/${ws2.id}`, `workspace/${ws2.id}/${m2.id}`, `workspace/${ws2.id}/${model.id}`]);
-    expect(list.data[2]).toMatchObject({ object: 'model', owned_by: 'atrium', atrium: { workspaceId: ws2.id, workspaceName: 'Two', modelId: m2.id, modelName: 'second' } });
+    expect(ids).toEqual([
+      `workspace/${ws.id}`,
+      `workspace/${ws.id}/${model.id}`,
+      `workspace/${ws2.id}`,
+      `workspace/${ws2.id}/${m2.id}`,
+      `workspace/${ws2.id}/${model.id}`,
+    ]);
+    expect(list.data[2]).toMatchObject({
+      object: 'model',
+      owned_by: 'atrium',
+      atrium: { workspaceId: ws2.id, workspaceName: 'Two', modelId: m2.id, modelName: 'second' },
+    });
     expect(ids.join()).not.toContain(hidden.id);
     expect(ids.join()).not.toContain(other.ws.id);
     // the member sees their private workspace
@@ -76,7 +86,9 @@ describe('GET /v1/models', () => {
 
   it('refuses a missing or unknown key with 401 in OpenAI\u2019s shape (the SDK raises AuthenticationError)', async () => {
     await expectOpenAIError(await fetch(`${baseUrl}/v1/models`), 401, 'missing_api_key');
-    const err = await sdk(baseUrl, 'atr_wrong').models.list().catch((e: unknown) => e);
+    const err = await sdk(baseUrl, 'atr_wrong')
+      .models.list()
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(OpenAI.AuthenticationError);
     expect((err as InstanceType<typeof OpenAI.APIError>).code).toBe('invalid_api_key');
   });
@@ -98,7 +110,16 @@ describe('POST /v1/chat/completions with the openai SDK', () => {
     expect((c as unknown as { atrium: unknown }).atrium).toEqual({ threadId: null, messageId: null, modelId: model.id });
     expect(await threadsOf(t, member.key, ws.id)).toEqual([]);
     const [log] = await logsOf(t, member.key);
-    expect(log).toMatchObject({ userId: member.id, workspaceId: ws.id, threadId: null, modelId: model.id, prompt: 'hello plain world', response: 'Echo: hello plain world', status: 'ok', error: null });
+    expect(log).toMatchObject({
+      userId: member.id,
+      workspaceId: ws.id,
+      threadId: null,
+      modelId: model.id,
+      prompt: 'hello plain world',
+      response: 'Echo: hello plain world',
+      status: 'ok',
+      error: null,
+    });
     expect(log!.completionTokens).toBe(c.usage!.completion_tokens);
   });
 
@@ -124,7 +145,13 @@ describe('POST /v1/chat/completions with the openai SDK', () => {
     expect(last.usage!.total_tokens).toBe(last.usage!.prompt_tokens + last.usage!.completion_tokens);
     expect(new Set(chunks.map((c) => c.id)).size).toBe(1);
     const [log] = await logsOf(t, team.ownerKey);
-    expect(log).toMatchObject({ prompt: 'one two three', response: 'Echo: one two three', status: 'ok', threadId: null, completionTokens: last.usage!.completion_tokens });
+    expect(log).toMatchObject({
+      prompt: 'one two three',
+      response: 'Echo: one two three',
+      status: 'ok',
+      threadId: null,
+      completionTokens: last.usage!.completion_tokens,
+    });
   });
 
   it('sends no usage chunk without include_usage, and ends with data: [DONE]', async () => {
@@ -182,7 +209,11 @@ describe('POST /v1/chat/completions with the openai SDK', () => {
     expect(e.type).toBe('api_error');
     expect(JSON.stringify(e)).not.toContain(LEAKED_SECRET);
 
-    const stream = await sdk(baseUrl, team.ownerKey).chat.completions.create({ model: `workspace/${ws.id}`, messages: [{ role: 'user', content: 'one two three four five' }], stream: true });
+    const stream = await sdk(baseUrl, team.ownerKey).chat.completions.create({
+      model: `workspace/${ws.id}`,
+      messages: [{ role: 'user', content: 'one two three four five' }],
+      stream: true,
+    });
     let text = '';
     const err = await (async () => {
       for await (const c of stream) text += c.choices[0]?.delta.content ?? '';
@@ -233,7 +264,12 @@ describe('POST /v1/chat/completions with the Vercel AI SDK', () => {
 
   it('streamText streams and is logged, with usage', async () => {
     const { team, model, ws } = await setup();
-    const r = streamText({ model: provider(team.ownerKey)(`workspace/${ws.id}/${model.id}`), system: 'Be brief.', prompt: 'vercel streamed call', maxRetries: 0 });
+    const r = streamText({
+      model: provider(team.ownerKey)(`workspace/${ws.id}/${model.id}`),
+      system: 'Be brief.',
+      prompt: 'vercel streamed call',
+      maxRetries: 0,
+    });
     const parts: string[] = [];
     for await (const p of r.textStream) parts.push(p);
     expect(parts.join('')).toBe('Echo: vercel streamed call');
@@ -265,7 +301,13 @@ describe('request translation', () => {
       model: m,
       messages: [
         { role: 'developer', content: 'Request rules.' },
-        { role: 'user', content: [{ type: 'text', text: 'part one' }, { type: 'text', text: 'part two' }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'part one' },
+            { type: 'text', text: 'part two' },
+          ],
+        },
       ],
       temperature: 1.1,
       top_p: 0.9,
@@ -284,7 +326,15 @@ describe('request translation', () => {
     });
     expect(ok2.status).toBe(200);
     const second = s.standIn.requests.at(-1)!.body;
-    expect(second).toMatchObject({ temperature: 1.1, top_p: 0.9, max_tokens: 40, frequency_penalty: -0.5, presence_penalty: 0.1, stop: ['END'], logit_bias: { '42': 5 } });
+    expect(second).toMatchObject({
+      temperature: 1.1,
+      top_p: 0.9,
+      max_tokens: 40,
+      frequency_penalty: -0.5,
+      presence_penalty: 0.1,
+      stop: ['END'],
+      logit_bias: { '42': 5 },
+    });
     expect(second.messages).toEqual([
       { role: 'system', content: 'Workspace rules.' },
       { role: 'system', content: 'Request rules.' },
@@ -326,7 +376,11 @@ describe('errors in OpenAI\u2019s shape', () => {
     const e1 = await expectOpenAIError(await post(team.ownerKey, '{"model": ', { 'content-type': 'application/json' }), 400, 'malformed_json');
     expect(e1.type).toBe('invalid_request_error');
     await expectOpenAIError(await post(team.ownerKey, 'model=x', { 'content-type': 'text/plain' }), 415, 'unsupported_media_type');
-    await expectOpenAIError(await fetch(`${baseUrl}/v1/embeddings`, { method: 'POST', headers: { authorization: `Bearer ${team.ownerKey}` } }), 404, 'unknown_url');
+    await expectOpenAIError(
+      await fetch(`${baseUrl}/v1/embeddings`, { method: 'POST', headers: { authorization: `Bearer ${team.ownerKey}` } }),
+      404,
+      'unknown_url',
+    );
     await expectOpenAIError(await fetch(`${baseUrl}/v1/nope/deeper`, { headers: { authorization: `Bearer ${team.ownerKey}` } }), 404, 'unknown_url');
     const wrong = await fetch(`${baseUrl}/v1/chat/completions`, { headers: { authorization: `Bearer ${team.ownerKey}` } });
     await expectOpenAIError(wrong, 405, 'method_not_allowed');
@@ -340,7 +394,13 @@ describe('errors in OpenAI\u2019s shape', () => {
     const { team, ws } = await setup();
     const other = await setup();
     const stranger = await createModel(t, team.ownerKey, { ...s.modelBody('OPENAI') });
-    for (const model of ['gpt-4o', `workspace/${other.ws.id}`, `workspace/${ws.id}/${stranger.id}`, `workspace/${crypto.randomUUID()}`, 'workspace/not-a-uuid']) {
+    for (const model of [
+      'gpt-4o',
+      `workspace/${other.ws.id}`,
+      `workspace/${ws.id}/${stranger.id}`,
+      `workspace/${crypto.randomUUID()}`,
+      'workspace/not-a-uuid',
+    ]) {
       const e = await expectOpenAIError(await post(team.ownerKey, { model, messages: [{ role: 'user', content: 'hi' }] }), 404, 'model_not_found');
       expect(e).toMatchObject({ type: 'invalid_request_error', param: 'model' });
     }

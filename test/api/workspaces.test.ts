@@ -26,7 +26,16 @@ describe('workspaces', () => {
     });
     expect(res.statusCode).toBe(200);
     const ws = expectShape(Workspace, res.json());
-    expect(ws).toMatchObject({ id, name: 'Research', chatHistoryType: 'USER', contextType: 'PRIVATE', sharingType: 'TEAM', userId: a.ownerId, samplePrompts: [], greeting: null });
+    expect(ws).toMatchObject({
+      id,
+      name: 'Research',
+      chatHistoryType: 'USER',
+      contextType: 'PRIVATE',
+      sharingType: 'TEAM',
+      userId: a.ownerId,
+      samplePrompts: [],
+      greeting: null,
+    });
     expect(ws.models.map((m) => (m as { modelId: string }).modelId)).toEqual([m2.id, m1.id]);
     expect(ws.models[0]).toMatchObject({ workspaceId: id, modelName: m2.name, temperature: null });
 
@@ -38,7 +47,9 @@ describe('workspaces', () => {
   it('answers concurrent creates of one id with one 200 and 409s, never a 500', async () => {
     const a = await newTeam(t);
     const id = randomUUID();
-    const res = await Promise.all(Array.from({ length: 6 }, () => t.request({ method: 'POST', url: `/api/v1/workspaces/${id}`, key: a.ownerKey, payload: { name: 'race' } })));
+    const res = await Promise.all(
+      Array.from({ length: 6 }, () => t.request({ method: 'POST', url: `/api/v1/workspaces/${id}`, key: a.ownerKey, payload: { name: 'race' } })),
+    );
     const codes = res.map((r) => r.statusCode).sort();
     expect(codes).toEqual([200, 409, 409, 409, 409, 409]);
   });
@@ -52,10 +63,28 @@ describe('workspaces', () => {
       method: 'POST',
       url: `/api/v1/workspaces/${ws.id}/${m.id}`,
       key: a.ownerKey,
-      payload: { systemInstructions: 'Be brief.', addedContext: 'ctx', temperature: 0.3, maxTokens: 512, topP: 0.9, n: 2, frequencyPenalty: -1, presencePenalty: 1.5, logitBias: { '50256': -100 } },
+      payload: {
+        systemInstructions: 'Be brief.',
+        addedContext: 'ctx',
+        temperature: 0.3,
+        maxTokens: 512,
+        topP: 0.9,
+        n: 2,
+        frequencyPenalty: -1,
+        presencePenalty: 1.5,
+        logitBias: { '50256': -100 },
+      },
     });
     expect(ok.statusCode).toBe(200);
-    expect(expectShape(WorkspaceModel, ok.json())).toMatchObject({ workspaceId: ws.id, modelId: m.id, systemInstructions: 'Be brief.', temperature: 0.3, maxTokens: 512, n: 2, logitBias: { '50256': -100 } });
+    expect(expectShape(WorkspaceModel, ok.json())).toMatchObject({
+      workspaceId: ws.id,
+      modelId: m.id,
+      systemInstructions: 'Be brief.',
+      temperature: 0.3,
+      maxTokens: 512,
+      n: 2,
+      logitBias: { '50256': -100 },
+    });
     // partial update keeps the rest
     const partial = await t.request({ method: 'POST', url: `/api/v1/workspaces/${ws.id}/${m.id}`, key: a.ownerKey, payload: { temperature: 1 } });
     expect(partial.json()).toMatchObject({ temperature: 1, systemInstructions: 'Be brief.' });
@@ -91,7 +120,10 @@ describe('workspaces', () => {
     const a = await newTeam(t);
     const b = await newTeam(t);
     const foreign = await createModel(t, b.ownerKey);
-    const p = expectProblem(await t.request({ method: 'POST', url: '/api/v1/workspaces', key: a.ownerKey, payload: { name: 'x', modelIds: [foreign.id] } }), 400);
+    const p = expectProblem(
+      await t.request({ method: 'POST', url: '/api/v1/workspaces', key: a.ownerKey, payload: { name: 'x', modelIds: [foreign.id] } }),
+      400,
+    );
     expect(p.code).toBe('unknown_model');
     const ws = await createWorkspace(t, a.ownerKey);
     expectProblem(await t.request({ method: 'POST', url: `/api/v1/workspaces/${ws.id}/${foreign.id}`, key: a.ownerKey, payload: {} }), 404);
@@ -100,7 +132,12 @@ describe('workspaces', () => {
   it('renames and changes settings with PATCH', async () => {
     const a = await newTeam(t);
     const ws = await createWorkspace(t, a.ownerKey, { name: 'Old' });
-    const res = await t.request({ method: 'PATCH', url: `/api/v1/workspaces/${ws.id}`, key: a.ownerKey, payload: { name: 'New', greeting: 'Hi!', samplePrompts: ['a', 'b'], sharingType: 'PRIVATE' } });
+    const res = await t.request({
+      method: 'PATCH',
+      url: `/api/v1/workspaces/${ws.id}`,
+      key: a.ownerKey,
+      payload: { name: 'New', greeting: 'Hi!', samplePrompts: ['a', 'b'], sharingType: 'PRIVATE' },
+    });
     expect(res.json()).toMatchObject({ name: 'New', greeting: 'Hi!', samplePrompts: ['a', 'b'], sharingType: 'PRIVATE' });
     expectProblem(await t.request({ method: 'PATCH', url: `/api/v1/workspaces/${ws.id}`, key: a.ownerKey, payload: {} }), 400);
     expectProblem(await t.request({ method: 'PATCH', url: `/api/v1/workspaces/${ws.id}`, key: a.ownerKey, payload: { sharingType: 'WORLD' } }), 400);
@@ -112,7 +149,8 @@ describe('workspaces', () => {
     const other = await a.addUser('member');
     const priv = await createWorkspace(t, member.key, { sharingType: 'PRIVATE' });
     const shared = await createWorkspace(t, member.key, { sharingType: 'TEAM' });
-    const ids = async (key: string) => expectShape(Type.Array(Workspace), (await t.request({ method: 'GET', url: '/api/v1/workspaces', key })).json()).map((w) => w.id);
+    const ids = async (key: string) =>
+      expectShape(Type.Array(Workspace), (await t.request({ method: 'GET', url: '/api/v1/workspaces', key })).json()).map((w) => w.id);
     expect(await ids(member.key)).toEqual(expect.arrayContaining([priv.id, shared.id]));
     expect(await ids(other.key)).toContain(shared.id);
     expect(await ids(other.key)).not.toContain(priv.id);

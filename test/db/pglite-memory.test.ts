@@ -50,7 +50,8 @@ describe('shared_buffers of the embedded database', () => {
     expect(loadConfig({}).embeddedSharedBuffers).toBe('auto');
     expect(loadConfig({ EMBEDDED_SHARED_BUFFERS: '256MB' }).embeddedSharedBuffers).toBe(256 * MB);
     expect(loadConfig({ EMBEDDED_SHARED_BUFFERS: '1024MB' }).embeddedSharedBuffers).toBe(1024 * MB);
-    for (const bad of ['0MB', '64', '64 MB', '1GB', 'lots', '1025MB', '3000MB']) expect(() => loadConfig({ EMBEDDED_SHARED_BUFFERS: bad }), bad).toThrow(ConfigError);
+    for (const bad of ['0MB', '64', '64 MB', '1GB', 'lots', '1025MB', '3000MB'])
+      expect(() => loadConfig({ EMBEDDED_SHARED_BUFFERS: bad }), bad).toThrow(ConfigError);
   });
 
   it('is what PostgreSQL runs with, in-process and on the thread', async () => {

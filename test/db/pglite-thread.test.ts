@@ -53,10 +53,16 @@ describe('embedded database on its own thread', () => {
     const err = await db.db
       .insert(teams)
       .values({ id: row!.id, name: 'dup again' })
-      .then(() => null, (e: unknown) => e);
+      .then(
+        () => null,
+        (e: unknown) => e,
+      );
     expect(err).not.toBeNull();
     expect(toProblem(err).problem.status).toBe(409);
-    const syntax = await db.db.execute(sql`selec 1`).then(() => null, (e: unknown) => e);
+    const syntax = await db.db.execute(sql`selec 1`).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(String((syntax as { cause?: { code?: string } }).cause?.code)).toBe('42601');
   });
 
@@ -75,7 +81,10 @@ describe('embedded database on its own thread', () => {
         expect(await tx.select().from(teams).where(eq(teams.id, inside))).toHaveLength(1);
         throw new Error('no thanks');
       })
-      .then(() => null, (e: unknown) => e);
+      .then(
+        () => null,
+        (e: unknown) => e,
+      );
     expect((err as Error).message).toBe('no thanks');
     expect(await db.db.select().from(teams).where(eq(teams.id, inside))).toHaveLength(0);
   });
@@ -90,7 +99,10 @@ describe('embedded database on its own thread', () => {
       await gate;
       order.push('tx ends');
     });
-    const outside = db.db.select().from(teams).then(() => order.push('outside read'));
+    const outside = db.db
+      .select()
+      .from(teams)
+      .then(() => order.push('outside read'));
     await new Promise((r) => setTimeout(r, 50));
     release();
     await Promise.all([tx, outside]);

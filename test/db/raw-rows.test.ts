@@ -28,13 +28,17 @@ describe('rawRows', () => {
     const expected = (await client.query(TYPED, params)).rows;
     expect(expected).toHaveLength(1);
     for (let i = 0; i < 3; i++) expect(await rawRows(database.db, TYPED, params)).toEqual(expected);
-    expect(await rawRows(database.db, TYPED, [-1, 0, '', false, null, params[5]])).toEqual([{ n: -1, big: expect.anything(), label: '', flag: false, nothing: null, id: params[5] }]);
+    expect(await rawRows(database.db, TYPED, [-1, 0, '', false, null, params[5]])).toEqual([
+      { n: -1, big: expect.anything(), label: '', flag: false, nothing: null, id: params[5] },
+    ]);
   });
 
   it('many rows, none, and a statement that changes with the data it reads', async () => {
     await database.db.execute(sql`insert into raw_t (id, n, label) select g, g * 2, 'row ' || g from generate_series(1, 300) g`);
     const q = 'select id, n, label from raw_t where id = any($1::bigint[]) order by id';
-    const rows = await rawRows<{ id: number | string; n: number; label: string }>(database.db, q, [`{${Array.from({ length: 300 }, (_, i) => i + 1).join(',')}}`]);
+    const rows = await rawRows<{ id: number | string; n: number; label: string }>(database.db, q, [
+      `{${Array.from({ length: 300 }, (_, i) => i + 1).join(',')}}`,
+    ]);
     expect(rows).toHaveLength(300);
     expect(rows.map((r) => [Number(r.id), r.n, r.label])[299]).toEqual([300, 600, 'row 300']);
     expect(await rawRows(database.db, q, ['{}'])).toEqual([]);
@@ -45,13 +49,19 @@ describe('rawRows', () => {
   it.skipIf(process.env.ATRIUM_TEST_DATABASE_URL)('on PGlite in this process, each text is prepared once, by name', async () => {
     const q = 'select $1::int * 2 as twice';
     for (let i = 1; i <= 3; i++) expect(await rawRows(database.db, q, [i])).toEqual([{ twice: i * 2 }]);
-    const prepared = await rawRows<{ name: string }>(database.db, "select name from pg_prepared_statements where statement = 'select $1::int * 2 as twice'", []);
+    const prepared = await rawRows<{ name: string }>(
+      database.db,
+      "select name from pg_prepared_statements where statement = 'select $1::int * 2 as twice'",
+      [],
+    );
     expect(prepared).toHaveLength(1);
     expect(prepared[0]!.name).toMatch(/^atrium_raw\d+$/);
   });
 
   it('parameters that are not plain text (an array, JSON, bytes) are sent as the driver sends them', async () => {
-    expect(await rawRows(database.db, 'select $1::int[] as a, $2::jsonb as j', [[1, 2, 3], JSON.stringify({ k: [1] })])).toEqual([{ a: [1, 2, 3], j: { k: [1] } }]);
+    expect(await rawRows(database.db, 'select $1::int[] as a, $2::jsonb as j', [[1, 2, 3], JSON.stringify({ k: [1] })])).toEqual([
+      { a: [1, 2, 3], j: { k: [1] } },
+    ]);
     expect(await rawRows(database.db, 'select $1::int[] as a, $2::jsonb as j', ['{4}', '{"k":2}'])).toEqual([{ a: [4], j: { k: 2 } }]);
   });
 

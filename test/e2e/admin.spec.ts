@@ -125,7 +125,10 @@ test('prompt logs: a row opens to its full prompt and response; search narrows; 
   await nav(page).getByRole('link', { name: 'Logs' }).click();
   const table = page.getByRole('table', { name: 'Prompt logs' });
   await expect(table).toContainText('the quarterly figures please');
-  await table.getByRole('button', { name: /Show the full prompt and response/ }).first().click();
+  await table
+    .getByRole('button', { name: /Show the full prompt and response/ })
+    .first()
+    .click();
   await expect(table).toContainText('Echo: the quarterly figures please');
 
   await page.getByLabel('Search').fill('no such words anywhere');

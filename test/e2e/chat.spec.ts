@@ -93,7 +93,9 @@ test('a document attached in the chat grounds the answer, with its source one cl
   const doc = '# Travel policy\n\nEmployees book flights through the zeppelin desk. Economy class applies to trips under six hours.\n';
   const chooser = page.waitForEvent('filechooser');
   await page.getByRole('button', { name: 'Attach files' }).click();
-  await (await chooser).setFiles([
+  await (
+    await chooser
+  ).setFiles([
     { name: 'travel.md', mimeType: 'text/markdown', buffer: Buffer.from(doc) },
     { name: 'photo.png', mimeType: 'image/png', buffer: Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0]) },
   ]);

@@ -20,7 +20,9 @@ export async function checkScreen(page: Page, name: string, scheme: 'light' | 'd
   });
   expect.soft(fits, `${name} is wider than the window`).toBe(true);
   const { violations } = await new AxeBuilder({ page }).withTags(WCAG_TAGS).analyze();
-  const found = violations.flatMap((v) => v.nodes.map((n) => `${v.id}: ${n.target.join(' ')} — ${n.failureSummary?.split('\n').slice(1, 2).join('') ?? v.help}`));
+  const found = violations.flatMap((v) =>
+    v.nodes.map((n) => `${v.id}: ${n.target.join(' ')} — ${n.failureSummary?.split('\n').slice(1, 2).join('') ?? v.help}`),
+  );
   expect.soft(found, `${name}: accessibility violations`).toEqual([]);
   const refused = (await cspViolations(page)).filter((v) => !blocked?.test(v));
   expect.soft(refused, `${name}: what the Content-Security-Policy blocked`).toEqual([]);

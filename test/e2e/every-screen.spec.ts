@@ -16,7 +16,8 @@ const SCHEMES = ['light', 'dark'] as const;
 const shots = process.env.E2E_SHOTS;
 
 /** Names of the controls only owners/admins (or a set's creator) have. */
-const ADMIN_CONTROL = /^(New model|New system model|Edit\b|Test connection|Add .+ to the team|Remove\b|Invite\b|Create team|Add budget|Delete\b|Files to upload)/;
+const ADMIN_CONTROL =
+  /^(New model|New system model|Edit\b|Test connection|Add .+ to the team|Remove\b|Invite\b|Create team|Add budget|Delete\b|Files to upload)/;
 
 interface Screen {
   name: string;
@@ -41,7 +42,9 @@ test('every screen, owner and member, desktop and phone, light and dark: fits, p
     greeting: 'Hello! Ask me about the handbook.',
     samplePrompts: ['Summarise the leave policy', 'Who approves expenses?'],
   });
-  atrium.standIn.set({ reply: 'Employees get **twenty-eight days** of paid leave:\n\n```ts\nconst days: number = 28;\n```\n\n| kind | days |\n|---|---|\n| paid | 28 |' });
+  atrium.standIn.set({
+    reply: 'Employees get **twenty-eight days** of paid leave:\n\n```ts\nconst days: number = 28;\n```\n\n| kind | days |\n|---|---|\n| paid | 28 |',
+  });
   const turn = await atrium.api<{ threadId: string }>('POST', `/api/v1/chat/${ws.id}/completions`, { prompt: 'How many days of paid leave do I get?' });
   atrium.standIn.reset();
   await atrium.api('POST', `/api/v1/chat/${ws.id}/completions`, { prompt: 'Who approves expenses above 500 euros?' });
@@ -67,14 +70,20 @@ test('every screen, owner and member, desktop and phone, light and dark: fits, p
 
   const owner: Screen[] = [
     { name: 'workspaces', url: '/', ready: h1('Workspaces') },
-    { name: 'chat', url: `/w/${ws.id}/t/${turn.threadId}`, ready: async (p) => void (await expect(p.getByRole('article', { name: 'Answer' }).first()).toContainText('twenty-eight days')) },
+    {
+      name: 'chat',
+      url: `/w/${ws.id}/t/${turn.threadId}`,
+      ready: async (p) => void (await expect(p.getByRole('article', { name: 'Answer' }).first()).toContainText('twenty-eight days')),
+    },
     { name: 'documents', url: '/documents', ready: h1('Documents') },
     {
       name: 'document',
       url: `/documents/${plusId}`,
       ready: async (p) => {
         await h1('Employee handbook')(p);
-        await p.getByLabel('Files to upload').setInputFiles([{ name: 'setup.exe', mimeType: 'application/octet-stream', buffer: Buffer.from([0x4d, 0x5a, 0x90, 0, 3, 0, 0, 0, 0xff, 0xfe]) }]);
+        await p
+          .getByLabel('Files to upload')
+          .setInputFiles([{ name: 'setup.exe', mimeType: 'application/octet-stream', buffer: Buffer.from([0x4d, 0x5a, 0x90, 0, 3, 0, 0, 0, 0xff, 0xfe]) }]);
         await expect(p.getByRole('listitem', { name: 'Upload of setup.exe' }).getByRole('alert')).toBeVisible();
         await p.getByRole('button', { name: 'Show chunks of leave-policy.md' }).click();
         await expect(p.getByRole('list', { name: 'Chunks of leave-policy.md' })).toBeVisible();
@@ -103,7 +112,10 @@ test('every screen, owner and member, desktop and phone, light and dark: fits, p
       name: 'logs',
       url: '/logs',
       ready: async (p) => {
-        await p.getByRole('button', { name: /Show the full prompt/ }).first().click();
+        await p
+          .getByRole('button', { name: /Show the full prompt/ })
+          .first()
+          .click();
         await expect(p.getByRole('button', { name: /Hide the full prompt/ })).toBeVisible();
       },
     },
@@ -115,10 +127,18 @@ test('every screen, owner and member, desktop and phone, light and dark: fits, p
     { name: 'workspaces', url: '/', ready: async (p) => void (await expect(p.getByRole('list', { name: 'Workspaces' })).toContainText('Handbook')) },
     { name: 'chat', url: `/w/${ws.id}`, ready: async (p) => void (await expect(p.getByText('Hello! Ask me about the handbook.')).toBeVisible()) },
     { name: 'documents', url: '/documents', ready: async (p) => void (await expect(p.getByRole('link', { name: /Employee handbook/ })).toBeVisible()) },
-    { name: 'document', url: `/documents/${plusId}`, ready: async (p) => void (await expect(p.getByRole('list', { name: 'Files' })).toContainText('leave-policy.md')) },
+    {
+      name: 'document',
+      url: `/documents/${plusId}`,
+      ready: async (p) => void (await expect(p.getByRole('list', { name: 'Files' })).toContainText('leave-policy.md')),
+    },
     { name: 'models', url: '/models', ready: async (p) => void (await expect(p.getByRole('list', { name: 'Team models' })).toContainText(model.name)) },
     { name: 'logs', url: '/logs', ready: async (p) => void (await expect(p.getByText('Your own calls.')).toBeVisible()) },
-    { name: 'usage', url: '/usage', ready: async (p) => void (await expect(p.getByRole('table', { name: 'Budgets that apply to me' })).toContainText('5,000')) },
+    {
+      name: 'usage',
+      url: '/usage',
+      ready: async (p) => void (await expect(p.getByRole('table', { name: 'Budgets that apply to me' })).toContainText('5,000')),
+    },
     { name: 'team', url: '/team', ready: async (p) => void (await expect(p.getByRole('alert')).toContainText('Only the team')) },
     { name: 'account', url: '/account', ready: h1('My account') },
   ];
@@ -157,7 +177,8 @@ async function visit(page: Page, s: Screen, file: string, scheme: 'light' | 'dar
   // (set through the CSSOM: the Content-Security-Policy refuses an injected <style>)
   const grow = (on: boolean) =>
     page.evaluate((grown) => {
-      const set = (sel: string, prop: string, value: string) => document.querySelectorAll<HTMLElement>(sel).forEach((el) => (grown ? el.style.setProperty(prop, value, 'important') : el.style.removeProperty(prop)));
+      const set = (sel: string, prop: string, value: string) =>
+        document.querySelectorAll<HTMLElement>(sel).forEach((el) => (grown ? el.style.setProperty(prop, value, 'important') : el.style.removeProperty(prop)));
       set('.shell', 'height', 'auto');
       set('.screen', 'overflow', 'visible');
     }, on);

@@ -10,11 +10,14 @@ import { ADMIN_EMAIL, ADMIN_PASSWORD, startAtrium, type AtriumServer } from './s
 function watchCsp(): void {
   const w = window as unknown as { __cspViolations: string[] };
   w.__cspViolations = [];
-  document.addEventListener('securitypolicyviolation', (e) => w.__cspViolations.push(`${e.effectiveDirective} blocked ${e.blockedURI || 'inline'} (${e.sourceFile}:${e.lineNumber})`));
+  document.addEventListener('securitypolicyviolation', (e) =>
+    w.__cspViolations.push(`${e.effectiveDirective} blocked ${e.blockedURI || 'inline'} (${e.sourceFile}:${e.lineNumber})`),
+  );
 }
 
 /** The policy violations the page has seen since it loaded. */
-export const cspViolations = (page: Page): Promise<string[]> => page.evaluate(() => (window as unknown as { __cspViolations?: string[] }).__cspViolations ?? []);
+export const cspViolations = (page: Page): Promise<string[]> =>
+  page.evaluate(() => (window as unknown as { __cspViolations?: string[] }).__cspViolations ?? []);
 
 export const test = base.extend<{ resetStandIn: void }, { atrium: AtriumServer }>({
   page: async ({ page }, use) => {
@@ -58,7 +61,10 @@ export async function signInAs(page: Page, email: string, password: string): Pro
 export function callFromPage(page: Page, method: string, url: string, body?: unknown): Promise<number> {
   return page.evaluate(
     async ([m, u, b]) => {
-      const res = await fetch(u as string, { method: m as string, ...(b === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(b) }) });
+      const res = await fetch(u as string, {
+        method: m as string,
+        ...(b === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(b) }),
+      });
       return res.status;
     },
     [method, url, body] as const,

@@ -20,10 +20,29 @@ export function installOldSerialiser(): void {
   const XML = 'http://www.w3.org/XML/1998/namespace';
   const XMLNS = 'http://www.w3.org/2000/xmlns/';
   const XLINK = 'http://www.w3.org/1999/xlink';
-  const VOID = new Set(['area', 'base', 'basefont', 'bgsound', 'br', 'col', 'embed', 'frame', 'hr', 'img', 'input', 'keygen', 'link', 'meta', 'param', 'source', 'track', 'wbr']);
+  const VOID = new Set([
+    'area',
+    'base',
+    'basefont',
+    'bgsound',
+    'br',
+    'col',
+    'embed',
+    'frame',
+    'hr',
+    'img',
+    'input',
+    'keygen',
+    'link',
+    'meta',
+    'param',
+    'source',
+    'track',
+    'wbr',
+  ]);
   const RAW_TEXT = new Set(['style', 'script', 'xmp', 'iframe', 'noembed', 'noframes', 'plaintext']);
 
-  const getter = <T,>(proto: object, name: string) => Object.getOwnPropertyDescriptor(proto, name)!.get as (this: unknown) => T;
+  const getter = <T>(proto: object, name: string) => Object.getOwnPropertyDescriptor(proto, name)!.get as (this: unknown) => T;
   const childNodes = getter<NodeListOf<ChildNode>>(Node.prototype, 'childNodes');
   const nodeType = getter<number>(Node.prototype, 'nodeType');
   const ownerDocument = getter<Document>(Node.prototype, 'ownerDocument');
@@ -35,8 +54,17 @@ export function installOldSerialiser(): void {
   const charData = getter<string>(CharacterData.prototype, 'data');
   const defaultView = getter<Window | null>(Document.prototype, 'defaultView');
 
-  const escapeAttr = (s: string) => s.replace(/&/g, '&amp;').replace(/\u00a0/g, '&nbsp;').replace(/"/g, '&quot;');
-  const escapeText = (s: string) => s.replace(/&/g, '&amp;').replace(/\u00a0/g, '&nbsp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  const escapeAttr = (s: string) =>
+    s
+      .replace(/&/g, '&amp;')
+      .replace(/\u00a0/g, '&nbsp;')
+      .replace(/"/g, '&quot;');
+  const escapeText = (s: string) =>
+    s
+      .replace(/&/g, '&amp;')
+      .replace(/\u00a0/g, '&nbsp;')
+      .replace(/</g, '&lt;')
+      .replace(/>/g, '&gt;');
 
   function attrName(a: Attr): string {
     if (a.namespaceURI === null) return a.localName;

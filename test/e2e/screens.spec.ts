@@ -29,7 +29,10 @@ test('every screen fits, names its controls and follows the system theme', async
     greeting: 'Hello! Ask me about the handbook.',
     samplePrompts: ['Summarise the handbook', 'What changed this year?'],
   });
-  atrium.standIn.set({ reply: 'Here is **bold** text and code:\n\n```ts\nconst answer: number = 42;\nconsole.log(answer);\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\nSee [the docs](https://example.com).' });
+  atrium.standIn.set({
+    reply:
+      'Here is **bold** text and code:\n\n```ts\nconst answer: number = 42;\nconsole.log(answer);\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\nSee [the docs](https://example.com).',
+  });
   const turn = await atrium.api<{ threadId: string }>('POST', `/api/v1/chat/${ws.id}/completions`, { prompt: 'Show me some TypeScript, please' });
   atrium.standIn.reset();
 

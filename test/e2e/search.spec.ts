@@ -21,9 +21,14 @@ test('search finds an early message of a long thread and opens the thread at it'
   test.setTimeout(600_000);
   const model = await createStandInModel(atrium, `Search ${Date.now()}`);
   const ws = await atrium.api<{ id: string }>('POST', '/api/v1/workspaces', { name: 'Kitchen', modelIds: [model.id] });
-  const first = await atrium.api<{ threadId: string; messageId: string }>('POST', `/api/v1/chat/${ws.id}/completions`, { prompt: 'How do I make bitter orange marmalade at home?' });
+  const first = await atrium.api<{ threadId: string; messageId: string }>('POST', `/api/v1/chat/${ws.id}/completions`, {
+    prompt: 'How do I make bitter orange marmalade at home?',
+  });
   for (let i = 0; i < 24; i++) {
-    await atrium.api('POST', `/api/v1/chat/${ws.id}/completions`, { prompt: `Next step number ${i}: what about the jars and the sugar?`, threadId: first.threadId });
+    await atrium.api('POST', `/api/v1/chat/${ws.id}/completions`, {
+      prompt: `Next step number ${i}: what about the jars and the sugar?`,
+      threadId: first.threadId,
+    });
   }
   await atrium.api('POST', `/api/v1/chat/${ws.id}/history/${first.threadId}`, { title: 'Kitchen notes' });
   await atrium.api('POST', `/api/v1/chat/${ws.id}/completions`, { prompt: 'A recipe for lemon curd, please' });

@@ -32,7 +32,9 @@ async function startRemote(): Promise<Remote> {
     seen.push({ path: req.url ?? '', referer: req.headers.referer });
     if (req.url === '/frame.html') {
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-      res.end(`<!doctype html><title>Another site</title><h1>Another site</h1><iframe title="framed" src="${framed}" onload="document.body.dataset.framed = 'loaded'" width="800" height="600"></iframe>`);
+      res.end(
+        `<!doctype html><title>Another site</title><h1>Another site</h1><iframe title="framed" src="${framed}" onload="document.body.dataset.framed = 'loaded'" width="800" height="600"></iframe>`,
+      );
       return;
     }
     res.writeHead(200, { 'content-type': 'image/png' });

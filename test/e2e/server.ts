@@ -79,7 +79,7 @@ export async function startAtrium(opts: { adminPassword?: boolean } = {}): Promi
   child.stderr!.on('data', (d: Buffer) => (log += d.toString()));
   await waitReady(url, child, () => log);
 
-  const api = async <T,>(method: string, route: string, body?: unknown): Promise<T> => {
+  const api = async <T>(method: string, route: string, body?: unknown): Promise<T> => {
     const res = await fetch(url + route, {
       method,
       headers: { authorization: `Bearer ${ADMIN_API_KEY}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },

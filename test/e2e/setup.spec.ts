@@ -8,14 +8,33 @@ import { everyView } from './checks.js';
 import { createStandInModel } from './server.js';
 import { callFromPage, expect, nav, signIn, signInAs, test } from './fixtures.js';
 
-test("the workspace form offers the team's chat models only and attaches document sets; the embedding model is chosen on the Models screen", async ({ page, atrium }) => {
+test("the workspace form offers the team's chat models only and attaches document sets; the embedding model is chosen on the Models screen", async ({
+  page,
+  atrium,
+}) => {
   test.setTimeout(300_000);
   const stamp = Date.now();
   const chat = await createStandInModel(atrium, `Chatty ${stamp}`);
   const base = { apiBase: 'OPENAI', connectionType: 'URL', url: atrium.standIn.openaiBaseUrl, apiKey: 'sk-test-openai' };
-  const embedder = await atrium.api<{ id: string; name: string }>('POST', '/api/v1/models', { ...base, name: `Embedder ${stamp}`, kind: 'embedding', baseModel: 'embed-e2e', embeddingDimensions: 5 });
-  const painter = await atrium.api<{ id: string; name: string }>('POST', '/api/v1/models', { ...base, name: `Painter ${stamp}`, baseModel: 'image-e2e', imageGen: true });
-  const off = await atrium.api<{ id: string; name: string }>('POST', '/api/v1/models', { ...base, name: `Switched off ${stamp}`, baseModel: 'gpt-test', active: false });
+  const embedder = await atrium.api<{ id: string; name: string }>('POST', '/api/v1/models', {
+    ...base,
+    name: `Embedder ${stamp}`,
+    kind: 'embedding',
+    baseModel: 'embed-e2e',
+    embeddingDimensions: 5,
+  });
+  const painter = await atrium.api<{ id: string; name: string }>('POST', '/api/v1/models', {
+    ...base,
+    name: `Painter ${stamp}`,
+    baseModel: 'image-e2e',
+    imageGen: true,
+  });
+  const off = await atrium.api<{ id: string; name: string }>('POST', '/api/v1/models', {
+    ...base,
+    name: `Switched off ${stamp}`,
+    baseModel: 'gpt-test',
+    active: false,
+  });
   await signIn(page);
   const setId = await page.evaluate(async (title) => {
     const form = new FormData();
@@ -46,7 +65,10 @@ test("the workspace form offers the team's chat models only and attaches documen
   for (const hidden of [embedder, painter, off]) await expect(models.getByRole('checkbox', { name: hidden.name })).toHaveCount(0);
   await form.getByLabel('Name', { exact: true }).fill(`Trips ${stamp}`);
   await models.getByRole('checkbox', { name: chat.name }).check();
-  await form.getByRole('group', { name: 'Document sets' }).getByRole('checkbox', { name: `Travel rules ${stamp}` }).check();
+  await form
+    .getByRole('group', { name: 'Document sets' })
+    .getByRole('checkbox', { name: `Travel rules ${stamp}` })
+    .check();
   await form.getByRole('button', { name: 'Create workspace' }).click();
   await expect(page).toHaveURL(/\/w\/[0-9a-f-]{36}$/);
   const wsId = page.url().split('/w/')[1]!;

@@ -58,7 +58,10 @@ test('a long thread opens at its end and pages in earlier messages as the reader
   const ws = await atrium.api<{ id: string }>('POST', '/api/v1/workspaces', { name: 'Long talk', modelIds: [model.id] });
   let threadId: string | undefined;
   for (let i = 1; i <= 40; i++) {
-    const turn = await atrium.api<{ threadId: string }>('POST', `/api/v1/chat/${ws.id}/completions`, { prompt: `question ${i}`, ...(threadId ? { threadId } : {}) });
+    const turn = await atrium.api<{ threadId: string }>('POST', `/api/v1/chat/${ws.id}/completions`, {
+      prompt: `question ${i}`,
+      ...(threadId ? { threadId } : {}),
+    });
     threadId = turn.threadId;
   }
   await signIn(page);
@@ -168,7 +171,12 @@ test('sources are collapsed under the answer; a citation [n] opens them at sourc
   await sources.getByText(/^Sources \(\d+\)$/).click();
   await expect(ten).toBeHidden();
   await page.reload();
-  await expect(answer(page).last().getByRole('region', { name: 'Sources' }).getByText(/^Sources \(\d+\)$/)).toBeVisible();
+  await expect(
+    answer(page)
+      .last()
+      .getByRole('region', { name: 'Sources' })
+      .getByText(/^Sources \(\d+\)$/),
+  ).toBeVisible();
   await expect(answer(page).last().getByRole('button', { name: 'Source 10: handbook.md' })).toBeVisible();
 
   // The chat list groups chats by their last activity: seen from tomorrow, this one is yesterday's.
@@ -184,11 +192,19 @@ test('sources are collapsed under the answer; a citation [n] opens them at sourc
   await expect(chats.getByRole('heading', { name: 'Today' })).toHaveCount(0);
 });
 
-test('phone: Esc closes the chats drawer and gives the focus back; the drawer, the document picker and a long answer pass the screen checks', async ({ page, atrium }) => {
+test('phone: Esc closes the chats drawer and gives the focus back; the drawer, the document picker and a long answer pass the screen checks', async ({
+  page,
+  atrium,
+}) => {
   test.setTimeout(300_000);
   const model = await createStandInModel(atrium, `Phone ${Date.now()}`);
   await signIn(page);
-  const plusId = await documentSet(page, 'Expenses and the long name of a document set that wraps', 'expenses.md', '# Expenses\n\nThe zeppelin desk refunds receipts within ten days.\n');
+  const plusId = await documentSet(
+    page,
+    'Expenses and the long name of a document set that wraps',
+    'expenses.md',
+    '# Expenses\n\nThe zeppelin desk refunds receipts within ten days.\n',
+  );
   const ws = await atrium.api<{ id: string }>('POST', '/api/v1/workspaces', { name: 'Phone', modelIds: [model.id], plusIds: [plusId] });
   atrium.standIn.set({
     reply: [

@@ -32,7 +32,8 @@ test('usage: by day, user and model after real turns; budgets added, changed, re
   const email = `uma-${stamp}@example.test`;
   const password = 'uma password 12345';
   const uma = await atrium.api<{ user: { id: number }; apiKey: string }>('POST', '/api/v1/users', { name: 'Uma Usage', email, role: 'member', password });
-  for (const prompt of ['first question of the owner', 'second question of the owner']) await atrium.api('POST', `/api/v1/chat/${ws.id}/completions`, { prompt });
+  for (const prompt of ['first question of the owner', 'second question of the owner'])
+    await atrium.api('POST', `/api/v1/chat/${ws.id}/completions`, { prompt });
   const res = await fetch(`${atrium.url}/api/v1/chat/${ws.id}/completions`, {
     method: 'POST',
     headers: { authorization: `Bearer ${uma.apiKey}`, 'content-type': 'application/json' },
@@ -91,7 +92,10 @@ test('usage: by day, user and model after real turns; budgets added, changed, re
   await expect(edit).toHaveCount(0);
   await expect(umaBudget.getByRole('cell').nth(2)).toHaveText('500');
   await expect(umaBudget.getByRole('cell').nth(4)).toHaveText('12');
-  const stored = await atrium.api<Array<{ scope: string; scopeId: string; credits: number | null; requestsPerMinute: number | null }>>('GET', '/api/v1/budgets');
+  const stored = await atrium.api<Array<{ scope: string; scopeId: string; credits: number | null; requestsPerMinute: number | null }>>(
+    'GET',
+    '/api/v1/budgets',
+  );
   expect(stored.filter((b) => b.scope === 'user' && b.scopeId === String(uma.user.id))).toMatchObject([{ credits: 500, requestsPerMinute: 12 }]);
 
   // a team budget added and deleted

@@ -52,9 +52,18 @@ test.beforeEach(async ({ page }) => {
 /** Wait until every image on the page has loaded or failed, and the tasks its events queued have run. */
 async function settle(page: Page): Promise<void> {
   await expect
-    .poll(() => page.evaluate(() => Array.from(document.querySelectorAll('img[src], video[src], audio[src], source[src]')).filter((el) => !(window as unknown as Watched).__settled.has(el)).length), {
-      message: 'every image has loaded or failed',
-    })
+    .poll(
+      () =>
+        page.evaluate(
+          () =>
+            Array.from(document.querySelectorAll('img[src], video[src], audio[src], source[src]')).filter(
+              (el) => !(window as unknown as Watched).__settled.has(el),
+            ).length,
+        ),
+      {
+        message: 'every image has loaded or failed',
+      },
+    )
     .toBe(0);
   await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 0)));
 }
@@ -71,23 +80,49 @@ const PAYLOAD_NAMES = PAYLOADS.map((p) => p.name);
  * answers, where the app puts no controls) active elements.
  */
 function dangerousIn(page: Page, selector: string, what: 'answers' | 'app'): Promise<string[]> {
-  return page.evaluate(([sel, answers]) => {
-    const ACTIVE = new Set(['script', 'iframe', 'frame', 'frameset', 'object', 'embed', 'applet', 'base', 'meta', 'link', 'form', 'style', 'input', 'textarea', 'select', 'template', 'noscript', 'set', 'animate', 'handler']);
-    const URL_ATTR = /^(?:href|xlink:href|src|action|formaction|data|poster|background|srcdoc|to|from|values|codebase)$/i;
-    const found: string[] = [];
-    for (const root of Array.from(document.querySelectorAll(sel))) {
-      for (const el of Array.from(root.querySelectorAll('*'))) {
-        const tag = el.localName;
-        if (tag === 'script' || (answers && ACTIVE.has(tag))) found.push(`<${tag}>`);
-        if (answers && tag === 'button' && !(el.classList.contains('copy-code') && el.parentElement?.classList.contains('code-block'))) found.push('<button> not made by the app');
-        for (const a of Array.from(el.attributes)) {
-          if (/^on/i.test(a.name)) found.push(`<${tag} ${a.name}>`);
-          if (URL_ATTR.test(a.name) && /^(?:javascript|vbscript|data:text\/html)/i.test(a.value.replace(/[\u0000-\u0020]/g, ''))) found.push(`<${tag} ${a.name}="${a.value}">`);
+  return page.evaluate(
+    ([sel, answers]) => {
+      const ACTIVE = new Set([
+        'script',
+        'iframe',
+        'frame',
+        'frameset',
+        'object',
+        'embed',
+        'applet',
+        'base',
+        'meta',
+        'link',
+        'form',
+        'style',
+        'input',
+        'textarea',
+        'select',
+        'template',
+        'noscript',
+        'set',
+        'animate',
+        'handler',
+      ]);
+      const URL_ATTR = /^(?:href|xlink:href|src|action|formaction|data|poster|background|srcdoc|to|from|values|codebase)$/i;
+      const found: string[] = [];
+      for (const root of Array.from(document.querySelectorAll(sel))) {
+        for (const el of Array.from(root.querySelectorAll('*'))) {
+          const tag = el.localName;
+          if (tag === 'script' || (answers && ACTIVE.has(tag))) found.push(`<${tag}>`);
+          if (answers && tag === 'button' && !(el.classList.contains('copy-code') && el.parentElement?.classList.contains('code-block')))
+            found.push('<button> not made by the app');
+          for (const a of Array.from(el.attributes)) {
+            if (/^on/i.test(a.name)) found.push(`<${tag} ${a.name}>`);
+            if (URL_ATTR.test(a.name) && /^(?:javascript|vbscript|data:text\/html)/i.test(a.value.replace(/[\u0000-\u0020]/g, '')))
+              found.push(`<${tag} ${a.name}="${a.value}">`);
+          }
         }
       }
-    }
-    return found;
-  }, [selector, what === 'answers'] as const);
+      return found;
+    },
+    [selector, what === 'answers'] as const,
+  );
 }
 
 test('the emulated serialiser leaves < and > in attribute values, and a payload that runs is detected', async ({ page }) => {
@@ -95,14 +130,17 @@ test('the emulated serialiser leaves < and > in attribute values, and a payload 
   const emulated = await page.evaluate(() => {
     const w = window as unknown as Watched;
     const div = document.createElement('div');
-    div.innerHTML = '<p title="&lt;pre x&gt;&lt;img src=x&gt;" class="a&amp;b">x &lt; y &amp; <b>z</b></p><br><svg><a xlink:href="#q"><text>t</text></a></svg><template><i>t</i></template><!--c--><style>a > b {}</style>';
+    div.innerHTML =
+      '<p title="&lt;pre x&gt;&lt;img src=x&gt;" class="a&amp;b">x &lt; y &amp; <b>z</b></p><br><svg><a xlink:href="#q"><text>t</text></a></svg><template><i>t</i></template><!--c--><style>a > b {}</style>';
     return {
       old: div.innerHTML,
       outer: (div.firstChild as Element).outerHTML,
       native: w.__nativeInnerHTML(div),
     };
   });
-  expect(emulated.old).toBe('<p title="<pre x><img src=x>" class="a&amp;b">x &lt; y &amp; <b>z</b></p><br><svg><a xlink:href="#q"><text>t</text></a></svg><template><i>t</i></template><!--c--><style>a > b {}</style>');
+  expect(emulated.old).toBe(
+    '<p title="<pre x><img src=x>" class="a&amp;b">x &lt; y &amp; <b>z</b></p><br><svg><a xlink:href="#q"><text>t</text></a></svg><template><i>t</i></template><!--c--><style>a > b {}</style>',
+  );
   expect(emulated.outer).toBe('<p title="<pre x><img src=x>" class="a&amp;b">x &lt; y &amp; <b>z</b></p>');
   // today's serialiser differs only in the attribute's < and >
   expect(emulated.native).toBe(emulated.old.replace('title="<pre x><img src=x>"', 'title="&lt;pre x&gt;&lt;img src=x&gt;"'));
@@ -124,7 +162,10 @@ test('hostile answers run nothing, stored or streamed, and code blocks keep thei
   let threadId: string | undefined;
   for (const [i, p] of PAYLOADS.entries()) {
     atrium.standIn.set({ reply: `Payload ${i}:\n\n${armed(p.markdown, i)}` });
-    const turn = await atrium.api<{ threadId: string }>('POST', `/api/v1/chat/${ws.id}/completions`, { prompt: `payload ${i}`, ...(threadId ? { threadId } : {}) });
+    const turn = await atrium.api<{ threadId: string }>('POST', `/api/v1/chat/${ws.id}/completions`, {
+      prompt: `payload ${i}`,
+      ...(threadId ? { threadId } : {}),
+    });
     threadId = turn.threadId;
   }
   atrium.standIn.reset();
@@ -145,7 +186,10 @@ test('hostile answers run nothing, stored or streamed, and code blocks keep thei
   expect(await ran(page), 'payloads that ran').toEqual([]);
   expect(await dangerousIn(page, '.markdown', 'answers'), 'what could run later').toEqual([]);
   // the app's own additions still work: every code block has its copy button
-  const blocks = await page.evaluate(() => ({ pre: document.querySelectorAll('.markdown pre').length, wrapped: document.querySelectorAll('.markdown .code-block > button.copy-code + pre').length }));
+  const blocks = await page.evaluate(() => ({
+    pre: document.querySelectorAll('.markdown pre').length,
+    wrapped: document.querySelectorAll('.markdown .code-block > button.copy-code + pre').length,
+  }));
   expect(blocks.pre).toBeGreaterThan(0);
   expect(blocks.wrapped).toBe(blocks.pre);
 
@@ -177,18 +221,21 @@ test('names, titles and file names are shown as text everywhere', async ({ page,
   await atrium.api('POST', '/api/v1/api-keys', { name: `Key ${hostile(107)}` });
 
   await signIn(page);
-  const plusId = await page.evaluate(async ([title, filename]) => {
-    const form = new FormData();
-    form.append('title', title);
-    form.append('description', title);
-    form.append('isPublic', 'true');
-    const made = (await (await fetch('/api/v1/plus', { method: 'POST', body: form })).json()) as { id: string };
-    const files = new FormData();
-    files.append('files', new File(['# Notes\n\nNothing to see.\n'], filename, { type: 'text/markdown' }));
-    const res = await fetch(`/api/v1/plus/${made.id}/add-file`, { method: 'POST', body: files });
-    if (!res.ok) throw new Error(`add-file ${res.status}`);
-    return made.id;
-  }, [`Entry ${hostile(108)}`, `file ${hostile(109)}.md`] as const);
+  const plusId = await page.evaluate(
+    async ([title, filename]) => {
+      const form = new FormData();
+      form.append('title', title);
+      form.append('description', title);
+      form.append('isPublic', 'true');
+      const made = (await (await fetch('/api/v1/plus', { method: 'POST', body: form })).json()) as { id: string };
+      const files = new FormData();
+      files.append('files', new File(['# Notes\n\nNothing to see.\n'], filename, { type: 'text/markdown' }));
+      const res = await fetch(`/api/v1/plus/${made.id}/add-file`, { method: 'POST', body: files });
+      if (!res.ok) throw new Error(`add-file ${res.status}`);
+      return made.id;
+    },
+    [`Entry ${hostile(108)}`, `file ${hostile(109)}.md`] as const,
+  );
 
   const screens: Array<[string, string[]]> = [
     ['/', [`Workspace ${hostile(102)}`]],

@@ -182,7 +182,12 @@ describe('hybrid retrieval', () => {
     expect(embedRequests().length).toBeGreaterThan(0);
     // recovered: the next question is hybrid again
     s.standIn.set({ failEmbeddings: null });
-    const ctx = await t.request({ method: 'POST', url: `/api/v1/plus/${plus.id}/context-for-prompt`, key: team.ownerKey, payload: { content: `${QUESTION} Please.` } });
+    const ctx = await t.request({
+      method: 'POST',
+      url: `/api/v1/plus/${plus.id}/context-for-prompt`,
+      key: team.ownerKey,
+      payload: { content: `${QUESTION} Please.` },
+    });
     expect(ctx.json().content).toContain('Reimbursement');
   });
 
@@ -216,7 +221,9 @@ describe('hybrid retrieval', () => {
     const plus = await createPlus(team.ownerKey, [REFUND, FILLERS[0]!, FILLERS[1]!]);
     await t.services.embeddings.runOnce();
     const vectorModels = async () => {
-      const r = (await t.database.db.execute(sql`select distinct model_id from plus_chunk_vectors where plus_id = ${plus.id}::uuid`)) as unknown as { rows: Array<{ model_id: string }> };
+      const r = (await t.database.db.execute(sql`select distinct model_id from plus_chunk_vectors where plus_id = ${plus.id}::uuid`)) as unknown as {
+        rows: Array<{ model_id: string }>;
+      };
       return r.rows.map((x) => x.model_id);
     };
     expect(await vectorModels()).toEqual([first.id]);
@@ -282,7 +289,10 @@ describe('the embedding setting and model kinds', () => {
     expect(expectProblem(await choose(team.ownerKey, chatModel.id), 400)).toMatchObject({ code: 'not_an_embedding_model' });
     expect(expectProblem(await choose(team.ownerKey, foreign.id), 400)).toMatchObject({ code: 'model_not_available' });
     expectProblem(await choose(team.ownerKey, 'not-a-uuid'), 400);
-    expectProblem(await t.request({ method: 'PUT', url: '/api/v1/embeddings/settings', key: team.ownerKey, payload: { embeddingModelId: emb.id, extra: 1 } }), 400);
+    expectProblem(
+      await t.request({ method: 'PUT', url: '/api/v1/embeddings/settings', key: team.ownerKey, payload: { embeddingModelId: emb.id, extra: 1 } }),
+      400,
+    );
     // the other team's choice is its own
     expect((await choose(other.ownerKey, foreign.id)).statusCode).toBe(200);
     expect((await t.request({ method: 'GET', url: '/api/v1/embeddings/settings', key: team.ownerKey })).json()).toMatchObject({ embeddingModelId: null });
@@ -292,23 +302,37 @@ describe('the embedding setting and model kinds', () => {
     const team = await newTeam(t);
     const emb = await embeddingModel(team);
     expect(emb).toMatchObject({ kind: 'embedding', embeddingDimensions: null });
-    expect(expectProblem(await t.request({ method: 'POST', url: '/api/v1/workspaces', key: team.ownerKey, payload: { name: 'w', modelIds: [emb.id] } }), 400)).toMatchObject({
+    expect(
+      expectProblem(await t.request({ method: 'POST', url: '/api/v1/workspaces', key: team.ownerKey, payload: { name: 'w', modelIds: [emb.id] } }), 400),
+    ).toMatchObject({
       code: 'not_a_chat_model',
       errors: [{ path: 'body/modelIds/0', message: 'is an embedding model' }],
     });
     const chatModel = await createModel(t, team.ownerKey, s.modelBody('OPENAI'));
     expect(chatModel).toMatchObject({ kind: 'chat' });
     const ws = await createWorkspace(t, team.ownerKey, { modelIds: [chatModel.id] });
-    expect(expectProblem(await t.request({ method: 'POST', url: `/api/v1/workspaces/${ws.id}/${emb.id}`, key: team.ownerKey, payload: {} }), 400)).toMatchObject({ code: 'not_a_chat_model' });
+    expect(
+      expectProblem(await t.request({ method: 'POST', url: `/api/v1/workspaces/${ws.id}/${emb.id}`, key: team.ownerKey, payload: {} }), 400),
+    ).toMatchObject({ code: 'not_a_chat_model' });
     // a chat model turned into an embedding model is refused by the chat (before anything is stored)
     const patched = await t.request({ method: 'PATCH', url: `/api/v1/models/${chatModel.id}`, key: team.ownerKey, payload: { kind: 'embedding' } });
     expect(patched.statusCode).toBe(200);
-    expect(expectProblem(await t.request({ method: 'POST', url: `/api/v1/chat/${ws.id}/completions`, key: team.ownerKey, payload: { prompt: 'hi' } }), 400)).toMatchObject({ code: 'not_a_chat_model' });
+    expect(
+      expectProblem(await t.request({ method: 'POST', url: `/api/v1/chat/${ws.id}/completions`, key: team.ownerKey, payload: { prompt: 'hi' } }), 400),
+    ).toMatchObject({ code: 'not_a_chat_model' });
     expect(s.standIn.requests).toHaveLength(0);
-    expect(expectProblem(await t.request({ method: 'POST', url: '/api/v1/models', key: team.ownerKey, payload: { name: 'a', ...s.modelBody('ANTHROPIC'), kind: 'embedding' } }), 400)).toMatchObject({
+    expect(
+      expectProblem(
+        await t.request({ method: 'POST', url: '/api/v1/models', key: team.ownerKey, payload: { name: 'a', ...s.modelBody('ANTHROPIC'), kind: 'embedding' } }),
+        400,
+      ),
+    ).toMatchObject({
       errors: [{ path: 'body/kind' }],
     });
-    expectProblem(await t.request({ method: 'POST', url: '/api/v1/models', key: team.ownerKey, payload: { name: 'a', ...s.modelBody('OPENAI'), kind: 'vector' } }), 400);
+    expectProblem(
+      await t.request({ method: 'POST', url: '/api/v1/models', key: team.ownerKey, payload: { name: 'a', ...s.modelBody('OPENAI'), kind: 'vector' } }),
+      400,
+    );
   });
 
   it('configured dimensions are asked of the provider', async () => {
@@ -318,6 +342,9 @@ describe('the embedding setting and model kinds', () => {
     await createPlus(team.ownerKey, [REFUND]);
     await t.services.embeddings.runOnce();
     expect(embedRequests()[0]!.body.dimensions).toBe(16);
-    expect((await t.request({ method: 'GET', url: '/api/v1/embeddings/settings', key: team.ownerKey })).json()).toMatchObject({ dimensions: 16, files: { ready: 1 } });
+    expect((await t.request({ method: 'GET', url: '/api/v1/embeddings/settings', key: team.ownerKey })).json()).toMatchObject({
+      dimensions: 16,
+      files: { ready: 1 },
+    });
   });
 });

@@ -28,7 +28,9 @@ it('embeds uploaded files in the background, and retries a failure once the prov
   const team = await newTeam(t);
   const emb = await createModel(t, team.ownerKey, { ...s.modelBody('OPENAI', { baseModel: 'embed-bg' }), kind: 'embedding' });
   s.standIn.set({ failEmbeddings: 500 });
-  expect((await t.request({ method: 'PUT', url: '/api/v1/embeddings/settings', key: team.ownerKey, payload: { embeddingModelId: emb.id } })).statusCode).toBe(200);
+  expect((await t.request({ method: 'PUT', url: '/api/v1/embeddings/settings', key: team.ownerKey, payload: { embeddingModelId: emb.id } })).statusCode).toBe(
+    200,
+  );
   const body = multipart([
     { name: 'title', value: 'bg' },
     { name: 'files', filename: 'a.txt', contentType: 'text/plain', data: Buffer.from('Reimbursement within thirty days.') },

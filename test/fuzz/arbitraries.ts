@@ -77,7 +77,8 @@ export const hostile: fc.Arbitrary<unknown> = fc.oneof(
 function stringArb(s: Schema, name: string | undefined, ctx: FuzzContext): fc.Arbitrary<string> {
   if (name === 'url') return fc.constantFrom(...ctx.urls);
   // /v1's `model` names a workspace: mostly the fixture's, so requests reach the chat handler.
-  if (name === 'model' && ctx.idsByName.model) return fc.oneof({ arbitrary: fc.constant(ctx.idsByName.model), weight: 4 }, { arbitrary: fc.string({ maxLength: 60 }), weight: 1 });
+  if (name === 'model' && ctx.idsByName.model)
+    return fc.oneof({ arbitrary: fc.constant(ctx.idsByName.model), weight: 4 }, { arbitrary: fc.string({ maxLength: 60 }), weight: 1 });
   const min = s.minLength ?? 0;
   const max = Math.max(min, Math.min(s.maxLength ?? MAX_STRING, MAX_STRING));
   switch (s.format) {

@@ -100,9 +100,15 @@ function formArb(schema: Schema, bad: boolean): fc.Arbitrary<{ payload: Buffer; 
   const s = resolve(schema, ctx);
   const fields = Object.entries((s.properties ?? {}) as Record<string, Schema>).filter(([k]) => k !== 'files');
   const fieldArbs = fields.map(([k, v]) =>
-    fc.option((bad ? fc.oneof(valid(v, ctx, k), invalid(v, ctx, k)) : valid(v, ctx, k)).map((value) => ({ name: k, value: typeof value === 'string' ? value : JSON.stringify(value) ?? '' })), {
-      nil: undefined,
-    }),
+    fc.option(
+      (bad ? fc.oneof(valid(v, ctx, k), invalid(v, ctx, k)) : valid(v, ctx, k)).map((value) => ({
+        name: k,
+        value: typeof value === 'string' ? value : (JSON.stringify(value) ?? ''),
+      })),
+      {
+        nil: undefined,
+      },
+    ),
   );
   return fc
     .tuple(fc.tuple(...fieldArbs), fc.array(fileArb, { maxLength: 2 }))
@@ -113,7 +119,12 @@ function requestArb(op: Operation): fc.Arbitrary<FuzzRequest> {
   return fc.boolean().chain((bad) => {
     const pick = (schema: Schema, name: string) => (bad ? fc.oneof(valid(schema, ctx, name), invalid(schema, ctx, name)) : valid(schema, ctx, name));
     const params = op.parameters.map((p) =>
-      p.required || p.in === 'path' ? pick(p.schema, p.name).map((v) => [p, v] as const) : fc.option(pick(p.schema, p.name).map((v) => [p, v] as const), { nil: undefined }),
+      p.required || p.in === 'path'
+        ? pick(p.schema, p.name).map((v) => [p, v] as const)
+        : fc.option(
+            pick(p.schema, p.name).map((v) => [p, v] as const),
+            { nil: undefined },
+          ),
     );
     type Body = Pick<FuzzRequest, 'payload' | 'headers'>;
     const bodies: Array<fc.Arbitrary<Body>> = [fc.constant({ headers: {} })];
@@ -121,7 +132,11 @@ function requestArb(op: Operation): fc.Arbitrary<FuzzRequest> {
       const value = pick(op.body.json, 'body');
       bodies.push(value.map((v) => ({ payload: JSON.stringify(v) ?? 'null', headers: { 'content-type': 'application/json' } })));
       bodies.push(value.map((v) => ({ payload: JSON.stringify(v) ?? 'null', headers: { 'content-type': 'application/json' } })));
-      bodies.push(fc.constantFrom('{', '{"a":', '[1,,2]', '"\\ud800"', '{"__proto__":{"x":1}}', 'null', '').map((payload) => ({ payload, headers: { 'content-type': 'application/json; charset=utf-8' } })));
+      bodies.push(
+        fc
+          .constantFrom('{', '{"a":', '[1,,2]', '"\\ud800"', '{"__proto__":{"x":1}}', 'null', '')
+          .map((payload) => ({ payload, headers: { 'content-type': 'application/json; charset=utf-8' } })),
+      );
       bodies.push(value.map((v) => ({ payload: JSON.stringify(v) ?? '', headers: { 'content-type': 'text/plain' } })));
       bodies.push(formArb({ properties: { x: { type: 'string' } } }, bad));
     }
@@ -167,7 +182,8 @@ function check(r: FuzzRequest, res: LightMyRequestResponse): void {
       const e = r.method === 'HEAD' ? undefined : (res.json() as { error?: { message?: unknown; type?: unknown } }).error;
       if (r.method !== 'HEAD' && (typeof e?.message !== 'string' || typeof e.type !== 'string')) throw new Error(`not OpenAI's error shape: ${where()}`);
     }
-    if (String(res.headers['content-type']).startsWith('text/event-stream') && /"type":"server_error"/.test(res.body)) throw new Error(`server error chunk: ${where()}`);
+    if (String(res.headers['content-type']).startsWith('text/event-stream') && /"type":"server_error"/.test(res.body))
+      throw new Error(`server error chunk: ${where()}`);
     return;
   }
   if (res.statusCode >= 400) {
@@ -215,7 +231,15 @@ beforeAll(async () => {
       model: `workspace/${ws.id}`,
     },
     intIds: [member.id],
-    urls: [standIn.openaiBaseUrl, standIn.anthropicBaseUrl, 'http://127.0.0.1:9/v1', 'http://169.254.169.254/latest', 'ftp://127.0.0.1/x', 'not a url', 'http://[::1]:9/v1'],
+    urls: [
+      standIn.openaiBaseUrl,
+      standIn.anthropicBaseUrl,
+      'http://127.0.0.1:9/v1',
+      'http://169.254.169.254/latest',
+      'ftp://127.0.0.1/x',
+      'not a url',
+      'http://[::1]:9/v1',
+    ],
   };
   ops = operationsOf(doc);
   console.log(`fuzz: seed ${SEED}, ${RUNS} runs per operation, ${ops.length} operations (ATRIUM_FUZZ_SEED, ATRIUM_FUZZ_RUNS)`);
@@ -244,7 +268,13 @@ describe('fuzzing the OpenAPI surface', () => {
         { seed: SEED + i, numRuns: RUNS, endOnFailure: true },
       );
     }
-    const lines = [...seen].map(([op, counts]) => `${op}: ${[...counts].sort(([a], [b]) => a - b).map(([st, n]) => `${st}×${n}`).join(' ')}`);
+    const lines = [...seen].map(
+      ([op, counts]) =>
+        `${op}: ${[...counts]
+          .sort(([a], [b]) => a - b)
+          .map(([st, n]) => `${st}×${n}`)
+          .join(' ')}`,
+    );
     console.log(`fuzz answers:\n  ${lines.join('\n  ')}`);
     // A fuzzer that only ever hears 400 tests the validator, not the handlers: most operations
     // must have succeeded at least once.

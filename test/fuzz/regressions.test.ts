@@ -42,21 +42,38 @@ describe('integers beyond their column are a 400', () => {
     const ws = await createWorkspace(t, team.ownerKey, { modelIds: [model.id] });
     const settings = await t.request({ method: 'POST', url: `/api/v1/workspaces/${ws.id}/${model.id}`, key: team.ownerKey, payload: { maxTokens: 2 ** 31 } });
     expectProblem(settings, 400);
-    const chat = await t.request({ method: 'POST', url: `/api/v1/chat/${ws.id}/completions`, key: team.ownerKey, payload: { prompt: 'hi', maxTokens: 2 ** 31 } });
+    const chat = await t.request({
+      method: 'POST',
+      url: `/api/v1/chat/${ws.id}/completions`,
+      key: team.ownerKey,
+      payload: { prompt: 'hi', maxTokens: 2 ** 31 },
+    });
     expectProblem(chat, 400);
   });
 });
 
 describe('media types', () => {
   it('a JSON route refuses text/plain, a multipart form and a body without a type with 415', async () => {
-    const asText = await t.request({ method: 'POST', url: '/api/v1/workspaces', key: team.ownerKey, payload: '{"name":"x"}', headers: { 'content-type': 'text/plain' } });
+    const asText = await t.request({
+      method: 'POST',
+      url: '/api/v1/workspaces',
+      key: team.ownerKey,
+      payload: '{"name":"x"}',
+      headers: { 'content-type': 'text/plain' },
+    });
     expect(expectProblem(asText, 415).code).toBe('unsupported_media_type');
     const form = multipart([{ name: 'name', value: 'x' }]);
     expectProblem(await t.request({ method: 'POST', url: '/api/v1/workspaces', key: team.ownerKey, ...form }), 415);
     const untyped = await t.request({ method: 'POST', url: '/api/v1/api-keys', key: team.ownerKey, payload: Buffer.from('{"name":"x"}') });
     expectProblem(untyped, 415);
     // … and still takes JSON with a charset, and a body-less request where the body is optional
-    const ok = await t.request({ method: 'POST', url: '/api/v1/workspaces', key: team.ownerKey, payload: '{"name":"x"}', headers: { 'content-type': 'application/json; charset=utf-8' } });
+    const ok = await t.request({
+      method: 'POST',
+      url: '/api/v1/workspaces',
+      key: team.ownerKey,
+      payload: '{"name":"x"}',
+      headers: { 'content-type': 'application/json; charset=utf-8' },
+    });
     expect(ok.statusCode).toBe(200);
   });
 
@@ -122,11 +139,28 @@ describe('Plus form fields are checked by their schema', () => {
   });
 
   it('an empty id is a new entry, an upper-case id is the same entry, isPublic is a boolean', async () => {
-    const first = await t.request({ method: 'POST', url: '/api/v1/plus', key: team.ownerKey, ...multipart([{ name: 'id', value: '' }, { name: 'isPublic', value: 'false' }, { name: 'title', value: 'T' }]) });
+    const first = await t.request({
+      method: 'POST',
+      url: '/api/v1/plus',
+      key: team.ownerKey,
+      ...multipart([
+        { name: 'id', value: '' },
+        { name: 'isPublic', value: 'false' },
+        { name: 'title', value: 'T' },
+      ]),
+    });
     expect(first.statusCode).toBe(200);
     const entry = first.json();
     expect(entry).toMatchObject({ isPublic: false, title: 'T' });
-    const again = await t.request({ method: 'POST', url: '/api/v1/plus', key: team.ownerKey, ...multipart([{ name: 'id', value: entry.id.toUpperCase() }, { name: 'title', value: 'T2' }]) });
+    const again = await t.request({
+      method: 'POST',
+      url: '/api/v1/plus',
+      key: team.ownerKey,
+      ...multipart([
+        { name: 'id', value: entry.id.toUpperCase() },
+        { name: 'title', value: 'T2' },
+      ]),
+    });
     expect(again.json()).toMatchObject({ id: entry.id, title: 'T2' });
   });
 });

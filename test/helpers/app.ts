@@ -37,8 +37,7 @@ export async function startTestApp(overrides: Partial<Config> = {}): Promise<Tes
   const app: FastifyInstance = built.app;
   return {
     ...built,
-    request: ({ key, headers, ...rest }) =>
-      app.inject({ ...rest, headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...headers } }),
+    request: ({ key, headers, ...rest }) => app.inject({ ...rest, headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...headers } }),
     close: () => app.close(),
   };
 }

@@ -10,7 +10,14 @@ export async function createModel(t: TestApp, key: string, body: Record<string, 
     method: 'POST',
     url: `/api/v1/models${query}`,
     key,
-    payload: { name: `model-${randomUUID().slice(0, 6)}`, apiBase: 'OPENAI', url: 'http://127.0.0.1:9/v1', baseModel: 'gpt-test', contextWindow: 8192, ...body },
+    payload: {
+      name: `model-${randomUUID().slice(0, 6)}`,
+      apiBase: 'OPENAI',
+      url: 'http://127.0.0.1:9/v1',
+      baseModel: 'gpt-test',
+      contextWindow: 8192,
+      ...body,
+    },
   });
   if (res.statusCode !== 200) throw new Error(`createModel: ${res.statusCode} ${res.body}`);
   expectShape(Model, res.json());

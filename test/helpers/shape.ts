@@ -3,11 +3,7 @@ import { Value } from 'typebox/value';
 import { SHARED_SCHEMAS } from '../../src/app.js';
 
 /** The shared schemas the routes refer to by `$id` (Type.Ref), as app.ts registers them. */
-const SHARED: Record<string, TSchema> = Object.fromEntries(
-  SHARED_SCHEMAS.map(
-    (s) => [(s as unknown as { $id: string }).$id, s],
-  ),
-);
+const SHARED: Record<string, TSchema> = Object.fromEntries(SHARED_SCHEMAS.map((s) => [(s as unknown as { $id: string }).$id, s]));
 
 /**
  * Check a response body against the TypeBox schema its route declares (the same object from

@@ -15,7 +15,10 @@ export function parseSse(text: string): SseEvent[] {
     .map((lines) => {
       const id = lines.find((l) => l.startsWith('id: '))?.slice(4);
       const event = lines.find((l) => l.startsWith('event: '))?.slice(7) ?? 'message';
-      const data = lines.filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('\n');
+      const data = lines
+        .filter((l) => l.startsWith('data: '))
+        .map((l) => l.slice(6))
+        .join('\n');
       return { id, event, data: JSON.parse(data) as Record<string, unknown> };
     });
 }

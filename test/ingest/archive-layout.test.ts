@@ -47,7 +47,10 @@ describe('DOCX archives are read only in the layout that was checked', () => {
   let baselineMb = 0;
 
   const upload = async (filename: string, data: Buffer): Promise<LightMyRequestResponse> => {
-    const body = multipart([{ name: 'title', value: 'archive' }, { name: 'files', filename, contentType: DOCX_MIME, data }]);
+    const body = multipart([
+      { name: 'title', value: 'archive' },
+      { name: 'files', filename, contentType: DOCX_MIME, data },
+    ]);
     return t.request({ method: 'POST', url: '/api/v1/plus', key: team.ownerKey, ...body });
   };
   const refused = async (filename: string, data: Buffer, status: number, detail: string): Promise<void> => {
@@ -70,7 +73,12 @@ describe('DOCX archives are read only in the layout that was checked', () => {
     const archive = rawZip([...docxFrame(), bomb()]);
     const prefix = Buffer.alloc(30);
     prefix.writeUInt32LE(0x04034b50, 0);
-    await refused('prepended.docx', Buffer.concat([prefix, archive]), 400, damaged('prepended.docx', 'its directory is not where its end record says (bytes were added before it?)'));
+    await refused(
+      'prepended.docx',
+      Buffer.concat([prefix, archive]),
+      400,
+      damaged('prepended.docx', 'its directory is not where its end record says (bytes were added before it?)'),
+    );
   });
 
   it('bytes after the end record → 400', async () => {
@@ -87,7 +95,12 @@ describe('DOCX archives are read only in the layout that was checked', () => {
   });
 
   it('two members of one name (a small one first, the bomb second) → 400', async () => {
-    await refused('twice.docx', rawZip([...docxFrame(), documentXml('Innocent.'), bomb()]), 400, damaged('twice.docx', 'two of its members are named word/document.xml'));
+    await refused(
+      'twice.docx',
+      rawZip([...docxFrame(), documentXml('Innocent.'), bomb()]),
+      400,
+      damaged('twice.docx', 'two of its members are named word/document.xml'),
+    );
   });
 
   it('a local header whose name disagrees with the directory → 400', async () => {
@@ -102,7 +115,12 @@ describe('DOCX archives are read only in the layout that was checked', () => {
 
   it('a truncated deflate stream that declares 1,000 bytes → 413 on what it really inflates to', async () => {
     const cut = lyingBomb();
-    await refused('cut.docx', rawZip([...docxFrame(), { ...cut, compressed: cut.compressed.subarray(0, cut.compressed.length - 2) }]), 413, memberOver('cut.docx'));
+    await refused(
+      'cut.docx',
+      rawZip([...docxFrame(), { ...cut, compressed: cut.compressed.subarray(0, cut.compressed.length - 2) }]),
+      413,
+      memberOver('cut.docx'),
+    );
   });
 
   it('nothing was stored, and a DOCX written with data descriptors is read', async () => {

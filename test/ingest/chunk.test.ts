@@ -69,7 +69,9 @@ describe('chunkText invariants on real documents', () => {
   }
 
   it('packs chunks reasonably full (median ≥ 60% of maxTokens)', () => {
-    const sizes = chunkText(GPL).map((c) => c.tokenSize).sort((a, b) => a - b);
+    const sizes = chunkText(GPL)
+      .map((c) => c.tokenSize)
+      .sort((a, b) => a - b);
     expect(sizes[Math.floor(sizes.length / 2)]!).toBeGreaterThanOrEqual(240);
   });
 
@@ -114,7 +116,9 @@ describe('chunkText invariants on real documents', () => {
       for (const [h, at] of headings.entries()) {
         if (at <= s || at >= e) continue;
         // A chunk may open with a chain of headings ("### API" then "#### convertToHtml").
-        const before = README.slice(s, at).split('\n').filter((l) => l.trim() !== '');
+        const before = README.slice(s, at)
+          .split('\n')
+          .filter((l) => l.trim() !== '');
         if (before.every((l) => /^ {0,3}#{1,6}\s/.test(l))) continue;
         const sectionEnd = headings[h + 1] ?? README.length;
         expect(README.slice(e, Math.max(e, sectionEnd)).trim(), `heading at ${at} inside chunk ${i} has its whole section`).toBe('');
@@ -165,7 +169,10 @@ describe('chunkText edge cases', () => {
   });
 
   it('splits a giant sentence at word boundaries, as a last resort', () => {
-    const words = GPL.replace(/[.!?;:]/g, '').split(/\s+/).slice(0, 3000).join(' ');
+    const words = GPL.replace(/[.!?;:]/g, '')
+      .split(/\s+/)
+      .slice(0, 3000)
+      .join(' ');
     const chunks = checkInvariants(words, { maxTokens: 100, overlapTokens: 20 });
     expect(chunks.length).toBeGreaterThan(25);
     for (const c of chunks) expect(c.text).toMatch(/^\S.*\S$/s);

@@ -34,7 +34,12 @@ describe('ingestion configuration', () => {
   });
 
   it('refuses nonsense, naming the variable', () => {
-    for (const [name, value] of [['INGEST_WORKERS', '0'], ['INGEST_MAX_PDF_PAGES', 'many'], ['INGEST_WORKER_MAX_MEMORY_MB', '8'], ['INGEST_TIMEOUT_MS', '-1']]) {
+    for (const [name, value] of [
+      ['INGEST_WORKERS', '0'],
+      ['INGEST_MAX_PDF_PAGES', 'many'],
+      ['INGEST_WORKER_MAX_MEMORY_MB', '8'],
+      ['INGEST_TIMEOUT_MS', '-1'],
+    ]) {
       expect(() => loadConfig({ [name!]: value })).toThrow(ConfigError);
       expect(() => loadConfig({ [name!]: value })).toThrow(name);
     }

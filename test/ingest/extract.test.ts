@@ -54,7 +54,9 @@ describe('extraction of real documents', () => {
     const sourceLines = new TextDecoder().decode(fixture('debian-releases.csv')).trim().split('\n');
     expect(sourceLines[0]).toBe('version,codename,series,created,release,eol,eol-lts,eol-elts');
     expect(rows).toHaveLength(sourceLines.length - 1);
-    expect(rows).toContain('version: 12 | codename: Bookworm | series: bookworm | created: 2021-08-14 | release: 2023-06-10 | eol: 2026-07-11 | eol-lts: 2028-06-30 | eol-elts: 2033-06-30');
+    expect(rows).toContain(
+      'version: 12 | codename: Bookworm | series: bookworm | created: 2021-08-14 | release: 2023-06-10 | eol: 2026-07-11 | eol-lts: 2028-06-30 | eol-elts: 2033-06-30',
+    );
     // Empty cells are omitted.
     expect(rows).toContain('codename: Sid | series: sid | created: 1993-08-16');
   });

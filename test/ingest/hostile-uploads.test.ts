@@ -71,7 +71,10 @@ describe('hostile uploads are refused with 413/400 naming the file and the cap, 
   it('a PDF with more pages than INGEST_MAX_PDF_PAGES → 413; the worker is retired and the next upload works', async () => {
     const before = await teamRows(t, team.teamId);
     const pdf = pdfWithPages(150, prosePage);
-    const res = await save(t, team.ownerKey, [upload('gpl.txt', 'A fine text file that would be stored.', 'text/plain'), upload('many-pages.pdf', pdf, 'application/pdf')]);
+    const res = await save(t, team.ownerKey, [
+      upload('gpl.txt', 'A fine text file that would be stored.', 'text/plain'),
+      upload('many-pages.pdf', pdf, 'application/pdf'),
+    ]);
     const p = expectProblem(res, 413);
     expect(p.code).toBe('file_over_ingest_limit');
     expect(p.detail).toBe('"many-pages.pdf" has 150 pages; the limit is 100 pages per PDF (INGEST_MAX_PDF_PAGES).');
@@ -118,7 +121,9 @@ describe('hostile uploads are refused with 413/400 naming the file and the cap, 
   it('a PDF whose text passes INGEST_MAX_CHARS stops being read at that page → 413', async () => {
     const wordy = (i: number) => Array.from({ length: 60 }, (_, k) => `Line ${k} of page ${i} holds a sentence of ordinary length for a report.`);
     const p = expectProblem(await save(t, team.ownerKey, [upload('wordy.pdf', pdfWithPages(99, wordy), 'application/pdf')]), 413);
-    expect(p.detail).toMatch(/^"wordy\.pdf" holds more than 300000 characters of text \(reached on page \d+\); the limit is 300000 characters per file \(INGEST_MAX_CHARS\)\.$/);
+    expect(p.detail).toMatch(
+      /^"wordy\.pdf" holds more than 300000 characters of text \(reached on page \d+\); the limit is 300000 characters per file \(INGEST_MAX_CHARS\)\.$/,
+    );
   });
 
   it('a file that makes more chunks than INGEST_MAX_CHUNKS → 413', async () => {
@@ -152,7 +157,10 @@ describe('hostile markup is extracted by a depth-safe path, never a 500', () => 
     expect(html.length).toBeGreaterThan(50_000);
     const res = await save(t, team.ownerKey, [upload('deep.html', html, 'text/html')]);
     expect(res.statusCode).toBe(200);
-    const text = res.json().files[0].fileChunks.map((c: { fileDataProcessed: string }) => c.fileDataProcessed).join('\n');
+    const text = res
+      .json()
+      .files[0].fileChunks.map((c: { fileDataProcessed: string }) => c.fileDataProcessed)
+      .join('\n');
     expect(text).toContain('# Deep');
     expect(text).toContain('The treasure lies at the bottom of the nesting.');
     expect(text).toContain('After the divs.');
@@ -171,7 +179,13 @@ describe('hostile markup is extracted by a depth-safe path, never a 500', () => 
   });
 
   it('a PDF whose only text repeats on every page keeps that text', async () => {
-    const res = await save(t, team.ownerKey, [upload('notice.pdf', pdfWithPages(8, () => ['Office closed for inventory']), 'application/pdf')]);
+    const res = await save(t, team.ownerKey, [
+      upload(
+        'notice.pdf',
+        pdfWithPages(8, () => ['Office closed for inventory']),
+        'application/pdf',
+      ),
+    ]);
     expect(res.statusCode).toBe(200);
     expect(res.json().files[0].fileChunks[0].fileDataProcessed).toContain('Office closed for inventory');
   });
@@ -221,7 +235,10 @@ describe('the time and memory limits terminate the worker, not the server', () =
   }, 120_000);
 
   it('a file that needs more heap than INGEST_WORKER_MAX_MEMORY_MB → 413; the worker is terminated', async () => {
-    const t = await startTestApp({ ingest: { ...SMALL_CAPS, workerMaxMemoryMb: 64, maxChars: 50_000_000, maxChunks: 1_000_000 }, upload: { maxFileBytes: 40 * MiB, maxRequestBytes: 40 * MiB, maxFiles: 5 } });
+    const t = await startTestApp({
+      ingest: { ...SMALL_CAPS, workerMaxMemoryMb: 64, maxChars: 50_000_000, maxChunks: 1_000_000 },
+      upload: { maxFileBytes: 40 * MiB, maxRequestBytes: 40 * MiB, maxFiles: 5 },
+    });
     try {
       const team = await newTeam(t);
       const before = await teamRows(t, team.teamId);

@@ -16,7 +16,9 @@ describe('mergePdfPages', () => {
   });
 
   it('keeps text that repeats on every page when it is all there is (page numbers still go)', () => {
-    expect(mergePdfPages(['Confidential', 'Confidential\n2', 'Confidential\n3', 'Confidential\n4'])).toBe('Confidential\nConfidential\nConfidential\nConfidential');
+    expect(mergePdfPages(['Confidential', 'Confidential\n2', 'Confidential\n3', 'Confidential\n4'])).toBe(
+      'Confidential\nConfidential\nConfidential\nConfidential',
+    );
   });
 });
 
@@ -46,14 +48,20 @@ describe('caps in ingestDocument', () => {
   it('pages, characters and chunks', async () => {
     const pdf = pdfWithPages(12, (i) => [`Page ${i} speaks of item ${i * 3}.`]);
     const pages = (await caught(() => ingestDocument(pdf, 'a.pdf', undefined, { limits: { maxPdfPages: 11 } }))) as IngestError;
-    expect([pages.kind, pages.httpStatus, pages.message]).toEqual(['too_large', 413, '"a.pdf" has 12 pages; the limit is 11 pages per PDF (INGEST_MAX_PDF_PAGES).']);
+    expect([pages.kind, pages.httpStatus, pages.message]).toEqual([
+      'too_large',
+      413,
+      '"a.pdf" has 12 pages; the limit is 11 pages per PDF (INGEST_MAX_PDF_PAGES).',
+    ]);
     expect((await ingestDocument(pdf, 'a.pdf', undefined, { limits: { maxPdfPages: 12 } })).kind).toBe('pdf');
 
     const chars = (await caught(() => ingestDocument(utf8('x'.repeat(101)), 'x.txt', undefined, { limits: { maxChars: 100 } }))) as IngestError;
     expect(chars.message).toBe('"x.txt" holds 101 characters of text; the limit is 100 characters per file (INGEST_MAX_CHARS).');
 
     const text = Array.from({ length: 30 }, (_, i) => `Sentence number ${i} is here.`).join('\n\n');
-    const chunks = (await caught(() => ingestDocument(utf8(text), 's.txt', undefined, { maxTokens: 16, overlapTokens: 0, limits: { maxChunks: 5 } }))) as IngestError;
+    const chunks = (await caught(() =>
+      ingestDocument(utf8(text), 's.txt', undefined, { maxTokens: 16, overlapTokens: 0, limits: { maxChunks: 5 } }),
+    )) as IngestError;
     expect(chunks.message).toMatch(/^"s\.txt" makes \d+ chunks; the limit is 5 chunks per file \(INGEST_MAX_CHUNKS\)\.$/);
   });
 
@@ -66,11 +74,18 @@ describe('caps in ingestDocument', () => {
     b.writeUInt32LE(10, at + 24);
     b.writeUInt32LE(10, b.readUInt32LE(at + 42) + 22);
     const err = caughtSync(() => readZipMembers(b, 'liar.docx', { maxInflatedMemberBytes: MiB, maxInflatedTotalBytes: 4 * MiB }));
-    expect(err.message).toBe('"liar.docx" has a member (word/big.xml) that inflates to more than 1 MiB; the limit is 1 MiB per member (INGEST_MAX_INFLATED_MEMBER_BYTES).');
+    expect(err.message).toBe(
+      '"liar.docx" has a member (word/big.xml) that inflates to more than 1 MiB; the limit is 1 MiB per member (INGEST_MAX_INFLATED_MEMBER_BYTES).',
+    );
     // under the cap, the lie itself is the refusal
     const lie = caughtSync(() => readZipMembers(b, 'liar.docx', { maxInflatedMemberBytes: 3 * MiB, maxInflatedTotalBytes: 4 * MiB }));
-    expect([lie.kind, lie.message]).toEqual(['corrupt', '"liar.docx" could not be read as a Word document: its member word/big.xml does not match its directory entry (size or checksum).']);
-    expect(readZipMembers(archive, 'honest.docx', { maxInflatedMemberBytes: 3 * MiB, maxInflatedTotalBytes: 4 * MiB }).map((m) => [m.name, m.data.length])).toEqual([
+    expect([lie.kind, lie.message]).toEqual([
+      'corrupt',
+      '"liar.docx" could not be read as a Word document: its member word/big.xml does not match its directory entry (size or checksum).',
+    ]);
+    expect(
+      readZipMembers(archive, 'honest.docx', { maxInflatedMemberBytes: 3 * MiB, maxInflatedTotalBytes: 4 * MiB }).map((m) => [m.name, m.data.length]),
+    ).toEqual([
       ['[Content_Types].xml', expect.any(Number)],
       ['_rels/.rels', expect.any(Number)],
       ['word/document.xml', expect.any(Number)],

@@ -51,7 +51,10 @@ describe('bench/retrieval-data/questions.json', () => {
       for (const q of data.questions) {
         const doc = docs.get(q.file)!;
         expect(doc.processed.includes(q.expect), `${q.id}: "${q.expect}" in normalised ${q.file}`).toBe(true);
-        expect(doc.chunks.some((c) => c.processed.includes(q.expect)), `${q.id}: "${q.expect}" within a single chunk`).toBe(true);
+        expect(
+          doc.chunks.some((c) => c.processed.includes(q.expect)),
+          `${q.id}: "${q.expect}" within a single chunk`,
+        ).toBe(true);
       }
     });
   }

@@ -1,12 +1,4 @@
-import type {
-  ChatMessage,
-  GenerationParams,
-  ProviderRequest,
-  ProviderTarget,
-  ProviderTimeouts,
-  StreamEvent,
-  Usage,
-} from '../../src/providers/index.js';
+import type { ChatMessage, GenerationParams, ProviderRequest, ProviderTarget, ProviderTimeouts, StreamEvent, Usage } from '../../src/providers/index.js';
 
 export const TIMEOUTS: ProviderTimeouts = { connectMs: 2000, totalMs: 5000, idleMs: 2000 };
 
@@ -40,10 +32,7 @@ export interface Collected {
 }
 
 /** Consume a stream fully, capturing deltas, the done event and the error (if any). */
-export async function collect(
-  stream: AsyncIterable<StreamEvent>,
-  onDelta?: (text: string, index: number) => void,
-): Promise<Collected> {
+export async function collect(stream: AsyncIterable<StreamEvent>, onDelta?: (text: string, index: number) => void): Promise<Collected> {
   const out: Collected = { deltas: [], done: undefined, error: undefined };
   try {
     for await (const ev of stream) {

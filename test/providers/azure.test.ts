@@ -58,14 +58,8 @@ describe('Azure OpenAI adapter', () => {
 
 describe('parseAzureUrl', () => {
   it.each([
-    [
-      'https://res.openai.azure.com',
-      { baseURL: 'https://res.openai.azure.com/openai', apiVersion: DEFAULT_AZURE_API_VERSION, deployment: 'dep', v1: false },
-    ],
-    [
-      'https://res.openai.azure.com/',
-      { baseURL: 'https://res.openai.azure.com/openai', apiVersion: DEFAULT_AZURE_API_VERSION, deployment: 'dep', v1: false },
-    ],
+    ['https://res.openai.azure.com', { baseURL: 'https://res.openai.azure.com/openai', apiVersion: DEFAULT_AZURE_API_VERSION, deployment: 'dep', v1: false }],
+    ['https://res.openai.azure.com/', { baseURL: 'https://res.openai.azure.com/openai', apiVersion: DEFAULT_AZURE_API_VERSION, deployment: 'dep', v1: false }],
     [
       'https://res.openai.azure.com/openai?api-version=2024-06-01',
       { baseURL: 'https://res.openai.azure.com/openai', apiVersion: '2024-06-01', deployment: 'dep', v1: false },

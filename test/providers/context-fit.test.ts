@@ -116,7 +116,9 @@ describe('the one retry after a context-length refusal (stand-in, real SDK)', ()
 
   it('stream: the same, and a refusal of the retry stands', async () => {
     s.standIn.set({ contextWindow: { tokens: 400, style: 'openai' } });
-    const ok = await collect(streamWithContextRetry(getAdapter('OPENAI'), makeRequest(s.target('OPENAI'), { messages: long(9), params: { maxTokens: 16 } }), () => long(1)));
+    const ok = await collect(
+      streamWithContextRetry(getAdapter('OPENAI'), makeRequest(s.target('OPENAI'), { messages: long(9), params: { maxTokens: 16 } }), () => long(1)),
+    );
     expect(ok.error).toBeUndefined();
     expect(ok.done?.finishReason).toBe('length');
     const still = await collect(streamWithContextRetry(getAdapter('OPENAI'), makeRequest(s.target('OPENAI'), { messages: long(9) }), () => long(7)));

@@ -47,7 +47,10 @@ async function turn(key: string, wsId: string, threadId: string | undefined, i: 
   const events = parseSse(await res.text());
   const start = events.find((e) => e.event === 'start')?.data as { threadId: string } | undefined;
   const last = events.at(-1);
-  return { status: last?.event === 'done' ? 200 : (last?.data as { status?: number } | undefined)?.status ?? res.status, body: { threadId: start?.threadId, last } };
+  return {
+    status: last?.event === 'done' ? 200 : ((last?.data as { status?: number } | undefined)?.status ?? res.status),
+    body: { threadId: start?.threadId, last },
+  };
 }
 
 async function runThread(key: string, wsId: string, turns: number, stream = false) {
@@ -168,7 +171,10 @@ describe('a conversation the client keeps in `messages` (no stored thread)', () 
       if (res.status !== 200) return { status: res.status, content: '' };
       const text = await res.text();
       if (!stream) return { status: 200, content: (JSON.parse(text) as { choices: Array<{ message: { content: string } }> }).choices[0]!.message.content };
-      const chunks = text.split('\n').filter((l) => l.startsWith('data: {')).map((l) => JSON.parse(l.slice(6)) as { error?: { code: string }; choices?: Array<{ delta: { content?: string } }> });
+      const chunks = text
+        .split('\n')
+        .filter((l) => l.startsWith('data: {'))
+        .map((l) => JSON.parse(l.slice(6)) as { error?: { code: string }; choices?: Array<{ delta: { content?: string } }> });
       const failed = chunks.find((c) => c.error);
       return { status: failed ? 502 : 200, content: chunks.map((c) => c.choices?.[0]?.delta.content ?? '').join('') };
     });

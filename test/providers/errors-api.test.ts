@@ -22,8 +22,7 @@ async function setup(kind: StandInKind) {
   const ws = await createWorkspace(t, team.ownerKey, { modelIds: [m.id] });
   return { team, wsId: ws.id };
 }
-const complete = (key: string, wsId: string, prompt = 'x') =>
-  t.request({ method: 'POST', url: `/api/v1/chat/${wsId}/completions`, key, payload: { prompt } });
+const complete = (key: string, wsId: string, prompt = 'x') => t.request({ method: 'POST', url: `/api/v1/chat/${wsId}/completions`, key, payload: { prompt } });
 
 describe.each<StandInKind>(['OPENAI', 'AZURE', 'ANTHROPIC', 'GOOGLE'])('provider failures over %s', (kind) => {
   it.each<[number, number, string, string | undefined]>([

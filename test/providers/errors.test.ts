@@ -42,15 +42,11 @@ describe('classifyProviderError', () => {
     expectKind(OpenAI.APIError.generate(429, { error: body }, undefined, headers), 'upstream_rate_limited', 429);
     expectKind(OpenAI.APIError.generate(503, { error: body }, undefined, headers), 'upstream_error', 503);
     expectKind(OpenAI.APIError.generate(404, { error: body }, undefined, headers), 'upstream_error', 404);
-    expect(classifyProviderError(OpenAI.APIError.generate(500, { error: body }, undefined, headers)).message).toBe(
-      'The model provider answered 500',
-    );
+    expect(classifyProviderError(OpenAI.APIError.generate(500, { error: body }, undefined, headers)).message).toBe('The model provider answered 500');
   });
 
   it('upstream codes that are not short identifiers are not kept', () => {
-    const e = classifyProviderError(
-      OpenAI.APIError.generate(400, { error: { message: 'x', code: `contains spaces ${SECRET}` } }, undefined, headers),
-    );
+    const e = classifyProviderError(OpenAI.APIError.generate(400, { error: { message: 'x', code: `contains spaces ${SECRET}` } }, undefined, headers));
     expect(e.upstreamCode).toBeUndefined();
   });
 
@@ -98,16 +94,46 @@ describe('classifyProviderError', () => {
   it('an unknown model is told from a wrong URL path', () => {
     const gen = (status: number, body: unknown) => OpenAI.APIError.generate(status, body as object, undefined, headers);
     // OpenAI, Azure, Ollama, Anthropic, Gemini naming the model
-    expectKind(gen(404, { error: { message: 'The model `gpt-x` does not exist', type: 'invalid_request_error', code: 'model_not_found' } }), 'upstream_model_not_found', 404);
-    expectKind(gen(404, { error: { code: 'DeploymentNotFound', message: 'The API deployment for this resource does not exist.' } }), 'upstream_model_not_found', 404);
+    expectKind(
+      gen(404, { error: { message: 'The model `gpt-x` does not exist', type: 'invalid_request_error', code: 'model_not_found' } }),
+      'upstream_model_not_found',
+      404,
+    );
+    expectKind(
+      gen(404, { error: { code: 'DeploymentNotFound', message: 'The API deployment for this resource does not exist.' } }),
+      'upstream_model_not_found',
+      404,
+    );
     expectKind(gen(404, { error: 'model "llama9" not found, try pulling it first' }), 'upstream_model_not_found', 404);
-    expectKind(Anthropic.APIError.generate(404, { type: 'error', error: { type: 'not_found_error', message: 'model: claude-x' } }, undefined, headers), 'upstream_model_not_found', 404);
-    expectKind(new GoogleApiError({ message: 'got status: 404 Not Found. {"error":{"code":404,"message":"models/gemini-x is not found for API version v1beta","status":"NOT_FOUND"}}', status: 404 }), 'upstream_model_not_found', 404);
+    expectKind(
+      Anthropic.APIError.generate(404, { type: 'error', error: { type: 'not_found_error', message: 'model: claude-x' } }, undefined, headers),
+      'upstream_model_not_found',
+      404,
+    );
+    expectKind(
+      new GoogleApiError({
+        message: 'got status: 404 Not Found. {"error":{"code":404,"message":"models/gemini-x is not found for API version v1beta","status":"NOT_FOUND"}}',
+        status: 404,
+      }),
+      'upstream_model_not_found',
+      404,
+    );
     // llama.cpp's router answers an unknown model with a 400
     expectKind(gen(400, { error: { code: 400, message: "model 'qwen-x' not found", type: 'invalid_request_error' } }), 'upstream_model_not_found', 400);
     // a wrong path: a server's generic not-found, which names no model
-    expectKind(Anthropic.APIError.generate(404, { type: 'error', error: { type: 'not_found_error', message: 'Not Found' } }, undefined, headers), 'upstream_error', 404);
-    expectKind(new GoogleApiError({ message: 'got status: 404 Not Found. {"error":{"code":404,"message":"Requested entity was not found.","status":"NOT_FOUND"}}', status: 404 }), 'upstream_error', 404);
+    expectKind(
+      Anthropic.APIError.generate(404, { type: 'error', error: { type: 'not_found_error', message: 'Not Found' } }, undefined, headers),
+      'upstream_error',
+      404,
+    );
+    expectKind(
+      new GoogleApiError({
+        message: 'got status: 404 Not Found. {"error":{"code":404,"message":"Requested entity was not found.","status":"NOT_FOUND"}}',
+        status: 404,
+      }),
+      'upstream_error',
+      404,
+    );
     expectKind(gen(404, { error: { message: 'File Not Found', type: 'not_found_error', code: 404 } }), 'upstream_error', 404);
     // a 400 about something else is not an unknown model
     expectKind(gen(400, { error: { message: "'temperature' must be at most 2", type: 'invalid_request_error' } }), 'upstream_error', 400);
@@ -128,7 +154,9 @@ describe('classifyProviderError', () => {
   });
 
   it('llama.cpp: the error `type` is the upstream code (its `code` is the number 400), with its token counts', () => {
-    const body = { error: { code: 400, message: `exceeds the available context size ${SECRET}`, type: 'exceed_context_size_error', n_prompt_tokens: 4371, n_ctx: 4096 } };
+    const body = {
+      error: { code: 400, message: `exceeds the available context size ${SECRET}`, type: 'exceed_context_size_error', n_prompt_tokens: 4371, n_ctx: 4096 },
+    };
     const e = expectKind(OpenAI.APIError.generate(400, body, undefined, headers), 'upstream_context_length', 400);
     expect(e.code).toBe('provider_context_length_exceeded');
     expect(e.upstreamCode).toBe('exceed_context_size_error');
@@ -139,7 +167,14 @@ describe('classifyProviderError', () => {
     const openai = expectKind(
       OpenAI.APIError.generate(
         400,
-        { error: { message: "This model's maximum context length is 4096 tokens. However, you requested 5000 tokens (3976 in the messages, 1024 in the completion).", type: 'invalid_request_error', param: 'messages', code: 'context_length_exceeded' } },
+        {
+          error: {
+            message: "This model's maximum context length is 4096 tokens. However, you requested 5000 tokens (3976 in the messages, 1024 in the completion).",
+            type: 'invalid_request_error',
+            param: 'messages',
+            code: 'context_length_exceeded',
+          },
+        },
         undefined,
         headers,
       ),
@@ -148,14 +183,23 @@ describe('classifyProviderError', () => {
     );
     expect(openai).toMatchObject({ upstreamCode: 'context_length_exceeded', contextLimit: 4096, promptTokens: 3976 });
     const anthropic = expectKind(
-      Anthropic.APIError.generate(400, { type: 'error', error: { type: 'invalid_request_error', message: 'prompt is too long: 210000 tokens > 200000 maximum' } }, undefined, headers),
+      Anthropic.APIError.generate(
+        400,
+        { type: 'error', error: { type: 'invalid_request_error', message: 'prompt is too long: 210000 tokens > 200000 maximum' } },
+        undefined,
+        headers,
+      ),
       'upstream_context_length',
       400,
     );
     expect(anthropic).toMatchObject({ upstreamCode: 'invalid_request_error', contextLimit: 200000, promptTokens: 210000 });
     const gemini = expectKind(
       new GoogleApiError({
-        message: 'got status: 400 Bad Request. ' + JSON.stringify({ error: { code: 400, message: 'The input token count (9000) exceeds the maximum number of tokens allowed (8192).', status: 'INVALID_ARGUMENT' } }),
+        message:
+          'got status: 400 Bad Request. ' +
+          JSON.stringify({
+            error: { code: 400, message: 'The input token count (9000) exceeds the maximum number of tokens allowed (8192).', status: 'INVALID_ARGUMENT' },
+          }),
         status: 400,
       }),
       'upstream_context_length',
@@ -166,13 +210,26 @@ describe('classifyProviderError', () => {
 
   it('model not found, content refused and rate limits with Retry-After', () => {
     const missing = expectKind(
-      OpenAI.APIError.generate(404, { error: { message: `The model x does not exist ${SECRET}`, type: 'invalid_request_error', code: 'model_not_found' } }, undefined, headers),
+      OpenAI.APIError.generate(
+        404,
+        { error: { message: `The model x does not exist ${SECRET}`, type: 'invalid_request_error', code: 'model_not_found' } },
+        undefined,
+        headers,
+      ),
       'upstream_model_not_found',
       404,
     );
     expect(missing.upstreamCode).toBe('model_not_found');
-    expectKind(Anthropic.APIError.generate(404, { type: 'error', error: { type: 'not_found_error', message: 'model: x' } }, undefined, headers), 'upstream_model_not_found', 404);
-    expectKind(new GoogleApiError({ message: 'got status: 404 Not Found. {"error":{"code":404,"message":"models/x is not found","status":"NOT_FOUND"}}', status: 404 }), 'upstream_model_not_found', 404);
+    expectKind(
+      Anthropic.APIError.generate(404, { type: 'error', error: { type: 'not_found_error', message: 'model: x' } }, undefined, headers),
+      'upstream_model_not_found',
+      404,
+    );
+    expectKind(
+      new GoogleApiError({ message: 'got status: 404 Not Found. {"error":{"code":404,"message":"models/x is not found","status":"NOT_FOUND"}}', status: 404 }),
+      'upstream_model_not_found',
+      404,
+    );
     // A 404 that names no model (a wrong path) stays a generic provider error.
     expectKind(OpenAI.APIError.generate(404, { error: { message: 'Not Found' } }, undefined, headers), 'upstream_error', 404);
 
@@ -184,19 +241,33 @@ describe('classifyProviderError', () => {
     expect(refused.upstreamCode).toBe('content_filter');
 
     const limited = expectKind(
-      OpenAI.APIError.generate(429, { error: { message: 'slow down', type: 'requests', code: 'rate_limit_exceeded' } }, undefined, new Headers({ 'retry-after': '7' })),
+      OpenAI.APIError.generate(
+        429,
+        { error: { message: 'slow down', type: 'requests', code: 'rate_limit_exceeded' } },
+        undefined,
+        new Headers({ 'retry-after': '7' }),
+      ),
       'upstream_rate_limited',
       429,
     );
     expect(limited.retryAfterSeconds).toBe(7);
-    const ms = classifyProviderError(Anthropic.APIError.generate(429, { type: 'error', error: { type: 'rate_limit_error', message: 'x' } }, undefined, new Headers({ 'retry-after-ms': '1500' })));
+    const ms = classifyProviderError(
+      Anthropic.APIError.generate(
+        429,
+        { type: 'error', error: { type: 'rate_limit_error', message: 'x' } },
+        undefined,
+        new Headers({ 'retry-after-ms': '1500' }),
+      ),
+    );
     expect(ms.retryAfterSeconds).toBe(2);
     const huge = classifyProviderError(OpenAI.APIError.generate(429, { error: {} }, undefined, new Headers({ 'retry-after': '999999' })));
     expect(huge.retryAfterSeconds).toBe(3600);
   });
 
   it('the log text carries the upstream status and code; members get it without them', () => {
-    const e = classifyProviderError(OpenAI.APIError.generate(400, { error: { code: 400, type: 'exceed_context_size_error', message: SECRET } }, undefined, headers));
+    const e = classifyProviderError(
+      OpenAI.APIError.generate(400, { error: { code: 400, type: 'exceed_context_size_error', message: SECRET } }, undefined, headers),
+    );
     const text = describeForLog(e);
     expect(text).toBe('provider_context_length_exceeded: The prompt is longer than the model\u2019s context window [upstream 400 exceed_context_size_error]');
     expect(text).not.toContain('LEAKED');

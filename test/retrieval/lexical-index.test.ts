@@ -15,7 +15,12 @@ import { newTeam, startTestApp, type TeamFixture, type TestApp } from '../helper
 import { multipart, type Part } from '../helpers/multipart.js';
 
 const FIXTURES = path.join(import.meta.dirname, '..', 'fixtures');
-const file = (name: string): Part => ({ name: 'files', filename: name, contentType: 'application/octet-stream', data: readFileSync(path.join(FIXTURES, name)) });
+const file = (name: string): Part => ({
+  name: 'files',
+  filename: name,
+  contentType: 'application/octet-stream',
+  data: readFileSync(path.join(FIXTURES, name)),
+});
 const textFile = (filename: string, text: string): Part => ({ name: 'files', filename, contentType: 'text/plain', data: Buffer.from(text) });
 
 let t: TestApp;
@@ -79,7 +84,14 @@ function questions(text: string, count: number, seed: number): Question[] {
 async function expectSameRanking(plusIds: string[], indexes: EntryIndex[], q: Question, limit = 50) {
   const bySql = await retrieval.retrieve(db(), { plusIds, fileIds: [] }, q, limit);
   const inMemory = await retrieval.searchIndexes(db(), indexes, bySql.stats.n, await retrieval.questionLexemes(db(), q), limit);
-  const row = (c: { chunkId: number; score: number; rank: number; fileId: string; plusId: string; tokenSize: number }) => [c.chunkId, c.score, c.rank, c.fileId, c.plusId, c.tokenSize];
+  const row = (c: { chunkId: number; score: number; rank: number; fileId: string; plusId: string; tokenSize: number }) => [
+    c.chunkId,
+    c.score,
+    c.rank,
+    c.fileId,
+    c.plusId,
+    c.tokenSize,
+  ];
   expect({ q, chunks: inMemory.chunks.map(row) }).toEqual({ q, chunks: bySql.chunks.map(row) });
   expect({ q, choice: inMemory.choice, steps: inMemory.steps }).toEqual({ q, choice: bySql.choice, steps: bySql.steps });
   return bySql;
@@ -110,7 +122,11 @@ describe('the same ranking as SQL', () => {
 
   it('ties: equal scores ordered by diversity, then the shorter chunk, then the id', async () => {
     const same = 'The zebra crossing is painted white.';
-    const e = await createPlus([textFile('one.txt', `${same}\n\nUnrelated words here.`), textFile('two.txt', `${same}\n\n${same}`), textFile('three.txt', same)]);
+    const e = await createPlus([
+      textFile('one.txt', `${same}\n\nUnrelated words here.`),
+      textFile('two.txt', `${same}\n\n${same}`),
+      textFile('three.txt', same),
+    ]);
     const r = await expectSameRanking([e.id], [await indexOf(e.id)], { text: 'zebra crossing' });
     expect(r.chunks.length).toBeGreaterThan(1);
   });
@@ -129,7 +145,9 @@ describe('the same ranking as SQL', () => {
 
 describe('what it reads', () => {
   it("parses PostgreSQL's tsvector text: quoted and escaped lexemes, positions and weights", async () => {
-    const res = (await db().execute(sql`select cast(${"'it''s':1,4A 'back\\\\slash':2 'plain':3B,5,6A"} as tsvector)::text as v`)) as unknown as { rows: Array<{ v: string }> };
+    const res = (await db().execute(sql`select cast(${"'it''s':1,4A 'back\\\\slash':2 'plain':3B,5,6A"} as tsvector)::text as v`)) as unknown as {
+      rows: Array<{ v: string }>;
+    };
     const b = new IndexBuilder();
     b.addFile('f', 'f.txt');
     expect(b.addChunk(1, 'f', 10, res.rows[0]!.v)).toBe(true);
@@ -144,11 +162,18 @@ describe('what it reads', () => {
 
   it("reads a question's lexemes and first positions from its tsvector text as the SQL does, a follow-up's carried ones after them", async () => {
     const byLexeme = (a: { lexeme: string }, b: { lexeme: string }) => (a.lexeme < b.lexeme ? -1 : 1);
-    const questions = ["What's O'Brien's licence?", 'Copy copies copied: the C:\\path\\file and a "quoted" word', 'the of and', 'Résumé naïve café 2024-01-02 v1.2.3'];
+    const questions = [
+      "What's O'Brien's licence?",
+      'Copy copies copied: the C:\\path\\file and a "quoted" word',
+      'the of and',
+      'Résumé naïve café 2024-01-02 v1.2.3',
+    ];
     for (const q of questions) {
       const res = (await db().execute(sql`select to_tsvector('english', ${q})::text as v`)) as unknown as { rows: Array<{ v: string }> };
       // the SQL's own reading: unnest(tsvector), first position
-      const rows = (await db().execute(sql`select u.lexeme, u.positions[1]::int as pos from unnest(to_tsvector('english', ${q})) u`)) as unknown as { rows: Array<{ lexeme: string; pos: number }> };
+      const rows = (await db().execute(sql`select u.lexeme, u.positions[1]::int as pos from unnest(to_tsvector('english', ${q})) u`)) as unknown as {
+        rows: Array<{ lexeme: string; pos: number }>;
+      };
       const expected = rows.rows.map((r) => ({ lexeme: r.lexeme, pos: r.pos, carried: false })).sort(byLexeme);
       expect(lexemesOfVector(res.rows[0]!.v).sort(byLexeme)).toEqual(expected);
       expect((await retrieval.questionLexemes(db(), { text: q })).sort(byLexeme)).toEqual(expected);
@@ -164,16 +189,30 @@ describe('what it reads', () => {
       ) q group by lexeme`)) as unknown as { rows: Array<{ lexeme: string; pos: number | null; carried: boolean }> };
     const got = await retrieval.questionLexemes(db(), { text: own, carry });
     expect(got.filter((l) => l.carried).length).toBeGreaterThan(0);
-    expect(got.sort(byLexeme)).toEqual(merged.rows.map((r) => ({ lexeme: r.lexeme, pos: r.pos === null ? null : Number(r.pos), carried: r.carried })).sort(byLexeme));
+    expect(got.sort(byLexeme)).toEqual(
+      merged.rows.map((r) => ({ lexeme: r.lexeme, pos: r.pos === null ? null : Number(r.pos), carried: r.carried })).sort(byLexeme),
+    );
   });
 });
 
 describe('never stale', () => {
   it('every statement inserting or deleting chunks raises the entry’s lexical_version — uploads, file deletes, and SQL written by hand', async () => {
     const e = await createPlus([textFile('a.txt', 'Alpha beta gamma.')]);
-    const version = async () => Number(((await db().execute(sql`select lexical_version as v from plus_entries where id = ${e.id}::uuid`)) as unknown as { rows: Array<{ v: number | string }> }).rows[0]!.v);
+    const version = async () =>
+      Number(
+        (
+          (await db().execute(sql`select lexical_version as v from plus_entries where id = ${e.id}::uuid`)) as unknown as {
+            rows: Array<{ v: number | string }>;
+          }
+        ).rows[0]!.v,
+      );
     const v0 = await version();
-    const up = await t.request({ method: 'POST', url: `/api/v1/plus/${e.id}/add-file`, key: team.ownerKey, ...multipart([textFile('b.txt', 'Delta epsilon.')]) });
+    const up = await t.request({
+      method: 'POST',
+      url: `/api/v1/plus/${e.id}/add-file`,
+      key: team.ownerKey,
+      ...multipart([textFile('b.txt', 'Delta epsilon.')]),
+    });
     expect(up.statusCode).toBe(200);
     const v1 = await version();
     expect(v1).toBeGreaterThan(v0);
@@ -181,7 +220,9 @@ describe('never stale', () => {
     expect(del.statusCode).toBe(200);
     const v2 = await version();
     expect(v2).toBeGreaterThan(v1);
-    await db().execute(sql`insert into plus_chunks (file_id, plus_id, idx, file_data, file_data_processed, token_size) select file_id, plus_id, idx + 1, 'Zeta.', 'Zeta.', 1 from plus_chunks where plus_id = ${e.id}::uuid`);
+    await db().execute(
+      sql`insert into plus_chunks (file_id, plus_id, idx, file_data, file_data_processed, token_size) select file_id, plus_id, idx + 1, 'Zeta.', 'Zeta.', 1 from plus_chunks where plus_id = ${e.id}::uuid`,
+    );
     const v3 = await version();
     expect(v3).toBeGreaterThan(v2);
     await db().execute(sql`delete from plus_chunks where plus_id = ${e.id}::uuid and file_data = 'Zeta.'`);
@@ -209,7 +250,12 @@ describe('never stale', () => {
   it('over HTTP: the service searches the index once built, and a change is answered at once, from the database, until it is rebuilt', async () => {
     const e = await createPlus([textFile('a.txt', 'The quokka lives on Rottnest Island.\n\nOther words about islands.')]);
     const ask = async (question: string) => {
-      const res = await t.request({ method: 'POST', url: `/api/v1/plus/${e.id}/context-for-prompt`, key: team.ownerKey, payload: { content: question, explain: true } });
+      const res = await t.request({
+        method: 'POST',
+        url: `/api/v1/plus/${e.id}/context-for-prompt`,
+        key: team.ownerKey,
+        payload: { content: question, explain: true },
+      });
       expect(res.statusCode).toBe(200);
       return res.json() as { content: string; explain: { results: Array<{ filename: string; excerpt: string }> } };
     };
@@ -222,14 +268,23 @@ describe('never stale', () => {
     // the index answers the same (and reads the texts it packs)
     expect(await ask('Where does the quokka live?')).toEqual(first);
     // a new file: found by the very next question
-    const up = await t.request({ method: 'POST', url: `/api/v1/plus/${e.id}/add-file`, key: team.ownerKey, ...multipart([textFile('b.txt', 'The numbat eats termites.')]) });
+    const up = await t.request({
+      method: 'POST',
+      url: `/api/v1/plus/${e.id}/add-file`,
+      key: team.ownerKey,
+      ...multipart([textFile('b.txt', 'The numbat eats termites.')]),
+    });
     expect(up.statusCode).toBe(200);
     expect((await ask('What does the numbat eat?')).content).toContain('termites');
     await indexes.idle();
     expect(indexes.has(e.id)).toBe(true);
     expect((await ask('What does the numbat eat?')).content).toContain('termites');
     // a deleted file: gone from the very next answer
-    const del = await t.request({ method: 'DELETE', url: `/api/v1/plus/file/${(up.json().files as Array<{ id: string; filename: string }>).find((f) => f.filename === 'b.txt')!.id}`, key: team.ownerKey });
+    const del = await t.request({
+      method: 'DELETE',
+      url: `/api/v1/plus/file/${(up.json().files as Array<{ id: string; filename: string }>).find((f) => f.filename === 'b.txt')!.id}`,
+      key: team.ownerKey,
+    });
     expect(del.statusCode).toBe(200);
     expect((await ask('What does the numbat eat?')).content).not.toContain('termites');
   });
@@ -243,7 +298,9 @@ describe('never stale', () => {
     for (const id of [a.id, b.id]) indexes.current(id, -1);
     await indexes.idle();
     expect(indexes.has(a.id) && indexes.has(b.id)).toBe(true);
-    await expectSameRanking([a.id, b.id], [await indexOf(a.id), await indexOf(b.id)], { text: 'How do I convert a document with style maps under the licence?' });
+    await expectSameRanking([a.id, b.id], [await indexOf(a.id), await indexOf(b.id)], {
+      text: 'How do I convert a document with style maps under the licence?',
+    });
   });
 });
 
@@ -252,7 +309,11 @@ describe('size', () => {
     const big = await createPlus([file('gpl-3.txt')], 'big');
     const small1 = await createPlus([textFile('a.txt', 'One small file.')], 's1');
     const small2 = await createPlus([textFile('b.txt', 'Another small file.')], 's2');
-    const versionOf = async (id: string) => Number(((await db().execute(sql`select lexical_version as v from plus_entries where id = ${id}::uuid`)) as unknown as { rows: Array<{ v: number | string }> }).rows[0]!.v);
+    const versionOf = async (id: string) =>
+      Number(
+        ((await db().execute(sql`select lexical_version as v from plus_entries where id = ${id}::uuid`)) as unknown as { rows: Array<{ v: number | string }> })
+          .rows[0]!.v,
+      );
     const indexes = new LexicalIndexes(db(), 2);
     indexes.current(big.id, await versionOf(big.id));
     await indexes.idle();

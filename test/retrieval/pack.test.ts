@@ -5,7 +5,18 @@ import { packContext } from '../../src/retrieval/pack.js';
 import type { ScoredChunk } from '../../src/retrieval/repo.js';
 
 function chunk(i: number, text: string, filename = `file-${i % 3}.md`): ScoredChunk {
-  return { chunkId: i, fileId: `f${i % 3}`, filename, plusId: 'p', heading: null, text, tokenSize: countTokens(text), score: 100 - i, rank: i + 1, ranking: { lexical: null, vector: null } };
+  return {
+    chunkId: i,
+    fileId: `f${i % 3}`,
+    filename,
+    plusId: 'p',
+    heading: null,
+    text,
+    tokenSize: countTokens(text),
+    score: 100 - i,
+    rank: i + 1,
+    ranking: { lexical: null, vector: null },
+  };
 }
 const chunks = Array.from({ length: 40 }, (_, i) => chunk(i, `Passage ${i} says ${'something rather specific '.repeat(1 + (i % 5))}about item ${i}.`));
 

@@ -43,9 +43,7 @@ describe('chooseTerms', () => {
     expect(c.steps[1]!.match).toBe(
       "( 'rare' | 'fewer' | ( 'mid' & 'more' ) | ( 'mid' & 'most' ) | ( 'more' & 'most' ) ) & !( 'rare' | 'fewer' | ( 'mid' & 'more' ) )",
     );
-    expect(c.steps[2]!.match).toBe(
-      "( 'rare' | 'fewer' | 'mid' ) & !( 'rare' | 'fewer' | ( 'mid' & 'more' ) | ( 'mid' & 'most' ) | ( 'more' & 'most' ) )",
-    );
+    expect(c.steps[2]!.match).toBe("( 'rare' | 'fewer' | 'mid' ) & !( 'rare' | 'fewer' | ( 'mid' & 'more' ) | ( 'mid' & 'most' ) | ( 'more' & 'most' ) )");
     // the same as lexemes (what the in-memory index evaluates)
     expect(c.steps[2]!.clauses).toEqual([['rare'], ['fewer'], ['mid']]);
     expect(c.steps[2]!.excluded).toEqual(c.steps[1]!.clauses);

@@ -41,7 +41,13 @@ async function entry(files: ChunkSpec[][]): Promise<{ plusId: string; fileIds: s
   const plusId = randomUUID();
   await plusRepo.insert(db(), { id: plusId, teamId: team.teamId, userId: team.ownerId, title: 'constructed' });
   const newFiles: NewFile[] = files.map((chunks, i) => {
-    const sized = chunks.map((c, idx) => ({ idx, fileData: c.text, fileDataProcessed: c.text, heading: c.heading ?? null, tokenSize: c.tokens ?? c.text.split(/\s+/).length }));
+    const sized = chunks.map((c, idx) => ({
+      idx,
+      fileData: c.text,
+      fileDataProcessed: c.text,
+      heading: c.heading ?? null,
+      tokenSize: c.tokens ?? c.text.split(/\s+/).length,
+    }));
     return {
       id: randomUUID(),
       plusId,
@@ -77,7 +83,11 @@ async function ranked(plusId: string, question: string, carry?: string, limit = 
   if (!(index instanceof EntryIndex)) throw new Error('the entry was not indexed');
   const inMemory = await retrieval.searchIndexes(db(), [index], bySql.stats.n, await retrieval.questionLexemes(db(), q), limit);
   expect(inMemory.chunks.map((c) => [c.chunkId, c.score, c.rank])).toEqual(bySql.chunks.map((c) => [c.chunkId, c.score, c.rank]));
-  expect({ choice: inMemory.choice, steps: inMemory.steps, leading: inMemory.leading }).toEqual({ choice: bySql.choice, steps: bySql.steps, leading: bySql.leading });
+  expect({ choice: inMemory.choice, steps: inMemory.steps, leading: inMemory.leading }).toEqual({
+    choice: bySql.choice,
+    steps: bySql.steps,
+    leading: bySql.leading,
+  });
   return bySql.chunks;
 }
 
@@ -132,7 +142,7 @@ describe('BM25 scoring', () => {
     expect(r.slice(0, 3).map((c) => c.chunkId)).toEqual([e.chunkIds[2]![0], e.chunkIds[1]![0], e.chunkIds[0]![0]]);
     // same length: tf × (k1 + 1) / (tf + k1) — bounded by k1 + 1 times the score of one occurrence
     expect(score(2) / score(0)).toBeLessThan(BM25.k1 + 1);
-    expect(score(2) / score(0)).toBeCloseTo(((10 * (BM25.k1 + 1)) / (10 + BM25.k1)) / ((1 * (BM25.k1 + 1)) / (1 + BM25.k1)), 5);
+    expect(score(2) / score(0)).toBeCloseTo((10 * (BM25.k1 + 1)) / (10 + BM25.k1) / ((1 * (BM25.k1 + 1)) / (1 + BM25.k1)), 5);
     // the step from 1 to 2 is worth more than the step from 2 to 10 per occurrence
     expect(score(1) - score(0)).toBeGreaterThan((score(2) - score(1)) / 8);
   });
@@ -234,7 +244,11 @@ describe('follow-up questions', () => {
 
 describe('question words absent from the documents', () => {
   it('a long one is found by its prefix: a spelling the stemmer keeps apart ("licence") finds the chunk that spells it otherwise ("license")', async () => {
-    const e = await entry([[{ text: `The license grants every recipient these permissions. ${filler(20)}` }], [{ text: `Permissions of another kind. ${filler(20, 'dolor')}` }], others(10)]);
+    const e = await entry([
+      [{ text: `The license grants every recipient these permissions. ${filler(20)}` }],
+      [{ text: `Permissions of another kind. ${filler(20, 'dolor')}` }],
+      others(10),
+    ]);
     const stats = await termStats(e.plusId, { text: 'What does the licence grant?' });
     expect(stats.terms.map((t) => t.lexeme).sort()).toEqual(['grant', 'licens']);
     const r = await ranked(e.plusId, 'What does the licence say?');

@@ -98,13 +98,22 @@ describe('term statistics are kept with the chunks', () => {
     await upload(`/api/v1/chat/${entry.id}/add-file`, [file('users-and-groups.html', 'text/html')]);
     const before = await expectConsistent(entry.id);
     expect(before.size).toBeGreaterThan(0);
-    const bad = await t.request({ method: 'POST', url: `/api/v1/plus/${entry.id}/add-file`, key: team.ownerKey, ...multipart([file('gpl-3.txt', 'text/plain'), file('truncated.pdf', 'application/pdf')]) });
+    const bad = await t.request({
+      method: 'POST',
+      url: `/api/v1/plus/${entry.id}/add-file`,
+      key: team.ownerKey,
+      ...multipart([file('gpl-3.txt', 'text/plain'), file('truncated.pdf', 'application/pdf')]),
+    });
     expect(bad.statusCode).toBe(400);
     expect(await expectConsistent(entry.id)).toEqual(before);
   });
 
   it('the migration backfill computes the same statistics for existing chunks', async () => {
-    const entry = await upload('/api/v1/plus', [{ name: 'title', value: 'backfill' }, file('gpl-3.txt', 'text/plain'), file('mammoth-readme.md', 'text/markdown')]);
+    const entry = await upload('/api/v1/plus', [
+      { name: 'title', value: 'backfill' },
+      file('gpl-3.txt', 'text/plain'),
+      file('mammoth-readme.md', 'text/markdown'),
+    ]);
     const maintained = await expectConsistent(entry.id);
     const statements = readFileSync(MIGRATION, 'utf8').split('--> statement-breakpoint');
     const backfill = statements.filter((s) => /^\s*(--.*\n)*\s*(INSERT INTO "plus_terms"|UPDATE "plus_entries")/.test(s));
@@ -117,7 +126,10 @@ describe('term statistics are kept with the chunks', () => {
         await tx.execute(sql`delete from plus_terms`);
         await tx.execute(sql`update plus_entries set chunk_count = 0`);
         for (const s of backfill) await tx.execute(sql.raw(s));
-        const r = (await tx.execute(sql`select lexeme, df from plus_terms where plus_id = ${entry.id}::uuid`)) as unknown as Rows<{ lexeme: string; df: number }>;
+        const r = (await tx.execute(sql`select lexeme, df from plus_terms where plus_id = ${entry.id}::uuid`)) as unknown as Rows<{
+          lexeme: string;
+          df: number;
+        }>;
         const c = (await tx.execute(sql`select chunk_count from plus_entries where id = ${entry.id}::uuid`)) as unknown as Rows<{ chunk_count: number }>;
         seen = { terms: new Map(r.rows.map((x) => [x.lexeme, Number(x.df)])), count: Number(c.rows[0]!.chunk_count) };
         tx.rollback();
@@ -205,13 +217,17 @@ describe('retrieval', () => {
   it('lexemes with quotes and backslashes reach the index as they are', async () => {
     for (const lexeme of ["o'reilly", 'a\\b', "it''s", 'x:y & z|!']) {
       const { quoteLexeme } = await import('../../src/retrieval/query.js');
-      const r = (await db().execute(sql`select array_to_string(tsvector_to_array(array_to_tsvector(array[${lexeme}::text])), '') as back, (cast(${quoteLexeme(lexeme)} as tsquery))::text as q`)) as unknown as Rows<{
+      const r = (await db().execute(
+        sql`select array_to_string(tsvector_to_array(array_to_tsvector(array[${lexeme}::text])), '') as back, (cast(${quoteLexeme(lexeme)} as tsquery))::text as q`,
+      )) as unknown as Rows<{
         back: string;
         q: string;
       }>;
       expect(r.rows[0]!.back).toBe(lexeme);
       // the tsquery holds exactly that one lexeme, and matches a vector of it
-      const m = (await db().execute(sql`select array_to_tsvector(array[${lexeme}::text]) @@ cast(${quoteLexeme(lexeme)} as tsquery) as ok`)) as unknown as Rows<{ ok: boolean }>;
+      const m = (await db().execute(
+        sql`select array_to_tsvector(array[${lexeme}::text]) @@ cast(${quoteLexeme(lexeme)} as tsquery) as ok`,
+      )) as unknown as Rows<{ ok: boolean }>;
       expect(m.rows[0]!.ok).toBe(true);
     }
   });

@@ -17,7 +17,12 @@ import { expectShape } from '../helpers/shape.js';
 import { useStandIn } from '../support/use-standin.js';
 
 const FIXTURES = path.join(import.meta.dirname, '..', 'fixtures');
-const file = (name: string, contentType = 'application/octet-stream'): Part => ({ name: 'files', filename: name, contentType, data: readFileSync(path.join(FIXTURES, name)) });
+const file = (name: string, contentType = 'application/octet-stream'): Part => ({
+  name: 'files',
+  filename: name,
+  contentType,
+  data: readFileSync(path.join(FIXTURES, name)),
+});
 
 const s = useStandIn();
 let t: TestApp;
@@ -29,7 +34,12 @@ afterAll(async () => {
 });
 
 async function createPlus(key: string, fields: Record<string, string>, files: Part[]) {
-  const res = await t.request({ method: 'POST', url: '/api/v1/plus', key, ...multipart([...Object.entries(fields).map(([name, value]) => ({ name, value })), ...files]) });
+  const res = await t.request({
+    method: 'POST',
+    url: '/api/v1/plus',
+    key,
+    ...multipart([...Object.entries(fields).map(([name, value]) => ({ name, value })), ...files]),
+  });
   if (res.statusCode !== 200) throw new Error(`createPlus: ${res.statusCode} ${res.body}`);
   return res.json() as { id: string; files: Array<{ id: string; filename: string }> };
 }
@@ -79,7 +89,10 @@ describe('context-for-prompt explain', () => {
     }
     expect(ex.results.some((r) => !r.used)).toBe(true);
 
-    const none = expectShape(ContextForPromptResponse, (await t.request({ method: 'POST', url, key: team.ownerKey, payload: { content: 'xylophone quux?', explain: true } })).json());
+    const none = expectShape(
+      ContextForPromptResponse,
+      (await t.request({ method: 'POST', url, key: team.ownerKey, payload: { content: 'xylophone quux?', explain: true } })).json(),
+    );
     expect(none.explain!.method).toBe('leading');
     expect(none.explain!.terms).toEqual([]);
     expect(none.explain!.results.every((r) => r.score === 0)).toBe(true);
@@ -93,7 +106,10 @@ describe('context-for-prompt explain', () => {
     const priv = await createPlus(team.ownerKey, { title: 'private', isPublic: 'false' }, [file('gpl-3.txt', 'text/plain')]);
     const other = await newTeam(t);
     for (const key of [member.key, other.ownerKey]) {
-      expectProblem(await t.request({ method: 'POST', url: `/api/v1/plus/${priv.id}/context-for-prompt`, key, payload: { content: 'warranty', explain: true } }), 404);
+      expectProblem(
+        await t.request({ method: 'POST', url: `/api/v1/plus/${priv.id}/context-for-prompt`, key, payload: { content: 'warranty', explain: true } }),
+        404,
+      );
     }
   });
 });
@@ -105,7 +121,12 @@ async function licencesWorkspace(modelFields: Record<string, unknown> = {}, wsFi
   const ws = await createWorkspace(t, team.ownerKey, { modelIds: [model.id], ...wsFields });
   const p = await createPlus(team.ownerKey, { title: 'licences' }, [file('apache-license.docx'), file('gpl-3.txt', 'text/plain')]);
   const ask = async (prompt: string, threadId?: string) => {
-    const res = await t.request({ method: 'POST', url: `/api/v1/chat/${ws.id}/completions`, key: team.ownerKey, payload: { prompt, plusIds: [p.id], ...(threadId ? { threadId } : {}) } });
+    const res = await t.request({
+      method: 'POST',
+      url: `/api/v1/chat/${ws.id}/completions`,
+      key: team.ownerKey,
+      payload: { prompt, plusIds: [p.id], ...(threadId ? { threadId } : {}) },
+    });
     expect(res.statusCode).toBe(200);
     return expectShape(ChatAnswer, res.json());
   };
@@ -129,7 +150,10 @@ describe('chat sources and follow-ups', () => {
       expect(a.sources[i]!.rank!).toBeGreaterThan(a.sources[i - 1]!.rank!);
       expect(a.sources[i]!.score).toBeLessThanOrEqual(a.sources[i - 1]!.score);
     }
-    const thread = expectShape(ChatThreadFull, (await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/history/${a.threadId}`, key: team.ownerKey })).json());
+    const thread = expectShape(
+      ChatThreadFull,
+      (await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/history/${a.threadId}`, key: team.ownerKey })).json(),
+    );
     expect(thread.messages.find((m) => m.id === a.messageId)!.sources).toEqual(a.sources);
   });
 
@@ -155,7 +179,9 @@ describe('chat sources and follow-ups', () => {
     // as a follow-up, the Apache licence's patent grant (by each Contributor) comes first
     const follow = await ask('And what about patents?', first.threadId);
     expect(follow.sources[0]!.fileId).toBe(apache);
-    const top = (await t.database.db.execute(sql`select file_data_processed as text from plus_chunks where id = ${follow.sources[0]!.chunkId}`)) as unknown as { rows: Array<{ text: string }> };
+    const top = (await t.database.db.execute(sql`select file_data_processed as text from plus_chunks where id = ${follow.sources[0]!.chunkId}`)) as unknown as {
+      rows: Array<{ text: string }>;
+    };
     expect(top.rows[0]!.text).toContain('Grant of Patent License');
     // the turn before that one is what is carried, not the thread's first question
     const next = await ask('What about the GPL?', follow.threadId);
@@ -177,8 +203,15 @@ describe('follow-ups rewritten by the model (followUpSearch: rewrite)', () => {
   }
 
   const logOf = async (threadId: string, prompt: string) => {
-    const rows = (await t.database.db.execute(sql`select id, prompt_tokens, completion_tokens, rewrite from prompt_logs where thread_id = ${threadId}::uuid and prompt = ${prompt}`)) as unknown as {
-      rows: Array<{ id: string; prompt_tokens: number; completion_tokens: number; rewrite: { query: string; promptTokens: number; completionTokens: number } | null }>;
+    const rows = (await t.database.db.execute(
+      sql`select id, prompt_tokens, completion_tokens, rewrite from prompt_logs where thread_id = ${threadId}::uuid and prompt = ${prompt}`,
+    )) as unknown as {
+      rows: Array<{
+        id: string;
+        prompt_tokens: number;
+        completion_tokens: number;
+        rewrite: { query: string; promptTokens: number; completionTokens: number } | null;
+      }>;
     };
     expect(rows.rows).toHaveLength(1);
     return rows.rows[0]!;
@@ -228,7 +261,10 @@ describe('follow-ups rewritten by the model (followUpSearch: rewrite)', () => {
     expect(billed.credits).toBeCloseTo(((billed.prompt_tokens + billed.completion_tokens) * 2) / 1000, 9);
 
     // the prompt log API returns it
-    const listed = (await t.request({ method: 'GET', url: '/api/v1/chat/prompt-logs/paged?size=10', key: team.ownerKey })).json().content as Array<{ id: string; rewrite: unknown }>;
+    const listed = (await t.request({ method: 'GET', url: '/api/v1/chat/prompt-logs/paged?size=10', key: team.ownerKey })).json().content as Array<{
+      id: string;
+      rewrite: unknown;
+    }>;
     expect(listed.find((l) => l.id === log.id)!.rewrite).toEqual(log.rewrite);
   });
 
@@ -284,10 +320,20 @@ describe('follow-ups rewritten by the model (followUpSearch: rewrite)', () => {
   it('a follow-up over budget is refused before any provider call, the rewrite included', async () => {
     const { team, ws, ask } = await setup();
     const first = await ask('What does the Apache license say about contributions?');
-    const budget = await t.request({ method: 'POST', url: '/api/v1/budgets', key: team.ownerKey, payload: { scope: 'team', scopeId: team.teamId, period: 'total', credits: 0.001 } });
+    const budget = await t.request({
+      method: 'POST',
+      url: '/api/v1/budgets',
+      key: team.ownerKey,
+      payload: { scope: 'team', scopeId: team.teamId, period: 'total', credits: 0.001 },
+    });
     expect(budget.statusCode).toBe(201);
     onRewrite({ reply: REWRITTEN });
-    const res = await t.request({ method: 'POST', url: `/api/v1/chat/${ws.id}/completions`, key: team.ownerKey, payload: { prompt: 'And what about patents?', threadId: first.threadId } });
+    const res = await t.request({
+      method: 'POST',
+      url: `/api/v1/chat/${ws.id}/completions`,
+      key: team.ownerKey,
+      payload: { prompt: 'And what about patents?', threadId: first.threadId },
+    });
     expect(expectProblem(res, 429).code).toBe('budget_exceeded');
     expect(s.standIn.requests).toHaveLength(1);
   });
@@ -297,10 +343,17 @@ describe('follow-ups rewritten by the model (followUpSearch: rewrite)', () => {
     const other = await newTeam(t);
     const theirs = await createPlus(other.ownerKey, { title: 'theirs' }, [file('gpl-3.txt', 'text/plain')]);
     const first = await ask('What does the Apache license say about contributions?');
-    const res = await t.request({ method: 'POST', url: `/api/v1/chat/${ws.id}/completions`, key: team.ownerKey, payload: { prompt: 'And what about patents?', threadId: first.threadId, plusIds: [theirs.id] } });
+    const res = await t.request({
+      method: 'POST',
+      url: `/api/v1/chat/${ws.id}/completions`,
+      key: team.ownerKey,
+      payload: { prompt: 'And what about patents?', threadId: first.threadId, plusIds: [theirs.id] },
+    });
     expectProblem(res, 404);
     expect(s.standIn.requests).toHaveLength(1);
-    const thread = (await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/history/${first.threadId}`, key: team.ownerKey })).json() as { messages: unknown[] };
+    const thread = (await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/history/${first.threadId}`, key: team.ownerKey })).json() as {
+      messages: unknown[];
+    };
     expect(thread.messages).toHaveLength(2);
   });
 

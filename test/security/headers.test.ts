@@ -20,7 +20,10 @@ let baseUrl: string;
 function webFixture(): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'atrium-web-'));
   mkdirSync(path.join(dir, 'assets'));
-  writeFileSync(path.join(dir, 'index.html'), '<!doctype html><title>Atrium</title><div id="app"></div><script type="module" src="/assets/app-abc.js"></script>');
+  writeFileSync(
+    path.join(dir, 'index.html'),
+    '<!doctype html><title>Atrium</title><div id="app"></div><script type="module" src="/assets/app-abc.js"></script>',
+  );
   writeFileSync(path.join(dir, 'assets', 'app-abc.js'), 'console.log("app");');
   return dir;
 }
@@ -87,10 +90,18 @@ describe('security headers', () => {
       ['API JSON', { method: 'GET', url: '/api/v1/me', key: team.ownerKey }, 200],
       ['401 without a key', { method: 'GET', url: '/api/v1/me' }, 401],
       ['404 of an unknown API path', { method: 'GET', url: '/api/v1/nothing-here', key: team.ownerKey }, 404],
-      ['400 malformed JSON', { method: 'POST', url: '/api/v1/workspaces', key: team.ownerKey, headers: { 'content-type': 'application/json' }, payload: '{"name":' }, 400],
+      [
+        '400 malformed JSON',
+        { method: 'POST', url: '/api/v1/workspaces', key: team.ownerKey, headers: { 'content-type': 'application/json' }, payload: '{"name":' },
+        400,
+      ],
       ['400 bad percent-encoding (answered before any hook)', { method: 'GET', url: '/api/v1/workspaces/%zz', key: team.ownerKey }, 400],
       ['405 of a known path', { method: 'PATCH', url: '/api/v1/me', key: team.ownerKey }, 405],
-      ['403 of a member', { method: 'POST', url: '/api/v1/teams', key: team.ownerKey, payload: { name: 'x', ownerName: 'y', ownerEmail: 'y@example.com' } }, 403],
+      [
+        '403 of a member',
+        { method: 'POST', url: '/api/v1/teams', key: team.ownerKey, payload: { name: 'x', ownerName: 'y', ownerEmail: 'y@example.com' } },
+        403,
+      ],
     ];
     for (const [what, req, status] of cases) {
       const res = await t.request(req);

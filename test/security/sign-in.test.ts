@@ -23,7 +23,12 @@ const PASSWORD = 'correct horse battery';
 
 /** A user of `team` with this exact email and the test password. */
 async function userWithEmail(team: { ownerKey: string }, email: string): Promise<void> {
-  const made = await t.request({ method: 'POST', url: '/api/v1/users', key: team.ownerKey, payload: { name: 'Person', email, role: 'member', password: PASSWORD } });
+  const made = await t.request({
+    method: 'POST',
+    url: '/api/v1/users',
+    key: team.ownerKey,
+    payload: { name: 'Person', email, role: 'member', password: PASSWORD },
+  });
   expect(made.statusCode, made.body).toBe(201);
 }
 
@@ -53,7 +58,12 @@ describe('one rule for emails', () => {
     const team = await newTeam(t);
     const email = `dup-${randomUUID()}@example.com`;
     await userWithEmail(team, email);
-    const again = await t.request({ method: 'POST', url: '/api/v1/users', key: team.ownerKey, payload: { name: 'Twin', email: email.replace('d', '\uff44'), role: 'member' } });
+    const again = await t.request({
+      method: 'POST',
+      url: '/api/v1/users',
+      key: team.ownerKey,
+      payload: { name: 'Twin', email: email.replace('d', '\uff44'), role: 'member' },
+    });
     expectProblem(again, 409);
   });
 });
@@ -89,7 +99,12 @@ describe('failed sign-ins cost the same', () => {
       twoTeams: await scryptsDuring(() => login(t, email, 'wrong password')),
       right: await scryptsDuring(async () => expect((await login(t, email, PASSWORD)).statusCode).toBe(200)),
     };
-    expect(work).toEqual({ unknown: SIGN_IN_ACCOUNTS_PER_EMAIL, oneTeam: SIGN_IN_ACCOUNTS_PER_EMAIL, twoTeams: SIGN_IN_ACCOUNTS_PER_EMAIL, right: SIGN_IN_ACCOUNTS_PER_EMAIL });
+    expect(work).toEqual({
+      unknown: SIGN_IN_ACCOUNTS_PER_EMAIL,
+      oneTeam: SIGN_IN_ACCOUNTS_PER_EMAIL,
+      twoTeams: SIGN_IN_ACCOUNTS_PER_EMAIL,
+      right: SIGN_IN_ACCOUNTS_PER_EMAIL,
+    });
   });
 });
 
@@ -117,7 +132,13 @@ describe('the session cookie', () => {
   it('is __Host-atrium_session over HTTPS, and a plain atrium_session is then not believed', async () => {
     const team = await newTeam(t);
     const u = await signedInUser(t, team);
-    const res = await t.request({ method: 'POST', url: '/api/v1/auth/login', payload: { email: u.email, password: u.password }, headers: https, remoteAddress: randomAddress() });
+    const res = await t.request({
+      method: 'POST',
+      url: '/api/v1/auth/login',
+      payload: { email: u.email, password: u.password },
+      headers: https,
+      remoteAddress: randomAddress(),
+    });
     expect(res.statusCode).toBe(200);
     const set = setCookieOf(res);
     expect(set).toMatch(/^__Host-atrium_session=[A-Za-z0-9_-]{43}; Path=\/; HttpOnly; SameSite=Lax; Max-Age=\d+; Secure$/);
@@ -125,7 +146,11 @@ describe('the session cookie', () => {
     expect((await t.request({ method: 'GET', url: '/api/v1/me', headers: { ...https, cookie: `__Host-atrium_session=${token}` } })).statusCode).toBe(200);
     expectProblem(await t.request({ method: 'GET', url: '/api/v1/me', headers: { ...https, cookie: `atrium_session=${token}` } }), 401);
     // logging out over HTTPS removes the prefixed cookie
-    const out = await t.request({ method: 'POST', url: '/api/v1/auth/logout', headers: { ...https, ...SAME_ORIGIN, cookie: `__Host-atrium_session=${token}` } });
+    const out = await t.request({
+      method: 'POST',
+      url: '/api/v1/auth/logout',
+      headers: { ...https, ...SAME_ORIGIN, cookie: `__Host-atrium_session=${token}` },
+    });
     expect(out.statusCode).toBe(204);
     expect(setCookieOf(out)).toMatch(/^__Host-atrium_session=; .*Max-Age=0; Secure$/);
   });
@@ -134,11 +159,17 @@ describe('the session cookie', () => {
     const team = await newTeam(t);
     const victim = await signedInUser(t, team);
     const attacker = await signedInUser(t, team);
-    for (const order of [`atrium_session=${attacker.session}; atrium_session=${victim.session}`, `atrium_session=${victim.session}; atrium_session=${attacker.session}`]) {
+    for (const order of [
+      `atrium_session=${attacker.session}; atrium_session=${victim.session}`,
+      `atrium_session=${victim.session}; atrium_session=${attacker.session}`,
+    ]) {
       expect(expectProblem(await t.request({ method: 'GET', url: '/api/v1/me', headers: { cookie: order } }), 401).code).toBe('session_ended');
     }
     // the same cookie twice is still one session
-    expect((await t.request({ method: 'GET', url: '/api/v1/me', headers: { cookie: `atrium_session=${victim.session}; atrium_session=${victim.session}` } })).statusCode).toBe(200);
+    expect(
+      (await t.request({ method: 'GET', url: '/api/v1/me', headers: { cookie: `atrium_session=${victim.session}; atrium_session=${victim.session}` } }))
+        .statusCode,
+    ).toBe(200);
   });
 
   it('that is no session answers 401 before any CSRF check; a live one without Origin still gets 403 csrf', async () => {

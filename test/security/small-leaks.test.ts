@@ -20,10 +20,17 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const text = (name: string, field = 'files'): Part => ({ name: field, filename: name, contentType: 'text/plain', data: Buffer.from(`Notes in ${name}: the quarterly numbers.\n`) });
+const text = (name: string, field = 'files'): Part => ({
+  name: field,
+  filename: name,
+  contentType: 'text/plain',
+  data: Buffer.from(`Notes in ${name}: the quarterly numbers.\n`),
+});
 
 async function filesOf(plusId: string): Promise<number> {
-  const r = (await t.database.db.execute(sql`select count(*)::int as n from plus_files where plus_id = ${plusId}::uuid`)) as unknown as { rows: Array<{ n: number }> };
+  const r = (await t.database.db.execute(sql`select count(*)::int as n from plus_files where plus_id = ${plusId}::uuid`)) as unknown as {
+    rows: Array<{ n: number }>;
+  };
   return r.rows[0]!.n;
 }
 
@@ -77,7 +84,12 @@ describe('a client-chosen id that is taken', () => {
     expect((await createPlus(a.ownerKey, { id, title: 'first' })).statusCode).toBe(200);
     const answers = [
       await t.request({ method: 'POST', url: `/api/v1/workspaces/${id}`, key: b.ownerKey, payload: { name: 'again' } }),
-      await t.request({ method: 'POST', url: '/api/v1/models', key: b.ownerKey, payload: { id, name: 'again', apiBase: 'OPENAI', url: 'http://127.0.0.1:9/v1', baseModel: 'gpt-test' } }),
+      await t.request({
+        method: 'POST',
+        url: '/api/v1/models',
+        key: b.ownerKey,
+        payload: { id, name: 'again', apiBase: 'OPENAI', url: 'http://127.0.0.1:9/v1', baseModel: 'gpt-test' },
+      }),
       await createPlus(b.ownerKey, { id, title: 'again' }),
     ].map((res) => expectProblem(res, 409));
     expect(answers.map((p) => [p.code, p.detail])).toEqual([

@@ -218,9 +218,7 @@ type Json = Record<string, unknown>;
 function textOfContent(content: unknown): string {
   if (typeof content === 'string') return content;
   if (Array.isArray(content)) {
-    return content
-      .map((p) => (p && typeof p === 'object' && typeof (p as Json).text === 'string' ? ((p as Json).text as string) : ''))
-      .join('');
+    return content.map((p) => (p && typeof p === 'object' && typeof (p as Json).text === 'string' ? ((p as Json).text as string) : '')).join('');
   }
   return '';
 }

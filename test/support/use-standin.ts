@@ -23,7 +23,10 @@ export interface StandInHandle {
   modelBody(kind: StandInKind, over?: Record<string, unknown>): Record<string, unknown>;
 }
 
-const DEFAULTS: Record<StandInKind, { apiBase: ProviderTarget['apiBase']; connectionType: ProviderTarget['connectionType']; apiKey: string; baseModel: string }> = {
+const DEFAULTS: Record<
+  StandInKind,
+  { apiBase: ProviderTarget['apiBase']; connectionType: ProviderTarget['connectionType']; apiKey: string; baseModel: string }
+> = {
   OPENAI: { apiBase: 'OPENAI', connectionType: 'URL', apiKey: 'sk-test-openai', baseModel: 'gpt-test' },
   AZURE: { apiBase: 'OPENAI', connectionType: 'AZURE', apiKey: 'azure-key-1', baseModel: 'my-deployment' },
   AZURE_V1: { apiBase: 'OPENAI', connectionType: 'AZURE', apiKey: 'azure-key-1', baseModel: 'gpt-test' },

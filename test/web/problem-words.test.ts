@@ -16,17 +16,31 @@ const problem = (p: { status?: number; code: string; detail: string; errors?: Ar
 
 describe('problemWords', () => {
   it('says a wrong current password without its field path', () => {
-    const w = problemWords(problem({ code: 'wrong_password', detail: 'The current password is wrong', errors: [{ path: 'body/currentPassword', message: 'is wrong' }] }));
+    const w = problemWords(
+      problem({ code: 'wrong_password', detail: 'The current password is wrong', errors: [{ path: 'body/currentPassword', message: 'is wrong' }] }),
+    );
     expect(w).toEqual({ text: 'The current password is wrong.', fields: [] });
   });
 
   it('names a field by its label, or in plain words, never by its path', () => {
-    const short = problem({ code: 'password_too_short', detail: 'newPassword must have at least 8 characters', errors: [{ path: 'body/newPassword', message: 'must have at least 8 characters' }] });
+    const short = problem({
+      code: 'password_too_short',
+      detail: 'newPassword must have at least 8 characters',
+      errors: [{ path: 'body/newPassword', message: 'must have at least 8 characters' }],
+    });
     expect(problemWords(short).text).toBe('New password must have at least 8 characters.');
     expect(problemWords(short, { newPassword: 'New password again' }).text).toBe('New password again must have at least 8 characters.');
-    const schema = problem({ code: 'validation_failed', detail: 'body/name: must NOT have fewer than 1 characters', errors: [{ path: 'body/name', message: 'must NOT have fewer than 1 characters' }] });
+    const schema = problem({
+      code: 'validation_failed',
+      detail: 'body/name: must NOT have fewer than 1 characters',
+      errors: [{ path: 'body/name', message: 'must NOT have fewer than 1 characters' }],
+    });
     expect(problemWords(schema).text).toBe('Name must not have fewer than 1 characters.');
-    const missing = problem({ code: 'validation_failed', detail: "body/title: must have required property 'title'", errors: [{ path: 'body/title', message: "must have required property 'title'" }] });
+    const missing = problem({
+      code: 'validation_failed',
+      detail: "body/title: must have required property 'title'",
+      errors: [{ path: 'body/title', message: "must have required property 'title'" }],
+    });
     expect(problemWords(missing).text).toBe('Title is required.');
   });
 
@@ -48,7 +62,11 @@ describe('problemWords', () => {
   it('calls Plus entries document sets and drops ids, whether in the detail or a field', () => {
     const notFound = problemWords(problem({ status: 404, code: 'not_found', detail: 'Plus entry not found' }));
     expect(notFound.text).toBe('Document set not found.');
-    const listed = problem({ code: 'unknown_plus_entry', detail: `Plus entries not found: ${ID}, ${ID2}`, errors: [{ path: 'body/plusIds/1', message: 'is not a Plus entry you can see' }] });
+    const listed = problem({
+      code: 'unknown_plus_entry',
+      detail: `Plus entries not found: ${ID}, ${ID2}`,
+      errors: [{ path: 'body/plusIds/1', message: 'is not a Plus entry you can see' }],
+    });
     expect(problemWords(listed).text).toBe('Document sets not found.');
     expect(JSON.stringify(problemWords(listed))).not.toMatch(/[0-9a-f]{8}-/);
     expect(fieldLabel('body/plusIds/1')).toBe('Document sets (item 2)');
@@ -58,7 +76,11 @@ describe('problemWords', () => {
 
   it('gives a refusal one message: a budget says when it resets, a rate limit to try again in a moment', () => {
     const budget = problemWords(
-      problem({ status: 429, code: 'budget_exceeded', detail: 'The user budget of 5000 credits per month cannot cover this call; it resets at the start of the next period' }),
+      problem({
+        status: 429,
+        code: 'budget_exceeded',
+        detail: 'The user budget of 5000 credits per month cannot cover this call; it resets at the start of the next period',
+      }),
     ).text;
     expect(budget).toBe('The user budget of 5000 credits per month cannot cover this call; it resets at the start of the next period.');
     expect(budget).not.toContain('moment');

@@ -25,7 +25,8 @@ async function collect(parts: string[]) {
 
 describe('readSse', () => {
   it('reads events split anywhere across chunks, skipping comments, ids and retry', async () => {
-    const wire = 'retry: 3000\n\nid: 1\nevent: start\ndata: {"type":"start","threadId":"t"}\n\n: ping\n\nid: 2\nevent: delta\ndata: {"type":"delta","content":"héllo"}\n\n';
+    const wire =
+      'retry: 3000\n\nid: 1\nevent: start\ndata: {"type":"start","threadId":"t"}\n\n: ping\n\nid: 2\nevent: delta\ndata: {"type":"delta","content":"héllo"}\n\n';
     const whole = await collect([wire]);
     expect(whole).toEqual([
       { event: 'start', data: { type: 'start', threadId: 't' } },

@@ -57,7 +57,11 @@ export function App() {
 
   switch (state.kind) {
     case 'loading':
-      return <p class="loading" aria-busy="true">Loading…</p>;
+      return (
+        <p class="loading" aria-busy="true">
+          Loading…
+        </p>
+      );
     case 'failed':
       return (
         <main class="signin">

@@ -8,7 +8,8 @@
 export const ATX = /^ {0,3}#{1,6}(?:[ \t]|$)/;
 export const FENCE = /^ {0,3}(`{3,}|~{3,})/;
 export const SETEXT = /^ {0,3}(?:=+|-+)[ \t]*$/;
-const NUMBERED = /^(?:\d{1,3}(?:\.\d{1,3})*\.?|[IVXLC]{1,6}\.|§ ?\d+(?:\.\d+)*|(?:Chapter|Section|Article|Part|Appendix|APPENDIX|CHAPTER|SECTION|ARTICLE|PART)\s+[\dIVXLC]+[.:]?)\s+\S/;
+const NUMBERED =
+  /^(?:\d{1,3}(?:\.\d{1,3})*\.?|[IVXLC]{1,6}\.|§ ?\d+(?:\.\d+)*|(?:Chapter|Section|Article|Part|Appendix|APPENDIX|CHAPTER|SECTION|ARTICLE|PART)\s+[\dIVXLC]+[.:]?)\s+\S/;
 const MULTI_LEVEL = /^\d{1,3}(?:\.\d{1,3})+\.?\s+\p{Lu}/u;
 const SINGLE_LEVEL = /^\d{1,3}\.\s+\p{Lu}/u;
 const HAS_LOWER = /\p{Ll}/u;

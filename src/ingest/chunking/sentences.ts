@@ -7,7 +7,9 @@ import { isSpace } from './text-ranges.js';
 const SENTENCE_END = /[.!?…]+["'”’»)\]]*\s+|[。！？]+["'”’」』)\]]*\s*/g;
 const WORD_BEFORE = /(?:^|[\s(["'])([A-Za-z][A-Za-z.]{0,9})$/;
 const ABBREVIATIONS = new Set(
-  'mr mrs ms dr prof sr jr st vs etc e.g i.e eg ie cf al inc ltd co corp no nos fig figs vol vols pp p sec art ch approx resp dept est jan feb mar apr jun jul aug sep sept oct nov dec mt ft op ed eds rev gen col'.split(' '),
+  'mr mrs ms dr prof sr jr st vs etc e.g i.e eg ie cf al inc ltd co corp no nos fig figs vol vols pp p sec art ch approx resp dept est jan feb mar apr jun jul aug sep sept oct nov dec mt ft op ed eds rev gen col'.split(
+    ' ',
+  ),
 );
 const LOWER_START = /^\p{Ll}/u;
 export const ITEM_START = /^(?:[-*+•‣◦▪–]\s|\d{1,3}[.)]\s|\([a-z0-9]{1,3}\)\s|>|\||[\w$.[\]"-]{1,60}:\s)/;

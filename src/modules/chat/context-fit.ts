@@ -85,10 +85,7 @@ export function calibrationFrom(
  * plus 10 %; otherwise 1.5× the calibration that failed.
  */
 export function retryCalibration(failed: number, estimatedPromptTokens: number, reportedPromptTokens?: number): number {
-  const fromReport =
-    reportedPromptTokens && reportedPromptTokens > 0 && estimatedPromptTokens > 0
-      ? (reportedPromptTokens / estimatedPromptTokens) * 1.1
-      : 0;
+  const fromReport = reportedPromptTokens && reportedPromptTokens > 0 && estimatedPromptTokens > 0 ? (reportedPromptTokens / estimatedPromptTokens) * 1.1 : 0;
   return Math.min(MAX_CALIBRATION * 2, Math.max(failed * 1.5, fromReport));
 }
 

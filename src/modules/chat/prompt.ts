@@ -46,9 +46,7 @@ export interface AssembledPrompt {
 const tokensOf = (m: ChatMessage) => countTokens(m.content) + MESSAGE_OVERHEAD;
 
 export function assemblePrompt(input: AssemblyInput): AssembledPrompt {
-  const systemParts = [input.systemInstructions, input.addedContext, input.retrievedContext]
-    .map((s) => s?.trim())
-    .filter((s): s is string => !!s);
+  const systemParts = [input.systemInstructions, input.addedContext, input.retrievedContext].map((s) => s?.trim()).filter((s): s is string => !!s);
   const systemText = systemParts.join('\n\n');
 
   const turns = input.newTurns.map((m) => ({ ...m }));
@@ -61,7 +59,10 @@ export function assemblePrompt(input: AssemblyInput): AssembledPrompt {
   const earlier = turns.slice(0, -1);
   const kept = turns.slice(-1).concat(earlier.filter((m) => m.role === 'system'));
   const candidates: Array<{ m: ChatMessage; requestIndex: number | null }> = [
-    ...earlier.map((m, i) => ({ m, requestIndex: i })).filter((c) => c.m.role !== 'system').reverse(),
+    ...earlier
+      .map((m, i) => ({ m, requestIndex: i }))
+      .filter((c) => c.m.role !== 'system')
+      .reverse(),
     ...input.historyNewestFirst.map((m) => ({ m, requestIndex: null })),
   ].slice(0, input.historyLimit ?? Infinity);
 

@@ -103,7 +103,10 @@ export class ChatRepo {
   }
 
   async findThreadInTeam(db: Executor, teamId: string, id: string): Promise<ThreadRow | undefined> {
-    const [row] = await db.select(threadColumns).from(chatThreads).where(and(eq(chatThreads.id, id), eq(chatThreads.teamId, teamId)));
+    const [row] = await db
+      .select(threadColumns)
+      .from(chatThreads)
+      .where(and(eq(chatThreads.id, id), eq(chatThreads.teamId, teamId)));
     return row;
   }
 
@@ -136,7 +139,9 @@ export class ChatRepo {
   async lastExchangeTokens(db: Executor, threadId: string): Promise<number> {
     const res = (await db.execute(sql`select coalesce((
         select (usage->>'promptTokens')::int + (usage->>'completionTokens')::int from chat_messages
-        where thread_id = ${threadId}::uuid and role = 'assistant' and usage is not null order by seq desc limit 1), 0)::int as n`)) as unknown as { rows: Array<{ n: number }> };
+        where thread_id = ${threadId}::uuid and role = 'assistant' and usage is not null order by seq desc limit 1), 0)::int as n`)) as unknown as {
+      rows: Array<{ n: number }>;
+    };
     return Number(res.rows[0]?.n ?? 0);
   }
 
@@ -183,7 +188,16 @@ export class ChatRepo {
       // Ephemeral turns never continue a thread: they go with the new-thread statement, the rest with this one.
       const out: StoredUserTurn[] = new Array<StoredUserTurn>(turns.length);
       const parts = [turns.map((v, i) => [v, i] as const).filter(([v]) => !v.store), turns.map((v, i) => [v, i] as const).filter(([v]) => v.store)];
-      const [eph, rest] = await Promise.all([this.recordNewThreadTurns(db, parts[0]!.map(([v]) => v)), this.recordUserTurns(db, parts[1]!.map(([v]) => v))]);
+      const [eph, rest] = await Promise.all([
+        this.recordNewThreadTurns(
+          db,
+          parts[0]!.map(([v]) => v),
+        ),
+        this.recordUserTurns(
+          db,
+          parts[1]!.map(([v]) => v),
+        ),
+      ]);
       parts[0]!.forEach(([, i], k) => (out[i] = eph[k]!));
       parts[1]!.forEach(([, i], k) => (out[i] = rest[k]!));
       return out;
@@ -194,7 +208,9 @@ export class ChatRepo {
       return sql`(${key(i)}, ${t.id}::uuid, ${v.existing === null}::boolean, ${t.teamId}::uuid, ${t.workspaceId}::uuid, ${t.userId}::int, ${v.existing?.onlyUserId ?? null}::int, ${t.title}::text, ${v.now.toISOString()}::timestamptz)`;
     });
     const messages = turns.flatMap((v, i) =>
-      v.messages.map((m) => sql`(${key(i)}, ${m.id}::uuid, ${v.thread.id}::uuid, ${m.role}::text, ${m.content}::text, ${m.created.toISOString()}::timestamptz)`),
+      v.messages.map(
+        (m) => sql`(${key(i)}, ${m.id}::uuid, ${v.thread.id}::uuid, ${m.role}::text, ${m.content}::text, ${m.created.toISOString()}::timestamptz)`,
+      ),
     );
     // A reserving turn's log keeps its reservation (the sweep gives a crashed turn's back); its credits are computed below.
     const logs = turns.map((v, i) => promptLogSql.pendingRow(key(i), v.log, v.reservation ? usageSql.logRecord(v.reservation, null) : null));
@@ -208,8 +224,12 @@ export class ChatRepo {
           from ok
         ), ${usageSql.reserve(reserving, sql`usage_hist`)}`
       : sql``;
-    const reserved = reserving.length ? sql`, ${usageSql.refusalCheck()} as refused, (select c.credits from usage_cost c where c.key = ok.key) as reserved` : sql`, 0 as reserved`;
-    const res = (await executePrepared(db, sql`
+    const reserved = reserving.length
+      ? sql`, ${usageSql.refusalCheck()} as refused, (select c.credits from usage_cost c where c.key = ok.key) as reserved`
+      : sql`, 0 as reserved`;
+    const res = (await executePrepared(
+      db,
+      sql`
       with req (key, thread_id, is_new, team_id, workspace_id, user_id, scope_user, title, now) as (
         values ${sql.join(req, sql`, `)}
       ), bumped as (
@@ -236,9 +256,11 @@ export class ChatRepo {
           from (select role, content, model_id, case when role = 'assistant' then usage end as usage, seq from chat_messages where thread_id = ok.thread_id and status <> 'error' order by seq desc limit ${HISTORY_LIMIT}) h
         ) end as history,
         case when ok.is_new then false else ${plusFileSql.threadHasFiles(sql`ok.thread_id`)} end as has_files
-      from ok`)) as unknown as { rows: Array<{ key: number; history: string; has_files: boolean; reserved: number | null }> };
+      from ok`,
+    )) as unknown as { rows: Array<{ key: number; history: string; has_files: boolean; reserved: number | null }> };
     const out: StoredUserTurn[] = turns.map(() => null);
-    for (const r of res.rows) out[r.key] = { history: JSON.parse(r.history) as HistoryMessage[], threadHasFiles: r.has_files, reservedCredits: Number(r.reserved ?? 0) };
+    for (const r of res.rows)
+      out[r.key] = { history: JSON.parse(r.history) as HistoryMessage[], threadHasFiles: r.has_files, reservedCredits: Number(r.reserved ?? 0) };
     return out;
   }
 
@@ -281,9 +303,12 @@ export class ChatRepo {
     }
     // With budgets: the same inserts, the reservation (its cost known in full: no history), and a
     // final check that fails the whole statement on a refusal.
-    await executePrepared(db, sql`
+    await executePrepared(
+      db,
+      sql`
       with ${threadsAndMessages ? sql`${threadsAndMessages}, ` : sql``}l as (${logs}), ${usageSql.reserveKnown(turns.flatMap((v, i) => (v.reservation ? [{ r: v.reservation, credits: credits[i]! }] : [])))}
-      select ${usageSql.refusalCheck()} as refused`);
+      select ${usageSql.refusalCheck()} as refused`,
+    );
     return turns.map((_, i) => ({ history: [], threadHasFiles: false, reservedCredits: credits[i]! }));
   }
 
@@ -301,7 +326,9 @@ export class ChatRepo {
         : sql`(${key(i)}, null::uuid, ${v.threadId}::uuid, null::text, null::uuid, null::jsonb, null::jsonb, null::text, null::jsonb, ${v.now.toISOString()}::timestamptz)`;
     });
     const logs = answers.map((v, i) => promptLogSql.finishedRow(key(i), v.logId, v.log));
-    const res = (await executePrepared(db, sql`
+    const res = (await executePrepared(
+      db,
+      sql`
       with a (key, msg_id, thread_id, content, model_id, usage, sources, status, error, created) as (values ${sql.join(rows, sql`, `)}),
       m as (
         insert into chat_messages (id, thread_id, role, content, model_id, usage, sources, status, error, created)
@@ -311,10 +338,10 @@ export class ChatRepo {
       ), lost as (select a.key from a where a.msg_id is not null and a.msg_id not in (select id from m)),
       l as (${promptLogSql.finish(logs, sql`select key from lost`, THREAD_DELETED)}),
       ${usageSql.record(answers.map((v) => ({ entry: v.ledger, settle: v.settle })))}
-      select a.key, a.key not in (select key from lost) as kept from a`)) as unknown as { rows: Array<{ key: number; kept: boolean }> };
+      select a.key, a.key not in (select key from lost) as kept from a`,
+    )) as unknown as { rows: Array<{ key: number; kept: boolean }> };
     const out: StoredAnswer[] = answers.map(() => ({ kept: false }));
     for (const r of res.rows) out[r.key] = { kept: r.kept };
     return out;
   }
 }
-

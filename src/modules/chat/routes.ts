@@ -9,7 +9,15 @@ import { SseWriter } from '../../http/sse.js';
 import { plusAnswer } from '../plus/answer.js';
 import { ChatAddFileQuery, FilesForm } from '../plus/schema.js';
 import { PageOf } from '../../http/paging.js';
-import { CHAT_STREAM_DESCRIPTION, ChatCompletionRequest, ChatSearchQuery, Prompt, RenameThreadBody, SamplePromptsQuery, ThreadMessagesQuery } from './schema.js';
+import {
+  CHAT_STREAM_DESCRIPTION,
+  ChatCompletionRequest,
+  ChatSearchQuery,
+  Prompt,
+  RenameThreadBody,
+  SamplePromptsQuery,
+  ThreadMessagesQuery,
+} from './schema.js';
 import type { ChatService } from './service.js';
 import type { TurnService } from './turns.js';
 
@@ -29,7 +37,16 @@ export const chatRoutes: FastifyPluginAsyncTypebox<ChatRouteDeps> = async (app, 
 
   app.post(
     '/chat/:workspaceId/completions',
-    { schema: { tags, operationId: 'createChatCompletion', summary: 'Add a new chat message', params: Ws, body: ChatCompletionRequest, response: { 200: Type.Ref('ChatAnswer'), ...bodyErrorResponses, ...upstream } } },
+    {
+      schema: {
+        tags,
+        operationId: 'createChatCompletion',
+        summary: 'Add a new chat message',
+        params: Ws,
+        body: ChatCompletionRequest,
+        response: { 200: Type.Ref('ChatAnswer'), ...bodyErrorResponses, ...upstream },
+      },
+    },
     async (req, reply) => {
       // A client that hangs up on a plain completion also cancels the provider call.
       const abort = new AbortController();
@@ -97,12 +114,28 @@ export const chatRoutes: FastifyPluginAsyncTypebox<ChatRouteDeps> = async (app, 
   );
   app.get(
     '/chat/:workspaceId/history',
-    { schema: { tags, operationId: 'listChatThreads', summary: 'Retrieve chat history of a workspace (newest first)', params: Ws, response: { 200: Type.Array(Type.Ref('ChatThread')), ...errorResponses } } },
+    {
+      schema: {
+        tags,
+        operationId: 'listChatThreads',
+        summary: 'Retrieve chat history of a workspace (newest first)',
+        params: Ws,
+        response: { 200: Type.Array(Type.Ref('ChatThread')), ...errorResponses },
+      },
+    },
     async (req) => chat.listThreads(principalOf(req), req.params.workspaceId),
   );
   app.delete(
     '/chat/:workspaceId/history',
-    { schema: { tags, operationId: 'deleteChatHistory', summary: 'Delete all chat history of a workspace (the threads the caller may delete)', params: Ws, response: { 200: DeleteResponse, ...errorResponses } } },
+    {
+      schema: {
+        tags,
+        operationId: 'deleteChatHistory',
+        summary: 'Delete all chat history of a workspace (the threads the caller may delete)',
+        params: Ws,
+        response: { 200: DeleteResponse, ...errorResponses },
+      },
+    },
     async (req) => {
       await chat.deleteHistory(principalOf(req), req.params.workspaceId);
       return { deleted: true };
@@ -124,12 +157,29 @@ export const chatRoutes: FastifyPluginAsyncTypebox<ChatRouteDeps> = async (app, 
   );
   app.post(
     '/chat/:workspaceId/history/:threadId',
-    { schema: { tags, operationId: 'renameChatThread', summary: 'Update the title of a chat thread', params: WsThread, body: RenameThreadBody, response: { 200: Type.Ref('ChatThread_Full'), ...bodyErrorResponses } } },
+    {
+      schema: {
+        tags,
+        operationId: 'renameChatThread',
+        summary: 'Update the title of a chat thread',
+        params: WsThread,
+        body: RenameThreadBody,
+        response: { 200: Type.Ref('ChatThread_Full'), ...bodyErrorResponses },
+      },
+    },
     async (req) => chat.renameThread(principalOf(req), req.params.workspaceId, req.params.threadId, req.body.title),
   );
   app.delete(
     '/chat/:workspaceId/history/:threadId',
-    { schema: { tags, operationId: 'deleteChatThread', summary: 'Delete a chat thread', params: WsThread, response: { 200: DeleteResponse, ...errorResponses } } },
+    {
+      schema: {
+        tags,
+        operationId: 'deleteChatThread',
+        summary: 'Delete a chat thread',
+        params: WsThread,
+        response: { 200: DeleteResponse, ...errorResponses },
+      },
+    },
     async (req) => {
       await chat.deleteThread(principalOf(req), req.params.workspaceId, req.params.threadId);
       return { deleted: true };
@@ -142,7 +192,16 @@ export const chatRoutes: FastifyPluginAsyncTypebox<ChatRouteDeps> = async (app, 
   );
   app.get(
     '/chat/:workspaceId/sample-prompts',
-    { schema: { tags, operationId: 'listSamplePrompts', summary: 'Retrieve sample prompts', params: Ws, querystring: SamplePromptsQuery, response: { 200: Type.Array(Prompt), ...errorResponses } } },
+    {
+      schema: {
+        tags,
+        operationId: 'listSamplePrompts',
+        summary: 'Retrieve sample prompts',
+        params: Ws,
+        querystring: SamplePromptsQuery,
+        response: { 200: Type.Array(Prompt), ...errorResponses },
+      },
+    },
     async (req) => chat.samplePrompts(principalOf(req), req.params.workspaceId, req.query.limit),
   );
 
@@ -171,5 +230,4 @@ export const chatRoutes: FastifyPluginAsyncTypebox<ChatRouteDeps> = async (app, 
       return plusAnswer(reply, entry);
     },
   );
-
 };

@@ -33,7 +33,9 @@ export const SourceSchema = Type.Object({
   chunkId: Nullable(Type.Integer()),
   score: Type.Number({ description: 'final score (what ordered the chunks)' }),
   excerpt: Type.String(),
-  rank: Type.Optional(Type.Integer({ minimum: 1, description: '1-based final rank among the candidate chunks (absent on answers stored before ranks were recorded)' })),
+  rank: Type.Optional(
+    Type.Integer({ minimum: 1, description: '1-based final rank among the candidate chunks (absent on answers stored before ranks were recorded)' }),
+  ),
   ranking: Type.Optional(RankingSchema),
 });
 
@@ -78,14 +80,18 @@ export const ChatThreadFull = Type.Object(
   {
     ...threadFields,
     messages: Type.Array(ChatMessage),
-    hasEarlier: Type.Optional(Type.Boolean({ description: 'answered when `limit` or `before` was given: whether messages older than the first one returned remain' })),
+    hasEarlier: Type.Optional(
+      Type.Boolean({ description: 'answered when `limit` or `before` was given: whether messages older than the first one returned remain' }),
+    ),
   },
   { $id: 'ChatThread_Full' },
 );
 
 /** A page of a thread's messages, newest last: the latest `limit`, or the `limit` before the message `before`. */
 export const ThreadMessagesQuery = Type.Object({
-  before: Type.Optional(Type.String({ format: 'uuid', description: 'a message of this thread: answer only the messages before it (the cursor for paging back)' })),
+  before: Type.Optional(
+    Type.String({ format: 'uuid', description: 'a message of this thread: answer only the messages before it (the cursor for paging back)' }),
+  ),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: 'at most this many messages, the latest first chosen (absent: every message)' })),
 });
 
@@ -123,7 +129,11 @@ export const SamplePromptsQuery = Type.Object({ limit: Type.Integer({ minimum: 1
 const Span = Type.Tuple([Type.Integer({ minimum: 0 }), Type.Integer({ minimum: 0 })], { description: '[start, end): offsets in the text (UTF-16 code units)' });
 
 export const ChatSearchQuery = Type.Object({
-  q: Type.String({ minLength: 1, maxLength: 200, description: 'words to find in message texts and thread titles; the last one also matches as a prefix unless followed by a space' }),
+  q: Type.String({
+    minLength: 1,
+    maxLength: 200,
+    description: 'words to find in message texts and thread titles; the last one also matches as a prefix unless followed by a space',
+  }),
   workspaceId: Type.Optional(Uuid),
   page: Int32({ maximum: 1_000_000, default: 0, description: '0-based page number' }),
   size: Type.Integer({ minimum: 1, maximum: 1000, default: 20, description: 'page size' }),

@@ -98,7 +98,13 @@ export class ChatSearchRepo {
       )`;
   }
 
-  async search(db: Executor, caller: Principal, terms: SearchTerms, workspaceId: string | null, page: { page: number; size: number }): Promise<{ rows: SearchRow[]; total: number }> {
+  async search(
+    db: Executor,
+    caller: Principal,
+    terms: SearchTerms,
+    workspaceId: string | null,
+    page: { page: number; size: number },
+  ): Promise<{ rows: SearchRow[]; total: number }> {
     const marks = sql`'StartSel=' || chr(2) || ', StopSel=' || chr(3)`;
     const clean = (text: SQL) => sql`translate(${text}, chr(2) || chr(3), '')`;
     const q = this.query(terms);
@@ -126,7 +132,17 @@ export class ChatSearchRepo {
         ) c
       ) m
       order by page.score desc, page.updated desc, page.id`)) as unknown as {
-      rows: Array<{ thread_id: string; workspace_id: string; total: number; message_id: string; created_ms: number; marked_title: string; marked_snippet: string; cut_start: boolean; cut_end: boolean }>;
+      rows: Array<{
+        thread_id: string;
+        workspace_id: string;
+        total: number;
+        message_id: string;
+        created_ms: number;
+        marked_title: string;
+        marked_snippet: string;
+        cut_start: boolean;
+        cut_end: boolean;
+      }>;
     };
     const rows = res.rows.map((r) => ({
       threadId: r.thread_id,
@@ -145,7 +161,9 @@ export class ChatSearchRepo {
   }
 
   private async count(db: Executor, caller: Principal, terms: SearchTerms, workspaceId: string | null): Promise<number> {
-    const res = (await db.execute(sql`${this.hits(caller, terms, workspaceId)} select count(*)::int as n from hit`)) as unknown as { rows: Array<{ n: number }> };
+    const res = (await db.execute(sql`${this.hits(caller, terms, workspaceId)} select count(*)::int as n from hit`)) as unknown as {
+      rows: Array<{ n: number }>;
+    };
     return Number(res.rows[0]?.n ?? 0);
   }
 }

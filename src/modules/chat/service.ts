@@ -116,12 +116,16 @@ export class ChatService {
     const { row: ws } = await this.workspaces.load(caller, workspaceId);
     const threads = await this.repo.listThreads(this.db, threadScope(caller, ws));
     const mine = threads.filter((t) => isTeamAdmin(caller) || t.userId === caller.userId);
-    return this.repo.deleteThreads(this.db, mine.map((t) => t.id));
+    return this.repo.deleteThreads(
+      this.db,
+      mine.map((t) => t.id),
+    );
   }
 
   /** Conversation search over the threads the caller reads (docs/API.md, "Conversation search"). */
   async search(caller: Principal, query: ChatSearchQueryT) {
-    if (query.q.trim() === '') throw badRequest('validation_failed', 'q must contain a word to search for', [{ path: 'querystring/q', message: 'must not be blank' }]);
+    if (query.q.trim() === '')
+      throw badRequest('validation_failed', 'q must contain a word to search for', [{ path: 'querystring/q', message: 'must not be blank' }]);
     // A workspace the caller cannot see is a 404, as on every workspace route.
     if (query.workspaceId) await this.workspaces.load(caller, query.workspaceId);
     const terms = searchTerms(query.q);

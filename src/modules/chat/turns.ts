@@ -137,7 +137,12 @@ export class TurnService {
     //     the counters live decides whether statement 1 takes the reservation or it is taken here.
     //     A turn that may rewrite reserves for the rewrite and for context it has not retrieved yet.
     const extra = rewrites ? REWRITE_ALLOWANCE_TOKENS + contextBudget(plan) : 0;
-    const hold = await this.usage.hold(caller, plan.model.price, () => costOf(plan, context.text, extra), plan.historyScope ? () => this.lastExchangeTokens(plan.threadId) : null);
+    const hold = await this.usage.hold(
+      caller,
+      plan.model.price,
+      () => costOf(plan, context.text, extra),
+      plan.historyScope ? () => this.lastExchangeTokens(plan.threadId) : null,
+    );
     // 3. Store the user's turn and pending log; the same statement checks the thread and reads its
     //    history (and, with budgets on the database, reserves): a refusal (429) stores nothing.
     const ids = { messageId: randomUUID(), logId: randomUUID() };
@@ -196,7 +201,13 @@ export class TurnService {
   }
 
   /** The plain (non-streamed) answer: the same pipeline, its events gathered. */
-  async complete(caller: Principal, workspaceId: string, req: ChatCompletionRequestT, signal?: AbortSignal, opts: { store?: boolean } = {}): Promise<ChatAnswerT> {
+  async complete(
+    caller: Principal,
+    workspaceId: string,
+    req: ChatCompletionRequestT,
+    signal?: AbortSignal,
+    opts: { store?: boolean } = {},
+  ): Promise<ChatAnswerT> {
     let start: Extract<TurnEvent, { type: 'start' }> | undefined;
     let sources: StoredSource[] = [];
     let content = '';
@@ -232,7 +243,10 @@ export class TurnService {
   // ---- the steps -------------------------------------------------------------------------
 
   private async plan(caller: Principal, workspaceId: string, req: ChatCompletionRequestT, store: boolean): Promise<Plan> {
-    if (!store && req.threadId) throw badRequest('validation_failed', 'A turn that continues a thread is stored', [{ path: 'body/threadId', message: 'cannot be combined with store: false' }]);
+    if (!store && req.threadId)
+      throw badRequest('validation_failed', 'A turn that continues a thread is stored', [
+        { path: 'body/threadId', message: 'cannot be combined with store: false' },
+      ]);
     const w = await this.workspaces.load(caller, workspaceId);
     const newTurns: ChatMessage[] = req.messages ?? (req.prompt !== undefined ? [{ role: 'user', content: req.prompt }] : []);
     if (newTurns.length === 0) {
@@ -247,7 +261,9 @@ export class TurnService {
     const wm = req.modelId ? w.models.find((m) => m.modelId === req.modelId) : w.models[0];
     if (!wm) {
       throw req.modelId
-        ? badRequest('model_not_in_workspace', 'That model is not one of the workspace\u2019s models', [{ path: 'body/modelId', message: 'is not in this workspace' }])
+        ? badRequest('model_not_in_workspace', 'That model is not one of the workspace\u2019s models', [
+            { path: 'body/modelId', message: 'is not in this workspace' },
+          ])
         : badRequest('workspace_has_no_model', 'The workspace has no model: add one first');
     }
     const model = await this.models.findUsable(caller.teamId, wm.modelId);
@@ -278,7 +294,14 @@ export class TurnService {
       newTurns,
       plusIds: [...new Set(req.plusIds ?? [])],
       workspacePlusIds: w.plusIds.filter((id) => !req.plusIds?.includes(id)),
-      model: { id: model.id, name: model.name, price: model.chatCredits, contextWindow: model.contextWindow, usesSystemPrompts: model.usesSystemPrompts, promptWrapper: model.promptWrapper ?? null },
+      model: {
+        id: model.id,
+        name: model.name,
+        price: model.chatCredits,
+        contextWindow: model.contextWindow,
+        usesSystemPrompts: model.usesSystemPrompts,
+        promptWrapper: model.promptWrapper ?? null,
+      },
       settings: { systemInstructions: wm.systemInstructions, addedContext: wm.addedContext },
       target,
       params,
@@ -311,10 +334,20 @@ export class TurnService {
   }
 
   /** The follow-up rewritten by the turn's model from the conversation before it (follow-up.ts); null when the call failed. */
-  private rewrite(plan: Plan, historyNewestFirst: ReadonlyArray<{ role: string; content: string }>, signal: AbortSignal | undefined): Promise<Rewritten | null> {
+  private rewrite(
+    plan: Plan,
+    historyNewestFirst: ReadonlyArray<{ role: string; content: string }>,
+    signal: AbortSignal | undefined,
+  ): Promise<Rewritten | null> {
     const conversation = [...historyNewestFirst].reverse().concat(plan.newTurns.slice(0, -1));
     return rewriteFollowUp(
-      { target: plan.target, timeouts: this.timeouts, conversationOldestFirst: conversation, question: plan.newTurns.at(-1)!.content, ...(signal ? { signal } : {}) },
+      {
+        target: plan.target,
+        timeouts: this.timeouts,
+        conversationOldestFirst: conversation,
+        question: plan.newTurns.at(-1)!.content,
+        ...(signal ? { signal } : {}),
+      },
       (why) => this.onRewriteFailure(why),
     );
   }
@@ -322,29 +355,31 @@ export class TurnService {
   private async storeUserTurn(caller: Principal, plan: Plan, logId: string, hold: BudgetHold | null): Promise<NonNullable<StoredUserTurn>> {
     const now = new Date();
     const firstUser = plan.newTurns.find((m) => m.role === 'user')!;
-    const stored = await this.userTurns.add({
-      reservation: hold?.inStatement ?? null,
-      thread: { id: plan.threadId, teamId: caller.teamId, workspaceId: plan.workspace.id, userId: caller.userId, title: titleFrom(firstUser.content) },
-      existing: plan.historyScope,
-      messages: plan.newTurns.map((m, i) => ({ id: randomUUID(), role: m.role, content: m.content, created: new Date(now.getTime() + i) })),
-      store: plan.store,
-      log: {
-        id: logId,
-        teamId: caller.teamId,
-        userId: caller.userId,
-        workspaceId: plan.workspace.id,
-        threadId: plan.store ? plan.threadId : null,
-        modelId: plan.model.id,
-        modelName: plan.model.name,
-        prompt: plan.newTurns.at(-1)!.content,
-        created: now,
-      },
-      now,
-    }).catch(async (err: unknown) => {
-      await hold?.release();
-      // A budget or rate limit refused the reservation in the statement: the whole statement was undone.
-      throw (hold?.inStatement && (await this.usage.refusal(caller, err))) || err;
-    });
+    const stored = await this.userTurns
+      .add({
+        reservation: hold?.inStatement ?? null,
+        thread: { id: plan.threadId, teamId: caller.teamId, workspaceId: plan.workspace.id, userId: caller.userId, title: titleFrom(firstUser.content) },
+        existing: plan.historyScope,
+        messages: plan.newTurns.map((m, i) => ({ id: randomUUID(), role: m.role, content: m.content, created: new Date(now.getTime() + i) })),
+        store: plan.store,
+        log: {
+          id: logId,
+          teamId: caller.teamId,
+          userId: caller.userId,
+          workspaceId: plan.workspace.id,
+          threadId: plan.store ? plan.threadId : null,
+          modelId: plan.model.id,
+          modelName: plan.model.name,
+          prompt: plan.newTurns.at(-1)!.content,
+          created: now,
+        },
+        now,
+      })
+      .catch(async (err: unknown) => {
+        await hold?.release();
+        // A budget or rate limit refused the reservation in the statement: the whole statement was undone.
+        throw (hold?.inStatement && (await this.usage.refusal(caller, err))) || err;
+      });
     if (!stored) {
       await hold?.release();
       throw notFound('Thread');
@@ -383,7 +418,9 @@ export class TurnService {
   ): LedgerEntry {
     const call = o.kind === 'failed' && o.content.length === 0 ? ZERO_USAGE : usage;
     // The follow-up's rewrite was a call of its own, billed whatever became of the answer.
-    const billed = rewriteUsed ? { promptTokens: call.promptTokens + rewriteUsed.promptTokens, completionTokens: call.completionTokens + rewriteUsed.completionTokens } : call;
+    const billed = rewriteUsed
+      ? { promptTokens: call.promptTokens + rewriteUsed.promptTokens, completionTokens: call.completionTokens + rewriteUsed.completionTokens }
+      : call;
     return {
       id: logId,
       teamId: caller.teamId,
@@ -409,7 +446,13 @@ export class TurnService {
    */
   private async *callProvider(plan: Plan, fit: Fit, opts: TurnOptions, cap: number | null): AsyncGenerator<TurnEvent, Outcome> {
     const adapter = getAdapter(plan.target.apiBase, plan.target.connectionType);
-    const request = { target: plan.target, messages: fit.assembled.messages, params: plan.params, timeouts: this.timeouts, ...(opts.signal ? { signal: opts.signal } : {}) };
+    const request = {
+      target: plan.target,
+      messages: fit.assembled.messages,
+      params: plan.params,
+      timeouts: this.timeouts,
+      ...(opts.signal ? { signal: opts.signal } : {}),
+    };
     const refit = (pe: ProviderError): ChatMessage[] | null => {
       const again = refitAfterContextError(fit.input, fit.assembled, pe);
       if (!again) return null;
@@ -507,7 +550,9 @@ function answerRecord(
   const error = problem ? { status: statusOf(problem.kind), code: problem.code, detail: problem.message } : null;
   return {
     threadId: plan.threadId,
-    message: keepMessage ? { id: ids.messageId, content: o.content, modelId: plan.model.id, usage: nothingAnswered ? null : stored, sources, status, error } : null,
+    message: keepMessage
+      ? { id: ids.messageId, content: o.content, modelId: plan.model.id, usage: nothingAnswered ? null : stored, sources, status, error }
+      : null,
     logId: ids.logId,
     log: {
       response: o.content || null,

@@ -21,7 +21,10 @@ const VECTOR_INSERT_BATCH = 200;
  */
 export class EmbeddingsRepo {
   async teamModel(db: Executor, teamId: string): Promise<{ modelId: string; updated: Date } | undefined> {
-    const [row] = await db.select({ modelId: teamEmbeddingModels.modelId, updated: teamEmbeddingModels.updated }).from(teamEmbeddingModels).where(eq(teamEmbeddingModels.teamId, teamId));
+    const [row] = await db
+      .select({ modelId: teamEmbeddingModels.modelId, updated: teamEmbeddingModels.updated })
+      .from(teamEmbeddingModels)
+      .where(eq(teamEmbeddingModels.teamId, teamId));
     return row;
   }
 
@@ -66,7 +69,13 @@ export class EmbeddingsRepo {
   /** New files, in the transaction that stores them: queued when their team has an embedding model (else nothing). */
   async enqueueFiles(tx: Tx, fileIds: string[]): Promise<void> {
     if (fileIds.length === 0) return;
-    await this.enqueueMissing(tx, sql`f.id in (${sql.join(fileIds.map((id) => sql`${id}::uuid`), sql`, `)})`);
+    await this.enqueueMissing(
+      tx,
+      sql`f.id in (${sql.join(
+        fileIds.map((id) => sql`${id}::uuid`),
+        sql`, `,
+      )})`,
+    );
   }
 
   /** Files stored before embeddings existed, or by a node that crashed mid-way: queued. Idempotent. */
@@ -89,7 +98,9 @@ export class EmbeddingsRepo {
         order by d.next_attempt, d.file_id
         limit ${limit}
         for update skip locked)
-      returning s.file_id, s.team_id, s.model_id, s.attempts`)) as unknown as { rows: Array<{ file_id: string; team_id: string; model_id: string; attempts: number }> };
+      returning s.file_id, s.team_id, s.model_id, s.attempts`)) as unknown as {
+      rows: Array<{ file_id: string; team_id: string; model_id: string; attempts: number }>;
+    };
     return res.rows.map((r) => ({ fileId: r.file_id, teamId: r.team_id, modelId: r.model_id, attempts: Number(r.attempts) }));
   }
 
@@ -117,7 +128,11 @@ export class EmbeddingsRepo {
     for (let i = 0; i < vectors.length; i += VECTOR_INSERT_BATCH) {
       await tx
         .insert(plusChunkVectors)
-        .values(vectors.slice(i, i + VECTOR_INSERT_BATCH).map((v) => ({ chunkId: v.chunkId, fileId: c.fileId, plusId: v.plusId, modelId: c.modelId, embedding: v.embedding })));
+        .values(
+          vectors
+            .slice(i, i + VECTOR_INSERT_BATCH)
+            .map((v) => ({ chunkId: v.chunkId, fileId: c.fileId, plusId: v.plusId, modelId: c.modelId, embedding: v.embedding })),
+        );
     }
     return true;
   }

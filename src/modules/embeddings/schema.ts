@@ -29,7 +29,8 @@ export const EmbeddingSettingsBody = Type.Object(
     embeddingModelId: Nullable(
       Type.String({
         format: 'uuid',
-        description: "a model of kind embedding the team uses; null: none (retrieval is full-text only). Choosing a model, even the current one, re-embeds every file",
+        description:
+          'a model of kind embedding the team uses; null: none (retrieval is full-text only). Choosing a model, even the current one, re-embeds every file',
       }),
     ),
   },

@@ -68,7 +68,9 @@ export class EmbeddingsService {
     } else {
       const model = await this.models.findUsable(caller.teamId, modelId);
       if (!model) {
-        throw badRequest('model_not_available', 'That model is not available to this team', [{ path: 'body/embeddingModelId', message: 'is not a model this team uses' }]);
+        throw badRequest('model_not_available', 'That model is not available to this team', [
+          { path: 'body/embeddingModelId', message: 'is not a model this team uses' },
+        ]);
       }
       this.models.assertKind(model, 'embedding', 'body/embeddingModelId');
       await this.db.transaction((tx) => this.repo.setTeamModel(tx, caller.teamId, modelId));

@@ -4,7 +4,17 @@ import { Type } from 'typebox';
 import { principalOf } from '../../http/auth.js';
 import { acceptWrapped } from '../../http/bodies.js';
 import { bodyErrorResponses, errorResponses, problems, Uuid } from '../../http/schemas.js';
-import { ConnectionTest, ConnectionTestBody, CreateModelQuery, ModelIds, ModelListQuery, ModelRef, ModelRequest, NewModelRequest, type ModelT } from './schema.js';
+import {
+  ConnectionTest,
+  ConnectionTestBody,
+  CreateModelQuery,
+  ModelIds,
+  ModelListQuery,
+  ModelRef,
+  ModelRequest,
+  NewModelRequest,
+  type ModelT,
+} from './schema.js';
 import type { ModelsService } from './service.js';
 
 /** Configuration warnings (e.g. a contextWindow larger than the provider serves) also go to the log. */
@@ -21,28 +31,48 @@ export const modelRoutes: FastifyPluginAsyncTypebox<{ models: ModelsService }> =
   const many = { 200: Type.Array(Type.Ref('Model')), ...errorResponses };
   const wrappedRequest = acceptWrapped('modelRequest');
 
-  app.get('/models', { schema: { tags, operationId: 'listModels', summary: 'Get Models (active)', querystring: ModelListQuery, response: many } }, async (req) =>
-    models.list(principalOf(req), req.query, true),
+  app.get(
+    '/models',
+    { schema: { tags, operationId: 'listModels', summary: 'Get Models (active)', querystring: ModelListQuery, response: many } },
+    async (req) => models.list(principalOf(req), req.query, true),
   );
-  app.get('/models/all', { schema: { tags, operationId: 'listAllModels', summary: 'Get All Models (active and inactive)', querystring: ModelListQuery, response: many } }, async (req) =>
-    models.list(principalOf(req), req.query, false),
+  app.get(
+    '/models/all',
+    { schema: { tags, operationId: 'listAllModels', summary: 'Get All Models (active and inactive)', querystring: ModelListQuery, response: many } },
+    async (req) => models.list(principalOf(req), req.query, false),
   );
   app.post(
     '/models',
     {
       preValidation: wrappedRequest,
-      schema: { tags, operationId: 'createModel', summary: 'Save New Model (body bare or as {modelRequest})', querystring: CreateModelQuery, body: NewModelRequest, response: { ...oneFromBody, ...problems(409) } },
+      schema: {
+        tags,
+        operationId: 'createModel',
+        summary: 'Save New Model (body bare or as {modelRequest})',
+        querystring: CreateModelQuery,
+        body: NewModelRequest,
+        response: { ...oneFromBody, ...problems(409) },
+      },
     },
     async (req) => logWarnings(req, await models.create(principalOf(req), req.body, { system: req.query.system })),
   );
-  app.get('/models/:modelId', { schema: { tags, operationId: 'getModel', summary: 'Get Model', params: Type.Object({ modelId: Uuid }), response: one } }, async (req) =>
-    models.get(principalOf(req), req.params.modelId),
+  app.get(
+    '/models/:modelId',
+    { schema: { tags, operationId: 'getModel', summary: 'Get Model', params: Type.Object({ modelId: Uuid }), response: one } },
+    async (req) => models.get(principalOf(req), req.params.modelId),
   );
   app.patch(
     '/models/:modelId',
     {
       preValidation: wrappedRequest,
-      schema: { tags, operationId: 'updateModel', summary: 'Save Model (update; body bare or as {modelRequest})', params: Type.Object({ modelId: Uuid }), body: ModelRequest, response: oneFromBody },
+      schema: {
+        tags,
+        operationId: 'updateModel',
+        summary: 'Save Model (update; body bare or as {modelRequest})',
+        params: Type.Object({ modelId: Uuid }),
+        body: ModelRequest,
+        response: oneFromBody,
+      },
     },
     async (req) => logWarnings(req, await models.update(principalOf(req), req.params.modelId, req.body)),
   );
@@ -53,17 +83,26 @@ export const modelRoutes: FastifyPluginAsyncTypebox<{ models: ModelsService }> =
   );
   app.post(
     '/models/remove-from-team',
-    { preValidation: acceptWrapped('model'), schema: { tags, operationId: 'removeModelFromTeam', summary: 'Remove From Team', body: ModelRef, response: oneFromBody } },
+    {
+      preValidation: acceptWrapped('model'),
+      schema: { tags, operationId: 'removeModelFromTeam', summary: 'Remove From Team', body: ModelRef, response: oneFromBody },
+    },
     async (req) => models.removeFromTeam(principalOf(req), req.body.id),
   );
   app.post(
     '/models/list',
-    { preValidation: acceptWrapped('modelIds'), schema: { tags, operationId: 'listModelsByIds', summary: 'Get Active Models From List', body: ModelIds, response: manyFromBody } },
+    {
+      preValidation: acceptWrapped('modelIds'),
+      schema: { tags, operationId: 'listModelsByIds', summary: 'Get Active Models From List', body: ModelIds, response: manyFromBody },
+    },
     async (req) => models.listByIds(principalOf(req), req.body, true),
   );
   app.post(
     '/models/list/all',
-    { preValidation: acceptWrapped('modelIds'), schema: { tags, operationId: 'listAllModelsByIds', summary: 'Get All Models From List (active and inactive)', body: ModelIds, response: manyFromBody } },
+    {
+      preValidation: acceptWrapped('modelIds'),
+      schema: { tags, operationId: 'listAllModelsByIds', summary: 'Get All Models From List (active and inactive)', body: ModelIds, response: manyFromBody },
+    },
     async (req) => models.listByIds(principalOf(req), req.body, false),
   );
   app.post(

@@ -6,9 +6,12 @@ export const ApiBaseIn = Type.Union(
   ['OPENAI', 'ANTHROPIC', 'GOOGLE', 'VENDOR_A', 'VENDOR_B', 'VENDOR_C'].map((v) => Type.Literal(v)),
   { description: 'OPENAI | ANTHROPIC | GOOGLE (aliases VENDOR_A | VENDOR_B | VENDOR_C)' },
 );
-export const ConnectionTypeIn = Type.Union(['URL', 'AZURE', 'CLOUD_PROVIDER_A'].map((v) => Type.Literal(v)), {
-  description: 'URL | AZURE (alias CLOUD_PROVIDER_A)',
-});
+export const ConnectionTypeIn = Type.Union(
+  ['URL', 'AZURE', 'CLOUD_PROVIDER_A'].map((v) => Type.Literal(v)),
+  {
+    description: 'URL | AZURE (alias CLOUD_PROVIDER_A)',
+  },
+);
 
 export const ModelSetting = Type.Object(
   { fieldName: Type.String({ maxLength: 200 }), name: Type.String({ maxLength: 200 }), description: Type.String({ maxLength: 5000 }) },
@@ -36,7 +39,7 @@ export const ModelSettingFields = {
   engine: Text(),
   bitCount: Nullable(Type.Integer({ minimum: 1, maximum: 64 })),
   groupSize: Nullable(Int32()),
-  contextWindow: Nullable(Type.Integer({ minimum: 1, maximum: 100_000_000, description: 'tokens the model takes in; bounds a workspace\'s maxTokens' })),
+  contextWindow: Nullable(Type.Integer({ minimum: 1, maximum: 100_000_000, description: "tokens the model takes in; bounds a workspace's maxTokens" })),
   promptMode: Text(),
   accuracy: Nullable(Type.Number()),
   speed: Nullable(Type.Number()),
@@ -53,10 +56,10 @@ export const ModelSettingFields = {
   promptWrapper: Nullable(PromptWrapper),
   modelRating: Nullable(Type.Integer({ minimum: 0, maximum: 100 })),
   kind: Type.Union([Type.Literal('chat'), Type.Literal('embedding')], {
-    description: 'chat: answers in workspaces; embedding: turns text into vectors for a team\'s Plus entries (team embedding setting). Default chat',
+    description: "chat: answers in workspaces; embedding: turns text into vectors for a team's Plus entries (team embedding setting). Default chat",
   }),
   embeddingDimensions: Nullable(
-    Type.Integer({ minimum: 1, maximum: 16_000, description: 'embedding models: the vector size to ask for; null: the model\'s own, found on first use' }),
+    Type.Integer({ minimum: 1, maximum: 16_000, description: "embedding models: the vector size to ask for; null: the model's own, found on first use" }),
   ),
 };
 export type ModelSettingKey = keyof typeof ModelSettingFields;
@@ -122,7 +125,9 @@ export const ConnectionTest = Type.Object({
   ok: Type.Boolean({ description: 'whether the provider answered' }),
   content: Nullable(Type.String({ description: "the provider's answer (ok only)" })),
   finishReason: Nullable(Type.String()),
-  dimensions: Nullable(Type.Integer({ description: 'embedding models: the size of the vector the embeddings endpoint answered for the prompt; chat models: null' })),
+  dimensions: Nullable(
+    Type.Integer({ description: 'embedding models: the size of the vector the embeddings endpoint answered for the prompt; chat models: null' }),
+  ),
   latencyMs: Type.Integer({ description: 'time the test took, in milliseconds' }),
   error: Nullable(
     Type.Object({

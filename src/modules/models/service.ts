@@ -206,7 +206,14 @@ export class ModelsService {
       target = (await this.resolveNow({ ...row, active: true })).target;
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
-      return { ok: false, content: null, finishReason: null, dimensions: null, latencyMs: elapsed(), error: { status: 400, code: err.code, detail: err.message } }; // resolveNow only refuses with bad_request
+      return {
+        ok: false,
+        content: null,
+        finishReason: null,
+        dimensions: null,
+        latencyMs: elapsed(),
+        error: { status: 400, code: err.code, detail: err.message },
+      }; // resolveNow only refuses with bad_request
     }
     try {
       // An embedding model is tested where it is used: its embeddings endpoint (it may have no chat one at all).
@@ -215,9 +222,23 @@ export class ModelsService {
         const dimensions = vector?.length ?? 0;
         if (row.embeddingDimensions != null && dimensions !== row.embeddingDimensions) {
           const detail = `The model answered a vector of ${dimensions} dimensions, but it is set to ${row.embeddingDimensions}: correct embeddingDimensions or clear it`;
-          return { ok: false, content: null, finishReason: null, dimensions, latencyMs: elapsed(), error: { status: 502, code: 'provider_bad_response', detail } };
+          return {
+            ok: false,
+            content: null,
+            finishReason: null,
+            dimensions,
+            latencyMs: elapsed(),
+            error: { status: 502, code: 'provider_bad_response', detail },
+          };
         }
-        return { ok: true, content: `Embedded the prompt as a vector of ${dimensions} dimensions`, finishReason: null, dimensions, latencyMs: elapsed(), error: null };
+        return {
+          ok: true,
+          content: `Embedded the prompt as a vector of ${dimensions} dimensions`,
+          finishReason: null,
+          dimensions,
+          latencyMs: elapsed(),
+          error: null,
+        };
       }
       const out = await getAdapter(target.apiBase, target.connectionType).complete({
         target,

@@ -44,7 +44,14 @@ export const openaiCompatRoutes: FastifyPluginAsyncTypebox<OpenAICompatRouteDeps
 
   app.get(
     '/models',
-    { schema: { tags, operationId: 'listOpenAIModels', summary: 'List the workspaces (and their models) as OpenAI models', response: { 200: Type.Ref('OpenAIModelList'), ...openAIErrors(401, 403) } } },
+    {
+      schema: {
+        tags,
+        operationId: 'listOpenAIModels',
+        summary: 'List the workspaces (and their models) as OpenAI models',
+        response: { 200: Type.Ref('OpenAIModelList'), ...openAIErrors(401, 403) },
+      },
+    },
     async (req) => compat.listModels(principalOf(req)),
   );
 
@@ -74,7 +81,10 @@ export const openaiCompatRoutes: FastifyPluginAsyncTypebox<OpenAICompatRouteDeps
         response: {
           200: {
             description: 'A chat.completion; with `stream: true`, an event stream of chat.completion.chunk',
-            content: { 'application/json': { schema: Type.Ref('OpenAIChatCompletion') }, 'text/event-stream': { schema: Type.Ref('OpenAIChatCompletionChunk') } },
+            content: {
+              'application/json': { schema: Type.Ref('OpenAIChatCompletion') },
+              'text/event-stream': { schema: Type.Ref('OpenAIChatCompletionChunk') },
+            },
           },
           ...openAIErrors(400, 401, 403, 404, 413, 415, 429, 502, 504),
         },

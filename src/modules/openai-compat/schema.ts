@@ -39,11 +39,15 @@ export const OpenAIChatRequest = Type.Object(
     max_tokens: Type.Optional(MaxTokens),
     max_completion_tokens: Type.Optional(MaxTokens),
     n: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 1, description: 'only 1 is supported' }))),
-    stop: Type.Optional(Nullable(Type.Union([Type.String({ minLength: 1, maxLength: 500 }), Type.Array(Type.String({ minLength: 1, maxLength: 500 }), { maxItems: 4 })]))),
+    stop: Type.Optional(
+      Nullable(Type.Union([Type.String({ minLength: 1, maxLength: 500 }), Type.Array(Type.String({ minLength: 1, maxLength: 500 }), { maxItems: 4 })])),
+    ),
     presence_penalty: Type.Optional(Penalty),
     frequency_penalty: Type.Optional(Penalty),
     logit_bias: Type.Optional(
-      Nullable(Type.Record(Type.String({ pattern: '^[0-9]+$' }), Type.Number({ minimum: -100, maximum: 100 }), { maxProperties: 300, additionalProperties: false })),
+      Nullable(
+        Type.Record(Type.String({ pattern: '^[0-9]+$' }), Type.Number({ minimum: -100, maximum: 100 }), { maxProperties: 300, additionalProperties: false }),
+      ),
     ),
     user: Type.Optional(Nullable(Type.String({ description: 'accepted and ignored: the prompt log is kept under the caller of the API key' }))),
     metadata: Type.Optional(Nullable(Type.Object({}, { additionalProperties: true, description: 'accepted and ignored' }))),
@@ -122,7 +126,11 @@ export const OpenAIChatCompletionChunk = Type.Object(
     atrium_sources: Type.Optional(Type.Array(SourceSchema)),
     atrium: Type.Optional(AtriumInfo),
   },
-  { $id: 'OpenAIChatCompletionChunk', description: 'the data of each `data:` line of a stream (one with `error` instead when the turn fails after the stream started), which ends with `data: [DONE]`' },
+  {
+    $id: 'OpenAIChatCompletionChunk',
+    description:
+      'the data of each `data:` line of a stream (one with `error` instead when the turn fails after the stream started), which ends with `data: [DONE]`',
+  },
 );
 export type OpenAIChatCompletionChunkT = Static<typeof OpenAIChatCompletionChunk>;
 

@@ -18,7 +18,8 @@ import type { OpenAIChatCompletionChunkT, OpenAIChatCompletionT, OpenAIChatReque
 /** A stream item: a chunk, or the error of a turn that failed after the stream started. */
 export type CompatStreamItem = { chunk: OpenAIChatCompletionChunkT } | { error: { kind: ErrorKind; code: string; message: string } };
 
-const MODEL_ID = /^workspace\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})(?:\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}))?$/i;
+const MODEL_ID =
+  /^workspace\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})(?:\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}))?$/i;
 
 function modelNotFound(model: string): AppError {
   return new AppError('not_found', 'model_not_found', `The model '${model.slice(0, 200)}' does not exist or you do not have access to it`, [
@@ -93,9 +94,21 @@ export class OpenAICompatService {
       const models = w.models as WorkspaceModelT[];
       const first = models[0];
       const info = { workspaceId: w.id, workspaceName: w.name };
-      data.push({ id: `workspace/${w.id}`, object: 'model', created, owned_by: 'atrium', atrium: { ...info, modelId: first?.modelId ?? null, modelName: first?.modelName ?? null } });
+      data.push({
+        id: `workspace/${w.id}`,
+        object: 'model',
+        created,
+        owned_by: 'atrium',
+        atrium: { ...info, modelId: first?.modelId ?? null, modelName: first?.modelName ?? null },
+      });
       for (const m of models) {
-        data.push({ id: `workspace/${w.id}/${m.modelId}`, object: 'model', created, owned_by: 'atrium', atrium: { ...info, modelId: m.modelId, modelName: m.modelName } });
+        data.push({
+          id: `workspace/${w.id}/${m.modelId}`,
+          object: 'model',
+          created,
+          owned_by: 'atrium',
+          atrium: { ...info, modelId: m.modelId, modelName: m.modelName },
+        });
       }
     }
     return { object: 'list', data };
@@ -119,7 +132,9 @@ export class OpenAICompatService {
       created: unixSeconds(new Date(a.created)),
       model: body.model,
       system_fingerprint: null,
-      choices: [{ index: 0, message: { role: 'assistant', content: a.message.content, refusal: null }, finish_reason: finishReason(a.finishReason), logprobs: null }],
+      choices: [
+        { index: 0, message: { role: 'assistant', content: a.message.content, refusal: null }, finish_reason: finishReason(a.finishReason), logprobs: null },
+      ],
       usage: usageOf(a.usage),
       ...(a.sources.length > 0 ? { atrium_sources: a.sources } : {}),
       atrium: { threadId: t.store ? a.threadId : null, messageId: t.store ? a.messageId : null, modelId: a.modelId },
@@ -137,7 +152,16 @@ export class OpenAICompatService {
     const created = unixSeconds(new Date());
     let id = 'chatcmpl-pending';
     const chunk = (choices: OpenAIChatCompletionChunkT['choices'], extra: Partial<OpenAIChatCompletionChunkT> = {}): CompatStreamItem => ({
-      chunk: { id, object: 'chat.completion.chunk', created, model: body.model, system_fingerprint: null, choices, ...(includeUsage ? { usage: null } : {}), ...extra },
+      chunk: {
+        id,
+        object: 'chat.completion.chunk',
+        created,
+        model: body.model,
+        system_fingerprint: null,
+        choices,
+        ...(includeUsage ? { usage: null } : {}),
+        ...extra,
+      },
     });
     const delta = (content: string) => chunk([{ index: 0, delta: { content }, finish_reason: null, logprobs: null }]);
     let start: Extract<TurnEvent, { type: 'start' }> | null = null;

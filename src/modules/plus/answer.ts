@@ -37,7 +37,10 @@ async function* pieces(shell: string, entry: PlusT): AsyncGenerator<string> {
     for (let at = 0; at < file.fileChunks.length; at += CHUNKS_PER_TURN) {
       await nextTurn();
       const batch = file.fileChunks.slice(at, at + CHUNKS_PER_TURN);
-      yield (at > 0 ? ',' : '') + batch.map((c) => JSON.stringify({ id: c.id, fileData: c.fileData, fileDataProcessed: c.fileDataProcessed, tokenSize: c.tokenSize })).join(',');
+      yield (
+        (at > 0 ? ',' : '') +
+        batch.map((c) => JSON.stringify({ id: c.id, fileData: c.fileData, fileDataProcessed: c.fileDataProcessed, tokenSize: c.tokenSize })).join(',')
+      );
     }
     yield ']' + parts[i + 1]!;
   }

@@ -85,10 +85,7 @@ const FIND_WITH_LEXEMES = `
 export class PlusRepo {
   /** docs/API.md, Tenancy: public entries are seen by the team; private ones by their creator and the team's owners/admins. */
   visible(v: Viewer): SQL {
-    return and(
-      eq(plusEntries.teamId, v.teamId),
-      v.admin ? undefined : or(eq(plusEntries.isPublic, true), eq(plusEntries.userId, v.userId)),
-    )!;
+    return and(eq(plusEntries.teamId, v.teamId), v.admin ? undefined : or(eq(plusEntries.isPublic, true), eq(plusEntries.userId, v.userId)))!;
   }
 
   async list(db: Executor, v: Viewer, showPublic: boolean): Promise<PlusRow[]> {
@@ -103,7 +100,10 @@ export class PlusRepo {
 
   /** The query of `find` (the retrieval benchmark runs it as raw SQL). */
   findQuery(db: Executor, v: Viewer, id: string) {
-    return db.select().from(plusEntries).where(and(eq(plusEntries.id, id), this.visible(v)));
+    return db
+      .select()
+      .from(plusEntries)
+      .where(and(eq(plusEntries.id, id), this.visible(v)));
   }
 
   /**
@@ -129,13 +129,14 @@ export class PlusRepo {
    * question's lexemes. Sent past drizzle (db/raw.ts): it runs on every context-for-prompt.
    */
   async findWithLexemes(db: Executor, v: Viewer, id: string, question: string): Promise<{ entry: EntryForSearch; lexemes: QuestionLexeme[] } | undefined> {
-    const [row] = await rawRows<{ id: string; team_id: string; context: string | null; chunk_count: number; lexical_version: number | string; lexemes: string }>(db, FIND_WITH_LEXEMES, [
-      id,
-      v.teamId,
-      v.admin,
-      v.userId,
-      question.slice(0, MAX_QUESTION_CHARS),
-    ]);
+    const [row] = await rawRows<{
+      id: string;
+      team_id: string;
+      context: string | null;
+      chunk_count: number;
+      lexical_version: number | string;
+      lexemes: string;
+    }>(db, FIND_WITH_LEXEMES, [id, v.teamId, v.admin, v.userId, question.slice(0, MAX_QUESTION_CHARS)]);
     return (
       row && {
         entry: { id: row.id, teamId: row.team_id, context: row.context, chunkCount: row.chunk_count, lexicalVersion: Number(row.lexical_version) },
@@ -146,7 +147,10 @@ export class PlusRepo {
 
   async findMany(db: Executor, v: Viewer, ids: string[]): Promise<PlusRow[]> {
     if (ids.length === 0) return [];
-    return db.select().from(plusEntries).where(and(inArray(plusEntries.id, ids), this.visible(v)));
+    return db
+      .select()
+      .from(plusEntries)
+      .where(and(inArray(plusEntries.id, ids), this.visible(v)));
   }
 
   async exists(db: Executor, id: string): Promise<boolean> {
@@ -159,7 +163,10 @@ export class PlusRepo {
   }
 
   async update(db: Executor, id: string, v: Partial<typeof plusEntries.$inferInsert>): Promise<void> {
-    await db.update(plusEntries).set({ ...v, updated: new Date() }).where(eq(plusEntries.id, id));
+    await db
+      .update(plusEntries)
+      .set({ ...v, updated: new Date() })
+      .where(eq(plusEntries.id, id));
   }
 
   async delete(db: Executor, id: string): Promise<void> {
@@ -184,7 +191,10 @@ export class PlusRepo {
     for (const [plusId, group] of byEntry) {
       const chunkCount = group.reduce((n, f) => n + f.chunks.length, 0);
       // The entry's row first: its lock orders concurrent writers of the entry's statistics.
-      await tx.update(plusEntries).set({ chunkCount: sql`${plusEntries.chunkCount} + ${chunkCount}` }).where(eq(plusEntries.id, plusId));
+      await tx
+        .update(plusEntries)
+        .set({ chunkCount: sql`${plusEntries.chunkCount} + ${chunkCount}` })
+        .where(eq(plusEntries.id, plusId));
       if (chunkCount === 0) continue;
       await tx.execute(sql`
         insert into plus_terms (plus_id, lexeme, df)
@@ -206,7 +216,14 @@ export class PlusRepo {
   async chunksOf(db: Executor, fileIds: string[]): Promise<ChunkRow[]> {
     if (fileIds.length === 0) return [];
     return db
-      .select({ id: plusChunks.id, fileId: plusChunks.fileId, idx: plusChunks.idx, fileData: plusChunks.fileData, fileDataProcessed: plusChunks.fileDataProcessed, tokenSize: plusChunks.tokenSize })
+      .select({
+        id: plusChunks.id,
+        fileId: plusChunks.fileId,
+        idx: plusChunks.idx,
+        fileData: plusChunks.fileData,
+        fileDataProcessed: plusChunks.fileDataProcessed,
+        tokenSize: plusChunks.tokenSize,
+      })
       .from(plusChunks)
       .where(inArray(plusChunks.fileId, fileIds))
       .orderBy(asc(plusChunks.fileId), asc(plusChunks.idx));

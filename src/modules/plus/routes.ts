@@ -30,13 +30,32 @@ export const plusRoutes: FastifyPluginAsyncTypebox<{ plus: PlusService; limits: 
   const PlusParams = Type.Object({ plusId: Uuid });
   const FileParams = Type.Object({ fileId: Uuid });
 
-  app.get('/plus', { schema: { tags, operationId: 'listPlus', summary: 'List Plus summaries', querystring: ShowPublicQuery, response: { 200: Type.Array(Type.Ref('PlusSummary')), ...errorResponses } } }, async (req) =>
-    plus.list(principalOf(req), req.query.showPublic),
+  app.get(
+    '/plus',
+    {
+      schema: {
+        tags,
+        operationId: 'listPlus',
+        summary: 'List Plus summaries',
+        querystring: ShowPublicQuery,
+        response: { 200: Type.Array(Type.Ref('PlusSummary')), ...errorResponses },
+      },
+    },
+    async (req) => plus.list(principalOf(req), req.query.showPublic),
   );
 
   app.post(
     '/plus',
-    { schema: { tags, operationId: 'savePlus', summary: 'Create or update a Plus entry (multipart/form-data)', consumes: ['multipart/form-data'], body: PlusForm, response: fromForm } },
+    {
+      schema: {
+        tags,
+        operationId: 'savePlus',
+        summary: 'Create or update a Plus entry (multipart/form-data)',
+        consumes: ['multipart/form-data'],
+        body: PlusForm,
+        response: fromForm,
+      },
+    },
     async (req, reply) => {
       const caller = principalOf(req);
       const { fields, files } = await readMultipart(req, limits);
@@ -48,14 +67,28 @@ export const plusRoutes: FastifyPluginAsyncTypebox<{ plus: PlusService; limits: 
     plusAnswer(reply, await plus.get(principalOf(req), req.params.plusId)),
   );
 
-  app.delete('/plus/:plusId', { schema: { tags, operationId: 'deletePlus', summary: 'Delete a Plus entry', params: PlusParams, response: { 200: DeleteResponse, ...errorResponses } } }, async (req) => {
-    await plus.delete(principalOf(req), req.params.plusId);
-    return { deleted: true };
-  });
+  app.delete(
+    '/plus/:plusId',
+    { schema: { tags, operationId: 'deletePlus', summary: 'Delete a Plus entry', params: PlusParams, response: { 200: DeleteResponse, ...errorResponses } } },
+    async (req) => {
+      await plus.delete(principalOf(req), req.params.plusId);
+      return { deleted: true };
+    },
+  );
 
   app.post(
     '/plus/:plusId/add-file',
-    { schema: { tags, operationId: 'addPlusFiles', summary: 'Add files to an existing Plus entry', consumes: ['multipart/form-data'], params: PlusParams, body: FilesForm, response: fromForm } },
+    {
+      schema: {
+        tags,
+        operationId: 'addPlusFiles',
+        summary: 'Add files to an existing Plus entry',
+        consumes: ['multipart/form-data'],
+        params: PlusParams,
+        body: FilesForm,
+        response: fromForm,
+      },
+    },
     async (req, reply) => {
       const caller = principalOf(req);
       const { files } = await readMultipart(req, limits);
@@ -65,7 +98,16 @@ export const plusRoutes: FastifyPluginAsyncTypebox<{ plus: PlusService; limits: 
 
   app.post(
     '/plus/:plusId/context-for-prompt',
-    { schema: { tags, operationId: 'getPlusContextForPrompt', summary: 'Get context for a prompt from a Plus entry', params: PlusParams, body: ContextForPromptBody, response: { 200: ContextForPromptResponse, ...bodyErrorResponses } } },
+    {
+      schema: {
+        tags,
+        operationId: 'getPlusContextForPrompt',
+        summary: 'Get context for a prompt from a Plus entry',
+        params: PlusParams,
+        body: ContextForPromptBody,
+        response: { 200: ContextForPromptResponse, ...bodyErrorResponses },
+      },
+    },
     async (req) => plus.contextForPrompt(principalOf(req), req.params.plusId, req.body.content, req.body.maxTokens, req.body.explain),
   );
 
@@ -77,21 +119,30 @@ export const plusRoutes: FastifyPluginAsyncTypebox<{ plus: PlusService; limits: 
         operationId: 'getPlusFileContent',
         summary: 'Get file content (the original bytes)',
         params: FileParams,
-        response: { 200: { description: 'the file as uploaded', content: { 'application/octet-stream': { schema: Type.String({ format: 'binary' }) } } }, ...errorResponses },
+        response: {
+          200: { description: 'the file as uploaded', content: { 'application/octet-stream': { schema: Type.String({ format: 'binary' }) } } },
+          ...errorResponses,
+        },
       },
     },
     async (req, reply) => {
       const { file, content } = await plus.fileContent(principalOf(req), req.params.fileId);
-      return reply
-        .type(file.mimeType)
-        .header('content-disposition', contentDisposition(file.filename))
-        // nosniff and a sandboxing policy come with every API answer (http/security-headers.ts)
-        .send(content);
+      return (
+        reply
+          .type(file.mimeType)
+          .header('content-disposition', contentDisposition(file.filename))
+          // nosniff and a sandboxing policy come with every API answer (http/security-headers.ts)
+          .send(content)
+      );
     },
   );
 
-  app.delete('/plus/file/:fileId', { schema: { tags, operationId: 'deletePlusFile', summary: 'Delete a file', params: FileParams, response: { 200: DeleteResponse, ...errorResponses } } }, async (req) => {
-    await plus.deleteFile(principalOf(req), req.params.fileId);
-    return { deleted: true };
-  });
+  app.delete(
+    '/plus/file/:fileId',
+    { schema: { tags, operationId: 'deletePlusFile', summary: 'Delete a file', params: FileParams, response: { 200: DeleteResponse, ...errorResponses } } },
+    async (req) => {
+      await plus.deleteFile(principalOf(req), req.params.fileId);
+      return { deleted: true };
+    },
+  );
 };

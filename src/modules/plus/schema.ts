@@ -19,7 +19,10 @@ export const PlusFile = Type.Object({
   created: DateTime,
   summary: Nullable(Type.String({ description: 'a model-written summary, when the file was added with summarize=true' })),
   threadId: Nullable(Uuid),
-  embedding: Nullable({ ...FileEmbedding, description: "the file's embedding with the team's embedding model; null: the team has none (full-text search only)" }),
+  embedding: Nullable({
+    ...FileEmbedding,
+    description: "the file's embedding with the team's embedding model; null: the team has none (full-text search only)",
+  }),
 });
 
 export const Plus = Type.Object(
@@ -36,7 +39,10 @@ export const Plus = Type.Object(
   { $id: 'Plus' },
 );
 
-export const PlusSummary = Type.Object({ id: Uuid, title: Nullable(Type.String()), description: Nullable(Type.String()), isPublic: Type.Boolean() }, { $id: 'PlusSummary' });
+export const PlusSummary = Type.Object(
+  { id: Uuid, title: Nullable(Type.String()), description: Nullable(Type.String()), isPublic: Type.Boolean() },
+  { $id: 'PlusSummary' },
+);
 
 /**
  * The text fields of the create-or-update form. Multipart parts are read as a stream (http/multipart.ts)
@@ -62,7 +68,10 @@ export const ContextForPromptBody = Type.Object(
   {
     content: Type.String({ minLength: 1, maxLength: 100_000 }),
     maxTokens: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),
-    explain: Type.Boolean({ default: false, description: 'also return the ranked candidate chunks with their scores and the terms searched for (docs/API.md, Ranking)' }),
+    explain: Type.Boolean({
+      default: false,
+      description: 'also return the ranked candidate chunks with their scores and the terms searched for (docs/API.md, Ranking)',
+    }),
   },
   { additionalProperties: false },
 );
@@ -79,7 +88,9 @@ export const RankInSchema = Type.Object({
 export const RankingSchema = Type.Object(
   {
     lexical: Type.Union([RankInSchema, Type.Null()], { description: 'full-text (BM25) ranking; null when full-text search did not find the chunk' }),
-    vector: Type.Union([RankInSchema, Type.Null()], { description: 'vector (embedding) ranking; null without an embedding model, or when it did not find the chunk' }),
+    vector: Type.Union([RankInSchema, Type.Null()], {
+      description: 'vector (embedding) ranking; null without an embedding model, or when it did not find the chunk',
+    }),
   },
   { description: 'where the chunk stood in each ranked list' },
 );
@@ -108,7 +119,10 @@ export const ContextForPromptResponse = Type.Object({
   content: Type.String(),
   explain: Type.Optional(
     Type.Object({
-      method: Type.String({ description: 'how the list was ranked: "lexical", "hybrid" (full-text and vector rankings fused by reciprocal rank: the team has an embedding model), "leading" (no word of the question in the entry: its opening chunks) or "none"' }),
+      method: Type.String({
+        description:
+          'how the list was ranked: "lexical", "hybrid" (full-text and vector rankings fused by reciprocal rank: the team has an embedding model), "leading" (no word of the question in the entry: its opening chunks) or "none"',
+      }),
       terms: Type.Array(ExplainTerm),
       results: Type.Array(ExplainResult),
     }),
@@ -116,7 +130,10 @@ export const ContextForPromptResponse = Type.Object({
 });
 export const ChatAddFileQuery = Type.Object({
   collection: Type.Optional(
-    Type.String({ maxLength: 200, description: 'Accepted for compatibility with the interface seed and ignored: the Plus entry in the path is the collection' }),
+    Type.String({
+      maxLength: 200,
+      description: 'Accepted for compatibility with the interface seed and ignored: the Plus entry in the path is the collection',
+    }),
   ),
   threadId: Type.Optional(Uuid),
   models: Type.Optional(Type.Array(Uuid, { maxItems: 20 })),

@@ -81,7 +81,12 @@ export class PlusService {
   // ---- reading -------------------------------------------------------------------------
 
   async list(caller: Principal, showPublic: boolean) {
-    return (await this.repo.list(this.db, viewer(caller), showPublic)).map((e) => ({ id: e.id, title: e.title, description: e.description, isPublic: e.isPublic }));
+    return (await this.repo.list(this.db, viewer(caller), showPublic)).map((e) => ({
+      id: e.id,
+      title: e.title,
+      description: e.description,
+      isPublic: e.isPublic,
+    }));
   }
 
   async get(caller: Principal, id: string) {
@@ -92,8 +97,14 @@ export class PlusService {
 
   private async view(entry: PlusRow) {
     const files = await this.repo.filesOf(this.db, [entry.id]);
-    const chunks = await this.repo.chunksOf(this.db, files.map((f) => f.id));
-    const embedding = await this.embeddings.statuses(entry.teamId, files.map((f) => f.id));
+    const chunks = await this.repo.chunksOf(
+      this.db,
+      files.map((f) => f.id),
+    );
+    const embedding = await this.embeddings.statuses(
+      entry.teamId,
+      files.map((f) => f.id),
+    );
     return {
       id: entry.id,
       context: entry.context,
@@ -188,7 +199,10 @@ export class PlusService {
       if (existing) await this.repo.update(tx, id, changes);
       else await this.repo.insert(tx, { id, teamId: caller.teamId, userId: caller.userId, ...changes });
       await this.repo.insertFiles(tx, newFiles);
-      await this.embeddings.enqueueFiles(tx, newFiles.map((f) => f.id));
+      await this.embeddings.enqueueFiles(
+        tx,
+        newFiles.map((f) => f.id),
+      );
     });
     if (newFiles.length > 0) this.embeddings.kick();
     return this.get(caller, id);
@@ -212,9 +226,15 @@ export class PlusService {
     const newFiles = await this.ingest(files, plusId, caller.userId, opts.threadId);
     if (opts.summarizeWith) {
       const modelId = opts.summarizeWith[0];
-      if (!modelId) throw badRequest('validation_failed', 'summarize=true needs a model in models', [{ path: 'querystring/models', message: 'is required with summarize' }]);
+      if (!modelId)
+        throw badRequest('validation_failed', 'summarize=true needs a model in models', [
+          { path: 'querystring/models', message: 'is required with summarize' },
+        ]);
       const model = await this.models.findUsable(caller.teamId, modelId);
-      if (!model) throw badRequest('model_not_available', 'That model is not available to this team', [{ path: 'querystring/models/0', message: 'is not a model this team uses' }]);
+      if (!model)
+        throw badRequest('model_not_available', 'That model is not available to this team', [
+          { path: 'querystring/models/0', message: 'is not a model this team uses' },
+        ]);
       this.models.assertKind(model, 'chat', 'querystring/models/0');
       const { target } = await this.models.resolve(model);
       const adapter = getAdapter(target.apiBase, target.connectionType);
@@ -238,7 +258,10 @@ export class PlusService {
     }
     await this.db.transaction(async (tx) => {
       await this.repo.insertFiles(tx, newFiles);
-      await this.embeddings.enqueueFiles(tx, newFiles.map((f) => f.id));
+      await this.embeddings.enqueueFiles(
+        tx,
+        newFiles.map((f) => f.id),
+      );
       await this.repo.update(tx, plusId, {});
     });
     this.embeddings.kick();
@@ -283,14 +306,19 @@ export class PlusService {
    * question's term statistics in one statement, then the search); a missing or stale index is
    * (re)built in the background.
    */
-  private async searchEntry(caller: Principal, plusId: string, question: string): Promise<{ entry: Pick<PlusRow, 'teamId' | 'context'>; retrieved: Retrieved }> {
+  private async searchEntry(
+    caller: Principal,
+    plusId: string,
+    question: string,
+  ): Promise<{ entry: Pick<PlusRow, 'teamId' | 'context'>; retrieved: Retrieved }> {
     const scope = { plusIds: [plusId], fileIds: [] };
     if (this.lexical?.has(plusId)) {
       const found = await this.repo.findWithLexemes(this.db, viewer(caller), plusId, question);
       if (!found) throw notFound('Plus entry');
       const { entry, lexemes } = found;
       const index = this.lexical.current(plusId, entry.lexicalVersion);
-      if (index && index.chunks === entry.chunkCount) return { entry, retrieved: await this.retrieval.searchIndexes(this.db, [index], entry.chunkCount, lexemes, CANDIDATES) };
+      if (index && index.chunks === entry.chunkCount)
+        return { entry, retrieved: await this.retrieval.searchIndexes(this.db, [index], entry.chunkCount, lexemes, CANDIDATES) };
       return { entry, retrieved: await this.retrieval.retrieve(this.db, scope, question, CANDIDATES) };
     }
     const found = await this.repo.findWithTerms(this.db, viewer(caller), plusId, question);

@@ -137,7 +137,16 @@ export class PromptLogsRepo {
   async finish(db: Executor, id: string, v: FinishedLog): Promise<void> {
     await db
       .update(promptLogs)
-      .set({ response: v.response, promptTokens: v.promptTokens, completionTokens: v.completionTokens, latencyMs: v.latencyMs, status: v.status, error: v.error, reservation: null, rewrite: v.rewrite ?? null })
+      .set({
+        response: v.response,
+        promptTokens: v.promptTokens,
+        completionTokens: v.completionTokens,
+        latencyMs: v.latencyMs,
+        status: v.status,
+        error: v.error,
+        reservation: null,
+        rewrite: v.rewrite ?? null,
+      })
       .where(and(eq(promptLogs.id, id), eq(promptLogs.status, 'pending')));
   }
 
@@ -176,9 +185,7 @@ export class PromptLogsRepo {
 
   /** Keyset pages in (created, id) order: the CSV export reads batch after batch, never the whole set. */
   async listAfter(db: Executor, f: LogFilter, after: { created: Date; id: string } | null, limit: number): Promise<PromptLogView[]> {
-    const cursor = after
-      ? or(gt(promptLogs.created, after.created), and(eq(promptLogs.created, after.created), gt(promptLogs.id, after.id)))
-      : undefined;
+    const cursor = after ? or(gt(promptLogs.created, after.created), and(eq(promptLogs.created, after.created), gt(promptLogs.id, after.id))) : undefined;
     return db
       .select(SELECT)
       .from(promptLogs)
@@ -186,5 +193,4 @@ export class PromptLogsRepo {
       .orderBy(asc(promptLogs.created), asc(promptLogs.id))
       .limit(limit);
   }
-
 }

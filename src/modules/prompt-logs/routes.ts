@@ -11,12 +11,28 @@ export const promptLogRoutes: FastifyPluginAsyncTypebox<{ logs: PromptLogsServic
 
   app.get(
     '/chat/prompt-logs',
-    { schema: { tags, operationId: 'listPromptLogs', summary: 'Retrieve prompt logs in a date range', querystring: PromptLogRangeQuery, response: { 200: Type.Array(Type.Ref('PromptLog')), ...errorResponses } } },
+    {
+      schema: {
+        tags,
+        operationId: 'listPromptLogs',
+        summary: 'Retrieve prompt logs in a date range',
+        querystring: PromptLogRangeQuery,
+        response: { 200: Type.Array(Type.Ref('PromptLog')), ...errorResponses },
+      },
+    },
     async (req) => logs.range(principalOf(req), req.query),
   );
   app.get(
     '/chat/prompt-logs/paged',
-    { schema: { tags, operationId: 'listPromptLogsPaged', summary: 'Retrieve paged prompt logs', querystring: PromptLogPagedQuery, response: { 200: PageOf(Type.Ref('PromptLog')), ...errorResponses } } },
+    {
+      schema: {
+        tags,
+        operationId: 'listPromptLogsPaged',
+        summary: 'Retrieve paged prompt logs',
+        querystring: PromptLogPagedQuery,
+        response: { 200: PageOf(Type.Ref('PromptLog')), ...errorResponses },
+      },
+    },
     async (req) => logs.paged(principalOf(req), req.query),
   );
   app.get(
@@ -32,10 +48,7 @@ export const promptLogRoutes: FastifyPluginAsyncTypebox<{ logs: PromptLogsServic
     },
     async (req, reply) => {
       const stream = await logs.csv(principalOf(req), req.query);
-      return reply
-        .type('text/csv; charset=utf-8')
-        .header('content-disposition', 'attachment; filename="prompt-logs.csv"')
-        .send(stream);
+      return reply.type('text/csv; charset=utf-8').header('content-disposition', 'attachment; filename="prompt-logs.csv"').send(stream);
     },
   );
 };

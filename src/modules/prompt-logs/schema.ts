@@ -24,7 +24,10 @@ export const PromptLog = Type.Object(
           promptTokens: Type.Integer(),
           completionTokens: Type.Integer(),
         },
-        { description: "a follow-up searched as rewritten by the turn's model (workspace followUpSearch: rewrite): the query and the tokens of that call, which are also counted in the turn's usage ledger row; null otherwise" },
+        {
+          description:
+            "a follow-up searched as rewritten by the turn's model (workspace followUpSearch: rewrite): the query and the tokens of that call, which are also counted in the turn's usage ledger row; null otherwise",
+        },
       ),
     ),
   },

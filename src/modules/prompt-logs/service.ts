@@ -10,8 +10,20 @@ import type { PromptLogT } from './schema.js';
 import { PromptLogsRepo, SORTABLE, type LogFilter, type PromptLogView } from './repo.js';
 
 const CSV_COLUMNS = [
-  'id', 'created', 'userId', 'workspaceId', 'threadId', 'modelId', 'modelName', 'prompt', 'response',
-  'promptTokens', 'completionTokens', 'latencyMs', 'status', 'error',
+  'id',
+  'created',
+  'userId',
+  'workspaceId',
+  'threadId',
+  'modelId',
+  'modelName',
+  'prompt',
+  'response',
+  'promptTokens',
+  'completionTokens',
+  'latencyMs',
+  'status',
+  'error',
 ] as const;
 
 const CSV_BATCH = 500;
@@ -51,7 +63,11 @@ export class PromptLogsService {
    */
   async sweep(now = new Date()): Promise<number> {
     const before = new Date(now.getTime() - this.opts.staleAfterMs);
-    return this.repo.sweepStale(this.db, before, `abandoned: no answer was recorded within ${Math.round(this.opts.staleAfterMs / 1000)} s (server stopped or write lost)`);
+    return this.repo.sweepStale(
+      this.db,
+      before,
+      `abandoned: no answer was recorded within ${Math.round(this.opts.staleAfterMs / 1000)} s (server stopped or write lost)`,
+    );
   }
 
   /** Finish a pending log as failed, when its turn stopped without storing an answer. */
@@ -100,7 +116,11 @@ export class PromptLogsService {
       this.repo.count(this.db, f),
       this.repo.list(this.db, f, { limit: p.size, offset: p.page * p.size, sort: p.sort }),
     ]);
-    return toPage(rows.map((r) => logView(forReader(r, isTeamAdmin(caller)))), total, p);
+    return toPage(
+      rows.map((r) => logView(forReader(r, isTeamAdmin(caller)))),
+      total,
+      p,
+    );
   }
 
   /** The CSV export as a stream: rows are read in keyset batches, so memory does not grow with rows. */

@@ -54,7 +54,10 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ auth: AuthService; publicUr
         requireSameOrigin(req, publicUrl);
         await auth.logout(token);
       }
-      return reply.code(204).header('set-cookie', sessionCookie(req, publicUrl, null, null)).send(null);
+      return reply
+        .code(204)
+        .header('set-cookie', sessionCookie(req, publicUrl, null, null))
+        .send(null);
     },
   );
 

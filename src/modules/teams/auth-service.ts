@@ -23,8 +23,14 @@ export interface SignedIn {
 }
 
 function checkPasswordLength(password: string, field: string): void {
-  if (password.length < PASSWORD_MIN) throw badRequest('password_too_short', `${field} must have at least ${PASSWORD_MIN} characters`, [{ path: `body/${field}`, message: `must have at least ${PASSWORD_MIN} characters` }]);
-  if (password.length > PASSWORD_MAX) throw badRequest('password_too_long', `${field} must have at most ${PASSWORD_MAX} characters`, [{ path: `body/${field}`, message: `must have at most ${PASSWORD_MAX} characters` }]);
+  if (password.length < PASSWORD_MIN)
+    throw badRequest('password_too_short', `${field} must have at least ${PASSWORD_MIN} characters`, [
+      { path: `body/${field}`, message: `must have at least ${PASSWORD_MIN} characters` },
+    ]);
+  if (password.length > PASSWORD_MAX)
+    throw badRequest('password_too_long', `${field} must have at most ${PASSWORD_MAX} characters`, [
+      { path: `body/${field}`, message: `must have at most ${PASSWORD_MAX} characters` },
+    ]);
 }
 
 function tooManyAttempts(retryAfterSeconds: number): AppError {
@@ -45,10 +51,10 @@ const throttleKeyOf = (email: string) => `email:${emailKey(email)}`;
 /** Why an invite cannot be used, in words for the person holding it, and what they can do. */
 function unusableInvite(found: { used: boolean; expired: boolean } | undefined): AppError {
   const detail = found?.used
-    ? 'This invite link has already been used. If you set your password with it, sign in with your email and that password; otherwise ask your team\'s admin for a new invite.'
+    ? "This invite link has already been used. If you set your password with it, sign in with your email and that password; otherwise ask your team's admin for a new invite."
     : found?.expired
-      ? 'This invite link has expired (links last 7 days). Ask your team\'s admin for a new invite.'
-      : 'This invite link is not valid: check that it was copied whole, or ask your team\'s admin for a new invite.';
+      ? "This invite link has expired (links last 7 days). Ask your team's admin for a new invite."
+      : "This invite link is not valid: check that it was copied whole, or ask your team's admin for a new invite.";
   return badRequest('invalid_invite', detail);
 }
 
@@ -100,7 +106,10 @@ export class AuthService {
     const { failureWindowSeconds: windowS, maxFailuresPerEmail, maxFailuresPerAddress } = this.config;
     const byEmail = await this.repo.countAttempt(this.db, emailThrottle, windowS);
     const byAddress = await this.repo.countAttempt(this.db, addressKey, windowS);
-    const over = [byEmail.attempts > maxFailuresPerEmail ? byEmail.resetInSeconds : 0, byAddress.attempts > maxFailuresPerAddress ? byAddress.resetInSeconds : 0];
+    const over = [
+      byEmail.attempts > maxFailuresPerEmail ? byEmail.resetInSeconds : 0,
+      byAddress.attempts > maxFailuresPerAddress ? byAddress.resetInSeconds : 0,
+    ];
     if (over.some((s) => s > 0)) throw tooManyAttempts(Math.max(...over));
 
     const tooLong = input.password.length > PASSWORD_MAX;

@@ -35,7 +35,10 @@ export class TeamsRepo {
   }
 
   async findUserById(db: Executor, id: number): Promise<UserRow | undefined> {
-    const [row] = await db.select().from(users).where(and(eq(users.id, id), isNull(users.deleted)));
+    const [row] = await db
+      .select()
+      .from(users)
+      .where(and(eq(users.id, id), isNull(users.deleted)));
     return row;
   }
 
@@ -44,10 +47,7 @@ export class TeamsRepo {
     return row!;
   }
 
-  async insertUser(
-    db: Executor,
-    v: { teamId: string; name: string; email: string; role: Role; instanceAdmin?: boolean },
-  ): Promise<UserRow> {
+  async insertUser(db: Executor, v: { teamId: string; name: string; email: string; role: Role; instanceAdmin?: boolean }): Promise<UserRow> {
     const [row] = await db
       .insert(users)
       .values({ ...v, emailKey: emailKey(v.email), instanceAdmin: v.instanceAdmin ?? false })
@@ -82,7 +82,10 @@ export class TeamsRepo {
 
   async markUserDeleted(db: Executor, userId: number): Promise<void> {
     await db.update(users).set({ deleted: new Date() }).where(eq(users.id, userId));
-    await db.update(apiKeys).set({ revoked: new Date() }).where(and(eq(apiKeys.userId, userId), isNull(apiKeys.revoked)));
+    await db
+      .update(apiKeys)
+      .set({ revoked: new Date() })
+      .where(and(eq(apiKeys.userId, userId), isNull(apiKeys.revoked)));
   }
 
   async setRole(db: Executor, userId: number, role: Role): Promise<UserRow> {

@@ -18,7 +18,15 @@ export const teamRoutes: FastifyPluginAsyncTypebox<{ teams: TeamsService; public
 
   app.post(
     '/teams',
-    { schema: { tags, operationId: 'createTeam', summary: 'Create a team with its owner (instance admin)', body: CreateTeamBody, response: { 201: CreateTeamAnswer, ...bodyErrorResponses, ...problems(409) } } },
+    {
+      schema: {
+        tags,
+        operationId: 'createTeam',
+        summary: 'Create a team with its owner (instance admin)',
+        body: CreateTeamBody,
+        response: { 201: CreateTeamAnswer, ...bodyErrorResponses, ...problems(409) },
+      },
+    },
     async (req, reply) => {
       const { inviteToken, ...made } = await teams.createTeam(principalOf(req), req.body);
       return reply.code(201).send({ ...made, inviteUrl: inviteUrl(publicOrigin(req, publicUrl), inviteToken) });
@@ -27,15 +35,25 @@ export const teamRoutes: FastifyPluginAsyncTypebox<{ teams: TeamsService; public
 
   app.post(
     '/users',
-    { schema: { tags, operationId: 'createUser', summary: 'Add a user to the team; their API key (and invite link) are shown once', body: CreateUserBody, response: { 201: CreateUserAnswer, ...bodyErrorResponses, ...problems(409) } } },
+    {
+      schema: {
+        tags,
+        operationId: 'createUser',
+        summary: 'Add a user to the team; their API key (and invite link) are shown once',
+        body: CreateUserBody,
+        response: { 201: CreateUserAnswer, ...bodyErrorResponses, ...problems(409) },
+      },
+    },
     async (req, reply) => {
       const { inviteToken, ...made } = await teams.createUser(principalOf(req), { ...req.body, role: req.body.role ?? 'member' });
       return reply.code(201).send({ ...made, inviteUrl: inviteToken ? inviteUrl(publicOrigin(req, publicUrl), inviteToken) : null });
     },
   );
 
-  app.get('/users', { schema: { tags, operationId: 'listUsers', summary: 'Users of the team', response: { 200: Type.Array(Type.Ref('User')), ...errorResponses } } }, async (req) =>
-    teams.listUsers(principalOf(req)),
+  app.get(
+    '/users',
+    { schema: { tags, operationId: 'listUsers', summary: 'Users of the team', response: { 200: Type.Array(Type.Ref('User')), ...errorResponses } } },
+    async (req) => teams.listUsers(principalOf(req)),
   );
 
   app.delete(
@@ -72,12 +90,29 @@ export const teamRoutes: FastifyPluginAsyncTypebox<{ teams: TeamsService; public
 
   app.post(
     '/api-keys',
-    { schema: { tags, operationId: 'createApiKey', summary: 'Create an API key for the caller; the key is shown once', body: CreateKeyBody, response: { 201: Type.Ref('ApiKey'), ...bodyErrorResponses } } },
+    {
+      schema: {
+        tags,
+        operationId: 'createApiKey',
+        summary: 'Create an API key for the caller; the key is shown once',
+        body: CreateKeyBody,
+        response: { 201: Type.Ref('ApiKey'), ...bodyErrorResponses },
+      },
+    },
     async (req, reply) => reply.code(201).send(await teams.createKey(principalOf(req), req.body.name)),
   );
 
-  app.get('/api-keys', { schema: { tags, operationId: 'listApiKeys', summary: "The caller's API keys (without the keys)", response: { 200: Type.Array(Type.Ref('ApiKey')), ...errorResponses } } }, async (req) =>
-    teams.listKeys(principalOf(req)),
+  app.get(
+    '/api-keys',
+    {
+      schema: {
+        tags,
+        operationId: 'listApiKeys',
+        summary: "The caller's API keys (without the keys)",
+        response: { 200: Type.Array(Type.Ref('ApiKey')), ...errorResponses },
+      },
+    },
+    async (req) => teams.listKeys(principalOf(req)),
   );
 
   app.delete(
@@ -86,7 +121,7 @@ export const teamRoutes: FastifyPluginAsyncTypebox<{ teams: TeamsService; public
       schema: {
         tags,
         operationId: 'revokeApiKey',
-        summary: 'Revoke one of the caller\'s API keys',
+        summary: "Revoke one of the caller's API keys",
         params: Type.Object({ id: Uuid }),
         response: { 204: { description: 'Revoked', type: 'null' }, ...errorResponses },
       },

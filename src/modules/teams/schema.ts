@@ -15,10 +15,7 @@ export const Me = Type.Object({
   team: Type.Ref('Team'),
 });
 
-export const CreateTeamBody = Type.Object(
-  { name: Name, ownerName: Name, ownerEmail: Email },
-  { additionalProperties: false },
-);
+export const CreateTeamBody = Type.Object({ name: Name, ownerName: Name, ownerEmail: Email }, { additionalProperties: false });
 export const CreateTeamAnswer = Type.Object({
   team: Type.Ref('Team'),
   owner: Type.Ref('User'),
@@ -49,10 +46,7 @@ export const LoginBody = Type.Object(
   { email: Type.String({ minLength: 1, maxLength: 320 }), password: Type.String({ minLength: 1, maxLength: 1024 }) },
   { additionalProperties: false },
 );
-export const AcceptInviteBody = Type.Object(
-  { token: Type.String({ minLength: 1, maxLength: 200 }), password: Password },
-  { additionalProperties: false },
-);
+export const AcceptInviteBody = Type.Object({ token: Type.String({ minLength: 1, maxLength: 200 }), password: Password }, { additionalProperties: false });
 export const CheckInviteBody = Type.Object({ token: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false });
 /** Whom an invite is for: what the "Set your password" page shows before the password is chosen. */
 export const InviteInfo = Type.Object({ user: Type.Object({ name: Type.String(), email: Type.String() }), team: Type.Object({ name: Type.String() }) });

@@ -97,12 +97,13 @@ export class InProcessCounters implements BudgetCounters {
         .spendByBudget(this.db, teamId, since)
         .then((spent) => {
           for (const r of since) {
-            if (!this.counters.has(r.id)) this.counters.set(r.id, { window: periodStart(r.period, now).getTime(), spent: spent.get(r.id) ?? 0, minute: 0, requests: 0 });
+            if (!this.counters.has(r.id))
+              this.counters.set(r.id, { window: periodStart(r.period, now).getTime(), spent: spent.get(r.id) ?? 0, minute: 0, requests: 0 });
           }
         })
         .finally(() => {
-        for (const r of fresh) this.loading.delete(r.id);
-      });
+          for (const r of fresh) this.loading.delete(r.id);
+        });
       for (const r of fresh) this.loading.set(r.id, done);
     }
     await Promise.all(missing.map((r) => this.loading.get(r.id)));

@@ -81,7 +81,9 @@ export const usageSql = {
    */
   reserve(turns: Array<{ key: SQL; r: Reservation }>, eligible: SQL): SQL {
     const perTurn = turns.map(({ key, r }) => sql`(${key}, ${r.price}::float8, ${r.baseTokens}::int, ${r.capTokens}::int, ${r.maxOutput}::int)`);
-    const perBudget = turns.flatMap(({ key, r }) => r.budgets.map((b) => sql`(${key}, ${b.id}::uuid, ${iso(b.window)}::timestamptz, ${iso(b.minute)}::timestamptz)`));
+    const perBudget = turns.flatMap(({ key, r }) =>
+      r.budgets.map((b) => sql`(${key}, ${b.id}::uuid, ${iso(b.window)}::timestamptz, ${iso(b.minute)}::timestamptz)`),
+    );
     return sql`usage_turn (key, price, base, cap, out) as (values ${sql.join(perTurn, sql`, `)}),
       usage_scope (key, budget_id, win, minute) as (values ${sql.join(perBudget, sql`, `)}),
       usage_cost as (
@@ -109,7 +111,9 @@ export const usageSql = {
         need.set(b.id, n);
       }
     }
-    const rows = [...need].map(([id, n]) => sql`(${id}::uuid, ${iso(n.win)}::timestamptz, ${iso(n.minute)}::timestamptz, ${n.credits}::float8, ${n.calls}::int)`);
+    const rows = [...need].map(
+      ([id, n]) => sql`(${id}::uuid, ${iso(n.win)}::timestamptz, ${iso(n.minute)}::timestamptz, ${n.credits}::float8, ${n.calls}::int)`,
+    );
     return sql`usage_need (budget_id, win, minute, credits, calls) as (values ${sql.join(rows, sql`, `)}), ${usageSql.reserveNeeded()}`;
   },
 
@@ -158,7 +162,10 @@ export const usageSql = {
 
   /** CTEs of statement 2: the ledger rows (once per id) and the settlement of the reservations. */
   record(entries: Array<{ entry: LedgerEntry; settle: Settlement | null }>): SQL {
-    const rows = entries.map(({ entry: e }) => sql`(${e.id}::uuid, ${e.teamId}::uuid, ${e.userId}::int, ${e.apiKeyId}::uuid, ${e.workspaceId}::uuid, ${e.modelId}::uuid, ${e.modelName}::text, ${e.promptTokens}::int, ${e.completionTokens}::int, ${e.credits}::float8, ${e.status}::text, ${iso(e.created)}::timestamptz)`);
+    const rows = entries.map(
+      ({ entry: e }) =>
+        sql`(${e.id}::uuid, ${e.teamId}::uuid, ${e.userId}::int, ${e.apiKeyId}::uuid, ${e.workspaceId}::uuid, ${e.modelId}::uuid, ${e.modelName}::text, ${e.promptTokens}::int, ${e.completionTokens}::int, ${e.credits}::float8, ${e.status}::text, ${iso(e.created)}::timestamptz)`,
+    );
     // A turn that cost exactly what it reserved (a free model under a rate limit: 0 and 0) has nothing to settle.
     const deltas = entries.flatMap(({ entry, settle }) =>
       settle && entry.credits !== settle.reservedCredits
@@ -228,7 +235,13 @@ export class UsageRepo {
       .where(this.where(f))
       .groupBy(key)
       .orderBy(asc(key));
-    return rows.map((r) => ({ key: r.key, requests: Number(r.requests), promptTokens: Number(r.promptTokens), completionTokens: Number(r.completionTokens), credits: Number(r.credits) }));
+    return rows.map((r) => ({
+      key: r.key,
+      requests: Number(r.requests),
+      promptTokens: Number(r.promptTokens),
+      completionTokens: Number(r.completionTokens),
+      credits: Number(r.credits),
+    }));
   }
 
   /** The caller's own spend since each of the given instants, in one query. */
@@ -249,7 +262,11 @@ export class UsageRepo {
    * counters' starting point, counters-memory.ts): one query over the team's ledger rows
    * (`(team_id, created)` index), whatever the number of budgets.
    */
-  async spendByBudget(db: Executor, teamId: string, list: ReadonlyArray<Pick<BudgetRow, 'id' | 'scope' | 'scopeId'> & { since: Date }>): Promise<Map<string, number>> {
+  async spendByBudget(
+    db: Executor,
+    teamId: string,
+    list: ReadonlyArray<Pick<BudgetRow, 'id' | 'scope' | 'scopeId'> & { since: Date }>,
+  ): Promise<Map<string, number>> {
     if (list.length === 0) return new Map();
     const rows = list.map(
       (b) =>
@@ -275,7 +292,10 @@ export class UsageRepo {
   }
 
   /** Inserts the budget; undefined when one exists already for the same scope and period. */
-  async insertBudget(db: Executor, v: Pick<BudgetRow, 'id' | 'teamId' | 'scope' | 'scopeId' | 'period' | 'credits' | 'requestsPerMinute'>): Promise<BudgetRow | undefined> {
+  async insertBudget(
+    db: Executor,
+    v: Pick<BudgetRow, 'id' | 'teamId' | 'scope' | 'scopeId' | 'period' | 'credits' | 'requestsPerMinute'>,
+  ): Promise<BudgetRow | undefined> {
     const [row] = await db.insert(budgets).values(v).onConflictDoNothing().returning();
     return row;
   }
@@ -302,12 +322,18 @@ export class UsageRepo {
       .where(and(eq(budgets.teamId, teamId), eq(budgets.id, id), sql`(${credits} is not null or ${rpm} is not null)`))
       .returning();
     if (row) return row;
-    const [exists] = await db.select({ id: budgets.id }).from(budgets).where(and(eq(budgets.teamId, teamId), eq(budgets.id, id)));
+    const [exists] = await db
+      .select({ id: budgets.id })
+      .from(budgets)
+      .where(and(eq(budgets.teamId, teamId), eq(budgets.id, id)));
     return exists ? 'empty' : 'missing';
   }
 
   async deleteBudget(db: Executor, teamId: string, id: string): Promise<boolean> {
-    const rows = await db.delete(budgets).where(and(eq(budgets.teamId, teamId), eq(budgets.id, id))).returning({ id: budgets.id });
+    const rows = await db
+      .delete(budgets)
+      .where(and(eq(budgets.teamId, teamId), eq(budgets.id, id)))
+      .returning({ id: budgets.id });
     return rows.length > 0;
   }
 

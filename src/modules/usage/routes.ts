@@ -24,7 +24,14 @@ export const usageRoutes: FastifyPluginAsyncTypebox<{ usage: UsageService }> = a
 
   app.get(
     '/budgets',
-    { schema: { tags, operationId: 'listBudgets', summary: 'Budgets of the team (a member: those that apply to them)', response: { 200: Type.Array(Type.Ref('Budget')), ...errorResponses } } },
+    {
+      schema: {
+        tags,
+        operationId: 'listBudgets',
+        summary: 'Budgets of the team (a member: those that apply to them)',
+        response: { 200: Type.Array(Type.Ref('Budget')), ...errorResponses },
+      },
+    },
     async (req) => usage.listBudgets(principalOf(req)),
   );
 
@@ -93,7 +100,14 @@ export const usageRoutes: FastifyPluginAsyncTypebox<{ usage: UsageService }> = a
 
   app.get(
     '/me/usage',
-    { schema: { tags, operationId: 'getMyUsage', summary: "The caller's spend and what is left under each budget that applies to them", response: { 200: MeUsage, ...errorResponses } } },
+    {
+      schema: {
+        tags,
+        operationId: 'getMyUsage',
+        summary: "The caller's spend and what is left under each budget that applies to them",
+        response: { 200: MeUsage, ...errorResponses },
+      },
+    },
     async (req) => usage.me(principalOf(req)),
   );
 };

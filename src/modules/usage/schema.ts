@@ -51,7 +51,9 @@ export type BudgetT = Static<typeof Budget>;
 export const UsageQuery = Type.Object({
   from: Type.Optional(Type.String({ format: 'date-time', description: 'inclusive' })),
   to: Type.Optional(Type.String({ format: 'date-time', description: 'exclusive' })),
-  groupBy: Type.Union([Type.Literal('day'), Type.Literal('user'), Type.Literal('model'), Type.Literal('workspace'), Type.Literal('apiKey')], { default: 'day' }),
+  groupBy: Type.Union([Type.Literal('day'), Type.Literal('user'), Type.Literal('model'), Type.Literal('workspace'), Type.Literal('apiKey')], {
+    default: 'day',
+  }),
 });
 export type UsageQueryT = Static<typeof UsageQuery>;
 
@@ -68,7 +70,10 @@ export const UsageRow = Type.Object(
 
 export const MeUsage = Type.Object({
   userId: Type.Integer(),
-  spent: Type.Object({ day: Type.Number(), month: Type.Number(), total: Type.Number() }, { description: "the caller's own spend in the current UTC day and month, and in total" }),
+  spent: Type.Object(
+    { day: Type.Number(), month: Type.Number(), total: Type.Number() },
+    { description: "the caller's own spend in the current UTC day and month, and in total" },
+  ),
   budgets: Type.Array(Type.Ref('Budget'), { description: 'every budget that applies to the caller (team, user and this API key)' }),
 });
 export type MeUsageT = Static<typeof MeUsage>;

@@ -93,7 +93,13 @@ export class UsageService {
    * reservation is taken depends on the counters (counters.ts): a refusal is thrown here, or by
    * statement 1 and turned into the 429 by `refusal`.
    */
-  async hold(caller: Principal, price: number, costOf: () => TurnCost, historyTokens: (() => Promise<number>) | null, now = new Date()): Promise<BudgetHold | null> {
+  async hold(
+    caller: Principal,
+    price: number,
+    costOf: () => TurnCost,
+    historyTokens: (() => Promise<number>) | null,
+    now = new Date(),
+  ): Promise<BudgetHold | null> {
     const rules = (await this.teamRules(caller.teamId)).filter((r) => applies(r, caller) && (price > 0 || r.requestsPerMinute !== null));
     if (rules.length === 0) return null;
     // Counted only when a budget applies: a turn without one pays nothing for budgets.
@@ -148,7 +154,15 @@ export class UsageService {
     const hit = this.rules.get(teamId);
     if (hit) return hit;
     const rows = await this.repo.listBudgets(this.db, teamId);
-    const rules = rows.map(({ id, scope, scopeId, period, credits, requestsPerMinute, created }) => ({ id, scope, scopeId, period, credits, requestsPerMinute, created }));
+    const rules = rows.map(({ id, scope, scopeId, period, credits, requestsPerMinute, created }) => ({
+      id,
+      scope,
+      scopeId,
+      period,
+      credits,
+      requestsPerMinute,
+      created,
+    }));
     this.rules.set(teamId, rules);
     return rules;
   }
@@ -160,11 +174,22 @@ export class UsageService {
     const credits = body.credits ?? null;
     const requestsPerMinute = body.requestsPerMinute ?? null;
     if (credits === null && requestsPerMinute === null) {
-      throw badRequest('validation_failed', 'A budget needs credits, requestsPerMinute or both', [{ path: 'body/credits', message: 'set credits or requestsPerMinute' }]);
+      throw badRequest('validation_failed', 'A budget needs credits, requestsPerMinute or both', [
+        { path: 'body/credits', message: 'set credits or requestsPerMinute' },
+      ]);
     }
     const scopeId = normaliseScopeId(body.scope, body.scopeId);
-    if (!(await this.repo.scopeExists(this.db, caller.teamId, body.scope, scopeId))) throw notFound(body.scope === 'apiKey' ? 'API key' : body.scope === 'user' ? 'User' : 'Team');
-    const row = await this.repo.insertBudget(this.db, { id: randomUUID(), teamId: caller.teamId, scope: body.scope, scopeId, period: body.period, credits, requestsPerMinute });
+    if (!(await this.repo.scopeExists(this.db, caller.teamId, body.scope, scopeId)))
+      throw notFound(body.scope === 'apiKey' ? 'API key' : body.scope === 'user' ? 'User' : 'Team');
+    const row = await this.repo.insertBudget(this.db, {
+      id: randomUUID(),
+      teamId: caller.teamId,
+      scope: body.scope,
+      scopeId,
+      period: body.period,
+      credits,
+      requestsPerMinute,
+    });
     if (!row) throw conflict(`A ${body.period} budget for this ${body.scope} exists already: edit that one or delete it first`);
     this.rules.delete(caller.teamId);
     return (await this.views(caller.teamId, [row], now))[0]!;
@@ -186,7 +211,9 @@ export class UsageService {
   async updateBudget(caller: Principal, id: string, body: UpdateBudgetBodyT, now = new Date()): Promise<BudgetT> {
     requireTeamAdmin(caller);
     if (body.credits === undefined && body.requestsPerMinute === undefined) {
-      throw badRequest('validation_failed', 'Nothing to change: send credits, requestsPerMinute or both', [{ path: 'body', message: 'set credits or requestsPerMinute' }]);
+      throw badRequest('validation_failed', 'Nothing to change: send credits, requestsPerMinute or both', [
+        { path: 'body', message: 'set credits or requestsPerMinute' },
+      ]);
     }
     const row = await this.repo.updateBudgetLimits(this.db, caller.teamId, id, body);
     if (row === 'missing') throw notFound('Budget');
@@ -214,7 +241,10 @@ export class UsageService {
 
   async csv(caller: Principal, q: UsageQueryT): Promise<Readable> {
     const groups = await this.report(caller, q);
-    return csvStream(USAGE_CSV_COLUMNS, groups.map((g) => USAGE_CSV_COLUMNS.map((c) => g[c])));
+    return csvStream(
+      USAGE_CSV_COLUMNS,
+      groups.map((g) => USAGE_CSV_COLUMNS.map((c) => g[c])),
+    );
   }
 
   /** The caller's own spend, and every budget that applies to this call's caller (user and key) with what it has left. */
@@ -223,7 +253,15 @@ export class UsageService {
       this.repo.spendSince(this.db, caller.teamId, caller.userId, { day: periodStart('day', now), month: periodStart('month', now) }),
       this.repo.listBudgets(this.db, caller.teamId),
     ]);
-    return { userId: caller.userId, spent, budgets: await this.views(caller.teamId, rows.filter((r) => applies(r, caller)), now) };
+    return {
+      userId: caller.userId,
+      spent,
+      budgets: await this.views(
+        caller.teamId,
+        rows.filter((r) => applies(r, caller)),
+        now,
+      ),
+    };
   }
 
   /** Budgets as the API shows them, with their spend as the counters have it. */
@@ -235,7 +273,8 @@ export class UsageService {
   private filter(caller: Principal, q: UsageQueryT) {
     const from = q.from ? new Date(q.from) : undefined;
     const to = q.to ? new Date(q.to) : undefined;
-    if (from && to && from > to) throw badRequest('validation_failed', 'from must not be after to', [{ path: 'querystring/from', message: 'must not be after to' }]);
+    if (from && to && from > to)
+      throw badRequest('validation_failed', 'from must not be after to', [{ path: 'querystring/from', message: 'must not be after to' }]);
     return { teamId: caller.teamId, ...(isTeamAdmin(caller) ? {} : { userId: caller.userId }), ...(from ? { from } : {}), ...(to ? { to } : {}) };
   }
 }

@@ -36,7 +36,11 @@ export class WorkspacesRepo {
   }
 
   async update(db: Executor, id: string, v: Partial<typeof workspaces.$inferInsert>): Promise<WorkspaceRow> {
-    const [row] = await db.update(workspaces).set({ ...v, updated: new Date() }).where(eq(workspaces.id, id)).returning();
+    const [row] = await db
+      .update(workspaces)
+      .set({ ...v, updated: new Date() })
+      .where(eq(workspaces.id, id))
+      .returning();
     return row!;
   }
 
@@ -61,9 +65,7 @@ export class WorkspacesRepo {
       await db.delete(workspaceModels).where(eq(workspaceModels.workspaceId, workspaceId));
       return;
     }
-    await db
-      .delete(workspaceModels)
-      .where(and(eq(workspaceModels.workspaceId, workspaceId), notInArray(workspaceModels.modelId, modelIds)));
+    await db.delete(workspaceModels).where(and(eq(workspaceModels.workspaceId, workspaceId), notInArray(workspaceModels.modelId, modelIds)));
     await db
       .insert(workspaceModels)
       .values(modelIds.map((modelId, position) => ({ workspaceId, modelId, position })))
@@ -92,12 +94,7 @@ export class WorkspacesRepo {
     if (plusIds.length > 0) await db.insert(workspacePlus).values(plusIds.map((plusId, position) => ({ workspaceId, plusId, position })));
   }
 
-  async upsertModelSettings(
-    db: Executor,
-    workspaceId: string,
-    modelId: string,
-    settings: Partial<WorkspaceModelInsert>,
-  ): Promise<void> {
+  async upsertModelSettings(db: Executor, workspaceId: string, modelId: string, settings: Partial<WorkspaceModelInsert>): Promise<void> {
     const [{ next } = { next: 0 }] = await db
       .select({ next: sql<number>`coalesce(max(${workspaceModels.position}) + 1, 0)::int` })
       .from(workspaceModels)

@@ -13,21 +13,47 @@ export const workspaceRoutes: FastifyPluginAsyncTypebox<{ workspaces: Workspaces
   const oneFromBody = { 200: Type.Ref('Workspace'), ...bodyErrorResponses, ...problems(409) };
   const WsParams = Type.Object({ workspaceId: Uuid });
 
-  app.get('/workspaces', { schema: { tags, operationId: 'listWorkspaces', summary: 'Get Workspaces', response: { 200: Type.Array(Type.Ref('Workspace')), ...errorResponses } } }, async (req) =>
-    ws.list(principalOf(req)),
+  app.get(
+    '/workspaces',
+    { schema: { tags, operationId: 'listWorkspaces', summary: 'Get Workspaces', response: { 200: Type.Array(Type.Ref('Workspace')), ...errorResponses } } },
+    async (req) => ws.list(principalOf(req)),
   );
-  app.post('/workspaces', { schema: { tags, operationId: 'createWorkspace', summary: 'Add Workspace (without ID)', body: AddWorkspaceBody, response: oneFromBody } }, async (req) =>
-    ws.create(principalOf(req), randomUUID(), req.body),
+  app.post(
+    '/workspaces',
+    { schema: { tags, operationId: 'createWorkspace', summary: 'Add Workspace (without ID)', body: AddWorkspaceBody, response: oneFromBody } },
+    async (req) => ws.create(principalOf(req), randomUUID(), req.body),
   );
-  app.get('/workspaces/:workspaceId', { schema: { tags, operationId: 'getWorkspace', summary: 'Get Workspace', params: WsParams, response: one } }, async (req) =>
-    ws.get(principalOf(req), req.params.workspaceId),
+  app.get(
+    '/workspaces/:workspaceId',
+    { schema: { tags, operationId: 'getWorkspace', summary: 'Get Workspace', params: WsParams, response: one } },
+    async (req) => ws.get(principalOf(req), req.params.workspaceId),
   );
-  app.post('/workspaces/:workspaceId', { schema: { tags, operationId: 'createWorkspaceWithId', summary: 'Add Workspace (with the given ID)', params: WsParams, body: AddWorkspaceBody, response: oneFromBody } }, async (req) =>
-    ws.create(principalOf(req), req.params.workspaceId, req.body),
+  app.post(
+    '/workspaces/:workspaceId',
+    {
+      schema: {
+        tags,
+        operationId: 'createWorkspaceWithId',
+        summary: 'Add Workspace (with the given ID)',
+        params: WsParams,
+        body: AddWorkspaceBody,
+        response: oneFromBody,
+      },
+    },
+    async (req) => ws.create(principalOf(req), req.params.workspaceId, req.body),
   );
   app.patch(
     '/workspaces/:workspaceId',
-    { schema: { tags, operationId: 'updateWorkspace', summary: 'Update Workspace (rename, settings, models)', params: WsParams, body: PatchWorkspaceBody, response: oneFromBody } },
+    {
+      schema: {
+        tags,
+        operationId: 'updateWorkspace',
+        summary: 'Update Workspace (rename, settings, models)',
+        params: WsParams,
+        body: PatchWorkspaceBody,
+        response: oneFromBody,
+      },
+    },
     async (req) => ws.update(principalOf(req), req.params.workspaceId, req.body),
   );
   app.delete(

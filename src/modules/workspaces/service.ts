@@ -57,8 +57,7 @@ export interface PlusVisibility {
 }
 
 /** docs/API.md, Tenancy: TEAM workspaces are seen by the team, PRIVATE ones by their creator. */
-const canSee = (caller: Principal, w: WorkspaceRow) =>
-  w.teamId === caller.teamId && (w.sharingType === 'TEAM' || w.userId === caller.userId);
+const canSee = (caller: Principal, w: WorkspaceRow) => w.teamId === caller.teamId && (w.sharingType === 'TEAM' || w.userId === caller.userId);
 
 export class WorkspacesService {
   private readonly repo = new WorkspacesRepo();

@@ -23,8 +23,18 @@ export function lazyScreen<P extends object>(load: () => Promise<ComponentType<P
         },
       );
     }, []);
-    if (error) return <section class="page"><ErrorNote error={new Error('This screen could not be loaded. Check your connection and reload the page.')} /></section>;
-    if (!Screen) return <p class="loading" aria-busy="true">Loading…</p>;
+    if (error)
+      return (
+        <section class="page">
+          <ErrorNote error={new Error('This screen could not be loaded. Check your connection and reload the page.')} />
+        </section>
+      );
+    if (!Screen)
+      return (
+        <p class="loading" aria-busy="true">
+          Loading…
+        </p>
+      );
     return <Screen {...props} />;
   };
 }

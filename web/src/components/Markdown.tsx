@@ -9,7 +9,17 @@ import { renderMarkdown } from '../lib/markdown';
 import { renderMathIn } from '../lib/math-render';
 
 /** `decorate` changes the inserted copy with DOM calls (citations as buttons, scrolling tables: lib/answer-html.ts). */
-export function Markdown({ text, highlight, class: className, decorate }: { text: string; highlight: boolean; class: string; decorate?: (root: DocumentFragment) => void }) {
+export function Markdown({
+  text,
+  highlight,
+  class: className,
+  decorate,
+}: {
+  text: string;
+  highlight: boolean;
+  class: string;
+  decorate?: (root: DocumentFragment) => void;
+}) {
   const nodes = useMemo(() => renderMarkdown(text, { highlight }), [text, highlight]);
   const ref = useRef<HTMLDivElement>(null);
   useLayoutEffect(() => {

@@ -16,7 +16,14 @@ export function Shell({ path, children }: { path: string; children: ComponentChi
         <Link href="/" class="brand" aria-label="Atrium home">
           Atrium
         </Link>
-        <button type="button" class="icon-button nav-toggle" aria-label="Menu" aria-expanded={menuOpen} aria-controls="main-nav" onClick={() => setMenuOpen(!menuOpen)}>
+        <button
+          type="button"
+          class="icon-button nav-toggle"
+          aria-label="Menu"
+          aria-expanded={menuOpen}
+          aria-controls="main-nav"
+          onClick={() => setMenuOpen(!menuOpen)}
+        >
           <Icon name="menu" />
         </button>
         <nav id="main-nav" aria-label="Main" class={menuOpen ? 'open' : ''}>

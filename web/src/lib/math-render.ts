@@ -15,7 +15,15 @@ export async function renderMathIn(root: Element): Promise<void> {
     el.dataset.rendered = '';
     el.setAttribute('aria-label', tex);
     try {
-      k.render(tex, el, { displayMode: el.classList.contains('math-display'), output: 'mathml', throwOnError: true, trust: false, strict: 'ignore', maxExpand: 200, maxSize: 20 });
+      k.render(tex, el, {
+        displayMode: el.classList.contains('math-display'),
+        output: 'mathml',
+        throwOnError: true,
+        trust: false,
+        strict: 'ignore',
+        maxExpand: 200,
+        maxSize: 20,
+      });
     } catch {
       // TeX KaTeX cannot read stays as the text the model wrote
       el.textContent = tex;

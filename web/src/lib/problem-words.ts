@@ -37,20 +37,33 @@ export function appWords(text: string): string {
 }
 
 function tidy(text: string): string {
-  const t = text.replace(/\s{2,}/g, ' ').replace(/\s+([,.;:])/g, '$1').replace(/[:,;]\s*$/, '').trim();
+  const t = text
+    .replace(/\s{2,}/g, ' ')
+    .replace(/\s+([,.;:])/g, '$1')
+    .replace(/[:,;]\s*$/, '')
+    .trim();
   return t.charAt(0).toUpperCase() + t.slice(1);
 }
 
 /** `currentPassword` → `current password`. */
 function words(name: string): string {
-  return name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').replace(/[_-]+/g, ' ').toLowerCase();
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/[_-]+/g, ' ')
+    .toLowerCase();
 }
 
 /** Field names whose plain words are not the app's. */
-const KNOWN: FieldLabels = { plusIds: 'Document sets', plusId: 'Document set', modelIds: 'Models', modelId: 'Model', embeddingModelId: 'Embedding model', scopeId: 'Who it applies to' };
+const KNOWN: FieldLabels = {
+  plusIds: 'Document sets',
+  plusId: 'Document set',
+  modelIds: 'Models',
+  modelId: 'Model',
+  embeddingModelId: 'Embedding model',
+  scopeId: 'Who it applies to',
+};
 
 const sentence = (text: string) => (/[.!?]$/.test(text) ? text : `${text}.`);
-
 
 /** A field path of a problem (`body/models/0/temperature`) as the label people know. */
 export function fieldLabel(path: string, labels: FieldLabels = {}): string {

@@ -32,7 +32,12 @@ export function InviteScreen({ onSignedIn }: { onSignedIn: (me: Me) => void }) {
     );
   }, [token, attempt]);
 
-  if (state.kind === 'checking') return <p class="loading" aria-busy="true">Checking your invite…</p>;
+  if (state.kind === 'checking')
+    return (
+      <p class="loading" aria-busy="true">
+        Checking your invite…
+      </p>
+    );
   if (state.kind === 'unusable') {
     // A refusal of the link itself, or a failure to ask (then trying again may help).
     const refused = !(state.error instanceof ApiError) || state.error.status === 400;
@@ -66,7 +71,8 @@ function SetPassword({ token, invite, onSignedIn }: { token: string; invite: Inv
     if (password !== repeat) throw new Error('The two passwords are not the same: type the same password in both fields.');
     await data(api.POST('/api/v1/auth/accept-invite', { body: { token, password } }));
     const me = await loadMe();
-    if (!me) throw new Error('Your password is set, but this browser did not keep you signed in. Are cookies enabled? Then sign in with your email and new password.');
+    if (!me)
+      throw new Error('Your password is set, but this browser did not keep you signed in. Are cookies enabled? Then sign in with your email and new password.');
     onSignedIn(me);
   };
   return (
@@ -99,7 +105,15 @@ function SetPassword({ token, invite, onSignedIn }: { token: string; invite: Inv
         </p>
         <label>
           Repeat password
-          <input type="password" name="repeat" autocomplete="new-password" required maxLength={1024} value={repeat} onInput={(e) => setRepeat(e.currentTarget.value)} />
+          <input
+            type="password"
+            name="repeat"
+            autocomplete="new-password"
+            required
+            maxLength={1024}
+            value={repeat}
+            onInput={(e) => setRepeat(e.currentTarget.value)}
+          />
         </label>
         <ErrorNote error={submit.error} />
         <button type="submit" class="primary" disabled={submit.busy}>

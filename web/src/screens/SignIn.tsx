@@ -9,11 +9,7 @@ export function SignIn({ onSignedIn }: { onSignedIn: (me: Me) => void }) {
   const submit = useSubmit();
   return (
     <main class="signin">
-      <form
-        class="card"
-        aria-labelledby="signin-title"
-        onSubmit={submit.handler(() => signIn(email.trim(), password).then(onSignedIn))}
-      >
+      <form class="card" aria-labelledby="signin-title" onSubmit={submit.handler(() => signIn(email.trim(), password).then(onSignedIn))}>
         <h1 id="signin-title">Sign in to Atrium</h1>
         <label>
           Email
@@ -21,7 +17,14 @@ export function SignIn({ onSignedIn }: { onSignedIn: (me: Me) => void }) {
         </label>
         <label>
           Password
-          <input type="password" name="password" autocomplete="current-password" required value={password} onInput={(e) => setPassword(e.currentTarget.value)} />
+          <input
+            type="password"
+            name="password"
+            autocomplete="current-password"
+            required
+            value={password}
+            onInput={(e) => setPassword(e.currentTarget.value)}
+          />
         </label>
         <ErrorNote error={submit.error} />
         <button type="submit" class="primary" disabled={submit.busy}>

@@ -103,22 +103,31 @@ export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; thr
     setThreadError(null);
     setSidebarOpen(false);
     if (!threadId) {
-      data(api.GET('/api/v1/chat/{workspaceId}/greeting', { params: { path: { workspaceId } } })).then((g) => setGreeting(g.content || null), () => setGreeting(null));
-      data(api.GET('/api/v1/chat/{workspaceId}/sample-prompts', { params: { path: { workspaceId } } })).then((s) => setSamples(s.map((p) => p.content)), () => setSamples([]));
+      data(api.GET('/api/v1/chat/{workspaceId}/greeting', { params: { path: { workspaceId } } })).then(
+        (g) => setGreeting(g.content || null),
+        () => setGreeting(null),
+      );
+      data(api.GET('/api/v1/chat/{workspaceId}/sample-prompts', { params: { path: { workspaceId } } })).then(
+        (s) => setSamples(s.map((p) => p.content)),
+        () => setSamples([]),
+      );
       return;
     }
     // A search result's message may be far back: such a thread opens with as many messages as a page holds.
     const m = focusParam();
-    data(api.GET('/api/v1/chat/{workspaceId}/history/{threadId}', { params: { path: { workspaceId, threadId }, query: { limit: m ? 1000 : PAGE } } })).then((t) => {
-      if (shownThread.current !== threadId) return;
-      const loaded = t.messages.map(fromStored);
-      setItems(loaded);
-      setHasEarlier(t.hasEarlier === true);
-      // The thread keeps the model it was last answered by (if the workspace still has it).
-      const model = lastModel(loaded);
-      if (model) setModelId(model);
-      if (m) setFocus({ id: m, n: ++localKeys });
-    }, setThreadError);
+    data(api.GET('/api/v1/chat/{workspaceId}/history/{threadId}', { params: { path: { workspaceId, threadId }, query: { limit: m ? 1000 : PAGE } } })).then(
+      (t) => {
+        if (shownThread.current !== threadId) return;
+        const loaded = t.messages.map(fromStored);
+        setItems(loaded);
+        setHasEarlier(t.hasEarlier === true);
+        // The thread keeps the model it was last answered by (if the workspace still has it).
+        const model = lastModel(loaded);
+        if (model) setModelId(model);
+        if (m) setFocus({ id: m, n: ++localKeys });
+      },
+      setThreadError,
+    );
   }, [workspaceId, threadId, live]);
 
   // A model the workspace does not have (any more) gives way to its first one.
@@ -131,7 +140,9 @@ export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; thr
     const forThread = shownThread.current;
     if (!first || !forThread) return null;
     const page = await data(
-      api.GET('/api/v1/chat/{workspaceId}/history/{threadId}', { params: { path: { workspaceId, threadId: forThread }, query: { limit: PAGE, before: first.key } } }),
+      api.GET('/api/v1/chat/{workspaceId}/history/{threadId}', {
+        params: { path: { workspaceId, threadId: forThread }, query: { limit: PAGE, before: first.key } },
+      }),
     );
     if (shownThread.current !== forThread) return null;
     return () => {
@@ -282,7 +293,12 @@ export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; thr
         <Link href="/">Back to the workspaces</Link>
       </section>
     );
-  if (!workspace) return <p class="loading" aria-busy="true">Loading…</p>;
+  if (!workspace)
+    return (
+      <p class="loading" aria-busy="true">
+        Loading…
+      </p>
+    );
 
   // the API lets the creator and owners/admins change a workspace or a thread; nobody else sees the controls
   const canEdit = workspace.userId === me.user.id || isTeamAdmin(me.user.role);
@@ -301,7 +317,9 @@ export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; thr
           onNavigate={() => setSidebarOpen(false)}
           search={{ query, onQuery, onPick: openHit, inputRef: searchInput }}
           onRename={async (t, title) => {
-            await data(api.POST('/api/v1/chat/{workspaceId}/history/{threadId}', { params: { path: { workspaceId, threadId: t.id } }, body: { title } })).catch(setError);
+            await data(api.POST('/api/v1/chat/{workspaceId}/history/{threadId}', { params: { path: { workspaceId, threadId: t.id } }, body: { title } })).catch(
+              setError,
+            );
             refreshThreads();
           }}
           onDelete={async (t) => {

@@ -42,11 +42,22 @@ interface Props {
   focus?: { id: string; n: number } | null;
 }
 
-const FinishedMessages = memo(function FinishedMessages({ items, modelName, onShowSource, onRetry }: Pick<Props, 'items' | 'modelName' | 'onShowSource' | 'onRetry'>) {
+const FinishedMessages = memo(function FinishedMessages({
+  items,
+  modelName,
+  onShowSource,
+  onRetry,
+}: Pick<Props, 'items' | 'modelName' | 'onShowSource' | 'onRetry'>) {
   return (
     <>
       {items.map((m, i) => (
-        <MessageView key={m.key} item={m} modelName={modelName} onShowSource={onShowSource} onRetry={i === items.length - 1 && m.status === 'error' ? onRetry : undefined} />
+        <MessageView
+          key={m.key}
+          item={m}
+          modelName={modelName}
+          onShowSource={onShowSource}
+          onRetry={i === items.length - 1 && m.status === 'error' ? onRetry : undefined}
+        />
       ))}
     </>
   );
@@ -172,7 +183,10 @@ export function Conversation({ items, live, modelName, onShowSource, onRetry, ha
   useEffect(() => {
     const el = top.current;
     if (!el || !hasEarlier || loading) return;
-    const io = new IntersectionObserver((entries) => entries.some((e) => e.isIntersecting) && loadEarlier(), { root: scroller.current, rootMargin: '300px 0px 0px 0px' });
+    const io = new IntersectionObserver((entries) => entries.some((e) => e.isIntersecting) && loadEarlier(), {
+      root: scroller.current,
+      rootMargin: '300px 0px 0px 0px',
+    });
     io.observe(el);
     return () => io.disconnect();
   }, [hasEarlier, loading, loadEarlier, firstKey]);

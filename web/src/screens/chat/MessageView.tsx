@@ -28,8 +28,14 @@ function problemText(item: ChatItem): string {
 export function MessageBody({ item, onShowSource, modelName, onRetry }: Props) {
   const streaming = item.status === 'streaming';
   const { sources } = item;
-  const decorate = useMemo(() => (root: DocumentFragment) => decorateAnswer(root, sources.length, (n) => sources[n - 1]?.filename ?? 'entry context'), [sources]);
-  const cited = useMemo(() => (item.role === 'assistant' && sources.length ? citedNumbers(item.content, sources.length) : []), [item.content, item.role, sources]);
+  const decorate = useMemo(
+    () => (root: DocumentFragment) => decorateAnswer(root, sources.length, (n) => sources[n - 1]?.filename ?? 'entry context'),
+    [sources],
+  );
+  const cited = useMemo(
+    () => (item.role === 'assistant' && sources.length ? citedNumbers(item.content, sources.length) : []),
+    [item.content, item.role, sources],
+  );
   const list = useRef<{ open(n: number): void }>(null);
   const model = item.role === 'assistant' ? modelName(item.modelId) : null;
   const onCite = (e: MouseEvent) => {
@@ -37,7 +43,13 @@ export function MessageBody({ item, onShowSource, modelName, onRetry }: Props) {
     if (n) list.current?.open(n);
   };
   return (
-    <article class={`message ${item.role} ${item.status}`} aria-label={item.role === 'user' ? 'Your message' : 'Answer'} data-status={item.status} data-message-id={item.key} onClick={onCite}>
+    <article
+      class={`message ${item.role} ${item.status}`}
+      aria-label={item.role === 'user' ? 'Your message' : 'Answer'}
+      data-status={item.status}
+      data-message-id={item.key}
+      onClick={onCite}
+    >
       {model && <div class="message-meta">{model}</div>}
       {item.role === 'user' ? (
         <div class="user-text">{item.content}</div>
@@ -46,7 +58,11 @@ export function MessageBody({ item, onShowSource, modelName, onRetry }: Props) {
       ) : (
         <Markdown class="markdown" text={item.content} highlight decorate={decorate} />
       )}
-      {streaming && item.content === '' && <p class="muted typing" aria-label="Waiting for the answer">…</p>}
+      {streaming && item.content === '' && (
+        <p class="muted typing" aria-label="Waiting for the answer">
+          …
+        </p>
+      )}
       {item.status === 'interrupted' && <p class="mark interrupted">Interrupted: the answer was stopped before it finished.</p>}
       {item.status === 'error' && (
         <div class="mark failed">
@@ -64,4 +80,7 @@ export function MessageBody({ item, onShowSource, modelName, onRetry }: Props) {
 }
 
 /** A finished message never re-renders unless it changes. */
-export const MessageView = memo(MessageBody, (a, b) => a.item === b.item && a.modelName === b.modelName && a.onShowSource === b.onShowSource && a.onRetry === b.onRetry);
+export const MessageView = memo(
+  MessageBody,
+  (a, b) => a.item === b.item && a.modelName === b.modelName && a.onShowSource === b.onShowSource && a.onRetry === b.onRetry,
+);

@@ -84,7 +84,11 @@ export function SearchResults({ query, onPick }: Pick<Props, 'query' | 'onPick'>
   return (
     <nav aria-label="Search results">
       <p class="muted small" role="status">
-        {total === 0 ? 'No chat matches.' : total === 1 ? '1 chat matches.' : `${total} chats match${total > hits.length ? `; the best ${hits.length} are shown` : ''}.`}
+        {total === 0
+          ? 'No chat matches.'
+          : total === 1
+            ? '1 chat matches.'
+            : `${total} chats match${total > hits.length ? `; the best ${hits.length} are shown` : ''}.`}
       </p>
       <ul class="search-results">
         {hits.map((h) => (

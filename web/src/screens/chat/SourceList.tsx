@@ -27,13 +27,17 @@ export const SourceList = forwardRef<SourceListHandle, Props>(function SourceLis
   const box = useRef<HTMLElement>(null);
   const { listed, less } = useMemo(() => splitSources(sources, cited), [sources, cited]);
 
-  useImperativeHandle(ref, () => ({
-    open(n: number) {
-      setOpen(true);
-      if (less.some((x) => x.n === n)) setShowLess(true);
-      setCurrent({ n });
-    },
-  }), [less]);
+  useImperativeHandle(
+    ref,
+    () => ({
+      open(n: number) {
+        setOpen(true);
+        if (less.some((x) => x.n === n)) setShowLess(true);
+        setCurrent({ n });
+      },
+    }),
+    [less],
+  );
 
   useEffect(() => {
     if (!current) return;

@@ -50,70 +50,77 @@ export function ThreadList({ workspaces, workspace, threads, currentId, canEdit,
         )}
       </div>
       <SearchBox ref={search.inputRef} query={search.query} onQuery={search.onQuery} />
-      {search.query.trim() ? <SearchResults query={search.query.trim()} onPick={search.onPick} /> : (
-      <nav aria-label="Chats">
-        {threads === null && <p class="muted">Loading…</p>}
-        {threads?.length === 0 && <p class="muted small">No chat yet.</p>}
-        {groupByDay(threads ?? [], (t) => t.updated).map((g) => (
-          <div key={g.name} class="thread-group">
-            <h2 id={groupId(g.name)}>{g.name}</h2>
-            <ul aria-labelledby={groupId(g.name)}>
-              {g.items.map((t) => (
-                <li key={t.id} class={t.id === currentId ? 'current' : ''}>
-                  {editing === t.id ? (
-                    <form
-                      class="rename"
-                      onSubmit={(e) => {
-                        e.preventDefault();
-                        void onRename(t, title.trim()).then(() => setEditing(null));
-                      }}
-                    >
-                      <input aria-label="Chat title" value={title} maxLength={200} required onInput={(e) => setTitle(e.currentTarget.value)} autoFocus />
-                      <button type="submit" class="small">
-                        Save
-                      </button>
-                      <button type="button" class="small ghost" onClick={() => setEditing(null)}>
-                        Cancel
-                      </button>
-                    </form>
-                  ) : (
-                    <>
-                      <Link href={`/w/${workspace.id}/t/${t.id}`} aria-current={t.id === currentId ? 'page' : undefined} onNavigate={onNavigate} title={t.title}>
-                        {t.title || 'Untitled chat'}
-                      </Link>
-                      {canChange(t) && (
-                        <span class="thread-buttons">
-                          <button
-                            type="button"
-                            class="icon-button ghost"
-                            aria-label={`Rename ${t.title}`}
-                            onClick={() => {
-                              setTitle(t.title);
-                              setEditing(t.id);
-                            }}
-                          >
-                            <Icon name="edit" />
-                          </button>
-                          <button
-                            type="button"
-                            class="icon-button ghost danger"
-                            aria-label={`Delete ${t.title}`}
-                            onClick={() => {
-                              if (window.confirm(`Delete the chat "${t.title}"? This cannot be undone.`)) void onDelete(t);
-                            }}
-                          >
-                            <Icon name="trash" />
-                          </button>
-                        </span>
-                      )}
-                    </>
-                  )}
-                </li>
-              ))}
-            </ul>
-          </div>
-        ))}
-      </nav>
+      {search.query.trim() ? (
+        <SearchResults query={search.query.trim()} onPick={search.onPick} />
+      ) : (
+        <nav aria-label="Chats">
+          {threads === null && <p class="muted">Loading…</p>}
+          {threads?.length === 0 && <p class="muted small">No chat yet.</p>}
+          {groupByDay(threads ?? [], (t) => t.updated).map((g) => (
+            <div key={g.name} class="thread-group">
+              <h2 id={groupId(g.name)}>{g.name}</h2>
+              <ul aria-labelledby={groupId(g.name)}>
+                {g.items.map((t) => (
+                  <li key={t.id} class={t.id === currentId ? 'current' : ''}>
+                    {editing === t.id ? (
+                      <form
+                        class="rename"
+                        onSubmit={(e) => {
+                          e.preventDefault();
+                          void onRename(t, title.trim()).then(() => setEditing(null));
+                        }}
+                      >
+                        <input aria-label="Chat title" value={title} maxLength={200} required onInput={(e) => setTitle(e.currentTarget.value)} autoFocus />
+                        <button type="submit" class="small">
+                          Save
+                        </button>
+                        <button type="button" class="small ghost" onClick={() => setEditing(null)}>
+                          Cancel
+                        </button>
+                      </form>
+                    ) : (
+                      <>
+                        <Link
+                          href={`/w/${workspace.id}/t/${t.id}`}
+                          aria-current={t.id === currentId ? 'page' : undefined}
+                          onNavigate={onNavigate}
+                          title={t.title}
+                        >
+                          {t.title || 'Untitled chat'}
+                        </Link>
+                        {canChange(t) && (
+                          <span class="thread-buttons">
+                            <button
+                              type="button"
+                              class="icon-button ghost"
+                              aria-label={`Rename ${t.title}`}
+                              onClick={() => {
+                                setTitle(t.title);
+                                setEditing(t.id);
+                              }}
+                            >
+                              <Icon name="edit" />
+                            </button>
+                            <button
+                              type="button"
+                              class="icon-button ghost danger"
+                              aria-label={`Delete ${t.title}`}
+                              onClick={() => {
+                                if (window.confirm(`Delete the chat "${t.title}"? This cannot be undone.`)) void onDelete(t);
+                              }}
+                            >
+                              <Icon name="trash" />
+                            </button>
+                          </span>
+                        )}
+                      </>
+                    )}
+                  </li>
+                ))}
+              </ul>
+            </div>
+          ))}
+        </nav>
       )}
     </div>
   );

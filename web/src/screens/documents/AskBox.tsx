@@ -97,7 +97,11 @@ export function AskBox({ plusId }: { plusId: string }) {
             </TableWrap>
           )}
           <h3 class="small">What a chat receives</h3>
-          {answer.content ? <pre class="context-text">{answer.content}</pre> : <p class="muted">Nothing: the document set has no context text and no chunk matched.</p>}
+          {answer.content ? (
+            <pre class="context-text">{answer.content}</pre>
+          ) : (
+            <p class="muted">Nothing: the document set has no context text and no chunk matched.</p>
+          )}
         </div>
       )}
     </section>

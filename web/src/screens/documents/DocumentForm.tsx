@@ -52,7 +52,9 @@ export function DocumentForm({ initial, submitLabel, onSaved, onCancel }: Props)
         if (!f.title.trim()) return setError(new Error('Give the document set a title.'));
         setBusy(true);
         setError(null);
-        savePlus(f, initial?.id).then(onSaved, (err: unknown) => setError(err instanceof ApiError || err instanceof Error ? err : new Error(String(err)))).finally(() => setBusy(false));
+        savePlus(f, initial?.id)
+          .then(onSaved, (err: unknown) => setError(err instanceof ApiError || err instanceof Error ? err : new Error(String(err))))
+          .finally(() => setBusy(false));
       }}
     >
       <label>

@@ -41,7 +41,12 @@ export function DocumentScreen({ plusId }: { plusId: string }) {
         <Link href="/documents">Back to documents</Link>
       </section>
     );
-  if (!p) return <p class="loading" aria-busy="true">Loading…</p>;
+  if (!p)
+    return (
+      <p class="loading" aria-busy="true">
+        Loading…
+      </p>
+    );
   const canChange = p.userId === me.user.id || isTeamAdmin(me.user.role);
   const totalTokens = p.files.reduce((n, f) => n + f.tokenSize, 0);
 
@@ -62,7 +67,9 @@ export function DocumentScreen({ plusId }: { plusId: string }) {
             <ConfirmButton
               label="Delete"
               what={`document set ${p.title || 'Untitled'}`}
-              onConfirm={() => data(api.DELETE('/api/v1/plus/{plusId}', { params: { path: { plusId } } })).then(() => navigate('/documents', { replace: true }), setError)}
+              onConfirm={() =>
+                data(api.DELETE('/api/v1/plus/{plusId}', { params: { path: { plusId } } })).then(() => navigate('/documents', { replace: true }), setError)
+              }
             />
           </div>
         )}
@@ -84,7 +91,8 @@ export function DocumentScreen({ plusId }: { plusId: string }) {
         <div class="card stack-tight">
           <p>{p.description || <span class="muted">No description</span>}</p>
           <p class="muted small">
-            {p.isPublic ? 'Public to the team' : 'Private'} · created {formatDate(p.created)} · {p.files.length} file{p.files.length === 1 ? '' : 's'}, {formatNumber(totalTokens)} tokens
+            {p.isPublic ? 'Public to the team' : 'Private'} · created {formatDate(p.created)} · {p.files.length} file{p.files.length === 1 ? '' : 's'},{' '}
+            {formatNumber(totalTokens)} tokens
           </p>
           {p.context && (
             <details>
@@ -138,11 +146,18 @@ function FileRow({ file, canChange, onDelete }: { file: PlusFile; canChange: boo
         <div class="file-meta">
           <strong class="file-name">{file.filename}</strong>
           <span class="muted small">
-            {file.mimeType} · {formatBytes(file.bytes)} · {formatNumber(file.tokenSize)} tokens · {file.fileChunks.length} chunk{file.fileChunks.length === 1 ? '' : 's'}
+            {file.mimeType} · {formatBytes(file.bytes)} · {formatNumber(file.tokenSize)} tokens · {file.fileChunks.length} chunk
+            {file.fileChunks.length === 1 ? '' : 's'}
           </span>
         </div>
         <div class="actions">
-          <button type="button" class="small-button" aria-expanded={open} aria-label={`${open ? 'Hide' : 'Show'} chunks of ${file.filename}`} onClick={() => setOpen(!open)}>
+          <button
+            type="button"
+            class="small-button"
+            aria-expanded={open}
+            aria-label={`${open ? 'Hide' : 'Show'} chunks of ${file.filename}`}
+            onClick={() => setOpen(!open)}
+          >
             {open ? 'Hide chunks' : 'Chunks'}
           </button>
           <a class="button small-button" href={`/api/v1/plus/file/${file.id}/content`} download={file.filename} aria-label={`Download ${file.filename}`}>

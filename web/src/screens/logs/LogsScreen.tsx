@@ -79,7 +79,13 @@ export function LogsScreen() {
       >
         <label class="grow">
           Search
-          <input type="search" value={draft.q} maxLength={500} placeholder="prompt or response text" onInput={(e) => setDraft({ ...draft, q: e.currentTarget.value })} />
+          <input
+            type="search"
+            value={draft.q}
+            maxLength={500}
+            placeholder="prompt or response text"
+            onInput={(e) => setDraft({ ...draft, q: e.currentTarget.value })}
+          />
         </label>
         <label>
           Sort
@@ -122,7 +128,14 @@ export function LogsScreen() {
               </thead>
               <tbody>
                 {p.content.map((l) => (
-                  <LogRow key={l.id} log={l} user={userName(l.userId)} workspace={workspaceName(l.workspaceId)} open={open === l.id} onToggle={() => setOpen(open === l.id ? null : l.id)} />
+                  <LogRow
+                    key={l.id}
+                    log={l}
+                    user={userName(l.userId)}
+                    workspace={workspaceName(l.workspaceId)}
+                    open={open === l.id}
+                    onToggle={() => setOpen(open === l.id ? null : l.id)}
+                  />
                 ))}
               </tbody>
             </table>

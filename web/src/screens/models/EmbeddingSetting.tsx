@@ -55,10 +55,13 @@ export function EmbeddingSetting({ models, canChoose }: { models: Model[]; canCh
           <div class="row">
             <label>
               Embedding model
-              <select value={choice} onChange={(e) => {
+              <select
+                value={choice}
+                onChange={(e) => {
                   setChoice(e.currentTarget.value);
                   setSaved(false);
-                }}>
+                }}
+              >
                 <option value={NONE}>None: search by words only</option>
                 {usable.map((m) => (
                   <option key={m.id} value={m.id}>

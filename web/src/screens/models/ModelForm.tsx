@@ -60,7 +60,9 @@ function fromModel(m: Model | null): FormState {
     modelRating: m?.modelRating != null ? String(m.modelRating) : '',
     wrapperName: m?.promptWrapper?.wrapperName ?? '',
     wrapperValue: m?.promptWrapper?.value ?? '',
-    flags: Object.fromEntries(FLAGS.map(([k]) => [k, m ? Boolean(m[k]) : k === 'active' || k === 'usesSystemPrompts' || k === 'instructionFollowing'])) as Record<Flag, boolean>,
+    flags: Object.fromEntries(
+      FLAGS.map(([k]) => [k, m ? Boolean(m[k]) : k === 'active' || k === 'usesSystemPrompts' || k === 'instructionFollowing']),
+    ) as Record<Flag, boolean>,
     newKey: '',
     removeKey: false,
   };
@@ -158,7 +160,16 @@ function ModelEditor({ modelId, system = false, instanceAdmin }: { modelId?: str
         <div class="row">
           <label>
             Kind
-            <select aria-label="Kind" value={f.kind} onChange={(e) => set({ kind: e.currentTarget.value as FormState['kind'], ...(e.currentTarget.value === 'embedding' && f.apiBase === 'ANTHROPIC' ? { apiBase: 'OPENAI' } : {}) })}>
+            <select
+              aria-label="Kind"
+              value={f.kind}
+              onChange={(e) =>
+                set({
+                  kind: e.currentTarget.value as FormState['kind'],
+                  ...(e.currentTarget.value === 'embedding' && f.apiBase === 'ANTHROPIC' ? { apiBase: 'OPENAI' } : {}),
+                })
+              }
+            >
               <option value="chat">Chat: answers in workspaces</option>
               <option value="embedding">Embedding: turns documents into vectors</option>
             </select>
@@ -187,7 +198,13 @@ function ModelEditor({ modelId, system = false, instanceAdmin }: { modelId?: str
           <div class="row">
             <label>
               Protocol
-              <select aria-label="Protocol" value={f.apiBase} onChange={(e) => set({ apiBase: e.currentTarget.value as FormState['apiBase'], ...(e.currentTarget.value !== 'OPENAI' ? { connectionType: 'URL' } : {}) })}>
+              <select
+                aria-label="Protocol"
+                value={f.apiBase}
+                onChange={(e) =>
+                  set({ apiBase: e.currentTarget.value as FormState['apiBase'], ...(e.currentTarget.value !== 'OPENAI' ? { connectionType: 'URL' } : {}) })
+                }
+              >
                 <option value="OPENAI">OpenAI-compatible</option>
                 <option value="ANTHROPIC" disabled={f.kind === 'embedding'}>
                   Anthropic{f.kind === 'embedding' ? ' (no embeddings API)' : ''}
@@ -197,7 +214,11 @@ function ModelEditor({ modelId, system = false, instanceAdmin }: { modelId?: str
             </label>
             <label>
               Connection type
-              <select aria-label="Connection type" value={f.connectionType} onChange={(e) => set({ connectionType: e.currentTarget.value as FormState['connectionType'] })}>
+              <select
+                aria-label="Connection type"
+                value={f.connectionType}
+                onChange={(e) => set({ connectionType: e.currentTarget.value as FormState['connectionType'] })}
+              >
                 <option value="URL">URL</option>
                 <option value="AZURE" disabled={f.apiBase !== 'OPENAI'}>
                   Azure OpenAI
@@ -211,7 +232,12 @@ function ModelEditor({ modelId, system = false, instanceAdmin }: { modelId?: str
           </label>
           <label>
             Base model
-            <input value={f.baseModel} maxLength={200} placeholder={f.connectionType === 'AZURE' ? 'deployment name' : 'e.g. gpt-4o-mini'} onInput={(e) => set({ baseModel: e.currentTarget.value })} />
+            <input
+              value={f.baseModel}
+              maxLength={200}
+              placeholder={f.connectionType === 'AZURE' ? 'deployment name' : 'e.g. gpt-4o-mini'}
+              onInput={(e) => set({ baseModel: e.currentTarget.value })}
+            />
           </label>
           <label>
             API key

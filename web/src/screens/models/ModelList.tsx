@@ -69,7 +69,12 @@ export function ModelList() {
                   canTest={admin}
                   membership={
                     admin ? (
-                      <button type="button" class="small-button" aria-label={`${m.inTeam ? 'Remove' : 'Add'} ${m.name} ${m.inTeam ? 'from' : 'to'} the team`} onClick={() => void membership(m, !m.inTeam)}>
+                      <button
+                        type="button"
+                        class="small-button"
+                        aria-label={`${m.inTeam ? 'Remove' : 'Add'} ${m.name} ${m.inTeam ? 'from' : 'to'} the team`}
+                        onClick={() => void membership(m, !m.inTeam)}
+                      >
                         {m.inTeam ? 'Remove from team' : 'Add to team'}
                       </button>
                     ) : null
@@ -92,11 +97,13 @@ function ModelRow({ model: m, canEdit, canTest, membership }: { model: Model; ca
       <div class="file-head">
         <div class="file-meta">
           <strong>
-            {m.name} {m.kind === 'embedding' && <span class="badge">embedding</span>} {!m.active && <span class="badge">inactive</span>} {m.system && <span class="badge">{m.inTeam ? 'in team' : 'not in team'}</span>}
+            {m.name} {m.kind === 'embedding' && <span class="badge">embedding</span>} {!m.active && <span class="badge">inactive</span>}{' '}
+            {m.system && <span class="badge">{m.inTeam ? 'in team' : 'not in team'}</span>}
           </strong>
           <span class="muted small">
             {m.apiBase}
-            {m.connectionType === 'AZURE' ? ' (Azure)' : ''} · {m.baseModel ?? 'no base model'} · window {formatNumber(m.contextWindow)} · {m.chatCredits ? `${m.chatCredits} credits / 1K tokens` : 'free'}
+            {m.connectionType === 'AZURE' ? ' (Azure)' : ''} · {m.baseModel ?? 'no base model'} · window {formatNumber(m.contextWindow)} ·{' '}
+            {m.chatCredits ? `${m.chatCredits} credits / 1K tokens` : 'free'}
           </span>
         </div>
         <div class="actions">

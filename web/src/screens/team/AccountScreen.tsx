@@ -73,7 +73,11 @@ function ApiKeys() {
                   <code>{k.prefix}…</code> · created {formatDate(k.created)}
                 </span>
               </div>
-              <ConfirmButton label="Revoke" what={`key ${k.name}`} onConfirm={() => data(api.DELETE('/api/v1/api-keys/{id}', { params: { path: { id: k.id } } })).then(keys.reload, submit.setError)} />
+              <ConfirmButton
+                label="Revoke"
+                what={`key ${k.name}`}
+                onConfirm={() => data(api.DELETE('/api/v1/api-keys/{id}', { params: { path: { id: k.id } } })).then(keys.reload, submit.setError)}
+              />
             </li>
           ))}
         </ul>

@@ -76,10 +76,13 @@ function TeamAdmin() {
                           onChange={(e) => {
                             const role = e.currentTarget.value as Role;
                             setError(null);
-                            data(api.PATCH('/api/v1/users/{userId}', { params: { path: { userId: u.id } }, body: { role } })).then(users.reload, (err: unknown) => {
-                              setError(err);
-                              users.reload();
-                            });
+                            data(api.PATCH('/api/v1/users/{userId}', { params: { path: { userId: u.id } }, body: { role } })).then(
+                              users.reload,
+                              (err: unknown) => {
+                                setError(err);
+                                users.reload();
+                              },
+                            );
                           }}
                         >
                           <RoleOptions roles={roles} />

@@ -117,7 +117,11 @@ export function UsageScreen() {
           </table>
         </TableWrap>
       )}
-      {admin ? <Budgets teamId={me.team.id} users={users.value ?? []} /> : mine.value && <BudgetTable budgets={mine.value.budgets} users={[]} title="Budgets that apply to me" />}
+      {admin ? (
+        <Budgets teamId={me.team.id} users={users.value ?? []} />
+      ) : (
+        mine.value && <BudgetTable budgets={mine.value.budgets} users={[]} title="Budgets that apply to me" />
+      )}
     </section>
   );
 }
@@ -211,14 +215,19 @@ function BudgetTable({
 
 /** A budget's limits changed in place (PATCH): an emptied field removes that limit; the server refuses to remove both. */
 function BudgetEdit({ budget: b, what, onDone }: { budget: Budget; what: string; onDone: (saved: boolean) => void }) {
-  const [f, setF] = useState<Limits>({ credits: b.credits == null ? '' : String(b.credits), rpm: b.requestsPerMinute == null ? '' : String(b.requestsPerMinute) });
+  const [f, setF] = useState<Limits>({
+    credits: b.credits == null ? '' : String(b.credits),
+    rpm: b.requestsPerMinute == null ? '' : String(b.requestsPerMinute),
+  });
   const submit = useSubmit();
   return (
     <form
       class="stack"
       aria-label={`Edit ${what}`}
       onSubmit={submit.handler(() =>
-        data(api.PATCH('/api/v1/budgets/{id}', { params: { path: { id: b.id } }, body: { credits: limit(f.credits), requestsPerMinute: limit(f.rpm) } })).then(() => onDone(true)),
+        data(api.PATCH('/api/v1/budgets/{id}', { params: { path: { id: b.id } }, body: { credits: limit(f.credits), requestsPerMinute: limit(f.rpm) } })).then(
+          () => onDone(true),
+        ),
       )}
     >
       <p class="small">
@@ -278,7 +287,9 @@ function Budgets({ teamId, users }: { teamId: string; users: User[] }) {
           aria-labelledby="budget-title"
           onSubmit={submit.handler(() => {
             const scopeId = f.scope === 'team' ? teamId : f.scope === 'user' ? Number(f.scopeId) : f.scopeId.trim();
-            return data(api.POST('/api/v1/budgets', { body: { scope: f.scope, scopeId, period: f.period, credits: limit(f.credits), requestsPerMinute: limit(f.rpm) } })).then(() => {
+            return data(
+              api.POST('/api/v1/budgets', { body: { scope: f.scope, scopeId, period: f.period, credits: limit(f.credits), requestsPerMinute: limit(f.rpm) } }),
+            ).then(() => {
               setF({ ...f, credits: '', rpm: '' });
               budgets.reload();
             });

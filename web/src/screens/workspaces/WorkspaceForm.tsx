@@ -15,8 +15,21 @@ import { useSubmit } from '../../components/useSubmit';
 import { navigate } from '../../router';
 import { useSession } from '../../session';
 
-type Settings = Pick<WorkspaceModel, 'systemInstructions' | 'addedContext' | 'temperature' | 'maxTokens' | 'topP' | 'n' | 'frequencyPenalty' | 'presencePenalty' | 'logitBias'>;
-const EMPTY: Settings = { systemInstructions: null, addedContext: null, temperature: null, maxTokens: null, topP: null, n: null, frequencyPenalty: null, presencePenalty: null, logitBias: null };
+type Settings = Pick<
+  WorkspaceModel,
+  'systemInstructions' | 'addedContext' | 'temperature' | 'maxTokens' | 'topP' | 'n' | 'frequencyPenalty' | 'presencePenalty' | 'logitBias'
+>;
+const EMPTY: Settings = {
+  systemInstructions: null,
+  addedContext: null,
+  temperature: null,
+  maxTokens: null,
+  topP: null,
+  n: null,
+  frequencyPenalty: null,
+  presencePenalty: null,
+  logitBias: null,
+};
 
 interface NumberSpec {
   key: 'temperature' | 'maxTokens' | 'topP' | 'n' | 'frequencyPenalty' | 'presencePenalty';
@@ -51,7 +64,17 @@ const same = (a: Settings, b: Settings) => JSON.stringify(a) === JSON.stringify(
 export const answersChats = (m: Model) => m.inTeam && m.active && m.kind === 'chat' && !m.imageGen;
 
 /** The form's field names as its labels say them, for refusals (components/Problem.tsx). */
-const LABELS = { name: 'Name', modelIds: 'Models', plusIds: 'Document sets', greeting: 'Greeting', samplePrompts: 'Sample prompts', topP: 'Top P', maxTokens: 'Max tokens', n: 'Answers (n)', logitBias: 'Logit bias' };
+const LABELS = {
+  name: 'Name',
+  modelIds: 'Models',
+  plusIds: 'Document sets',
+  greeting: 'Greeting',
+  samplePrompts: 'Sample prompts',
+  topP: 'Top P',
+  maxTokens: 'Max tokens',
+  n: 'Answers (n)',
+  logitBias: 'Logit bias',
+};
 
 export function WorkspaceForm({ workspaceId }: { workspaceId?: string }) {
   const { me } = useSession();
@@ -108,7 +131,10 @@ export function WorkspaceForm({ workspaceId }: { workspaceId?: string }) {
       followUpSearch,
       plusIds,
       greeting: greeting.trim() || null,
-      samplePrompts: samples.split('\n').map((s) => s.trim()).filter(Boolean),
+      samplePrompts: samples
+        .split('\n')
+        .map((s) => s.trim())
+        .filter(Boolean),
     };
     // Logit bias is typed as JSON; a bad one is caught here rather than sent.
     const parsedBias: Record<string, Settings['logitBias']> = {};
@@ -146,11 +172,7 @@ export function WorkspaceForm({ workspaceId }: { workspaceId?: string }) {
   return (
     <section class="page narrow">
       <h1>{title}</h1>
-      <form
-        class="stack"
-        aria-label={title}
-        onSubmit={submit.handler(save)}
-      >
+      <form class="stack" aria-label={title} onSubmit={submit.handler(save)}>
         <label>
           Name
           <input required maxLength={200} value={name} onInput={(e) => setName(e.currentTarget.value)} />
@@ -162,16 +184,16 @@ export function WorkspaceForm({ workspaceId }: { workspaceId?: string }) {
           {models?.length === 0 && <p class="muted">The team has no model yet: an owner or admin adds one under Models.</p>}
           {models !== null &&
             offered.map((m) => (
-            <label key={m.id} class="check">
-              <input
-                type="checkbox"
-                checked={modelIds.includes(m.id)}
-                onChange={(e) => setModelIds((ids) => (e.currentTarget.checked ? [...ids, m.id] : ids.filter((x) => x !== m.id)))}
-              />
-              {m.name}
-              {modelIds[0] === m.id && <span class="badge">default</span>}
-            </label>
-          ))}
+              <label key={m.id} class="check">
+                <input
+                  type="checkbox"
+                  checked={modelIds.includes(m.id)}
+                  onChange={(e) => setModelIds((ids) => (e.currentTarget.checked ? [...ids, m.id] : ids.filter((x) => x !== m.id)))}
+                />
+                {m.name}
+                {modelIds[0] === m.id && <span class="badge">default</span>}
+              </label>
+            ))}
           <p class="hint">The first model chosen answers unless the chat picks another. Only chat models the team uses are listed.</p>
         </fieldset>
 
@@ -217,7 +239,8 @@ export function WorkspaceForm({ workspaceId }: { workspaceId?: string }) {
           </label>
         </div>
         <p class="hint">
-          Sharing: who sees the workspace. Chat history: who sees whose chats. Context: whether files added in a chat help everyone in the workspace or only the person who added them.
+          Sharing: who sees the workspace. Chat history: who sees whose chats. Context: whether files added in a chat help everyone in the workspace or only the
+          person who added them.
         </p>
 
         <label>
@@ -228,7 +251,8 @@ export function WorkspaceForm({ workspaceId }: { workspaceId?: string }) {
           </select>
         </label>
         <p class="hint">
-          How a follow-up such as "and what about the second one?" searches the documents: with the previous question's key words added, or as the chat's model rewrites it into a standalone question (one short extra call, counted in its usage).
+          How a follow-up such as "and what about the second one?" searches the documents: with the previous question's key words added, or as the chat's model
+          rewrites it into a standalone question (one short extra call, counted in its usage).
         </p>
 
         <label>
