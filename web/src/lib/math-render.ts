@@ -13,7 +13,6 @@ export async function renderMathIn(root: Element): Promise<void> {
   for (const el of spans) {
     const tex = el.textContent ?? '';
     el.dataset.rendered = '';
-    el.setAttribute('aria-label', tex);
     try {
       k.render(tex, el, {
         displayMode: el.classList.contains('math-display'),
