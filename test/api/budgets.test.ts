@@ -463,7 +463,7 @@ describe('where the counters live', () => {
     } finally {
       await app.close();
     }
-  });
+  }, 90_000); // two starts of an on-disk embedded database
 
   /**
    * A node that dies between the two statements leaves its turn's reservation counted. On
@@ -539,7 +539,7 @@ describe('where the counters live', () => {
     } finally {
       await app.close();
     }
-  });
+  }, 90_000); // two starts of an on-disk embedded database
 
   it('a deleted budget stops counting at once; one created again starts from nothing and binds at once', async () => {
     const { team, ws } = await setup();

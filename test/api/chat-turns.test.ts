@@ -180,8 +180,9 @@ describe('statements per turn', () => {
       (q) => !/^update "prompt_logs" set "status" = \$1, "error" = \$2 where|^\s*with taken as \(update prompt_logs p set reservation = null/.test(q),
     );
     expect(turn.filter((q) => turnTables.test(q))).toHaveLength(2);
-    // anything else can only be a cache refill (key, workspace, model), never per-turn work
-    for (const q of turn.filter((s) => !turnTables.test(s))) expect(q).toMatch(/api_keys|workspaces|models/);
+    // anything else can only be a cache refill (key, workspace, model) or, on PostgreSQL, the key and
+    // the team's budgets, which every node reads on every request so a change binds at once
+    for (const q of turn.filter((s) => !turnTables.test(s))) expect(q).toMatch(/api_keys|workspaces|models|from "budgets"/);
   });
 
   it('a follow-up in a thread with files also searches them', async () => {
