@@ -153,6 +153,8 @@ export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; thr
   }, [items, workspaceId]);
 
   const stop = useCallback(() => abort.current?.abort(), []);
+  /** Set by Ctrl/Cmd+K when it opens the drawer: the search box, not the drawer's first control, takes the focus. */
+  const searchOnOpen = useRef(false);
   // Esc closes the chats drawer (on a phone) when it is open, else stops the answer in flight.
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
@@ -168,6 +170,8 @@ export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; thr
       // Ctrl/Cmd+K: to the search box (opening the chats drawer on a narrow screen)
       if ((e.ctrlKey || e.metaKey) && !e.altKey && !e.shiftKey && e.key.toLowerCase() === 'k') {
         e.preventDefault();
+        // the drawer this opens gives its focus to the search box, not to its first control
+        if (!sidebarOpen) searchOnOpen.current = true;
         setSidebarOpen(true);
         requestAnimationFrame(() => {
           searchInput.current?.focus();
@@ -180,7 +184,13 @@ export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; thr
   }, [stop, sidebarOpen]);
   // The opened drawer takes the focus (its first control), so that the keyboard is where the eyes are.
   useEffect(() => {
-    if (sidebarOpen) sidebar.current?.querySelector<HTMLElement>('select, a, button')?.focus();
+    if (!sidebarOpen) return;
+    if (searchOnOpen.current) {
+      searchOnOpen.current = false;
+      searchInput.current?.focus();
+      return;
+    }
+    sidebar.current?.querySelector<HTMLElement>('select, a, button')?.focus();
   }, [sidebarOpen]);
   useEffect(() => () => abort.current?.abort(), []);
 
