@@ -17,9 +17,7 @@ async function shot(page: Page, name: string) {
   if (process.env.E2E_SHOTS) await page.screenshot({ path: path.join(process.env.E2E_SHOTS, `${name}.png`) });
 }
 
-// Known bug since the chat screen's drawer and search were merged: after Ctrl+K the search box does
-// not end up focused on the desktop layout. Skipped until it is fixed (the closing note says so).
-test.fixme('search finds an early message of a long thread and opens the thread at it', async ({ page, atrium }) => {
+test('search finds an early message of a long thread and opens the thread at it', async ({ page, atrium }) => {
   test.setTimeout(600_000);
   const model = await createStandInModel(atrium, `Search ${Date.now()}`);
   const ws = await atrium.api<{ id: string }>('POST', '/api/v1/workspaces', { name: 'Kitchen', modelIds: [model.id] });

@@ -155,17 +155,21 @@ export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; thr
   const stop = useCallback(() => abort.current?.abort(), []);
   /** Set by Ctrl/Cmd+K when it opens the drawer: the search box, not the drawer's first control, takes the focus. */
   const searchOnOpen = useRef(false);
-  // Esc closes the chats drawer (on a phone) when it is open, else stops the answer in flight.
+  // Esc closes the chats drawer (on a phone) when it is open, else stops the answer in flight;
+  // Ctrl/Cmd+K goes to the search box.
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
-      if (e.key !== 'Escape' || e.defaultPrevented) return;
-      if (sidebarOpen) {
-        e.preventDefault();
-        setSidebarOpen(false);
-        sidebarToggle.current?.focus();
-      } else if (abort.current) {
-        e.preventDefault();
-        stop();
+      if (e.defaultPrevented) return;
+      if (e.key === 'Escape') {
+        if (sidebarOpen) {
+          e.preventDefault();
+          setSidebarOpen(false);
+          sidebarToggle.current?.focus();
+        } else if (abort.current) {
+          e.preventDefault();
+          stop();
+        }
+        return;
       }
       // Ctrl/Cmd+K: to the search box (opening the chats drawer on a narrow screen)
       if ((e.ctrlKey || e.metaKey) && !e.altKey && !e.shiftKey && e.key.toLowerCase() === 'k') {
