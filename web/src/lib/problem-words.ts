@@ -100,7 +100,7 @@ export interface ProblemWords {
 }
 
 /** Whether a problem's detail is a sentence for people rather than a field path and a rule. */
-const readable = (p: Problem) => p.code !== 'validation_failed' && /^[A-Z]/.test(p.detail ?? '') && !/\b(body|query|params)\//.test(p.detail ?? '');
+const readable = (p: Problem) => /^[A-Z]/.test(p.detail ?? '') && !/\b(body|query|params)\//.test(p.detail ?? '');
 
 /** The one message of a refusal (and the fields it names, when there are several). */
 export function problemWords(p: Problem, labels: FieldLabels = {}): ProblemWords {
