@@ -9,25 +9,13 @@
 import { resourceUsage } from 'node:process';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { Config } from '../../src/config.js';
 import { expectProblem, newTeam, startTestApp, type TeamFixture, type TestApp } from '../helpers/app.js';
 import { multipart } from '../helpers/multipart.js';
+import { DOCX_MIME, MiB, SMALL_CAPS } from './hostile-files.js';
 import { bombMember, documentXml, docxFrame, rawZip, type RawMember } from './hostile-zips.js';
 
 vi.setConfig({ testTimeout: 120_000 });
 
-const MiB = 1_048_576;
-const DOCX_MIME = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
-const CAPS: Config['ingest'] = {
-  workers: 2,
-  workerMaxMemoryMb: 512,
-  timeoutMs: 120_000,
-  maxPdfPages: 100,
-  maxInflatedMemberBytes: 4 * MiB,
-  maxInflatedTotalBytes: 6 * MiB,
-  maxChars: 300_000,
-  maxChunks: 50,
-};
 const MAX_RSS_RISE_MB = 300;
 
 let made: RawMember | undefined;
@@ -60,7 +48,7 @@ describe('DOCX archives are read only in the layout that was checked', () => {
   };
 
   beforeAll(async () => {
-    t = await startTestApp({ ingest: CAPS });
+    t = await startTestApp({ ingest: SMALL_CAPS });
     team = await newTeam(t);
     // Warm up: a worker has loaded mammoth and read a document before the baseline is taken.
     const warm = await upload('warm.docx', rawZip([...docxFrame(), documentXml('Warm-up paragraph.')]));

@@ -3,6 +3,7 @@
  * archives whose members inflate hugely, deeply nested HTML and DOCX.
  */
 import { constants, crc32, createDeflateRaw, deflateRawSync } from 'node:zlib';
+import type { Config } from '../../src/config.js';
 
 /** A valid PDF of `pages` pages; page i shows the lines `lines(i)` (Helvetica, ASCII). */
 export function pdfWithPages(pages: number, lines: (page: number) => string[]): Buffer {
@@ -127,3 +128,17 @@ export function nestedTables(depth: number, text: string): string {
 export function deepHtml(depth: number, text: string): string {
   return `<!doctype html><html><body><h1>Deep</h1>${'<div>'.repeat(depth)}${text}${'</div>'.repeat(depth)}<p>After the divs.</p></body></html>`;
 }
+
+/** The ingestion caps the hostile-upload tests run under: small, so a bomb is refused early and cheaply. */
+export const MiB = 1_048_576;
+export const DOCX_MIME = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
+export const SMALL_CAPS: Config['ingest'] = {
+  workers: 2,
+  workerMaxMemoryMb: 512,
+  timeoutMs: 120_000,
+  maxPdfPages: 100,
+  maxInflatedMemberBytes: 4 * MiB,
+  maxInflatedTotalBytes: 6 * MiB,
+  maxChars: 300_000,
+  maxChunks: 50,
+};

@@ -6,26 +6,12 @@
 import { sql } from 'drizzle-orm';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { Config } from '../../src/config.js';
 import { expectProblem, newTeam, startTestApp, type TeamFixture, type TestApp } from '../helpers/app.js';
 import { multipart, type Part } from '../helpers/multipart.js';
-import { deepHtml, docx, nestedTables, para, pdfWithPages, zipArchive } from './hostile-files.js';
+import { deepHtml, docx, DOCX_MIME, MiB, nestedTables, para, pdfWithPages, SMALL_CAPS, zipArchive } from './hostile-files.js';
 
 // Generating and parsing these files takes seconds on a busy 2-core machine (no timing is asserted).
 vi.setConfig({ testTimeout: 120_000 });
-
-const MiB = 1_048_576;
-const DOCX_MIME = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
-const SMALL_CAPS: Config['ingest'] = {
-  workers: 2,
-  workerMaxMemoryMb: 512,
-  timeoutMs: 120_000,
-  maxPdfPages: 100,
-  maxInflatedMemberBytes: 4 * MiB,
-  maxInflatedTotalBytes: 6 * MiB,
-  maxChars: 300_000,
-  maxChunks: 50,
-};
 
 const upload = (filename: string, data: Buffer | string, contentType = 'application/octet-stream'): Part => ({
   name: 'files',
