@@ -126,7 +126,7 @@ export const RenameThreadBody = Type.Object({ title: Type.String({ minLength: 1,
 export const Prompt = Type.Object({ content: Type.String() });
 export const SamplePromptsQuery = Type.Object({ limit: Type.Integer({ minimum: 1, maximum: 50, default: 6, description: 'at most this many' }) });
 
-const Span = Type.Tuple([Type.Integer({ minimum: 0 }), Type.Integer({ minimum: 0 })], { description: '[start, end): offsets in the text (UTF-16 code units)' });
+const Span = Type.Array(Type.Integer({ minimum: 0 }), { minItems: 2, maxItems: 2, description: '[start, end): offsets in the text (UTF-16 code units)' });
 
 export const ChatSearchQuery = Type.Object({
   q: Type.String({

@@ -55,14 +55,23 @@ export const openaiCompatRoutes: FastifyPluginAsyncTypebox<OpenAICompatRouteDeps
     async (req) => compat.listModels(principalOf(req)),
   );
 
+  const ModelIdParam = Type.String({ maxLength: 200, description: 'the model id; its slashes may be sent as %2F' });
   app.get(
     '/models/*',
     {
+      // The route takes the rest of the path, slashes included; the document names that part
+      // `{model}` (as OpenAI's does) rather than Fastify's `*`, which is no OpenAPI template.
+      config: {
+        swaggerTransform: ({ schema, url }) => ({
+          url: url.replace(/\*$/, ':model'),
+          schema: { ...schema, params: Type.Object({ model: ModelIdParam }) },
+        }),
+      },
       schema: {
         tags,
         operationId: 'getOpenAIModel',
         summary: 'One model of GET /v1/models by its id (`workspace/<workspaceId>` or `workspace/<workspaceId>/<modelId>`)',
-        params: Type.Object({ '*': Type.String({ maxLength: 200, description: 'the model id; its slashes may be sent as %2F' }) }),
+        params: Type.Object({ '*': ModelIdParam }),
         response: { 200: OpenAIModel, ...openAIErrors(400, 401, 403, 404) },
       },
     },

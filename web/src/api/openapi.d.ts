@@ -803,7 +803,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/models/{*}": {
+    "/v1/models/{model}": {
         parameters: {
             query?: never;
             header?: never;
@@ -1173,15 +1173,9 @@ export interface components {
             /** @description plain text of the message around the match */
             snippet: string;
             /** @description the matched words in snippet */
-            highlights: [
-                number,
-                number
-            ][];
+            highlights: number[][];
             /** @description the matched words in title */
-            titleHighlights: [
-                number,
-                number
-            ][];
+            titleHighlights: number[][];
             /** Format: date-time */
             created: string;
         };
@@ -6242,7 +6236,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description the model id; its slashes may be sent as %2F */
-                "*": string;
+                model: string;
             };
             cookie?: never;
         };
