@@ -67,30 +67,34 @@ export class ChatSearchRepo {
 
   private hits(caller: Principal, terms: SearchTerms, workspaceId: string | null): SQL {
     const q = this.query(terms);
-    // Matching messages come from the GIN index first (materialized: the planner, misjudging how many
-    // threads the visibility rule keeps, would otherwise test every message of every readable thread),
-    // then the visibility rule keeps the caller's.
+    // Matching messages come from the GIN index first, then the caller's threads keep theirs. Both
+    // materialized: the planner, misjudging how many threads the visibility rule keeps, would
+    // otherwise test every message of every readable thread even for a rare word the index finds in a
+    // handful. Each thread is scored by its best message (an aggregate, no sort of the matches);
+    // which message that is, is looked up only for the threads of the page asked for.
     const inWorkspace = workspaceId ? sql` and chat_threads.workspace_id = ${workspaceId}::uuid` : sql``;
     return sql`
-      with matched as materialized (
-        select m.thread_id, m.id, m.seq, ts_rank(m.search, ${q}) as rank
+      with readable as materialized (
+        select chat_threads.id from chat_threads join workspaces on workspaces.id = chat_threads.workspace_id
+        where ${readableThreadsSql(caller)}${inWorkspace}
+      ),
+      matched as materialized (
+        select m.thread_id, ts_rank(m.search, ${q}) as rank
         from chat_messages m where m.search @@ ${q} and m.status <> 'error'
       ),
       best as (
-        select distinct on (m.thread_id) m.thread_id, m.id, m.rank
-        from matched m
-        join chat_threads on chat_threads.id = m.thread_id
-        join workspaces on workspaces.id = chat_threads.workspace_id
-        where ${readableThreadsSql(caller)}${inWorkspace}
-        order by m.thread_id, m.rank desc, m.seq desc
+        select m.thread_id, max(m.rank) as rank
+        from matched m where m.thread_id in (select id from readable)
+        group by m.thread_id
       ),
       titled as (
         select chat_threads.id, 1 + ts_rank(chat_threads.search, ${q}) as rank
-        from chat_threads join workspaces on workspaces.id = chat_threads.workspace_id
-        where chat_threads.search @@ ${q} and ${readableThreadsSql(caller)}${inWorkspace}
+        from chat_threads
+        where chat_threads.search @@ ${q} and chat_threads.id in (select id from readable)
       ),
       hit as (
-        select t.id, t.workspace_id, t.title, t.updated, best.id as message_id, coalesce(best.rank, 0) + coalesce(titled.rank, 0) as score
+        select t.id, t.workspace_id, t.title, t.updated, best.rank is not null as in_messages,
+          coalesce(best.rank, 0) + coalesce(titled.rank, 0) as score
         from (select thread_id as id from best union select id from titled) h
         join chat_threads t on t.id = h.id
         left join best on best.thread_id = h.id
@@ -124,10 +128,12 @@ export class ChatSearchRepo {
         from (
           select c.id, c.created, ts_headline('english', ${clean(sql`left(c.content, ${INDEXED_CHARS})`)}, ${q}, ${marks} || ', HighlightAll=true') as marked
           from (
-            select c.id, c.content, c.created from chat_messages c where c.id = page.message_id
+            (select c.id, c.content, c.created from chat_messages c
+             where page.in_messages and c.thread_id = page.id and c.search @@ ${q} and c.status <> 'error'
+             order by ts_rank(c.search, ${q}) desc, c.seq desc limit 1)
             union all
             (select c.id, c.content, c.created from chat_messages c
-             where page.message_id is null and c.thread_id = page.id and c.status <> 'error' order by c.seq limit 1)
+             where not page.in_messages and c.thread_id = page.id and c.status <> 'error' order by c.seq limit 1)
           ) c
         ) c
       ) m
