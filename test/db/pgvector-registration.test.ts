@@ -33,7 +33,9 @@ async function withDb<T>(dataDir: string, vectorExtension: 'auto' | 'on' | 'off'
 const cosine = (db: Awaited<ReturnType<typeof openDatabase>>) =>
   db.db.execute(sql`select ('[1,0]'::vector <=> '[0,1]'::vector) as d`).then((r) => Number((r as unknown as { rows: Array<{ d: number }> }).rows[0]!.d));
 
-describe('pgvector on the embedded database', () => {
+// Each test starts the embedded database on disk two or three times (with the extension loaded,
+// ~5 s each on a loaded 2-core machine): more than the default 20 s.
+describe('pgvector on the embedded database', { timeout: 90_000 }, () => {
   it('auto: the first use notes it and answers false; the next start registers it and vector operators work', async () => {
     const dataDir = tmp();
     expect(await withDb(dataDir, 'auto', (db) => db.vectorOps())).toBe(false);
