@@ -13,7 +13,8 @@ import { startTestApp, type TestApp } from '../helpers/app.js';
 import { expectShape } from '../helpers/shape.js';
 import { LEAKED_SECRET } from '../support/standin-provider.js';
 import { useStandIn, type StandInKind } from '../support/use-standin.js';
-import { logsOf, sdk, v1Setup } from './v1-helpers.js';
+import { createWorkspace } from '../helpers/factories.js';
+import { createPlus, logsOf, sdk, v1Setup } from './v1-helpers.js';
 
 const s = useStandIn();
 let t: TestApp;
@@ -351,6 +352,31 @@ describe('context fit keeps a tool exchange whole', () => {
     ]);
     // the earlier exchange did not fit beside it and went whole
     expect(JSON.stringify(sent)).not.toContain('c_big');
+  });
+});
+
+describe('context for a request that ends in tool results', () => {
+  it('is searched with the last user question, not the tool result, and sent beside the exchange', async () => {
+    const { team, model } = await setupKind('OPENAI');
+    const entry = await createPlus(t, team.ownerKey, { title: 'Billing', isPublic: 'true' }, 'Invoices are payable within thirty days of receipt.');
+    const leave = await createPlus(t, team.ownerKey, { title: 'Leave', isPublic: 'true' }, 'Holiday leave: every employee has thirty vacation days off.');
+    const ws = await createWorkspace(t, team.ownerKey, { modelIds: [model.id], plusIds: [entry.id, leave.id] });
+    const r = (await sdk(baseUrl, team.ownerKey).chat.completions.create({
+      model: `workspace/${ws.id}`,
+      messages: [
+        { role: 'user', content: 'When are invoices payable?' },
+        { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'get_time', arguments: '{}' } }] },
+        { role: 'tool', tool_call_id: 'c1', content: 'holiday vacation leave days off' },
+      ],
+      tools: TOOLS,
+    })) as OpenAI.Chat.ChatCompletion & { atrium_sources?: Array<{ plusId: string; excerpt: string }> };
+    // the question's entry ranks first (searched with the tool result, the other would)
+    expect(r.atrium_sources?.[0]).toMatchObject({ plusId: entry.id });
+    expect(r.atrium_sources![0]!.excerpt).toContain('thirty days of receipt');
+    const sent = lastSent().body.messages as Array<{ role: string; content: string | null }>;
+    expect(sent.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'tool']);
+    expect(sent[0]!.content).toContain('thirty days of receipt');
+    expect(r.choices[0]!.message.content).toBe('Tool said: holiday vacation leave days off');
   });
 });
 

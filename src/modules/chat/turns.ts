@@ -626,9 +626,9 @@ function endEvent(o: Outcome, usage: Usage, created: Date, kept: boolean): TurnE
   return { type: 'done', finishReason: o.finishReason, usage, created: created.toISOString() };
 }
 
-/** The user turn before the request's last one: in the request itself, else the newest in the thread's history. */
+/** The user turn before the request's question: in the request itself, else the newest in the thread's history. */
 function previousFrom(plan: Plan, historyNewestFirst: ReadonlyArray<{ role: string; content: string }>): string | null {
-  const earlier = plan.newTurns.slice(0, -1).filter((m) => m.role === 'user');
+  const earlier = plan.newTurns.slice(0, questionIndex(plan)).filter((m) => m.role === 'user');
   if (earlier.length > 0) return earlier.at(-1)!.content;
   return historyNewestFirst.find((m) => m.role === 'user')?.content ?? null;
 }
