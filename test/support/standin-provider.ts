@@ -50,7 +50,8 @@
  * `tools[].functionDeclarations`) and does not end in tool results is answered with those calls in
  * the protocol's own form — OpenAI `message.tool_calls` / `finish_reason: tool_calls` (streamed: a
  * delta naming each call, then its arguments in two pieces), Anthropic `tool_use` blocks /
- * `stop_reason: tool_use` (streamed: `content_block_start` + `input_json_delta` pieces), Gemini
+ * `stop_reason: tool_use` (streamed: `content_block_start` + `input_json_delta` pieces, one empty piece
+ * for a call with no arguments), Gemini
  * `functionCall` parts with STOP (streamed: one chunk per whole call). Call ids: `call_standin_N_I`
  * (OpenAI), `toolu_standin_N_I` (Anthropic), none (Gemini). A request that ends in tool results
  * (OpenAI `tool` messages, Anthropic `tool_result` blocks, Gemini `functionResponse` parts) is
@@ -802,8 +803,9 @@ function sseEvents(protocol: StandInProtocol, a: Answer, body: Json): SseEvent[]
     if (a.toolCalls) {
       a.toolCalls.forEach((c, i) => {
         ev('content_block_start', { index: i, content_block: { type: 'tool_use', id: c.id, name: c.name, input: {} } });
-        for (const piece of halves(JSON.stringify(c.arguments)))
-          ev('content_block_delta', { index: i, delta: { type: 'input_json_delta', partial_json: piece } });
+        // as the Messages API does, a call with no input gets one empty piece
+        const pieces = Object.keys(c.arguments).length === 0 ? [''] : halves(JSON.stringify(c.arguments));
+        for (const piece of pieces) ev('content_block_delta', { index: i, delta: { type: 'input_json_delta', partial_json: piece } });
         ev('content_block_stop', { index: i });
       });
     } else {
