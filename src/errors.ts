@@ -92,6 +92,11 @@ export function upstreamError(pe: {
     return e;
   }
   if (pe.kind === 'upstream_context_length') return new AppError('bad_request', 'context_length_exceeded', pe.message);
+  if (pe.kind === 'upstream_tools_unsupported') {
+    const e = new AppError('bad_request', 'tools_unsupported', pe.message);
+    e.final = true;
+    return e;
+  }
   if (pe.kind === 'upstream_model_not_found') return new AppError('not_found', 'model_not_found', pe.message);
   const e = new AppError(pe.kind === 'timeout' ? 'upstream_timeout' : 'upstream', pe.code, pe.message);
   if (isFinalRefusal(pe)) e.final = true;

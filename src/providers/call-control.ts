@@ -8,7 +8,7 @@
  * aborts the upstream HTTP request.
  */
 import { ProviderError, classifyProviderError, providerAborted, providerBadResponse, providerTimeout } from './errors.js';
-import type { ProviderRequest, ProviderTimeouts, StreamEvent, Usage } from './types.js';
+import type { ProviderRequest, ProviderTimeouts, StreamEvent, ToolCallDelta, Usage } from './types.js';
 
 const MAX_TIMER_MS = 2_147_483_647;
 
@@ -144,12 +144,14 @@ export async function guardedCall<T>(req: ProviderRequest, call: (signal: AbortS
 export interface StreamState {
   finishReason: string | null;
   usage: Usage | null;
+  /** Tool-call pieces of the current chunk: handed out after its text, then cleared. */
+  toolCalls: ToolCallDelta[];
 }
 
 /**
  * Run one streaming call: `open` must resolve once the response headers arrived (all three SDKs
  * do) with the SDK's async iterable of chunks; `onChunk` turns a chunk into delta text (or
- * nothing) and records finish reason / usage in `state`.
+ * nothing) and records finish reason / usage / tool-call pieces in `state`.
  *
  * Guarantees: connect / idle / total timeouts; caller abort; if the consumer stops iterating
  * early the upstream request is aborted; a stream that ends without a finish reason is a
@@ -170,7 +172,7 @@ export async function* guardedStream<C>(
     const iterable = await control.race(open(control.signal));
     control.connected();
     iterator = iterable[Symbol.asyncIterator]();
-    const state: StreamState = { finishReason: null, usage: null };
+    const state: StreamState = { finishReason: null, usage: null, toolCalls: [] };
     for (;;) {
       control.armIdle();
       const r = await control.race(iterator.next());
@@ -180,6 +182,11 @@ export async function* guardedStream<C>(
       if (delta) {
         emitted = true;
         yield { type: 'delta', content: delta };
+      }
+      if (state.toolCalls.length > 0) {
+        emitted = true;
+        const calls = state.toolCalls.splice(0);
+        for (const call of calls) yield { type: 'tool_call', call };
       }
     }
     // The Stainless SDKs end the iteration silently when their signal is aborted.

@@ -18,6 +18,7 @@ export type ProviderErrorKind =
   | 'upstream_model_not_found'
   | 'upstream_context_length'
   | 'upstream_content_refused'
+  | 'upstream_tools_unsupported'
   | 'timeout'
   | 'aborted'
   | 'bad_response'
@@ -31,6 +32,7 @@ export const PROVIDER_ERROR_CODES = {
   upstream_model_not_found: 'provider_model_not_found',
   upstream_context_length: 'provider_context_length_exceeded',
   upstream_content_refused: 'provider_content_refused',
+  upstream_tools_unsupported: 'provider_tools_unsupported',
   timeout: 'provider_timeout',
   aborted: 'provider_aborted',
   bad_response: 'provider_bad_response',
@@ -87,7 +89,7 @@ export class ProviderError extends Error {
 export function httpStatusFor(e: ProviderError): number {
   if (e.kind === 'timeout') return 504;
   if (e.kind === 'upstream_rate_limited') return 429;
-  if (e.kind === 'upstream_context_length') return 400;
+  if (e.kind === 'upstream_context_length' || e.kind === 'upstream_tools_unsupported') return 400;
   if (e.kind === 'upstream_model_not_found') return 404;
   return 502;
 }
@@ -97,7 +99,13 @@ export function httpStatusFor(e: ProviderError): number {
  * the model, the prompt's length, any other 4xx. Clients are told not to retry it.
  */
 export function isFinalRefusal(e: { kind: string; upstreamStatus?: number | undefined }): boolean {
-  if (e.kind === 'upstream_auth' || e.kind === 'upstream_content_refused' || e.kind === 'upstream_model_not_found' || e.kind === 'upstream_context_length')
+  if (
+    e.kind === 'upstream_auth' ||
+    e.kind === 'upstream_content_refused' ||
+    e.kind === 'upstream_model_not_found' ||
+    e.kind === 'upstream_context_length' ||
+    e.kind === 'upstream_tools_unsupported'
+  )
     return true;
   const s = e.upstreamStatus;
   return e.kind === 'upstream_error' && s !== undefined && s >= 400 && s < 500 && s !== 408 && s !== 409;
@@ -158,6 +166,14 @@ const MODEL_NOT_FOUND_CODES = new Set(['model_not_found', 'DeploymentNotFound'])
 const MODEL_404_TEXT = /\bmodels?\b|deployment/i;
 /** A 400 that says the model is unknown (llama.cpp's router: "model 'x' not found"). */
 const MODEL_400_TEXT = /\bmodel\b.{0,200}?\b(?:not found|does not exist|is not available|unknown)\b|\b(?:unknown|invalid) model\b/i;
+/**
+ * A refusal of the request's tools by a model or server that cannot take them: Ollama "… does not
+ * support tools", llama.cpp "tools param requires --jinja flag", vLLM "\"auto\" tool choice requires
+ * --enable-auto-tool-choice …", Gemini "Function calling is not enabled for models/…", OpenAI's
+ * "'tools' is not supported with this model" (`unsupported_parameter`).
+ */
+const TOOLS_TEXT =
+  /\b(?:does not|doesn't|do not|cannot) (?:support|use) (?:tools|tool[ _](?:calls?|calling|use)|function[ _]call(?:s|ing)?)\b|\b(?:tools?|tool[ _]choice|function[ _]call(?:s|ing)?)\b['"]?(?: param(?:eter)?)? (?:is |are )?(?:not supported|unsupported|not enabled|not available|requires?)\b/i;
 const REFUSAL_CODES = new Set(['content_filter', 'content_policy_violation', 'ResponsibleAIPolicyViolation', 'PROHIBITED_CONTENT', 'SAFETY']);
 const RATE_LIMIT_TYPES = new Set(['rate_limit_error', 'rate_limit_exceeded', 'RESOURCE_EXHAUSTED']);
 const AUTH_TYPES = new Set(['authentication_error', 'permission_error', 'invalid_api_key', 'UNAUTHENTICATED', 'PERMISSION_DENIED']);
@@ -245,6 +261,8 @@ function fromStatus(status: number, info: UpstreamErrorInfo = {}): ProviderError
     e = new ProviderError('upstream_rate_limited', 'The model provider is rate limiting requests (429)', status, true);
   } else if ((status === 400 || status === 413 || status === 422) && isContextLength(info)) {
     e = new ProviderError('upstream_context_length', 'The prompt is longer than the model\u2019s context window', status);
+  } else if ((status === 400 || status === 404 || status === 422 || status === 501) && TOOLS_TEXT.test(info.message ?? '')) {
+    e = new ProviderError('upstream_tools_unsupported', 'The model (or its server) does not take tools', status);
   } else if (status === 404 && ((code !== undefined && MODEL_NOT_FOUND_CODES.has(code)) || MODEL_404_TEXT.test(info.message ?? ''))) {
     e = new ProviderError('upstream_model_not_found', 'The model provider does not know this model (404)', status);
   } else if ((status === 400 || status === 422) && ((code !== undefined && MODEL_NOT_FOUND_CODES.has(code)) || MODEL_400_TEXT.test(info.message ?? ''))) {

@@ -12,12 +12,35 @@
  * candidateCount, presencePenalty, frequencyPenalty). logitBias is dropped. Only candidate 0
  * is returned. The SDK's automatic continuation (re-requesting with a continuation token) is
  * switched off so one call is exactly one HTTP request; a `CONTINUATION` finish maps to `length`.
+ *
+ * Tools: definitions -> `tools: [{functionDeclarations}]` (the JSON Schema as
+ * `parametersJsonSchema`); choice -> `toolConfig.functionCallingConfig` (auto AUTO, required ANY,
+ * none NONE, {name} ANY with `allowedFunctionNames`); `parallel` has no equivalent (dropped). An
+ * assistant's calls are `functionCall` parts after its text; tool results are user
+ * `functionResponse` parts named after their call (the protocol has no call ids: the id of a
+ * result is matched to its call's name), the response the result's JSON object or `{output}`.
+ * Answers' `functionCall` parts become tool calls with a made-up id (`call_<random>`) unless the
+ * API sent one; a STOP with calls is `tool_calls`. A stream sends whole calls: one piece each.
  */
-import type { GenerateContentConfig, GenerateContentResponse, GoogleGenAI } from '@google/genai';
+import type { Content, FunctionCallingConfigMode, GenerateContentConfig, GenerateContentResponse, GoogleGenAI, Part } from '@google/genai';
 import { guardedCall, guardedStream, sdkTimeoutMs, usageOf, type StreamState } from './call-control.js';
 import { providerBadResponse } from './errors.js';
-import type { Completion, FinishReason, ProviderAdapter, ProviderRequest, StreamEvent, Usage } from './types.js';
-import { ClientCache, clientKey, lazy, NO_REDIRECT, num, posInt, splitSystemAndMerge, trimSlashes } from './util.js';
+import type { ChatMessage, Completion, FinishReason, ProviderAdapter, ProviderRequest, StreamEvent, ToolCall, ToolOptions, Usage } from './types.js';
+import {
+  ClientCache,
+  clientKey,
+  isToolMessage,
+  joinedText,
+  lazy,
+  newToolCallId,
+  NO_REDIRECT,
+  num,
+  posInt,
+  splitSystemAndGroup,
+  toolArguments,
+  toolNamesById,
+  trimSlashes,
+} from './util.js';
 
 /** The SDK loads on the first Gemini call, not at start-up. */
 const loadSdk = lazy(() => import('@google/genai'));
@@ -97,8 +120,52 @@ function clientFor(req: Pick<ProviderRequest, 'target'>): Promise<GoogleGenAI> {
   });
 }
 
+/** A tool result as the object `functionResponse.response` must be: its JSON object, else `{output: value}`. */
+function responseObject(text: string): Record<string, unknown> {
+  try {
+    const v: unknown = JSON.parse(text);
+    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : { output: v };
+  } catch {
+    return { output: text };
+  }
+}
+
+function partsOf(messages: readonly ChatMessage[], names: Map<string, string>): Part[] {
+  if (!messages.some(isToolMessage)) return [{ text: joinedText(messages) }];
+  const parts: Part[] = [];
+  for (const m of messages) {
+    if (m.role === 'tool') {
+      parts.push({ functionResponse: { name: names.get(m.toolCallId ?? '') ?? '', response: responseObject(m.content) } });
+      continue;
+    }
+    if (m.content) parts.push({ text: m.content });
+    for (const c of m.toolCalls ?? []) parts.push({ functionCall: { name: c.name, args: toolArguments(c.arguments) } });
+  }
+  return parts;
+}
+
+const MODES = { auto: 'AUTO', required: 'ANY', none: 'NONE' } as const;
+
+function applyTools(config: GenerateContentConfig, tools: ToolOptions | undefined): void {
+  if (!tools || tools.definitions.length === 0) return;
+  config.tools = [
+    {
+      functionDeclarations: tools.definitions.map((d) => ({
+        name: d.name,
+        ...(d.description !== undefined ? { description: d.description } : {}),
+        ...(d.parameters !== undefined ? { parametersJsonSchema: d.parameters } : {}),
+      })),
+    },
+  ];
+  const c = tools.choice;
+  if (c === undefined) return;
+  const mode = (typeof c === 'string' ? MODES[c] : 'ANY') as FunctionCallingConfigMode;
+  config.toolConfig = { functionCallingConfig: { mode, ...(typeof c === 'object' ? { allowedFunctionNames: [c.name] } : {}) } };
+}
+
 function buildRequest(req: ProviderRequest, signal: AbortSignal) {
-  const { system, turns } = splitSystemAndMerge(req.messages);
+  const { system, turns } = splitSystemAndGroup(req.messages);
+  const names = toolNamesById(req.messages);
   const p = req.params;
   const config: GenerateContentConfig = {
     abortSignal: signal,
@@ -119,11 +186,9 @@ function buildRequest(req: ProviderRequest, signal: AbortSignal) {
   const fp = num(p.frequencyPenalty);
   if (fp !== undefined) config.frequencyPenalty = fp;
   if (p.stop && p.stop.length > 0) config.stopSequences = p.stop;
-  return {
-    model: req.target.baseModel,
-    contents: turns.map((t) => ({ role: t.role === 'assistant' ? 'model' : 'user', parts: [{ text: t.content }] })),
-    config,
-  };
+  applyTools(config, req.tools);
+  const contents: Content[] = turns.map((t) => ({ role: t.role === 'assistant' ? 'model' : 'user', parts: partsOf(t.messages, names) }));
+  return { model: req.target.baseModel, contents, config };
 }
 
 function usageFrom(u: GenerateContentResponse['usageMetadata']): Usage {
@@ -148,6 +213,22 @@ function textOf(c: Candidate | undefined): string {
   return text;
 }
 
+function callsOf(c: Candidate | undefined): ToolCall[] {
+  const calls: ToolCall[] = [];
+  for (const part of c?.content?.parts ?? []) {
+    const fc = part.functionCall;
+    if (!fc) continue;
+    if (typeof fc.name !== 'string' || !fc.name) throw providerBadResponse('a function call without a name');
+    calls.push({ id: typeof fc.id === 'string' && fc.id ? fc.id : newToolCallId(), name: fc.name, arguments: JSON.stringify(fc.args ?? {}) });
+  }
+  return calls;
+}
+
+/** Gemini ends a turn of calls with STOP: it is OpenAI's `tool_calls`. */
+function finishWithCalls(reason: FinishReason, calls: number): FinishReason {
+  return calls > 0 && reason === 'stop' ? 'tool_calls' : reason;
+}
+
 export function toGeminiCompletion(res: GenerateContentResponse): Completion {
   if (!res || typeof res !== 'object') throw providerBadResponse();
   const cand = firstCandidate(res);
@@ -157,20 +238,24 @@ export function toGeminiCompletion(res: GenerateContentResponse): Completion {
     }
     throw providerBadResponse();
   }
+  const toolCalls = callsOf(cand);
   return {
     content: textOf(cand),
-    finishReason: normalizeGeminiFinishReason(cand.finishReason),
+    ...(toolCalls.length > 0 ? { toolCalls } : {}),
+    finishReason: finishWithCalls(normalizeGeminiFinishReason(cand.finishReason), toolCalls.length),
     usage: usageFrom(res.usageMetadata),
   };
 }
 
-export function onGeminiChunk(chunk: GenerateContentResponse, state: StreamState): string | null {
+/** `calls`: how many calls the stream has sent so far (kept by the caller across chunks). */
+export function onGeminiChunk(chunk: GenerateContentResponse, state: StreamState, calls: { count: number } = { count: 0 }): string | null {
   if (!chunk || typeof chunk !== 'object') throw providerBadResponse();
   if (chunk.usageMetadata) state.usage = usageFrom(chunk.usageMetadata); // running total per chunk
   if (chunk.promptFeedback?.blockReason) state.finishReason = 'content_filter';
   const cand = firstCandidate(chunk);
   if (!cand) return null;
-  if (cand.finishReason) state.finishReason = normalizeGeminiFinishReason(cand.finishReason);
+  for (const c of callsOf(cand)) state.toolCalls.push({ index: calls.count++, id: c.id, name: c.name, arguments: c.arguments });
+  if (cand.finishReason) state.finishReason = finishWithCalls(normalizeGeminiFinishReason(cand.finishReason), calls.count);
   const text = textOf(cand);
   return text || null;
 }
@@ -184,10 +269,11 @@ export const googleAdapter: ProviderAdapter = {
   },
 
   stream(req: ProviderRequest): AsyncIterable<StreamEvent> {
+    const calls = { count: 0 };
     return guardedStream<GenerateContentResponse>(
       req,
       async (signal) => (await clientFor(req)).models.generateContentStream(buildRequest(req, signal)),
-      onGeminiChunk,
+      (chunk, state) => onGeminiChunk(chunk, state, calls),
     );
   },
 };

@@ -22,6 +22,9 @@
  * the top-level `system` field; GOOGLE to `systemInstruction`; both merge consecutive same-role
  * messages (blank-line separated). GOOGLE sends assistant turns with role `model`.
  *
+ * Tools (`req.tools`, assistant `toolCalls`, `tool` messages; answers' `toolCalls` / streamed
+ * `tool_call` pieces) are one internal form each adapter maps to its protocol (README "Tools").
+ *
  * Finish reasons are normalised to `stop | length | content_filter | tool_calls | other`.
  * Usage is normalised to {promptTokens, completionTokens, totalTokens}; when the provider
  * reports nothing the adapter returns zeros and the caller may estimate.

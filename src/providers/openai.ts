@@ -26,7 +26,7 @@
 import type OpenAI from 'openai';
 import { guardedCall, guardedStream, sdkTimeoutMs, usageOf, type StreamState } from './call-control.js';
 import { providerBadResponse } from './errors.js';
-import type { Completion, FinishReason, ProviderAdapter, ProviderRequest, StreamEvent } from './types.js';
+import type { ChatMessage, Completion, FinishReason, ProviderAdapter, ProviderRequest, StreamEvent, ToolCall, ToolOptions } from './types.js';
 import { ClientCache, clientKey, lazy, NO_REDIRECT, num, posInt, trimSlashes } from './util.js';
 
 /** The SDK loads on the first OpenAI / Azure call, not at start-up. */
@@ -145,12 +145,42 @@ async function buildClient(url: string | null, baseModel: string, key: string | 
   return { client, maxTokensField: new URL(baseURL).hostname === 'api.openai.com' ? 'max_completion_tokens' : 'max_tokens' };
 }
 
+function toWireMessage(m: ChatMessage): OpenAI.Chat.ChatCompletionMessageParam {
+  if (m.role === 'tool') return { role: 'tool', tool_call_id: m.toolCallId ?? '', content: m.content };
+  if (m.role === 'assistant' && m.toolCalls && m.toolCalls.length > 0) {
+    return {
+      role: 'assistant',
+      content: m.content || null,
+      tool_calls: m.toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })),
+    };
+  }
+  return { role: m.role, content: m.content };
+}
+
+/** Tools as OpenAI's own `tools`, `tool_choice` and `parallel_tool_calls` (the protocol the internal form follows). */
+function applyTools(body: ChatBody, tools: ToolOptions | undefined): void {
+  if (!tools || tools.definitions.length === 0) return;
+  body.tools = tools.definitions.map((d) => ({
+    type: 'function',
+    function: {
+      name: d.name,
+      ...(d.description !== undefined ? { description: d.description } : {}),
+      ...(d.parameters !== undefined ? { parameters: d.parameters } : {}),
+      ...(d.strict !== undefined ? { strict: d.strict } : {}),
+    },
+  }));
+  const c = tools.choice;
+  if (c !== undefined) body.tool_choice = typeof c === 'string' ? c : { type: 'function', function: { name: c.name } };
+  if (tools.parallel !== undefined) body.parallel_tool_calls = tools.parallel;
+}
+
 function buildBody(req: ProviderRequest, maxTokensField: MaxTokensField): ChatBody {
   const p = req.params;
   const body: ChatBody = {
     model: req.target.baseModel,
-    messages: req.messages.map((m) => ({ role: m.role, content: m.content })),
+    messages: req.messages.map(toWireMessage),
   };
+  applyTools(body, req.tools);
   const temperature = num(p.temperature);
   if (temperature !== undefined) body.temperature = temperature;
   const topP = num(p.topP);
@@ -180,11 +210,25 @@ export function toCompletion(res: unknown): Completion {
   const message = choice.message as { content?: unknown; refusal?: unknown } | undefined;
   const content = typeof message?.content === 'string' ? message.content : typeof message?.refusal === 'string' ? message.refusal : '';
   const u = (res as { usage?: OpenAI.CompletionUsage | null }).usage;
+  const toolCalls = toolCallsOf((message as { tool_calls?: unknown } | undefined)?.tool_calls);
   return {
     content,
+    ...(toolCalls.length > 0 ? { toolCalls } : {}),
     finishReason: normalizeOpenAIFinishReason(choice.finish_reason),
     usage: usageOf(u?.prompt_tokens, u?.completion_tokens, u?.total_tokens),
   };
+}
+
+/** The function calls of an answer's message (other call types are not offered, so not expected). */
+function toolCallsOf(raw: unknown): ToolCall[] {
+  if (!Array.isArray(raw)) return [];
+  const calls: ToolCall[] = [];
+  for (const c of raw as Array<{ id?: unknown; function?: { name?: unknown; arguments?: unknown } }>) {
+    const f = c?.function;
+    if (!f || typeof f.name !== 'string') throw providerBadResponse('a tool call without a function name');
+    calls.push({ id: typeof c.id === 'string' ? c.id : '', name: f.name, arguments: typeof f.arguments === 'string' ? f.arguments : '' });
+  }
+  return calls;
 }
 
 export function onOpenAIChunk(chunk: Chunk, state: StreamState): string | null {
@@ -197,6 +241,14 @@ export function onOpenAIChunk(chunk: Chunk, state: StreamState): string | null {
     const d = c.delta as { content?: unknown; refusal?: unknown } | undefined;
     if (typeof d?.content === 'string' && d.content) text = (text ?? '') + d.content;
     else if (typeof d?.refusal === 'string' && d.refusal) text = (text ?? '') + d.refusal;
+    for (const tc of c.delta?.tool_calls ?? []) {
+      state.toolCalls.push({
+        index: typeof tc.index === 'number' ? tc.index : 0,
+        ...(typeof tc.id === 'string' && tc.id ? { id: tc.id } : {}),
+        ...(typeof tc.function?.name === 'string' && tc.function.name ? { name: tc.function.name } : {}),
+        arguments: typeof tc.function?.arguments === 'string' ? tc.function.arguments : '',
+      });
+    }
     if (c.finish_reason) state.finishReason = normalizeOpenAIFinishReason(c.finish_reason);
   }
   return text;

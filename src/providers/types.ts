@@ -20,9 +20,46 @@ export interface ProviderTarget {
   baseModel: string;
 }
 
+/** A function call the model asked for. `arguments` is JSON text, as the model wrote it (OpenAI's form). */
+export interface ToolCall {
+  /** OpenAI / Anthropic ids as sent; Gemini has none, so the adapter makes one (`call_<random>`). */
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+/**
+ * One message of the conversation. `tool` messages carry the result of an earlier assistant
+ * message's call (`toolCallId`); an assistant message may carry `toolCalls` (with or without text).
+ */
 export interface ChatMessage {
-  role: 'system' | 'user' | 'assistant';
+  role: 'system' | 'user' | 'assistant' | 'tool';
   content: string;
+  /** assistant only: the calls the model made in this turn */
+  toolCalls?: ToolCall[];
+  /** tool only: the id of the call this message answers */
+  toolCallId?: string;
+}
+
+/** A function the model may call. `parameters` is a JSON Schema of its arguments object. */
+export interface ToolDefinition {
+  name: string;
+  description?: string;
+  parameters?: Record<string, unknown>;
+  /** OpenAI's strict schema adherence; the other protocols have no such switch (dropped there) */
+  strict?: boolean;
+}
+
+/** auto: the model decides; none: no call; required: at least one call; `{name}`: that function. */
+export type ToolChoice = 'auto' | 'none' | 'required' | { name: string };
+
+/** The tools offered on a call, in one form for every protocol (README "Tools"). */
+export interface ToolOptions {
+  definitions: ToolDefinition[];
+  /** absent: the provider's default (auto) */
+  choice?: ToolChoice;
+  /** false: at most one call per answer, where the protocol can say so (absent: the provider's default) */
+  parallel?: boolean;
 }
 
 export interface GenerationParams {
@@ -57,6 +94,8 @@ export interface ProviderRequest {
   target: ProviderTarget;
   messages: ChatMessage[];
   params: GenerationParams;
+  /** Functions the model may call; absent: none offered. */
+  tools?: ToolOptions;
   /** Aborting it cancels the upstream HTTP call; the adapter then throws `ProviderError('aborted')`. */
   signal?: AbortSignal;
   timeouts: ProviderTimeouts;
@@ -74,12 +113,26 @@ export type FinishReason = 'stop' | 'length' | 'content_filter' | 'tool_calls' |
 
 export interface Completion {
   content: string;
+  /** The calls the model made (finish reason `tool_calls`); absent or empty: none. */
+  toolCalls?: ToolCall[];
   /** One of {@link FinishReason}. */
   finishReason: string;
   usage: Usage;
 }
 
-export type StreamEvent = { type: 'delta'; content: string } | { type: 'done'; finishReason: string; usage: Usage };
+/**
+ * A piece of a streamed call: the first piece of each call (by `index`, 0-based in the answer)
+ * carries its `id` and `name`; every piece may add to its `arguments` (JSON text, in order).
+ */
+export interface ToolCallDelta {
+  index: number;
+  id?: string;
+  name?: string;
+  arguments: string;
+}
+
+export type StreamEvent =
+  { type: 'delta'; content: string } | { type: 'tool_call'; call: ToolCallDelta } | { type: 'done'; finishReason: string; usage: Usage };
 
 export interface ProviderAdapter {
   complete(req: ProviderRequest): Promise<Completion>;

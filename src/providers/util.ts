@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { ChatMessage } from './types.js';
 
 /** Returns `v` when it is a finite number, otherwise undefined (so `null` params are simply not sent). */
@@ -23,21 +23,74 @@ export interface SplitMessages {
  * `systemInstruction`) and require user/assistant alternation.
  */
 export function splitSystemAndMerge(messages: readonly ChatMessage[]): SplitMessages {
+  const { system, turns } = splitSystemAndGroup(messages);
+  return { system, turns: turns.map((t) => ({ role: t.role, content: joinedText(t.messages) })) };
+}
+
+export interface GroupedMessages {
+  /** All system messages joined with a blank line, or null when there are none. */
+  system: string | null;
+  /**
+   * Consecutive messages of the same side grouped into one turn: `tool` results count as the
+   * user's side (Anthropic sends them in a user turn, Gemini as user `functionResponse` parts).
+   */
+  turns: Array<{ role: 'user' | 'assistant'; messages: ChatMessage[] }>;
+}
+
+/** {@link splitSystemAndMerge} keeping each message, for protocols that send tool calls and results as parts of a turn. */
+export function splitSystemAndGroup(messages: readonly ChatMessage[]): GroupedMessages {
   const systemParts: string[] = [];
-  const turns: SplitMessages['turns'] = [];
+  const turns: GroupedMessages['turns'] = [];
   for (const m of messages) {
     if (m.role === 'system') {
       if (m.content) systemParts.push(m.content);
       continue;
     }
+    const role = m.role === 'assistant' ? 'assistant' : 'user';
     const last = turns[turns.length - 1];
-    if (last && last.role === m.role) {
-      last.content = last.content ? (m.content ? `${last.content}\n\n${m.content}` : last.content) : m.content;
-    } else {
-      turns.push({ role: m.role, content: m.content });
-    }
+    if (last && last.role === role) last.messages.push(m);
+    else turns.push({ role, messages: [m] });
   }
   return { system: systemParts.length > 0 ? systemParts.join('\n\n') : null, turns };
+}
+
+/** The texts of a turn's messages, blank-line separated (empty ones skipped). */
+export function joinedText(messages: readonly ChatMessage[]): string {
+  return messages
+    .map((m) => m.content)
+    .filter((c) => c.length > 0)
+    .join('\n\n');
+}
+
+/** Whether a message is part of a tool exchange (a call or a result). */
+export function isToolMessage(m: ChatMessage): boolean {
+  return m.role === 'tool' || (m.toolCalls?.length ?? 0) > 0;
+}
+
+/**
+ * A call's arguments as the object the Anthropic and Gemini protocols take. The OpenAI-compatible
+ * API checks them (a JSON object, or empty for none) before they get here; anything else is `{}`.
+ */
+export function toolArguments(text: string): Record<string, unknown> {
+  if (!text.trim()) return {};
+  try {
+    const v: unknown = JSON.parse(text);
+    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+/** The function name of each call id in the conversation (tool results name only the id). */
+export function toolNamesById(messages: readonly ChatMessage[]): Map<string, string> {
+  const names = new Map<string, string>();
+  for (const m of messages) for (const c of m.toolCalls ?? []) names.set(c.id, c.name);
+  return names;
+}
+
+/** An id for a call the protocol gave none (Gemini). */
+export function newToolCallId(): string {
+  return `call_${randomBytes(12).toString('hex')}`;
 }
 
 /**

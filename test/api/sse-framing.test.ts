@@ -1,6 +1,7 @@
 /**
  * Both event streams read by independent parsers: eventsource-parser (what the Vercel AI SDK and
- * many browsers' polyfills use) and, when python3 has them, the Python `openai` SDK and httpx-sse.
+ * many browsers' polyfills use) and, when python3 has them, the Python `openai` SDK and httpx-sse;
+ * and a streamed tool round trip read by the Python `openai` SDK and LangChain's ChatOpenAI.
  * No parser may see an event without data; `retry:` rides on /api/v1's first event and /v1 has none.
  */
 import { execFile, spawnSync } from 'node:child_process';
@@ -9,7 +10,7 @@ import { promisify } from 'node:util';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { useStandIn } from '../support/use-standin.js';
+import { useStandIn, type StandInKind } from '../support/use-standin.js';
 import { v1Setup } from './v1-helpers.js';
 
 const s = useStandIn();
@@ -115,5 +116,47 @@ describe('Python clients', () => {
         .map((e) => e.data.content)
         .join(''),
     ).toBe('Echo: four five six');
+  });
+});
+
+const TOOL_SCRIPT = fileURLToPath(new URL('../support/python/tool_clients.py', import.meta.url));
+const langchain = spawnSync('python3', ['-c', 'import langchain_openai'], { encoding: 'utf8' });
+const langchainMissing =
+  pythonMissing ??
+  (langchain.error || langchain.status !== 0
+    ? `python3 cannot import langchain_openai (pip install langchain-openai): ${langchain.stderr.trim().split('\n').at(-1)}`
+    : null);
+
+describe.each<StandInKind>(['OPENAI', 'ANTHROPIC', 'GOOGLE'])('Python clients, tools with a %s model', (kind) => {
+  type Out = Record<string, { ok: boolean; value?: Record<string, unknown>; error?: string }>;
+  const run = async (): Promise<Out> => {
+    const { team, ws } = await v1Setup(t, s, {}, { ...s.modelBody(kind), contextWindow: 8192 });
+    s.standIn.set({ toolCalls: [{ name: 'get_weather', arguments: { city: 'Paris' } }] });
+    const { stdout } = await promisify(execFile)('python3', [TOOL_SCRIPT, baseUrl, team.ownerKey, `workspace/${ws.id}`], { encoding: 'utf8' });
+    return JSON.parse(stdout) as Out;
+  };
+  const said = kind === 'GOOGLE' ? 'Tool said: {"temp":21}' : 'Tool said: {"temp": 21}';
+
+  it('the openai SDK reads every chunk of the call (raw and with its helper), then the streamed answer', { timeout: 60_000 }, async (ctx) => {
+    ctx.skip(pythonMissing !== null, pythonMissing ?? undefined);
+    const out = (await run()).openai!;
+    expect(out.ok, out.error).toBe(true);
+    const v = out.value as { raw: Array<{ id: string; name: string; arguments: string; pieces: number }>; rawFinish: string; helper: unknown; text: string };
+    expect(v.raw.map((c) => [c.name, JSON.parse(c.arguments)])).toEqual([['get_weather', { city: 'Paris' }]]);
+    expect(v.raw[0]!.id).toMatch(/^(call|toolu)_/);
+    expect(v.raw[0]!.pieces).toBe(kind === 'GOOGLE' ? 1 : 3);
+    expect(v.rawFinish).toBe('tool_calls');
+    expect(v.helper).toEqual({ finish: 'tool_calls', name: 'get_weather', arguments: { city: 'Paris' } });
+    expect(v.text).toBe(said);
+  });
+
+  it('LangChain\u2019s ChatOpenAI with bind_tools, streamed: the call, then the answer to its result', { timeout: 60_000 }, async (ctx) => {
+    ctx.skip(langchainMissing !== null, langchainMissing ?? undefined);
+    const out = (await run()).langchain!;
+    expect(out.ok, out.error).toBe(true);
+    const v = out.value as { calls: Array<{ name: string; args: unknown; id: string }>; finish: string; text: string };
+    expect(v.calls.map((c) => [c.name, c.args])).toEqual([['get_weather', { city: 'Paris' }]]);
+    expect(v.finish).toBe('tool_calls');
+    expect(v.text).toBe(said);
   });
 });

@@ -87,26 +87,15 @@ describe('a refused call is sent once', () => {
   });
 });
 
-describe('tools are refused, never dropped', () => {
-  it('tools, functions, a tool_choice or an assistant\u2019s tool_calls: 400 tools_unsupported naming the field, nothing sent or logged', async () => {
+describe('the older function-calling fields are refused, never dropped', () => {
+  it('functions or a function_call: 400 tools_unsupported naming the field, nothing sent or logged', async () => {
     const { team, ws } = await v1Setup(t, s);
     const model = `workspace/${ws.id}`;
     const user = [{ role: 'user', content: 'weather?' }];
-    const tool = { type: 'function', function: { name: 'weather', parameters: { type: 'object', properties: {} } } };
+    const fn = { name: 'weather', parameters: { type: 'object', properties: {} } };
     const cases: Array<[Record<string, unknown>, string]> = [
-      [{ model, messages: user, tools: [tool] }, 'tools'],
-      [{ model, messages: user, functions: [tool.function] }, 'functions'],
-      [{ model, messages: user, tool_choice: 'required' }, 'tool_choice'],
-      [
-        {
-          model,
-          messages: [
-            { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'weather', arguments: '{}' } }] },
-            ...user,
-          ],
-        },
-        'messages[0].tool_calls',
-      ],
+      [{ model, messages: user, functions: [fn] }, 'functions'],
+      [{ model, messages: user, function_call: { name: 'weather' } }, 'function_call'],
     ];
     for (const [body, param] of cases) {
       for (const stream of [false, true]) {
@@ -119,10 +108,12 @@ describe('tools are refused, never dropped', () => {
         expect(e.param).toBe(param);
       }
     }
-    // an empty tools array and tool_choice none offer nothing: answered as usual
+    expect(chatCalls()).toBe(0);
+    // an empty tools array and tool_choice none offer nothing: answered as usual, nothing of tools sent
     const ok = await client(team.ownerKey).chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }], tools: [], tool_choice: 'none' });
     expect(ok.choices[0]!.message.content).toBe('Echo: hi');
     expect(chatCalls()).toBe(1);
+    expect(s.standIn.requests[0]!.body.tools).toBeUndefined();
     expect(await logsOf(t, team.ownerKey)).toHaveLength(1);
   });
 });

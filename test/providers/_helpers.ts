@@ -1,4 +1,14 @@
-import type { ChatMessage, GenerationParams, ProviderRequest, ProviderTarget, ProviderTimeouts, StreamEvent, Usage } from '../../src/providers/index.js';
+import type {
+  ChatMessage,
+  GenerationParams,
+  ProviderRequest,
+  ProviderTarget,
+  ProviderTimeouts,
+  StreamEvent,
+  ToolCallDelta,
+  ToolOptions,
+  Usage,
+} from '../../src/providers/index.js';
 
 export const TIMEOUTS: ProviderTimeouts = { connectMs: 2000, totalMs: 5000, idleMs: 2000 };
 
@@ -14,12 +24,13 @@ export type TargetSpec = ProviderTarget;
 
 export function makeRequest(
   target: TargetSpec,
-  overrides: { messages?: ChatMessage[]; params?: GenerationParams; signal?: AbortSignal; timeouts?: Partial<ProviderTimeouts> } = {},
+  overrides: { messages?: ChatMessage[]; params?: GenerationParams; signal?: AbortSignal; timeouts?: Partial<ProviderTimeouts>; tools?: ToolOptions } = {},
 ): ProviderRequest {
   return {
     target,
     messages: overrides.messages ?? CONVERSATION,
     params: overrides.params ?? {},
+    ...(overrides.tools ? { tools: overrides.tools } : {}),
     ...(overrides.signal ? { signal: overrides.signal } : {}),
     timeouts: { ...TIMEOUTS, ...overrides.timeouts },
   };
@@ -27,18 +38,21 @@ export function makeRequest(
 
 export interface Collected {
   deltas: string[];
+  toolCalls: ToolCallDelta[];
   done: Extract<StreamEvent, { type: 'done' }> | undefined;
   error: unknown;
 }
 
 /** Consume a stream fully, capturing deltas, the done event and the error (if any). */
 export async function collect(stream: AsyncIterable<StreamEvent>, onDelta?: (text: string, index: number) => void): Promise<Collected> {
-  const out: Collected = { deltas: [], done: undefined, error: undefined };
+  const out: Collected = { deltas: [], toolCalls: [], done: undefined, error: undefined };
   try {
     for await (const ev of stream) {
       if (ev.type === 'delta') {
         out.deltas.push(ev.content);
         onDelta?.(ev.content, out.deltas.length - 1);
+      } else if (ev.type === 'tool_call') {
+        out.toolCalls.push(ev.call);
       } else {
         out.done = ev;
       }

@@ -46,6 +46,20 @@
  * `{default_generation_settings: {n_ctx}}` and `GET /v1beta/models/{model}` Gemini's
  * `{inputTokenLimit: W − 1024, outputTokenLimit: 1024}` (both 404 otherwise).
  *
+ * Tools (`toolCalls` switch): a request that offers tools (OpenAI `tools`, Anthropic `tools`, Gemini
+ * `tools[].functionDeclarations`) and does not end in tool results is answered with those calls in
+ * the protocol's own form — OpenAI `message.tool_calls` / `finish_reason: tool_calls` (streamed: a
+ * delta naming each call, then its arguments in two pieces), Anthropic `tool_use` blocks /
+ * `stop_reason: tool_use` (streamed: `content_block_start` + `input_json_delta` pieces, one empty piece
+ * for a call with no arguments), Gemini
+ * `functionCall` parts with STOP (streamed: one chunk per whole call). Call ids: `call_standin_N_I`
+ * (OpenAI), `toolu_standin_N_I` (Anthropic), none (Gemini). A request that ends in tool results
+ * (OpenAI `tool` messages, Anthropic `tool_result` blocks, Gemini `functionResponse` parts) is
+ * answered `Tool said: <result>` (results joined by ` | `; Gemini's response object as JSON).
+ * `refuseTools` answers a request that offers tools with the protocol's refusal (400: Ollama's
+ * "does not support tools", Anthropic's invalid_request_error, Gemini's "Function calling is not
+ * enabled"). What each request carried is in `requests`.
+ *
  * Stream "chunks" in the switches below count content chunks only (the protocol preamble, e.g.
  * Anthropic's message_start / content_block_start or OpenAI's role chunk, is always sent first).
  */
@@ -101,6 +115,10 @@ export interface StandInSwitches {
   failEmbeddings: number | null;
   /** Embeddings: the concept groups that make the dimensions (see the header comment). */
   embedConcepts: string[][];
+  /** Answer a request that offers tools (and does not end in tool results) with these calls (see the header comment). */
+  toolCalls: Array<{ name: string; arguments: Record<string, unknown> }> | null;
+  /** Refuse a request that offers tools, as a model without tool support does (400). */
+  refuseTools: boolean;
 }
 
 export interface StandInProvider {
@@ -168,6 +186,8 @@ const DEFAULTS: StandInSwitches = {
   promptTokensFactor: 1,
   failEmbeddings: null,
   embedConcepts: DEFAULT_CONCEPTS,
+  toolCalls: null,
+  refuseTools: false,
 };
 
 /** The stand-in's own prompt count when a context window is enforced: not o200k on purpose. */
@@ -254,6 +274,44 @@ function conversationOf(protocol: StandInProtocol, body: Json): Conversation {
     if (protocol === 'anthropic') promptChars += textOfContent(body.system).length;
   }
   return { lastUser, promptChars, messages: count };
+}
+
+function toolsOffered(protocol: StandInProtocol, body: Json): boolean {
+  const tools = Array.isArray(body.tools) ? (body.tools as Json[]) : [];
+  if (protocol !== 'gemini') return tools.length > 0;
+  return tools.some((t) => Array.isArray(t?.functionDeclarations) && (t.functionDeclarations as unknown[]).length > 0);
+}
+
+/** The tool results the request ends with, or null when its last turn carries none. */
+function toolResultsOf(protocol: StandInProtocol, body: Json): string[] | null {
+  if (protocol === 'gemini') {
+    const last = (Array.isArray(body.contents) ? (body.contents as Json[]) : []).at(-1);
+    const parts = Array.isArray(last?.parts) ? (last.parts as Json[]) : [];
+    const results = parts.filter((p) => p?.functionResponse).map((p) => JSON.stringify((p.functionResponse as Json).response));
+    return results.length > 0 ? results : null;
+  }
+  const messages = Array.isArray(body.messages) ? (body.messages as Json[]) : [];
+  if (protocol === 'anthropic') {
+    const content = messages.at(-1)?.content;
+    const blocks = Array.isArray(content) ? (content as Json[]).filter((b) => b?.type === 'tool_result') : [];
+    return blocks.length > 0 ? blocks.map((b) => textOfContent(b.content)) : null;
+  }
+  const results: string[] = [];
+  for (let i = messages.length - 1; i >= 0 && messages[i]?.role === 'tool'; i--) results.unshift(textOfContent(messages[i]!.content));
+  return results.length > 0 ? results : null;
+}
+
+function toolsRefusal(protocol: StandInProtocol, model: string): Json {
+  switch (protocol) {
+    case 'anthropic':
+      return { type: 'error', error: { type: 'invalid_request_error', message: `tools: this model does not support tools (${LEAKED_SECRET})` } };
+    case 'gemini':
+      return { error: { code: 400, message: `Function calling is not enabled for models/${model} (${LEAKED_SECRET})`, status: 'INVALID_ARGUMENT' } };
+    default:
+      return {
+        error: { message: `registry.ollama.ai/library/${model}:latest does not support tools (${LEAKED_SECRET})`, type: 'api_error', param: null, code: null },
+      };
+  }
 }
 
 function maxTokensOf(protocol: StandInProtocol, body: Json): number | null {
@@ -448,8 +506,16 @@ export async function startStandInProvider(): Promise<StandInProvider> {
       sendJson(res, rule.failStatus, errorBody(r.protocol, rule.failStatus));
       return;
     }
-    const text = rule?.reply ?? s.reply ?? `Echo: ${conv.lastUser}`;
-    let words = wordChunks(text);
+    const offered = toolsOffered(r.protocol, body);
+    const model = r.model ?? (typeof body.model === 'string' ? body.model : 'standin-model');
+    if (offered && s.refuseTools) {
+      sendJson(res, 400, toolsRefusal(r.protocol, model));
+      return;
+    }
+    const results = toolResultsOf(r.protocol, body);
+    const calling = offered && s.toolCalls !== null && results === null;
+    const text = calling ? '' : (rule?.reply ?? s.reply ?? (results ? `Tool said: ${results.join(' | ')}` : `Echo: ${conv.lastUser}`));
+    let words = calling ? [] : wordChunks(text);
     const max = s.ignoreMaxTokens ? null : maxTokensOf(r.protocol, body);
     const truncated = max !== null && words.length > max;
     if (truncated) words = words.slice(0, max);
@@ -465,10 +531,15 @@ export async function startStandInProvider(): Promise<StandInProvider> {
       }
     }
     promptTokens *= s.promptTokensFactor;
-    const completionTokens = words.length;
+    const id = ++seq;
+    const toolCalls = calling
+      ? s.toolCalls!.map((c, i) => ({ id: r.protocol === 'anthropic' ? `toolu_standin_${id}_${i}` : `call_standin_${id}_${i}`, ...c }))
+      : undefined;
+    const completionTokens = toolCalls ? toolCalls.reduce((n, c) => n + Math.ceil(JSON.stringify(c.arguments).length / 4) + 1, 0) : words.length;
     const answer: Answer = {
-      id: ++seq,
-      model: r.model ?? (typeof body.model === 'string' ? body.model : 'standin-model'),
+      id,
+      ...(toolCalls ? { toolCalls } : {}),
+      model,
       words,
       content: words.join(''),
       truncated,
@@ -581,6 +652,8 @@ export async function startStandInProvider(): Promise<StandInProvider> {
 
 interface Answer {
   id: number;
+  /** answer with these calls instead of text */
+  toolCalls?: Array<{ id: string; name: string; arguments: Record<string, unknown> }>;
   model: string;
   words: string[];
   content: string;
@@ -640,8 +713,8 @@ function jsonAnswer(protocol: StandInProtocol, a: Answer): Json {
         type: 'message',
         role: 'assistant',
         model: a.model,
-        content: [{ type: 'text', text: a.content }],
-        stop_reason: a.truncated ? 'max_tokens' : 'end_turn',
+        content: a.toolCalls ? a.toolCalls.map((c) => ({ type: 'tool_use', id: c.id, name: c.name, input: c.arguments })) : [{ type: 'text', text: a.content }],
+        stop_reason: a.toolCalls ? 'tool_use' : a.truncated ? 'max_tokens' : 'end_turn',
         stop_sequence: null,
         usage: {
           input_tokens: a.promptTokens,
@@ -653,7 +726,13 @@ function jsonAnswer(protocol: StandInProtocol, a: Answer): Json {
     case 'gemini':
       return {
         candidates: Array.from({ length: a.n }, (_, i) => ({
-          content: { parts: [{ text: i === 0 ? a.content : `Candidate ${i}` }], role: 'model' },
+          content: {
+            parts:
+              i === 0 && a.toolCalls
+                ? a.toolCalls.map((c) => ({ functionCall: { name: c.name, args: c.arguments } }))
+                : [{ text: i === 0 ? a.content : `Candidate ${i}` }],
+            role: 'model',
+          },
           finishReason: a.truncated ? 'MAX_TOKENS' : 'STOP',
           index: i,
         })),
@@ -673,9 +752,17 @@ function jsonAnswer(protocol: StandInProtocol, a: Answer): Json {
         model: a.model,
         choices: Array.from({ length: a.n }, (_, i) => ({
           index: i,
-          message: { role: 'assistant', content: i === 0 ? a.content : `Choice ${i}`, refusal: null },
+          message:
+            i === 0 && a.toolCalls
+              ? {
+                  role: 'assistant',
+                  content: null,
+                  refusal: null,
+                  tool_calls: a.toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.arguments) } })),
+                }
+              : { role: 'assistant', content: i === 0 ? a.content : `Choice ${i}`, refusal: null },
           logprobs: null,
-          finish_reason: a.truncated ? 'length' : 'stop',
+          finish_reason: i === 0 && a.toolCalls ? 'tool_calls' : a.truncated ? 'length' : 'stop',
         })),
         usage: a.noUsage
           ? null
@@ -713,15 +800,44 @@ function sseEvents(protocol: StandInProtocol, a: Answer, body: Json): SseEvent[]
         usage: { input_tokens: a.promptTokens, output_tokens: 1, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
       },
     });
-    ev('content_block_start', { index: 0, content_block: { type: 'text', text: '' } });
-    ev('ping', {});
-    a.words.forEach((w, i) => ev('content_block_delta', { index: 0, delta: { type: 'text_delta', text: w } }, i));
-    ev('content_block_stop', { index: 0 });
+    if (a.toolCalls) {
+      a.toolCalls.forEach((c, i) => {
+        ev('content_block_start', { index: i, content_block: { type: 'tool_use', id: c.id, name: c.name, input: {} } });
+        // as the Messages API does, a call with no input gets one empty piece
+        const pieces = Object.keys(c.arguments).length === 0 ? [''] : halves(JSON.stringify(c.arguments));
+        for (const piece of pieces) ev('content_block_delta', { index: i, delta: { type: 'input_json_delta', partial_json: piece } });
+        ev('content_block_stop', { index: i });
+      });
+    } else {
+      ev('content_block_start', { index: 0, content_block: { type: 'text', text: '' } });
+      ev('ping', {});
+      a.words.forEach((w, i) => ev('content_block_delta', { index: 0, delta: { type: 'text_delta', text: w } }, i));
+      ev('content_block_stop', { index: 0 });
+    }
     ev('message_delta', {
-      delta: { stop_reason: a.truncated ? 'max_tokens' : 'end_turn', stop_sequence: null },
+      delta: { stop_reason: a.toolCalls ? 'tool_use' : a.truncated ? 'max_tokens' : 'end_turn', stop_sequence: null },
       usage: { output_tokens: a.completionTokens },
     });
     ev('message_stop', {});
+    return out;
+  }
+
+  if (protocol === 'gemini' && a.toolCalls) {
+    const calls = a.toolCalls;
+    calls.forEach((c, i) => {
+      const final = i === calls.length - 1;
+      const chunk = {
+        candidates: [
+          { content: { parts: [{ functionCall: { name: c.name, args: c.arguments } }], role: 'model' }, ...(final ? { finishReason: 'STOP' } : {}), index: 0 },
+        ],
+        usageMetadata: final
+          ? { promptTokenCount: a.promptTokens, candidatesTokenCount: a.completionTokens, totalTokenCount: a.promptTokens + a.completionTokens }
+          : { promptTokenCount: a.promptTokens, totalTokenCount: a.promptTokens },
+        modelVersion: a.model,
+        responseId: `standin-${a.id}`,
+      };
+      out.push({ data: `data: ${JSON.stringify(chunk)}\r\n\r\n` });
+    });
     return out;
   }
 
@@ -761,7 +877,12 @@ function sseEvents(protocol: StandInProtocol, a: Answer, body: Json): SseEvent[]
     for (let c = 1; c < a.n; c++) choices.push({ index: c, delta: { content: 'x' }, logprobs: null, finish_reason: null });
     chunk(choices, i);
   });
-  const finish = a.truncated ? 'length' : 'stop';
+  a.toolCalls?.forEach((c, i) => {
+    const call = (delta: Json): void => chunk([{ index: 0, delta: { tool_calls: [{ index: i, ...delta }] }, logprobs: null, finish_reason: null }]);
+    call({ id: c.id, type: 'function', function: { name: c.name, arguments: '' } });
+    for (const piece of halves(JSON.stringify(c.arguments))) call({ function: { arguments: piece } });
+  });
+  const finish = a.toolCalls ? 'tool_calls' : a.truncated ? 'length' : 'stop';
   chunk(Array.from({ length: a.n }, (_, c) => ({ index: c, delta: {}, logprobs: null, finish_reason: finish })));
   if (includeUsage) {
     chunk([], undefined, {
@@ -772,4 +893,10 @@ function sseEvents(protocol: StandInProtocol, a: Answer, body: Json): SseEvent[]
   }
   out.push({ data: 'data: [DONE]\n\n' });
   return out;
+}
+
+/** A text in two pieces (how the stand-in streams a call's arguments). */
+function halves(text: string): string[] {
+  const mid = Math.ceil(text.length / 2);
+  return [text.slice(0, mid), text.slice(mid)].filter((p) => p.length > 0);
 }

@@ -11,7 +11,10 @@ import { DEFAULT_CONTEXT_WINDOW, effectiveMaxTokens, promptBudget, retryCalibrat
  *      `messages`) — newest kept first, cut so that the prompt — o200k_base counts scaled by the
  *      calibration (context-fit.ts) — fits contextWindow − maxTokens − a safety margin. The
  *      request's system messages are always kept, in their place;
- *   3. the request's last turn, the user's.
+ *   3. the request's last turn, the user's — or, when the request ends in a tool exchange (an
+ *      assistant's tool calls and their results), its last user turn and everything after it.
+ * A tool exchange of the conversation is kept or dropped whole: an assistant message with tool
+ * calls and the tool results after it (a result is never sent without its call).
  * Then the model's quirks: usesSystemPrompts=false folds the system text into the first user
  * turn; a promptWrapper wraps the last user text at {{prompt}}.
  */
@@ -31,6 +34,8 @@ export interface AssemblyInput {
   calibration?: number;
   /** Keep at most this many earlier turns (the retry's last resort); default: as many as fit. */
   historyLimit?: number;
+  /** o200k tokens of the tool definitions offered with the prompt (they take room in the window too) */
+  toolTokens?: number;
 }
 
 /** Per-message overhead of chat formats (role markers, separators), as OpenAI documents it. */
@@ -43,49 +48,79 @@ export interface AssembledPrompt {
   historyUsed: number;
 }
 
-const tokensOf = (m: ChatMessage) => countTokens(m.content) + MESSAGE_OVERHEAD;
+/** A message's o200k tokens with its format overhead; an assistant's tool calls count with their names and arguments. */
+export function tokensOf(m: ChatMessage): number {
+  let n = countTokens(m.content) + MESSAGE_OVERHEAD;
+  for (const c of m.toolCalls ?? []) n += countTokens(c.name) + countTokens(c.arguments) + MESSAGE_OVERHEAD;
+  return n;
+}
+
+/**
+ * Where the request's kept tail starts: its last turn, or — when that is a tool exchange — the
+ * last user turn before it, so the question and the calls it led to go together.
+ */
+function tailStart(turns: readonly ChatMessage[]): number {
+  const last = turns.length - 1;
+  if (last < 0 || turns[last]!.role === 'user') return Math.max(0, last);
+  for (let i = last; i >= 0; i--) if (turns[i]!.role === 'user') return i;
+  return last;
+}
+
+/** Earlier turns as units that are dropped whole: an assistant's tool calls with their results, or one message. */
+function units<T extends { m: ChatMessage }>(oldestFirst: readonly T[]): T[][] {
+  const out: T[][] = [];
+  for (const c of oldestFirst) {
+    const open = out.at(-1);
+    if (c.m.role === 'tool' && open && (open[0]!.m.toolCalls?.length ?? 0) > 0) open.push(c);
+    else out.push([c]);
+  }
+  return out;
+}
 
 export function assemblePrompt(input: AssemblyInput): AssembledPrompt {
   const systemParts = [input.systemInstructions, input.addedContext, input.retrievedContext].map((s) => s?.trim()).filter((s): s is string => !!s);
   const systemText = systemParts.join('\n\n');
 
   const turns = input.newTurns.map((m) => ({ ...m }));
-  const lastUser = turns.at(-1);
+  const start = tailStart(turns);
+  const lastUser = turns[start];
   if (lastUser && input.promptWrapper && lastUser.role === 'user') {
     lastUser.content = input.promptWrapper.value.split('{{prompt}}').join(lastUser.content);
   }
   // The request's earlier turns may be dropped like stored history (they are newer than it); its
-  // system messages and its last turn may not.
-  const earlier = turns.slice(0, -1);
-  const kept = turns.slice(-1).concat(earlier.filter((m) => m.role === 'system'));
-  const candidates: Array<{ m: ChatMessage; requestIndex: number | null }> = [
-    ...earlier
-      .map((m, i) => ({ m, requestIndex: i }))
-      .filter((c) => c.m.role !== 'system')
-      .reverse(),
-    ...input.historyNewestFirst.map((m) => ({ m, requestIndex: null })),
-  ].slice(0, input.historyLimit ?? Infinity);
+  // system messages and its tail may not.
+  const earlier = turns.slice(0, start);
+  const tail = turns.slice(start);
+  const kept = tail.concat(earlier.filter((m) => m.role === 'system'));
+  const requestUnits = units(earlier.map((m, i) => ({ m, requestIndex: i as number | null })).filter((c) => c.m.role !== 'system')).reverse();
+  const historyUnits = units([...input.historyNewestFirst].reverse().map((m) => ({ m, requestIndex: null as number | null }))).reverse();
+  const candidates = [...requestUnits, ...historyUnits];
+  const limit = input.historyLimit ?? Infinity;
 
   const window = input.contextWindow ?? DEFAULT_CONTEXT_WINDOW;
   const reserve = effectiveMaxTokens(input.maxTokens, window);
   const calibration = input.calibration && input.calibration > 0 ? input.calibration : 1;
-  let used = (systemText ? countTokens(systemText) + MESSAGE_OVERHEAD : 0) + kept.reduce((n, m) => n + tokensOf(m), 0);
+  let used = (systemText ? countTokens(systemText) + MESSAGE_OVERHEAD : 0) + kept.reduce((n, m) => n + tokensOf(m), 0) + (input.toolTokens ?? 0);
   // The budget is in the provider's tokens; local counts are scaled into them.
   const budget = promptBudget(window, reserve) / calibration;
 
   const history: ChatMessage[] = [];
   const keptRequest = new Set<number>();
-  for (const c of candidates) {
-    const cost = tokensOf(c.m);
-    if (used + cost > budget) break;
+  let taken = 0;
+  for (const unit of candidates) {
+    const cost = unit.reduce((n, c) => n + tokensOf(c.m), 0);
+    if (used + cost > budget || taken + unit.length > limit) break;
+    taken += unit.length;
     used += cost;
-    if (c.requestIndex === null) history.push(c.m);
-    else keptRequest.add(c.requestIndex);
+    for (const c of [...unit].reverse()) {
+      if (c.requestIndex === null) history.push(c.m);
+      else keptRequest.add(c.requestIndex);
+    }
   }
   history.reverse();
   const requestTurns = earlier.filter((m, i) => m.role === 'system' || keptRequest.has(i));
 
-  let messages: ChatMessage[] = [...history, ...requestTurns, ...turns.slice(-1)];
+  let messages: ChatMessage[] = [...history, ...requestTurns, ...tail];
   if (systemText) {
     if (input.usesSystemPrompts) {
       messages = [{ role: 'system', content: systemText }, ...messages];

@@ -6,7 +6,7 @@ import type { SearchRewrite, StoredSource } from '../../db/schema.js';
 import { AppError, badRequest, notFound, statusOf, upstreamError, type ErrorKind } from '../../errors.js';
 import { countTokens, firstTokens } from '../../ingest/tokens.js';
 import { classifyProviderError, describeForLog, getAdapter, type ProviderError } from '../../providers/index.js';
-import type { ChatMessage, GenerationParams, ProviderTarget, ProviderTimeouts, Usage } from '../../providers/types.js';
+import type { ChatMessage, GenerationParams, ProviderTarget, ProviderTimeouts, ToolCall, ToolCallDelta, ToolOptions, Usage } from '../../providers/types.js';
 import { assertMaxTokensFit, type ModelsService } from '../models/service.js';
 import type { PlusService } from '../plus/service.js';
 import type { PromptLogsService } from '../prompt-logs/service.js';
@@ -17,7 +17,7 @@ import type { TurnCost, UsageService } from '../usage/service.js';
 import type { WorkspaceRow } from '../workspaces/repo.js';
 import type { WorkspacesService } from '../workspaces/service.js';
 import { calibrationFrom, completeWithContextRetry, effectiveMaxTokens, streamWithContextRetry, type CalibratedUsage } from './context-fit.js';
-import { assemblePrompt, refitAfterContextError, titleFrom, type AssembledPrompt, type AssemblyInput } from './prompt.js';
+import { assemblePrompt, refitAfterContextError, titleFrom, tokensOf, type AssembledPrompt, type AssemblyInput } from './prompt.js';
 import { REWRITE_ALLOWANCE_TOKENS, rewriteFollowUp, type Rewritten } from './follow-up.js';
 import { ChatRepo, THREAD_DELETED, type AnswerRecord, type StoredAnswer, type StoredUserTurn, type UserTurnRecord } from './repo.js';
 import type { ChatAnswerT, ChatCompletionRequestT } from './schema.js';
@@ -32,6 +32,8 @@ export type TurnEvent =
   | { type: 'start'; threadId: string; messageId: string; modelId: string }
   | { type: 'sources'; sources: StoredSource[] }
   | { type: 'delta'; content: string }
+  /** a piece of a tool call (streamed: as the provider sends them; plain: one per call, whole) */
+  | { type: 'tool_call'; call: ToolCallDelta }
   | { type: 'done'; finishReason: string; usage: Usage; created: string }
   | { type: 'error'; kind: ErrorKind; code: string; detail: string; retryAfterSeconds?: number; final?: boolean };
 
@@ -42,6 +44,13 @@ export function errorOfEvent(ev: Extract<TurnEvent, { type: 'error' }>): AppErro
   if (ev.final) e.final = true;
   return e;
 }
+
+/**
+ * What a turn is asked: /api/v1/chat's request, or the OpenAI-compatible API's, whose messages may
+ * carry tool calls and results and which may offer tools. Tools are only for ephemeral turns
+ * (`store: false`): a thread keeps no tool exchange.
+ */
+export type TurnRequest = Omit<ChatCompletionRequestT, 'messages'> & { messages?: ChatMessage[]; tools?: ToolOptions };
 
 export interface TurnOptions {
   /** stream deltas as the provider sends them (else one delta with the whole answer) */
@@ -82,6 +91,8 @@ interface Plan {
   settings: { systemInstructions: string | null; addedContext: string | null };
   target: ProviderTarget;
   params: GenerationParams;
+  /** the tools offered (TurnRequest.tools), null: none */
+  tools: ToolOptions | null;
 }
 
 /** What the prompt was fitted from, to refit it once after a context-length refusal. */
@@ -92,7 +103,7 @@ interface Fit {
 
 /** How the provider call ended: the only place it is classified. */
 type Outcome =
-  | { kind: 'answered'; content: string; finishReason: string; usage: Usage }
+  | { kind: 'answered'; content: string; toolCalls: ToolCall[]; finishReason: string; usage: Usage }
   | { kind: 'interrupted'; content: string; error: ProviderError }
   | { kind: 'failed'; content: string; error: ProviderError };
 
@@ -122,7 +133,7 @@ export class TurnService {
    * after them. Every later failure becomes an `error` event, and the turn's prompt log always
    * ends final (ok, error or interrupted).
    */
-  async *run(caller: Principal, workspaceId: string, req: ChatCompletionRequestT, opts: TurnOptions): AsyncGenerator<TurnEvent> {
+  async *run(caller: Principal, workspaceId: string, req: TurnRequest, opts: TurnOptions): AsyncGenerator<TurnEvent> {
     // 1. Check and resolve everything; nothing is stored yet.
     const plan = await this.plan(caller, workspaceId, req, opts.store !== false);
     // 2. Context from the entries the request names: an invisible one is a 404, still before storing.
@@ -172,6 +183,7 @@ export class TurnService {
         usesSystemPrompts: plan.model.usesSystemPrompts,
         promptWrapper: plan.model.promptWrapper,
         calibration: calibrationFrom(stored.history, plan.model.id, this.usage.promptRatioOf(plan.model.id)),
+        toolTokens: toolDefinitionTokens(plan.tools),
       };
       const fit: Fit = { input, assembled: assemblePrompt(input) };
       yield { type: 'start', threadId: plan.threadId, messageId: ids.messageId, modelId: plan.model.id };
@@ -182,7 +194,7 @@ export class TurnService {
       if (outcome.kind === 'answered') this.usage.notePromptCount(plan.model.id, outcome.usage.promptTokens, fit.assembled.estimatedPromptTokens);
       // 7. Store the answer and finish the log (statement 2), then say how the turn ended.
       const estimated = fit.assembled.estimatedPromptTokens;
-      const usage = estimateIfMissing(outcome.kind === 'answered' ? outcome.usage : ZERO_USAGE, estimated, outcome.content);
+      const usage = estimateIfMissing(outcome.kind === 'answered' ? outcome.usage : ZERO_USAGE, estimated, responseText(outcome));
       const created = new Date();
       const record = answerRecord(plan, ids, context.sources, outcome, usage, estimated, created, Date.now() - started, rewrite?.rewrite ?? null);
       const ledger = this.ledgerEntry(caller, plan, ids.logId, outcome, usage, created, rewrite?.used ?? null, hold?.reservedCredits() ?? null);
@@ -204,13 +216,14 @@ export class TurnService {
   async complete(
     caller: Principal,
     workspaceId: string,
-    req: ChatCompletionRequestT,
+    req: TurnRequest,
     signal?: AbortSignal,
     opts: { store?: boolean } = {},
-  ): Promise<ChatAnswerT> {
+  ): Promise<ChatAnswerT & { toolCalls?: ToolCall[] }> {
     let start: Extract<TurnEvent, { type: 'start' }> | undefined;
     let sources: StoredSource[] = [];
     let content = '';
+    const toolCalls: ToolCall[] = [];
     for await (const ev of this.run(caller, workspaceId, req, { stream: false, ...(signal ? { signal } : {}), ...opts })) {
       switch (ev.type) {
         case 'start':
@@ -222,10 +235,14 @@ export class TurnService {
         case 'delta':
           content += ev.content;
           break;
+        case 'tool_call':
+          toolCalls.push({ id: ev.call.id ?? '', name: ev.call.name ?? '', arguments: ev.call.arguments });
+          break;
         case 'error':
           throw errorOfEvent(ev);
         case 'done':
           return {
+            ...(toolCalls.length > 0 ? { toolCalls } : {}),
             threadId: start!.threadId,
             messageId: start!.messageId,
             modelId: start!.modelId,
@@ -242,7 +259,7 @@ export class TurnService {
 
   // ---- the steps -------------------------------------------------------------------------
 
-  private async plan(caller: Principal, workspaceId: string, req: ChatCompletionRequestT, store: boolean): Promise<Plan> {
+  private async plan(caller: Principal, workspaceId: string, req: TurnRequest, store: boolean): Promise<Plan> {
     if (!store && req.threadId)
       throw badRequest('validation_failed', 'A turn that continues a thread is stored', [
         { path: 'body/threadId', message: 'cannot be combined with store: false' },
@@ -252,8 +269,16 @@ export class TurnService {
     if (newTurns.length === 0) {
       throw badRequest('validation_failed', 'Send messages or prompt', [{ path: 'body/messages', message: 'one of messages or prompt is required' }]);
     }
+    const tools = req.tools && req.tools.definitions.length > 0 ? req.tools : null;
+    const toolIndex = newTurns.findIndex((m) => m.role === 'tool' || (m.toolCalls?.length ?? 0) > 0);
+    if (store && (tools || toolIndex >= 0)) {
+      throw badRequest('tools_unsupported', 'Tools are only offered on turns that are not stored: a thread keeps no tool calls', [
+        { path: tools ? 'body/tools' : `body/messages/${toolIndex}`, message: 'cannot be combined with a stored thread' },
+      ]);
+    }
     const last = newTurns.at(-1)!;
-    if (last.role !== 'user' || !last.content.trim()) {
+    // A tool result ends a request that continues after the model's tool calls.
+    if (last.role !== 'tool' && (last.role !== 'user' || !last.content.trim())) {
       throw badRequest('validation_failed', 'The last message must be a non-empty user message', [
         { path: `body/messages/${newTurns.length - 1}`, message: 'must be a non-empty user message' },
       ]);
@@ -305,6 +330,7 @@ export class TurnService {
       settings: { systemInstructions: wm.systemInstructions, addedContext: wm.addedContext },
       target,
       params,
+      tools,
     };
   }
 
@@ -321,7 +347,7 @@ export class TurnService {
       plusIds: plan.plusIds,
       workspacePlusIds: plan.workspacePlusIds,
       threadId: plan.historyScope ? plan.threadId : null,
-      query: query ?? plan.newTurns.at(-1)!.content,
+      query: query ?? question(plan),
       carry,
       budgetTokens: contextBudget(plan),
     });
@@ -339,13 +365,13 @@ export class TurnService {
     historyNewestFirst: ReadonlyArray<{ role: string; content: string }>,
     signal: AbortSignal | undefined,
   ): Promise<Rewritten | null> {
-    const conversation = [...historyNewestFirst].reverse().concat(plan.newTurns.slice(0, -1));
+    const conversation = [...historyNewestFirst].reverse().concat(plan.newTurns.slice(0, questionIndex(plan)));
     return rewriteFollowUp(
       {
         target: plan.target,
         timeouts: this.timeouts,
         conversationOldestFirst: conversation,
-        question: plan.newTurns.at(-1)!.content,
+        question: question(plan),
         ...(signal ? { signal } : {}),
       },
       (why) => this.onRewriteFailure(why),
@@ -354,7 +380,7 @@ export class TurnService {
 
   private async storeUserTurn(caller: Principal, plan: Plan, logId: string, hold: BudgetHold | null): Promise<NonNullable<StoredUserTurn>> {
     const now = new Date();
-    const firstUser = plan.newTurns.find((m) => m.role === 'user')!;
+    const firstUser = plan.newTurns.find((m) => m.role === 'user') ?? plan.newTurns[0]!;
     const stored = await this.userTurns
       .add({
         reservation: hold?.inStatement ?? null,
@@ -370,7 +396,7 @@ export class TurnService {
           threadId: plan.store ? plan.threadId : null,
           modelId: plan.model.id,
           modelName: plan.model.name,
-          prompt: plan.newTurns.at(-1)!.content,
+          prompt: promptText(plan.newTurns.at(-1)!),
           created: now,
         },
         now,
@@ -450,6 +476,7 @@ export class TurnService {
       target: plan.target,
       messages: fit.assembled.messages,
       params: plan.params,
+      ...(plan.tools ? { tools: plan.tools } : {}),
       timeouts: this.timeouts,
       ...(opts.signal ? { signal: opts.signal } : {}),
     };
@@ -460,17 +487,28 @@ export class TurnService {
       return again.messages;
     };
     let content = '';
+    // Tool calls are never cut by `cap` (half a call is no call); the ledger still charges at most the reservation.
+    const calls: ToolCall[] = [];
     try {
       if (!opts.stream) {
         const r = await completeWithContextRetry(adapter, request, refit);
         const over = cap !== null && countTokens(r.content) > cap;
         content = over ? firstTokens(r.content, cap) : r.content;
         yield { type: 'delta', content };
-        return { kind: 'answered', content, finishReason: over ? 'length' : r.finishReason, usage: r.usage };
+        for (const [index, c] of (r.toolCalls ?? []).entries()) {
+          calls.push(c);
+          yield { type: 'tool_call', call: { index, id: c.id, name: c.name, arguments: c.arguments } };
+        }
+        return { kind: 'answered', content, toolCalls: calls, finishReason: over && calls.length === 0 ? 'length' : r.finishReason, usage: r.usage };
       }
       let outputTokens = 0;
       for await (const ev of streamWithContextRetry(adapter, request, refit)) {
-        if (ev.type === 'done') return { kind: 'answered', content, finishReason: ev.finishReason, usage: ev.usage };
+        if (ev.type === 'done') return { kind: 'answered', content, toolCalls: calls, finishReason: ev.finishReason, usage: ev.usage };
+        if (ev.type === 'tool_call') {
+          addToolCallDelta(calls, ev.call);
+          yield ev;
+          continue;
+        }
         if (cap !== null) {
           // Counted piece by piece: never fewer tokens than the text has as a whole, so the cut is never late.
           const n = countTokens(ev.content);
@@ -478,7 +516,7 @@ export class TurnService {
             const rest = firstTokens(ev.content, cap - outputTokens);
             content += rest;
             if (rest) yield { type: 'delta', content: rest };
-            return { kind: 'answered', content, finishReason: 'length', usage: ZERO_USAGE };
+            return { kind: 'answered', content, toolCalls: calls, finishReason: 'length', usage: ZERO_USAGE };
           }
           outputTokens += n;
         }
@@ -486,7 +524,7 @@ export class TurnService {
         yield ev;
       }
       // A stream that ended without a final event: keep what came, as complete text.
-      return { kind: 'answered', content, finishReason: 'stop', usage: ZERO_USAGE };
+      return { kind: 'answered', content, toolCalls: calls, finishReason: 'stop', usage: ZERO_USAGE };
     } catch (err) {
       const error = classifyProviderError(err);
       return opts.signal?.aborted ? { kind: 'interrupted', content, error } : { kind: 'failed', content, error };
@@ -507,8 +545,13 @@ export class TurnService {
 function costOf(plan: Plan, contextText: string, extraTokens: number): TurnCost {
   const window = plan.model.contextWindow ?? DEFAULT_WINDOW;
   const maxOutput = plan.params.maxTokens ?? 0;
-  const texts = [plan.settings.systemInstructions ?? '', plan.settings.addedContext ?? '', contextText, ...plan.newTurns.map((m) => m.content)];
-  const promptTokens = texts.reduce((n, t) => n + (t ? countTokens(t) : 0), 0) + 4 * (plan.newTurns.length + 1) + extraTokens;
+  const texts = [plan.settings.systemInstructions ?? '', plan.settings.addedContext ?? '', contextText];
+  const promptTokens =
+    texts.reduce((n, t) => n + (t ? countTokens(t) : 0), 0) +
+    plan.newTurns.reduce((n, m) => n + tokensOf(m), 0) +
+    4 +
+    toolDefinitionTokens(plan.tools) +
+    extraTokens;
   return { modelId: plan.model.id, price: plan.model.price, promptTokens, promptCap: window - maxOutput, maxOutput };
 }
 
@@ -555,7 +598,7 @@ function answerRecord(
       : null,
     logId: ids.logId,
     log: {
-      response: o.content || null,
+      response: responseText(o) || null,
       promptTokens: usage.promptTokens,
       completionTokens: usage.completionTokens,
       latencyMs,
@@ -583,9 +626,49 @@ function endEvent(o: Outcome, usage: Usage, created: Date, kept: boolean): TurnE
   return { type: 'done', finishReason: o.finishReason, usage, created: created.toISOString() };
 }
 
-/** The user turn before the request's last one: in the request itself, else the newest in the thread's history. */
+/** The user turn before the request's question: in the request itself, else the newest in the thread's history. */
 function previousFrom(plan: Plan, historyNewestFirst: ReadonlyArray<{ role: string; content: string }>): string | null {
-  const earlier = plan.newTurns.slice(0, -1).filter((m) => m.role === 'user');
+  const earlier = plan.newTurns.slice(0, questionIndex(plan)).filter((m) => m.role === 'user');
   if (earlier.length > 0) return earlier.at(-1)!.content;
   return historyNewestFirst.find((m) => m.role === 'user')?.content ?? null;
+}
+
+/** The tool definitions' size in o200k tokens (they are sent with the prompt). */
+function toolDefinitionTokens(tools: ToolOptions | null): number {
+  return tools ? countTokens(JSON.stringify(tools.definitions)) : 0;
+}
+
+/** Adds a streamed piece to the calls it belongs to (the first piece of a call opens it). */
+function addToolCallDelta(calls: ToolCall[], d: ToolCallDelta): void {
+  const c = (calls[d.index] ??= { id: '', name: '', arguments: '' });
+  if (d.id) c.id = d.id;
+  if (d.name) c.name = d.name;
+  c.arguments += d.arguments;
+}
+
+/** The index of the request's question: its last user turn (a tool exchange may follow it). */
+function questionIndex(plan: Plan): number {
+  const i = plan.newTurns.findLastIndex((m) => m.role === 'user');
+  return i >= 0 ? i : plan.newTurns.length - 1;
+}
+
+/** What context is searched for and a follow-up rewritten from: the question's text. */
+function question(plan: Plan): string {
+  return plan.newTurns[questionIndex(plan)]!.content;
+}
+
+/** A tool call as the prompt log shows it: `[tool call <id>] name(arguments)`. */
+export function toolCallText(c: ToolCall): string {
+  return `[tool call ${c.id}] ${c.name}(${c.arguments})`;
+}
+
+/** The prompt log's prompt: the request's last turn; a tool result as `[tool result <id>] content`. */
+function promptText(m: ChatMessage): string {
+  return m.role === 'tool' ? `[tool result ${m.toolCallId ?? ''}] ${m.content}` : m.content;
+}
+
+/** The prompt log's response: the answer's text, then one line per tool call. */
+function responseText(o: Outcome): string {
+  const calls = o.kind === 'answered' ? o.toolCalls : [];
+  return [o.content, ...calls.map(toolCallText)].filter((t) => t.length > 0).join('\n');
 }

@@ -5,11 +5,58 @@ import { SourceSchema } from '../chat/schema.js';
 /**
  * OpenAI's chat-completions protocol as Atrium accepts and answers it (docs/API.md,
  * "OpenAI-compatible API"). Every object is open (`additionalProperties`): a field Atrium does not
- * know (`seed`, `response_format`, …) is ignored, never a 400. Known fields are checked. Tools are
- * the exception: not yet passed to providers, they are refused (400 `tools_unsupported`, service.ts)
- * rather than dropped, since a model that never sees them answers as if there were none.
+ * know (`seed`, `response_format`, …) is ignored, never a 400. Known fields are checked. Tools
+ * (`tools`, `tool_choice`, `parallel_tool_calls`, assistant `tool_calls`, `tool` messages) are passed
+ * to the provider in its own form (src/providers/README.md "Tools"); the older `functions` /
+ * `function_call` are refused (400 `tools_unsupported`, service.ts), never dropped.
  */
 const MAX_TEXT = 1_000_000;
+const FunctionName = Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$', description: 'letters, digits, `_` and `-`, at most 64' });
+const CallId = Type.String({ minLength: 1, maxLength: 200 });
+
+/** A call the model made, in an assistant message (request) or an answer. */
+export const OpenAIToolCall = Type.Object(
+  {
+    id: CallId,
+    type: Type.Literal('function'),
+    function: Type.Object(
+      { name: FunctionName, arguments: Type.String({ maxLength: MAX_TEXT, description: 'the arguments object as JSON text' }) },
+      { additionalProperties: true },
+    ),
+  },
+  { additionalProperties: true },
+);
+export type OpenAIToolCallT = Static<typeof OpenAIToolCall>;
+
+/** A function the model may call. */
+export const OpenAITool = Type.Object(
+  {
+    type: Type.Literal('function'),
+    function: Type.Object(
+      {
+        name: FunctionName,
+        description: Type.Optional(Type.String({ maxLength: 10_000 })),
+        parameters: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'JSON Schema of the arguments object' })),
+        strict: Type.Optional(Nullable(Type.Boolean({ description: 'passed to OpenAI-protocol models; Anthropic and Gemini have no such switch' }))),
+      },
+      { additionalProperties: true },
+    ),
+  },
+  { additionalProperties: true },
+);
+export type OpenAIToolT = Static<typeof OpenAITool>;
+
+export const OpenAIToolChoice = Type.Union(
+  [
+    Type.Union([Type.Literal('none'), Type.Literal('auto'), Type.Literal('required')]),
+    Type.Object(
+      { type: Type.Literal('function'), function: Type.Object({ name: FunctionName }, { additionalProperties: true }) },
+      { additionalProperties: true },
+    ),
+  ],
+  { description: '`none`, `auto`, `required`, or `{type: "function", function: {name}}` (one of `tools`)' },
+);
+export type OpenAIToolChoiceT = Static<typeof OpenAIToolChoice>;
 
 const ContentPart = Type.Object(
   { type: Type.String({ maxLength: 100 }), text: Type.Optional(Type.String({ maxLength: MAX_TEXT })) },
@@ -18,8 +65,10 @@ const ContentPart = Type.Object(
 
 export const OpenAIMessage = Type.Object(
   {
-    role: Type.String({ maxLength: 100, description: '`system`, `developer`, `user` or `assistant`' }),
+    role: Type.String({ maxLength: 100, description: '`system`, `developer`, `user`, `assistant` or `tool`' }),
     content: Type.Optional(Nullable(Type.Union([Type.String({ maxLength: MAX_TEXT }), Type.Array(ContentPart, { maxItems: 100 })]))),
+    tool_calls: Type.Optional(Nullable(Type.Array(OpenAIToolCall, { maxItems: 128, description: 'assistant only: the calls the model made' }))),
+    tool_call_id: Type.Optional(Nullable(Type.String({ maxLength: 200, description: 'tool only (required there): the id of the call this message answers' }))),
   },
   { additionalProperties: true },
 );
@@ -43,6 +92,9 @@ export const OpenAIChatRequest = Type.Object(
       Nullable(Type.Union([Type.String({ minLength: 1, maxLength: 500 }), Type.Array(Type.String({ minLength: 1, maxLength: 500 }), { maxItems: 4 })])),
     ),
     presence_penalty: Type.Optional(Penalty),
+    tools: Type.Optional(Nullable(Type.Array(OpenAITool, { maxItems: 128 }))),
+    tool_choice: Type.Optional(Nullable(OpenAIToolChoice)),
+    parallel_tool_calls: Type.Optional(Nullable(Type.Boolean({ description: 'false: at most one call per answer (not on Gemini, which has no such switch)' }))),
     frequency_penalty: Type.Optional(Penalty),
     logit_bias: Type.Optional(
       Nullable(
@@ -82,7 +134,12 @@ export const OpenAIChatCompletion = Type.Object(
     choices: Type.Array(
       Type.Object({
         index: Type.Integer(),
-        message: Type.Object({ role: Type.Literal('assistant'), content: Type.String(), refusal: Type.Null() }),
+        message: Type.Object({
+          role: Type.Literal('assistant'),
+          content: Nullable(Type.String({ description: 'null when the answer is only tool calls' })),
+          refusal: Type.Null(),
+          tool_calls: Type.Optional(Type.Array(OpenAIToolCall)),
+        }),
         finish_reason: FinishReason,
         logprobs: Type.Null(),
       }),
@@ -107,6 +164,14 @@ export const OpenAIErrorBody = Type.Object(
 export type OpenAIErrorBodyT = Static<typeof OpenAIErrorBody>;
 export const OpenAIError = Type.Object({ error: OpenAIErrorBody }, { $id: 'OpenAIError' });
 
+/** A piece of a streamed call: the first of each `index` has `id`, `type` and `function.name`; later ones add to `function.arguments`. */
+const OpenAIToolCallDelta = Type.Object({
+  index: Type.Integer(),
+  id: Type.Optional(Type.String()),
+  type: Type.Optional(Type.Literal('function')),
+  function: Type.Object({ name: Type.Optional(Type.String()), arguments: Type.String() }),
+});
+
 export const OpenAIChatCompletionChunk = Type.Object(
   {
     id: Type.String(),
@@ -117,7 +182,11 @@ export const OpenAIChatCompletionChunk = Type.Object(
     choices: Type.Array(
       Type.Object({
         index: Type.Integer(),
-        delta: Type.Object({ role: Type.Optional(Type.Literal('assistant')), content: Type.Optional(Type.String()) }),
+        delta: Type.Object({
+          role: Type.Optional(Type.Literal('assistant')),
+          content: Type.Optional(Type.String()),
+          tool_calls: Type.Optional(Type.Array(OpenAIToolCallDelta)),
+        }),
         finish_reason: Nullable(FinishReason),
         logprobs: Type.Null(),
       }),
@@ -150,7 +219,8 @@ export const OPENAI_STREAM_DESCRIPTION = [
   'With `stream: true`: server-sent events, each a `data:` line holding one OpenAIChatCompletionChunk as JSON',
   '(no `event:`, `id:` or `retry:` lines; `: ping` comment lines may come between events).',
   'The first chunk carries `delta.role`, `atrium` and, when document context was used, `atrium_sources`;',
-  'then content chunks; then a chunk with `finish_reason`; with `stream_options.include_usage` a last chunk',
+  'then content chunks and tool-call chunks (`delta.tool_calls`: the first piece of each call has `index`, `id`, `type` and `function.name`,',
+  'later pieces add to `function.arguments` by `index`); then a chunk with `finish_reason`; with `stream_options.include_usage` a last chunk',
   'with empty `choices` and `usage`. A failure after the stream started is one `data: {"error": {…}}` line.',
   'The stream always ends with `data: [DONE]`. Without `stream`: one OpenAIChatCompletion.',
 ].join(' ');

@@ -1,12 +1,12 @@
 import type { StoredSource } from '../../db/schema.js';
 import { AppError, badRequest, type ErrorKind } from '../../errors.js';
-import type { Usage } from '../../providers/types.js';
-import type { ChatCompletionRequestT } from '../chat/schema.js';
-import { errorOfEvent, type TurnEvent, type TurnService } from '../chat/turns.js';
+import type { ChatMessage, Usage } from '../../providers/types.js';
+import { errorOfEvent, type TurnEvent, type TurnRequest, type TurnService } from '../chat/turns.js';
 import type { Principal } from '../teams/service.js';
 import type { WorkspaceModelT } from '../workspaces/schema.js';
 import type { WorkspacesService } from '../workspaces/service.js';
 import type { OpenAIChatCompletionChunkT, OpenAIChatCompletionT, OpenAIChatRequestT, OpenAIMessageT, OpenAIModelListT, OpenAIModelT } from './schema.js';
+import { checkedCall, checkToolExchanges, refuseLegacyFunctions, toolCallDelta, toolOptions } from './tools.js';
 
 /**
  * The OpenAI chat-completions protocol over Atrium's one chat pipeline: this module only
@@ -27,26 +27,6 @@ function modelNotFound(model: string): AppError {
   ]);
 }
 
-/**
- * Tools are not passed to providers yet: a request that offers them (`tools`, the older
- * `functions`, a `tool_choice` other than none) or carries an assistant's `tool_calls` is refused,
- * never answered as if they were absent.
- */
-function refuseTools(body: OpenAIChatRequestT): void {
-  const b = body as Record<string, unknown>;
-  const offered = (k: string) => (Array.isArray(b[k]) ? (b[k] as unknown[]).length > 0 : b[k] != null);
-  const field = ['tools', 'functions'].find(offered) ?? (b.tool_choice != null && b.tool_choice !== 'none' ? 'tool_choice' : undefined);
-  const callIndex = body.messages.findIndex((m) => {
-    const calls = (m as Record<string, unknown>).tool_calls;
-    return Array.isArray(calls) ? calls.length > 0 : calls != null;
-  });
-  const path = field ? `body/${field}` : callIndex >= 0 ? `body/messages/${callIndex}/tool_calls` : null;
-  if (!path) return;
-  throw badRequest('tools_unsupported', 'Tools are not supported on this server yet: send the request without tools, tool_choice or tool_calls', [
-    { path, message: 'tools are not supported' },
-  ]);
-}
-
 /** Atrium's finish reasons as OpenAI's (`other` has no OpenAI name: it ended, so `stop`). */
 function finishReason(r: string): 'stop' | 'length' | 'content_filter' | 'tool_calls' {
   return r === 'length' || r === 'content_filter' || r === 'tool_calls' ? r : 'stop';
@@ -55,17 +35,11 @@ function finishReason(r: string): 'stop' | 'length' | 'content_filter' | 'tool_c
 const usageOf = (u: Usage) => ({ prompt_tokens: u.promptTokens, completion_tokens: u.completionTokens, total_tokens: u.totalTokens });
 const unixSeconds = (d: Date) => Math.floor(d.getTime() / 1000);
 
-/** One OpenAI message as an Atrium turn message; `developer` is a system message, text parts are joined. */
-function toTurnMessage(m: OpenAIMessageT, i: number): { role: 'system' | 'user' | 'assistant'; content: string } {
-  const role = m.role === 'developer' ? 'system' : m.role;
-  if (role !== 'system' && role !== 'user' && role !== 'assistant') {
-    throw badRequest('unsupported_role', `Message role '${m.role.slice(0, 100)}' is not supported (tools are not): use system, developer, user or assistant`, [
-      { path: `body/messages/${i}/role`, message: 'must be system, developer, user or assistant' },
-    ]);
-  }
+/** The text of a message's content; only text parts are supported. */
+function textOf(m: OpenAIMessageT, i: number): string {
   const c = m.content;
-  if (c === undefined || c === null) return { role, content: '' };
-  if (typeof c === 'string') return { role, content: c };
+  if (c === undefined || c === null) return '';
+  if (typeof c === 'string') return c;
   const texts: string[] = [];
   c.forEach((part, j) => {
     if (part.type !== 'text' || typeof part.text !== 'string') {
@@ -75,7 +49,34 @@ function toTurnMessage(m: OpenAIMessageT, i: number): { role: 'system' | 'user' 
     }
     texts.push(part.text);
   });
-  return { role, content: texts.join('\n') };
+  return texts.join('\n');
+}
+
+/** One OpenAI message as an Atrium turn message; `developer` is a system message, text parts are joined. */
+function toTurnMessage(m: OpenAIMessageT, i: number): ChatMessage {
+  const role = m.role === 'developer' ? 'system' : m.role;
+  if (role !== 'system' && role !== 'user' && role !== 'assistant' && role !== 'tool') {
+    throw badRequest('unsupported_role', `Message role '${m.role.slice(0, 100)}' is not supported: use system, developer, user, assistant or tool`, [
+      { path: `body/messages/${i}/role`, message: 'must be system, developer, user, assistant or tool' },
+    ]);
+  }
+  const calls = m.tool_calls ?? [];
+  if (calls.length > 0 && role !== 'assistant') {
+    throw badRequest('validation_failed', 'Only an assistant message carries tool_calls', [
+      { path: `body/messages/${i}/tool_calls`, message: 'is only for assistant messages' },
+    ]);
+  }
+  const content = textOf(m, i);
+  if (role === 'tool') {
+    if (!m.tool_call_id) {
+      throw badRequest('validation_failed', 'A tool message must name the call it answers', [
+        { path: `body/messages/${i}/tool_call_id`, message: 'is required on a tool message' },
+      ]);
+    }
+    return { role, content, toolCallId: m.tool_call_id };
+  }
+  if (calls.length > 0) return { role: 'assistant', content, toolCalls: calls.map((c, j) => checkedCall(c, `body/messages/${i}/tool_calls/${j}`)) };
+  return { role, content };
 }
 
 export class OpenAICompatService {
@@ -126,6 +127,7 @@ export class OpenAICompatService {
   async complete(caller: Principal, body: OpenAIChatRequestT, signal: AbortSignal): Promise<OpenAIChatCompletionT> {
     const t = await this.translate(caller, body);
     const a = await this.turns.complete(caller, t.workspaceId, t.req, signal, { store: t.store });
+    const calls = (a.toolCalls ?? []).map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.name, arguments: c.arguments } }));
     return {
       id: `chatcmpl-${a.messageId}`,
       object: 'chat.completion',
@@ -133,7 +135,18 @@ export class OpenAICompatService {
       model: body.model,
       system_fingerprint: null,
       choices: [
-        { index: 0, message: { role: 'assistant', content: a.message.content, refusal: null }, finish_reason: finishReason(a.finishReason), logprobs: null },
+        {
+          index: 0,
+          message: {
+            role: 'assistant',
+            // OpenAI's form: an answer of only tool calls has no content.
+            content: calls.length > 0 && !a.message.content ? null : a.message.content,
+            refusal: null,
+            ...(calls.length > 0 ? { tool_calls: calls } : {}),
+          },
+          finish_reason: finishReason(a.finishReason),
+          logprobs: null,
+        },
       ],
       usage: usageOf(a.usage),
       ...(a.sources.length > 0 ? { atrium_sources: a.sources } : {}),
@@ -166,6 +179,7 @@ export class OpenAICompatService {
     const delta = (content: string) => chunk([{ index: 0, delta: { content }, finish_reason: null, logprobs: null }]);
     let start: Extract<TurnEvent, { type: 'start' }> | null = null;
     let opened = false;
+    const namedCalls = new Set<number>();
     // The first chunk (role, atrium, sources) waits for the event after `start`, which is `sources` when context was used.
     const open = (sources: StoredSource[]) => {
       opened = true;
@@ -193,6 +207,12 @@ export class OpenAICompatService {
         case 'delta':
           if (ev.content) yield delta(ev.content);
           break;
+        case 'tool_call': {
+          const first = !namedCalls.has(ev.call.index);
+          namedCalls.add(ev.call.index);
+          yield chunk([{ index: 0, delta: { tool_calls: [toolCallDelta(ev.call, first)] }, finish_reason: null, logprobs: null }]);
+          break;
+        }
         case 'done':
           yield chunk([{ index: 0, delta: {}, finish_reason: finishReason(ev.finishReason), logprobs: null }]);
           if (includeUsage) yield chunk([], { usage: usageOf(ev.usage) });
@@ -205,7 +225,7 @@ export class OpenAICompatService {
   }
 
   /** The OpenAI request as the turn's request; the model names a workspace (and model) the caller may use. */
-  private async translate(caller: Principal, body: OpenAIChatRequestT): Promise<{ workspaceId: string; req: ChatCompletionRequestT; store: boolean }> {
+  private async translate(caller: Principal, body: OpenAIChatRequestT): Promise<{ workspaceId: string; req: TurnRequest; store: boolean }> {
     const m = MODEL_ID.exec(body.model);
     if (!m) throw modelNotFound(body.model);
     const [, workspaceId, modelId] = m as unknown as [string, string, string | undefined];
@@ -213,7 +233,10 @@ export class OpenAICompatService {
       throw err instanceof AppError && err.kind === 'not_found' ? modelNotFound(body.model) : err;
     });
     if (modelId && !w.models.some((x) => x.modelId === modelId.toLowerCase())) throw modelNotFound(body.model);
-    refuseTools(body);
+    refuseLegacyFunctions(body);
+    const tools = toolOptions(body);
+    const messages = body.messages.map(toTurnMessage);
+    checkToolExchanges(messages);
     const a = body.atrium ?? {};
     if (a.store === false && a.threadId) {
       throw badRequest('validation_failed', 'A turn that continues a thread is stored: drop atrium.store or atrium.threadId', [
@@ -223,8 +246,9 @@ export class OpenAICompatService {
     const stop = typeof body.stop === 'string' ? [body.stop] : body.stop;
     const maxTokens = body.max_completion_tokens ?? body.max_tokens;
     // Absent and null both mean "the workspace's setting" (OpenAI's clients send null for unset).
-    const req: ChatCompletionRequestT = {
-      messages: body.messages.map(toTurnMessage),
+    const req: TurnRequest = {
+      messages,
+      ...(tools ? { tools } : {}),
       ...(modelId ? { modelId: modelId.toLowerCase() } : {}),
       ...(a.threadId ? { threadId: a.threadId } : {}),
       ...(a.plusIds ? { plusIds: a.plusIds } : {}),

@@ -831,7 +831,7 @@ export interface paths {
         put?: never;
         /**
          * OpenAI-compatible chat completion, plain or streamed
-         * @description With `stream: true`: server-sent events, each a `data:` line holding one OpenAIChatCompletionChunk as JSON (no `event:`, `id:` or `retry:` lines; `: ping` comment lines may come between events). The first chunk carries `delta.role`, `atrium` and, when document context was used, `atrium_sources`; then content chunks; then a chunk with `finish_reason`; with `stream_options.include_usage` a last chunk with empty `choices` and `usage`. A failure after the stream started is one `data: {"error": {…}}` line. The stream always ends with `data: [DONE]`. Without `stream`: one OpenAIChatCompletion.
+         * @description With `stream: true`: server-sent events, each a `data:` line holding one OpenAIChatCompletionChunk as JSON (no `event:`, `id:` or `retry:` lines; `: ping` comment lines may come between events). The first chunk carries `delta.role`, `atrium` and, when document context was used, `atrium_sources`; then content chunks and tool-call chunks (`delta.tool_calls`: the first piece of each call has `index`, `id`, `type` and `function.name`, later pieces add to `function.arguments` by `index`); then a chunk with `finish_reason`; with `stream_options.include_usage` a last chunk with empty `choices` and `usage`. A failure after the stream started is one `data: {"error": {…}}` line. The stream always ends with `data: [DONE]`. Without `stream`: one OpenAIChatCompletion.
          */
         post: operations["createOpenAIChatCompletion"];
         delete?: never;
@@ -1296,8 +1296,23 @@ export interface components {
                 message: {
                     /** @enum {string} */
                     role: "assistant";
-                    content: string;
+                    content: string | null;
                     refusal: null;
+                    tool_calls?: ({
+                        id: string;
+                        /** @enum {string} */
+                        type: "function";
+                        function: {
+                            /** @description letters, digits, `_` and `-`, at most 64 */
+                            name: string;
+                            /** @description the arguments object as JSON text */
+                            arguments: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    })[];
                 };
                 finish_reason: "stop" | "length" | "content_filter" | "tool_calls";
                 logprobs: null;
@@ -1358,6 +1373,16 @@ export interface components {
                     /** @enum {string} */
                     role?: "assistant";
                     content?: string;
+                    tool_calls?: {
+                        index: number;
+                        id?: string;
+                        /** @enum {string} */
+                        type?: "function";
+                        function: {
+                            name?: string;
+                            arguments: string;
+                        };
+                    }[];
                 };
                 finish_reason: ("stop" | "length" | "content_filter" | "tool_calls") | null;
                 logprobs: null;
@@ -6316,7 +6341,7 @@ export interface operations {
                     /** @description `workspace/<workspaceId>` or `workspace/<workspaceId>/<modelId>` (see GET /v1/models) */
                     model: string;
                     messages: ({
-                        /** @description `system`, `developer`, `user` or `assistant` */
+                        /** @description `system`, `developer`, `user`, `assistant` or `tool` */
                         role: string;
                         content?: (string | ({
                             type: string;
@@ -6324,6 +6349,22 @@ export interface operations {
                         } & {
                             [key: string]: unknown;
                         })[]) | null;
+                        tool_calls?: ({
+                            id: string;
+                            /** @enum {string} */
+                            type: "function";
+                            function: {
+                                /** @description letters, digits, `_` and `-`, at most 64 */
+                                name: string;
+                                /** @description the arguments object as JSON text */
+                                arguments: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        })[] | null;
+                        tool_call_id?: string | null;
                     } & {
                         [key: string]: unknown;
                     })[];
@@ -6340,6 +6381,37 @@ export interface operations {
                     n?: number | null;
                     stop?: (string | string[]) | null;
                     presence_penalty?: number | null;
+                    tools?: ({
+                        /** @enum {string} */
+                        type: "function";
+                        function: {
+                            /** @description letters, digits, `_` and `-`, at most 64 */
+                            name: string;
+                            description?: string;
+                            /** @description JSON Schema of the arguments object */
+                            parameters?: {
+                                [key: string]: unknown;
+                            };
+                            strict?: boolean | null;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    })[] | null;
+                    tool_choice?: (("none" | "auto" | "required") | ({
+                        /** @enum {string} */
+                        type: "function";
+                        function: {
+                            /** @description letters, digits, `_` and `-`, at most 64 */
+                            name: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    })) | null;
+                    parallel_tool_calls?: boolean | null;
                     frequency_penalty?: number | null;
                     logit_bias?: {
                         [key: string]: number;
