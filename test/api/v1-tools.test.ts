@@ -6,6 +6,7 @@
  */
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { generateText, jsonSchema, stepCountIs, streamText, tool } from 'ai';
+import { countTokens } from '../../src/ingest/tokens.js';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OpenAIChatCompletion, OpenAIChatCompletionChunk } from '../../src/modules/openai-compat/schema.js';
@@ -211,6 +212,41 @@ describe.each<StandInKind>(['OPENAI', 'ANTHROPIC', 'GOOGLE'])('a round trip with
     expect(logs.map((l) => l.status)).toEqual(['ok', 'ok', 'ok']);
     expect(logs[1]!.response).toBe(`[tool call ${ids[0]}] get_weather({"city":"Paris"})\n[tool call ${ids[1]}] get_time({})`);
     expect(logs[0]!.response).toBe(finalText(kind));
+  });
+});
+
+describe.each<StandInKind>(['OPENAI', 'ANTHROPIC', 'GOOGLE'])('a budgeted call to a %s model that ignores max tokens', (kind) => {
+  it('is cut at the output it reserved, tool-call arguments included (finish_reason length), plain and streamed', async () => {
+    const { team, ws } = await setupKind(kind, { chatCredits: 1000 });
+    const budget = await t.request({
+      method: 'POST',
+      url: '/api/v1/budgets',
+      key: team.ownerKey,
+      payload: { scope: 'team', scopeId: team.teamId, period: 'month', credits: 1_000_000 },
+    });
+    expect(budget.statusCode, budget.body).toBe(201);
+    const long = Array.from({ length: 400 }, (_, i) => `street${i}`).join(' ');
+    s.standIn.set({ toolCalls: [{ name: 'get_weather', arguments: { city: long } }], ignoreMaxTokens: true });
+    const client = sdk(baseUrl, team.ownerKey);
+    const model = `workspace/${ws.id}`;
+    const MAX = 24;
+    const tokensOf = (calls: Array<{ name: string; arguments: string }>) => calls.reduce((n, c) => n + countTokens(c.name) + countTokens(c.arguments), 0);
+
+    const plain = await client.chat.completions.create({ model, messages: QUESTION, tools: TOOLS, max_tokens: MAX });
+    expect(plain.choices[0]!.finish_reason).toBe('length');
+    const plainCalls = (plain.choices[0]!.message.tool_calls ?? []).flatMap((c) => (c.type === 'function' ? [c.function] : []));
+    expect(plainCalls.map((c) => c.name)).toEqual(['get_weather']);
+    expect(tokensOf(plainCalls)).toBeLessThanOrEqual(MAX);
+    expect(plainCalls[0]!.arguments.length).toBeLessThan(JSON.stringify({ city: long }).length);
+
+    const chunks: OpenAI.Chat.ChatCompletionChunk[] = [];
+    for await (const c of await client.chat.completions.create({ model, messages: QUESTION, tools: TOOLS, max_tokens: MAX, stream: true })) chunks.push(c);
+    expect(chunks.at(-1)!.choices[0]!.finish_reason).toBe('length');
+    const pieces = chunks.flatMap((c) => c.choices[0]?.delta.tool_calls ?? []);
+    const streamed = { name: pieces.find((p) => p.function?.name)?.function?.name ?? '', arguments: pieces.map((p) => p.function?.arguments ?? '').join('') };
+    expect(streamed.name).toBe('get_weather');
+    expect(tokensOf([streamed])).toBeLessThanOrEqual(MAX);
+    expect(streamed.arguments.length).toBeLessThan(JSON.stringify({ city: long }).length);
   });
 });
 

@@ -487,26 +487,43 @@ export class TurnService {
       return again.messages;
     };
     let content = '';
-    // Tool calls are never cut by `cap` (half a call is no call); the ledger still charges at most the reservation.
+    // Tool calls count toward `cap` like text (their name and arguments): a call cut there ends the
+    // answer with finish reason `length`, as a provider's own cap does, and its arguments are incomplete.
     const calls: ToolCall[] = [];
     try {
       if (!opts.stream) {
         const r = await completeWithContextRetry(adapter, request, refit);
-        const over = cap !== null && countTokens(r.content) > cap;
-        content = over ? firstTokens(r.content, cap) : r.content;
+        let over = cap !== null && countTokens(r.content) > cap;
+        content = over ? firstTokens(r.content, cap!) : r.content;
         yield { type: 'delta', content };
+        let room = cap === null ? Infinity : cap - countTokens(content);
         for (const [index, c] of (r.toolCalls ?? []).entries()) {
-          calls.push(c);
-          yield { type: 'tool_call', call: { index, id: c.id, name: c.name, arguments: c.arguments } };
+          if (over) break;
+          const kept = withinCap(c, room);
+          if (!kept) {
+            over = true;
+            break;
+          }
+          room -= kept.tokens;
+          over = kept.call.arguments.length < c.arguments.length;
+          calls.push({ ...c, arguments: kept.call.arguments });
+          yield { type: 'tool_call', call: { index, id: c.id, name: c.name, arguments: kept.call.arguments } };
         }
-        return { kind: 'answered', content, toolCalls: calls, finishReason: over && calls.length === 0 ? 'length' : r.finishReason, usage: r.usage };
+        return { kind: 'answered', content, toolCalls: calls, finishReason: over ? 'length' : r.finishReason, usage: r.usage };
       }
       let outputTokens = 0;
       for await (const ev of streamWithContextRetry(adapter, request, refit)) {
         if (ev.type === 'done') return { kind: 'answered', content, toolCalls: calls, finishReason: ev.finishReason, usage: ev.usage };
         if (ev.type === 'tool_call') {
-          addToolCallDelta(calls, ev.call);
-          yield ev;
+          const kept = cap === null ? { call: ev.call, tokens: 0 } : withinCap(ev.call, cap - outputTokens);
+          if (kept) {
+            addToolCallDelta(calls, kept.call);
+            yield { type: 'tool_call', call: kept.call };
+            outputTokens += kept.tokens;
+          }
+          if (!kept || kept.call.arguments.length < ev.call.arguments.length) {
+            return { kind: 'answered', content, toolCalls: calls, finishReason: 'length', usage: ZERO_USAGE };
+          }
           continue;
         }
         if (cap !== null) {
@@ -671,4 +688,17 @@ function promptText(m: ChatMessage): string {
 function responseText(o: Outcome): string {
   const calls = o.kind === 'answered' ? o.toolCalls : [];
   return [o.content, ...calls.map(toolCallText)].filter((t) => t.length > 0).join('\n');
+}
+
+/**
+ * A tool call (or a streamed piece of one) within `room` output tokens: its name (when the piece
+ * carries it) and as much of its arguments as fits; null when not even the name fits.
+ */
+function withinCap<C extends { name?: string; arguments: string }>(call: C, room: number): { call: C; tokens: number } | null {
+  const nameTokens = call.name ? countTokens(call.name) : 0;
+  if (nameTokens > room) return null;
+  const argTokens = countTokens(call.arguments);
+  if (nameTokens + argTokens <= room) return { call, tokens: nameTokens + argTokens };
+  const args = firstTokens(call.arguments, room - nameTokens);
+  return { call: { ...call, arguments: args }, tokens: nameTokens + countTokens(args) };
 }
