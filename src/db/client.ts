@@ -8,6 +8,7 @@ import { openPglite } from './pglite-open.js';
 import { PGliteThread } from './pglite-thread.js';
 import * as schema from './schema.js';
 import { schemaUpToDate } from './schema-version.js';
+import { traceStatements } from '../observability/hooks.js';
 
 export type Schema = typeof schema;
 /** The one query interface, whichever driver is underneath. */
@@ -77,7 +78,7 @@ export async function openDatabase(opts: {
       await client.close();
       throw err;
     }
-    return embedded(client, drizzlePglite({ client: client as never, schema }) as unknown as Db, onDisk(client.vector));
+    return embedded(client, drizzlePglite({ client: traceStatements(client, 'pglite') as never, schema }) as unknown as Db, onDisk(client.vector));
   }
   // Only the driver in use is loaded (each costs start-up time).
   if (opts.databaseUrl === null || opts.databaseUrl === 'memory://') {
@@ -87,7 +88,11 @@ export async function openDatabase(opts: {
       openPglite(inMemory ? undefined : pgliteDir(opts.dataDir), register, opts.sharedBuffers),
       import('drizzle-orm/pglite'),
     ]);
-    return embedded(client, drizzlePglite({ client, schema }) as unknown as Db, inMemory ? { registered: register, marker: null } : onDisk(register));
+    return embedded(
+      client,
+      drizzlePglite({ client: traceStatements(client, 'pglite'), schema }) as unknown as Db,
+      inMemory ? { registered: register, marker: null } : onDisk(register),
+    );
   }
 
   const [{ default: pg }, { drizzle: drizzlePg }, { migrate: migratePg }] = await Promise.all([
@@ -95,7 +100,7 @@ export async function openDatabase(opts: {
     import('drizzle-orm/node-postgres'),
     import('drizzle-orm/node-postgres/migrator'),
   ]);
-  const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: opts.poolSize ?? 10 });
+  const pool = traceStatements(new pg.Pool({ connectionString: opts.databaseUrl, max: opts.poolSize ?? 10 }), 'pg-pool');
   // An idle client losing its server must not crash the process; the next query reports it.
   pool.on('error', () => undefined);
   const lockClient = await pool.connect();
