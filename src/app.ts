@@ -37,6 +37,7 @@ import { ApiKey, Team, User } from './modules/teams/schema.js';
 import { workspaceRoutes } from './modules/workspaces/routes.js';
 import { Workspace, WorkspaceModel } from './modules/workspaces/schema.js';
 import { registerObservability, startTracingIfConfigured } from './observability/http.js';
+import { serveAdminSocket } from './ops/admin-socket.js';
 import { openInstanceSecrets } from './security/instance-key.js';
 import { createServices, type Services } from './services.js';
 
@@ -264,6 +265,8 @@ export async function buildApp(
       await db.close();
     });
 
+    // `npm run cli -- backup` reaches this server here (embedded database on disk only).
+    await serveAdminSocket(app, config.dataDir, db);
     await app.ready();
     // Finish prompt logs a crash left pending: now, then periodically (safe on every node).
     const stopLogSweeper = built.promptLogs.startSweeper((err) => app.log.warn({ err }, 'prompt log sweep failed'));
