@@ -1,8 +1,11 @@
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import parsePrometheusTextFormat, { type PromFamily } from 'parse-prometheus-text-format';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { expectProblem, newTeam, startTestApp, type TestApp } from '../helpers/app.js';
 import { createModel, createWorkspace } from '../helpers/factories.js';
+import { multipart } from '../helpers/multipart.js';
 import { startStandInProvider, type StandInProvider } from '../support/standin-provider.js';
 
 /**
@@ -159,6 +162,28 @@ describe('metrics move with traffic', () => {
     );
   });
 
+  it('uploaded files count by outcome: a text file ok, an executable unsupported_type', async () => {
+    const team = await newTeam(t);
+    const before = await scrape();
+    const upload = (filename: string, contentType: string, data: Buffer) =>
+      t.request({
+        method: 'POST',
+        url: '/api/v1/plus',
+        key: team.ownerKey,
+        ...multipart([
+          { name: 'title', value: 'metrics' },
+          { name: 'files', filename, contentType, data },
+        ]),
+      });
+    expect((await upload('notes.txt', 'text/plain', Buffer.from('Plain notes about the quarterly plan.\n'))).statusCode).toBe(200);
+    expectProblem(await upload('tool.exe', 'application/octet-stream', Buffer.from([0x4d, 0x5a, 0x90, 0, 3, 0, 0, 0, 4, 0, 0, 0, 0xff, 0xff, 0, 0])), 415);
+    const after = await scrape();
+    expect(value(after, 'atrium_ingest_files_total', { outcome: 'ok' })).toBe(value(before, 'atrium_ingest_files_total', { outcome: 'ok' }) + 1);
+    expect(value(after, 'atrium_ingest_files_total', { outcome: 'unsupported_type' })).toBe(
+      value(before, 'atrium_ingest_files_total', { outcome: 'unsupported_type' }) + 1,
+    );
+  });
+
   it('an unmatched URL is counted under one label, not its path', async () => {
     const before = await scrape();
     const path = `/api/v1/no-such-thing/${randomUUID()}`;
@@ -168,5 +193,15 @@ describe('metrics move with traffic', () => {
       value(before, 'atrium_http_requests_total', { route: '(unmatched)' }),
     );
     for (const m of family(after, 'atrium_http_requests_total').metrics) expect(m.labels?.route).not.toContain('no-such-thing');
+  });
+});
+
+describe('the Grafana dashboard (ops/grafana/atrium.json)', () => {
+  it('queries only metrics this server exposes', async () => {
+    const dashboard = readFileSync(path.join(import.meta.dirname, '..', '..', 'ops', 'grafana', 'atrium.json'), 'utf8');
+    const used = new Set([...dashboard.matchAll(/\b((?:atrium|process)_[a-z_]+)/g)].map((m) => m[1]!.replace(/_(bucket|sum|count)$/, '')));
+    expect(used.size).toBeGreaterThan(8);
+    const names = new Set((await scrape()).map((f) => f.name));
+    for (const name of used) expect(names, name).toContain(name);
   });
 });
