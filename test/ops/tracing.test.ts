@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTracing } from '../../src/observability/tracing.js';
 import { newTeam, startTestApp, type TestApp } from '../helpers/app.js';
 import { createModel, createWorkspace } from '../helpers/factories.js';
+import { multipart } from '../helpers/multipart.js';
 import { startStandInProvider, type StandInProvider } from '../support/standin-provider.js';
 
 /**
@@ -106,5 +107,18 @@ describe('OpenTelemetry traces over OTLP/HTTP', () => {
     expect(statements.map((s) => s.name)).toEqual(expect.arrayContaining([expect.stringMatching(/^(INSERT|WITH|SELECT|UPDATE)$/)]));
     for (const s of received) for (const a of s.attributes ?? []) expect(JSON.stringify(a.value)).not.toContain('tell me a secret');
     expect([...contentTypes]).toContain('application/json');
+  });
+
+  it('exports a span per ingested file, under its upload request, with its outcome', async () => {
+    const team = await newTeam(t);
+    const body = multipart([
+      { name: 'title', value: 'traced' },
+      { name: 'files', filename: 'notes.txt', contentType: 'text/plain', data: Buffer.from('Notes about the plan for the quarter.\n') },
+    ]);
+    expect((await t.request({ method: 'POST', url: '/api/v1/plus', key: team.ownerKey, ...body })).statusCode).toBe(200);
+    const ingest = await until(() => received.find((s) => s.name === 'ingest file' && attr(s, 'atrium.ingest.outcome') === 'ok'));
+    // The request's span ends after its answer: waited for like the other.
+    const request = await until(() => received.find((s) => s.traceId === ingest.traceId && attr(s, 'http.route') === '/api/v1/plus'));
+    expect(request.name).toBe('POST /api/v1/plus');
   });
 });
