@@ -17,6 +17,7 @@ import { benchRetrieval } from './retrieval.js';
 import { benchSignIn } from './sign-in.js';
 import { benchRetrievalHybrid } from './retrieval-hybrid.js';
 import { benchStartup } from './startup.js';
+import { benchTelemetry } from './telemetry-overhead.js';
 
 interface LegacyResult {
   name: string;
@@ -66,6 +67,7 @@ const BENCHMARKS: Array<{ name: string; run: () => Promise<Section> }> = [
   { name: 'Web page', run: benchPage },
   { name: 'Sign-in', run: benchSignIn },
   { name: 'Conversation search', run: benchChatSearch },
+  { name: 'Telemetry overhead', run: benchTelemetry },
 ];
 
 /**

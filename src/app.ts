@@ -36,6 +36,8 @@ import { Budget, UsageRow } from './modules/usage/schema.js';
 import { ApiKey, Team, User } from './modules/teams/schema.js';
 import { workspaceRoutes } from './modules/workspaces/routes.js';
 import { Workspace, WorkspaceModel } from './modules/workspaces/schema.js';
+import { registerObservability, startTracingIfConfigured } from './observability/http.js';
+import { serveAdminSocket } from './ops/admin-socket.js';
 import { openInstanceSecrets } from './security/instance-key.js';
 import { createServices, type Services } from './services.js';
 
@@ -108,6 +110,8 @@ export async function buildApp(
 ): Promise<App> {
   // main.ts starts opening the database before this module loads and hands over the promise
   // (owned from here on); the HTTP scaffolding below is built while it opens.
+  // Tracing starts before the database opens, so that its statements are traced (main.ts starts it earlier still).
+  if (!opts.database) await startTracingIfConfigured(config.tracing);
   const opening = Promise.resolve(opts.database ?? openDatabase(databaseOptions(config)));
   opening.catch(() => undefined); // awaited below
   let database: Database | null = null;
@@ -143,6 +147,8 @@ export async function buildApp(
     // First of all hooks: every answer carries the security headers and its request id, whoever sends it.
     app.addHook('onRequest', async (request, reply) => setSecurityHeaders(request.url, reply.raw));
     app.addHook('onRequest', sendRequestId);
+    // Before any route: GET /metrics, the request metrics and spans (docs/OPERATIONS.md).
+    await registerObservability(app, config);
     // /v1 answers its errors in OpenAI's shape (its own scope below), not problem+json.
     const { allowedMethods } = registerProblemHandlers(app, { foreignPrefixes: ['/v1/'] });
     for (const s of SHARED_SCHEMAS) app.addSchema(s);
@@ -259,6 +265,8 @@ export async function buildApp(
       await db.close();
     });
 
+    // `npm run cli -- backup` reaches this server here (embedded database on disk only).
+    await serveAdminSocket(app, config.dataDir, db);
     await app.ready();
     // Finish prompt logs a crash left pending: now, then periodically (safe on every node).
     const stopLogSweeper = built.promptLogs.startSweeper((err) => app.log.warn({ err }, 'prompt log sweep failed'));

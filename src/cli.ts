@@ -8,7 +8,8 @@ import { TeamsService } from './modules/teams/service.js';
 
 /**
  * Operator commands on the same services the API uses (docs/API.md, Tenancy). On the embedded database
- * stop the server first: PGlite is single-process.
+ * stop the server first: PGlite is single-process — except for `backup`, which asks a running
+ * server over its admin socket (ops/admin-socket.ts).
  */
 const USAGE = `Usage: npm run cli -- <command> [options]
 
@@ -17,8 +18,10 @@ const USAGE = `Usage: npm run cli -- <command> [options]
   users list --team <teamId>
   users create --team <teamId> --name <name> --email <email> [--role owner|admin|member]
   keys create --user <userId> [--name <label>]
+  backup <file>      a consistent copy of the embedded database (asks the running server, if any)
+  restore <file>     fill an empty DATA_DIR from a backup file
 
-Reads DATA_DIR / DATABASE_URL like the server.`;
+Reads DATA_DIR / DATABASE_URL like the server (docs/OPERATIONS.md).`;
 
 async function main(argv: string[]): Promise<number> {
   const { positionals, values } = parseArgs({
@@ -36,6 +39,7 @@ async function main(argv: string[]): Promise<number> {
     },
   });
   const [noun, verb] = positionals;
+  if ((noun === 'backup' || noun === 'restore') && verb && !values.help) return backupOrRestore(noun, verb);
   if (values.help || !noun || !verb) {
     console.log(USAGE);
     return values.help ? 0 : 2;
@@ -84,6 +88,21 @@ async function main(argv: string[]): Promise<number> {
     return 1;
   } finally {
     await database.close();
+  }
+}
+
+/** `backup <file>` / `restore <file>` (ops/backup.ts): they never open the database through the services. */
+async function backupOrRestore(command: 'backup' | 'restore', file: string): Promise<number> {
+  const { backup, restore, OpsError } = await import('./ops/backup.js');
+  try {
+    console.log(await (command === 'backup' ? backup : restore)(loadConfig(), file));
+    return 0;
+  } catch (err) {
+    if (err instanceof OpsError) {
+      console.error(err.message);
+      return 1;
+    }
+    throw err;
   }
 }
 

@@ -67,6 +67,14 @@ const EnvSchema = Type.Object({
   EMBEDDING_RETRY_BASE_MS: Type.Integer({ minimum: 0, default: 10_000 }),
   EMBEDDING_RETRY_MAX_MS: Type.Integer({ minimum: 0, default: 3_600_000 }),
   EMBEDDING_CLAIM_MS: Type.Integer({ minimum: 1_000, default: 600_000 }),
+  // Operations (docs/OPERATIONS.md): GET /metrics with this bearer token; OpenTelemetry traces when an OTLP endpoint is set.
+  METRICS_TOKEN: Type.Optional(Type.String({ minLength: 16 })),
+  OTEL_EXPORTER_OTLP_ENDPOINT: Type.Optional(Type.String({ pattern: '^https?://' })),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: Type.Optional(Type.String({ pattern: '^https?://' })),
+  OTEL_EXPORTER_OTLP_HEADERS: Type.Optional(Type.String()),
+  OTEL_EXPORTER_OTLP_TRACES_HEADERS: Type.Optional(Type.String()),
+  OTEL_SERVICE_NAME: Type.String({ minLength: 1, default: 'atrium' }),
+  OTEL_SDK_DISABLED: Type.Union([Type.Literal('true'), Type.Literal('false')], { default: 'false' }),
 });
 
 type Env = Static<typeof EnvSchema>;
@@ -109,6 +117,18 @@ export interface Config {
   /** the in-memory lexical index: `auto` (on for the embedded database), and the most chunks it holds in all */
   readonly lexicalIndex: { readonly mode: 'auto' | 'on' | 'off'; readonly maxChunks: number };
   readonly embeddings: EmbeddingConfig;
+  /** GET /metrics answers with this bearer token; null: /metrics is 404 and prom-client is never loaded */
+  readonly metricsToken: string | null;
+  /** OpenTelemetry traces over OTLP/HTTP; null: off (the OTel packages are never loaded) */
+  readonly tracing: TracingConfig | null;
+}
+
+export interface TracingConfig {
+  /** where spans are POSTed: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, else OTEL_EXPORTER_OTLP_ENDPOINT + /v1/traces */
+  readonly tracesUrl: string;
+  /** OTEL_EXPORTER_OTLP_(TRACES_)HEADERS: `key=value,key2=value2` (values URL-decoded) */
+  readonly headers: Readonly<Record<string, string>>;
+  readonly serviceName: string;
 }
 
 export interface AuthConfig {
@@ -229,7 +249,28 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       retryMaxMs: e.EMBEDDING_RETRY_MAX_MS,
       claimMs: e.EMBEDDING_CLAIM_MS,
     }),
+    metricsToken: e.METRICS_TOKEN ?? null,
+    tracing: tracingConfig(e),
   });
+}
+
+/** Tracing is on when an OTLP endpoint is set (and OTEL_SDK_DISABLED is not `true`). */
+function tracingConfig(e: Env): TracingConfig | null {
+  if (e.OTEL_SDK_DISABLED === 'true') return null;
+  const tracesUrl =
+    e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? (e.OTEL_EXPORTER_OTLP_ENDPOINT ? `${e.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/+$/, '')}/v1/traces` : null);
+  if (!tracesUrl) return null;
+  const headers: Record<string, string> = {};
+  for (const pair of `${e.OTEL_EXPORTER_OTLP_HEADERS ?? ''},${e.OTEL_EXPORTER_OTLP_TRACES_HEADERS ?? ''}`.split(',')) {
+    const at = pair.indexOf('=');
+    if (at <= 0) continue;
+    try {
+      headers[pair.slice(0, at).trim()] = decodeURIComponent(pair.slice(at + 1).trim());
+    } catch {
+      throw new ConfigError(`Invalid configuration:\n  OTEL_EXPORTER_OTLP_HEADERS: the value of ${pair.slice(0, at).trim()} is not URL-encoded text`);
+    }
+  }
+  return Object.freeze({ tracesUrl, headers: Object.freeze(headers), serviceName: e.OTEL_SERVICE_NAME });
 }
 
 /**

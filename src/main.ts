@@ -66,6 +66,8 @@ async function main(): Promise<void> {
   // The database opens (seed copy, WebAssembly compile and start, migrations) while the
   // application's modules load and buildApp sets up what needs no database. With
   // the embedded database on its own thread (the default), the thread starts first, before anything else loads.
+  // Tracing (when configured) starts before the database, so that its statements are traced.
+  if (config.tracing) await (await import('./observability/http.js')).startTracingIfConfigured(config.tracing);
   const thread =
     config.databaseUrl === null && config.embeddedDbThread
       ? (await import('./db/pglite-thread.js')).PGliteThread.start(config.dataDir, config.vectorExtension, config.embeddedSharedBuffers)

@@ -44,7 +44,12 @@ async function startBare(upstream: string): Promise<string> {
   return app.listen({ port: 0, host: '127.0.0.1' });
 }
 
-async function startAtrium(databaseUrl: string | null, embeddedDbThread = false): Promise<string> {
+/** `telemetry`: METRICS_TOKEN and/or an OTLP traces URL for this server (bench/telemetry-overhead.ts). */
+async function startAtrium(
+  databaseUrl: string | null,
+  embeddedDbThread = false,
+  telemetry: { metricsToken?: string; tracesUrl?: string } = {},
+): Promise<string> {
   dataDir = mkdtempSync(path.join(tmpdir(), 'atrium-bench-'));
   // testConfig() of test/helpers/app.ts, with a real on-disk DATA_DIR (PGlite as in production) or PostgreSQL.
   const config = {
@@ -57,6 +62,8 @@ async function startAtrium(databaseUrl: string | null, embeddedDbThread = false)
     }),
     databaseUrl,
     embeddedDbThread,
+    metricsToken: telemetry.metricsToken ?? null,
+    tracing: telemetry.tracesUrl ? { tracesUrl: telemetry.tracesUrl, headers: {}, serviceName: 'atrium-bench' } : null,
   };
   const built = await buildApp(config, { logger: false });
   server = built.app;
@@ -82,7 +89,12 @@ async function handle(m: Msg): Promise<unknown> {
     case 'bare.start':
       return { url: await startBare(String(a.upstream)) };
     case 'atrium.start':
-      return { url: await startAtrium((a.databaseUrl as string | null | undefined) ?? null, a.embeddedDbThread === true) };
+      return {
+        url: await startAtrium((a.databaseUrl as string | null | undefined) ?? null, a.embeddedDbThread === true, {
+          ...(typeof a.metricsToken === 'string' ? { metricsToken: a.metricsToken } : {}),
+          ...(typeof a.tracesUrl === 'string' ? { tracesUrl: a.tracesUrl } : {}),
+        }),
+      };
     case 'close':
       await server?.close();
       await standIn?.close();

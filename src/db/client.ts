@@ -4,10 +4,12 @@ import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg
 import type { Config } from '../config.js';
 import { MIGRATIONS, pgliteDir, registerVector, SEED_DIR, vectorMarker } from './files.js';
 import type { SharedBuffersSetting } from './pglite-memory.js';
+import { dumpPglite } from './pglite-dump.js';
 import { openPglite } from './pglite-open.js';
 import { PGliteThread } from './pglite-thread.js';
 import * as schema from './schema.js';
 import { schemaUpToDate } from './schema-version.js';
+import { traceStatements } from '../observability/hooks.js';
 
 export type Schema = typeof schema;
 /** The one query interface, whichever driver is underneath. */
@@ -28,6 +30,8 @@ export interface Database {
    */
   vectorOps(): Promise<boolean>;
   ping(): Promise<void>;
+  /** The embedded database on disk: a consistent copy of its folder (db/pglite-dump.ts; `npm run cli -- backup`). Absent on PostgreSQL. */
+  dumpDataDir?(): Promise<Uint8Array>;
   close(): Promise<void>;
 }
 
@@ -77,7 +81,8 @@ export async function openDatabase(opts: {
       await client.close();
       throw err;
     }
-    return embedded(client, drizzlePglite({ client: client as never, schema }) as unknown as Db, onDisk(client.vector));
+    const db = drizzlePglite({ client: traceStatements(client, 'pglite') as never, schema }) as unknown as Db;
+    return { ...embedded(client, db, onDisk(client.vector)), dumpDataDir: () => client.dumpDataDir() };
   }
   // Only the driver in use is loaded (each costs start-up time).
   if (opts.databaseUrl === null || opts.databaseUrl === 'memory://') {
@@ -87,7 +92,9 @@ export async function openDatabase(opts: {
       openPglite(inMemory ? undefined : pgliteDir(opts.dataDir), register, opts.sharedBuffers),
       import('drizzle-orm/pglite'),
     ]);
-    return embedded(client, drizzlePglite({ client, schema }) as unknown as Db, inMemory ? { registered: register, marker: null } : onDisk(register));
+    const db = drizzlePglite({ client: traceStatements(client, 'pglite'), schema }) as unknown as Db;
+    const opened = embedded(client, db, inMemory ? { registered: register, marker: null } : onDisk(register));
+    return inMemory ? opened : { ...opened, dumpDataDir: () => dumpPglite(client) };
   }
 
   const [{ default: pg }, { drizzle: drizzlePg }, { migrate: migratePg }] = await Promise.all([
@@ -95,7 +102,7 @@ export async function openDatabase(opts: {
     import('drizzle-orm/node-postgres'),
     import('drizzle-orm/node-postgres/migrator'),
   ]);
-  const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: opts.poolSize ?? 10 });
+  const pool = traceStatements(new pg.Pool({ connectionString: opts.databaseUrl, max: opts.poolSize ?? 10 }), 'pg-pool');
   // An idle client losing its server must not crash the process; the next query reports it.
   pool.on('error', () => undefined);
   const lockClient = await pool.connect();

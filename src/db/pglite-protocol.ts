@@ -19,6 +19,7 @@ export type Request =
   | { id: number; op: 'query'; sql: string; params: unknown[]; rowMode: 'object' | 'array'; rawTypes: number[]; tx: number | null }
   | { id: number; op: 'begin' }
   | { id: number; op: 'commit' | 'rollback'; tx: number }
+  | { id: number; op: 'dump' }
   | { id: number; op: 'close' };
 
 export interface QueryResult {

@@ -114,6 +114,11 @@ export class PGliteThread implements PGliteQueries {
     return result;
   }
 
+  /** A consistent copy of the database's folder (db/pglite-dump.ts), taken on its thread. */
+  dumpDataDir(): Promise<Uint8Array> {
+    return this.call({ op: 'dump' }) as Promise<Uint8Array>;
+  }
+
   async close(): Promise<void> {
     if (!this.failure) await this.call({ op: 'close' }).catch(() => undefined);
     this.failure ??= new Error('the embedded database is closed');

@@ -8,6 +8,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { PGlite as PGliteT, Transaction } from '@electric-sql/pglite';
+import { dumpPglite } from './pglite-dump.js';
 import { openPglite } from './pglite-open.js';
 import { serializeError, type Reply, type Request, type WorkerStart } from './pglite-protocol.js';
 
@@ -82,6 +83,8 @@ function serve(pg: PGliteT): void {
           ),
         );
       }
+      case 'dump':
+        return void answer(m.id, dumpPglite(pg));
       case 'close':
         return void answer(m.id, pg.close());
     }

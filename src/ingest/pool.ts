@@ -9,6 +9,7 @@
  * JavaScript (dist/), otherwise `worker.ts` loaded through tsx (tests via vitest, dev via tsx).
  */
 import { Worker } from 'node:worker_threads';
+import { observe } from '../observability/hooks.js';
 import { workerEntry, type WorkerEntry } from '../worker-entry.js';
 import { IngestError } from './errors.js';
 import { overLimit, resolveLimits, type IngestLimits } from './limits.js';
@@ -84,10 +85,12 @@ export class IngestPool {
   /** Ingest one file in a worker. Rejects with IngestError for bad or over-limit files. */
   ingest(bytes: Uint8Array, filename: string, declaredMime?: string): Promise<IngestedDocument> {
     if (this.closed) return Promise.reject(new Error('the ingestion pool is closed'));
-    return new Promise<IngestedDocument>((resolve, reject) => {
-      this.queue.push({ id: this.nextId++, bytes, filename, declaredMime, resolve, reject });
-      this.dispatch();
-    });
+    const work = () =>
+      new Promise<IngestedDocument>((resolve, reject) => {
+        this.queue.push({ id: this.nextId++, bytes, filename, declaredMime, resolve, reject });
+        this.dispatch();
+      });
+    return observe.ingestion(bytes.byteLength, work, (err) => (err instanceof IngestError ? err.kind : 'failed'));
   }
 
   async close(): Promise<void> {

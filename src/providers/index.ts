@@ -43,6 +43,7 @@ import { anthropicAdapter } from './anthropic.js';
 import { googleAdapter } from './google.js';
 import { azureOpenaiAdapter, openaiAdapter } from './openai.js';
 import type { ApiBase, ConnectionType, ProviderAdapter } from './types.js';
+import { observedAdapter } from '../observability/provider-calls.js';
 
 export type * from './types.js';
 export {
@@ -83,6 +84,10 @@ export function isSupportedConnection(apiBase: ApiBase, connectionType: Connecti
  * pair (validate with {@link isSupportedConnection} when a model is saved).
  */
 export function getAdapter(apiBase: ApiBase, connectionType: ConnectionType = 'URL'): ProviderAdapter {
+  return observedAdapter(pickAdapter(apiBase, connectionType));
+}
+
+function pickAdapter(apiBase: ApiBase, connectionType: ConnectionType): ProviderAdapter {
   if (!isSupportedConnection(apiBase, connectionType)) {
     throw new TypeError(`Connection type ${connectionType} is not supported for ${apiBase} models`);
   }

@@ -6,6 +6,7 @@ import type { SearchRewrite, StoredSource } from '../../db/schema.js';
 import { AppError, badRequest, notFound, statusOf, upstreamError, type ErrorKind } from '../../errors.js';
 import { countTokens, firstTokens } from '../../ingest/tokens.js';
 import { classifyProviderError, describeForLog, getAdapter, type ProviderError } from '../../providers/index.js';
+import { observe } from '../../observability/hooks.js';
 import type { ChatMessage, GenerationParams, ProviderTarget, ProviderTimeouts, ToolCall, ToolCallDelta, ToolOptions, Usage } from '../../providers/types.js';
 import { assertMaxTokensFit, type ModelsService } from '../models/service.js';
 import type { PlusService } from '../plus/service.js';
@@ -201,6 +202,7 @@ export class TurnService {
       const kept = await this.storeAnswer({ ...record, ledger, settle: hold?.settlementInStatement() ?? null });
       finished = true;
       hold?.settled(ledger.credits);
+      observe.chatTurn(ledger);
       if (kept && record.message) this.exchanges.set(plan.threadId, usage.promptTokens + usage.completionTokens);
       yield endEvent(outcome, usage, created, kept);
     } finally {

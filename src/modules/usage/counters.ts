@@ -1,5 +1,6 @@
 import type { Db } from '../../db/client.js';
 import { AppError } from '../../errors.js';
+import { observe } from '../../observability/hooks.js';
 import type { Principal } from '../teams/service.js';
 import { minuteStart, periodEnd, periodStart, secondsUntil } from './periods.js';
 import { UsageRepo, type BudgetRow, type BudgetRule, type Reservation, type Settlement } from './repo.js';
@@ -115,6 +116,7 @@ export type RefusedBudget = Pick<BudgetRow, 'scope' | 'period' | 'credits' | 're
  * period (none for a `total` budget, which never resets). `b` null: the budget is gone.
  */
 export function refusalError(b: RefusedBudget | null, rateFull: boolean, now: Date): AppError {
+  observe.budgetRefusal();
   const scope = b ? `${b.scope === 'apiKey' ? 'API key' : b.scope} ` : '';
   if (b && (rateFull || b.credits === null)) {
     const e = new AppError('rate_limited', 'rate_limited', `The ${scope}rate limit of ${b.requestsPerMinute} requests per minute is reached`);
