@@ -342,7 +342,7 @@ export const plusEntries = pgTable(
     /**
      * Raised by the database (triggers of migration 0013) by every statement that inserts or
      * deletes chunks of the entry, however it does: what an in-memory lexical index of the
-     * entry (retrieval/lexical-index.ts) checks that it is still current.
+     * entry (retrieval/lexical-index/) checks that it is still current.
      */
     lexicalVersion: bigint('lexical_version', { mode: 'number' }).notNull().default(0),
     created: created(),

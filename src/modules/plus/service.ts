@@ -8,8 +8,10 @@ import { IngestError, IngestPool, sanitizeFilename, type IngestPoolStats } from 
 import { classifyProviderError, getAdapter } from '../../providers/index.js';
 import type { ProviderTimeouts } from '../../providers/types.js';
 import { planPack, renderPack, type PackOptions, type PackPlan } from '../../retrieval/pack.js';
-import type { EntryIndex, LexicalIndexes } from '../../retrieval/lexical-index.js';
-import { RetrievalRepo, type ChunkScope, type Question, type RankIn, type Ranking, type Retrieved, type ScoredChunk } from '../../retrieval/repo.js';
+import type { EntryIndex } from '../../retrieval/lexical-index/entry-index.js';
+import type { LexicalIndexes } from '../../retrieval/lexical-index/indexes.js';
+import { RetrievalRepo, type RankIn, type Ranking, type Retrieved, type ScoredChunk } from '../../retrieval/repo.js';
+import type { ChunkScope, Question } from '../../retrieval/search-sql.js';
 import type { UploadedFile } from '../../http/multipart.js';
 import { fuseByRank } from '../../retrieval/fusion.js';
 import { vectorSearch } from '../../retrieval/vector.js';
