@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { TtlCache } from '../../cache.js';
 import type { Db } from '../../db/client.js';
 import { GroupCommit } from '../../db/group-commit.js';
-import type { SearchRewrite, StoredSource } from '../../db/schema.js';
+import type { SearchRewrite, StoredSource } from '../../db/schema/chat.js';
 import { AppError, badRequest, notFound, statusOf, upstreamError, type ErrorKind } from '../../errors.js';
 import { countTokens, firstTokens } from '../../ingest/tokens.js';
 import { classifyProviderError, describeForLog, getAdapter, type ProviderError } from '../../providers/index.js';

@@ -4,7 +4,7 @@ import { entryTermsSql, MAX_QUESTION_CHARS, parseEntryTerms } from '../../retrie
 import { rawRows } from '../../db/raw.js';
 import { lexemesOfVector, type QuestionLexeme } from '../../retrieval/lexical-index/question-lexemes.js';
 import type { TermStat } from '../../retrieval/query.js';
-import { plusChunks, plusEntries, plusFiles } from '../../db/schema.js';
+import { plusChunks, plusEntries, plusFiles } from '../../db/schema/plus.js';
 
 export type PlusRow = typeof plusEntries.$inferSelect;
 export type PlusFileRow = Omit<typeof plusFiles.$inferSelect, 'content' | 'text'>;

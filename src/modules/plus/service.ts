@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Static } from 'typebox';
 import type { Db } from '../../db/client.js';
-import type { StoredSource } from '../../db/schema.js';
+import type { StoredSource } from '../../db/schema/chat.js';
 import { AppError, badRequest, forbidden, idTaken, notFound, upstreamError } from '../../errors.js';
 import type { IngestConfig } from '../../config.js';
 import { IngestError, IngestPool, sanitizeFilename, type IngestPoolStats } from '../../ingest/index.js';
