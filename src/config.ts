@@ -59,7 +59,7 @@ const EnvSchema = Type.Object({
   EMBEDDED_DB_THREAD: Type.Union([Type.Literal('on'), Type.Literal('off')], { default: 'on' }),
   /** `auto` or a size from 1 to 1024 MB (`64MB`): see db/pglite-memory.ts. PGlite's WebAssembly memory is 2 GB in all; 3000MB fails its start. */
   EMBEDDED_SHARED_BUFFERS: Type.String({ pattern: '^(auto|([1-9][0-9]{0,2}|10[01][0-9]|102[0-4])MB)$', default: 'auto' }),
-  /** In-memory lexical index of Plus entries (retrieval/lexical-index.ts): `auto` is on for the embedded database, off on a PostgreSQL server. */
+  /** In-memory lexical index of Plus entries (retrieval/lexical-index/): `auto` is on for the embedded database, off on a PostgreSQL server. */
   LEXICAL_INDEX: Type.Union([Type.Literal('auto'), Type.Literal('on'), Type.Literal('off')], { default: 'auto' }),
   LEXICAL_INDEX_MAX_CHUNKS: Type.Integer({ minimum: 0, maximum: 50_000_000, default: 300_000 }),
   EMBEDDING_WORKER_INTERVAL_MS: Type.Integer({ minimum: 0, default: 2_000 }),

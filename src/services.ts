@@ -6,7 +6,7 @@ import { EmbeddingsService } from './modules/embeddings/service.js';
 import { ModelsService } from './modules/models/service.js';
 import { OpenAICompatService } from './modules/openai-compat/service.js';
 import { PlusService } from './modules/plus/service.js';
-import { LexicalIndexes } from './retrieval/lexical-index.js';
+import { LexicalIndexes } from './retrieval/lexical-index/indexes.js';
 import { PromptLogsService, SWEEP_MARGIN_MS } from './modules/prompt-logs/service.js';
 import { AuthService } from './modules/teams/auth-service.js';
 import { TeamsService } from './modules/teams/service.js';

@@ -33,7 +33,8 @@
  * Cost: about one tokenizer pass over the text in total (each unit is counted once).
  *
  * Files: chunking/headings.ts + blocks.ts (1), sentences.ts + units.ts (2), this file (3),
- * chunking/token-count.ts (4).
+ * chunking/token-count.ts (4). chunkText runs the steps as named functions: unitsOf (1–2),
+ * sectionFits, overlapBefore, fillChunk, endAtParagraph (3), fitExactly (4).
  */
 import { normaliseText } from './normalise.js';
 import { countTokens } from './tokens.js';
@@ -91,121 +92,174 @@ function resolveOptions(opts: ChunkOptions | undefined): Required<ChunkOptions> 
   };
 }
 
-export function chunkText(text: string, opts?: ChunkOptions): Chunk[] {
-  const { maxTokens: max, overlapTokens: overlap, headingAware, markdown } = resolveOptions(opts);
+/** Steps 1–2: the text's blocks (paragraphs, headings) cut into units, each counted once. */
+function unitsOf(text: string, max: number, headingAware: boolean, markdown: boolean): Units {
   const units = new Units(text, max);
   for (const b of splitBlocks(text, headingAware, markdown)) {
     if (b.heading) units.add(b.start, b.end, SEP_SECTION, true);
     else addParagraph(units, text, b.start, b.end, b.sectionStart ? SEP_SECTION : SEP_PARAGRAPH);
   }
+  return units;
+}
 
-  const { start, end: uEnd, tok, sep, cost, section, sectionTokens, sectionUnits, heading } = units;
-  const n = units.length;
-  // A section holding only its heading (e.g. "## API" directly followed by "### Method")
-  // is kept with the section(s) that follow it, so a chunk never ends with a bare heading.
+/** Per section: whether it holds only its heading, and the tokens it needs to fit in a chunk. */
+interface SectionFit {
+  headingOnly: (sec: number) => boolean;
+  fitTokens: number[];
+}
+
+/**
+ * A section holding only its heading (e.g. "## API" directly followed by "### Method") is kept
+ * with the section(s) that follow it, so a chunk never ends with a bare heading: its fit counts
+ * theirs too.
+ */
+function sectionFits(units: Units): SectionFit {
+  const { section, sectionTokens, sectionUnits, heading } = units;
   const firstUnitOf: number[] = [];
-  for (let i = n - 1; i >= 0; i--) firstUnitOf[section[i]!] = i;
+  for (let i = units.length - 1; i >= 0; i--) firstUnitOf[section[i]!] = i;
   const headingOnly = (sec: number): boolean => sectionUnits[sec] === 1 && heading[firstUnitOf[sec]!] === true;
   const fitTokens: number[] = new Array<number>(sectionTokens.length);
   for (let sec = sectionTokens.length - 1; sec >= 0; sec--) {
     fitTokens[sec] = sectionTokens[sec]! + (headingOnly(sec) && sec + 1 < sectionTokens.length ? 1 + fitTokens[sec + 1]! : 0);
   }
+  return { headingOnly, fitTokens };
+}
+
+/** Where a chunk's overlap starts (-1: none) and its tokens. */
+interface Overlap {
+  start: number;
+  tokens: number;
+}
+
+/**
+ * Overlap: the trailing sentences of the previous chunk (units prevFirst..first, when it ended
+ * where this one starts), same section, within the overlap budget.
+ */
+function overlapBefore(units: Units, first: number, prevFirst: number, prevEnd: number, overlap: number, max: number): Overlap {
+  const { tok, sep, cost } = units;
+  const ov: Overlap = { start: -1, tokens: 0 };
+  if (overlap > 0 && prevEnd === first && sep[first]! < SEP_SECTION) {
+    const budget = Math.min(overlap, max - tok[first]! - cost[first]!);
+    let sum = 0;
+    for (let k = first - 1; k > prevFirst; k--) {
+      sum += tok[k]! + cost[k + 1]!;
+      if (sum > budget) break;
+      if (sep[k]! >= SEP_SENTENCE) {
+        ov.start = k;
+        ov.tokens = sum;
+      }
+      if (sep[k] === SEP_SECTION) break;
+    }
+  }
+  return ov;
+}
+
+/**
+ * Greedy fill from unit `first` (after the overlap, which is dropped when it leaves no room for
+ * the first unit) up to max tokens; a section starts a chunk unless it fits whole. `fill[j]`
+ * gets the tokens before unit j. Returns the end (exclusive) and whether the budget stopped it.
+ */
+function fillChunk(units: Units, first: number, ov: Overlap, max: number, fitTokens: number[], fill: number[]): { end: number; budgetStop: boolean } {
+  const { tok, sep, cost, section, heading } = units;
+  const n = units.length;
+  let tokens = ov.tokens;
+  let end = first;
+  let onlyHeadings = true; // nothing but heading lines so far: keep going into the next section
+  while (end < n) {
+    const c = end > first || ov.start >= 0 ? cost[end]! : 0;
+    if (end > first && sep[end] === SEP_SECTION && !onlyHeadings && tokens + c + fitTokens[section[end]!]! > max) break;
+    if (tokens + c + tok[end]! > max) {
+      if (end > first) return { end, budgetStop: true };
+      if (ov.start >= 0) {
+        // The overlap left no room for the first unit: drop it.
+        ov.start = -1;
+        tokens = 0;
+        continue;
+      }
+      // (A single unit never exceeds max; fall through defensively.)
+    }
+    fill[end] = tokens;
+    tokens += c + tok[end]!;
+    if (!heading[end]) onlyHeadings = false;
+    end++;
+  }
+  return { end, budgetStop: false };
+}
+
+/** A chunk the budget stopped ends at its last paragraph boundary when that keeps it ≥ MIN_FILL full. */
+function endAtParagraph(units: Units, first: number, end: number, max: number, fill: number[]): number {
+  const { sep } = units;
+  if (sep[end]! >= SEP_PARAGRAPH) return end;
+  const minFill = max * MIN_FILL;
+  for (let j = end - 1; j > first; j--) {
+    if (fill[j]! < minFill) break;
+    if (sep[j]! >= SEP_PARAGRAPH) return j;
+  }
+  return end;
+}
+
+/**
+ * Step 4: the chunk's processed text and exact token count; while that is over max, it is cut
+ * back (to the last section start, else by a unit, else without its overlap).
+ */
+function fitExactly(
+  units: Units,
+  counter: BoundaryCounter,
+  text: string,
+  first: number,
+  range: { from: number; end: number },
+  max: number,
+  headingOnly: (sec: number) => boolean,
+): { processed: string; exact: number } {
+  const { start, end: uEnd, sep, section } = units;
+  let { from, end } = range;
+  const exactCount = (): [string, number] => {
+    const joined = joinUnits(units, from, end);
+    if (joined !== undefined) return [joined, counter.count(from, end)];
+    const p = normaliseText(text.slice(start[from]!, uEnd[end - 1]!));
+    return [p, countTokens(p)];
+  };
+  let [processed, exact] = exactCount();
+  while (exact > max) {
+    let h = -1;
+    for (let k = end - 1; k > first; k--) {
+      if (sep[k] === SEP_SECTION) {
+        h = k;
+        break;
+      }
+    }
+    while (h - 1 > first && sep[h - 1] === SEP_SECTION && headingOnly(section[h - 1]!)) h--;
+    if (h > first) end = h;
+    else if (end - first > 1) end--;
+    else if (from < first) from = first;
+    else break;
+    [processed, exact] = exactCount();
+  }
+  range.from = from;
+  range.end = end;
+  return { processed, exact };
+}
+
+export function chunkText(text: string, opts?: ChunkOptions): Chunk[] {
+  const { maxTokens: max, overlapTokens: overlap, headingAware, markdown } = resolveOptions(opts);
+  const units = unitsOf(text, max, headingAware, markdown);
+  const { headingOnly, fitTokens } = sectionFits(units);
   const chunks: Chunk[] = [];
   const counter = new BoundaryCounter(units);
-  const fill: number[] = new Array<number>(n + 1);
-  let pos = 0;
+  const fill: number[] = new Array<number>(units.length + 1);
   let prevFirst = -1;
   let prevEnd = -1;
-
-  while (pos < n) {
-    const first = pos;
-
-    // Overlap: trailing sentences of the previous chunk, same section, ≤ budget.
-    let ovStart = -1;
-    let ovTokens = 0;
-    if (overlap > 0 && prevEnd === first && sep[first]! < SEP_SECTION) {
-      const budget = Math.min(overlap, max - tok[first]! - cost[first]!);
-      let sum = 0;
-      for (let k = first - 1; k > prevFirst; k--) {
-        sum += tok[k]! + cost[k + 1]!;
-        if (sum > budget) break;
-        if (sep[k]! >= SEP_SENTENCE) {
-          ovStart = k;
-          ovTokens = sum;
-        }
-        if (sep[k] === SEP_SECTION) break;
-      }
-    }
-
-    // Greedy fill.
-    let tokens = ovTokens;
-    let end = first;
-    let budgetStop = false;
-    let onlyHeadings = true; // nothing but heading lines so far: keep going into the next section
-    while (end < n) {
-      const c = end > first || ovStart >= 0 ? cost[end]! : 0;
-      if (end > first && sep[end] === SEP_SECTION && !onlyHeadings && tokens + c + fitTokens[section[end]!]! > max) break;
-      if (tokens + c + tok[end]! > max) {
-        if (end > first) {
-          budgetStop = true;
-          break;
-        }
-        if (ovStart >= 0) {
-          // The overlap left no room for the first unit: drop it.
-          ovStart = -1;
-          tokens = 0;
-          continue;
-        }
-        // (A single unit never exceeds max; fall through defensively.)
-      }
-      fill[end] = tokens;
-      tokens += c + tok[end]!;
-      if (!heading[end]) onlyHeadings = false;
-      end++;
-    }
-
-    // Prefer ending at a paragraph boundary when that keeps the chunk reasonably full.
-    if (budgetStop && sep[end]! < SEP_PARAGRAPH) {
-      const minFill = max * MIN_FILL;
-      for (let j = end - 1; j > first; j--) {
-        if (fill[j]! < minFill) break;
-        if (sep[j]! >= SEP_PARAGRAPH) {
-          end = j;
-          break;
-        }
-      }
-    }
-
-    // Exact count; shrink if the estimate was optimistic.
-    let from = ovStart >= 0 ? ovStart : first;
-    const exactCount = (): [string, number] => {
-      const joined = joinUnits(units, from, end);
-      if (joined !== undefined) return [joined, counter.count(from, end)];
-      const p = normaliseText(text.slice(start[from]!, uEnd[end - 1]!));
-      return [p, countTokens(p)];
-    };
-    let [processed, exact] = exactCount();
-    while (exact > max) {
-      let h = -1;
-      for (let k = end - 1; k > first; k--) {
-        if (sep[k] === SEP_SECTION) {
-          h = k;
-          break;
-        }
-      }
-      while (h - 1 > first && sep[h - 1] === SEP_SECTION && headingOnly(section[h - 1]!)) h--;
-      if (h > first) end = h;
-      else if (end - first > 1) end--;
-      else if (from < first) from = first;
-      else break;
-      [processed, exact] = exactCount();
-    }
-    const raw = text.slice(start[from]!, uEnd[end - 1]!);
-
-    chunks.push({ index: chunks.length, text: raw, processed, tokenSize: exact, heading: chunkHeading(units, from, end) });
+  for (let first = 0; first < units.length;) {
+    const ov = overlapBefore(units, first, prevFirst, prevEnd, overlap, max);
+    const filled = fillChunk(units, first, ov, max, fitTokens, fill);
+    const end = filled.budgetStop ? endAtParagraph(units, first, filled.end, max, fill) : filled.end;
+    const range = { from: ov.start >= 0 ? ov.start : first, end };
+    const { processed, exact } = fitExactly(units, counter, text, first, range, max, headingOnly);
+    const raw = text.slice(units.start[range.from]!, units.end[range.end - 1]!);
+    chunks.push({ index: chunks.length, text: raw, processed, tokenSize: exact, heading: chunkHeading(units, range.from, range.end) });
     prevFirst = first;
-    prevEnd = end;
-    pos = end;
+    prevEnd = range.end;
+    first = range.end;
   }
   return chunks;
 }

@@ -80,13 +80,3 @@ export function renderPack(plan: PackPlan): PackedContext {
   });
   return { content: parts.join('\n\n'), used: plan.used, tokens: plan.tokens };
 }
-
-/** planPack and renderPack, for chunks that come with their texts. */
-export function packContext(
-  intro: Array<{ title: string | null; text: string }>,
-  chunks: ScoredChunk[],
-  budget: number,
-  opts: PackOptions = {},
-): PackedContext {
-  return renderPack(planPack(intro, chunks, budget, opts));
-}

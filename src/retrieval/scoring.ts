@@ -1,6 +1,6 @@
 /**
  * The lexical ranking's constants, shared by its two implementations: SQL over the tsvector
- * column (repo.ts, searchSql) and the in-memory index (lexical-index.ts), which must rank alike.
+ * column (search-sql.ts, searchSql) and the in-memory index (lexical-index/), which must rank alike.
  */
 
 /** BM25's term-frequency saturation and chunk-length normalisation (the usual values). */
@@ -14,3 +14,11 @@ export const BOOSTS = Object.freeze({ heading: 0.6, phrase: 0.5, near: 0.25 });
 export const NEAR = 3;
 /** Scores this close count as a tie (decided by diversity, then density, never by document order alone). */
 export const TIE_DECIMALS = 9;
+
+/**
+ * A question lexeme that no chunk in scope holds, of at least this many letters, stands for the
+ * scope's commonest lexeme that begins with all of it but its last letter: spelling variants and
+ * derived forms the English stemmer keeps apart ("licence" → licenc, found as licens). Shorter
+ * lexemes are left alone (a prefix of four letters or fewer matches too much).
+ */
+export const PREFIX_MIN_CHARS = 6;

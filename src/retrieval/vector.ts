@@ -1,6 +1,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../db/client.js';
-import type { ChunkScope, ScoredChunk } from './repo.js';
+import type { ScoredChunk } from './repo.js';
+import type { ChunkScope } from './search-sql.js';
 
 /**
  * Vector search over plus_chunk_vectors: the chunks in scope, embedded with `modelId`, nearest to

@@ -1,6 +1,7 @@
 import { and, eq, isNotNull, ne } from 'drizzle-orm';
 import type { Executor } from '../db/client.js';
-import { instanceSettings, models } from '../db/schema.js';
+import { instanceSettings } from '../db/schema/instance.js';
+import { models } from '../db/schema/models.js';
 
 /** SQL about secrets at rest: instance settings (the key fingerprint) and models' sealed API keys. */
 export class SecretsRepo {

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Static } from 'typebox';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
-import { promptLogs } from '../../src/db/schema.js';
+import { promptLogs } from '../../src/db/schema/prompt-logs.js';
 import { countTokens } from '../../src/ingest/tokens.js';
 import { Budget, MeUsage } from '../../src/modules/usage/schema.js';
 import { expectProblem, newTeam, startTestApp, type TestApp } from '../helpers/app.js';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { promptLogs } from '../../src/db/schema.js';
+import { promptLogs } from '../../src/db/schema/prompt-logs.js';
 import { expectProblem, newTeam, startTestApp, type TestApp } from '../helpers/app.js';
 import { createModel, createWorkspace } from '../helpers/factories.js';
 import { parseSse, parseSseControl } from '../helpers/sse.js';

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../src/db/client.js';
-import { teams } from '../../src/db/schema.js';
+import { teams } from '../../src/db/schema/teams.js';
 import { toProblem } from '../../src/http/problem.js';
 
 /**

@@ -1,5 +1,5 @@
 /**
- * The in-memory lexical index (src/retrieval/lexical-index.ts): the same ranking as SQL on real
+ * The in-memory lexical index (src/retrieval/lexical-index/): the same ranking as SQL on real
  * documents for many generated questions (one entry and several), the tsvector text it reads,
  * PostgreSQL's rounding of tied scores, the lexical_version that keeps it from answering from
  * stale chunks (uploads, deletes, hand-written SQL), its size limit, and the service's use of it
@@ -9,8 +9,13 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildEntryIndex, EntryIndex, IndexBuilder, lexemesOfVector, LexicalIndexes, tieKey } from '../../src/retrieval/lexical-index.js';
-import { RetrievalRepo, type Question } from '../../src/retrieval/repo.js';
+import { IndexBuilder } from '../../src/retrieval/lexical-index/builder.js';
+import { EntryIndex } from '../../src/retrieval/lexical-index/entry-index.js';
+import { buildEntryIndex, LexicalIndexes } from '../../src/retrieval/lexical-index/indexes.js';
+import { tieKey } from '../../src/retrieval/lexical-index/order.js';
+import { lexemesOfVector } from '../../src/retrieval/lexical-index/question-lexemes.js';
+import { RetrievalRepo } from '../../src/retrieval/repo.js';
+import type { Question } from '../../src/retrieval/search-sql.js';
 import { newTeam, startTestApp, type TeamFixture, type TestApp } from '../helpers/app.js';
 import { multipart, type Part } from '../helpers/multipart.js';
 

@@ -1,7 +1,7 @@
 /** Packing context under a token budget: numbered headers (what a chat answer cites) stay within it. */
 import { describe, expect, it } from 'vitest';
 import { countTokens } from '../../src/ingest/tokens.js';
-import { packContext } from '../../src/retrieval/pack.js';
+import { planPack, renderPack, type PackOptions } from '../../src/retrieval/pack.js';
 import type { ScoredChunk } from '../../src/retrieval/repo.js';
 
 function chunk(i: number, text: string, filename = `file-${i % 3}.md`): ScoredChunk {
@@ -18,6 +18,9 @@ function chunk(i: number, text: string, filename = `file-${i % 3}.md`): ScoredCh
     ranking: { lexical: null, vector: null },
   };
 }
+/** What the services do with chunks that come with their texts: plan, then render. */
+const packContext = (intro: Array<{ title: string | null; text: string }>, list: ScoredChunk[], budget: number, opts: PackOptions = {}) =>
+  renderPack(planPack(intro, list, budget, opts));
 const chunks = Array.from({ length: 40 }, (_, i) => chunk(i, `Passage ${i} says ${'something rather specific '.repeat(1 + (i % 5))}about item ${i}.`));
 
 describe('packContext', () => {

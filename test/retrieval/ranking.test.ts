@@ -10,9 +10,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chunkText } from '../../src/ingest/chunk.js';
 import { PlusRepo, type NewFile } from '../../src/modules/plus/repo.js';
 import { sql } from 'drizzle-orm';
-import { BM25, bodyTf } from '../../src/retrieval/repo.js';
 import { RetrievalRepo, type ScoredChunk } from '../../src/retrieval/repo.js';
-import { buildEntryIndex, EntryIndex, indexTermStats } from '../../src/retrieval/lexical-index.js';
+import { BM25 } from '../../src/retrieval/scoring.js';
+import { bodyTf } from '../../src/retrieval/search-sql.js';
+import { EntryIndex } from '../../src/retrieval/lexical-index/entry-index.js';
+import { buildEntryIndex } from '../../src/retrieval/lexical-index/indexes.js';
+import { indexTermStats } from '../../src/retrieval/lexical-index/order.js';
 import { newTeam, startTestApp, type TeamFixture, type TestApp } from '../helpers/app.js';
 
 let t: TestApp;
@@ -73,7 +76,7 @@ async function entry(files: ChunkSpec[][]): Promise<{ plusId: string; fileIds: s
 }
 
 /**
- * The SQL ranking — and, every time, the in-memory index's (retrieval/lexical-index.ts) of the
+ * The SQL ranking — and, every time, the in-memory index's (retrieval/lexical-index/) of the
  * same entry, which must be the same to the last bit: same chunks, order, scores and steps.
  */
 async function ranked(plusId: string, question: string, carry?: string, limit = 50): Promise<ScoredChunk[]> {

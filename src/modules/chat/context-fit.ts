@@ -10,7 +10,7 @@
  *
  * The fitting rules are pure functions; the two retry wrappers at the end take the adapter.
  */
-import type { StoredUsage } from '../../db/schema.js';
+import type { StoredUsage } from '../../db/schema/chat.js';
 import { classifyProviderError, type ProviderError } from '../../providers/errors.js';
 import type { ChatMessage, Completion, ProviderAdapter, ProviderRequest, StreamEvent } from '../../providers/types.js';
 

@@ -7,7 +7,7 @@
 import { countTokens } from '../../ingest/tokens.js';
 import { classifyProviderError, describeForLog, getAdapter } from '../../providers/index.js';
 import type { ChatMessage, ProviderTarget, ProviderTimeouts } from '../../providers/types.js';
-import type { SearchRewrite } from '../../db/schema.js';
+import type { SearchRewrite } from '../../db/schema/chat.js';
 
 /** The rewrite sees at most this many messages before the question, newest last… */
 const CONVERSATION_MESSAGES = 4;

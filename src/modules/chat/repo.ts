@@ -1,7 +1,7 @@
 import { and, asc, desc, eq, getTableColumns, inArray, lt, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { executePrepared } from '../../db/prepared.js';
-import { chatMessages, chatThreads, type StoredSource, type StoredTurnError, type StoredUsage } from '../../db/schema.js';
+import { chatMessages, chatThreads, type StoredSource, type StoredTurnError, type StoredUsage } from '../../db/schema/chat.js';
 import type { ChatMessage } from '../../providers/types.js';
 import { plusFileSql } from '../plus/repo.js';
 import { promptLogSql, type FinishedLog, type PendingLog } from '../prompt-logs/repo.js';

@@ -1,5 +1,6 @@
 import { and, eq, ne, or, type SQL } from 'drizzle-orm';
-import { chatThreads, workspaces } from '../../db/schema.js';
+import { chatThreads } from '../../db/schema/chat.js';
+import { workspaces } from '../../db/schema/workspaces.js';
 import type { Principal } from '../teams/service.js';
 import type { WorkspaceRow } from '../workspaces/repo.js';
 import { visibleWorkspaceSql } from '../workspaces/repo.js';

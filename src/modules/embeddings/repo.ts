@@ -1,6 +1,6 @@
 import { and, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { Executor, Tx } from '../../db/client.js';
-import { plusChunkVectors, plusFileEmbeddings, teamEmbeddingModels } from '../../db/schema.js';
+import { plusChunkVectors, plusFileEmbeddings, teamEmbeddingModels } from '../../db/schema/embeddings.js';
 
 export type FileEmbeddingRow = typeof plusFileEmbeddings.$inferSelect;
 export type EmbeddingStatus = FileEmbeddingRow['status'];

@@ -1,6 +1,6 @@
 import { and, asc, eq, gte, inArray, or, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
-import { models, teamModels } from '../../db/schema.js';
+import { models, teamModels } from '../../db/schema/models.js';
 
 export type ModelRow = typeof models.$inferSelect;
 export type ModelInsert = typeof models.$inferInsert;

@@ -1,10 +1,10 @@
 import { and, asc, eq, inArray, or, sql, type SQL } from 'drizzle-orm';
 import type { Executor, Tx } from '../../db/client.js';
-import { entryTermsSql, MAX_QUESTION_CHARS, parseEntryTerms } from '../../retrieval/repo.js';
+import { entryTermsSql, MAX_QUESTION_CHARS, parseEntryTerms } from '../../retrieval/search-sql.js';
 import { rawRows } from '../../db/raw.js';
-import { lexemesOfVector, type QuestionLexeme } from '../../retrieval/lexical-index.js';
+import { lexemesOfVector, type QuestionLexeme } from '../../retrieval/lexical-index/question-lexemes.js';
 import type { TermStat } from '../../retrieval/query.js';
-import { plusChunks, plusEntries, plusFiles } from '../../db/schema.js';
+import { plusChunks, plusEntries, plusFiles } from '../../db/schema/plus.js';
 
 export type PlusRow = typeof plusEntries.$inferSelect;
 export type PlusFileRow = Omit<typeof plusFiles.$inferSelect, 'content' | 'text'>;

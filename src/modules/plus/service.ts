@@ -1,28 +1,22 @@
 import { randomUUID } from 'node:crypto';
 import type { Static } from 'typebox';
 import type { Db } from '../../db/client.js';
-import type { StoredSource } from '../../db/schema.js';
+import type { StoredSource } from '../../db/schema/chat.js';
 import { AppError, badRequest, forbidden, idTaken, notFound, upstreamError } from '../../errors.js';
 import type { IngestConfig } from '../../config.js';
 import { IngestError, IngestPool, sanitizeFilename, type IngestPoolStats } from '../../ingest/index.js';
 import { classifyProviderError, getAdapter } from '../../providers/index.js';
 import type { ProviderTimeouts } from '../../providers/types.js';
-import { planPack, renderPack, type PackOptions, type PackPlan } from '../../retrieval/pack.js';
-import type { EntryIndex, LexicalIndexes } from '../../retrieval/lexical-index.js';
-import { RetrievalRepo, type ChunkScope, type Question, type RankIn, type Ranking, type Retrieved, type ScoredChunk } from '../../retrieval/repo.js';
+import type { LexicalIndexes } from '../../retrieval/lexical-index/indexes.js';
 import type { UploadedFile } from '../../http/multipart.js';
-import { fuseByRank } from '../../retrieval/fusion.js';
-import { vectorSearch } from '../../retrieval/vector.js';
 import type { EmbeddingsService } from '../embeddings/service.js';
 import type { ModelsService } from '../models/service.js';
 import { isTeamAdmin, type Principal } from '../teams/service.js';
 import type { WorkspaceRow } from '../workspaces/repo.js';
 import type { ContextForPromptResponse } from './schema.js';
+import { PlusContext, type TurnQuery } from './context.js';
 import { PlusRepo, type NewFile, type PlusFileRow, type PlusRow, type Viewer } from './repo.js';
 
-export const DEFAULT_CONTEXT_TOKENS = 2000;
-const CANDIDATES = 50;
-const EXCERPT_CHARS = 240;
 const SUMMARY_INPUT_TOKENS = 6000;
 
 export interface PlusFields {
@@ -48,7 +42,7 @@ const viewer = (p: Principal): Viewer => ({ teamId: p.teamId, userId: p.userId, 
 
 export class PlusService {
   private readonly repo = new PlusRepo();
-  private readonly retrieval = new RetrievalRepo();
+  private readonly context: PlusContext;
   /** Uploaded files are parsed in worker threads, never on the event loop (src/ingest/pool.ts). */
   private readonly ingestPool: IngestPool;
 
@@ -61,6 +55,7 @@ export class PlusService {
     /** in-memory lexical indexes of entries (null: every search ranks in SQL) */
     private readonly lexical: LexicalIndexes | null = null,
   ) {
+    this.context = new PlusContext(db, this.repo, embeddings, lexical);
     this.ingestPool = new IngestPool({ workers: ingest.workers, maxMemoryMb: ingest.workerMaxMemoryMb, timeoutMs: ingest.timeoutMs, limits: ingest });
   }
 
@@ -283,165 +278,20 @@ export class PlusService {
     await this.db.transaction((tx) => this.repo.deleteFile(tx, fileId));
   }
 
-  // ---- retrieval -----------------------------------------------------------------------
-
-  /**
-   * Hybrid retrieval (docs/API.md, "Hybrid retrieval"): with the team's embedding model and
-   * embedded chunks in scope, the full-text candidates fused by reciprocal rank with the nearest
-   * chunks by vector (retrieval/fusion.ts). Without an embedding model — or before any chunk in
-   * scope is embedded, or when the model cannot embed the question now — the full-text
-   * candidates unchanged. Full-text's fallback to the opening chunks does not count as a ranking.
-   */
-  private async withVectors(teamId: string, scope: ChunkScope, question: string, lexical: Retrieved): Promise<ScoredChunk[]> {
-    const q = await this.embeddings.queryVector(teamId, question);
-    if (!q) return lexical.chunks;
-    const near = await vectorSearch(this.db, scope, q, CANDIDATES, await this.embeddings.vectorOps());
-    if (near.length === 0) return lexical.chunks;
-    return fuseByRank(lexical.leading ? [] : lexical.chunks, near).slice(0, CANDIDATES);
-  }
-
-  /**
-   * The lexical ranking of one entry: from its in-memory index when one is current (the entry
-   * and the question's lexemes in one statement, then no other), else in SQL (the entry and the
-   * question's term statistics in one statement, then the search); a missing or stale index is
-   * (re)built in the background.
-   */
-  private async searchEntry(
-    caller: Principal,
-    plusId: string,
-    question: string,
-  ): Promise<{ entry: Pick<PlusRow, 'teamId' | 'context'>; retrieved: Retrieved }> {
-    const scope = { plusIds: [plusId], fileIds: [] };
-    if (this.lexical?.has(plusId)) {
-      const found = await this.repo.findWithLexemes(this.db, viewer(caller), plusId, question);
-      if (!found) throw notFound('Plus entry');
-      const { entry, lexemes } = found;
-      const index = this.lexical.current(plusId, entry.lexicalVersion);
-      if (index && index.chunks === entry.chunkCount)
-        return { entry, retrieved: await this.retrieval.searchIndexes(this.db, [index], entry.chunkCount, lexemes, CANDIDATES) };
-      return { entry, retrieved: await this.retrieval.retrieve(this.db, scope, question, CANDIDATES) };
-    }
-    const found = await this.repo.findWithTerms(this.db, viewer(caller), plusId, question);
-    if (!found) throw notFound('Plus entry');
-    const { entry, terms, tokens } = found;
-    this.lexical?.current(plusId, entry.lexicalVersion);
-    return { entry, retrieved: await this.retrieval.retrieveWith(this.db, scope, { n: entry.chunkCount, tokens, terms }, CANDIDATES) };
-  }
-
-  /**
-   * The lexical ranking over several entries and a thread's files: from the entries' in-memory
-   * indexes when every one is current and no thread file is in scope, else in SQL.
-   */
-  private async searchScope(scope: ChunkScope, entries: PlusRow[], question: Question): Promise<Retrieved> {
-    if (this.lexical && scope.fileIds.length === 0 && entries.length > 0) {
-      const indexes = entries.map((e) => this.lexical!.current(e.id, e.lexicalVersion));
-      if (indexes.every((i, k) => i && i.chunks === entries[k]!.chunkCount)) {
-        const n = entries.reduce((t, e) => t + e.chunkCount, 0);
-        return this.retrieval.searchIndexes(this.db, indexes as EntryIndex[], n, await this.retrieval.questionLexemes(this.db, question), CANDIDATES);
-      }
-    }
-    return this.retrieval.retrieve(this.db, scope, question, CANDIDATES);
-  }
-
-  /**
-   * What fits the budget, with the texts of the chunks used read (only those: the in-memory
-   * index ranks without texts). A chunk deleted since the search is left out and the plan made
-   * again without it.
-   */
-  private async pack(
-    intro: Array<{ title: string | null; text: string }>,
-    chunks: ScoredChunk[],
-    budget: number,
-    alsoRead: readonly ScoredChunk[] = [],
-    opts: PackOptions = {},
-  ): Promise<{ plan: PackPlan; chunks: ScoredChunk[] }> {
-    let list = chunks;
-    for (;;) {
-      const plan = planPack(intro, list, budget, opts);
-      const gone = await this.retrieval.hydrate(this.db, [...plan.used, ...alsoRead.filter((c) => list.includes(c))]);
-      if (gone.size === 0) return { plan, chunks: list };
-      list = list.filter((c) => !gone.has(c.chunkId));
-    }
-  }
+  // ---- context for a question (context.ts) -------------------------------------------
 
   async contextForPrompt(
     caller: Principal,
     plusId: string,
     question: string,
-    maxTokens = DEFAULT_CONTEXT_TOKENS,
+    maxTokens?: number,
     explain = false,
   ): Promise<Static<typeof ContextForPromptResponse>> {
-    const { entry, retrieved } = await this.searchEntry(caller, plusId, question);
-    const scope = { plusIds: [plusId], fileIds: [] };
-    const ranked = await this.withVectors(entry.teamId, scope, question, retrieved);
-    const { plan, chunks } = await this.pack([{ title: null, text: entry.context ?? '' }], ranked, maxTokens, explain ? ranked : []);
-    const packed = renderPack(plan);
-    if (!explain) return { content: packed.content };
-    const used = new Set(packed.used.map((c) => c.chunkId));
-    const choice = retrieved.choice;
-    const dfOf = new Map(retrieved.stats.terms.map((t) => [t.lexeme, t.df]));
-    return {
-      content: packed.content,
-      explain: {
-        method: chunks.length === 0 ? 'none' : ranked !== retrieved.chunks ? 'hybrid' : retrieved.leading ? 'leading' : 'lexical',
-        terms: (choice?.rank ?? []).map((lexeme, i) => ({ lexeme, df: dfOf.get(lexeme) ?? 0, idf: round6(choice!.idf[i]!), carried: choice!.carried[i]! })),
-        results: chunks.map((c) => ({
-          rank: c.rank,
-          score: round6(c.score),
-          ranking: roundRanking(c.ranking),
-          chunkId: c.chunkId,
-          fileId: c.fileId,
-          filename: c.filename,
-          heading: c.heading,
-          tokenSize: c.tokenSize,
-          used: used.has(c.chunkId),
-          excerpt: excerptOf(c.text ?? ''),
-        })),
-      },
-    };
+    return this.context.forPrompt(viewer(caller), plusId, question, maxTokens, explain);
   }
 
-  async contextForTurn(
-    caller: Principal,
-    workspace: WorkspaceRow,
-    q: { plusIds: string[]; threadId: string | null; query: string; carry?: string | null; budgetTokens: number; workspacePlusIds?: string[] },
-  ): Promise<{ text: string; sources: StoredSource[] }> {
-    const v = viewer(caller);
-    // The request's entries must all be visible (else 404); the workspace's own are used when visible, skipped otherwise.
-    const also = (q.workspacePlusIds ?? []).filter((id) => !q.plusIds.includes(id));
-    const entries = await this.repo.findMany(this.db, v, [...q.plusIds, ...also]);
-    if (entries.filter((e) => q.plusIds.includes(e.id)).length !== q.plusIds.length) throw notFound('Plus entry');
-    const threadFiles = q.threadId
-      ? await this.repo.threadFiles(this.db, caller.teamId, q.threadId, workspace.contextType === 'PRIVATE' ? caller.userId : undefined)
-      : [];
-    if (entries.length === 0 && threadFiles.length === 0) return { text: '', sources: [] };
-    const scope = { plusIds: entries.map((e) => e.id), fileIds: threadFiles.map((f) => f.id) };
-    const retrieved = await this.searchScope(scope, entries, { text: q.query, carry: q.carry ?? null });
-    const ranked = await this.withVectors(caller.teamId, scope, q.query, retrieved);
-    // The passages are numbered as the sources are listed, so that the answer can cite them.
-    const { plan } = await this.pack(
-      entries.map((e) => ({ title: e.title, text: e.context ?? '' })),
-      ranked,
-      q.budgetTokens,
-      [],
-      { numbered: true },
-    );
-    const packed = renderPack(plan);
-    if (!packed.content) return { text: '', sources: [] };
-    const cite = packed.used.length > 0 ? ' When you use a numbered passage, cite it by its number in square brackets, like [1].' : '';
-    return {
-      text: `Use the following context from the team's documents when it helps answer.${cite}\n\n${packed.content}`,
-      sources: packed.used.map((c) => ({
-        plusId: c.plusId,
-        fileId: c.fileId,
-        filename: c.filename,
-        chunkId: c.chunkId,
-        score: round6(c.score),
-        excerpt: excerptOf(c.text ?? ''),
-        rank: c.rank,
-        ranking: roundRanking(c.ranking),
-      })),
-    };
+  contextForTurn(caller: Principal, workspace: WorkspaceRow, q: TurnQuery): Promise<{ text: string; sources: StoredSource[] }> {
+    return this.context.forTurn(viewer(caller), workspace, q);
   }
 
   /** Which of `ids` are entries the caller may see (a workspace's plusIds are checked with it). */
@@ -453,11 +303,6 @@ export class PlusService {
     return this.repo.titlesForWorkspace(this.db, viewer(caller), workspace.id);
   }
 }
-
-const round6 = (x: number): number => Math.round(x * 1e6) / 1e6;
-const excerptOf = (text: string): string => (text.length > EXCERPT_CHARS ? `${text.slice(0, EXCERPT_CHARS)}…` : text);
-const roundIn = (r: RankIn | null): RankIn | null => r && { score: round6(r.score), rank: r.rank };
-const roundRanking = (r: Ranking): Ranking => ({ lexical: roundIn(r.lexical), vector: roundIn(r.vector) });
 
 function truncateTokens(chunks: NewFile['chunks'], budget: number): string {
   const out: string[] = [];

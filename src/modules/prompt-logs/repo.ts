@@ -1,6 +1,7 @@
 import { and, asc, count, desc, eq, gt, gte, lt, lte, or, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
-import { promptLogs, type SearchRewrite } from '../../db/schema.js';
+import { type SearchRewrite } from '../../db/schema/chat.js';
+import { promptLogs } from '../../db/schema/prompt-logs.js';
 
 export type PromptLogRow = typeof promptLogs.$inferSelect;
 export type FinalStatus = 'ok' | 'error' | 'interrupted';

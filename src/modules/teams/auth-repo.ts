@@ -1,6 +1,7 @@
 import { and, asc, eq, gt, isNull, lt, ne, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
-import { loginThrottle, sessions, teams, userInvites, userPasswords, users } from '../../db/schema.js';
+import { loginThrottle, sessions, userInvites, userPasswords } from '../../db/schema/sign-in.js';
+import { teams, users } from '../../db/schema/teams.js';
 import type { Principal } from './service.js';
 
 /** The columns of a principal, read with the user and team in one statement. */
@@ -19,7 +20,7 @@ export interface SessionRow {
   expires: Date;
 }
 
-/** SQL of sign-in: passwords, sessions, invites and the login throttle (tables of schema.ts's "Sign-in" block). */
+/** SQL of sign-in: passwords, sessions, invites and the login throttle (tables of db/schema/sign-in.ts). */
 export class AuthRepo {
   /** Live users whose email has this key (security/email.ts; any team) and their password hash, oldest first. */
   async findLoginCandidates(db: Executor, key: string, limit: number): Promise<Array<{ userId: number; hash: string }>> {

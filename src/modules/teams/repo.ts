@@ -1,7 +1,7 @@
 import { and, asc, count, eq, isNull, sql } from 'drizzle-orm';
 import { emailKey } from '../../security/email.js';
 import type { Executor } from '../../db/client.js';
-import { apiKeys, teams, users } from '../../db/schema.js';
+import { apiKeys, teams, users } from '../../db/schema/teams.js';
 
 export type Role = 'owner' | 'admin' | 'member';
 export type TeamRow = typeof teams.$inferSelect;

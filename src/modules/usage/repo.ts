@@ -1,6 +1,6 @@
 import { and, asc, eq, gte, lt, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
-import { budgets, usageLedger } from '../../db/schema.js';
+import { budgets, usageLedger } from '../../db/schema/usage.js';
 import { promptLogSql } from '../prompt-logs/repo.js';
 
 export type BudgetRow = typeof budgets.$inferSelect;

@@ -1,6 +1,7 @@
 import { and, asc, eq, inArray, notInArray, or, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
-import { models, workspaceModels, workspacePlus, workspaces } from '../../db/schema.js';
+import { models } from '../../db/schema/models.js';
+import { workspaceModels, workspacePlus, workspaces } from '../../db/schema/workspaces.js';
 
 export type WorkspaceRow = typeof workspaces.$inferSelect;
 export type WorkspaceModelRow = typeof workspaceModels.$inferSelect & { modelName: string };

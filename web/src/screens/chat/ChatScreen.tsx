@@ -1,18 +1,20 @@
 /**
  * The chat screen: sidebar (workspace, threads), the conversation, the composer. It owns the
- * turn in flight (one at a time): send, stop (button or Esc), regenerate, and the files and Plus
- * entries the chat draws on.
+ * thread shown and the turn in flight (one at a time): send, stop (button or Esc), regenerate.
+ * The drawer and the screen's keys are drawer.ts's; the files and Plus entries the chat draws on,
+ * files.ts's.
  */
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { api, data, messageOf, type ChatThread, type PlusSummary, type Source, type Workspace } from '../../api/client';
+import { api, data, type ChatThread, type PlusSummary, type Source, type Workspace } from '../../api/client';
 import { isTeamAdmin } from '../../components/format';
 import { Link } from '../../components/Link';
 import { ErrorNote } from '../../components/Problem';
 import { navigate } from '../../router';
 import { useSession } from '../../session';
-import { Composer, type Upload } from './Composer';
+import { Composer } from './Composer';
 import { Conversation } from './Conversation';
-import { addFile, createFilesEntry, rememberedPlus, rememberPlus } from './files';
+import { useChatDrawer } from './drawer';
+import { useChatFiles } from './files';
 import { LiveAnswer } from './live';
 import { SourceDialog } from './SourceDialog';
 import type { SearchHit } from './SearchChats';
@@ -52,24 +54,25 @@ export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; thr
   const [samples, setSamples] = useState<string[]>([]);
   const [modelId, setModelId] = useState('');
   const [plus, setPlus] = useState<PlusSummary[] | null>(null);
-  const [selectedPlus, setSelectedPlus] = useState<string[]>([]);
-  const [uploads, setUploads] = useState<Upload[]>([]);
   const [streaming, setStreaming] = useState(false);
   const [source, setSource] = useState<Source | null>(null);
-  const [sidebarOpen, setSidebarOpen] = useState(false);
-  const sidebarToggle = useRef<HTMLButtonElement>(null);
-  const sidebar = useRef<HTMLElement>(null);
   const [followKey, setFollowKey] = useState(0);
   const [query, setQuery] = useState(lastQuery);
   const [focus, setFocus] = useState<{ id: string; n: number } | null>(null);
-  const searchInput = useRef<HTMLInputElement>(null);
   const live = useMemo(() => new LiveAnswer(), []);
   const abort = useRef<AbortController | null>(null);
   /** The thread whose messages `items` holds (set by a new chat's first answer, before the URL changes). */
   const shownThread = useRef<string | null | undefined>(undefined);
-  const filesPlus = useRef<Promise<string> | null>(null);
   /** Counts thread switches: a turn's late events must not land in another thread's view. */
   const view = useRef(0);
+  const files = useChatFiles(workspace?.name, () => shownThread.current ?? null);
+  const stop = useCallback(() => abort.current?.abort(), []);
+  const stopTurn = useCallback(() => {
+    if (!abort.current) return false;
+    stop();
+    return true;
+  }, [stop]);
+  const { open: sidebarOpen, setOpen: setSidebarOpen, toggle: sidebarToggle, drawer: sidebar, searchInput } = useChatDrawer(stopTurn);
 
   const refreshThreads = useCallback(() => {
     data(api.GET('/api/v1/chat/{workspaceId}/history', { params: { path: { workspaceId } } })).then(setThreads, setError);
@@ -94,10 +97,7 @@ export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; thr
     setStreaming(false);
     live.set(null);
     shownThread.current = threadId;
-    const memory = rememberedPlus(threadId);
-    setSelectedPlus(memory.plusIds);
-    filesPlus.current = memory.filesPlusId ? Promise.resolve(memory.filesPlusId) : null;
-    setUploads([]);
+    files.openThread(threadId);
     setItems([]);
     setHasEarlier(false);
     setThreadError(null);
@@ -152,50 +152,6 @@ export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; thr
     };
   }, [items, workspaceId]);
 
-  const stop = useCallback(() => abort.current?.abort(), []);
-  /** Set by Ctrl/Cmd+K when it opens the drawer: the search box, not the drawer's first control, takes the focus. */
-  const searchOnOpen = useRef(false);
-  // Esc closes the chats drawer (on a phone) when it is open, else stops the answer in flight;
-  // Ctrl/Cmd+K goes to the search box.
-  useEffect(() => {
-    const onKey = (e: KeyboardEvent) => {
-      if (e.defaultPrevented) return;
-      if (e.key === 'Escape') {
-        if (sidebarOpen) {
-          e.preventDefault();
-          setSidebarOpen(false);
-          sidebarToggle.current?.focus();
-        } else if (abort.current) {
-          e.preventDefault();
-          stop();
-        }
-        return;
-      }
-      // Ctrl/Cmd+K: to the search box (opening the chats drawer on a narrow screen)
-      if ((e.ctrlKey || e.metaKey) && !e.altKey && !e.shiftKey && e.key.toLowerCase() === 'k') {
-        e.preventDefault();
-        // the drawer this opens gives its focus to the search box, not to its first control
-        if (!sidebarOpen) searchOnOpen.current = true;
-        setSidebarOpen(true);
-        requestAnimationFrame(() => {
-          searchInput.current?.focus();
-          searchInput.current?.select();
-        });
-      }
-    };
-    document.addEventListener('keydown', onKey);
-    return () => document.removeEventListener('keydown', onKey);
-  }, [stop, sidebarOpen]);
-  // The opened drawer takes the focus (its first control), so that the keyboard is where the eyes are.
-  useEffect(() => {
-    if (!sidebarOpen) return;
-    if (searchOnOpen.current) {
-      searchOnOpen.current = false;
-      searchInput.current?.focus();
-      return;
-    }
-    sidebar.current?.querySelector<HTMLElement>('select, a, button')?.focus();
-  }, [sidebarOpen]);
   useEffect(() => () => abort.current?.abort(), []);
 
   const send = (text: string): boolean => {
@@ -204,7 +160,7 @@ export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; thr
     abort.current = ctrl;
     const started = shownThread.current ?? null;
     const myView = view.current;
-    const plusIds = selectedPlus;
+    const plusIds = files.selectedPlus;
     setItems((prev) => [...prev, { key: `local-${++localKeys}`, role: 'user', content: text, status: 'ok', sources: [], modelId: null }]);
     live.set({ key: `live-${++localKeys}`, role: 'assistant', content: '', status: 'streaming', sources: [], modelId: modelId || null });
     setStreaming(true);
@@ -218,9 +174,7 @@ export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; thr
           live.update({ modelId: e.modelId });
           if (!started && view.current === myView) {
             shownThread.current = e.threadId;
-            const newThread = e.threadId;
-            if (filesPlus.current) void filesPlus.current.then((id) => rememberPlus(newThread, { plusIds, filesPlusId: id }));
-            else rememberPlus(newThread, { plusIds, filesPlusId: null });
+            files.rememberFor(e.threadId, plusIds);
             navigate(`/w/${workspaceId}/t/${e.threadId}`);
           }
         },
@@ -249,37 +203,6 @@ export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; thr
   const regenerate = () => {
     const lastUser = [...items].reverse().find((m) => m.role === 'user');
     if (lastUser) send(lastUser.content);
-  };
-
-  const onFiles = (files: File[]) => {
-    const batch: Upload[] = files.map((f) => ({ id: `u-${++localKeys}`, name: f.name, progress: 0, state: 'uploading' }));
-    setUploads((u) => [...u, ...batch]);
-    const patch = (id: string, p: Partial<Upload>) => setUploads((u) => u.map((x) => (x.id === id ? { ...x, ...p } : x)));
-    if (!filesPlus.current) {
-      filesPlus.current = createFilesEntry(`Files of a chat in ${workspace?.name ?? 'a workspace'}`).then((e) => {
-        setSelectedPlus((s) => (s.includes(e.id) ? s : [...s, e.id]));
-        if (shownThread.current) rememberPlus(shownThread.current, { plusIds: [...selectedPlus, e.id], filesPlusId: e.id });
-        return e.id;
-      });
-      filesPlus.current.catch(() => (filesPlus.current = null));
-    }
-    const entry = filesPlus.current;
-    files.forEach((file, i) => {
-      const u = batch[i]!;
-      entry
-        .then((plusId) => addFile(plusId, shownThread.current ?? null, file, (f) => patch(u.id, { progress: f })))
-        .then(
-          () => patch(u.id, { state: 'done', progress: 1 }),
-          (err: unknown) => patch(u.id, { state: 'failed', message: `${file.name} was not added: ${messageOf(err)}` }),
-        );
-    });
-  };
-
-  const togglePlus = (id: string) => {
-    const next = selectedPlus.includes(id) ? selectedPlus.filter((x) => x !== id) : [...selectedPlus, id];
-    setSelectedPlus(next);
-    const t = shownThread.current;
-    if (t) void (filesPlus.current ?? Promise.resolve(null)).then((f) => rememberPlus(t, { plusIds: next, filesPlusId: f }));
   };
 
   const onQuery = (q: string) => {
@@ -403,11 +326,11 @@ export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; thr
           modelId={modelId}
           onModel={setModelId}
           plus={plus}
-          selectedPlus={selectedPlus}
-          onTogglePlus={togglePlus}
-          uploads={uploads}
-          onFiles={onFiles}
-          onDismissUpload={(id) => setUploads((u) => u.filter((x) => x.id !== id))}
+          selectedPlus={files.selectedPlus}
+          onTogglePlus={files.togglePlus}
+          uploads={files.uploads}
+          onFiles={files.onFiles}
+          onDismissUpload={files.dismissUpload}
         />
       </section>
       {source && <SourceDialog source={source} onClose={() => setSource(null)} />}

@@ -5,8 +5,10 @@
  * thread exists. The entry is also chosen as context for the chat's turns (a new chat has no
  * thread to link files to yet). Which entries a thread draws on is remembered in this browser.
  */
-import type { Plus } from '../../api/client';
+import { useRef, useState } from 'preact/hooks';
+import { messageOf, type Plus } from '../../api/client';
 import { uploadForm } from '../../api/upload';
+import type { Upload } from './Composer';
 
 export interface ChatPlusMemory {
   plusIds: string[];
@@ -48,4 +50,67 @@ export function addFile(plusId: string, threadId: string | null, file: File, onP
     ? `/api/v1/chat/${encodeURIComponent(plusId)}/add-file?threadId=${encodeURIComponent(threadId)}`
     : `/api/v1/plus/${encodeURIComponent(plusId)}/add-file`;
   return uploadForm(url, form, onProgress);
+}
+
+let uploadKeys = 0;
+
+/**
+ * The chat screen's files and Plus entries: which entries its turns draw on, the uploads in
+ * progress, and the chat's own files entry (created at the first attachment). `currentThread`
+ * is the thread shown when a step needs it (none yet in a new chat).
+ */
+export function useChatFiles(workspaceName: string | undefined, currentThread: () => string | null) {
+  const [selectedPlus, setSelectedPlus] = useState<string[]>([]);
+  const [uploads, setUploads] = useState<Upload[]>([]);
+  const filesPlus = useRef<Promise<string> | null>(null);
+
+  /** Another thread is shown: the entries it draws on as this browser remembers them, no uploads. */
+  const openThread = (threadId: string | null) => {
+    const memory = rememberedPlus(threadId);
+    setSelectedPlus(memory.plusIds);
+    filesPlus.current = memory.filesPlusId ? Promise.resolve(memory.filesPlusId) : null;
+    setUploads([]);
+  };
+
+  /** A new chat's first answer named its thread: remember what it drew on. */
+  const rememberFor = (threadId: string, plusIds: string[]) => {
+    if (filesPlus.current) void filesPlus.current.then((id) => rememberPlus(threadId, { plusIds, filesPlusId: id }));
+    else rememberPlus(threadId, { plusIds, filesPlusId: null });
+  };
+
+  const onFiles = (files: File[]) => {
+    const batch: Upload[] = files.map((f) => ({ id: `u-${++uploadKeys}`, name: f.name, progress: 0, state: 'uploading' }));
+    setUploads((u) => [...u, ...batch]);
+    const patch = (id: string, p: Partial<Upload>) => setUploads((u) => u.map((x) => (x.id === id ? { ...x, ...p } : x)));
+    if (!filesPlus.current) {
+      filesPlus.current = createFilesEntry(`Files of a chat in ${workspaceName ?? 'a workspace'}`).then((e) => {
+        setSelectedPlus((s) => (s.includes(e.id) ? s : [...s, e.id]));
+        const t = currentThread();
+        if (t) rememberPlus(t, { plusIds: [...selectedPlus, e.id], filesPlusId: e.id });
+        return e.id;
+      });
+      filesPlus.current.catch(() => (filesPlus.current = null));
+    }
+    const entry = filesPlus.current;
+    files.forEach((file, i) => {
+      const u = batch[i]!;
+      entry
+        .then((plusId) => addFile(plusId, currentThread(), file, (f) => patch(u.id, { progress: f })))
+        .then(
+          () => patch(u.id, { state: 'done', progress: 1 }),
+          (err: unknown) => patch(u.id, { state: 'failed', message: `${file.name} was not added: ${messageOf(err)}` }),
+        );
+    });
+  };
+
+  const togglePlus = (id: string) => {
+    const next = selectedPlus.includes(id) ? selectedPlus.filter((x) => x !== id) : [...selectedPlus, id];
+    setSelectedPlus(next);
+    const t = currentThread();
+    if (t) void (filesPlus.current ?? Promise.resolve(null)).then((f) => rememberPlus(t, { plusIds: next, filesPlusId: f }));
+  };
+
+  const dismissUpload = (id: string) => setUploads((u) => u.filter((x) => x.id !== id));
+
+  return { selectedPlus, uploads, openThread, rememberFor, onFiles, togglePlus, dismissUpload };
 }

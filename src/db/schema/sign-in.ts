@@ -1,0 +1,62 @@
+/**
+ * Sign-in (owner: modules/teams, auth-repo.ts). Credentials live beside `users`, not in it: a
+ * user list never loads a password hash.
+ */
+import { index, integer, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { created, ts } from './columns.js';
+import { users } from './teams.js';
+
+/** A user's password: `scrypt$N$r$p$salt$hash` (security/passwords.ts). No row: no password yet. */
+export const userPasswords = pgTable('user_passwords', {
+  userId: integer('user_id')
+    .primaryKey()
+    .references(() => users.id, { onDelete: 'cascade' }),
+  hash: text('hash').notNull(),
+  updated: ts('updated').notNull().defaultNow(),
+});
+
+/** Browser sessions: the cookie's SHA-256, never the cookie. `expires` slides forward with use. */
+export const sessions = pgTable(
+  'sessions',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    tokenHash: text('token_hash').notNull(),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    created: created(),
+    expires: ts('expires').notNull(),
+  },
+  (t) => [uniqueIndex('sessions_token_uq').on(t.tokenHash), index('sessions_user_idx').on(t.userId), index('sessions_expires_idx').on(t.expires)],
+);
+
+/** One-use links with which a new user sets their password (the token's SHA-256 only). */
+export const userInvites = pgTable(
+  'user_invites',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    tokenHash: text('token_hash').notNull(),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    created: created(),
+    expires: ts('expires').notNull(),
+    used: ts('used'),
+  },
+  (t) => [uniqueIndex('user_invites_token_uq').on(t.tokenHash), index('user_invites_user_idx').on(t.userId)],
+);
+
+/**
+ * Sign-in attempts per key (`email:<address>` or `ip:<address>`) in a fixed window, shared by
+ * every node: an attempt is counted before its password is checked, so concurrent guesses on
+ * several nodes cannot exceed the limit.
+ */
+export const loginThrottle = pgTable(
+  'login_throttle',
+  {
+    key: text('key').primaryKey(),
+    windowStart: ts('window_start').notNull(),
+    attempts: integer('attempts').notNull(),
+  },
+  (t) => [index('login_throttle_window_idx').on(t.windowStart)],
+);

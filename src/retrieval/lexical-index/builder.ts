@@ -1,0 +1,192 @@
+/**
+ * Building one entry's postings: the chunks' stored tsvectors (text form) parsed as they are
+ * added, then sealed into an EntryIndex (a counting sort by lexeme).
+ */
+import { EntryIndex, SKIP, type IndexedFile } from './entry-index.js';
+
+/** Growable typed arrays for building. */
+class Grow<T extends Int32Array | Uint16Array | Float64Array> {
+  length = 0;
+  constructor(
+    public a: T,
+    private readonly make: (n: number) => T,
+  ) {}
+  push(v: number): void {
+    if (this.length === this.a.length) {
+      const b = this.make(this.a.length * 2);
+      b.set(this.a);
+      this.a = b;
+    }
+    this.a[this.length++] = v;
+  }
+  done(): T {
+    return this.a.slice(0, this.length) as T;
+  }
+}
+
+/** Weight bits of a tsvector position (WordEntryPos): A is 3, D (the default, no letter) 0. */
+const WEIGHT_A = 3;
+
+/**
+ * Lexemes of chunks as they are added, in chunk order; `seal` turns them into postings.
+ * A tsvector's text form is `'lexeme':1,5A 'other':2` (quote and backslash doubled in lexemes).
+ */
+export class IndexBuilder {
+  private readonly lexId = new Map<string, number>();
+  private readonly lexemes: string[] = [];
+  private readonly chunkId = new Grow(new Float64Array(1024), (n) => new Float64Array(n));
+  private readonly fileSlot = new Grow(new Int32Array(1024), (n) => new Int32Array(n));
+  private readonly tokenSize = new Grow(new Int32Array(1024), (n) => new Int32Array(n));
+  // one row per (chunk, lexeme): lexeme id, chunk slot, body tf, other positions | heading bit, and its positions
+  private readonly fLex = new Grow(new Int32Array(1 << 16), (n) => new Int32Array(n));
+  private readonly fSlot = new Grow(new Int32Array(1 << 16), (n) => new Int32Array(n));
+  private readonly fTf = new Grow(new Uint16Array(1 << 16), (n) => new Uint16Array(n));
+  private readonly fOther = new Grow(new Uint16Array(1 << 16), (n) => new Uint16Array(n));
+  private readonly fPos = new Grow(new Uint16Array(1 << 16), (n) => new Uint16Array(n));
+  private readonly fileSlots = new Map<string, number>();
+  readonly files: IndexedFile[] = [];
+
+  addFile(id: string, filename: string): void {
+    if (this.fileSlots.has(id)) return;
+    this.fileSlots.set(id, this.files.length);
+    this.files.push({ id, filename });
+  }
+
+  get chunks(): number {
+    return this.chunkId.length;
+  }
+
+  /** Add a chunk with its stored tsvector in text form; false when its file was not added. */
+  addChunk(id: number, fileId: string, tokenSize: number, vector: string): boolean {
+    const file = this.fileSlots.get(fileId);
+    if (file === undefined) return false;
+    const slot = this.chunkId.length;
+    this.chunkId.push(id);
+    this.fileSlot.push(file);
+    this.tokenSize.push(tokenSize);
+    const s = vector;
+    let i = 0;
+    while (i < s.length) {
+      if (s.charCodeAt(i) !== 39 /* ' */) {
+        i++;
+        continue;
+      }
+      // the lexeme, unquoted
+      let lexeme = '';
+      let from = ++i;
+      for (;;) {
+        const c = s.charCodeAt(i);
+        if (c === 39) {
+          if (s.charCodeAt(i + 1) === 39) {
+            lexeme += s.slice(from, i + 1);
+            i += 2;
+            from = i;
+            continue;
+          }
+          lexeme += s.slice(from, i);
+          i++;
+          break;
+        }
+        if (c === 92 /* \ */) {
+          lexeme += s.slice(from, i) + s[i + 1];
+          i += 2;
+          from = i;
+          continue;
+        }
+        if (Number.isNaN(c)) throw new Error('unterminated lexeme in a tsvector');
+        i++;
+      }
+      let lid = this.lexId.get(lexeme);
+      if (lid === undefined) {
+        lid = this.lexemes.length;
+        this.lexId.set(lexeme, lid);
+        this.lexemes.push(lexeme);
+      }
+      let tf = 0;
+      let other = 0;
+      let heading = false;
+      if (s.charCodeAt(i) === 58 /* : */) {
+        i++;
+        for (;;) {
+          let pos = 0;
+          let c = s.charCodeAt(i);
+          while (c >= 48 && c <= 57) {
+            pos = pos * 10 + (c - 48);
+            c = s.charCodeAt(++i);
+          }
+          let weight = 0;
+          if (c >= 65 && c <= 68) {
+            weight = 68 - c; // A 3, B 2, C 1, D 0
+            c = s.charCodeAt(++i);
+          }
+          this.fPos.push(pos);
+          if (weight === 0) tf++;
+          else {
+            other++;
+            if (weight === WEIGHT_A) heading = true;
+          }
+          if (c !== 44 /* , */) break;
+          i++;
+        }
+      }
+      this.fLex.push(lid);
+      this.fSlot.push(slot);
+      this.fTf.push(tf);
+      this.fOther.push(other | (heading ? 0x8000 : 0));
+    }
+    return true;
+  }
+
+  /** The postings: each lexeme's chunks in chunk order (a counting sort of what was added). */
+  seal(plusId: string, version: number, tokens: number): EntryIndex {
+    const nLex = this.lexemes.length;
+    const rows = this.fLex.length;
+    const fLex = this.fLex.a;
+    const postStart = new Int32Array(nLex + 1);
+    for (let r = 0; r < rows; r++) postStart[fLex[r]! + 1]!++;
+    for (let l = 0; l < nLex; l++) postStart[l + 1]! += postStart[l]!;
+    // where each row's positions start among the added ones
+    const fPosStart = new Int32Array(rows + 1);
+    for (let r = 0; r < rows; r++) fPosStart[r + 1] = fPosStart[r]! + this.fTf.a[r]! + (this.fOther.a[r]! & 0x7fff);
+    const cursor = postStart.slice(0, nLex);
+    const postSlot = new Int32Array(rows);
+    const postTf = new Uint16Array(rows);
+    const postOther = new Uint16Array(rows);
+    const rowOf = new Int32Array(rows);
+    for (let r = 0; r < rows; r++) {
+      const g = cursor[fLex[r]!]!++;
+      postSlot[g] = this.fSlot.a[r]!;
+      postTf[g] = this.fTf.a[r]!;
+      postOther[g] = this.fOther.a[r]!;
+      rowOf[g] = r;
+    }
+    const positions = new Uint16Array(fPosStart[rows]!);
+    const fPos = this.fPos.a;
+    const skip = new Int32Array(Math.ceil(rows / SKIP) + 1);
+    let at = 0;
+    for (let g = 0; g < rows; g++) {
+      if (g % SKIP === 0) skip[g / SKIP] = at;
+      const r = rowOf[g]!;
+      const to = fPosStart[r + 1]!;
+      for (let k = fPosStart[r]!; k < to; k++) positions[at++] = fPos[k]!;
+    }
+    const sorted = [...this.lexemes].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    return new EntryIndex(
+      plusId,
+      version,
+      tokens,
+      this.files,
+      this.chunkId.done(),
+      this.fileSlot.done(),
+      this.tokenSize.done(),
+      this.lexId,
+      sorted,
+      postStart,
+      postSlot,
+      postTf,
+      postOther,
+      skip,
+      positions,
+    );
+  }
+}

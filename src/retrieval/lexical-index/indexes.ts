@@ -1,0 +1,174 @@
+/**
+ * An in-memory lexical index of Plus entries: the same ranking as searchSql (search-sql.ts) — the same
+ * candidates, BM25 scores to the last bit, boosts, ties and order — computed from postings held
+ * in this process instead of by the database over the tsvector column.
+ *
+ * Why: on the embedded database every search step is planned and run in WebAssembly over every
+ * candidate row (~10 ms p50 at 100k chunks); here a question costs one small statement (the
+ * entry, with the question's lexemes) and one read of the texts actually used.
+ *
+ * The database stays the only truth. An index is built from plus_chunks.search (the stored
+ * tsvectors) at the entry's `lexical_version`, which the database raises with every statement
+ * that inserts or deletes the entry's chunks (migration 0013); a search uses the index only when
+ * the version it read with the entry is the index's, and the SQL ranking otherwise (and rebuilds
+ * the index in the background). So no write path, cascade or other node can leave it answering
+ * from stale chunks. docs/DECISIONS.md, "In-memory lexical index".
+ */
+import { sql } from 'drizzle-orm';
+import type { Executor } from '../../db/client.js';
+import { IndexBuilder } from './builder.js';
+import { EntryIndex } from './entry-index.js';
+
+/** Chunks read per statement while building (other queries run between them). */
+const BUILD_BATCH = 2000;
+
+/**
+ * Build an entry's index from the database. `unusable` at a version: the entry holds more than
+ * `maxChunks` chunks, or not as many as its chunk_count says (written other than by PlusRepo):
+ * not tried again until the entry changes. Null: the entry is gone, changed while it was read
+ * (its lexical_version moved: read again later), or the build was stopped.
+ */
+export async function buildEntryIndex(
+  db: Executor,
+  plusId: string,
+  maxChunks: number,
+  stopped: () => boolean = () => false,
+): Promise<EntryIndex | { unusable: number } | null> {
+  type Head = { version: number | string; chunk_count: number; tokens: number | string };
+  const head = async () =>
+    (
+      (await db.execute(sql`
+      select e.lexical_version as version, e.chunk_count, (select coalesce(sum(f.token_size), 0) from plus_files f where f.plus_id = e.id)::float8 as tokens
+      from plus_entries e where e.id = ${plusId}::uuid`)) as unknown as { rows: Head[] }
+    ).rows[0];
+  const before = await head();
+  if (!before) return null;
+  if (before.chunk_count > maxChunks) return { unusable: Number(before.version) };
+  const builder = new IndexBuilder();
+  const files = (await db.execute(sql`select f.id, f.filename from plus_files f where f.plus_id = ${plusId}::uuid`)) as unknown as {
+    rows: Array<{ id: string; filename: string }>;
+  };
+  for (const f of files.rows) builder.addFile(f.id, f.filename);
+  let last = 0;
+  for (;;) {
+    if (stopped()) return null;
+    const res = (await db.execute(sql`
+      select c.id, c.file_id, c.token_size, c.search::text as search
+      from plus_chunks c where c.plus_id = ${plusId}::uuid and c.id > ${last}
+      order by c.id limit ${BUILD_BATCH}`)) as unknown as { rows: Array<{ id: number | string; file_id: string; token_size: number; search: string | null }> };
+    // a chunk of a file added since the files were read: the entry changed, read it again later
+    for (const r of res.rows) if (!builder.addChunk(Number(r.id), r.file_id, r.token_size, r.search ?? '')) return null;
+    if (res.rows.length < BUILD_BATCH) break;
+    last = Number(res.rows[res.rows.length - 1]!.id);
+    if (builder.chunks > maxChunks) return { unusable: Number(before.version) };
+  }
+  const after = await head();
+  if (!after || Number(after.version) !== Number(before.version)) return null;
+  if (builder.chunks !== after.chunk_count) return { unusable: Number(before.version) };
+  return builder.seal(plusId, Number(before.version), Number(before.tokens));
+}
+
+export interface IndexStats {
+  entries: number;
+  chunks: number;
+  bytes: number;
+  building: number;
+}
+
+/**
+ * The indexes of the entries searched lately, at most `maxChunks` chunks in all (the least
+ * recently searched go first; an entry larger than that is searched by SQL). Built one at a time
+ * in the background, when a search finds none current for its entry: that search, and those
+ * until the build is done, rank in SQL.
+ */
+export class LexicalIndexes {
+  private readonly ready = new Map<string, EntryIndex>();
+  /** entries that could not be indexed at that version (buildEntryIndex) */
+  private readonly unusable = new Map<string, number>();
+  private readonly queue = new Set<string>();
+  private running: Promise<void> | null = null;
+  private closed = false;
+
+  constructor(
+    private readonly db: Executor,
+    private readonly maxChunks: number,
+    private readonly onError: (err: unknown, plusId: string) => void = () => {},
+  ) {}
+
+  /** Whether the entry has an index (at some version): a search reads the entry's version, then asks `current`. */
+  has(plusId: string): boolean {
+    return this.ready.has(plusId);
+  }
+
+  /**
+   * The entry's index if it was built at `version` of the entry; otherwise undefined, an older
+   * index is dropped, and (unless the entry is too large) a build is queued.
+   */
+  current(plusId: string, version: number): EntryIndex | undefined {
+    const idx = this.ready.get(plusId);
+    if (idx && idx.version === version) {
+      this.ready.delete(plusId);
+      this.ready.set(plusId, idx); // most recently used last
+      return idx;
+    }
+    if (idx) this.ready.delete(plusId);
+    if (this.unusable.get(plusId) !== version && !this.closed) {
+      this.queue.add(plusId);
+      this.running ??= this.drain();
+    }
+    return undefined;
+  }
+
+  /** Resolves when no build is queued or running (tests, benchmarks, warm-up). */
+  async idle(): Promise<void> {
+    while (this.running) await this.running;
+  }
+
+  stats(): IndexStats {
+    let chunks = 0;
+    let bytes = 0;
+    for (const i of this.ready.values()) {
+      chunks += i.chunks;
+      bytes += i.bytes;
+    }
+    return { entries: this.ready.size, chunks, bytes, building: this.queue.size + (this.running ? 1 : 0) };
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.queue.clear();
+    await this.idle();
+    this.ready.clear();
+  }
+
+  private async drain(): Promise<void> {
+    try {
+      for (const plusId of this.queue) {
+        this.queue.delete(plusId);
+        if (this.closed) break;
+        try {
+          const built = await buildEntryIndex(this.db, plusId, this.maxChunks, () => this.closed);
+          if (built instanceof EntryIndex) this.add(built);
+          else if (built) this.unusable.set(plusId, built.unusable);
+        } catch (err) {
+          if (!this.closed) this.onError(err, plusId);
+        }
+      }
+    } finally {
+      this.running = null;
+    }
+  }
+
+  private add(idx: EntryIndex): void {
+    this.ready.delete(idx.plusId);
+    this.unusable.delete(idx.plusId);
+    let chunks = idx.chunks;
+    for (const i of this.ready.values()) chunks += i.chunks;
+    for (const [id, i] of this.ready) {
+      if (chunks <= this.maxChunks) break;
+      this.ready.delete(id);
+      chunks -= i.chunks;
+    }
+    this.ready.set(idx.plusId, idx);
+  }
+}

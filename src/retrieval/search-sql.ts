@@ -1,0 +1,215 @@
+/**
+ * The lexical search as SQL: what a scope and a question are, the question's term statistics
+ * (one round trip, prefix matches included), and the BM25 search of one step of a term choice —
+ * the statements RetrievalRepo runs (and the benchmarks time).
+ */
+import { sql, type SQL } from 'drizzle-orm';
+import { BM25, BOOSTS, NEAR, PREFIX_MIN_CHARS, TIE_DECIMALS } from './scoring.js';
+import { quoteLexeme, type Step, type TermChoice, type TermPair, type TermStat } from './query.js';
+
+export interface ChunkScope {
+  plusIds: string[];
+  fileIds: string[];
+}
+
+/** What is searched for: the question, and for a follow-up in a thread the previous question (its key terms are carried). */
+export interface Question {
+  text: string;
+  carry?: string | null;
+}
+
+/** Questions are cut to this many characters before their lexemes are taken (a pasted document stays cheap). */
+export const MAX_QUESTION_CHARS = 10_000;
+
+const uuidList = (ids: string[]) =>
+  sql.join(
+    ids.map((id) => sql`${id}::uuid`),
+    sql`, `,
+  );
+export const isEmptyScope = (s: ChunkScope) => s.plusIds.length === 0 && s.fileIds.length === 0;
+
+function scopeSql(s: ChunkScope): SQL {
+  const parts = [];
+  if (s.plusIds.length > 0) parts.push(sql`c.plus_id in (${uuidList(s.plusIds)})`);
+  if (s.fileIds.length > 0) parts.push(sql`c.file_id in (${uuidList(s.fileIds)})`);
+  return sql`(${sql.join(parts, sql` or `)})`;
+}
+
+/**
+ * The entries whose statistics stand for the scope (`col` in them): its entries, and the entries
+ * of its files. A scope's files (a thread's files) are searched alone, but their term statistics
+ * are those of their whole entries — an approximation that keeps one df table per entry.
+ */
+function statsEntriesSql(s: ChunkScope, col: SQL): SQL {
+  const parts = [];
+  if (s.plusIds.length > 0) parts.push(sql`${col} in (${uuidList(s.plusIds)})`);
+  if (s.fileIds.length > 0) parts.push(sql`${col} in (select f.plus_id from plus_files f where f.id in (${uuidList(s.fileIds)}))`);
+  return sql`(${sql.join(parts, sql` or `)})`;
+}
+
+/** The question's lexemes with their first position in it, and a follow-up's carried ones (position null). */
+function questionLexemesSql(question: Question): SQL {
+  const own = sql`select u.lexeme, u.positions[1]::int as pos, false as carried from unnest(to_tsvector('english', ${question.text.slice(0, MAX_QUESTION_CHARS)})) u`;
+  if (!question.carry) return own;
+  return sql`
+    select lexeme, min(pos) as pos, bool_and(carried) as carried from (
+      ${own}
+      union all
+      select u.lexeme, null, true from unnest(to_tsvector('english', ${question.carry.slice(0, MAX_QUESTION_CHARS)})) u
+    ) q group by lexeme`;
+}
+
+/** The question's and the carried question's tsvectors in text form (RetrievalRepo.questionLexemes; $1 question, $2 carried or ''). */
+export const QUESTION_VECTORS = `select to_tsvector('english', $1::text)::text as own, to_tsvector('english', $2::text)::text as carried`;
+
+/**
+ * The question's lexemes as found in the entries `inScope` selects (a condition on `t.plus_id`):
+ * each with its document frequency summed over them, its first position in the question and
+ * whether it was carried; a lexeme absent from them replaced by its prefix match
+ * (PREFIX_MIN_CHARS) — one query, the prefix looked up as a range of plus_terms' primary key.
+ * Rows: lexeme, df, pos, carried.
+ */
+function questionTermsSql(question: Question, inScope: SQL): SQL {
+  const q = questionLexemesSql(question);
+  return sql`
+    select x.lexeme, coalesce(sum(x.df) filter (where not x.prefix), max(x.df))::int as df, min(x.pos) as pos, bool_and(x.carried) as carried
+    from (
+      select t.lexeme, t.df, q.pos, q.carried, false as prefix
+      from plus_terms t join (${q}) q on q.lexeme = t.lexeme
+      where ${inScope}
+      union all
+      select p.lexeme, p.df, q.pos, q.carried, true
+      from (${q}) q
+      cross join lateral (
+        select t.lexeme, sum(t.df)::int as df
+        from plus_terms t
+        where ${inScope} and t.lexeme >= left(q.lexeme, -1) and t.lexeme < left(q.lexeme, -2) || chr(ascii(substr(q.lexeme, length(q.lexeme) - 1, 1)) + 1)
+          and starts_with(t.lexeme, left(q.lexeme, -1))
+        group by t.lexeme
+        order by sum(t.df) desc, t.lexeme
+        limit 1
+      ) p
+      where length(q.lexeme) >= ${PREFIX_MIN_CHARS} and q.lexeme ~ '^[a-z]+$'
+        and not exists (select 1 from plus_terms t where ${inScope} and t.lexeme = q.lexeme)
+    ) x
+    group by x.lexeme`;
+}
+
+/**
+ * One round trip: those of the question's lexemes (English stemming, stop words removed) that
+ * occur in the scope's entries — or their prefix match (questionTermsSql) — with their document
+ * frequency summed over them, their position in the question and whether they were carried from
+ * a previous one; and on every row the scope's chunk count and token count (BM25's N and average
+ * chunk length). A question with no such lexeme gives no row.
+ */
+export function termStatsSql(scope: ChunkScope, question: Question): SQL {
+  return sql`
+    select t.lexeme, t.df, t.pos, t.carried,
+           (select coalesce(sum(e.chunk_count), 0) from plus_entries e where ${statsEntriesSql(scope, sql`e.id`)})::int as n,
+           (select coalesce(sum(f.token_size), 0) from plus_files f where ${statsEntriesSql(scope, sql`f.plus_id`)})::float8 as tokens
+    from (${questionTermsSql(question, statsEntriesSql(scope, sql`t.plus_id`))}) t`;
+}
+
+/**
+ * For ONE entry (`entryId`, e.g. a column of an outer query): the question's lexemes that occur
+ * in it (or their prefix match) as [lexeme, df, position in the question], and the entry's token
+ * count — a scalar subquery, so that the entry's lookup and its term statistics take one round
+ * trip (PlusRepo.findWithTerms).
+ */
+export function entryTermsSql(entryId: SQL, question: string): SQL {
+  return sql`json_build_object(
+    'terms', (
+      select coalesce(json_agg(json_build_array(t.lexeme, t.df, t.pos)), '[]'::json)
+      from (${questionTermsSql({ text: question }, sql`t.plus_id = ${entryId}`)}) t),
+    'tokens', (select coalesce(sum(f.token_size), 0) from plus_files f where f.plus_id = ${entryId}))`;
+}
+
+/** The value of entryTermsSql. */
+export function parseEntryTerms(v: unknown): { terms: TermStat[]; tokens: number } {
+  const o = (typeof v === 'string' ? JSON.parse(v) : v) as { terms: Array<[string, number, number | null]> | null; tokens: number | string | null } | null;
+  return {
+    terms: (o?.terms ?? []).map(([lexeme, df, pos]) =>
+      pos === null || pos === undefined ? { lexeme, df: Number(df) } : { lexeme, df: Number(df), pos: Number(pos) },
+    ),
+    tokens: Number(o?.tokens ?? 0),
+  };
+}
+
+/**
+ * A lexeme's occurrences in a chunk's text (weight D of plus_chunks.search; its headings, weight A,
+ * not counted), read in C without unnesting the vector: for ONE lexeme, with weight 1 for D
+ * positions and 0 for the others, PostgreSQL's ts_rank (normalisation 0) is
+ * Σ_{j=1..tf} 1/j² ÷ π²/6 — 1 − that is about 6/(π²(tf + ½)), so tf is recovered exactly by
+ * rounding 6/(π²(1 − rank)) − ½ (0 when the lexeme is only in the headings). The ranking tests
+ * check it on both databases.
+ */
+export function bodyTf(vector: SQL, quotedLexeme: string): SQL {
+  return sql`round(1 / (1.6449340668482264 * (1 - ts_rank('{1,0,0,0}'::float4[], ${vector}, cast(${quotedLexeme} as tsquery), 0)::float8)) - 0.5)`;
+}
+
+/** tsquery literals: a pair as found in the question, and near each other in either order. */
+function pairQueries(p: TermPair): { phrase: string; near: string } {
+  const a = quoteLexeme(p.a);
+  const b = quoteLexeme(p.b);
+  const near: string[] = [];
+  for (let k = 1; k <= NEAR; k++) near.push(`${a} <${k}> ${b}`, `${b} <${k}> ${a}`);
+  return { phrase: `${a} <${Math.max(1, p.distance)}> ${b}`, near: near.join(' | ') };
+}
+
+/**
+ * The best chunks in scope of one step of a term choice, best first. The candidates are the
+ * chunks matching the step's tsquery (GIN index); each is scored, in SQL, with BM25 over its text
+ * — for each ranking lexeme it holds, idf × tf(k1 + 1) / (tf + k1(1 − b + b·len/avglen)), tf its
+ * occurrences in the text (weight D of the tsvector), len the chunk's tokens — plus the boosts
+ * (BOOSTS): the lexeme in the chunk's headings (weight A), neighbouring lexemes of the question as
+ * a phrase or near each other. Equal scores are ordered by how many better chunks of the same file
+ * come first (diversity: another file's best before a file's second), then the shorter chunk, and
+ * only then the chunk id.
+ */
+export function searchSql(scope: ChunkScope, choice: TermChoice, step: Step, limit: number, avgLen: number): SQL {
+  const { k1, b } = BM25;
+  // len/avglen; without a known average (no token counts) no length normalisation
+  const norm = avgLen > 0 ? sql`(${k1}::float8 * (1 - ${b}::float8 + ${b}::float8 * m.token_size / ${avgLen}::float8))` : sql`${k1}::float8`;
+  const pairs = choice.pairs.map((p) => {
+    const q = pairQueries(p);
+    return sql` + ${p.idf}::float8 * (case when m.search @@ cast(${q.phrase} as tsquery) then ${BOOSTS.phrase}::float8 when m.search @@ cast(${q.near} as tsquery) then ${BOOSTS.near}::float8 else 0 end)`;
+  });
+  // Per ranking lexeme: tf, its occurrences in the text (bodyTf), and whether the headings hold it.
+  const terms = choice.rank.map((l, i) => {
+    const q = quoteLexeme(l);
+    const tf = bodyTf(sql`m.search`, q);
+    return sql`${choice.idf[i]}::float8 * (${tf} * ${k1 + 1}::float8 / (${tf} + ${norm}) + case when m.search @@ cast(${`${q}:A`} as tsquery) then ${BOOSTS.heading}::float8 else 0 end)`;
+  });
+  return sql`
+    with m as (
+      select c.id, c.file_id, c.plus_id, c.token_size, c.search
+      from plus_chunks c
+      where c.search @@ cast(${step.match} as tsquery) and ${scopeSql(scope)}
+    ), s as (
+      select m.id, m.file_id, m.plus_id, m.token_size,
+             ${sql.join(terms, sql` + `)}${sql.join(pairs, sql``)} as score
+      from m
+    ), r as (
+      select s.*, row_number() over (partition by s.file_id order by s.score desc, s.token_size, s.id) as in_file
+      from s
+    )
+    select r.id, r.file_id, r.plus_id, c.file_data_processed as text, r.token_size, c.heading, r.score
+    from (select * from r order by round(r.score::numeric, ${TIE_DECIMALS}) desc, r.in_file, r.token_size, r.id limit ${limit}) r
+    join plus_chunks c on c.id = r.id
+    order by round(r.score::numeric, ${TIE_DECIMALS}) desc, r.in_file, r.token_size, r.id`;
+}
+
+/** The documents' opening chunks. */
+export function leadingSql(scope: ChunkScope, limit: number): SQL {
+  return sql`
+    select c.id, c.file_id, c.plus_id, c.file_data_processed as text, c.token_size, c.heading, 0 as score
+    from plus_chunks c
+    where ${scopeSql(scope)}
+    order by c.idx, c.id
+    limit ${limit}`;
+}
+
+/** The names of files missing from the cache (FilenameCache). */
+export function filenamesSql(fileIds: string[]): SQL {
+  return sql`select f.id, f.filename from plus_files f where f.id in (${uuidList(fileIds)})`;
+}
