@@ -190,8 +190,21 @@ test('threads are listed newest first, renamed and deleted; the model picker cho
   const threads = await atrium.api<Array<{ title: string }>>('GET', `/api/v1/chat/${ws.id}/history`);
   expect(threads.map((t) => t.title)).toEqual(['Renamed chat']);
 
+  // The thread's history is held back until the model is picked: arriving later, it must not put
+  // back the model the thread was last answered by over the person's choice.
+  let release!: () => void;
+  const held = new Promise<void>((r) => (release = r));
+  const threadHistory = (url: URL) => url.pathname.startsWith(`/api/v1/chat/${ws.id}/history/`);
+  await page.route(threadHistory, async (route) => {
+    await held;
+    await route.continue();
+  });
   await page.getByRole('link', { name: 'Renamed chat' }).click();
   await page.getByRole('combobox', { name: 'Model' }).selectOption({ label: second.name });
+  release();
+  await expect(page.getByText('Older question').first()).toBeVisible();
+  await page.unroute(threadHistory);
+  await expect(page.getByRole('combobox', { name: 'Model' })).toHaveValue(second.id);
   await page.getByRole('textbox', { name: 'Message' }).fill('Who answers?');
   await page.getByRole('button', { name: 'Send' }).click();
   await expect(answer(page).last()).toContainText('Echo: Who answers?');

@@ -63,6 +63,12 @@ export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; thr
   const abort = useRef<AbortController | null>(null);
   /** The thread whose messages `items` holds (set by a new chat's first answer, before the URL changes). */
   const shownThread = useRef<string | null | undefined>(undefined);
+  // Set when the person picks a model in the thread shown: its history, arriving later, then leaves the choice alone.
+  const pickedModel = useRef(false);
+  const pickModel = useCallback((id: string) => {
+    pickedModel.current = true;
+    setModelId(id);
+  }, []);
   /** Counts thread switches: a turn's late events must not land in another thread's view. */
   const view = useRef(0);
   const files = useChatFiles(workspace?.name, () => shownThread.current ?? null);
@@ -97,6 +103,7 @@ export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; thr
     setStreaming(false);
     live.set(null);
     shownThread.current = threadId;
+    pickedModel.current = false;
     files.openThread(threadId);
     setItems([]);
     setHasEarlier(false);
@@ -123,7 +130,7 @@ export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; thr
         setHasEarlier(t.hasEarlier === true);
         // The thread keeps the model it was last answered by (if the workspace still has it).
         const model = lastModel(loaded);
-        if (model) setModelId(model);
+        if (model && !pickedModel.current) setModelId(model);
         if (m) setFocus({ id: m, n: ++localKeys });
       },
       setThreadError,
@@ -324,7 +331,7 @@ export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; thr
           onStop={stop}
           models={workspace.models}
           modelId={modelId}
-          onModel={setModelId}
+          onModel={pickModel}
           plus={plus}
           selectedPlus={files.selectedPlus}
           onTogglePlus={files.togglePlus}
