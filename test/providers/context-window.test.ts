@@ -182,6 +182,23 @@ describe('a conversation the client keeps in `messages` (no stored thread)', () 
     expectFitted();
   });
 
+  it('a model saved without a window fits the one its provider reports (llama.cpp /props), and says so', async () => {
+    s.standIn.set({ contextWindow: { tokens: WINDOW, style: 'llamacpp' } });
+    const team = await newTeam(t);
+    const m = await createModel(t, team.ownerKey, { ...s.modelBody('OPENAI'), contextWindow: null });
+    expect(m).toMatchObject({ contextWindow: null, contextWindowUsed: WINDOW, contextWindowSource: 'probed', contextWindowProbe: 'llama.cpp /props n_ctx' });
+    const got = (await t.request({ method: 'GET', url: `/api/v1/models/${m.id}`, key: team.ownerKey })).json();
+    expect(got).toMatchObject({ contextWindow: null, contextWindowUsed: WINDOW, contextWindowSource: 'probed' });
+    const ws = await createWorkspace(t, team.ownerKey, { modelIds: [m.id] });
+    const statuses = await runConversation(async (messages) => {
+      const res = await t.request({ method: 'POST', url: `/api/v1/chat/${ws.id}/completions`, key: team.ownerKey, payload: { messages } });
+      return { status: res.statusCode, content: res.statusCode === 200 ? (res.json() as { message: { content: string } }).message.content : '' };
+    });
+    expect(statuses).toEqual(Array(18).fill(200));
+    // fitted to the reported window from the start: without it (8,192 assumed) every later turn is refused once
+    expectFitted();
+  });
+
   it('on /api/v1 with a `messages` array, every turn fits a 4,096 window', async () => {
     const { key, wsId } = await setup('OPENAI');
     s.standIn.set({ contextWindow: { tokens: WINDOW, style: 'openai' } });

@@ -31,6 +31,24 @@ describe('contextWindow warnings', () => {
     expect(got.json().warnings).toBeUndefined();
   });
 
+  it('a model says which window its turns use: declared, reported by the provider, or the default', async () => {
+    const team = await newTeam(t);
+    const unknown = await createModel(t, team.ownerKey, { ...s.modelBody('OPENAI'), contextWindow: null }); // /props 404
+    expect(unknown).toMatchObject({ contextWindowUsed: 8192, contextWindowSource: 'default', contextWindowProbe: null });
+    s.standIn.set({ contextWindow: { tokens: 4096, style: 'llamacpp' } });
+    const saved = await t.request({ method: 'PATCH', url: `/api/v1/models/${unknown.id}`, key: team.ownerKey, payload: { name: 'Probed now' } });
+    expect(saved.json()).toMatchObject({
+      contextWindow: null,
+      contextWindowUsed: 4096,
+      contextWindowSource: 'probed',
+      contextWindowProbe: 'llama.cpp /props n_ctx',
+    });
+    const declared = await t.request({ method: 'PATCH', url: `/api/v1/models/${unknown.id}`, key: team.ownerKey, payload: { contextWindow: 2048 } });
+    expect(declared.json()).toMatchObject({ contextWindow: 2048, contextWindowUsed: 2048, contextWindowSource: 'declared', contextWindowProbe: null });
+    const g = await createModel(t, team.ownerKey, { ...s.modelBody('GOOGLE'), contextWindow: null });
+    expect(g).toMatchObject({ contextWindowUsed: 4096, contextWindowSource: 'probed', contextWindowProbe: 'Gemini inputTokenLimit + outputTokenLimit' });
+  });
+
   it('Gemini (inputTokenLimit + outputTokenLimit)', async () => {
     const team = await newTeam(t);
     s.standIn.set({ contextWindow: { tokens: 4096, style: 'llamacpp' } });

@@ -32,6 +32,9 @@ export const models = pgTable(
     bitCount: integer('bit_count'),
     groupSize: integer('group_size'),
     contextWindow: integer('context_window'),
+    /** what the provider reported when no contextWindow was declared (providers/window-probe.ts), and where it came from */
+    probedContextWindow: integer('probed_context_window'),
+    probedContextWindowSource: text('probed_context_window_source'),
     promptMode: text('prompt_mode'),
     accuracy: doublePrecision('accuracy'),
     speed: doublePrecision('speed'),

@@ -13,9 +13,8 @@
 import type { StoredUsage } from '../../db/schema/chat.js';
 import { classifyProviderError, type ProviderError } from '../../providers/errors.js';
 import type { ChatMessage, Completion, ProviderAdapter, ProviderRequest, StreamEvent } from '../../providers/types.js';
+import { DEFAULT_CONTEXT_WINDOW } from '../models/service.js';
 
-/** Window assumed when a model declares none (history must still be capped). */
-export const DEFAULT_CONTEXT_WINDOW = 8192;
 /** Upper bound of the default output cap. */
 export const MAX_DEFAULT_OUTPUT_TOKENS = 4096;
 /** Share of the window kept free on top of the output reserve (tokenizer drift, chat template tokens). */

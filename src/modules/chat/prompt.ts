@@ -1,6 +1,7 @@
 import { countTokens } from '../../ingest/tokens.js';
 import type { ChatMessage } from '../../providers/types.js';
-import { DEFAULT_CONTEXT_WINDOW, effectiveMaxTokens, promptBudget, retryCalibration } from './context-fit.js';
+import { DEFAULT_CONTEXT_WINDOW } from '../models/service.js';
+import { effectiveMaxTokens, promptBudget, retryCalibration } from './context-fit.js';
 
 /**
  * Prompt assembly, in this order (docs/ARCHITECTURE.md "Prompt assembly"):

@@ -8,7 +8,7 @@ import { countTokens, firstTokens } from '../../ingest/tokens.js';
 import { classifyProviderError, describeForLog, getAdapter, type ProviderError } from '../../providers/index.js';
 import { observe } from '../../observability/hooks.js';
 import type { ChatMessage, GenerationParams, ProviderTarget, ProviderTimeouts, ToolCall, ToolCallDelta, ToolOptions, Usage } from '../../providers/types.js';
-import { assertMaxTokensFit, type ModelsService } from '../models/service.js';
+import { assertMaxTokensFit, contextWindowOf, DEFAULT_CONTEXT_WINDOW, type ModelsService } from '../models/service.js';
 import type { PlusService } from '../plus/service.js';
 import type { PromptLogsService } from '../prompt-logs/service.js';
 import type { Principal } from '../teams/service.js';
@@ -73,7 +73,6 @@ const ZERO_USAGE: Usage = Object.freeze({ promptTokens: 0, completionTokens: 0, 
 const NO_CONTEXT = Object.freeze({ text: '', sources: [] as StoredSource[] });
 /** Retrieved context may use at most this share of the model's window. */
 const CONTEXT_SHARE = 0.4;
-const DEFAULT_WINDOW = 8192;
 /** How long a thread's last-exchange size is kept (it is only ever replaced by this node's own answers). */
 const EXCHANGE_TTL_MS = 10 * 60_000;
 
@@ -311,7 +310,7 @@ export class TurnService {
     };
     assertMaxTokensFit(model, params.maxTokens);
     // Without a configured maxTokens a default output cap is still sent (context-fit.ts).
-    params.maxTokens = effectiveMaxTokens(params.maxTokens, model.contextWindow);
+    params.maxTokens = effectiveMaxTokens(params.maxTokens, contextWindowOf(model));
     const scope = w.row.chatHistoryType === 'USER' ? { workspaceId: w.row.id, onlyUserId: caller.userId } : { workspaceId: w.row.id };
     return {
       workspace: w.row,
@@ -325,7 +324,7 @@ export class TurnService {
         id: model.id,
         name: model.name,
         price: model.chatCredits,
-        contextWindow: model.contextWindow,
+        contextWindow: contextWindowOf(model),
         usesSystemPrompts: model.usesSystemPrompts,
         promptWrapper: model.promptWrapper ?? null,
       },
@@ -562,7 +561,7 @@ export class TurnService {
 
 /** What a turn may cost at most, before its history is known (the statement adds the history's size). */
 function costOf(plan: Plan, contextText: string, extraTokens: number): TurnCost {
-  const window = plan.model.contextWindow ?? DEFAULT_WINDOW;
+  const window = plan.model.contextWindow ?? DEFAULT_CONTEXT_WINDOW;
   const maxOutput = plan.params.maxTokens ?? 0;
   const texts = [plan.settings.systemInstructions ?? '', plan.settings.addedContext ?? '', contextText];
   const promptTokens =
@@ -576,7 +575,7 @@ function costOf(plan: Plan, contextText: string, extraTokens: number): TurnCost 
 
 /** The most retrieved context may take of the turn's model's window. */
 function contextBudget(plan: Plan): number {
-  return Math.max(256, Math.floor((plan.model.contextWindow ?? DEFAULT_WINDOW) * CONTEXT_SHARE));
+  return Math.max(256, Math.floor((plan.model.contextWindow ?? DEFAULT_CONTEXT_WINDOW) * CONTEXT_SHARE));
 }
 
 /** The provider reported no usage: estimate with the same tokenizer used for budgets. */

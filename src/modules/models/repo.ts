@@ -63,6 +63,16 @@ export class ModelsRepo {
     return row!;
   }
 
+  /** The window the provider reported (or null), without touching `updated`: it is no edit of the model. */
+  async setProbedWindow(db: Executor, id: string, probed: { tokens: number; source: string } | null): Promise<ModelRow | undefined> {
+    const [row] = await db
+      .update(models)
+      .set({ probedContextWindow: probed?.tokens ?? null, probedContextWindowSource: probed?.source ?? null })
+      .where(eq(models.id, id))
+      .returning();
+    return row;
+  }
+
   async addToTeam(db: Executor, teamId: string, modelId: string): Promise<void> {
     await db.insert(teamModels).values({ teamId, modelId }).onConflictDoNothing();
   }

@@ -96,6 +96,11 @@ export const Model = Type.Object(
     updated: DateTime,
     system: Type.Boolean({ description: 'a system model defined by the instance operator' }),
     inTeam: Type.Boolean({ description: "whether the caller's team uses this model" }),
+    contextWindowUsed: Type.Integer({ description: 'the window turns are fitted into: contextWindow, else the one the provider reported, else 8192' }),
+    contextWindowSource: Type.Union([Type.Literal('declared'), Type.Literal('probed'), Type.Literal('default')], {
+      description: "where contextWindowUsed comes from: the model's contextWindow, the provider (asked when the model was saved without one), or the default",
+    }),
+    contextWindowProbe: Nullable(Type.String({ description: 'when probed: what the provider reported it in, e.g. `llama.cpp /props n_ctx`' })),
     warnings: Type.Optional(
       Type.Array(Type.String(), {
         description: 'create/update only: configuration doubts found by asking the provider (e.g. a contextWindow larger than it serves); never blocking',

@@ -39,7 +39,27 @@ export function toModelView(m: ModelWithMembership): ModelT {
     updated: m.updated.toISOString(),
     system: m.isSystem,
     inTeam: m.inTeam,
+    ...windowOf(m),
   };
+}
+
+/** Turns fit into this many tokens when a model neither declares a window nor had one reported. */
+export const DEFAULT_CONTEXT_WINDOW = 8192;
+
+/**
+ * The window a model's turns are fitted into: the one declared, else the one its provider reported
+ * when the model was saved (providers/window-probe.ts), else null (the turn's default applies).
+ */
+export function contextWindowOf(model: Pick<ModelRow, 'contextWindow' | 'probedContextWindow'>): number | null {
+  return model.contextWindow ?? model.probedContextWindow ?? null;
+}
+
+function windowOf(m: ModelRow): Pick<ModelT, 'contextWindowUsed' | 'contextWindowSource' | 'contextWindowProbe'> {
+  if (m.contextWindow !== null) return { contextWindowUsed: m.contextWindow, contextWindowSource: 'declared', contextWindowProbe: null };
+  if (m.probedContextWindow !== null) {
+    return { contextWindowUsed: m.probedContextWindow, contextWindowSource: 'probed', contextWindowProbe: m.probedContextWindowSource };
+  }
+  return { contextWindowUsed: DEFAULT_CONTEXT_WINDOW, contextWindowSource: 'default', contextWindowProbe: null };
 }
 
 /**
@@ -126,15 +146,16 @@ export class ModelsService {
       if (teamId) await this.repo.addToTeam(tx, teamId, inserted.id);
       return inserted;
     });
-    return this.withWarnings(toModelView({ ...row, inTeam: teamId !== null }), row);
+    return this.withWarnings(toModelView({ ...row, inTeam: teamId !== null }), { ...row, inTeam: teamId !== null });
   }
 
   /**
-   * Best effort, after the write: ask the provider for the window it serves and warn when the
-   * declared contextWindow is larger (providers/window-probe.ts). Never fails the request.
+   * Best effort, after the write: ask the provider for the window it serves (providers/window-probe.ts).
+   * A declared contextWindow larger than that gets a warning; without one, the reported window is
+   * kept on the model and used (null clears an earlier report). Never fails the request.
    */
-  private async withWarnings(view: ModelT, row: ModelRow): Promise<ModelT> {
-    if (row.contextWindow === null || !row.baseModel) return view;
+  private async withWarnings(view: ModelT, row: ModelRow & { inTeam: boolean }): Promise<ModelT> {
+    if (!row.baseModel) return view;
     const target: ProviderTarget = {
       apiBase: row.apiBase,
       connectionType: row.connectionType,
@@ -142,8 +163,16 @@ export class ModelsService {
       apiKey: row.apiKeyEnc ? this.secrets.open(row.apiKeyEnc) : null,
       baseModel: row.baseModel,
     };
-    const warning = windowWarning(row.contextWindow, await probeContextWindow(target));
-    return warning ? { ...view, warnings: [warning] } : view;
+    const probed = await probeContextWindow(target);
+    if (row.contextWindow !== null) {
+      const warning = windowWarning(row.contextWindow, probed);
+      return warning ? { ...view, warnings: [warning] } : view;
+    }
+    if ((probed?.tokens ?? null) === row.probedContextWindow && (probed?.source ?? null) === row.probedContextWindowSource) return view;
+    const saved = await this.repo.setProbedWindow(this.db, row.id, probed);
+    if (!saved) return view; // deleted meanwhile
+    this.changed(row.id);
+    return { ...toModelView({ ...saved, inTeam: row.inTeam }), ...(view.warnings ? { warnings: view.warnings } : {}) };
   }
 
   /** Create or update a system model from the operator's configuration (idempotent by id). */
@@ -167,7 +196,7 @@ export class ModelsService {
     this.checkKind(values.kind ?? current.kind, values.apiBase ?? current.apiBase);
     const row = await this.repo.update(this.db, id, { ...values, ...(req.name ? { name: req.name } : {}) });
     this.changed(id);
-    return this.withWarnings(toModelView({ ...row, inTeam: current.inTeam }), row);
+    return this.withWarnings(toModelView({ ...row, inTeam: current.inTeam }), { ...row, inTeam: current.inTeam });
   }
 
   async addToTeam(caller: Principal, id: string): Promise<ModelT> {

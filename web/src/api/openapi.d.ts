@@ -930,6 +930,11 @@ export interface components {
             system: boolean;
             /** @description whether the caller's team uses this model */
             inTeam: boolean;
+            /** @description the window turns are fitted into: contextWindow, else the one the provider reported, else 8192 */
+            contextWindowUsed: number;
+            /** @description where contextWindowUsed comes from: the model's contextWindow, the provider (asked when the model was saved without one), or the default */
+            contextWindowSource: "declared" | "probed" | "default";
+            contextWindowProbe: string | null;
             /** @description create/update only: configuration doubts found by asking the provider (e.g. a contextWindow larger than it serves); never blocking */
             warnings?: string[];
         };
