@@ -7,7 +7,7 @@ import '../../components/admin.css';
 import { useEffect, useState } from 'preact/hooks';
 import { api, data, type Model } from '../../api/client';
 import type { paths } from '../../api/openapi';
-import { isTeamAdmin } from '../../components/format';
+import { formatNumber, isTeamAdmin } from '../../components/format';
 import { NotAllowed } from '../../components/NotAllowed';
 import { ErrorNote } from '../../components/Problem';
 import { useSubmit } from '../../components/useSubmit';
@@ -267,7 +267,19 @@ function ModelEditor({ modelId, system = false, instanceAdmin }: { modelId?: str
           <div class="row numbers">
             <label>
               Context window (tokens)
-              <input type="number" min={1} max={100000000} value={f.contextWindow} onInput={(e) => set({ contextWindow: e.currentTarget.value })} />
+              <input
+                type="number"
+                min={1}
+                max={100000000}
+                value={f.contextWindow}
+                aria-describedby="window-hint"
+                onInput={(e) => set({ contextWindow: e.currentTarget.value })}
+              />
+              <span class="hint" id="window-hint">
+                {model?.contextWindowSource === 'probed'
+                  ? `Empty: the ${formatNumber(model.contextWindowUsed)} tokens the provider reports.`
+                  : 'Empty: the window the provider reports when you save, else 8,192.'}
+              </span>
             </label>
             <label>
               Credits per 1,000 tokens

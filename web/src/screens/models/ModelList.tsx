@@ -102,8 +102,9 @@ function ModelRow({ model: m, canEdit, canTest, membership }: { model: Model; ca
           </strong>
           <span class="muted small">
             {m.apiBase}
-            {m.connectionType === 'AZURE' ? ' (Azure)' : ''} · {m.baseModel ?? 'no base model'} · window {formatNumber(m.contextWindow)} ·{' '}
-            {m.chatCredits ? `${m.chatCredits} credits / 1K tokens` : 'free'}
+            {m.connectionType === 'AZURE' ? ' (Azure)' : ''} · {m.baseModel ?? 'no base model'} · window {formatNumber(m.contextWindowUsed)}
+            {m.contextWindowSource === 'probed' ? ' (reported by the provider)' : m.contextWindowSource === 'default' ? ' (default)' : ''} ·{' '}
+            {m.chatCredits ? `${m.chatCredits} ${m.chatCredits === 1 ? 'credit' : 'credits'} / 1K tokens` : 'free'}
           </span>
         </div>
         <div class="actions">
