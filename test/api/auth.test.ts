@@ -1,5 +1,5 @@
 /**
- * Sign-in and sessions (CONTRACT §6, docs/API.md "Sign-in and sessions"), over HTTP on the
+ * Sign-in and sessions (docs/API.md "Sign-in and sessions"), over HTTP on the
  * suite's database: cookie and key side by side, CSRF, logout, revocation (on this node and on
  * another), expiry and its sliding, invites, password change, and the login throttle.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 13 in a real browser: the documents library, models with their connection test, prompt
+ * The admin screens in a real browser: the documents library, models with their connection test, prompt
  * logs, team and account screens, each with its main path and its main failure, and a member who
  * neither sees the admin controls nor gets past the API when calling it anyway.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 10 in a real browser: sign in, create a workspace, stream an answer, stop one, attach a
+ * The chat in a real browser: sign in, create a workspace, stream an answer, stop one, attach a
  * document and get its source, see provider failures, sign out.
  */
 import { ADMIN_EMAIL } from './server.js';

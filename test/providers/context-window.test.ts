@@ -1,5 +1,5 @@
 /**
- * Threads never outgrow the model's real window (issue 9.1): 18-turn threads through
+ * Threads never outgrow the model's real window: 18-turn threads through
  * /api/v1/chat against a stand-in that counts tokens differently from Atrium's o200k_base
  * (~1.8× for this text) and refuses like llama.cpp or OpenAI when the prompt does not fit.
  */

@@ -1,5 +1,5 @@
 /**
- * Errors that say what went wrong (issue 9.2), over HTTP: distinct codes, a provider's rate limit
+ * Errors that say what went wrong, over HTTP: distinct codes, a provider's rate limit
  * passed on as 429 with its Retry-After, the upstream code in the prompt log for owners/admins
  * only — and never the upstream body.
  */

@@ -6,7 +6,7 @@ import { emailKey } from '../../security/email.js';
 import { AuthRepo, type SessionRow } from './auth-repo.js';
 import type { Principal } from './service.js';
 
-/** Invite links live seven days (CONTRACT §6). */
+/** Invite links live seven days. */
 export const INVITE_TTL_SECONDS = 7 * 86_400;
 /** At most this many characters of password are accepted (scrypt's cost does not grow with it; the body limit would allow megabytes). */
 export const PASSWORD_MAX = 1024;

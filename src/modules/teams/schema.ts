@@ -23,7 +23,7 @@ export const CreateTeamAnswer = Type.Object({
   inviteUrl: Type.String({ description: "The owner's one-use link (7 days) to set a password and sign in" }),
 });
 
-/** At least 8 characters, no composition rules (CONTRACT §6); the upper bound keeps hashing cheap to refuse. */
+/** At least 8 characters, no composition rules; the upper bound keeps hashing cheap to refuse. */
 export const Password = Type.String({ minLength: 8, maxLength: 1024 });
 
 export const CreateUserBody = Type.Object(
@@ -61,5 +61,5 @@ export const ApiKey = Type.Object(
 );
 export const CreateKeyBody = Type.Object({ name: Name }, { additionalProperties: false });
 
-/** PATCH /users/{userId} (web app, issue 13): the one field a team owner/admin changes. */
+/** PATCH /users/{userId} (the web app's Team screen): the one field a team owner/admin changes. */
 export const ChangeRoleBody = Type.Object({ role: Role }, { additionalProperties: false });
