@@ -55,13 +55,7 @@ export function writeTar(files: Array<{ name: string; data: Uint8Array }>, mtime
     if (pad) parts.push(new Uint8Array(pad));
   }
   parts.push(new Uint8Array(BLOCK * 2));
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
+  return Buffer.concat(parts);
 }
 
 /** The regular files of a tar archive; throws BackupFormatError on anything that is not one. */
