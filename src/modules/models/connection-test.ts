@@ -25,14 +25,7 @@ export async function connectionTestCall(
       const dimensions = vector?.length ?? 0;
       if (row.embeddingDimensions != null && dimensions !== row.embeddingDimensions) {
         const detail = `The model answered a vector of ${dimensions} dimensions, but it is set to ${row.embeddingDimensions}: correct embeddingDimensions or clear it`;
-        return {
-          ok: false,
-          content: null,
-          finishReason: null,
-          dimensions,
-          latencyMs: elapsed(),
-          error: { status: 502, code: 'provider_bad_response', detail },
-        };
+        return testFailure(elapsed(), { status: 502, code: 'provider_bad_response', detail }, dimensions);
       }
       return {
         ok: true,
@@ -53,13 +46,11 @@ export async function connectionTestCall(
   } catch (err) {
     const pe = classifyProviderError(err);
     const upstream = [pe.upstreamStatus, pe.upstreamCode].filter((v) => v !== undefined).join(' ');
-    return {
-      ok: false,
-      content: null,
-      finishReason: null,
-      dimensions: null,
-      latencyMs: elapsed(),
-      error: { status: httpStatusFor(pe), code: pe.code, detail: `${pe.message}${upstream ? ` (upstream ${upstream})` : ''}` },
-    };
+    return testFailure(elapsed(), { status: httpStatusFor(pe), code: pe.code, detail: `${pe.message}${upstream ? ` (upstream ${upstream})` : ''}` });
   }
+}
+
+/** A connection test that failed: no answer, and why (`dimensions`: the size of a vector that did not fit). */
+export function testFailure(latencyMs: number, error: NonNullable<ConnectionTestT['error']>, dimensions: number | null = null): ConnectionTestT {
+  return { ok: false, content: null, finishReason: null, dimensions, latencyMs, error };
 }

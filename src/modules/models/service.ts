@@ -7,7 +7,7 @@ import { assertProviderUrlAllowed } from '../../providers/url-guard.js';
 import { probeContextWindow, windowWarning } from '../../providers/window-probe.js';
 import { keyHint, maskSecret, type SecretBox } from '../../security/secret-box.js';
 import { requireInstanceAdmin, requireTeamAdmin, type Principal } from '../teams/service.js';
-import { connectionTestCall } from './connection-test.js';
+import { connectionTestCall, testFailure } from './connection-test.js';
 import { ModelsRepo, type ModelInsert, type ModelRow, type ModelWithMembership } from './repo.js';
 import { MODEL_SETTING_KEYS, type ConnectionTestT, type ModelRequestT, type ModelSettingKey, type ModelT } from './schema.js';
 
@@ -233,14 +233,7 @@ export class ModelsService {
       target = (await this.resolveNow({ ...row, active: true })).target;
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
-      return {
-        ok: false,
-        content: null,
-        finishReason: null,
-        dimensions: null,
-        latencyMs: elapsed(),
-        error: { status: 400, code: err.code, detail: err.message },
-      }; // resolveNow only refuses with bad_request
+      return testFailure(elapsed(), { status: 400, code: err.code, detail: err.message }); // resolveNow only refuses with bad_request
     }
     return connectionTestCall(row, target, prompt, elapsed);
   }
