@@ -7,7 +7,8 @@
  * silently on abort, as the Stainless SDKs do — is reported with the right kind) and then
  * aborts the upstream HTTP request.
  */
-import { ProviderError, classifyProviderError, providerAborted, providerBadResponse, providerTimeout } from './errors.js';
+import { classifyProviderError } from './classify.js';
+import { ProviderError, providerAborted, providerBadResponse, providerTimeout } from './errors.js';
 import type { ProviderRequest, ProviderTimeouts, StreamEvent, ToolCallDelta, Usage } from './types.js';
 
 const MAX_TIMER_MS = 2_147_483_647;

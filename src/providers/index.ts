@@ -37,7 +37,7 @@
  * SSRF: call {@link assertProviderUrlAllowed} before each call (the adapters do not resolve DNS).
  *
  * Start-up: nothing here imports an SDK. Each adapter imports its SDK on its first call, and
- * errors.ts recognises the SDKs' error classes by name.
+ * classify.ts recognises the SDKs' error classes by name.
  */
 import { anthropicAdapter } from './anthropic.js';
 import { googleAdapter } from './google.js';
@@ -49,15 +49,14 @@ export type * from './types.js';
 export {
   ProviderError,
   PROVIDER_ERROR_CODES,
-  classifyProviderError,
   describeForLog,
   httpStatusFor,
   isFinalRefusal,
-  upstreamInfo,
   withoutUpstreamDetail,
   type ProviderErrorCode,
   type ProviderErrorKind,
 } from './errors.js';
+export { classifyProviderError, upstreamInfo } from './classify.js';
 export {
   ProviderUrlError,
   assertProviderUrlAllowed,

@@ -11,7 +11,8 @@
  * The fitting rules are pure functions; the two retry wrappers at the end take the adapter.
  */
 import type { StoredUsage } from '../../db/schema/chat.js';
-import { classifyProviderError, type ProviderError } from '../../providers/errors.js';
+import { classifyProviderError } from '../../providers/classify.js';
+import type { ProviderError } from '../../providers/errors.js';
 import type { ChatMessage, Completion, ProviderAdapter, ProviderRequest, StreamEvent } from '../../providers/types.js';
 import { DEFAULT_CONTEXT_WINDOW } from '../models/service.js';
 

@@ -1,12 +1,13 @@
 import { TtlCache } from '../../cache.js';
 import type { Db } from '../../db/client.js';
 import { AppError, badRequest, idTaken, notFound } from '../../errors.js';
-import { classifyProviderError, embed, getAdapter, httpStatusFor, isSupportedConnection, supportsEmbeddings } from '../../providers/index.js';
+import { isSupportedConnection, supportsEmbeddings } from '../../providers/index.js';
 import type { ApiBase, ConnectionType, ProviderTarget } from '../../providers/types.js';
 import { assertProviderUrlAllowed } from '../../providers/url-guard.js';
 import { probeContextWindow, windowWarning } from '../../providers/window-probe.js';
 import { keyHint, maskSecret, type SecretBox } from '../../security/secret-box.js';
 import { requireInstanceAdmin, requireTeamAdmin, type Principal } from '../teams/service.js';
+import { connectionTestCall, testFailure } from './connection-test.js';
 import { ModelsRepo, type ModelInsert, type ModelRow, type ModelWithMembership } from './repo.js';
 import { MODEL_SETTING_KEYS, type ConnectionTestT, type ModelRequestT, type ModelSettingKey, type ModelT } from './schema.js';
 
@@ -18,9 +19,6 @@ const API_BASE_ALIASES: Record<string, ApiBase> = {
   VENDOR_B: 'ANTHROPIC',
   VENDOR_C: 'GOOGLE',
 };
-/** A connection test asks for a one-line answer and waits at most this long (a person is watching). */
-const CONNECTION_TEST_MAX_TOKENS = 64;
-const CONNECTION_TEST_TIMEOUTS = { connectMs: 15_000, totalMs: 30_000, idleMs: 15_000 };
 
 const CONNECTION_ALIASES: Record<string, ConnectionType> = { URL: 'URL', AZURE: 'AZURE', CLOUD_PROVIDER_A: 'AZURE' };
 
@@ -235,59 +233,9 @@ export class ModelsService {
       target = (await this.resolveNow({ ...row, active: true })).target;
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
-      return {
-        ok: false,
-        content: null,
-        finishReason: null,
-        dimensions: null,
-        latencyMs: elapsed(),
-        error: { status: 400, code: err.code, detail: err.message },
-      }; // resolveNow only refuses with bad_request
+      return testFailure(elapsed(), { status: 400, code: err.code, detail: err.message }); // resolveNow only refuses with bad_request
     }
-    try {
-      // An embedding model is tested where it is used: its embeddings endpoint (it may have no chat one at all).
-      if (row.kind === 'embedding') {
-        const [vector] = await embed({ target, texts: [prompt], dimensions: row.embeddingDimensions, timeouts: CONNECTION_TEST_TIMEOUTS });
-        const dimensions = vector?.length ?? 0;
-        if (row.embeddingDimensions != null && dimensions !== row.embeddingDimensions) {
-          const detail = `The model answered a vector of ${dimensions} dimensions, but it is set to ${row.embeddingDimensions}: correct embeddingDimensions or clear it`;
-          return {
-            ok: false,
-            content: null,
-            finishReason: null,
-            dimensions,
-            latencyMs: elapsed(),
-            error: { status: 502, code: 'provider_bad_response', detail },
-          };
-        }
-        return {
-          ok: true,
-          content: `Embedded the prompt as a vector of ${dimensions} dimensions`,
-          finishReason: null,
-          dimensions,
-          latencyMs: elapsed(),
-          error: null,
-        };
-      }
-      const out = await getAdapter(target.apiBase, target.connectionType).complete({
-        target,
-        messages: [{ role: 'user', content: prompt }],
-        params: { maxTokens: CONNECTION_TEST_MAX_TOKENS },
-        timeouts: CONNECTION_TEST_TIMEOUTS,
-      });
-      return { ok: true, content: out.content, finishReason: out.finishReason, dimensions: null, latencyMs: elapsed(), error: null };
-    } catch (err) {
-      const pe = classifyProviderError(err);
-      const upstream = [pe.upstreamStatus, pe.upstreamCode].filter((v) => v !== undefined).join(' ');
-      return {
-        ok: false,
-        content: null,
-        finishReason: null,
-        dimensions: null,
-        latencyMs: elapsed(),
-        error: { status: httpStatusFor(pe), code: pe.code, detail: `${pe.message}${upstream ? ` (upstream ${upstream})` : ''}` },
-      };
-    }
+    return connectionTestCall(row, target, prompt, elapsed);
   }
 
   /** Ids among `ids` that the team does not use (for workspace validation). */
