@@ -67,30 +67,30 @@ export class ChatSearchRepo {
 
   private hits(caller: Principal, terms: SearchTerms, workspaceId: string | null): SQL {
     const q = this.query(terms);
-    // Matching messages come from the GIN index first, then the caller's threads keep theirs. Both
-    // materialized: the planner, misjudging how many threads the visibility rule keeps, would
-    // otherwise test every message of every readable thread even for a rare word the index finds in a
-    // handful. Each thread is scored by its best message (an aggregate, no sort of the matches);
+    // Matching messages come from the GIN index first (materialized: the planner, misjudging how many
+    // threads the visibility rule keeps, would otherwise test every message of every readable thread
+    // even for a rare word the index finds in a handful), then the visibility rule keeps the caller's
+    // — applied to the matching threads only, so a rare word costs its matches, not the team's
+    // threads. Each thread is scored by its best message (an aggregate, no sort of the matches);
     // which message that is, is looked up only for the threads of the page asked for.
     const inWorkspace = workspaceId ? sql` and chat_threads.workspace_id = ${workspaceId}::uuid` : sql``;
     return sql`
-      with readable as materialized (
-        select chat_threads.id from chat_threads join workspaces on workspaces.id = chat_threads.workspace_id
-        where ${readableThreadsSql(caller)}${inWorkspace}
-      ),
-      matched as materialized (
+      with matched as materialized (
         select m.thread_id, ts_rank(m.search, ${q}) as rank
         from chat_messages m where m.search @@ ${q} and m.status <> 'error'
       ),
       best as (
         select m.thread_id, max(m.rank) as rank
-        from matched m where m.thread_id in (select id from readable)
+        from matched m
+        join chat_threads on chat_threads.id = m.thread_id
+        join workspaces on workspaces.id = chat_threads.workspace_id
+        where ${readableThreadsSql(caller)}${inWorkspace}
         group by m.thread_id
       ),
       titled as (
         select chat_threads.id, 1 + ts_rank(chat_threads.search, ${q}) as rank
-        from chat_threads
-        where chat_threads.search @@ ${q} and chat_threads.id in (select id from readable)
+        from chat_threads join workspaces on workspaces.id = chat_threads.workspace_id
+        where chat_threads.search @@ ${q} and ${readableThreadsSql(caller)}${inWorkspace}
       ),
       hit as (
         select t.id, t.workspace_id, t.title, t.updated, best.rank is not null as in_messages,
