@@ -7,6 +7,8 @@ import { createModel, createWorkspace } from '../helpers/factories.js';
 import { multipart } from '../helpers/multipart.js';
 import { expectShape } from '../helpers/shape.js';
 import { ChatThreadExport } from '../../src/modules/chat/schema.js';
+import { contained } from '../../src/modules/chat/export.js';
+import { safeFilename } from '../../src/http/download.js';
 import { startStandInProvider, type StandInProvider } from '../support/standin-provider.js';
 
 let t: TestApp;
@@ -195,5 +197,26 @@ describe('thread export headers and refusals', () => {
     // the owner still reads both
     expect((await t.request({ method: 'GET', url: exportUrl(perUser.ws.id, mine), key: perUser.team.ownerKey })).statusCode).toBe(200);
     expect((await t.request({ method: 'GET', url: exportUrl(priv.ws.id, privThread), key: perUser.team.ownerKey })).statusCode).toBe(200);
+  });
+});
+
+describe('export helpers', () => {
+  it('safeFilename: reserved Windows names, dots, empty titles and long titles', () => {
+    expect(safeFilename('CON', 'md', 'chat')).toBe('_CON.md');
+    expect(safeFilename('lpt1.txt', 'md', 'chat')).toBe('_lpt1.txt.md');
+    expect(safeFilename(' ..hidden. ', 'json', 'chat')).toBe('hidden.json');
+    expect(safeFilename('\r\n/\\:*?"<>|', 'md', 'chat')).toBe('chat.md');
+    const long = safeFilename('😀'.repeat(150), 'md', 'chat');
+    expect(Array.from(long)).toHaveLength(103);
+    expect(long.endsWith('😀.md')).toBe(true);
+  });
+
+  it('contained: closes an open fence (of its own kind and length) and an open HTML comment, leaves closed ones alone', () => {
+    expect(contained('a\n````py\nx\n```\ny')).toBe('a\n````py\nx\n```\ny\n````');
+    expect(contained('~~~\ncode')).toBe('~~~\ncode\n~~~');
+    expect(contained('```\nx\n```')).toBe('```\nx\n```');
+    expect(contained('text <!-- hidden')).toBe('text <!-- hidden -->');
+    expect(contained('<!-- a --> b')).toBe('<!-- a --> b');
+    expect(contained('inline ```code``` stays')).toBe('inline ```code``` stays');
   });
 });
