@@ -31,24 +31,24 @@ export const EXPORT_CONTENT_TYPES: Record<ExportFormat, string> = {
   json: 'application/json; charset=utf-8',
 };
 
-/** The file, in chunks: a head, one chunk per page of messages, a tail. */
+/** The file, in chunks: a head, one chunk per message, a tail. */
 export async function* exportChunks(thread: ExportThread, pages: AsyncIterable<ExportMessage[]>, format: ExportFormat): AsyncGenerator<string> {
   if (format === 'json') {
     const head = { id: thread.id, workspaceId: thread.workspaceId, title: thread.title, created: iso(thread.created), updated: iso(thread.updated) };
     yield `${JSON.stringify(head).slice(0, -1)},"messages":[`;
     let first = true;
     for await (const page of pages) {
-      if (page.length === 0) continue;
-      yield (first ? '' : ',') + page.map((m) => JSON.stringify(jsonMessage(m))).join(',');
-      first = false;
+      // one chunk a message: the response's back-pressure then holds the reading of the next page
+      for (const m of page) {
+        yield (first ? '' : ',') + JSON.stringify(jsonMessage(m));
+        first = false;
+      }
     }
     yield ']}\n';
     return;
   }
   yield `# ${oneLine(thread.title) || 'Chat'}\n\n_Exported from Atrium. Started ${when(thread.created)}, last updated ${when(thread.updated)}._\n`;
-  for await (const page of pages) {
-    if (page.length > 0) yield page.map(markdownMessage).join('');
-  }
+  for await (const page of pages) for (const m of page) yield markdownMessage(m);
 }
 
 function jsonMessage(m: ExportMessage) {

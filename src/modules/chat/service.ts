@@ -15,7 +15,7 @@ import { exportChunks, type ExportFormat, type ExportMessage } from './export.js
 import { safeFilename } from '../../http/download.js';
 
 /** Messages read per query while exporting a thread: bounds the memory one export holds. */
-const EXPORT_PAGE = 200;
+const EXPORT_PAGE = 100;
 
 /** What the chat needs from Plus besides a turn's context (see turns.ts). */
 export type ChatPlus = Pick<PlusService, 'titlesFor' | 'addFiles'>;
