@@ -19,7 +19,7 @@ import { registerWebApp } from './http/web-app.js';
 import { requireJsonBody, validatorCompiler } from './http/validation.js';
 import { preloadTokenizer } from './ingest/tokens.js';
 import { chatRoutes } from './modules/chat/routes.js';
-import { ChatAnswer, ChatSearchHit, ChatStreamEvent, ChatThread, ChatThreadFull } from './modules/chat/schema.js';
+import { ChatAnswer, ChatSearchHit, ChatStreamEvent, ChatThread, ChatThreadExport, ChatThreadFull } from './modules/chat/schema.js';
 import { embeddingRoutes } from './modules/embeddings/routes.js';
 import { modelRoutes } from './modules/models/routes.js';
 import { openaiCompatRoutes } from './modules/openai-compat/routes.js';
@@ -65,6 +65,7 @@ export const SHARED_SCHEMAS = [
   ChatStreamEvent,
   ChatThread,
   ChatThreadFull,
+  ChatThreadExport,
   ChatSearchHit,
   PromptLog,
   Plus,

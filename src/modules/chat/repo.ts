@@ -1,6 +1,7 @@
-import { and, asc, desc, eq, getTableColumns, inArray, lt, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, getTableColumns, gt, inArray, lt, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { executePrepared } from '../../db/prepared.js';
+import { models } from '../../db/schema/models.js';
 import { chatMessages, chatThreads, type StoredSource, type StoredTurnError, type StoredUsage } from '../../db/schema/chat.js';
 import type { ChatMessage } from '../../providers/types.js';
 import { plusFileSql } from '../plus/repo.js';
@@ -147,6 +148,22 @@ export class ChatRepo {
 
   async messages(db: Executor, threadId: string): Promise<MessageRow[]> {
     return db.select(messageColumns).from(chatMessages).where(eq(chatMessages.threadId, threadId)).orderBy(asc(chatMessages.seq));
+  }
+
+  /**
+   * Up to `limit` messages of a thread after the one at `afterSeq` (from the first when null),
+   * oldest first, each with its model's name (null when it has none or the model is gone): the
+   * export reads a thread this way, one bounded page at a time.
+   */
+  async messagesAfter(db: Executor, threadId: string, afterSeq: number | null, limit: number): Promise<Array<MessageRow & { modelName: string | null }>> {
+    const rows = await db
+      .select({ m: messageColumns, modelName: models.name })
+      .from(chatMessages)
+      .leftJoin(models, eq(models.id, chatMessages.modelId))
+      .where(and(eq(chatMessages.threadId, threadId), afterSeq === null ? undefined : gt(chatMessages.seq, afterSeq)))
+      .orderBy(asc(chatMessages.seq))
+      .limit(limit);
+    return rows.map((r) => ({ ...r.m, modelName: r.modelName }));
   }
 
   /**

@@ -16,8 +16,12 @@ import {
   Prompt,
   RenameThreadBody,
   SamplePromptsQuery,
+  ThreadExportQuery,
   ThreadMessagesQuery,
 } from './schema.js';
+import { EXPORT_CONTENT_TYPES } from './export.js';
+import { attachmentHeader } from '../../http/download.js';
+import { Readable } from 'node:stream';
 import type { ChatService } from './service.js';
 import type { TurnService } from './turns.js';
 
@@ -155,6 +159,37 @@ export const chatRoutes: FastifyPluginAsyncTypebox<ChatRouteDeps> = async (app, 
     },
     async (req) => chat.getThread(principalOf(req), req.params.workspaceId, req.params.threadId, req.query),
   );
+  app.get(
+    '/chat/:workspaceId/history/:threadId/export',
+    {
+      schema: {
+        tags,
+        operationId: 'exportChatThread',
+        summary: 'Download a chat thread (all its messages) as a Markdown or JSON file',
+        params: WsThread,
+        querystring: ThreadExportQuery,
+        response: {
+          200: {
+            description: 'The thread as an attachment: a Markdown document (format=md, the default) or a ChatThreadExport (format=json)',
+            content: {
+              'text/markdown': { schema: Type.String() },
+              'application/json': { schema: Type.Ref('ChatThreadExport') },
+            },
+          },
+          ...errorResponses,
+        },
+      },
+    },
+    async (req, reply) => {
+      const format = req.query.format;
+      const file = await chat.exportThread(principalOf(req), req.params.workspaceId, req.params.threadId, format);
+      return reply
+        .type(EXPORT_CONTENT_TYPES[format])
+        .header('content-disposition', attachmentHeader(file.filename))
+        .header('x-content-type-options', 'nosniff')
+        .send(Readable.from(utf8(file.chunks), { objectMode: false }));
+    },
+  );
   app.post(
     '/chat/:workspaceId/history/:threadId',
     {
@@ -231,3 +266,8 @@ export const chatRoutes: FastifyPluginAsyncTypebox<ChatRouteDeps> = async (app, 
     },
   );
 };
+
+/** Chunks as UTF-8 bytes (a lone surrogate becomes U+FFFD, so the body is always valid UTF-8). */
+async function* utf8(chunks: AsyncIterable<string>): AsyncGenerator<Buffer> {
+  for await (const c of chunks) yield Buffer.from(c, 'utf8');
+}

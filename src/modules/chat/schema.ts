@@ -154,3 +154,36 @@ export const ChatSearchHit = Type.Object(
   { $id: 'ChatSearchHit' },
 );
 export type ChatSearchHitT = Static<typeof ChatSearchHit>;
+
+/** GET …/history/{threadId}/export */
+export const ThreadExportQuery = Type.Object({
+  format: Type.Union([Type.Literal('md'), Type.Literal('json')], {
+    default: 'md',
+    description: 'md (the default): a Markdown document; json: ChatThreadExport',
+  }),
+});
+
+/** The JSON export of a thread: its metadata and every message, oldest first. */
+export const ChatThreadExport = Type.Object(
+  {
+    id: Uuid,
+    workspaceId: Uuid,
+    title: Type.String(),
+    created: DateTime,
+    updated: DateTime,
+    messages: Type.Array(
+      Type.Object({
+        id: Uuid,
+        role: Role,
+        content: Type.String(),
+        modelId: Nullable(Uuid),
+        modelName: Nullable(Type.String({ description: "the model's name now (null: no model, or it was deleted)" })),
+        status: Type.Union([Type.Literal('ok'), Type.Literal('error'), Type.Literal('interrupted')]),
+        error: Nullable(Type.Object({ status: Type.Integer(), code: Type.String(), detail: Type.String() })),
+        sources: Type.Array(Type.Object({ filename: Nullable(Type.String()), excerpt: Type.String(), plusId: Uuid, fileId: Nullable(Uuid) })),
+        created: DateTime,
+      }),
+    ),
+  },
+  { $id: 'ChatThreadExport' },
+);

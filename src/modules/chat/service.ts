@@ -11,6 +11,11 @@ import { ChatRepo, type MessageRow, type ThreadWithCount } from './repo.js';
 import type { ChatSearchHitT, ChatSearchQueryT } from './schema.js';
 import { ChatSearchRepo, searchTerms } from './search-repo.js';
 import { threadScope } from './visibility.js';
+import { exportChunks, type ExportFormat, type ExportMessage } from './export.js';
+import { safeFilename } from '../../http/download.js';
+
+/** Messages read per query while exporting a thread: bounds the memory one export holds. */
+const EXPORT_PAGE = 100;
 
 /** What the chat needs from Plus besides a turn's context (see turns.ts). */
 export type ChatPlus = Pick<PlusService, 'titlesFor' | 'addFiles'>;
@@ -90,6 +95,25 @@ export class ChatService {
     const found = await this.repo.messagePage(this.db, thread.id, page.before ?? null, page.limit ?? Number.MAX_SAFE_INTEGER);
     if (!found) throw notFound('Message');
     return { ...threadView(thread), messages: found.rows.map(messageView), hasEarlier: found.hasEarlier };
+  }
+
+  /**
+   * A thread as a file, for whoever may read it (404 otherwise, checked before anything is
+   * written): its name, and its text in chunks, reading the messages one page at a time.
+   */
+  async exportThread(caller: Principal, workspaceId: string, threadId: string, format: ExportFormat) {
+    const { thread } = await this.loadThread(caller, workspaceId, threadId);
+    const { db, repo } = this;
+    async function* pages(): AsyncGenerator<ExportMessage[]> {
+      let after: number | null = null;
+      for (;;) {
+        const rows = await repo.messagesAfter(db, thread.id, after, EXPORT_PAGE);
+        if (rows.length > 0) yield rows;
+        if (rows.length < EXPORT_PAGE) return;
+        after = rows.at(-1)!.seq;
+      }
+    }
+    return { filename: safeFilename(thread.title, format, 'chat'), chunks: exportChunks(thread, pages(), format) };
   }
 
   private requireOwnOrAdmin(caller: Principal, thread: ThreadWithCount): void {

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { principalOf } from '../../http/auth.js';
+import { attachmentHeader } from '../../http/download.js';
 import { readMultipart, type MultipartLimits } from '../../http/multipart.js';
 import { formValidator } from '../../http/validation.js';
 import { bodyErrorResponses, DeleteResponse, errorResponses, problems, Uuid } from '../../http/schemas.js';
@@ -15,12 +16,6 @@ function plusFields(raw: Record<string, string>): PlusFields {
   const { id, ...rest } = raw;
   const fields = checkPlusForm(id ? raw : rest);
   return fields.id ? { ...fields, id: fields.id.toLowerCase() } : fields;
-}
-
-/** A Content-Disposition that cannot break out of its header or smuggle a path (RFC 6266). */
-function contentDisposition(filename: string): string {
-  const ascii = filename.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
-  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(filename)}`;
 }
 
 export const plusRoutes: FastifyPluginAsyncTypebox<{ plus: PlusService; limits: MultipartLimits }> = async (app, { plus, limits }) => {
@@ -130,7 +125,7 @@ export const plusRoutes: FastifyPluginAsyncTypebox<{ plus: PlusService; limits: 
       return (
         reply
           .type(file.mimeType)
-          .header('content-disposition', contentDisposition(file.filename))
+          .header('content-disposition', attachmentHeader(file.filename))
           // nosniff and a sandboxing policy come with every API answer (http/security-headers.ts)
           .send(content)
       );

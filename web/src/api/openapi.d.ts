@@ -526,6 +526,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/chat/{workspaceId}/history/{threadId}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Download a chat thread (all its messages) as a Markdown or JSON file */
+        get: operations["exportChatThread"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/chat/{workspaceId}/greeting": {
         parameters: {
             query?: never;
@@ -1163,6 +1180,40 @@ export interface components {
             }[];
             /** @description answered when `limit` or `before` was given: whether messages older than the first one returned remain */
             hasEarlier?: boolean;
+        };
+        ChatThreadExport: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            workspaceId: string;
+            title: string;
+            /** Format: date-time */
+            created: string;
+            /** Format: date-time */
+            updated: string;
+            messages: {
+                /** Format: uuid */
+                id: string;
+                role: "system" | "user" | "assistant";
+                content: string;
+                modelId: string | null;
+                modelName: string | null;
+                status: "ok" | "error" | "interrupted";
+                error: {
+                    status: number;
+                    code: string;
+                    detail: string;
+                } | null;
+                sources: {
+                    filename: string | null;
+                    excerpt: string;
+                    /** Format: uuid */
+                    plusId: string;
+                    fileId: string | null;
+                }[];
+                /** Format: date-time */
+                created: string;
+            }[];
         };
         ChatSearchHit: {
             /** Format: uuid */
@@ -4678,6 +4729,69 @@ export interface operations {
                     "application/json": {
                         deleted: boolean;
                     };
+                };
+            };
+            /** @description Bad request: malformed JSON, a wrong type, a value out of range, a bad UUID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No or unknown API key or session */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role for this (or, with the session cookie, the request came from another origin: code csrf) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource visible to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    exportChatThread: {
+        parameters: {
+            query?: {
+                /** @description md (the default): a Markdown document; json: ChatThreadExport */
+                format?: "md" | "json";
+            };
+            header?: never;
+            path: {
+                workspaceId: string;
+                threadId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The thread as an attachment: a Markdown document (format=md, the default) or a ChatThreadExport (format=json) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/markdown": string;
+                    "application/json": components["schemas"]["ChatThreadExport"];
                 };
             };
             /** @description Bad request: malformed JSON, a wrong type, a value out of range, a bad UUID */

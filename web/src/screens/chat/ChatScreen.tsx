@@ -14,6 +14,7 @@ import { useSession } from '../../session';
 import { Composer } from './Composer';
 import { Conversation } from './Conversation';
 import { useChatDrawer } from './drawer';
+import { ExportMenu } from './ExportMenu';
 import { useChatFiles } from './files';
 import { LiveAnswer } from './live';
 import { SourceDialog } from './SourceDialog';
@@ -281,6 +282,7 @@ export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; thr
           </button>
           <h1>{threadId ? (thread?.title ?? 'Chat') : 'New chat'}</h1>
           <span class="muted small ws-name">{workspace.name}</span>
+          {threadId && thread && <ExportMenu workspaceId={workspaceId} threadId={threadId} />}
         </header>
         {error !== null && <ErrorNote error={error} />}
         <Conversation
