@@ -8,8 +8,8 @@ import type { Config } from './config.js';
 import { databaseOptions, openDatabase, type Database } from './db/client.js';
 import { authenticate } from './http/auth.js';
 import { lazySerializers } from './http/lazy-serializers.js';
-import { registerOpenAIErrorScope } from './http/openai-errors.js';
-import { frameworkErrors, registerProblemHandlers } from './http/problem.js';
+import { registerOpenAIErrorScope, routerErrors } from './http/openai-errors.js';
+import { registerProblemHandlers } from './http/problem.js';
 import { requestId, sendRequestId } from './http/request-id.js';
 import { setSecurityHeaders } from './http/security-headers.js';
 import { ProblemSchema } from './http/schemas.js';
@@ -136,7 +136,7 @@ export async function buildApp(
       return503OnClosing: true,
       requestIdHeader: false,
       genReqId: requestId,
-      frameworkErrors,
+      frameworkErrors: routerErrors,
       ...(opts.serverFactory ? { serverFactory: opts.serverFactory } : {}),
       forceCloseConnections: 'idle',
       // Whether X-Forwarded-Proto/-For/-Host are believed: the Secure cookie flag and the login throttle's client address depend on it.

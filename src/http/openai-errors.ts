@@ -1,6 +1,6 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, retryHelps, statusOf, type ErrorKind } from '../errors.js';
-import { toProblem } from './problem.js';
+import { beforeHooks, frameworkErrors, frameworkProblem, toProblem } from './problem.js';
 
 /**
  * OpenAI's error shape for the `/v1` scope (docs/API.md, "OpenAI-compatible API"):
@@ -53,6 +53,18 @@ export function toOpenAIError(err: unknown): { status: number; body: OpenAIError
 function send(reply: FastifyReply, status: number, body: OpenAIErrorBody, err?: unknown): FastifyReply {
   if (!retryHelps(status, err)) reply.header('x-should-retry', 'false');
   return reply.code(status).type('application/json; charset=utf-8').send(JSON.stringify(body));
+}
+
+/**
+ * Errors Fastify's router raises before any route or hook runs (an undecodable URL, a path
+ * segment too long): in OpenAI's shape under `/v1`, where clients parse that shape; problem+json
+ * elsewhere.
+ */
+export function routerErrors(err: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  if (!/^\/v1(?:[/?]|$)/.test(request.raw.url ?? '')) return frameworkErrors(err, request, reply);
+  beforeHooks(request, reply);
+  const p = frameworkProblem(err);
+  void send(reply, p.status, openAIErrorBody(p.status, p.code, p.detail));
 }
 
 /**

@@ -122,12 +122,21 @@ export function toProblem(err: unknown): { problem: Problem; isBug: boolean } {
  * path parameter longer than maxParamLength): problem+json like every other error.
  */
 export function frameworkErrors(err: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
-  // These answers come before any hook runs.
+  beforeHooks(request, reply);
+  void sendProblem(reply, frameworkProblem(err));
+}
+
+/** What such a router error is; under `/v1` it is sent in OpenAI's shape (http/openai-errors.ts). */
+export function frameworkProblem(err: FastifyError): Problem {
+  if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') return problem(414, 'uri_too_long', 'A path segment is too long');
+  if (err.code === 'FST_ERR_BAD_URL') return problem(400, 'bad_url', 'The URL is not validly percent-encoded');
+  return toProblem(err).problem;
+}
+
+/** The headers every answer carries, set here because router errors come before any hook runs. */
+export function beforeHooks(request: FastifyRequest, reply: FastifyReply): void {
   setSecurityHeaders(request.raw.url, reply.raw);
   reply.header('x-request-id', request.id);
-  if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') void sendProblem(reply, problem(414, 'uri_too_long', 'A path segment is too long'));
-  else if (err.code === 'FST_ERR_BAD_URL') void sendProblem(reply, problem(400, 'bad_url', 'The URL is not validly percent-encoded'));
-  else void sendProblem(reply, toProblem(err).problem);
 }
 
 /**

@@ -117,3 +117,18 @@ describe('the older function-calling fields are refused, never dropped', () => {
     expect(await logsOf(t, team.ownerKey)).toHaveLength(1);
   });
 });
+
+describe('a URL the router cannot decode', () => {
+  it('is a 400 in OpenAI\u2019s shape under /v1 (clients parse that), problem+json elsewhere', async () => {
+    for (const url of ['/v1/models/%ED%A0%', '/v1/chat/completions%']) {
+      const res = await t.request({ method: 'GET', url });
+      expect(res.statusCode, url).toBe(400);
+      expect(res.headers['content-type']).toMatch(/^application\/json/);
+      expect(res.json()).toEqual({ error: { message: 'The URL is not validly percent-encoded', type: 'invalid_request_error', param: null, code: 'bad_url' } });
+      expect(res.headers['x-request-id']).toBeTruthy();
+    }
+    const other = await t.request({ method: 'GET', url: '/api/v1/models/%ED%A0%' });
+    expect(other.statusCode).toBe(400);
+    expect(other.headers['content-type']).toMatch(/^application\/problem\+json/);
+  });
+});
