@@ -61,15 +61,15 @@ export async function* callProvider(
       let over = cap !== null && countTokens(r.content) > cap;
       content = over ? firstTokens(r.content, cap!) : r.content;
       yield { type: 'delta', content };
-      let room = cap === null ? Infinity : cap - countTokens(content);
+      let used = cap === null ? 0 : countTokens(content);
       for (const [index, c] of (r.toolCalls ?? []).entries()) {
         if (over) break;
-        const kept = withinCap(c, room);
+        const kept = withinCap(c, cap, used);
         if (!kept) {
           over = true;
           break;
         }
-        room -= kept.tokens;
+        used += kept.tokens;
         over = kept.call.arguments.length < c.arguments.length;
         calls.push({ ...c, arguments: kept.call.arguments });
         yield { type: 'tool_call', call: { index, id: c.id, name: c.name, arguments: kept.call.arguments } };
@@ -80,7 +80,7 @@ export async function* callProvider(
     for await (const ev of streamWithContextRetry(adapter, request, refit)) {
       if (ev.type === 'done') return { kind: 'answered', content, toolCalls: calls, finishReason: ev.finishReason, usage: ev.usage };
       if (ev.type === 'tool_call') {
-        const kept = cap === null ? { call: ev.call, tokens: 0 } : withinCap(ev.call, cap - outputTokens);
+        const kept = withinCap(ev.call, cap, outputTokens);
         if (kept) {
           addToolCallDelta(calls, kept.call);
           yield { type: 'tool_call', call: kept.call };
@@ -122,10 +122,13 @@ function addToolCallDelta(calls: ToolCall[], d: ToolCallDelta): void {
 }
 
 /**
- * A tool call (or a streamed piece of one) within `room` output tokens: its name (when the piece
- * carries it) and as much of its arguments as fits; null when not even the name fits.
+ * A tool call (or a streamed piece of one) within the output cap, `used` tokens of it already
+ * taken: its name (when the piece carries it) and as much of its arguments as fits; null when not
+ * even the name fits. Without a cap, the call whole and nothing counted.
  */
-function withinCap<C extends { name?: string; arguments: string }>(call: C, room: number): { call: C; tokens: number } | null {
+function withinCap<C extends { name?: string; arguments: string }>(call: C, cap: number | null, used: number): { call: C; tokens: number } | null {
+  if (cap === null) return { call, tokens: 0 };
+  const room = cap - used;
   const nameTokens = call.name ? countTokens(call.name) : 0;
   if (nameTokens > room) return null;
   const argTokens = countTokens(call.arguments);
