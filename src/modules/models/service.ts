@@ -144,7 +144,7 @@ export class ModelsService {
       if (teamId) await this.repo.addToTeam(tx, teamId, inserted.id);
       return inserted;
     });
-    return this.withWarnings(toModelView({ ...row, inTeam: teamId !== null }), { ...row, inTeam: teamId !== null });
+    return this.afterSave({ ...row, inTeam: teamId !== null });
   }
 
   /**
@@ -152,7 +152,8 @@ export class ModelsService {
    * A declared contextWindow larger than that gets a warning; without one, the reported window is
    * kept on the model and used (null clears an earlier report). Never fails the request.
    */
-  private async withWarnings(view: ModelT, row: ModelRow & { inTeam: boolean }): Promise<ModelT> {
+  private async afterSave(row: ModelWithMembership): Promise<ModelT> {
+    const view = toModelView(row);
     if (!row.baseModel) return view;
     const target: ProviderTarget = {
       apiBase: row.apiBase,
@@ -170,7 +171,7 @@ export class ModelsService {
     const saved = await this.repo.setProbedWindow(this.db, row.id, probed);
     if (!saved) return view; // deleted meanwhile
     this.changed(row.id);
-    return { ...toModelView({ ...saved, inTeam: row.inTeam }), ...(view.warnings ? { warnings: view.warnings } : {}) };
+    return toModelView({ ...saved, inTeam: row.inTeam });
   }
 
   /** Create or update a system model from the operator's configuration (idempotent by id). */
@@ -194,7 +195,7 @@ export class ModelsService {
     this.checkKind(values.kind ?? current.kind, values.apiBase ?? current.apiBase);
     const row = await this.repo.update(this.db, id, { ...values, ...(req.name ? { name: req.name } : {}) });
     this.changed(id);
-    return this.withWarnings(toModelView({ ...row, inTeam: current.inTeam }), { ...row, inTeam: current.inTeam });
+    return this.afterSave({ ...row, inTeam: current.inTeam });
   }
 
   async addToTeam(caller: Principal, id: string): Promise<ModelT> {
