@@ -11,6 +11,9 @@ const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..
  * The environment, parsed once at start-up into a frozen, typed Config.
  * Nothing else in the code base reads process.env.
  */
+/** OTLP's encodings over HTTP (its gRPC transport is not offered: the loader refuses it by name). */
+const OtlpProtocol = Type.Union([Type.Literal('http/protobuf'), Type.Literal('http/json')]);
+
 const EnvSchema = Type.Object({
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8080 }),
   HOST: Type.String({ minLength: 1, default: '127.0.0.1' }),
@@ -73,6 +76,8 @@ const EnvSchema = Type.Object({
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: Type.Optional(Type.String({ pattern: '^https?://' })),
   OTEL_EXPORTER_OTLP_HEADERS: Type.Optional(Type.String()),
   OTEL_EXPORTER_OTLP_TRACES_HEADERS: Type.Optional(Type.String()),
+  OTEL_EXPORTER_OTLP_PROTOCOL: Type.Optional(OtlpProtocol),
+  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: Type.Optional(OtlpProtocol),
   OTEL_SERVICE_NAME: Type.String({ minLength: 1, default: 'atrium' }),
   OTEL_SDK_DISABLED: Type.Union([Type.Literal('true'), Type.Literal('false')], { default: 'false' }),
 });
@@ -129,6 +134,8 @@ export interface TracingConfig {
   /** OTEL_EXPORTER_OTLP_(TRACES_)HEADERS: `key=value,key2=value2` (values URL-decoded) */
   readonly headers: Readonly<Record<string, string>>;
   readonly serviceName: string;
+  /** OTEL_EXPORTER_OTLP_(TRACES_)PROTOCOL; OTLP's default is http/protobuf */
+  readonly protocol: 'http/protobuf' | 'http/json';
 }
 
 export interface AuthConfig {
@@ -170,6 +177,9 @@ export interface IngestConfig {
 }
 
 export class ConfigError extends Error {}
+
+/** Every environment variable the server reads (deployment files are checked against it). */
+export const ENV_KEYS: readonly string[] = Object.freeze(Object.keys(EnvSchema.properties));
 
 const INTEGER_KEYS = new Set(
   Object.entries(EnvSchema.properties)
@@ -270,7 +280,8 @@ function tracingConfig(e: Env): TracingConfig | null {
       throw new ConfigError(`Invalid configuration:\n  OTEL_EXPORTER_OTLP_HEADERS: the value of ${pair.slice(0, at).trim()} is not URL-encoded text`);
     }
   }
-  return Object.freeze({ tracesUrl, headers: Object.freeze(headers), serviceName: e.OTEL_SERVICE_NAME });
+  const protocol = e.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? e.OTEL_EXPORTER_OTLP_PROTOCOL ?? 'http/protobuf';
+  return Object.freeze({ tracesUrl, headers: Object.freeze(headers), serviceName: e.OTEL_SERVICE_NAME, protocol });
 }
 
 /**

@@ -32,6 +32,28 @@ describe('config', () => {
   });
 });
 
+describe('trace export configuration', () => {
+  it('is off without an endpoint, and speaks OTLP protobuf unless JSON is asked for', () => {
+    expect(loadConfig({}).tracing).toBeNull();
+    const on = loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/' });
+    expect(on.tracing).toMatchObject({ tracesUrl: 'http://collector:4318/v1/traces', protocol: 'http/protobuf' });
+    const json = loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' });
+    expect(json.tracing?.protocol).toBe('http/json');
+    // The traces-specific variable wins over the general one, as OTLP's variables do.
+    const both = {
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318',
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/protobuf',
+    };
+    expect(loadConfig(both).tracing?.protocol).toBe('http/protobuf');
+    expect(loadConfig({ ...both, OTEL_SDK_DISABLED: 'true' }).tracing).toBeNull();
+  });
+
+  it('refuses the gRPC transport, naming the variable', () => {
+    expect(() => loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4317', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' })).toThrow(/OTEL_EXPORTER_OTLP_PROTOCOL/);
+  });
+});
+
 describe('system models from configuration', () => {
   let t: TestApp;
   beforeAll(async () => {

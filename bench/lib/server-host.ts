@@ -63,7 +63,7 @@ async function startAtrium(
     databaseUrl,
     embeddedDbThread,
     metricsToken: telemetry.metricsToken ?? null,
-    tracing: telemetry.tracesUrl ? { tracesUrl: telemetry.tracesUrl, headers: {}, serviceName: 'atrium-bench' } : null,
+    tracing: telemetry.tracesUrl ? { tracesUrl: telemetry.tracesUrl, headers: {}, serviceName: 'atrium-bench', protocol: 'http/protobuf' as const } : null,
   };
   const built = await buildApp(config, { logger: false });
   server = built.app;

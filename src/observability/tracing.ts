@@ -1,5 +1,5 @@
 /**
- * OpenTelemetry traces over OTLP/HTTP (JSON), loaded by dynamic import only when an endpoint is
+ * OpenTelemetry traces over OTLP/HTTP (protobuf, OTLP's default, or JSON), loaded by dynamic import only when an endpoint is
  * configured (Config.tracing): one span per HTTP request (@fastify/otel), a child per provider
  * call with the GenAI semantic conventions, one per database statement (db-statements.ts) and
  * one per file ingestion. The SDK's own OTEL_* variables (OTEL_TRACES_SAMPLER, OTEL_BSP_*,
@@ -7,7 +7,8 @@
  */
 import { context, SpanKind, SpanStatusCode, type Span, type Tracer } from '@opentelemetry/api';
 import { FastifyOtelInstrumentation } from '@fastify/otel';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { OTLPTraceExporter as JsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { OTLPTraceExporter as ProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import type { FastifyPluginCallback } from 'fastify';
@@ -28,7 +29,8 @@ let instance: Tracing | null = null;
 /** Start tracing for the process (once; later calls return the same instance). */
 export function startTracing(cfg: TracingConfig): Tracing {
   if (instance) return instance;
-  const exporter = new OTLPTraceExporter({ url: cfg.tracesUrl, headers: { ...cfg.headers } });
+  const Exporter = cfg.protocol === 'http/json' ? JsonExporter : ProtobufExporter;
+  const exporter = new Exporter({ url: cfg.tracesUrl, headers: { ...cfg.headers } });
   const provider = new NodeTracerProvider({
     resource: resourceFromAttributes({ 'service.name': cfg.serviceName }),
     spanProcessors: [new BatchSpanProcessor(exporter)],

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import protobuf from 'protobufjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTracing } from '../../src/observability/tracing.js';
 import { newTeam, startTestApp, type TestApp } from '../helpers/app.js';
@@ -8,10 +9,44 @@ import { multipart } from '../helpers/multipart.js';
 import { startStandInProvider, type StandInProvider } from '../support/standin-provider.js';
 
 /**
- * Traces: a real OTLP/HTTP receiver on loopback gets the spans the app exports (JSON encoding),
- * a request's span with its route, the provider call as its descendant with the GenAI
+ * Traces: a real OTLP/HTTP receiver on loopback gets the spans the app exports (protobuf, OTLP's
+ * default encoding, decoded here by protobufjs from the part of OTLP's trace schema the test
+ * reads), a request's span with its route, the provider call as its descendant with the GenAI
  * attributes, and the database statements.
  */
+const OTLP_TRACES = protobuf
+  .parse(
+    `
+  syntax = "proto3";
+  message ExportTraceServiceRequest { repeated ResourceSpans resource_spans = 1; }
+  message ResourceSpans { repeated ScopeSpans scope_spans = 2; }
+  message ScopeSpans { repeated Span spans = 2; }
+  message Span {
+    bytes trace_id = 1; bytes span_id = 2; bytes parent_span_id = 4; string name = 5; int32 kind = 6;
+    repeated KeyValue attributes = 9;
+  }
+  message KeyValue { string key = 1; AnyValue value = 2; }
+  message AnyValue { oneof value { string string_value = 1; bool bool_value = 2; int64 int_value = 3; double double_value = 4; } }
+`,
+  )
+  .root.lookupType('ExportTraceServiceRequest');
+
+/** A protobuf export request in the JSON encoding's shape (ids as hex, as OTLP/JSON writes them). */
+function decodeProtobuf(body: Buffer): OtlpSpan[] {
+  const message = OTLP_TRACES.toObject(OTLP_TRACES.decode(body), { longs: String, bytes: Buffer, oneofs: false }) as {
+    resourceSpans?: Array<{ scopeSpans?: Array<{ spans?: Array<OtlpSpan & { traceId: Buffer; spanId: Buffer; parentSpanId?: Buffer }> }> }>;
+  };
+  return (message.resourceSpans ?? []).flatMap((rs) =>
+    (rs.scopeSpans ?? []).flatMap((ss) =>
+      (ss.spans ?? []).map((span) => ({
+        ...span,
+        traceId: span.traceId.toString('hex'),
+        spanId: span.spanId.toString('hex'),
+        parentSpanId: span.parentSpanId?.length ? span.parentSpanId.toString('hex') : undefined,
+      })),
+    ),
+  );
+}
 interface OtlpValue {
   stringValue?: string;
   intValue?: string | number;
@@ -39,19 +74,17 @@ beforeAll(async () => {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       contentTypes.add(String(req.headers['content-type']));
-      if (req.url === '/v1/traces' && req.method === 'POST') {
-        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
-          resourceSpans: Array<{ scopeSpans: Array<{ spans: OtlpSpan[] }> }>;
-        };
-        for (const rs of body.resourceSpans) for (const ss of rs.scopeSpans) received.push(...ss.spans);
+      if (req.url === '/v1/traces' && req.method === 'POST' && req.headers['content-type'] === 'application/x-protobuf') {
+        received.push(...decodeProtobuf(Buffer.concat(chunks)));
       }
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      // An empty ExportTraceServiceResponse.
+      res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
     });
   });
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   tracesUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/v1/traces`;
   standIn = await startStandInProvider();
-  t = await startTestApp({ tracing: { tracesUrl, headers: {}, serviceName: 'atrium-test' } });
+  t = await startTestApp({ tracing: { tracesUrl, headers: {}, serviceName: 'atrium-test', protocol: 'http/protobuf' } });
 });
 afterAll(async () => {
   await t?.close();
@@ -67,7 +100,7 @@ const attr = (s: OtlpSpan, key: string): string | number | boolean | undefined =
 
 /** Flush the exporter until `found` holds for what the receiver has (the test's own timeout bounds the wait). */
 async function until<T>(found: () => T | undefined): Promise<T> {
-  const tracing = startTracing({ tracesUrl, headers: {}, serviceName: 'atrium-test' });
+  const tracing = startTracing({ tracesUrl, headers: {}, serviceName: 'atrium-test', protocol: 'http/protobuf' });
   for (;;) {
     await tracing.flush();
     const r = found();
@@ -106,7 +139,7 @@ describe('OpenTelemetry traces over OTLP/HTTP', () => {
     expect(statements.length).toBeGreaterThan(0);
     expect(statements.map((s) => s.name)).toEqual(expect.arrayContaining([expect.stringMatching(/^(INSERT|WITH|SELECT|UPDATE)$/)]));
     for (const s of received) for (const a of s.attributes ?? []) expect(JSON.stringify(a.value)).not.toContain('tell me a secret');
-    expect([...contentTypes]).toContain('application/json');
+    expect([...contentTypes]).toEqual(['application/x-protobuf']);
   });
 
   it('exports a span per ingested file, under its upload request, with its outcome', async () => {
