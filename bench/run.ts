@@ -1,16 +1,16 @@
 /**
  * `npm run bench`: run every benchmark (each compared with a reference measured in the same run)
  * and rewrite BENCHMARKS.md with the figures. One benchmark failing does not stop the others;
- * the exit code is non-zero only when all of them failed.
+ * the exit code is non-zero only when all the benchmarks it ran failed.
  */
-import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { benchChatSearch } from './chat-search.js';
 import { benchGateway } from './gateway.js';
 import { benchIngestHostile } from './ingest-hostile.js';
 import { benchPage } from './page.js';
 import { ROOT } from './lib/child.js';
-import { machine, markdownTable, renderSection, type Row, type Section, type TargetRow } from './lib/report.js';
+import { failedSection, readSections, runStamp, storedSection, writeDocument, type StoredSection } from './lib/document.js';
+import { type Row, type Section, type TargetRow } from './lib/report.js';
 import { verdict } from './lib/stats.js';
 import { stopwatch } from './lib/timer.js';
 import { benchRetrieval } from './retrieval.js';
@@ -71,84 +71,46 @@ const BENCHMARKS: Array<{ name: string; run: () => Promise<Section> }> = [
 ];
 
 /**
- * `npm run bench -- <word>…` runs only the benchmarks whose name contains one of the words
- * (case-insensitive) and prints their sections instead of rewriting BENCHMARKS.md, which only a
- * whole run writes (its figures must all come from one run).
+ * `npm run bench` runs every benchmark and rewrites BENCHMARKS.md; `npm run bench -- <word>…` runs
+ * only the benchmarks whose name contains one of the words (case-insensitive) and replaces their
+ * sections, keeping the others (bench/lib/document.ts). A benchmark that fails in a partial run
+ * leaves its section as it was.
  */
-async function runSome(words: string[]): Promise<number> {
-  const chosen = BENCHMARKS.filter((b) => words.some((w) => b.name.toLowerCase().includes(w.toLowerCase())));
+async function main(): Promise<number> {
+  const words = process.argv.slice(2).filter((a) => !a.startsWith('-'));
+  const chosen = words.length === 0 ? BENCHMARKS : BENCHMARKS.filter((b) => words.some((w) => b.name.toLowerCase().includes(w.toLowerCase())));
   if (chosen.length === 0) {
     process.stderr.write(`bench: no benchmark matches ${words.join(', ')}; names: ${BENCHMARKS.map((b) => b.name).join(', ')}\n`);
     return 1;
   }
+  const file = path.join(ROOT, 'BENCHMARKS.md');
+  const run = runStamp(ROOT);
+  const total = stopwatch();
+  const kept = words.length === 0 ? [] : readSections(file).filter((s) => !chosen.some((b) => b.name === s.bench));
+  const previous = new Map(readSections(file).map((s) => [s.bench, s]));
+  const written: StoredSection[] = [];
   let failed = 0;
   for (const b of chosen) {
-    process.stderr.write(`bench: ${b.name} …\n`);
-    try {
-      process.stdout.write(`${renderSection(await b.run())}\n`);
-    } catch (err) {
-      failed += 1;
-      process.stderr.write(`bench: ${b.name} FAILED: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-    }
-  }
-  return failed > 0 ? 1 : 0;
-}
-
-async function main(): Promise<number> {
-  const words = process.argv.slice(2).filter((a) => !a.startsWith('-'));
-  if (words.length > 0) return runSome(words);
-  const total = stopwatch();
-  const started = new Date();
-  const m = machine();
-  const sections: string[] = [];
-  const targets: TargetRow[] = [];
-  const failures: string[] = [];
-  for (const b of BENCHMARKS) {
     const sw = stopwatch();
     process.stderr.write(`bench: ${b.name} …\n`);
     try {
-      const s = await b.run();
-      sections.push(renderSection(s));
-      targets.push(...(s.targets ?? []));
+      written.push(storedSection(b.name, await b.run(), run));
       process.stderr.write(`bench: ${b.name} done in ${sw.elapsedS()}\n`);
     } catch (err) {
+      failed += 1;
       const msg = err instanceof Error ? (err.stack ?? err.message) : String(err);
-      failures.push(b.name);
-      sections.push(`## ${b.name}\n\n**Failed** after ${sw.elapsedS()}:\n\n\`\`\`\n${msg}\n\`\`\`\n`);
       process.stderr.write(`bench: ${b.name} FAILED: ${msg}\n`);
+      const old = previous.get(b.name);
+      written.push(words.length > 0 && old ? old : failedSection(b.name, msg, run));
     }
   }
-
-  const summary: Row[] = targets.map((t) => ({ benchmark: t.benchmark, target: t.target, measured: t.measured, result: t.result }));
-  const doc = [
-    '# Benchmarks',
-    '',
-    '_Written by `npm run bench` (bench/run.ts); do not edit by hand — rerun it. Every figure below was measured in the run described here, and every comparison is against a reference measured in that same run on the same machine._',
-    '',
-    '| | |',
-    '| --- | --- |',
-    `| date | ${started
-      .toISOString()
-      .replace('T', ' ')
-      .replace(/\.\d+Z$/, ' UTC')} |`,
-    `| CPU | ${m.cpu} |`,
-    `| cores | ${m.cores} |`,
-    `| memory | ${m.memoryGiB} GiB |`,
-    `| OS | ${m.os} |`,
-    `| Node.js | ${m.node} |`,
-    `| whole run | ${total.elapsedS()} |`,
-    '',
-    'The load generator, the servers under test and PostgreSQL share these cores: absolute figures are this machine\'s; the ratios and the "added" columns are the point.',
-    '',
-    '## Targets',
-    '',
-    summary.length > 0 ? markdownTable(summary) : '_(no targets evaluated)_\n',
-    failures.length > 0 ? `**Failed benchmarks:** ${failures.join(', ')} (see below).\n` : '',
-    ...sections,
-  ].join('\n');
-  writeFileSync(path.join(ROOT, 'BENCHMARKS.md'), doc.replace(/\n{3,}/g, '\n\n'));
-  process.stderr.write(`bench: wrote BENCHMARKS.md (${total.elapsedS()})\n`);
-  return failures.length === BENCHMARKS.length ? 1 : 0;
+  writeDocument(
+    file,
+    [...kept, ...written],
+    BENCHMARKS.map((b) => b.name),
+  );
+  process.stderr.write(`bench: wrote BENCHMARKS.md (${written.length} section(s), ${total.elapsedS()})\n`);
+  return failed === chosen.length ? 1 : 0;
 }
 
 // Child processes and pools are closed by each benchmark; exit explicitly so a stray handle cannot keep the run alive.
