@@ -1,6 +1,7 @@
 // Vite config of the web app. `npm run build` (scripts/build.mjs) builds it into dist/web, which the
 // server serves at /; `npm run dev:web` serves it with hot reload and forwards the API to a server
 // started with `npm run dev` (ATRIUM_DEV_API, default http://127.0.0.1:8080).
+import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import process from 'node:process';
@@ -42,9 +43,40 @@ function precompress() {
   };
 }
 
+/**
+ * The service worker (web/service-worker.js) as dist/web/sw.js, with the list of the build's files to
+ * keep (the shell: index.html at `/`, scripts, styles, icons) and a version that changes with them.
+ */
+function serviceWorker() {
+  let outDir = '';
+  return {
+    name: 'atrium-service-worker',
+    apply: 'build',
+    configResolved(c) {
+      outDir = c.build.outDir;
+    },
+    // After the bundle is written (Vite drops chunks that held only styles while it finishes): the files as they are.
+    closeBundle() {
+      const walk = (dir) =>
+        readdirSync(dir).flatMap((n) => {
+          const p = path.join(dir, n);
+          return statSync(p).isDirectory() ? walk(p) : [path.relative(outDir, p).split(path.sep).join('/')];
+        });
+      const files = walk(outDir).filter((f) => f !== 'index.html' && f !== 'sw.js' && !/\.(?:br|gz|map)$/.test(f));
+      const shell = ['/', ...files.map((f) => `/${f}`)].sort();
+      // A new version whenever a kept file changes (public files keep their names).
+      const hash = createHash('sha256');
+      for (const f of files) hash.update(f).update(readFileSync(path.join(outDir, f)));
+      const version = hash.digest('hex').slice(0, 16);
+      const source = readFileSync(path.join(here, 'service-worker.js'), 'utf8').replace('__VERSION__', version).replace('__SHELL__', JSON.stringify(shell));
+      writeFileSync(path.join(outDir, 'sw.js'), source);
+    },
+  };
+}
+
 export default defineConfig({
   root: here,
-  plugins: [precompress()],
+  plugins: [serviceWorker(), precompress()],
   base: '/',
   // JSX compiles to Preact's automatic runtime (no React, no plugin needed).
   oxc: { jsx: { runtime: 'automatic', importSource: 'preact' } },

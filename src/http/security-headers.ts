@@ -32,7 +32,9 @@ export const APP_POLICY = policy({
   'connect-src': "'self'",
   'object-src': "'none'",
   'frame-src': "'none'",
-  'worker-src': "'none'",
+  // The app's service worker (/sw.js) and nothing else.
+  'worker-src': "'self'",
+  'manifest-src': "'self'",
   'base-uri': "'none'",
   'form-action': "'self'",
   'frame-ancestors': "'none'",

@@ -37,5 +37,8 @@ export default defineConfig({
     screenshot: 'only-on-failure',
     trace: 'off',
     actionTimeout: 20_000,
+    // The app's service worker answers navigations itself, out of Playwright's sight: blocked but
+    // in the test of the installable app (installable.spec.ts), which allows it.
+    serviceWorkers: 'block',
   },
 });

@@ -1,8 +1,9 @@
 /** The app: who is signed in decides between the sign-in screen and the routed screens. */
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import { onUnauthorized } from './api/client';
+import { ApiError, onUnauthorized } from './api/client';
 import { loadMe, signOut, type Me } from './api/session';
 import { lazyScreen } from './components/Lazy';
+import { Offline } from './components/Offline';
 import { ErrorNote } from './components/Problem';
 import { Shell } from './components/Shell';
 import { renderRoute } from './pages';
@@ -12,6 +13,9 @@ import { SessionProvider, type SessionValue } from './session';
 
 // Opened once per person, so loaded only then.
 const InviteScreen = lazyScreen(() => import('./screens/Invite').then((m) => m.InviteScreen));
+
+/** The server could not be reached and the browser says it has no network. */
+const isOffline = (error: unknown) => !navigator.onLine && error instanceof ApiError && error.code === 'network_error';
 
 type State = { kind: 'loading' } | { kind: 'signed-out' } | { kind: 'signed-in'; me: Me } | { kind: 'failed'; error: unknown };
 
@@ -63,6 +67,7 @@ export function App() {
         </p>
       );
     case 'failed':
+      if (isOffline(state.error)) return <Offline />;
       return (
         <main class="signin">
           <ErrorNote error={state.error} />

@@ -3,3 +3,13 @@ import { App } from './app';
 import './styles.css';
 
 render(<App />, document.getElementById('app')!);
+
+// Installable, and opening without a connection (web/service-worker.js, built into /sw.js; under
+// Vite's development server there is none and registering fails quietly).
+if ('serviceWorker' in navigator) {
+  window.addEventListener('load', () => {
+    navigator.serviceWorker.register('/sw.js').catch(() => {
+      // An app that cannot be installed still works.
+    });
+  });
+}
