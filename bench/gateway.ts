@@ -15,6 +15,7 @@ import { ServerProcess } from './lib/child.js';
 import { HttpClient, target, type HttpResult, type Target } from './lib/http.js';
 import { closedLoop, sequential } from './lib/load.js';
 import { createThrowawayDb, isDb } from './lib/pg.js';
+import { startPortkey, type Portkey } from './lib/portkey.js';
 import { renderSection, type Row, type Section, type TargetRow } from './lib/report.js';
 import { round, summarize, verdict } from './lib/stats.js';
 import { stopwatch } from './lib/timer.js';
@@ -63,6 +64,8 @@ interface Targets {
   key: string;
   /** usage: the same workspace setup in a team with a budget and a rate limit */
   budgeted?: { target: Target; key: string };
+  /** the peer: Portkey's gateway forwarding the direct body to the stand-in */
+  portkey?: { target: Target; headers: Record<string, string> };
 }
 
 function ok(r: HttpResult, mustContain?: string): number | null {
@@ -78,6 +81,7 @@ function providerBody(recorded: Json, prompt: string): string {
 }
 
 const DIRECT_FIRST_CONTENT = '"delta":{"content":"';
+const PORTKEY_PATH = 'Portkey gateway (peer; stores nothing)';
 const ATRIUM_FIRST_DELTA = 'event: delta';
 
 export async function setUpAtrium(client: HttpClient, base: string, openaiBaseUrl: string): Promise<{ key: string; workspaceId: string }> {
@@ -154,6 +158,12 @@ async function measureBackend(label: string, standIn: ServerProcess, t: Targets)
           .request(t.atrium, { body: JSON.stringify({ prompt: PROMPTS[(i + 1) % PROMPTS.length], threadId: thread }), headers: auth })
           .then((r) => ok(r, '"threadId"'));
       },
+      portkey: (i: number) =>
+        t.portkey
+          ? c1
+              .request(t.portkey.target, { body: providerBody(plainBody, PROMPTS[i % PROMPTS.length]!), headers: t.portkey.headers })
+              .then((r) => ok(r, '"choices"'))
+          : Promise.resolve(null),
       // usage: the same new-thread call by a team under a budget and a rate limit
       budgeted: (i: number) =>
         t.budgeted
@@ -165,9 +175,17 @@ async function measureBackend(label: string, standIn: ServerProcess, t: Targets)
               .then((r) => ok(r, '"threadId"'))
           : Promise.resolve(null),
     };
-    const latencyPaths = t.budgeted
-      ? (['direct', 'bare', 'atrium', 'followUp', 'v1', 'budgeted'] as const)
-      : (['direct', 'bare', 'atrium', 'followUp', 'v1'] as const);
+    type LatencyPath = 'direct' | 'bare' | 'portkey' | 'atrium' | 'followUp' | 'v1' | 'budgeted';
+    const latencyPaths: LatencyPath[] = [
+      'direct',
+      'bare',
+      ...(t.portkey ? (['portkey'] as const) : []),
+      'atrium',
+      'followUp',
+      'v1',
+      ...(t.budgeted ? (['budgeted'] as const) : []),
+    ];
+    const streamPaths = ['direct', 'bare', ...(t.portkey ? (['portkey'] as const) : []), 'atrium'] as const;
     const ttft = {
       direct: (i: number) =>
         c1
@@ -176,6 +194,14 @@ async function measureBackend(label: string, standIn: ServerProcess, t: Targets)
       bare: (i: number) =>
         c1
           .request(t.bare, { body: providerBody(streamBody, PROMPTS[i % PROMPTS.length]!), mark: (s) => s.includes(DIRECT_FIRST_CONTENT) })
+          .then((r) => (ok(r, '[DONE]') === null ? null : r.markMs)),
+      portkey: (i: number) =>
+        c1
+          .request(t.portkey!.target, {
+            body: providerBody(streamBody, PROMPTS[i % PROMPTS.length]!),
+            headers: t.portkey!.headers,
+            mark: (s) => s.includes(DIRECT_FIRST_CONTENT),
+          })
           .then((r) => (ok(r, '[DONE]') === null ? null : r.markMs)),
       atrium: (i: number) =>
         c1
@@ -189,12 +215,13 @@ async function measureBackend(label: string, standIn: ServerProcess, t: Targets)
 
     // Warm-up (JIT, connection pools, prepared plans).
     for (const k of latencyPaths) await sequential(WARMUP, shots[k]);
-    for (const k of ['direct', 'bare', 'atrium'] as const) await sequential(WARMUP / 3, ttft[k]);
+    for (const k of streamPaths) await sequential(WARMUP / 3, ttft[k]);
 
     // Concurrency 1: interleaved rounds (direct, bare, Atrium), so drift hits all three alike.
     const lat = {
       direct: [] as number[],
       bare: [] as number[],
+      portkey: [] as number[],
       atrium: [] as number[],
       followUp: [] as number[],
       v1: [] as number[],
@@ -211,6 +238,7 @@ async function measureBackend(label: string, standIn: ServerProcess, t: Targets)
     const s = {
       direct: summarize(lat.direct),
       bare: summarize(lat.bare),
+      portkey: summarize(lat.portkey),
       atrium: summarize(lat.atrium),
       followUp: summarize(lat.followUp),
       v1: summarize(lat.v1),
@@ -230,6 +258,7 @@ async function measureBackend(label: string, standIn: ServerProcess, t: Targets)
     const latency: Row[] = [
       row('direct (stand-in)', s.direct),
       row('bare Fastify pass-through', s.bare),
+      ...(t.portkey ? [row(PORTKEY_PATH, s.portkey)] : []),
       row('Atrium /completions', s.atrium, verdict(round(addedP50), '<=', TARGET_ADDED_P50_MS)),
       row(`Atrium /completions, follow-up in a thread (≤ ${FOLLOW_UPS_PER_THREAD} turns)`, s.followUp),
       row('Atrium /v1/chat/completions (OpenAI-compatible, no thread kept)', s.v1),
@@ -247,16 +276,16 @@ async function measureBackend(label: string, standIn: ServerProcess, t: Targets)
     if (errors > 0) notes.push(`${label}: ${errors} failed request(s) in the latency rounds.`);
 
     // Streams, concurrency 1, interleaved.
-    const tt = { direct: [] as number[], bare: [] as number[], atrium: [] as number[] };
+    const tt = { direct: [] as number[], bare: [] as number[], portkey: [] as number[], atrium: [] as number[] };
     let streamErrors = 0;
     for (let i = 0; i < STREAM_ROUNDS; i++) {
-      for (const k of ['direct', 'bare', 'atrium'] as const) {
+      for (const k of streamPaths) {
         const ms = await ttft[k](i);
         if (ms === null) streamErrors++;
         else tt[k].push(ms);
       }
     }
-    const ts = { direct: summarize(tt.direct), bare: summarize(tt.bare), atrium: summarize(tt.atrium) };
+    const ts = { direct: summarize(tt.direct), bare: summarize(tt.bare), portkey: summarize(tt.portkey), atrium: summarize(tt.atrium) };
     const streams: Row[] = [
       {
         backend: label,
@@ -276,6 +305,19 @@ async function measureBackend(label: string, standIn: ServerProcess, t: Targets)
         'added p50 ms': round(ts.bare.p50 - ts.direct.p50),
         'added p99 ms': round(ts.bare.p99 - ts.direct.p99),
       },
+      ...(t.portkey && ts.portkey.n > 0
+        ? [
+            {
+              backend: label,
+              path: `${PORTKEY_PATH} stream`,
+              n: ts.portkey.n,
+              'TTFT p50 ms': round(ts.portkey.p50),
+              'TTFT p99 ms': round(ts.portkey.p99),
+              'added p50 ms': round(ts.portkey.p50 - ts.direct.p50),
+              'added p99 ms': round(ts.portkey.p99 - ts.direct.p99),
+            },
+          ]
+        : []),
       {
         backend: label,
         path: 'Atrium /completions/stream (first `event: delta`)',
@@ -286,6 +328,11 @@ async function measureBackend(label: string, standIn: ServerProcess, t: Targets)
         'added p99 ms': round(ts.atrium.p99 - ts.direct.p99),
       },
     ];
+    if (t.portkey && ts.portkey.n === 0) {
+      // Seen with @portkey-ai/gateway 1.15.2 on Node 20: every streamed request fails inside it (a TypeError on its response's immutable headers).
+      notes.push(`${label}: Portkey answered no streamed request (${STREAM_ROUNDS} tried), so it has no time-to-first-token row.`);
+      streamErrors -= STREAM_ROUNDS;
+    }
     if (streamErrors > 0) notes.push(`${label}: ${streamErrors} failed stream(s).`);
 
     // Throughput: closed loop at concurrency 64, stand-in answering after 20 ms.
@@ -293,6 +340,10 @@ async function measureBackend(label: string, standIn: ServerProcess, t: Targets)
     const loadShots = {
       direct: (i: number) => cN.request(t.direct, { body: providerBody(plainBody, PROMPTS[i % PROMPTS.length]!), discardBody: true }).then((r) => ok(r)),
       bare: (i: number) => cN.request(t.bare, { body: providerBody(plainBody, PROMPTS[i % PROMPTS.length]!), discardBody: true }).then((r) => ok(r)),
+      portkey: (i: number) =>
+        cN
+          .request(t.portkey!.target, { body: providerBody(plainBody, PROMPTS[i % PROMPTS.length]!), headers: t.portkey!.headers, discardBody: true })
+          .then((r) => ok(r)),
       atrium: (i: number) =>
         cN.request(t.atrium, { body: JSON.stringify({ prompt: PROMPTS[i % PROMPTS.length] }), headers: auth, discardBody: true }).then((r) => ok(r)),
       v1: (i: number) => cN.request(t.v1, { body: v1Body(i), headers: auth, discardBody: true }).then((r) => ok(r)),
@@ -301,7 +352,7 @@ async function measureBackend(label: string, standIn: ServerProcess, t: Targets)
     const throughput: Row[] = [];
     await standIn.call('standin.set', { delayMs: UPSTREAM_DELAY_MS });
     try {
-      for (const k of ['direct', 'bare', 'atrium', 'v1'] as const) {
+      for (const k of ['direct', 'bare', ...(t.portkey ? (['portkey'] as const) : []), 'atrium', 'v1'] as const) {
         await closedLoop({ concurrency: CONCURRENCY, durationMs: THROUGHPUT_WARMUP_MS, shot: loadShots[k] });
         const r = await closedLoop({ concurrency: CONCURRENCY, durationMs: THROUGHPUT_MS, shot: loadShots[k] });
         rps[k] = r.rps;
@@ -313,9 +364,11 @@ async function measureBackend(label: string, standIn: ServerProcess, t: Targets)
               ? 'direct (stand-in)'
               : k === 'bare'
                 ? 'bare Fastify pass-through'
-                : k === 'v1'
-                  ? 'Atrium /v1/chat/completions'
-                  : 'Atrium /completions',
+                : k === 'portkey'
+                  ? PORTKEY_PATH
+                  : k === 'v1'
+                    ? 'Atrium /v1/chat/completions'
+                    : 'Atrium /completions',
           requests: r.completed,
           errors: r.errors,
           'req/s': round(r.rps, 0),
@@ -323,6 +376,7 @@ async function measureBackend(label: string, standIn: ServerProcess, t: Targets)
           'p99 ms': round(ls.p99),
           'vs bare': k === 'direct' ? '' : round(r.rps / (rps.bare ?? Number.NaN), 2),
           'target (≥ 0.5× bare)': k === 'atrium' ? verdict(round(r.rps / rps.bare!, 2), '>=', TARGET_THROUGHPUT_RATIO) : '',
+          'vs Portkey': k === 'atrium' && rps.portkey ? round(r.rps / rps.portkey, 2) : '',
         });
         if (r.errors > 0) notes.push(`${label}: ${r.errors} failed request(s) under load on ${k}${r.firstError ? ` (first: ${r.firstError})` : ''}.`);
       }
@@ -344,10 +398,15 @@ export async function benchGateway(): Promise<Section> {
   const notes: string[] = [];
   const standIn = await ServerProcess.start('standin');
   let bare: ServerProcess | null = null;
+  let portkey: Portkey | null = null;
   try {
     const si = await standIn.call<{ openaiBaseUrl: string }>('standin.start');
     bare = await ServerProcess.start('bare');
     const bareUrl = (await bare.call<{ url: string }>('bare.start', { upstream: si.openaiBaseUrl })).url;
+    portkey = await startPortkey().catch((err: Error) => {
+      notes.push(`Portkey not measured: ${err.message}`);
+      return null;
+    });
 
     const backends: Array<{
       label: string;
@@ -388,6 +447,9 @@ export async function benchGateway(): Promise<Section> {
           v1Model: `workspace/${workspaceId}`,
           key,
           budgeted: { target: target(`${base}/api/v1/chat/${budgeted.workspaceId}/completions`), key: budgeted.key },
+          ...(portkey
+            ? { portkey: { target: target(`${portkey.url}/v1/chat/completions`), headers: portkey.headers(si.openaiBaseUrl, 'sk-bench-0123456789') } }
+            : {}),
         });
         latency.push(...r.latency);
         throughput.push(...r.throughput);
@@ -401,6 +463,7 @@ export async function benchGateway(): Promise<Section> {
       }
     }
   } finally {
+    await portkey?.stop();
     await bare?.stop();
     await standIn.stop();
   }
@@ -424,6 +487,32 @@ export async function benchGateway(): Promise<Section> {
         result: String(r['target (≥ 0.5× bare)']).startsWith('pass') ? 'pass' : 'MISS',
       })),
   ];
+  // The peer: Atrium's added latency below Portkey's (p50 and p99, same rounds) and its c=64 throughput at least Portkey's.
+  for (const backend of new Set(latency.map((r) => String(r.backend)))) {
+    const pk = latency.find((r) => r.backend === backend && r.path === PORTKEY_PATH);
+    const at = latency.find((r) => r.backend === backend && r.path === 'Atrium /completions');
+    if (pk && at) {
+      for (const q of ['p50', 'p99'] as const) {
+        const a = Number(at[`added ${q} ms`]);
+        const b = Number(pk[`added ${q} ms`]);
+        targets.push({
+          benchmark: `Gateway vs Portkey, ${backend}`,
+          target: `Atrium added ${q} < Portkey's added ${q} (c=1)`,
+          measured: `${a} ms vs ${b} ms`,
+          result: a < b ? 'pass' : 'MISS',
+        });
+      }
+    }
+    const pkT = throughput.find((r) => r.backend === backend && r.path === PORTKEY_PATH);
+    const atT = throughput.find((r) => r.backend === backend && r.path === 'Atrium /completions');
+    if (pkT && atT)
+      targets.push({
+        benchmark: `Gateway vs Portkey, ${backend}`,
+        target: `Atrium req/s ≥ Portkey's (c=${CONCURRENCY})`,
+        measured: `${atT['req/s']} vs ${pkT['req/s']}`,
+        result: Number(atT['req/s']) >= Number(pkT['req/s']) ? 'pass' : 'MISS',
+      });
+  }
   // usage: the budget check's own target
   for (const r of latency.filter((x) => x['target (check)'])) {
     targets.push({
@@ -456,7 +545,8 @@ export async function benchGateway(): Promise<Section> {
       `Streams: ${STREAM_ROUNDS} interleaved rounds at concurrency 1; time-to-first-token = request start → first byte of the first content chunk (stand-in: \`"delta":{"content":"\`; Atrium: \`event: delta\`).`,
       'The OpenAI-compatible path is `POST /v1/chat/completions` with `{model: "workspace/<id>", messages: [{role: "user", content}]}` as an SDK sends it: the same turn without a stored thread (the pending prompt log in one statement, the provider call, the finished log in a second), plus the protocol translation; it is measured in the same interleaved rounds and loops.',
       `Throughput: closed loop, ${CONCURRENCY} concurrent keep-alive connections, stand-in delay ${UPSTREAM_DELAY_MS} ms, ${THROUGHPUT_WARMUP_MS / 1000} s warm-up then ${THROUGHPUT_MS / 1000} s measured per path.`,
-      `Targets: Atrium added p50 ≤ ${TARGET_ADDED_P50_MS} ms at concurrency 1; Atrium throughput ≥ ${TARGET_THROUGHPUT_RATIO}× the bare pass-through.`,
+      "The peer is Portkey's open-source gateway (`@portkey-ai/gateway`, its own server command in a child process), sent the same direct body with the headers that route it to the stand-in as an OpenAI provider; it is measured in the same interleaved rounds, streams and loops as the others (once per Atrium backend). It persists nothing; Atrium persists every turn before answering.",
+      `Targets: Atrium added p50 ≤ ${TARGET_ADDED_P50_MS} ms at concurrency 1; Atrium throughput ≥ ${TARGET_THROUGHPUT_RATIO}× the bare pass-through; Atrium's added p50 and p99 below Portkey's and its throughput at least Portkey's.`,
       `Budgets: a second team, set up alike, has a team budget and a rate limit (never exhausted) that every one of its calls reserves against; its new-thread calls run in the same interleaved latency rounds, and "budget check" is its p50 minus the unbudgeted team's (target ≤ ${TARGET_BUDGET_P50_MS} ms).`,
     ].join(' '),
     tables: [
