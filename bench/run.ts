@@ -86,8 +86,19 @@ async function main(): Promise<number> {
   const file = path.join(ROOT, 'BENCHMARKS.md');
   const run = runStamp(ROOT);
   const total = stopwatch();
-  const kept = words.length === 0 ? [] : readSections(file).filter((s) => !chosen.some((b) => b.name === s.bench));
-  const previous = new Map(readSections(file).map((s) => [s.bench, s]));
+  const kept =
+    words.length === 0
+      ? []
+      : readSections(
+          file,
+          BENCHMARKS.map((b) => b.name),
+        ).filter((s) => !chosen.some((b) => b.name === s.bench));
+  const previous = new Map(
+    readSections(
+      file,
+      BENCHMARKS.map((b) => b.name),
+    ).map((s) => [s.bench, s]),
+  );
   const written: StoredSection[] = [];
   let failed = 0;
   for (const b of chosen) {

@@ -69,14 +69,62 @@ export function failedSection(bench: string, message: string, run: RunStamp): St
   return { bench, text: text.join('\n') };
 }
 
-/** The sections of an existing BENCHMARKS.md that a benchmark wrote (anything else is dropped). */
-export function readSections(file: string): StoredSection[] {
+/**
+ * A document written before sections said their own run (one header date, one targets table):
+ * which of its target rows belong to which benchmark, by the row's first words.
+ */
+const LEGACY_TARGET_ROWS: Record<string, string> = {
+  'Gateway overhead': 'Gateway,',
+  Retrieval: 'Retrieval,',
+  'Document ingestion': 'Ingestion,',
+  'Hostile uploads': 'Hostile upload',
+  'Start-up': 'Start-up,',
+  'Web page': 'Web page,',
+  'Sign-in': 'Sign-in,',
+};
+
+/** The target rows of a markdown table (the legacy summary). */
+function tableRows(text: string): TargetRow[] {
+  return text
+    .split('\n')
+    .filter((l) => l.startsWith('| ') && !l.startsWith('| benchmark') && !l.startsWith('| ---'))
+    .map((l) => l.slice(2, -2).split(' | '))
+    .filter((c) => c.length === 4)
+    .map(([benchmark, target, measured, result]) => ({
+      benchmark: benchmark!,
+      target: target!,
+      measured: measured!,
+      result: result === 'pass' ? 'pass' : 'MISS',
+    }));
+}
+
+/**
+ * The sections of an existing BENCHMARKS.md that a benchmark wrote; anything else (notes appended
+ * by hand) is dropped. A section of the older format is recognised by its heading starting with a
+ * benchmark's name, and stamped with that document's run date.
+ */
+export function readSections(file: string, names: string[]): StoredSection[] {
   if (!existsSync(file)) return [];
-  const parts = readFileSync(file, 'utf8').split(/^(?=## )/m);
+  const doc = readFileSync(file, 'utf8');
+  const parts = doc.split(/^(?=## )/m);
   const out: StoredSection[] = [];
+  const legacyDate = /^\| date \| (.+) \|$/m.exec(doc)?.[1];
+  const legacyTargets = legacyDate ? tableRows(parts.find((p) => p.startsWith('## Targets')) ?? '') : [];
   for (const text of parts) {
     const bench = MARK.exec(text)?.[1];
-    if (bench) out.push({ bench, text: text.trimEnd() + '\n' });
+    if (bench) {
+      out.push({ bench, text: text.trimEnd() + '\n' });
+      continue;
+    }
+    if (!legacyDate || /appended by hand/.test(text.split('\n')[0]!)) continue;
+    const heading = text.split('\n')[0]!.slice(3);
+    const name = names.find((n) => heading === n || new RegExp(`^${n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}[ :(]`).test(heading));
+    if (!name || out.some((o) => o.bench === name)) continue;
+    const prefix = LEGACY_TARGET_ROWS[name];
+    const targets = prefix ? legacyTargets.filter((t) => t.benchmark.startsWith(prefix)) : [];
+    const [first, ...rest] = text.trimEnd().split('\n');
+    const stamp = `_Measured in the whole run of ${legacyDate} (before sections said their own run)._`;
+    out.push({ bench: name, text: [first, '', `<!-- bench: ${name} -->`, `<!-- targets: ${JSON.stringify(targets)} -->`, stamp, ...rest].join('\n') + '\n' });
   }
   return out;
 }
