@@ -10,6 +10,7 @@ import { renderRoute } from './pages';
 import { navigate, usePath } from './router';
 import { SignIn } from './screens/SignIn';
 import { SessionProvider, type SessionValue } from './session';
+import { settings } from './settings';
 
 // Opened once per person, so loaded only then.
 const InviteScreen = lazyScreen(() => import('./screens/Invite').then((m) => m.InviteScreen));
@@ -25,7 +26,12 @@ export function App() {
 
   useEffect(() => {
     loadMe().then(
-      (me) => setState(me ? { kind: 'signed-in', me } : { kind: 'signed-out' }),
+      (me) => {
+        // Opened at its start page, the app opens in the person's default workspace (settings.ts).
+        const home = settings().defaultWorkspaceId;
+        if (me && home && window.location.pathname === '/') navigate(`/w/${home}`, { replace: true });
+        setState(me ? { kind: 'signed-in', me } : { kind: 'signed-out' });
+      },
       (error: unknown) => setState({ kind: 'failed', error }),
     );
     return onUnauthorized(() => setState({ kind: 'signed-out' }));

@@ -1,6 +1,9 @@
 import { render } from 'preact';
 import { App } from './app';
+import { applyTheme } from './settings';
 import './styles.css';
+
+applyTheme();
 
 render(<App />, document.getElementById('app')!);
 

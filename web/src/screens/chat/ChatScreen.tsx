@@ -22,6 +22,7 @@ import type { SearchHit } from './SearchChats';
 import { ThreadList } from './ThreadList';
 import { streamTurn, type TurnBody } from './turn';
 import { fromStored, type ChatItem } from './types';
+import { preferredModel } from '../../settings';
 
 let localKeys = 0;
 /** The "Search chats" text survives opening a result in another workspace (a new screen). */
@@ -88,7 +89,7 @@ export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; thr
   useEffect(() => {
     data(api.GET('/api/v1/workspaces/{workspaceId}', { params: { path: { workspaceId } } })).then((w) => {
       setWorkspace(w);
-      setModelId((cur) => (w.models.some((m) => m.modelId === cur) ? cur : (w.models[0]?.modelId ?? '')));
+      setModelId((cur) => (w.models.some((m) => m.modelId === cur) ? cur : preferredModel(w.models)));
     }, setError);
     data(api.GET('/api/v1/workspaces')).then(setWorkspaces, () => undefined);
     data(api.GET('/api/v1/plus', { params: { query: { showPublic: true } } })).then(setPlus, () => setPlus([]));
@@ -138,9 +139,9 @@ export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; thr
     );
   }, [workspaceId, threadId, live]);
 
-  // A model the workspace does not have (any more) gives way to its first one.
+  // A model the workspace does not have (any more) gives way to the person's default or the workspace's first.
   useEffect(() => {
-    if (workspace && !workspace.models.some((m) => m.modelId === modelId)) setModelId(workspace.models[0]?.modelId ?? '');
+    if (workspace && !workspace.models.some((m) => m.modelId === modelId)) setModelId(preferredModel(workspace.models));
   }, [workspace, modelId]);
 
   const loadEarlier = useCallback(async () => {

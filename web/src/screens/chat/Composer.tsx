@@ -1,11 +1,13 @@
 /**
- * The message box and its controls: Enter sends, Shift+Enter adds a line, Esc (anywhere on the
+ * The message box and its controls: Enter sends, Shift+Enter adds a line (or, as the person's
+ * settings may say, Enter adds a line and Ctrl/⌘+Enter sends), Esc (anywhere on the
  * chat screen, see ChatScreen) stops. Model picker, attachments with per-file progress, and the
  * Plus entries drawn on for this chat.
  */
 import { useRef, useState } from 'preact/hooks';
 import type { PlusSummary, WorkspaceModel } from '../../api/client';
 import { Icon } from '../../components/Icon';
+import { useSettings } from '../../settings';
 
 export interface Upload {
   id: string;
@@ -32,6 +34,7 @@ interface Props {
 
 export function Composer(p: Props) {
   const [text, setText] = useState('');
+  const { sendOnEnter } = useSettings();
   const fileInput = useRef<HTMLInputElement>(null);
   const send = () => {
     if (!text.trim() || p.streaming) return;
@@ -69,12 +72,12 @@ export function Composer(p: Props) {
       >
         <textarea
           aria-label="Message"
-          placeholder="Ask something… (Enter sends, Shift+Enter for a new line)"
+          placeholder={sendOnEnter ? 'Ask something… (Enter sends, Shift+Enter for a new line)' : 'Ask something… (Ctrl+Enter sends, Enter for a new line)'}
           rows={2}
           value={text}
           onInput={(e) => setText(e.currentTarget.value)}
           onKeyDown={(e) => {
-            if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
+            if (e.key === 'Enter' && !e.isComposing && (sendOnEnter ? !e.shiftKey : e.ctrlKey || e.metaKey)) {
               e.preventDefault();
               send();
             }

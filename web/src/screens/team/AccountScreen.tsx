@@ -1,4 +1,4 @@
-/** My account (everyone): my API keys (created and shown once, listed, revoked) and my password. */
+/** My account (everyone): my preferences, my API keys (created and shown once, listed, revoked) and my password. */
 import '../../components/admin.css';
 import { useState } from 'preact/hooks';
 import { api, data } from '../../api/client';
@@ -9,6 +9,7 @@ import { ErrorNote } from '../../components/Problem';
 import { useLoad } from '../../components/useLoad';
 import { useSubmit } from '../../components/useSubmit';
 import { useSession } from '../../session';
+import { Preferences } from './Preferences';
 
 export function AccountScreen() {
   const { me } = useSession();
@@ -18,6 +19,7 @@ export function AccountScreen() {
       <p class="muted">
         {me.user.name} · {me.user.email} · {me.user.role} of {me.team.name}
       </p>
+      <Preferences />
       <ApiKeys />
       <PasswordForm />
     </section>
