@@ -58,7 +58,9 @@
  * answered `Tool said: <result>` (results joined by ` | `; Gemini's response object as JSON).
  * `refuseTools` answers a request that offers tools with the protocol's refusal (400: Ollama's
  * "does not support tools", Anthropic's invalid_request_error, Gemini's "Function calling is not
- * enabled"). What each request carried is in `requests`.
+ * enabled"). `toolCallsAfterResults` keeps calling after results too (a model that never stops); a
+ * request that says to call no tool (tool choice none) is always answered with text. What each
+ * request carried is in `requests`.
  *
  * Stream "chunks" in the switches below count content chunks only (the protocol preamble, e.g.
  * Anthropic's message_start / content_block_start or OpenAI's role chunk, is always sent first).
@@ -119,6 +121,8 @@ export interface StandInSwitches {
   toolCalls: Array<{ name: string; arguments: Record<string, unknown> }> | null;
   /** Refuse a request that offers tools, as a model without tool support does (400). */
   refuseTools: boolean;
+  /** Call `toolCalls` again even when the request ends in tool results (a model that never stops calling). */
+  toolCallsAfterResults: boolean;
 }
 
 export interface StandInProvider {
@@ -188,6 +192,7 @@ const DEFAULTS: StandInSwitches = {
   embedConcepts: DEFAULT_CONCEPTS,
   toolCalls: null,
   refuseTools: false,
+  toolCallsAfterResults: false,
 };
 
 /** The stand-in's own prompt count when a context window is enforced: not o200k on purpose. */
@@ -280,6 +285,13 @@ function toolsOffered(protocol: StandInProtocol, body: Json): boolean {
   const tools = Array.isArray(body.tools) ? (body.tools as Json[]) : [];
   if (protocol !== 'gemini') return tools.length > 0;
   return tools.some((t) => Array.isArray(t?.functionDeclarations) && (t.functionDeclarations as unknown[]).length > 0);
+}
+
+/** The request tells the model to call no tool (OpenAI `tool_choice: "none"`, Anthropic `{type: "none"}`, Gemini mode NONE). */
+function toolChoiceNone(protocol: StandInProtocol, body: Json): boolean {
+  if (protocol === 'anthropic') return (body.tool_choice as Json | undefined)?.type === 'none';
+  if (protocol === 'gemini') return ((body.toolConfig as Json | undefined)?.functionCallingConfig as Json | undefined)?.mode === 'NONE';
+  return body.tool_choice === 'none';
 }
 
 /** The tool results the request ends with, or null when its last turn carries none. */
@@ -513,7 +525,7 @@ export async function startStandInProvider(): Promise<StandInProvider> {
       return;
     }
     const results = toolResultsOf(r.protocol, body);
-    const calling = offered && s.toolCalls !== null && results === null;
+    const calling = offered && s.toolCalls !== null && (results === null || s.toolCallsAfterResults) && !toolChoiceNone(r.protocol, body);
     const text = calling ? '' : (rule?.reply ?? s.reply ?? (results ? `Tool said: ${results.join(' | ')}` : `Echo: ${conv.lastUser}`));
     let words = calling ? [] : wordChunks(text);
     const max = s.ignoreMaxTokens ? null : maxTokensOf(r.protocol, body);
