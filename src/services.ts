@@ -59,7 +59,9 @@ export function createServices(database: Database, config: Config, secrets: Secr
       ? new LexicalIndexes(db, maxChunks, (err, plusId) => onError(err, `lexical index of Plus entry ${plusId}`))
       : null;
   const plus = new PlusService(db, models, config.providerTimeouts, config.ingest, embeddings, lexical);
-  const mcp = new McpService(db, secrets, config.providerUrlPolicy, (err, id) => onError(err, `MCP server ${id} could not be listed: its tools were left out of the turn`));
+  const mcp = new McpService(db, secrets, { urlPolicy: config.providerUrlPolicy, callTimeoutMs: config.mcpCallTimeoutMs }, (err, id) =>
+    onError(err, `MCP server ${id} could not be listed: its tools were left out of the turn`),
+  );
   const workspaces = new WorkspacesService(db, models, plus, mcp);
   models.onChange((id) => workspaces.forgetModel(id));
   const promptLogs = new PromptLogsService(db, {

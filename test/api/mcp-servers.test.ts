@@ -41,7 +41,10 @@ describe('MCP servers', () => {
     expect(res.body).not.toContain(SECRET);
 
     // At rest: sealed, not the value.
-    const [row] = await t.database.db.select().from(mcpServers).where((await import('drizzle-orm')).eq(mcpServers.id, created.id));
+    const [row] = await t.database.db
+      .select()
+      .from(mcpServers)
+      .where((await import('drizzle-orm')).eq(mcpServers.id, created.id));
     expect(row!.headersEnc).toMatch(/^v1:/);
     expect(row!.headersEnc).not.toContain('mcp-secret');
 
@@ -50,7 +53,12 @@ describe('MCP servers', () => {
     expect(list.json().map((s: { id: string }) => s.id)).toEqual([created.id]);
     expect(list.body).not.toContain(SECRET);
 
-    const patched = await t.request({ method: 'PATCH', url: `/api/v1/mcp-servers/${created.id}`, key: team.ownerKey, payload: { name: 'Renamed', headers: null } });
+    const patched = await t.request({
+      method: 'PATCH',
+      url: `/api/v1/mcp-servers/${created.id}`,
+      key: team.ownerKey,
+      payload: { name: 'Renamed', headers: null },
+    });
     expect(patched.statusCode, patched.body).toBe(200);
     expect(patched.json()).toMatchObject({ name: 'Renamed', headerNames: [] });
 
@@ -102,8 +110,14 @@ describe('MCP servers', () => {
       ['DELETE', '', undefined],
       ['POST', '/test', undefined],
     ] as const) {
-      const theirs = expectProblem(await t.request({ method, url: `/api/v1/mcp-servers/${s.id}${suffix}`, key: b.ownerKey, ...(payload ? { payload } : {}) }), 404);
-      const none = expectProblem(await t.request({ method, url: `/api/v1/mcp-servers/${missing}${suffix}`, key: b.ownerKey, ...(payload ? { payload } : {}) }), 404);
+      const theirs = expectProblem(
+        await t.request({ method, url: `/api/v1/mcp-servers/${s.id}${suffix}`, key: b.ownerKey, ...(payload ? { payload } : {}) }),
+        404,
+      );
+      const none = expectProblem(
+        await t.request({ method, url: `/api/v1/mcp-servers/${missing}${suffix}`, key: b.ownerKey, ...(payload ? { payload } : {}) }),
+        404,
+      );
       expect(theirs).toEqual({ ...none, instance: theirs.instance });
     }
     expect((await t.request({ method: 'GET', url: '/api/v1/mcp-servers', key: b.ownerKey })).json()).toEqual([]);
@@ -125,7 +139,13 @@ describe('MCP servers', () => {
 
   it('refuses metadata, link-local and non-http URLs, and bad headers, storing nothing', async () => {
     const team = await newTeam(t);
-    for (const url of ['http://169.254.169.254/latest/meta-data/', 'http://metadata.google.internal/mcp', 'http://[fe80::1]/mcp', 'file:///etc/passwd', 'not a url']) {
+    for (const url of [
+      'http://169.254.169.254/latest/meta-data/',
+      'http://metadata.google.internal/mcp',
+      'http://[fe80::1]/mcp',
+      'file:///etc/passwd',
+      'not a url',
+    ]) {
       const p = expectProblem(await create(team.ownerKey, { name: 'x', url }), 400);
       expect(p.code).toBe('mcp_url_refused');
     }
@@ -133,7 +153,10 @@ describe('MCP servers', () => {
     expectProblem(await create(team.ownerKey, { name: 'x', url: everything.url, headers: { 'X-A': 'line\r\nInjected: 1' } }), 400);
     expectProblem(await create(team.ownerKey, { name: 'x', url: everything.url, headers: { 'X-A': '1', 'x-a': '2' } }), 400);
     const s = (await create(team.ownerKey, { name: 'ok', url: everything.url })).json();
-    const p = expectProblem(await t.request({ method: 'PATCH', url: `/api/v1/mcp-servers/${s.id}`, key: team.ownerKey, payload: { url: 'http://169.254.169.254/' } }), 400);
+    const p = expectProblem(
+      await t.request({ method: 'PATCH', url: `/api/v1/mcp-servers/${s.id}`, key: team.ownerKey, payload: { url: 'http://169.254.169.254/' } }),
+      400,
+    );
     expect(p.code).toBe('mcp_url_refused');
     const list = (await t.request({ method: 'GET', url: '/api/v1/mcp-servers', key: team.ownerKey })).json();
     expect(list).toHaveLength(1);

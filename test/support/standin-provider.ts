@@ -78,6 +78,8 @@ export interface RecordedRequest {
   headers: http.IncomingHttpHeaders;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   body: any;
+  /** the usage the stand-in answered with (chat requests it answered) */
+  usage?: { promptTokens: number; completionTokens: number };
 }
 
 export interface StandInSwitches {
@@ -468,7 +470,8 @@ export async function startStandInProvider(): Promise<StandInProvider> {
       sendJson(res, 400, errorBody(r.protocol, 400));
       return;
     }
-    requests.push({ protocol: r.protocol, method: req.method ?? 'POST', path: rawUrl, headers: req.headers, body });
+    const recorded: RecordedRequest = { protocol: r.protocol, method: req.method ?? 'POST', path: rawUrl, headers: req.headers, body };
+    requests.push(recorded);
     if (requests.length > MAX_RECORDED) requests.splice(0, requests.length - MAX_RECORDED);
 
     const s = sw; // switches as of the start of this request
@@ -560,6 +563,7 @@ export async function startStandInProvider(): Promise<StandInProvider> {
       n: countOf(r.protocol, body),
       noUsage: s.noUsage,
     };
+    recorded.usage = { promptTokens, completionTokens };
 
     if (!stream) {
       sendJson(res, 200, jsonAnswer(r.protocol, answer));

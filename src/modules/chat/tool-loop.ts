@@ -14,14 +14,13 @@ import type { TurnEvent, TurnOptions } from './turns.js';
  * Step 6 of a turn whose workspace offers MCP tools (docs/API.md, "Tools in chat turns"): the
  * provider call, then the tools the model asked for, their results sent back, again, until the
  * model answers. At most MAX_TOOL_STEPS provider calls (the last is told to call no tool), each
- * tool call under TOOL_CALL_TIMEOUT_MS and its result cut to MAX_TOOL_RESULT_TOKENS; the calls of
+ * tool call under the toolbox's timeout (MCP_CALL_TIMEOUT_MS, 30 s) and its result cut to MAX_TOOL_RESULT_TOKENS; the calls of
  * one answer run in parallel; a failing call goes back to the model as an error result. Every
  * step's prompt is fitted like the first (the exchange so far is the turn's tail, tool
  * definitions counted), and a step is made only while the turn's budget allows it.
  */
 
 export const MAX_TOOL_STEPS = 8;
-export const TOOL_CALL_TIMEOUT_MS = 30_000;
 export const MAX_TOOL_RESULT_TOKENS = 16_000;
 
 /** What the tools did in a turn (Outcome.tools). */
@@ -60,9 +59,19 @@ export async function* runWithTools(
     const o = yield* withoutCallPieces(callProvider(stepPlan, fit, opts, cap, timeouts), text ? '\n\n' : '');
     const content = text && o.content ? `${text}\n\n${o.content}` : text || o.content;
     if (o.kind !== 'answered') return { ...o, content, tools: { calls, priorUsage: spent } };
-    const usage = addUsage(spent, estimateIfMissing(o.usage, fit.assembled.estimatedPromptTokens, o.content + o.toolCalls.map((c) => c.name + c.arguments).join('')));
+    const usage = addUsage(
+      spent,
+      estimateIfMissing(o.usage, fit.assembled.estimatedPromptTokens, o.content + o.toolCalls.map((c) => c.name + c.arguments).join('')),
+    );
     const wanted = o.toolCalls.filter((c) => c.id && c.name);
-    const answered = (finishReason: string): Outcome => ({ kind: 'answered', content, toolCalls: [], finishReason, usage, tools: { calls, priorUsage: spent } });
+    const answered = (finishReason: string): Outcome => ({
+      kind: 'answered',
+      content,
+      toolCalls: [],
+      finishReason,
+      usage,
+      tools: { calls, priorUsage: spent },
+    });
     // An answer, a call cut by the output cap (its arguments incomplete), or calls on the last step end the turn.
     if (wanted.length === 0 || o.finishReason === 'length') return answered(wanted.length === 0 ? o.finishReason : 'length');
     if (last) return answered('length');
@@ -73,7 +82,12 @@ export async function* runWithTools(
     const results = yield* runCalls(plan.toolbox, wanted, step, opts.signal);
     calls.push(...results);
     if (opts.signal?.aborted) {
-      return { kind: 'interrupted', content, error: new ProviderError('aborted', 'The turn was cancelled while a tool ran'), tools: { calls, priorUsage: usage } };
+      return {
+        kind: 'interrupted',
+        content,
+        error: new ProviderError('aborted', 'The turn was cancelled while a tool ran'),
+        tools: { calls, priorUsage: usage },
+      };
     }
     const input = { ...fit.input, newTurns: [...fit.input.newTurns, assistant, ...results.map(resultMessage)] };
     fit = { input, assembled: assemblePrompt(input) };
@@ -131,7 +145,7 @@ async function* runCalls(toolbox: Toolbox, wanted: ToolCall[], step: number, sig
 /** One call under its timeout and the turn's abort; never throws: a failure is an error result. */
 async function runCall(toolbox: Toolbox, c: ToolCall, step: number, signal: AbortSignal | undefined): Promise<StoredToolCall> {
   const started = Date.now();
-  const timeout = AbortSignal.timeout(TOOL_CALL_TIMEOUT_MS);
+  const timeout = AbortSignal.timeout(toolbox.timeoutMs);
   const both = signal ? AbortSignal.any([signal, timeout]) : timeout;
   const record = (ok: boolean, content: string): StoredToolCall => ({
     id: c.id,
@@ -143,11 +157,11 @@ async function runCall(toolbox: Toolbox, c: ToolCall, step: number, signal: Abor
     step,
   });
   try {
-    const r = await toolbox.call(c.name, c.arguments, both, TOOL_CALL_TIMEOUT_MS);
+    const r = await toolbox.call(c.name, c.arguments, both, toolbox.timeoutMs);
     return record(r.ok, cutResult(r.content));
   } catch (err) {
     if (signal?.aborted) return record(false, 'The call was cancelled: the client went away');
-    if (timeout.aborted || (err as { code?: number }).code === -32001) return record(false, `The tool did not answer within ${TOOL_CALL_TIMEOUT_MS / 1000} s`);
+    if (timeout.aborted || (err as { code?: number }).code === -32001) return record(false, `The tool did not answer within ${toolbox.timeoutMs / 1000} s`);
     return record(false, cutResult(describe(err)));
   }
 }

@@ -171,7 +171,8 @@ export class TurnService {
             hold ? this.usage.creditsOf(plan.model.price, spent.promptTokens + next, spent.completionTokens + (cap ?? 0)) <= hold.reservedCredits() : true,
           )
         : yield* callProvider(plan, fit, opts, cap, this.timeouts);
-      if (outcome.kind === 'answered' && !outcome.tools?.calls.length) this.usage.notePromptCount(plan.model.id, outcome.usage.promptTokens, fit.assembled.estimatedPromptTokens);
+      if (outcome.kind === 'answered' && !outcome.tools?.calls.length)
+        this.usage.notePromptCount(plan.model.id, outcome.usage.promptTokens, fit.assembled.estimatedPromptTokens);
       // 7. Store the answer and finish the log (statement 2), then say how the turn ended.
       const estimated = fit.assembled.estimatedPromptTokens;
       const usage = estimateIfMissing(outcome.kind === 'answered' ? outcome.usage : ZERO_USAGE, estimated, responseText(outcome));

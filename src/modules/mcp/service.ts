@@ -19,6 +19,8 @@ import type { CreateMcpServerBodyT, McpServerT, McpServerTestT, PatchMcpServerBo
 /** The tools a turn may call, offered to the model under `definitions[].name`. */
 export interface Toolbox {
   definitions: ToolDefinition[];
+  /** how long one call may take (MCP_CALL_TIMEOUT_MS) */
+  timeoutMs: number;
   /** Calls the tool offered as `name` with the model's JSON arguments; thrown: it could not be called (unknown tool, bad arguments, server failure, timeout, abort). */
   call(name: string, argumentsJson: string, signal: AbortSignal, timeoutMs: number): Promise<McpCallResult>;
 }
@@ -65,11 +67,11 @@ export class McpService {
   constructor(
     private readonly db: Db,
     private readonly secrets: SecretBox,
-    private readonly urlPolicy: ProviderUrlPolicy,
+    private readonly opts: { urlPolicy: ProviderUrlPolicy; callTimeoutMs: number },
     /** a server that could not be listed for a turn (its tools were left out): reported, not thrown */
     private readonly onUnreachable: (err: unknown, serverId: string) => void = () => {},
   ) {
-    this.clients = new McpClients(urlPolicy);
+    this.clients = new McpClients(opts.urlPolicy);
   }
 
   async list(caller: Principal): Promise<McpServerT[]> {
@@ -180,6 +182,7 @@ export class McpService {
     }));
     return {
       definitions,
+      timeoutMs: this.opts.callTimeoutMs,
       call: async (name, argumentsJson, signal, timeoutMs) => {
         const found = byName.get(name);
         if (!found) throw new Error(`There is no tool named '${name.slice(0, 100)}'`);
@@ -244,7 +247,7 @@ export class McpService {
   /** The same guard as model URLs (providers/url-guard.ts): link-local and metadata always refused, private networks by PROVIDER_URL_POLICY. */
   private async checkUrl(url: string): Promise<void> {
     try {
-      await assertProviderUrlAllowed(url, this.urlPolicy);
+      await assertProviderUrlAllowed(url, this.opts.urlPolicy);
     } catch (err) {
       const message = (err as Error).message.replace(/provider URL/g, 'MCP server URL');
       throw new AppError('bad_request', 'mcp_url_refused', message, [{ path: 'body/url', message }]);

@@ -15,10 +15,9 @@ const PlusIds = Type.Array(Uuid, { maxItems: 50, description: 'Plus entries ever
 
 /** The team's MCP servers whose tools every chat turn in the workspace is offered (docs/API.md, "MCP servers"). */
 const McpServerIds = Type.Array(Uuid, { maxItems: 20, description: 'MCP servers of the team whose tools chat turns in this workspace are offered' });
-const AllowedTools = Type.Union(
-  [Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { maxItems: 500 }), Type.Null()],
-  { description: 'the tool names (of mcpServerIds) a turn may call; null: every tool of those servers' },
-);
+const AllowedTools = Type.Union([Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { maxItems: 500 }), Type.Null()], {
+  description: 'the tool names (of mcpServerIds) a turn may call; null: every tool of those servers',
+});
 
 export const WorkspaceModelSettings = Type.Object(
   {
