@@ -166,12 +166,28 @@ async function runCall(toolbox: Toolbox, c: ToolCall, step: number, signal: Abor
   }
 }
 
-/** A result longer than MAX_TOOL_RESULT_TOKENS keeps its first tokens and says it was cut. */
+/** Text is counted in pieces of this many characters: o200k's BPE slows down quadratically on one long run without breaks. */
+const PIECE_CHARS = 512;
+
+/**
+ * A result longer than MAX_TOOL_RESULT_TOKENS keeps its first tokens and says it was cut. Counted
+ * piece by piece (a token across a piece boundary counts twice, so the cut is never late), which
+ * bounds the tokenizer's work whatever the text.
+ */
 export function cutResult(text: string): string {
-  // Long texts are cut by characters first, so a huge result is not tokenised whole.
-  const head = text.length > MAX_TOOL_RESULT_TOKENS * 32 ? text.slice(0, MAX_TOOL_RESULT_TOKENS * 32) : text;
-  if (head === text && countTokens(text) <= MAX_TOOL_RESULT_TOKENS) return text;
-  return `${firstTokens(head, MAX_TOOL_RESULT_TOKENS)}\n[cut: the result was longer than ${MAX_TOOL_RESULT_TOKENS.toLocaleString('en')} tokens]`;
+  let used = 0;
+  for (let at = 0; at < text.length;) {
+    let end = Math.min(text.length, at + PIECE_CHARS);
+    if (end < text.length && /[\uD800-\uDBFF]/.test(text[end - 1]!)) end--; // never split a surrogate pair
+    const piece = text.slice(at, end);
+    const n = countTokens(piece);
+    if (used + n > MAX_TOOL_RESULT_TOKENS) {
+      return `${text.slice(0, at)}${firstTokens(piece, MAX_TOOL_RESULT_TOKENS - used)}\n[cut: the result was longer than ${MAX_TOOL_RESULT_TOKENS.toLocaleString('en')} tokens]`;
+    }
+    used += n;
+    at = end;
+  }
+  return text;
 }
 
 /**

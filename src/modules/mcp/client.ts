@@ -40,7 +40,9 @@ export interface McpCallResult {
 const CONNECTION_TTL_MS = 5 * 60_000;
 /** How long a server's tool list is kept. */
 const TOOLS_TTL_MS = 5 * 60_000;
-/** The bound of both caches: at most this many servers' connections and tool lists. */
+/** A server that could not be listed is not asked again for this long (turns would each wait for it). */
+const FAILURE_TTL_MS = 30_000;
+/** The bound of the caches: at most this many servers' connections and tool lists. */
 const MAX_SERVERS = 500;
 /** Connecting and listing tools must not hold a turn (or a test) for long. */
 export const LIST_TIMEOUT_MS = 10_000;
@@ -54,27 +56,43 @@ interface Connection {
 export class McpClients {
   private readonly connections = new Map<string, Connection>();
   private readonly tools = new TtlCache<string, McpTool[]>(TOOLS_TTL_MS, MAX_SERVERS);
+  private readonly failures = new TtlCache<string, unknown>(FAILURE_TTL_MS, MAX_SERVERS);
 
   constructor(private readonly urlPolicy: ProviderUrlPolicy) {}
 
-  /** The server's tools (cached); throws when it cannot be reached or listed. `fresh`: ask the server, whatever is cached. */
+  /**
+   * The server's tools (cached); throws when it cannot be reached or listed (and, for
+   * FAILURE_TTL_MS, at once). `fresh`: ask the server, whatever is cached.
+   */
   async listTools(ep: McpEndpoint, opts: { fresh?: boolean; signal?: AbortSignal } = {}): Promise<McpTool[]> {
     const key = `${ep.id}@${ep.version}`;
-    const hit = opts.fresh ? undefined : this.tools.get(key);
-    if (hit) return hit;
-    const listed = await this.withClient(ep, async (c) => {
+    if (!opts.fresh) {
+      const hit = this.tools.get(key);
+      if (hit) return hit;
+      const failed = this.failures.get(key);
+      if (failed !== undefined) throw failed;
+    }
+    const listed = await this.list(ep, opts.signal).catch((err: unknown) => {
+      this.failures.set(key, err);
+      throw err;
+    });
+    this.failures.delete(key);
+    this.tools.set(key, listed);
+    return listed;
+  }
+
+  private list(ep: McpEndpoint, signal: AbortSignal | undefined): Promise<McpTool[]> {
+    return this.withClient(ep, async (c) => {
       const out: McpTool[] = [];
       let cursor: string | undefined;
       do {
-        const page = await c.listTools(cursor ? { cursor } : undefined, { timeout: LIST_TIMEOUT_MS, ...(opts.signal ? { signal: opts.signal } : {}) });
+        const page = await c.listTools(cursor ? { cursor } : undefined, { timeout: LIST_TIMEOUT_MS, ...(signal ? { signal } : {}) });
         for (const t of page.tools)
           out.push({ name: t.name, description: t.description ?? t.title ?? '', inputSchema: t.inputSchema as Record<string, unknown> });
         cursor = page.nextCursor;
       } while (cursor && out.length < 1000);
       return out;
     });
-    this.tools.set(key, listed);
-    return listed;
   }
 
   /**
@@ -91,6 +109,7 @@ export class McpClients {
   /** Forget the server's connection and tools (it changed or was deleted on this node). */
   forget(serverId: string): void {
     this.tools.deleteWhere((_v, k) => k.startsWith(`${serverId}@`));
+    this.failures.deleteWhere((_v, k) => k.startsWith(`${serverId}@`));
     const c = this.connections.get(serverId);
     this.connections.delete(serverId);
     if (c) void c.client.then((x) => x.close()).catch(() => undefined);
