@@ -267,6 +267,21 @@ describe('which turns are offered the tools', () => {
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json().choices[0]).toMatchObject({ finish_reason: 'stop', message: { content: expect.stringContaining('Echo: via v1') } });
     expect(res.json().choices[0].message.tool_calls).toBeUndefined();
+    // Streamed: OpenAI's chunks carry the answer the tool led to, never the workspace's calls.
+    s.standIn.reset();
+    s.standIn.set({ toolCalls: [{ name: 'echo', arguments: { message: 'streamed' } }] });
+    const streamed = await fetch(`${baseUrl}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${team.ownerKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: `workspace/${ws.id}`, stream: true, messages: [{ role: 'user', content: 'echo please' }] }),
+    });
+    const chunks = (await streamed.text())
+      .split('\n\n')
+      .filter((b) => b.startsWith('data: {'))
+      .map((b) => JSON.parse(b.slice(6)) as { choices: Array<{ delta: { content?: string; tool_calls?: unknown }; finish_reason: string | null }> });
+    expect(chunks.flatMap((c) => c.choices).some((c) => c.delta.tool_calls)).toBe(false);
+    expect(chunks.flatMap((c) => c.choices.map((x) => x.delta.content ?? '')).join('')).toContain('Echo: streamed');
+    expect(chunks.flatMap((c) => c.choices).at(-1)!.finish_reason).toBe('stop');
     s.standIn.reset();
     s.standIn.set({ toolCalls: [{ name: 'mine', arguments: {} }] });
     const own = await v1({
