@@ -170,7 +170,7 @@ async function connect(ep: McpEndpoint, policy: ProviderUrlPolicy): Promise<Clie
 /** The caller's abort or this request's timeout: the connection itself is fine. */
 function isRequestLocal(err: unknown): boolean {
   const e = err as { name?: string; code?: number };
-  return e?.name === 'AbortError' || e?.code === -32001;
+  return e?.name === 'AbortError' || e?.name === 'TimeoutError' || e?.code === -32001;
 }
 
 interface ToolResult {
