@@ -18,6 +18,7 @@ import { benchSignIn } from './sign-in.js';
 import { benchRetrievalHybrid } from './retrieval-hybrid.js';
 import { benchStartup } from './startup.js';
 import { benchTelemetry } from './telemetry-overhead.js';
+import { benchToolStep } from './tool-step.js';
 
 interface LegacyResult {
   name: string;
@@ -68,6 +69,7 @@ const BENCHMARKS: Array<{ name: string; run: () => Promise<Section> }> = [
   { name: 'Sign-in', run: benchSignIn },
   { name: 'Conversation search', run: benchChatSearch },
   { name: 'Telemetry overhead', run: benchTelemetry },
+  { name: 'Tool step', run: benchToolStep },
 ];
 
 /**

@@ -21,6 +21,8 @@ import { preloadTokenizer } from './ingest/tokens.js';
 import { chatRoutes } from './modules/chat/routes.js';
 import { ChatAnswer, ChatSearchHit, ChatStreamEvent, ChatThread, ChatThreadExport, ChatThreadFull } from './modules/chat/schema.js';
 import { embeddingRoutes } from './modules/embeddings/routes.js';
+import { mcpRoutes } from './modules/mcp/routes.js';
+import { McpServer, McpServerTest } from './modules/mcp/schema.js';
 import { modelRoutes } from './modules/models/routes.js';
 import { openaiCompatRoutes } from './modules/openai-compat/routes.js';
 import { OpenAIChatCompletion, OpenAIChatCompletionChunk, OpenAIError, OpenAIModelList } from './modules/openai-compat/schema.js';
@@ -59,6 +61,8 @@ export const SHARED_SCHEMAS = [
   Team,
   ApiKey,
   Model,
+  McpServer,
+  McpServerTest,
   WorkspaceModel,
   Workspace,
   ChatAnswer,
@@ -222,6 +226,7 @@ export async function buildApp(
         await api.register(authRoutes, { auth: svc('auth'), publicUrl: config.auth.publicUrl });
         await api.register(teamRoutes, { teams: svc('teams'), publicUrl: config.auth.publicUrl });
         await api.register(modelRoutes, { models: svc('models') });
+        await api.register(mcpRoutes, { mcp: svc('mcp') });
         await api.register(workspaceRoutes, { workspaces: svc('workspaces') });
         await api.register(promptLogRoutes, { logs: svc('promptLogs') });
         await api.register(chatRoutes, { chat: svc('chat'), turns: svc('turns'), limits: config.upload, heartbeatMs: config.sseHeartbeatMs });
@@ -263,6 +268,7 @@ export async function buildApp(
       await stopSweeper();
       await stopEmbedding();
       await built.plus.close();
+      await built.mcp.close();
       await db.close();
     });
 

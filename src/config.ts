@@ -46,6 +46,7 @@ const EnvSchema = Type.Object({
   PROMPT_LOG_MAX_ROWS: Type.Integer({ minimum: 1, default: 10_000 }),
   PROMPT_LOG_SWEEP_INTERVAL_MS: Type.Integer({ minimum: 1000, default: 60_000 }),
   SSE_HEARTBEAT_MS: Type.Integer({ minimum: 1000, default: 15_000 }),
+  MCP_CALL_TIMEOUT_MS: Type.Integer({ minimum: 1, maximum: 600_000, default: 30_000 }),
   SYSTEM_MODELS_FILE: Type.Optional(Type.String({ minLength: 1 })),
   PG_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 1000, default: 10 }),
   // Sign-in, sessions and the web app (docs/API.md, "Sign-in and sessions").
@@ -104,6 +105,8 @@ export interface Config {
   readonly promptLogSweepMs: number;
   /** interval of the `: ping` comment on an idle event stream */
   readonly sseHeartbeatMs: number;
+  /** how long a chat turn waits for one MCP tool call (then the model is told it timed out) */
+  readonly mcpCallTimeoutMs: number;
   readonly systemModelsFile: string | null;
   readonly pgPoolSize: number;
   readonly auth: AuthConfig;
@@ -235,6 +238,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     promptLogMaxRows: e.PROMPT_LOG_MAX_ROWS,
     promptLogSweepMs: e.PROMPT_LOG_SWEEP_INTERVAL_MS,
     sseHeartbeatMs: e.SSE_HEARTBEAT_MS,
+    mcpCallTimeoutMs: e.MCP_CALL_TIMEOUT_MS,
     systemModelsFile: e.SYSTEM_MODELS_FILE ?? null,
     pgPoolSize: e.PG_POOL_SIZE,
     auth: Object.freeze({

@@ -3,6 +3,7 @@ import type { Database } from './db/client.js';
 import { ChatService } from './modules/chat/service.js';
 import { TurnService } from './modules/chat/turns.js';
 import { EmbeddingsService } from './modules/embeddings/service.js';
+import { McpService } from './modules/mcp/service.js';
 import { ModelsService } from './modules/models/service.js';
 import { OpenAICompatService } from './modules/openai-compat/service.js';
 import { PlusService } from './modules/plus/service.js';
@@ -17,10 +18,10 @@ import type { SecretBox } from './security/secret-box.js';
 /**
  * The composition root: every service, built once per app over one database handle. Each
  * receives what it uses through its constructor, in dependency order (no setters, no closures
- * back into a later service): auth (sign-in, part of the teams module); teams → auth; models;
+ * back into a later service): auth (sign-in, part of the teams module); teams → auth; models; mcp;
  * embeddings → models; plus → models, embeddings; workspaces → models, plus (as the narrow
- * PlusVisibility interface, since the plus module imports workspace types); prompt-logs; usage;
- * chat → workspaces, plus; turns → workspaces, models, plus, prompt-logs, usage; compat
+ * PlusVisibility interface, since the plus module imports workspace types), mcp; prompt-logs; usage;
+ * chat → workspaces, plus; turns → workspaces, models, plus, prompt-logs, usage, mcp; compat
  * (openai-compat) → workspaces, turns. `npm run lint` checks
  * that the modules' imports follow the same order (scripts/check-module-graph.ts).
  */
@@ -28,6 +29,7 @@ export interface Services {
   auth: AuthService;
   teams: TeamsService;
   models: ModelsService;
+  mcp: McpService;
   workspaces: WorkspacesService;
   promptLogs: PromptLogsService;
   embeddings: EmbeddingsService;
@@ -57,7 +59,10 @@ export function createServices(database: Database, config: Config, secrets: Secr
       ? new LexicalIndexes(db, maxChunks, (err, plusId) => onError(err, `lexical index of Plus entry ${plusId}`))
       : null;
   const plus = new PlusService(db, models, config.providerTimeouts, config.ingest, embeddings, lexical);
-  const workspaces = new WorkspacesService(db, models, plus);
+  const mcp = new McpService(db, secrets, { urlPolicy: config.providerUrlPolicy, callTimeoutMs: config.mcpCallTimeoutMs }, (err, id) =>
+    onError(err, `MCP server ${id} could not be listed: its tools were left out of the turn`),
+  );
+  const workspaces = new WorkspacesService(db, models, plus, mcp);
   models.onChange((id) => workspaces.forgetModel(id));
   const promptLogs = new PromptLogsService(db, {
     maxRows: config.promptLogMaxRows,
@@ -66,9 +71,9 @@ export function createServices(database: Database, config: Config, secrets: Secr
   });
   const usage = new UsageService(db, budgetCounters(database), soleUserCacheMs);
   const chat = new ChatService(db, workspaces, plus);
-  const turns = new TurnService(db, workspaces, models, plus, promptLogs, config.providerTimeouts, usage, (why) =>
+  const turns = new TurnService(db, workspaces, models, plus, promptLogs, config.providerTimeouts, usage, mcp, (why) =>
     onError(new Error(why), 'follow-up rewrite (searched with carried terms instead)'),
   );
   const compat = new OpenAICompatService(workspaces, turns);
-  return { auth, teams, models, workspaces, promptLogs, embeddings, plus, usage, chat, turns, compat };
+  return { auth, teams, models, mcp, workspaces, promptLogs, embeddings, plus, usage, chat, turns, compat };
 }

@@ -7,6 +7,7 @@
 export * from './schema/teams.js';
 export * from './schema/sign-in.js';
 export * from './schema/models.js';
+export * from './schema/mcp.js';
 export * from './schema/workspaces.js';
 export * from './schema/chat.js';
 export * from './schema/prompt-logs.js';

@@ -5,6 +5,7 @@ export const OPENAPI_TAGS = [
   { name: 'auth', description: 'Sign-in with email and password, sessions (the atrium_session cookie), invites and password change' },
   { name: 'teams', description: 'The caller, teams, users and API keys' },
   { name: 'models', description: 'Team and system models' },
+  { name: 'mcp-servers', description: 'The team\u2019s MCP servers, whose tools chat turns in its workspaces are offered' },
   { name: 'workspaces', description: 'Workspaces and their model settings' },
   { name: 'chat', description: 'Completions, streamed completions, threads and prompt logs' },
   { name: 'plus', description: 'Plus entries, their files and context' },

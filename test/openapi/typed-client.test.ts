@@ -37,6 +37,8 @@ export function describeEvent(e: StreamEvent): string {
     case 'start': return e.threadId;
     case 'sources': return String(e.sources.length);
     case 'delta': return e.content;
+    case 'tool_call': return \`\${e.name}(\${e.arguments})\`;
+    case 'tool_result': return \`\${e.id} \${e.ok} \${e.content}\`;
     case 'done': return \`\${e.finishReason} \${e.usage.totalTokens}\`;
     case 'error': return \`\${e.status} \${e.code}\`;
   }

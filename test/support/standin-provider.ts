@@ -58,7 +58,9 @@
  * answered `Tool said: <result>` (results joined by ` | `; Gemini's response object as JSON).
  * `refuseTools` answers a request that offers tools with the protocol's refusal (400: Ollama's
  * "does not support tools", Anthropic's invalid_request_error, Gemini's "Function calling is not
- * enabled"). What each request carried is in `requests`.
+ * enabled"). `toolCallsAfterResults` keeps calling after results too (a model that never stops); a
+ * request that says to call no tool (tool choice none) is always answered with text. What each
+ * request carried is in `requests`.
  *
  * Stream "chunks" in the switches below count content chunks only (the protocol preamble, e.g.
  * Anthropic's message_start / content_block_start or OpenAI's role chunk, is always sent first).
@@ -76,6 +78,8 @@ export interface RecordedRequest {
   headers: http.IncomingHttpHeaders;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   body: any;
+  /** the usage the stand-in answered with (chat requests it answered) */
+  usage?: { promptTokens: number; completionTokens: number };
 }
 
 export interface StandInSwitches {
@@ -119,6 +123,8 @@ export interface StandInSwitches {
   toolCalls: Array<{ name: string; arguments: Record<string, unknown> }> | null;
   /** Refuse a request that offers tools, as a model without tool support does (400). */
   refuseTools: boolean;
+  /** Call `toolCalls` again even when the request ends in tool results (a model that never stops calling). */
+  toolCallsAfterResults: boolean;
 }
 
 export interface StandInProvider {
@@ -188,6 +194,7 @@ const DEFAULTS: StandInSwitches = {
   embedConcepts: DEFAULT_CONCEPTS,
   toolCalls: null,
   refuseTools: false,
+  toolCallsAfterResults: false,
 };
 
 /** The stand-in's own prompt count when a context window is enforced: not o200k on purpose. */
@@ -280,6 +287,13 @@ function toolsOffered(protocol: StandInProtocol, body: Json): boolean {
   const tools = Array.isArray(body.tools) ? (body.tools as Json[]) : [];
   if (protocol !== 'gemini') return tools.length > 0;
   return tools.some((t) => Array.isArray(t?.functionDeclarations) && (t.functionDeclarations as unknown[]).length > 0);
+}
+
+/** The request tells the model to call no tool (OpenAI `tool_choice: "none"`, Anthropic `{type: "none"}`, Gemini mode NONE). */
+function toolChoiceNone(protocol: StandInProtocol, body: Json): boolean {
+  if (protocol === 'anthropic') return (body.tool_choice as Json | undefined)?.type === 'none';
+  if (protocol === 'gemini') return ((body.toolConfig as Json | undefined)?.functionCallingConfig as Json | undefined)?.mode === 'NONE';
+  return body.tool_choice === 'none';
 }
 
 /** The tool results the request ends with, or null when its last turn carries none. */
@@ -456,7 +470,8 @@ export async function startStandInProvider(): Promise<StandInProvider> {
       sendJson(res, 400, errorBody(r.protocol, 400));
       return;
     }
-    requests.push({ protocol: r.protocol, method: req.method ?? 'POST', path: rawUrl, headers: req.headers, body });
+    const recorded: RecordedRequest = { protocol: r.protocol, method: req.method ?? 'POST', path: rawUrl, headers: req.headers, body };
+    requests.push(recorded);
     if (requests.length > MAX_RECORDED) requests.splice(0, requests.length - MAX_RECORDED);
 
     const s = sw; // switches as of the start of this request
@@ -513,7 +528,7 @@ export async function startStandInProvider(): Promise<StandInProvider> {
       return;
     }
     const results = toolResultsOf(r.protocol, body);
-    const calling = offered && s.toolCalls !== null && results === null;
+    const calling = offered && s.toolCalls !== null && (results === null || s.toolCallsAfterResults) && !toolChoiceNone(r.protocol, body);
     const text = calling ? '' : (rule?.reply ?? s.reply ?? (results ? `Tool said: ${results.join(' | ')}` : `Echo: ${conv.lastUser}`));
     let words = calling ? [] : wordChunks(text);
     const max = s.ignoreMaxTokens ? null : maxTokensOf(r.protocol, body);
@@ -548,6 +563,7 @@ export async function startStandInProvider(): Promise<StandInProvider> {
       n: countOf(r.protocol, body),
       noUsage: s.noUsage,
     };
+    recorded.usage = { promptTokens, completionTokens };
 
     if (!stream) {
       sendJson(res, 200, jsonAnswer(r.protocol, answer));

@@ -17,6 +17,7 @@ export const NAV: NavEntry[] = [
   // part 2: loaded on first use (pages.tsx)
   { href: '/documents', label: 'Documents', prefixes: ['/documents'] },
   { href: '/models', label: 'Models', prefixes: ['/models'] },
+  { href: '/mcp-servers', label: 'MCP servers', prefixes: ['/mcp-servers'] },
   { href: '/logs', label: 'Logs', prefixes: ['/logs'] },
   { href: '/usage', label: 'Usage', prefixes: ['/usage'] },
   { href: '/team', label: 'Team', prefixes: ['/team'], roles: ['owner', 'admin'] },

@@ -16,6 +16,7 @@ const NewDocument = lazyScreen(() => import('./screens/documents/DocumentScreen'
 const DocumentScreen = lazyScreen(() => import('./screens/documents/DocumentScreen').then((m) => m.DocumentScreen));
 const ModelList = lazyScreen(() => import('./screens/models/ModelList').then((m) => m.ModelList));
 const ModelForm = lazyScreen(() => import('./screens/models/ModelForm').then((m) => m.ModelForm));
+const McpServersScreen = lazyScreen(() => import('./screens/mcp/McpServersScreen').then((m) => m.McpServersScreen));
 const LogsScreen = lazyScreen(() => import('./screens/logs/LogsScreen').then((m) => m.LogsScreen));
 const UsageScreen = lazyScreen(() => import('./screens/usage/UsageScreen').then((m) => m.UsageScreen));
 const TeamScreen = lazyScreen(() => import('./screens/team/TeamScreen').then((m) => m.TeamScreen));
@@ -38,6 +39,7 @@ export const ROUTES: Route[] = [
   { path: '/models', render: () => <ModelList /> },
   { path: '/models/new', render: () => <ModelForm key="new" system={new URLSearchParams(window.location.search).get('system') === 'true'} /> },
   { path: '/models/:modelId/edit', render: (p) => <ModelForm key={p.modelId} modelId={p.modelId!} /> },
+  { path: '/mcp-servers', render: () => <McpServersScreen /> },
   { path: '/logs', render: () => <LogsScreen /> },
   { path: '/usage', render: () => <UsageScreen /> },
   { path: '/team', render: () => <TeamScreen /> },

@@ -56,6 +56,20 @@ export interface StoredSource {
   ranking?: { lexical: { score: number; rank: number } | null; vector: { score: number; rank: number } | null };
 }
 
+/** A tool the turn's model called (an MCP server's) and what it answered, stored on the answer's message. */
+export interface StoredToolCall {
+  id: string;
+  name: string;
+  /** JSON text, as the model wrote it */
+  arguments: string;
+  ok: boolean;
+  /** the result's text (cut to the turn's limit), or why the call failed */
+  content: string;
+  durationMs: number;
+  /** 1-based: the provider call that asked for it */
+  step: number;
+}
+
 /** A follow-up searched as rewritten by the turn's model (workspaces.follow_up_search = 'rewrite'). */
 export interface SearchRewrite {
   /** what was searched */
@@ -84,6 +98,8 @@ export const chatMessages = pgTable(
       .default('ok'),
     /** why the turn failed (an assistant message of status `error`, or one cut off by a provider failure) */
     error: jsonb('error').$type<StoredTurnError>(),
+    /** the tools the answer's model called on the way to it, in order (null: none) */
+    toolCalls: jsonb('tool_calls').$type<StoredToolCall[]>(),
     created: created(),
     /** conversation search (modules/chat/search-repo.ts): the text's English full text, its first 100,000 characters */
     search: tsvector('search').generatedAlwaysAs(sql`to_tsvector('english', left(content, 100000))`),

@@ -3,6 +3,7 @@
  */
 import { doublePrecision, index, integer, jsonb, pgTable, primaryKey, text, uuid } from 'drizzle-orm/pg-core';
 import { created, ts } from './columns.js';
+import { mcpServers } from './mcp.js';
 import { models } from './models.js';
 import { plusEntries } from './plus.js';
 import { teams, users } from './teams.js';
@@ -27,6 +28,8 @@ export const workspaces = pgTable(
     followUpSearch: text('follow_up_search', { enum: ['carry', 'rewrite'] })
       .notNull()
       .default('carry'),
+    /** the tool names (of its MCP servers) a turn may call; null: every tool of its servers */
+    allowedTools: jsonb('allowed_tools').$type<string[]>(),
     created: created(),
     updated: ts('updated').notNull().defaultNow(),
   },
@@ -73,4 +76,22 @@ export const workspacePlus = pgTable(
     position: integer('position').notNull(),
   },
   (t) => [primaryKey({ columns: [t.workspaceId, t.plusId] }), index('workspace_plus_plus_idx').on(t.plusId)],
+);
+
+/**
+ * A workspace's MCP servers (`Workspace.mcpServerIds`), in order: every chat turn in the workspace
+ * is offered their tools. Deleting the server or the workspace removes the row.
+ */
+export const workspaceMcpServers = pgTable(
+  'workspace_mcp_servers',
+  {
+    workspaceId: uuid('workspace_id')
+      .notNull()
+      .references(() => workspaces.id, { onDelete: 'cascade' }),
+    serverId: uuid('server_id')
+      .notNull()
+      .references(() => mcpServers.id, { onDelete: 'cascade' }),
+    position: integer('position').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.workspaceId, t.serverId] }), index('workspace_mcp_servers_server_idx').on(t.serverId)],
 );

@@ -3,6 +3,7 @@ import { classifyProviderError, getAdapter, type ProviderError } from '../../pro
 import type { ChatMessage, ProviderTimeouts, ToolCall, ToolCallDelta, Usage } from '../../providers/types.js';
 import { completeWithContextRetry, streamWithContextRetry } from './context-fit.js';
 import { refitAfterContextError, type AssembledPrompt, type AssemblyInput } from './prompt.js';
+import type { ToolRun } from './tool-loop.js';
 import type { Plan } from './turn-plan.js';
 import type { TurnEvent, TurnOptions } from './turns.js';
 
@@ -16,11 +17,12 @@ export interface Fit {
   assembled: AssembledPrompt;
 }
 
-/** How the provider call ended: the only place it is classified. */
-export type Outcome =
+/** How the provider call ended: the only place it is classified. `tools`: what the workspace's tools did on the way (tool-loop.ts). */
+export type Outcome = (
   | { kind: 'answered'; content: string; toolCalls: ToolCall[]; finishReason: string; usage: Usage }
   | { kind: 'interrupted'; content: string; error: ProviderError }
-  | { kind: 'failed'; content: string; error: ProviderError };
+  | { kind: 'failed'; content: string; error: ProviderError }
+) & { tools?: ToolRun };
 
 /**
  * The one place the provider is called and its failure classified. Yields deltas, returns how

@@ -2,7 +2,7 @@ import { and, asc, desc, eq, getTableColumns, gt, inArray, lt, sql, type SQL } f
 import type { Executor } from '../../db/client.js';
 import { executePrepared } from '../../db/prepared.js';
 import { models } from '../../db/schema/models.js';
-import { chatMessages, chatThreads, type StoredSource, type StoredTurnError, type StoredUsage } from '../../db/schema/chat.js';
+import { chatMessages, chatThreads, type StoredSource, type StoredToolCall, type StoredTurnError, type StoredUsage } from '../../db/schema/chat.js';
 import type { ChatMessage } from '../../providers/types.js';
 import { plusFileSql } from '../plus/repo.js';
 import { promptLogSql, type FinishedLog, type PendingLog } from '../prompt-logs/repo.js';
@@ -53,6 +53,8 @@ export interface AnswerRecord {
     sources: StoredSource[];
     status: 'ok' | 'interrupted' | 'error';
     error: StoredTurnError | null;
+    /** the workspace tools the model called on the way to this answer (null: none) */
+    toolCalls: StoredToolCall[] | null;
   } | null;
   logId: string;
   log: FinishedLog;
@@ -339,17 +341,17 @@ export class ChatRepo {
     const rows = answers.map((v, i) => {
       const m = v.message;
       return m
-        ? sql`(${key(i)}, ${m.id}::uuid, ${v.threadId}::uuid, ${m.content}::text, ${m.modelId}::uuid, ${m.usage ? JSON.stringify(m.usage) : null}::jsonb, ${JSON.stringify(m.sources)}::jsonb, ${m.status}::text, ${m.error ? JSON.stringify(m.error) : null}::jsonb, ${v.now.toISOString()}::timestamptz)`
-        : sql`(${key(i)}, null::uuid, ${v.threadId}::uuid, null::text, null::uuid, null::jsonb, null::jsonb, null::text, null::jsonb, ${v.now.toISOString()}::timestamptz)`;
+        ? sql`(${key(i)}, ${m.id}::uuid, ${v.threadId}::uuid, ${m.content}::text, ${m.modelId}::uuid, ${m.usage ? JSON.stringify(m.usage) : null}::jsonb, ${JSON.stringify(m.sources)}::jsonb, ${m.status}::text, ${m.error ? JSON.stringify(m.error) : null}::jsonb, ${m.toolCalls ? JSON.stringify(m.toolCalls) : null}::jsonb, ${v.now.toISOString()}::timestamptz)`
+        : sql`(${key(i)}, null::uuid, ${v.threadId}::uuid, null::text, null::uuid, null::jsonb, null::jsonb, null::text, null::jsonb, null::jsonb, ${v.now.toISOString()}::timestamptz)`;
     });
     const logs = answers.map((v, i) => promptLogSql.finishedRow(key(i), v.logId, v.log));
     const res = (await executePrepared(
       db,
       sql`
-      with a (key, msg_id, thread_id, content, model_id, usage, sources, status, error, created) as (values ${sql.join(rows, sql`, `)}),
+      with a (key, msg_id, thread_id, content, model_id, usage, sources, status, error, tool_calls, created) as (values ${sql.join(rows, sql`, `)}),
       m as (
-        insert into chat_messages (id, thread_id, role, content, model_id, usage, sources, status, error, created)
-        select a.msg_id, a.thread_id, 'assistant', a.content, a.model_id, a.usage, a.sources, a.status, a.error, a.created
+        insert into chat_messages (id, thread_id, role, content, model_id, usage, sources, status, error, tool_calls, created)
+        select a.msg_id, a.thread_id, 'assistant', a.content, a.model_id, a.usage, a.sources, a.status, a.error, a.tool_calls, a.created
         from a where a.msg_id is not null and exists (select 1 from chat_threads t where t.id = a.thread_id)
         returning id
       ), lost as (select a.key from a where a.msg_id is not null and a.msg_id not in (select id from m)),

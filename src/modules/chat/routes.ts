@@ -91,6 +91,7 @@ export const chatRoutes: FastifyPluginAsyncTypebox<ChatRouteDeps> = async (app, 
         for (let r = first; !r.done; r = await events.next()) {
           const { type, ...data } = r.value;
           if (r.value.type === 'error') sse.send('error', { status: statusOf(r.value.kind), code: r.value.code, detail: r.value.detail });
+          else if (r.value.type === 'tool_run') sse.send('tool_call', r.value.call);
           else sse.send(type, type === 'done' ? { finishReason: r.value.finishReason, usage: r.value.usage } : data);
         }
       } catch (err) {

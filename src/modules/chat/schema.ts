@@ -64,6 +64,16 @@ const threadFields = {
   messageCount: Type.Integer(),
 };
 export const ChatThread = Type.Object(threadFields, { $id: 'ChatThread' });
+/** A workspace tool the model called on the way to an answer (docs/API.md, "Tools in chat turns"). */
+export const ToolCallRecord = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  arguments: Type.String({ description: 'JSON text, as the model wrote it' }),
+  ok: Type.Boolean({ description: 'false: the call failed (content says why); the model was given the error' }),
+  content: Type.String({ description: 'the result the model was given (cut at 16,000 tokens), or why the call failed' }),
+  durationMs: Type.Integer(),
+  step: Type.Integer({ minimum: 1, description: 'which of the turn’s provider calls asked for it' }),
+});
 export const ChatMessage = Type.Object({
   id: Uuid,
   role: Role,
@@ -75,6 +85,7 @@ export const ChatMessage = Type.Object({
   status: Type.Union([Type.Literal('ok'), Type.Literal('error'), Type.Literal('interrupted')]),
   /** why the turn failed: set on a message of status `error` (nothing was answered) or one a provider failure cut off */
   error: Nullable(Type.Object({ status: Type.Integer(), code: Type.String(), detail: Type.String() })),
+  toolCalls: Type.Optional(Type.Array(ToolCallRecord, { description: 'the workspace tools called on the way to this answer, in order (absent: none)' })),
 });
 export const ChatThreadFull = Type.Object(
   {
@@ -104,6 +115,8 @@ export const ChatStreamEvent = Type.Union(
     Type.Object({ type: Type.Literal('start'), threadId: Uuid, messageId: Uuid, modelId: Uuid }),
     Type.Object({ type: Type.Literal('sources'), sources: Type.Array(SourceSchema) }),
     Type.Object({ type: Type.Literal('delta'), content: Type.String() }),
+    Type.Object({ type: Type.Literal('tool_call'), id: Type.String(), name: Type.String(), arguments: Type.String() }),
+    Type.Object({ type: Type.Literal('tool_result'), id: Type.String(), ok: Type.Boolean(), content: Type.String() }),
     Type.Object({ type: Type.Literal('done'), finishReason: Type.String(), usage: UsageSchema }),
     Type.Object({ type: Type.Literal('error'), status: Type.Integer(), code: Type.String(), detail: Type.String() }),
   ],
@@ -117,7 +130,8 @@ export const CHAT_STREAM_DESCRIPTION = [
   '(its sequence number in the stream) and a `data:` line holding one ChatStreamEvent as JSON with',
   'the same `type`, then a blank line. The first event also carries a `retry:` line; `: ping` heartbeat',
   'comment lines may come between events, which clients ignore. Order: `start` → `sources` (when context was',
-  'used) → zero or more `delta` → `done`, or `error` in place of `done`; the stream ends after either.',
+  'used) → zero or more `delta` → `done`, or `error` in place of `done`; the stream ends after either. In a workspace with MCP',
+  'servers, `tool_call` (a tool the turn calls) and `tool_result` (what it answered) come between the deltas.',
 ].join(' ');
 
 /** The seed sends a ChatThread_Full to rename; only `title` is read. */

@@ -43,6 +43,7 @@ function messageView(m: MessageRow) {
     sources: m.sources ?? [],
     status: m.status,
     error: m.error ?? null,
+    ...(m.toolCalls?.length ? { toolCalls: m.toolCalls } : {}),
   };
 }
 

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { badRequest } from '../../errors.js';
 import { countTokens } from '../../ingest/tokens.js';
 import type { ChatMessage, GenerationParams, ProviderTarget, ToolOptions } from '../../providers/types.js';
+import type { McpService, Toolbox } from '../mcp/service.js';
 import { assertMaxTokensFit, contextWindowOf, DEFAULT_CONTEXT_WINDOW, type ModelsService } from '../models/service.js';
 import type { Principal } from '../teams/service.js';
 import type { TurnCost } from '../usage/service.js';
@@ -32,8 +33,10 @@ export interface Plan {
   settings: { systemInstructions: string | null; addedContext: string | null };
   target: ProviderTarget;
   params: GenerationParams;
-  /** the tools offered (TurnRequest.tools), null: none */
+  /** the tools offered (the request's own, TurnRequest.tools, else the workspace's MCP tools), null: none */
   tools: ToolOptions | null;
+  /** the workspace's MCP tools, which the turn calls itself (tool-loop.ts); null: none, or the request brought its own tools */
+  toolbox: Toolbox | null;
 }
 
 /** Retrieved context may use at most this share of the model's window. */
@@ -43,6 +46,7 @@ const CONTEXT_SHARE = 0.4;
 export interface PlanDeps {
   workspaces: Pick<WorkspacesService, 'load'>;
   models: Pick<ModelsService, 'findUsable' | 'assertKind' | 'resolve'>;
+  tools: Pick<McpService, 'toolboxFor'>;
 }
 
 /** Checks the request and resolves everything the turn needs; throws 4xx AppErrors, stores nothing. */
@@ -97,6 +101,8 @@ export async function planTurn(deps: PlanDeps, caller: Principal, workspaceId: s
   assertMaxTokensFit(model, params.maxTokens);
   // Without a configured maxTokens a default output cap is still sent (context-fit.ts).
   params.maxTokens = effectiveMaxTokens(params.maxTokens, contextWindowOf(model));
+  // A request that brings tools of its own (/v1) answers its calls itself; otherwise the workspace's MCP tools are offered.
+  const toolbox = req.tools ? null : await deps.tools.toolboxFor(caller.teamId, { mcpServerIds: w.mcpServerIds, allowedTools: w.row.allowedTools ?? null });
   const scope = w.row.chatHistoryType === 'USER' ? { workspaceId: w.row.id, onlyUserId: caller.userId } : { workspaceId: w.row.id };
   return {
     workspace: w.row,
@@ -117,7 +123,8 @@ export async function planTurn(deps: PlanDeps, caller: Principal, workspaceId: s
     settings: { systemInstructions: wm.systemInstructions, addedContext: wm.addedContext },
     target,
     params,
-    tools,
+    tools: tools ?? (toolbox ? { definitions: toolbox.definitions } : null),
+    toolbox,
   };
 }
 

@@ -1,4 +1,4 @@
-import type { SearchRewrite, StoredSource } from '../../db/schema.js';
+import type { SearchRewrite, StoredSource, StoredToolCall } from '../../db/schema.js';
 import { statusOf, upstreamError } from '../../errors.js';
 import { countTokens } from '../../ingest/tokens.js';
 import { describeForLog } from '../../providers/index.js';
@@ -52,7 +52,16 @@ export function answerRecord(
   return {
     threadId: plan.threadId,
     message: keepMessage
-      ? { id: ids.messageId, content: o.content, modelId: plan.model.id, usage: nothingAnswered ? null : stored, sources, status, error }
+      ? {
+          id: ids.messageId,
+          content: o.content,
+          modelId: plan.model.id,
+          usage: nothingAnswered ? null : stored,
+          sources,
+          status,
+          error,
+          toolCalls: o.tools?.calls.length ? o.tools.calls : null,
+        }
       : null,
     logId: ids.logId,
     log: {
@@ -85,7 +94,10 @@ export function ledgerEntry(
   rewriteUsed: Rewritten['used'] | null,
   reserved: number | null,
 ): LedgerEntry {
-  const call = o.kind === 'failed' && o.content.length === 0 ? ZERO_USAGE : usage;
+  const last = o.kind === 'failed' && o.content.length === 0 ? ZERO_USAGE : usage;
+  // The tool steps before a call that did not answer were answered, and are billed (an answer's usage has them already).
+  const prior = o.kind !== 'answered' ? o.tools?.priorUsage : undefined;
+  const call = prior ? { promptTokens: last.promptTokens + prior.promptTokens, completionTokens: last.completionTokens + prior.completionTokens } : last;
   // The follow-up's rewrite was a call of its own, billed whatever became of the answer.
   const billed = rewriteUsed
     ? { promptTokens: call.promptTokens + rewriteUsed.promptTokens, completionTokens: call.completionTokens + rewriteUsed.completionTokens }
@@ -132,8 +144,13 @@ export function promptText(m: ChatMessage): string {
   return m.role === 'tool' ? `[tool result ${m.toolCallId ?? ''}] ${m.content}` : m.content;
 }
 
-/** The prompt log's response: the answer's text, then one line per tool call. */
+/** A workspace tool's call and result as the prompt log shows them: the call's line, then `[tool result <id>]` (or `[tool error <id>]`) and the text. */
+export function toolRunText(c: StoredToolCall): string {
+  return `${toolCallText(c)}\n[tool ${c.ok ? 'result' : 'error'} ${c.id}] ${c.content}`;
+}
+
+/** The prompt log's response: the workspace tools' calls and results, the answer's text, then one line per tool call it asks the client for. */
 export function responseText(o: Outcome): string {
   const calls = o.kind === 'answered' ? o.toolCalls : [];
-  return [o.content, ...calls.map(toolCallText)].filter((t) => t.length > 0).join('\n');
+  return [...(o.tools?.calls ?? []).map(toolRunText), o.content, ...calls.map(toolCallText)].filter((t) => t.length > 0).join('\n');
 }

@@ -6,6 +6,7 @@ import type { StoredSource } from '../../db/schema.js';
 import { AppError, notFound, type ErrorKind } from '../../errors.js';
 import { observe } from '../../observability/hooks.js';
 import type { ChatMessage, ProviderTimeouts, ToolCall, ToolCallDelta, ToolOptions, Usage } from '../../providers/types.js';
+import type { McpService } from '../mcp/service.js';
 import type { ModelsService } from '../models/service.js';
 import type { PlusService } from '../plus/service.js';
 import type { PromptLogsService } from '../prompt-logs/service.js';
@@ -15,6 +16,7 @@ import type { UsageService } from '../usage/service.js';
 import type { WorkspacesService } from '../workspaces/service.js';
 import { calibrationFrom } from './context-fit.js';
 import { assemblePrompt, titleFrom, type AssemblyInput } from './prompt.js';
+import { runWithTools, toolTurnCost } from './tool-loop.js';
 import { REWRITE_ALLOWANCE_TOKENS, rewriteFollowUp, type Rewritten } from './follow-up.js';
 import { callProvider, ZERO_USAGE, type Fit } from './provider-call.js';
 import { ChatRepo, type AnswerRecord, type StoredAnswer, type StoredUserTurn, type UserTurnRecord } from './repo.js';
@@ -36,6 +38,10 @@ export type TurnEvent =
   | { type: 'delta'; content: string }
   /** a piece of a tool call (streamed: as the provider sends them; plain: one per call, whole) */
   | { type: 'tool_call'; call: ToolCallDelta }
+  /** the turn calls one of the workspace's tools (tool-loop.ts); the stream's `tool_call` event */
+  | { type: 'tool_run'; call: ToolCall }
+  /** what that tool answered (`ok: false`: the error the model was given) */
+  | { type: 'tool_result'; id: string; ok: boolean; content: string }
   | { type: 'done'; finishReason: string; usage: Usage; created: string }
   | { type: 'error'; kind: ErrorKind; code: string; detail: string; retryAfterSeconds?: number; final?: boolean };
 
@@ -89,6 +95,7 @@ export class TurnService {
     private readonly logs: PromptLogsService,
     private readonly timeouts: ProviderTimeouts,
     private readonly usage: UsageService,
+    private readonly tools: Pick<McpService, 'toolboxFor'>,
     /** a follow-up's rewrite failed (the turn carried terms instead): reported, not thrown */
     private readonly onRewriteFailure: (why: string) => void = () => {},
   ) {}
@@ -102,7 +109,7 @@ export class TurnService {
    */
   async *run(caller: Principal, workspaceId: string, req: TurnRequest, opts: TurnOptions): AsyncGenerator<TurnEvent> {
     // 1. Check and resolve everything; nothing is stored yet.
-    const plan = await planTurn({ workspaces: this.workspaces, models: this.models }, caller, workspaceId, req, opts.store !== false);
+    const plan = await planTurn({ workspaces: this.workspaces, models: this.models, tools: this.tools }, caller, workspaceId, req, opts.store !== false);
     // 2. Context from the entries the request names: an invisible one is a 404, still before storing.
     //    A follow-up is searched with the thread's previous question's key terms carried (docs/API.md, Follow-ups).
     //    A workspace that has follow-ups rewritten by the model searches after statement 1 (step 4):
@@ -118,7 +125,7 @@ export class TurnService {
     const hold = await this.usage.hold(
       caller,
       plan.model.price,
-      () => costOf(plan, context.text, extra),
+      () => (plan.toolbox ? toolTurnCost(costOf(plan, context.text, extra)) : costOf(plan, context.text, extra)),
       plan.historyScope ? () => this.lastExchangeTokens(plan.threadId) : null,
     );
     // 3. Store the user's turn and pending log; the same statement checks the thread and reads its
@@ -157,8 +164,15 @@ export class TurnService {
       if (context.sources.length > 0) yield { type: 'sources', sources: context.sources };
       // 6. The provider call.
       //    A budgeted turn's answer is cut at the output tokens it reserved, whatever the provider does with its cap.
-      const outcome = yield* callProvider(plan, fit, opts, hold ? (plan.params.maxTokens ?? null) : null, this.timeouts);
-      if (outcome.kind === 'answered') this.usage.notePromptCount(plan.model.id, outcome.usage.promptTokens, fit.assembled.estimatedPromptTokens);
+      //    With the workspace's tools, the calls the model asks for run and it is asked again (tool-loop.ts).
+      const cap = hold ? (plan.params.maxTokens ?? null) : null;
+      const outcome = plan.toolbox
+        ? yield* runWithTools({ ...plan, toolbox: plan.toolbox }, fit, opts, cap, this.timeouts, (spent, next) =>
+            hold ? this.usage.creditsOf(plan.model.price, spent.promptTokens + next, spent.completionTokens + (cap ?? 0)) <= hold.reservedCredits() : true,
+          )
+        : yield* callProvider(plan, fit, opts, cap, this.timeouts);
+      if (outcome.kind === 'answered' && !outcome.tools?.calls.length)
+        this.usage.notePromptCount(plan.model.id, outcome.usage.promptTokens, fit.assembled.estimatedPromptTokens);
       // 7. Store the answer and finish the log (statement 2), then say how the turn ended.
       const estimated = fit.assembled.estimatedPromptTokens;
       const usage = estimateIfMissing(outcome.kind === 'answered' ? outcome.usage : ZERO_USAGE, estimated, responseText(outcome));
@@ -206,6 +220,9 @@ export class TurnService {
         case 'tool_call':
           toolCalls.push({ id: ev.call.id ?? '', name: ev.call.name ?? '', arguments: ev.call.arguments });
           break;
+        case 'tool_run':
+        case 'tool_result':
+          break; // the workspace's tools: kept with the answer's message (GET the thread)
         case 'error':
           throw errorOfEvent(ev);
         case 'done':

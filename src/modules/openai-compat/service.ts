@@ -213,6 +213,9 @@ export class OpenAICompatService {
           yield chunk([{ index: 0, delta: { tool_calls: [toolCallDelta(ev.call, first)] }, finish_reason: null, logprobs: null }]);
           break;
         }
+        case 'tool_run':
+        case 'tool_result':
+          break; // the workspace's tools, run by the turn: the client sees the answer they led to
         case 'done':
           yield chunk([{ index: 0, delta: {}, finish_reason: finishReason(ev.finishReason), logprobs: null }]);
           if (includeUsage) yield chunk([], { usage: usageOf(ev.usage) });

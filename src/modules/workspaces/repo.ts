@@ -1,7 +1,7 @@
 import { and, asc, eq, inArray, notInArray, or, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { models } from '../../db/schema/models.js';
-import { workspaceModels, workspacePlus, workspaces } from '../../db/schema/workspaces.js';
+import { workspaceMcpServers, workspaceModels, workspacePlus, workspaces } from '../../db/schema/workspaces.js';
 
 export type WorkspaceRow = typeof workspaces.$inferSelect;
 export type WorkspaceModelRow = typeof workspaceModels.$inferSelect & { modelName: string };
@@ -93,6 +93,25 @@ export class WorkspacesRepo {
   async setPlus(db: Executor, workspaceId: string, plusIds: string[]): Promise<void> {
     await db.delete(workspacePlus).where(eq(workspacePlus.workspaceId, workspaceId));
     if (plusIds.length > 0) await db.insert(workspacePlus).values(plusIds.map((plusId, position) => ({ workspaceId, plusId, position })));
+  }
+
+  /** The MCP servers each workspace's turns use, in order, by workspace id. */
+  async mcpOf(db: Executor, workspaceIds: string[]): Promise<Map<string, string[]>> {
+    const out = new Map<string, string[]>(workspaceIds.map((id) => [id, []]));
+    if (workspaceIds.length === 0) return out;
+    const rows = await db
+      .select({ workspaceId: workspaceMcpServers.workspaceId, serverId: workspaceMcpServers.serverId })
+      .from(workspaceMcpServers)
+      .where(inArray(workspaceMcpServers.workspaceId, workspaceIds))
+      .orderBy(asc(workspaceMcpServers.position));
+    for (const r of rows) out.get(r.workspaceId)?.push(r.serverId);
+    return out;
+  }
+
+  /** Make the workspace's MCP servers exactly `serverIds`, in that order. */
+  async setMcp(db: Executor, workspaceId: string, serverIds: string[]): Promise<void> {
+    await db.delete(workspaceMcpServers).where(eq(workspaceMcpServers.workspaceId, workspaceId));
+    if (serverIds.length > 0) await db.insert(workspaceMcpServers).values(serverIds.map((serverId, position) => ({ workspaceId, serverId, position })));
   }
 
   async upsertModelSettings(db: Executor, workspaceId: string, modelId: string, settings: Partial<WorkspaceModelInsert>): Promise<void> {

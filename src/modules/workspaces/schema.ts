@@ -13,6 +13,12 @@ const FollowUpSearch = Type.Union([Type.Literal('carry'), Type.Literal('rewrite'
 /** The Plus entries every chat turn in the workspace draws on (docs/API.md, "Workspace Plus entries"). */
 const PlusIds = Type.Array(Uuid, { maxItems: 50, description: 'Plus entries every chat turn in this workspace draws context from (those the caller may see)' });
 
+/** The team's MCP servers whose tools every chat turn in the workspace is offered (docs/API.md, "MCP servers"). */
+const McpServerIds = Type.Array(Uuid, { maxItems: 20, description: 'MCP servers of the team whose tools chat turns in this workspace are offered' });
+const AllowedTools = Type.Union([Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { maxItems: 500 }), Type.Null()], {
+  description: 'the tool names (of mcpServerIds) a turn may call; null: every tool of those servers',
+});
+
 export const WorkspaceModelSettings = Type.Object(
   {
     addedContext: Type.Optional(Nullable(Type.String({ maxLength: 200_000 }))),
@@ -53,6 +59,8 @@ export const Workspace = Type.Object(
     samplePrompts: Type.Array(Type.String()),
     models: Type.Array(Type.Ref('WorkspaceModel')),
     plusIds: PlusIds,
+    mcpServerIds: McpServerIds,
+    allowedTools: AllowedTools,
     followUpSearch: FollowUpSearch,
     userId: Type.Integer(),
     created: DateTime,
@@ -72,6 +80,8 @@ export const AddWorkspaceBody = Type.Object(
     greeting: Type.Optional(Nullable(Type.String({ maxLength: 5000 }))),
     samplePrompts: Type.Optional(SamplePrompts),
     plusIds: Type.Optional(PlusIds),
+    mcpServerIds: Type.Optional(McpServerIds),
+    allowedTools: Type.Optional(AllowedTools),
     followUpSearch: Type.Optional(FollowUpSearch),
   },
   { additionalProperties: false },
@@ -88,6 +98,8 @@ export const PatchWorkspaceBody = Type.Object(
     greeting: Type.Optional(Nullable(Type.String({ maxLength: 5000 }))),
     samplePrompts: Type.Optional(SamplePrompts),
     plusIds: Type.Optional(PlusIds),
+    mcpServerIds: Type.Optional(McpServerIds),
+    allowedTools: Type.Optional(AllowedTools),
     followUpSearch: Type.Optional(FollowUpSearch),
   },
   { additionalProperties: false, minProperties: 1 },

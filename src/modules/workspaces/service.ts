@@ -1,6 +1,7 @@
 import { TtlCache } from '../../cache.js';
 import type { Db } from '../../db/client.js';
 import { badRequest, forbidden, idTaken, notFound } from '../../errors.js';
+import type { McpService } from '../mcp/service.js';
 import { assertMaxTokensFit, type ModelsService } from '../models/service.js';
 import { isTeamAdmin, type Principal } from '../teams/service.js';
 import { WorkspacesRepo, type WorkspaceModelRow, type WorkspaceRow } from './repo.js';
@@ -23,7 +24,7 @@ function modelView(m: WorkspaceModelRow): WorkspaceModelT {
   };
 }
 
-function view(w: WorkspaceRow, ms: WorkspaceModelRow[], plusIds: string[]): WorkspaceT {
+function view(w: WorkspaceRow, ms: WorkspaceModelRow[], plusIds: string[], mcpServerIds: string[]): WorkspaceT {
   return {
     id: w.id,
     name: w.name,
@@ -34,6 +35,8 @@ function view(w: WorkspaceRow, ms: WorkspaceModelRow[], plusIds: string[]): Work
     samplePrompts: w.samplePrompts ?? [],
     models: ms.filter((m) => m.workspaceId === w.id).map(modelView),
     plusIds,
+    mcpServerIds,
+    allowedTools: w.allowedTools ?? null,
     followUpSearch: w.followUpSearch,
     userId: w.userId,
     created: w.created.toISOString(),
@@ -46,6 +49,8 @@ export interface WorkspaceWithModels {
   models: WorkspaceModelRow[];
   /** the Plus entries every turn in the workspace draws on (those the caller may see) */
   plusIds: string[];
+  /** the MCP servers whose tools its turns are offered (the team's; enabled or not) */
+  mcpServerIds: string[];
 }
 
 /**
@@ -68,14 +73,15 @@ export class WorkspacesService {
     private readonly db: Db,
     private readonly models: ModelsService,
     private readonly plus: PlusVisibility,
+    private readonly mcp: Pick<McpService, 'visibleIds'>,
   ) {}
 
   async list(caller: Principal): Promise<WorkspaceT[]> {
     const rows = await this.repo.listVisible(this.db, caller.teamId, caller.userId);
     const ids = rows.map((r) => r.id);
-    const [ms, plus] = await Promise.all([this.repo.modelsOf(this.db, ids), this.repo.plusOf(this.db, ids)]);
+    const [ms, plus, mcp] = await Promise.all([this.repo.modelsOf(this.db, ids), this.repo.plusOf(this.db, ids), this.repo.mcpOf(this.db, ids)]);
     const seen = await this.seenBy(caller, [...plus.values()].flat());
-    return rows.map((r) => view(r, ms, (plus.get(r.id) ?? []).filter(seen)));
+    return rows.map((r) => view(r, ms, (plus.get(r.id) ?? []).filter(seen), mcp.get(r.id) ?? []));
   }
 
   /** A workspace shows only the Plus entries its reader may see (an invisible entry's id is not leaked). */
@@ -91,8 +97,8 @@ export class WorkspacesService {
     if (!w) {
       const row = await this.repo.findById(this.db, id);
       if (!row) throw notFound('Workspace');
-      const [models, plus] = await Promise.all([this.repo.modelsOf(this.db, [id]), this.repo.plusOf(this.db, [id])]);
-      w = { row, models, plusIds: plus.get(id) ?? [] };
+      const [models, plus, mcp] = await Promise.all([this.repo.modelsOf(this.db, [id]), this.repo.plusOf(this.db, [id]), this.repo.mcpOf(this.db, [id])]);
+      w = { row, models, plusIds: plus.get(id) ?? [], mcpServerIds: mcp.get(id) ?? [] };
       this.cache.set(id, w);
     }
     if (!canSee(caller, w.row)) throw notFound('Workspace');
@@ -106,15 +112,17 @@ export class WorkspacesService {
 
   async get(caller: Principal, id: string): Promise<WorkspaceT> {
     const w = await this.load(caller, id);
-    return view(w.row, w.models, w.plusIds.filter(await this.seenBy(caller, w.plusIds)));
+    return view(w.row, w.models, w.plusIds.filter(await this.seenBy(caller, w.plusIds)), w.mcpServerIds);
   }
 
   async create(caller: Principal, id: string, body: AddWorkspaceBodyT): Promise<WorkspaceT> {
-    const { plusIds: plusBody, ...rest } = body;
+    const { plusIds: plusBody, mcpServerIds: mcpBody, ...rest } = body;
     const modelIds = [...new Set(rest.modelIds ?? [])];
     const plusIds = [...new Set(plusBody ?? [])];
+    const mcpServerIds = [...new Set(mcpBody ?? [])];
     await this.checkModels(caller, modelIds);
     await this.checkPlus(caller, plusIds);
+    await this.checkMcp(caller, mcpServerIds);
     const row = await this.db.transaction(async (tx) => {
       if (await this.repo.exists(tx, id)) throw idTaken('workspace');
       const w = await this.repo.insert(tx, {
@@ -128,19 +136,23 @@ export class WorkspacesService {
         greeting: rest.greeting ?? null,
         samplePrompts: rest.samplePrompts ?? [],
         followUpSearch: rest.followUpSearch ?? 'carry',
+        allowedTools: rest.allowedTools ?? null,
       });
       await this.repo.setModels(tx, id, modelIds);
       await this.repo.setPlus(tx, id, plusIds);
+      await this.repo.setMcp(tx, id, mcpServerIds);
       return w;
     });
-    return view(row, await this.repo.modelsOf(this.db, [id]), plusIds);
+    return view(row, await this.repo.modelsOf(this.db, [id]), plusIds, mcpServerIds);
   }
 
   async update(caller: Principal, id: string, body: PatchWorkspaceBodyT): Promise<WorkspaceT> {
     const { row: current, plusIds: currentPlus } = await this.load(caller, id);
     this.requireManage(caller, current);
-    const { modelIds, plusIds, ...fields } = body;
+    const { modelIds, plusIds, mcpServerIds, ...fields } = body;
     const ids = modelIds ? [...new Set(modelIds)] : undefined;
+    const mcp = mcpServerIds ? [...new Set(mcpServerIds)] : undefined;
+    if (mcp) await this.checkMcp(caller, mcp);
     let plus = plusIds ? [...new Set(plusIds)] : undefined;
     if (ids) await this.checkModels(caller, ids);
     if (plus) {
@@ -153,12 +165,13 @@ export class WorkspacesService {
       const w = await this.repo.update(tx, id, fields);
       if (ids) await this.repo.setModels(tx, id, ids);
       if (plus) await this.repo.setPlus(tx, id, plus);
+      if (mcp) await this.repo.setMcp(tx, id, mcp);
       return w;
     });
     this.cache.delete(id);
-    const [ms, plusNow] = await Promise.all([this.repo.modelsOf(this.db, [id]), this.repo.plusOf(this.db, [id])]);
+    const [ms, plusNow, mcpNow] = await Promise.all([this.repo.modelsOf(this.db, [id]), this.repo.plusOf(this.db, [id]), this.repo.mcpOf(this.db, [id])]);
     const now = plusNow.get(id) ?? [];
-    return view(row, ms, now.filter(await this.seenBy(caller, now)));
+    return view(row, ms, now.filter(await this.seenBy(caller, now)), mcpNow.get(id) ?? []);
   }
 
   async delete(caller: Principal, id: string): Promise<void> {
@@ -199,6 +212,20 @@ export class WorkspacesService {
         'unknown_plus_entry',
         `Plus entries not found: ${bad.join(', ')}`,
         bad.map((id) => ({ path: `body/plusIds/${ids.indexOf(id)}`, message: 'is not a Plus entry you can see' })),
+      );
+    }
+  }
+
+  /** A workspace's MCP servers must be its team's (another team's is as unknown as a missing one). */
+  private async checkMcp(caller: Principal, ids: string[]): Promise<void> {
+    if (ids.length === 0) return;
+    const visible = new Set(await this.mcp.visibleIds(caller, ids));
+    const bad = ids.filter((id) => !visible.has(id));
+    if (bad.length > 0) {
+      throw badRequest(
+        'unknown_mcp_server',
+        `MCP servers not found: ${bad.join(', ')}`,
+        bad.map((id) => ({ path: `body/mcpServerIds/${ids.indexOf(id)}`, message: 'is not an MCP server of this team' })),
       );
     }
   }

@@ -329,6 +329,60 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/mcp-servers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The team’s MCP servers */
+        get: operations["listMcpServers"];
+        put?: never;
+        /** Add an MCP server (team owner/admin) */
+        post: operations["createMcpServer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/mcp-servers/{serverId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One MCP server */
+        get: operations["getMcpServer"];
+        put?: never;
+        post?: never;
+        /** Delete an MCP server (team owner/admin) */
+        delete: operations["deleteMcpServer"];
+        options?: never;
+        head?: never;
+        /** Change an MCP server (team owner/admin) */
+        patch: operations["updateMcpServer"];
+        trace?: never;
+    };
+    "/api/v1/mcp-servers/{serverId}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Connect to an MCP server and list its tools (team owner/admin) */
+        post: operations["testMcpServer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/workspaces": {
         parameters: {
             query?: never;
@@ -463,7 +517,7 @@ export interface paths {
         put?: never;
         /**
          * Add a chat message, streamed response (text/event-stream)
-         * @description Server-sent events (text/event-stream). Each event is an `event: <type>` line, an `id:` line (its sequence number in the stream) and a `data:` line holding one ChatStreamEvent as JSON with the same `type`, then a blank line. The first event also carries a `retry:` line; `: ping` heartbeat comment lines may come between events, which clients ignore. Order: `start` → `sources` (when context was used) → zero or more `delta` → `done`, or `error` in place of `done`; the stream ends after either.
+         * @description Server-sent events (text/event-stream). Each event is an `event: <type>` line, an `id:` line (its sequence number in the stream) and a `data:` line holding one ChatStreamEvent as JSON with the same `type`, then a blank line. The first event also carries a `retry:` line; `: ping` heartbeat comment lines may come between events, which clients ignore. Order: `start` → `sources` (when context was used) → zero or more `delta` → `done`, or `error` in place of `done`; the stream ends after either. In a workspace with MCP servers, `tool_call` (a tool the turn calls) and `tool_result` (what it answered) come between the deltas.
          */
         post: operations["streamChatCompletion"];
         delete?: never;
@@ -955,6 +1009,29 @@ export interface components {
             /** @description create/update only: configuration doubts found by asking the provider (e.g. a contextWindow larger than it serves); never blocking */
             warnings?: string[];
         };
+        McpServer: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            url: string;
+            /** @description false: its tools are offered in no workspace */
+            enabled: boolean;
+            /** @description the names of its custom headers (their values are never returned) */
+            headerNames: string[];
+            /** Format: date-time */
+            created: string;
+            /** Format: date-time */
+            updated: string;
+        };
+        McpServerTest: {
+            ok: boolean;
+            tools: {
+                name: string;
+                description: string;
+            }[];
+            /** @description why the server could not be reached or listed (absent when ok) */
+            error?: string;
+        };
         WorkspaceModel: {
             /** Format: uuid */
             workspaceId: string;
@@ -985,6 +1062,10 @@ export interface components {
             models: components["schemas"]["WorkspaceModel"][];
             /** @description Plus entries every chat turn in this workspace draws context from (those the caller may see) */
             plusIds: string[];
+            /** @description MCP servers of the team whose tools chat turns in this workspace are offered */
+            mcpServerIds: string[];
+            /** @description the tool names (of mcpServerIds) a turn may call; null: every tool of those servers */
+            allowedTools: string[] | null;
             /** @description how a follow-up question is searched in the Plus entries and thread files: 'carry' (default) adds the previous question's rarest words at half weight; 'rewrite' asks the turn's model to rewrite it as a standalone question first (its tokens count in the turn's usage and budget, and the prompt log's `rewrite` shows the query) */
             followUpSearch: "carry" | "rewrite";
             userId: number;
@@ -1090,6 +1171,18 @@ export interface components {
             content: string;
         } | {
             /** @enum {string} */
+            type: "tool_call";
+            id: string;
+            name: string;
+            arguments: string;
+        } | {
+            /** @enum {string} */
+            type: "tool_result";
+            id: string;
+            ok: boolean;
+            content: string;
+        } | {
+            /** @enum {string} */
             type: "done";
             finishReason: string;
             usage: {
@@ -1177,6 +1270,20 @@ export interface components {
                     code: string;
                     detail: string;
                 } | null;
+                /** @description the workspace tools called on the way to this answer, in order (absent: none) */
+                toolCalls?: {
+                    id: string;
+                    name: string;
+                    /** @description JSON text, as the model wrote it */
+                    arguments: string;
+                    /** @description false: the call failed (content says why); the model was given the error */
+                    ok: boolean;
+                    /** @description the result the model was given (cut at 16,000 tokens), or why the call failed */
+                    content: string;
+                    durationMs: number;
+                    /** @description which of the turn’s provider calls asked for it */
+                    step: number;
+                }[];
             }[];
             /** @description answered when `limit` or `before` was given: whether messages older than the first one returned remain */
             hasEarlier?: boolean;
@@ -3375,6 +3482,415 @@ export interface operations {
             };
         };
     };
+    listMcpServers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpServer"][];
+                };
+            };
+            /** @description Bad request: malformed JSON, a wrong type, a value out of range, a bad UUID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No or unknown API key or session */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role for this (or, with the session cookie, the request came from another origin: code csrf) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource visible to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createMcpServer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    /** @description the server’s MCP streamable HTTP endpoint (http or https), under the same guard as model URLs */
+                    url: string;
+                    /** @description custom headers sent with every request to the server (secrets: stored encrypted, never returned; `headerNames` shows their names) */
+                    headers?: {
+                        [key: string]: string;
+                    };
+                    /** @default true */
+                    enabled?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpServer"];
+                };
+            };
+            /** @description Bad request: malformed JSON, a wrong type, a value out of range, a bad UUID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No or unknown API key or session */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role for this (or, with the session cookie, the request came from another origin: code csrf) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource visible to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body or file too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getMcpServer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                serverId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpServer"];
+                };
+            };
+            /** @description Bad request: malformed JSON, a wrong type, a value out of range, a bad UUID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No or unknown API key or session */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role for this (or, with the session cookie, the request came from another origin: code csrf) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource visible to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteMcpServer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                serverId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        deleted: boolean;
+                    };
+                };
+            };
+            /** @description Bad request: malformed JSON, a wrong type, a value out of range, a bad UUID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No or unknown API key or session */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role for this (or, with the session cookie, the request came from another origin: code csrf) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource visible to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateMcpServer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                serverId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    /** @description the server’s MCP streamable HTTP endpoint (http or https), under the same guard as model URLs */
+                    url?: string;
+                    /** @description replaces every custom header; null removes them all */
+                    headers?: {
+                        [key: string]: string;
+                    } | null;
+                    enabled?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpServer"];
+                };
+            };
+            /** @description Bad request: malformed JSON, a wrong type, a value out of range, a bad UUID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No or unknown API key or session */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role for this (or, with the session cookie, the request came from another origin: code csrf) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource visible to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body or file too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    testMcpServer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                serverId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpServerTest"];
+                };
+            };
+            /** @description Bad request: malformed JSON, a wrong type, a value out of range, a bad UUID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No or unknown API key or session */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role for this (or, with the session cookie, the request came from another origin: code csrf) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource visible to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     listWorkspaces: {
         parameters: {
             query?: never;
@@ -3450,6 +3966,10 @@ export interface operations {
                     samplePrompts?: string[];
                     /** @description Plus entries every chat turn in this workspace draws context from (those the caller may see) */
                     plusIds?: string[];
+                    /** @description MCP servers of the team whose tools chat turns in this workspace are offered */
+                    mcpServerIds?: string[];
+                    /** @description the tool names (of mcpServerIds) a turn may call; null: every tool of those servers */
+                    allowedTools?: string[] | null;
                     /** @description how a follow-up question is searched in the Plus entries and thread files: 'carry' (default) adds the previous question's rarest words at half weight; 'rewrite' asks the turn's model to rewrite it as a standalone question first (its tokens count in the turn's usage and budget, and the prompt log's `rewrite` shows the query) */
                     followUpSearch?: "carry" | "rewrite";
                 };
@@ -3609,6 +4129,10 @@ export interface operations {
                     samplePrompts?: string[];
                     /** @description Plus entries every chat turn in this workspace draws context from (those the caller may see) */
                     plusIds?: string[];
+                    /** @description MCP servers of the team whose tools chat turns in this workspace are offered */
+                    mcpServerIds?: string[];
+                    /** @description the tool names (of mcpServerIds) a turn may call; null: every tool of those servers */
+                    allowedTools?: string[] | null;
                     /** @description how a follow-up question is searched in the Plus entries and thread files: 'carry' (default) adds the previous question's rarest words at half weight; 'rewrite' asks the turn's model to rewrite it as a standalone question first (its tokens count in the turn's usage and budget, and the prompt log's `rewrite` shows the query) */
                     followUpSearch?: "carry" | "rewrite";
                 };
@@ -3770,6 +4294,10 @@ export interface operations {
                     samplePrompts?: string[];
                     /** @description Plus entries every chat turn in this workspace draws context from (those the caller may see) */
                     plusIds?: string[];
+                    /** @description MCP servers of the team whose tools chat turns in this workspace are offered */
+                    mcpServerIds?: string[];
+                    /** @description the tool names (of mcpServerIds) a turn may call; null: every tool of those servers */
+                    allowedTools?: string[] | null;
                     /** @description how a follow-up question is searched in the Plus entries and thread files: 'carry' (default) adds the previous question's rarest words at half weight; 'rewrite' asks the turn's model to rewrite it as a standalone question first (its tokens count in the turn's usage and budget, and the prompt log's `rewrite` shows the query) */
                     followUpSearch?: "carry" | "rewrite";
                 };

@@ -189,6 +189,13 @@ export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; thr
         },
         onSources: (sources) => live.update({ sources }),
         onDelta: (t) => live.append(t),
+        onToolCall: (c) => live.update({ toolCalls: [...(live.get()?.toolCalls ?? []), { ...c, startedAt: Date.now() }] }),
+        onToolResult: (r) =>
+          live.update({
+            toolCalls: (live.get()?.toolCalls ?? []).map((c) =>
+              c.id === r.id ? { ...c, ok: r.ok, content: r.content, durationMs: Date.now() - (c.startedAt ?? Date.now()) } : c,
+            ),
+          }),
         onEnd(end) {
           if (abort.current === ctrl) {
             abort.current = null;

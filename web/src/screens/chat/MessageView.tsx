@@ -11,6 +11,7 @@ import { citedNumbers } from '../../lib/citations';
 import { problemWords } from '../../lib/problem-words';
 import { SourceList } from './SourceList';
 import { StreamingMarkdown } from './StreamingMarkdown';
+import { ToolCalls } from './ToolCalls';
 import type { ChatItem } from './types';
 
 interface Props {
@@ -51,6 +52,7 @@ export function MessageBody({ item, onShowSource, modelName, onRetry }: Props) {
       onClick={onCite}
     >
       {model && <div class="message-meta">{model}</div>}
+      {item.toolCalls && item.toolCalls.length > 0 && <ToolCalls calls={item.toolCalls} />}
       {item.role === 'user' ? (
         <div class="user-text">{item.content}</div>
       ) : streaming ? (

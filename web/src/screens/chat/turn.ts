@@ -18,6 +18,9 @@ export interface TurnHandlers {
   onStart(e: { threadId: string; messageId: string; modelId: string }): void;
   onSources(sources: Source[]): void;
   onDelta(text: string): void;
+  /** the turn calls one of the workspace's tools, then has its result */
+  onToolCall?(call: { id: string; name: string; arguments: string }): void;
+  onToolResult?(result: { id: string; ok: boolean; content: string }): void;
   onEnd(end: TurnEnd): void;
 }
 
@@ -57,6 +60,12 @@ export async function streamTurn(workspaceId: string, body: TurnBody, h: TurnHan
           break;
         case 'delta':
           h.onDelta(e.content);
+          break;
+        case 'tool_call':
+          h.onToolCall?.(e);
+          break;
+        case 'tool_result':
+          h.onToolResult?.(e);
           break;
         case 'done':
           return h.onEnd({ kind: 'ok', finishReason: e.finishReason });

@@ -14,6 +14,7 @@ import { ErrorNote } from '../../components/Problem';
 import { useSubmit } from '../../components/useSubmit';
 import { navigate } from '../../router';
 import { useSession } from '../../session';
+import { allowedToolsOf, ToolsFieldset } from './ToolsFieldset';
 
 type Settings = Pick<
   WorkspaceModel,
@@ -68,6 +69,8 @@ const LABELS = {
   name: 'Name',
   modelIds: 'Models',
   plusIds: 'Document sets',
+  mcpServerIds: 'Tools',
+  allowedTools: 'Only these tools',
   greeting: 'Greeting',
   samplePrompts: 'Sample prompts',
   topP: 'Top P',
@@ -81,6 +84,8 @@ export function WorkspaceForm({ workspaceId }: { workspaceId?: string }) {
   const [models, setModels] = useState<Model[] | null>(null);
   const [documents, setDocuments] = useState<PlusSummary[] | null>(null);
   const [plusIds, setPlusIds] = useState<string[]>([]);
+  const [mcpServerIds, setMcpServerIds] = useState<string[]>([]);
+  const [allowedText, setAllowedText] = useState('');
   const [existing, setExisting] = useState<Workspace | null>(null);
   const [name, setName] = useState('');
   const [modelIds, setModelIds] = useState<string[]>([]);
@@ -104,6 +109,8 @@ export function WorkspaceForm({ workspaceId }: { workspaceId?: string }) {
       setName(w.name);
       setModelIds(w.models.map((m) => m.modelId));
       setPlusIds(w.plusIds);
+      setMcpServerIds(w.mcpServerIds);
+      setAllowedText((w.allowedTools ?? []).join('\n'));
       setSharing(w.sharingType);
       setHistory(w.chatHistoryType);
       setContext(w.contextType);
@@ -130,6 +137,8 @@ export function WorkspaceForm({ workspaceId }: { workspaceId?: string }) {
       contextType,
       followUpSearch,
       plusIds,
+      mcpServerIds,
+      allowedTools: mcpServerIds.length > 0 ? allowedToolsOf(allowedText) : null,
       greeting: greeting.trim() || null,
       samplePrompts: samples
         .split('\n')
@@ -214,6 +223,8 @@ export function WorkspaceForm({ workspaceId }: { workspaceId?: string }) {
           ))}
           <p class="hint">Every chat in this workspace draws on the document sets chosen here, besides those picked in the chat itself.</p>
         </fieldset>
+
+        <ToolsFieldset serverIds={mcpServerIds} onServerIds={setMcpServerIds} allowedText={allowedText} onAllowedText={setAllowedText} onError={setError} />
 
         <div class="row">
           <label>
