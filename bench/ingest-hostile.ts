@@ -104,6 +104,9 @@ export async function benchIngestHostile(): Promise<Section> {
       maxInflatedTotalBytes: 100 * MiB,
       maxChars: 25_000_000,
       maxChunks: 20_000,
+      maxOcrPages: 100,
+      maxOcrPixels: 40_000_000,
+      ocrTimeoutMs: 300_000,
     },
   });
   try {

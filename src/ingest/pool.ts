@@ -14,7 +14,7 @@ import { workerEntry, type WorkerEntry } from '../worker-entry.js';
 import { IngestError } from './errors.js';
 import { overLimit, resolveLimits, type IngestLimits } from './limits.js';
 import type { IngestedDocument, IngestOptions } from './pipeline.js';
-import type { JobRequest, JobResult } from './protocol.js';
+import type { JobOcr, JobRequest, JobResult } from './protocol.js';
 
 export interface IngestPoolOptions {
   /** Worker threads at most (default 2). */
@@ -23,6 +23,8 @@ export interface IngestPoolOptions {
   maxMemoryMb?: number;
   /** Wall-clock time one file may take in a started worker (default 60 000 ms). */
   timeoutMs?: number;
+  /** The same for a file read by OCR, from the start of the file (default 300 000 ms). */
+  ocrTimeoutMs?: number;
   /** Terminate a worker idle this long (default 10 000 ms). */
   idleMs?: number;
   limits?: Partial<IngestLimits>;
@@ -52,6 +54,8 @@ interface Slot {
   ready: boolean;
   job: Job | null;
   timer: NodeJS.Timeout | null;
+  /** When the job's clock started (the worker was ready). */
+  started: number;
   idleTimer: NodeJS.Timeout | null;
 }
 
@@ -59,6 +63,7 @@ export class IngestPool {
   private readonly size: number;
   private readonly maxMemoryMb: number;
   private readonly timeoutMs: number;
+  private readonly ocrTimeoutMs: number;
   private readonly idleMs: number;
   private readonly options: IngestOptions;
   private readonly slots = new Set<Slot>();
@@ -71,9 +76,10 @@ export class IngestPool {
     this.size = Math.max(1, opts.workers ?? 2);
     this.maxMemoryMb = opts.maxMemoryMb ?? 512;
     this.timeoutMs = opts.timeoutMs ?? 60_000;
+    this.ocrTimeoutMs = Math.max(this.timeoutMs, opts.ocrTimeoutMs ?? 300_000);
     this.idleMs = opts.idleMs ?? 10_000;
     // The pool's timeout terminates the worker; the PDF reader's own limit is only a backstop.
-    this.options = { limits: resolveLimits(opts.limits), pdfTimeoutMs: this.timeoutMs + 1000 };
+    this.options = { limits: resolveLimits(opts.limits), pdfTimeoutMs: this.ocrTimeoutMs + 1000 };
   }
 
   stats(): IngestPoolStats {
@@ -120,10 +126,10 @@ export class IngestPool {
       eval: this.entry.eval,
       resourceLimits: { maxOldGenerationSizeMb: this.maxMemoryMb },
     });
-    const slot: Slot = { worker, ready: false, job: null, timer: null, idleTimer: null };
+    const slot: Slot = { worker, ready: false, job: null, timer: null, started: 0, idleTimer: null };
     this.slots.add(slot);
-    worker.on('message', (message: JobResult | 'ready') => {
-      if (message !== 'ready') return this.finish(slot, message);
+    worker.on('message', (message: JobResult | JobOcr | 'ready') => {
+      if (message !== 'ready') return 'ocr' in message ? this.extendForOcr(slot, message) : this.finish(slot, message);
       slot.ready = true;
       if (slot.job) this.startTimer(slot, slot.job);
     });
@@ -154,10 +160,27 @@ export class IngestPool {
   }
 
   private startTimer(slot: Slot, job: Job): void {
-    slot.timer = setTimeout(() => {
-      const seconds = this.timeoutMs / 1000;
-      void this.retire(slot, overLimit(job.filename, `took longer than ${seconds} s to read`, `${seconds} s per file`, 'timeoutMs'));
-    }, this.timeoutMs);
+    slot.started = Date.now();
+    this.arm(slot, job, this.timeoutMs, 'timeoutMs');
+  }
+
+  /** The file is being read by OCR: its clock runs to the OCR time from the same start. */
+  private extendForOcr(slot: Slot, message: JobOcr): void {
+    const job = slot.job;
+    if (!job || job.id !== message.id || !slot.timer) return;
+    clearTimeout(slot.timer);
+    this.arm(slot, job, this.ocrTimeoutMs, 'ocrTimeoutMs');
+  }
+
+  private arm(slot: Slot, job: Job, limitMs: number, cap: 'timeoutMs' | 'ocrTimeoutMs'): void {
+    const what = cap === 'ocrTimeoutMs' ? 'to read by OCR' : 'to read';
+    slot.timer = setTimeout(
+      () => {
+        const seconds = limitMs / 1000;
+        void this.retire(slot, overLimit(job.filename, `took longer than ${seconds} s ${what}`, `${seconds} s per file`, cap));
+      },
+      Math.max(0, slot.started + limitMs - Date.now()),
+    );
   }
 
   private finish(slot: Slot, result: JobResult): void {

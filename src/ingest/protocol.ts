@@ -14,3 +14,9 @@ export type JobError =
   { ingest: true; kind: IngestErrorKind; filename: string; message: string } | { ingest: false; name: string; message: string; stack: string };
 
 export type JobResult = { id: number; ok: true; doc: IngestedDocument } | { id: number; ok: false; error: JobError };
+
+/** Sent by a worker before it starts reading a file by OCR: the pool then allows the OCR time. */
+export interface JobOcr {
+  id: number;
+  ocr: true;
+}

@@ -18,6 +18,7 @@ export const PlusFile = Type.Object({
   bytes: Type.Integer(),
   created: DateTime,
   summary: Nullable(Type.String({ description: 'a model-written summary, when the file was added with summarize=true' })),
+  ocr: Type.Boolean({ description: 'the text was read by OCR: an image, or a PDF with pages that have no text layer (docs/API.md, Scans)' }),
   threadId: Nullable(Uuid),
   embedding: Nullable({
     ...FileEmbedding,
@@ -57,7 +58,7 @@ export const PlusFormFields = Type.Object({
   isPublic: Type.Optional(Type.Boolean({ description: 'true or false' })),
 });
 const FileParts = (minItems: number) =>
-  Type.Array(Type.String({ format: 'binary' }), { minItems, description: 'files (text, Markdown, CSV, JSON, HTML, PDF, DOCX)' });
+  Type.Array(Type.String({ format: 'binary' }), { minItems, description: 'files (text, Markdown, CSV, JSON, HTML, PDF, DOCX; PNG, JPEG, TIFF and WebP scans)' });
 
 /** The multipart/form-data body of create-or-update, for the OpenAPI document. */
 export const PlusForm = Type.Object({ ...PlusFormFields.properties, files: Type.Optional(FileParts(0)) }, { 'x-multipart': true });

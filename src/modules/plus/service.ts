@@ -56,7 +56,13 @@ export class PlusService {
     private readonly lexical: LexicalIndexes | null = null,
   ) {
     this.context = new PlusContext(db, this.repo, embeddings, lexical);
-    this.ingestPool = new IngestPool({ workers: ingest.workers, maxMemoryMb: ingest.workerMaxMemoryMb, timeoutMs: ingest.timeoutMs, limits: ingest });
+    this.ingestPool = new IngestPool({
+      workers: ingest.workers,
+      maxMemoryMb: ingest.workerMaxMemoryMb,
+      timeoutMs: ingest.timeoutMs,
+      ocrTimeoutMs: ingest.ocrTimeoutMs,
+      limits: ingest,
+    });
   }
 
   /** Stop the ingestion workers and index builds (app close). */
@@ -116,6 +122,7 @@ export class PlusService {
         bytes: f.bytes,
         created: f.created.toISOString(),
         summary: f.summary,
+        ocr: f.ocr,
         threadId: f.threadId,
         embedding: embedding.get(f.id) ?? null,
         fileChunks: chunks
@@ -165,6 +172,7 @@ export class PlusService {
         text: doc.processed,
         tokenSize: doc.tokenSize,
         summary: null,
+        ocr: doc.ocr,
         // upload order is listing order (files of one request would otherwise tie on the timestamp)
         created: new Date(now + out.length),
         chunks: doc.chunks.map((c) => ({ idx: c.index, fileData: c.text, fileDataProcessed: c.processed, tokenSize: c.tokenSize, heading: c.heading })),
