@@ -76,10 +76,10 @@ export class IngestPool {
     this.size = Math.max(1, opts.workers ?? 2);
     this.maxMemoryMb = opts.maxMemoryMb ?? 512;
     this.timeoutMs = opts.timeoutMs ?? 60_000;
-    this.ocrTimeoutMs = Math.max(this.timeoutMs, opts.ocrTimeoutMs ?? 300_000);
+    this.ocrTimeoutMs = opts.ocrTimeoutMs ?? 300_000;
     this.idleMs = opts.idleMs ?? 10_000;
     // The pool's timeout terminates the worker; the PDF reader's own limit is only a backstop.
-    this.options = { limits: resolveLimits(opts.limits), pdfTimeoutMs: this.ocrTimeoutMs + 1000 };
+    this.options = { limits: resolveLimits(opts.limits), pdfTimeoutMs: Math.max(this.timeoutMs, this.ocrTimeoutMs) + 1000 };
   }
 
   stats(): IngestPoolStats {

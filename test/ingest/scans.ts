@@ -86,16 +86,25 @@ export function pngHeader(width: number, height: number): Buffer {
 }
 
 /**
- * A PDF of one scanned page per entry of `pages`: each page is a JPEG of its lines (DCTDecode image
- * XObject) drawn over the whole page at 200 dpi, with no text, no font, so no text layer.
+ * A PDF of one page per entry of `pages`. A list of lines is a scanned page: a JPEG of the lines
+ * (DCTDecode image XObject) drawn over the whole page at 200 dpi, with no text, so no text layer.
+ * `{ text }` is an ordinary page whose lines are text (Helvetica).
  */
-export function scanPdf(pages: string[][]): Buffer {
+export function scanPdf(pages: Array<string[] | { text: string[] }>): Buffer {
   const objects: Buffer[] = [];
   const add = (body: Buffer | string): number => objects.push(typeof body === 'string' ? Buffer.from(body, 'latin1') : body);
   add('<< /Type /Catalog /Pages 2 0 R >>');
   add(''); // the page tree, written once the kids are known
+  const font = add('<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>');
   const kids: number[] = [];
   for (const lines of pages) {
+    if (!Array.isArray(lines)) {
+      const shown = lines.text.map((l) => `(${l.replace(/[\\()]/g, '\\$&')}) Tj T*`);
+      const draw = `BT /F1 11 Tf 14 TL 72 740 Td ${shown.join(' ')} ET`;
+      const content = add(`<< /Length ${draw.length} >>\nstream\n${draw}\nendstream`);
+      kids.push(add(`<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 ${font} 0 R >> >> /Contents ${content} 0 R >>`));
+      continue;
+    }
     const jpeg = textImage(lines, 'jpeg');
     const width = 1700;
     const height = jpeg.readUInt16BE(sofOffset(jpeg) + 5);
