@@ -1286,6 +1286,8 @@ export interface components {
                 /** Format: date-time */
                 created: string;
                 summary: string | null;
+                /** @description the text was read by OCR: an image, or a PDF with pages that have no text layer (docs/API.md, Scans) */
+                ocr: boolean;
                 threadId: string | null;
                 embedding: {
                     status: "pending" | "embedding" | "ready" | "failed";
@@ -4974,7 +4976,7 @@ export interface operations {
         requestBody: {
             content: {
                 "multipart/form-data": {
-                    /** @description files (text, Markdown, CSV, JSON, HTML, PDF, DOCX) */
+                    /** @description files (text, Markdown, CSV, JSON, HTML, PDF, DOCX; PNG, JPEG, TIFF and WebP scans) */
                     files: string[];
                 };
             };
@@ -5151,7 +5153,7 @@ export interface operations {
                     description?: string;
                     /** @description true or false */
                     isPublic?: boolean;
-                    /** @description files (text, Markdown, CSV, JSON, HTML, PDF, DOCX) */
+                    /** @description files (text, Markdown, CSV, JSON, HTML, PDF, DOCX; PNG, JPEG, TIFF and WebP scans) */
                     files?: string[];
                 };
             };
@@ -5361,7 +5363,7 @@ export interface operations {
         requestBody: {
             content: {
                 "multipart/form-data": {
-                    /** @description files (text, Markdown, CSV, JSON, HTML, PDF, DOCX) */
+                    /** @description files (text, Markdown, CSV, JSON, HTML, PDF, DOCX; PNG, JPEG, TIFF and WebP scans) */
                     files: string[];
                 };
             };

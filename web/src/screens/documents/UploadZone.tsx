@@ -73,7 +73,7 @@ export function UploadZone({ plusId, onUploaded }: { plusId: string; onUploaded:
             e.currentTarget.value = '';
           }}
         />
-        <p class="hint">Text, Markdown, CSV, JSON, HTML, PDF and DOCX.</p>
+        <p class="hint">Text, Markdown, CSV, JSON, HTML, PDF and DOCX; scans (PDF pages without text, PNG, JPEG, TIFF, WebP) are read by OCR.</p>
       </div>
       {items.length > 0 && (
         <ul class="upload-list" aria-label="Uploads">
@@ -87,6 +87,7 @@ export function UploadZone({ plusId, onUploaded }: { plusId: string; onUploaded:
                   {Math.round(i.progress * 100)}%
                 </progress>
               )}
+              {i.state === 'sending' && i.progress >= 1 && <span class="muted small">Reading… a scan takes about a second a page</span>}
               {i.state === 'done' && <span class="ok">Added</span>}
               {i.state === 'rejected' && (
                 <span class="error-note" role="alert">
