@@ -104,7 +104,7 @@ export async function benchIngestHostile(): Promise<Section> {
       maxInflatedTotalBytes: 100 * MiB,
       maxChars: 25_000_000,
       maxChunks: 20_000,
-      maxOcrPages: 100,
+      maxOcrPages: 50,
       maxOcrPixels: 40_000_000,
       ocrTimeoutMs: 300_000,
     },

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { benchChatSearch } from './chat-search.js';
 import { benchGateway } from './gateway.js';
 import { benchIngestHostile } from './ingest-hostile.js';
+import { benchOcr } from './ocr.js';
 import { benchPage } from './page.js';
 import { ROOT } from './lib/child.js';
 import { machine, markdownTable, renderSection, type Row, type Section, type TargetRow } from './lib/report.js';
@@ -63,6 +64,7 @@ const BENCHMARKS: Array<{ name: string; run: () => Promise<Section> }> = [
   { name: 'Hybrid retrieval', run: benchRetrievalHybrid },
   { name: 'Document ingestion', run: benchIngestSection },
   { name: 'Hostile uploads', run: benchIngestHostile },
+  { name: 'OCR of scans', run: benchOcr },
   { name: 'Start-up', run: benchStartup },
   { name: 'Web page', run: benchPage },
   { name: 'Sign-in', run: benchSignIn },

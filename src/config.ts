@@ -37,7 +37,7 @@ const EnvSchema = Type.Object({
   INGEST_MAX_INFLATED_TOTAL_BYTES: Type.Integer({ minimum: 1024, default: 100 * 1_048_576 }),
   INGEST_MAX_CHARS: Type.Integer({ minimum: 1, default: 25_000_000 }),
   INGEST_MAX_CHUNKS: Type.Integer({ minimum: 1, default: 20_000 }),
-  INGEST_OCR_MAX_PAGES: Type.Integer({ minimum: 1, default: 100 }),
+  INGEST_OCR_MAX_PAGES: Type.Integer({ minimum: 1, default: 50 }),
   INGEST_OCR_MAX_PIXELS: Type.Integer({ minimum: 10_000, default: 40_000_000 }),
   INGEST_OCR_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 300_000 }),
   PROVIDER_CONNECT_TIMEOUT_MS: Type.Integer({ minimum: 1, default: 10_000 }),

@@ -245,7 +245,11 @@ export function detectKind(bytes: Uint8Array, filename: string, declaredMime: st
   const claims = (k: DocumentKind): boolean => declared === k || byExt === k;
   const result = (kind: DocumentKind) => ({ kind, mimeType: CANONICAL_MIME[kind] });
   const unsupported = (why: string): never => {
-    throw new IngestError('unsupported_type', filename, `"${name}" ${why}. Supported types: PDF, Word (.docx), Markdown, plain text, HTML, CSV, JSON and scanned images (PNG, JPEG, TIFF, WebP).`);
+    throw new IngestError(
+      'unsupported_type',
+      filename,
+      `"${name}" ${why}. Supported types: PDF, Word (.docx), Markdown, plain text, HTML, CSV, JSON and scanned images (PNG, JPEG, TIFF, WebP).`,
+    );
   };
 
   // 1. PDF: the header must open the file (after whitespace) — or appear anywhere in the first

@@ -30,7 +30,7 @@ export const DEFAULT_LIMITS: Readonly<IngestLimits> = Object.freeze({
   maxInflatedTotalBytes: 100 * 1_048_576,
   maxChars: 25_000_000,
   maxChunks: 20_000,
-  maxOcrPages: 100,
+  maxOcrPages: 50,
   maxOcrPixels: 40_000_000,
 });
 

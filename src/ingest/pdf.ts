@@ -74,7 +74,12 @@ export async function extractPdf(
       }
       if (!hasVisibleText(text)) {
         if (++scanned > limits.maxOcrPages) {
-          throw overLimit(filename, `has more than ${limits.maxOcrPages} pages without a text layer`, `${limits.maxOcrPages} pages read by OCR per file`, 'maxOcrPages');
+          throw overLimit(
+            filename,
+            `has more than ${limits.maxOcrPages} pages without a text layer`,
+            `${limits.maxOcrPages} pages read by OCR per file`,
+            'maxOcrPages',
+          );
         }
         onOcr();
         text = await Promise.race([ocrPdfPage(page, limits), expired]);

@@ -96,9 +96,7 @@ describe('scans in Plus entries', () => {
       ['fax.tif', 'image/tiff', true],
       ['note.webp', 'image/webp', true],
     ]);
-    expect(await contextFor(t, team.ownerKey, plusId, 'Who delivered quinces to the mill?')).toContain(
-      'Receipt: two crates of quinces delivered to the mill.',
-    );
+    expect(await contextFor(t, team.ownerKey, plusId, 'Who delivered quinces to the mill?')).toContain('Receipt: two crates of quinces delivered to the mill.');
     expect(await contextFor(t, team.ownerKey, plusId, 'what does the blacksmith request?')).toContain('the blacksmith requests more charcoal');
     // the image is served back as it was uploaded, with its type
     const png = await t.request({ method: 'GET', url: `/api/v1/plus/file/${files[1]!.id}/content`, key: team.ownerKey });
@@ -110,7 +108,12 @@ describe('scans in Plus entries', () => {
     const res = await save(t, team.ownerKey, [upload('private.png', textImage(['Private: the vault code is written here.']))]);
     const plusId = (res.json() as { id: string }).id;
     const other = await newTeam(t);
-    const theirs = await t.request({ method: 'POST', url: `/api/v1/plus/${plusId}/context-for-prompt`, key: other.ownerKey, payload: { content: 'vault code' } });
+    const theirs = await t.request({
+      method: 'POST',
+      url: `/api/v1/plus/${plusId}/context-for-prompt`,
+      key: other.ownerKey,
+      payload: { content: 'vault code' },
+    });
     const missing = await t.request({
       method: 'POST',
       url: `/api/v1/plus/00000000-0000-4000-8000-000000000000/context-for-prompt`,
@@ -122,7 +125,10 @@ describe('scans in Plus entries', () => {
 
   it('more pages without a text layer than INGEST_OCR_MAX_PAGES → 413 naming the file and the cap; nothing stored', async () => {
     const before = await teamFiles(t, team.teamId);
-    const res = await save(t, team.ownerKey, [upload('ok.png', textImage(['fine'])), upload('thick.pdf', scanPdf([['a'], ['b'], ['c'], ['d']]), 'application/pdf')]);
+    const res = await save(t, team.ownerKey, [
+      upload('ok.png', textImage(['fine'])),
+      upload('thick.pdf', scanPdf([['a'], ['b'], ['c'], ['d']]), 'application/pdf'),
+    ]);
     const p = expectProblem(res, 413);
     expect(p.code).toBe('file_over_ingest_limit');
     expect(p.detail).toBe('"thick.pdf" has more than 3 pages without a text layer; the limit is 3 pages read by OCR per file (INGEST_OCR_MAX_PAGES).');

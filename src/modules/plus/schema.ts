@@ -58,7 +58,10 @@ export const PlusFormFields = Type.Object({
   isPublic: Type.Optional(Type.Boolean({ description: 'true or false' })),
 });
 const FileParts = (minItems: number) =>
-  Type.Array(Type.String({ format: 'binary' }), { minItems, description: 'files (text, Markdown, CSV, JSON, HTML, PDF, DOCX; PNG, JPEG, TIFF and WebP scans)' });
+  Type.Array(Type.String({ format: 'binary' }), {
+    minItems,
+    description: 'files (text, Markdown, CSV, JSON, HTML, PDF, DOCX; PNG, JPEG, TIFF and WebP scans)',
+  });
 
 /** The multipart/form-data body of create-or-update, for the OpenAPI document. */
 export const PlusForm = Type.Object({ ...PlusFormFields.properties, files: Type.Optional(FileParts(0)) }, { 'x-multipart': true });
