@@ -38,8 +38,14 @@ export interface ExtractOptions {
   pdfTimeoutMs?: number;
   /** Caps on pages, inflated bytes and characters (defaults: DEFAULT_LIMITS). */
   limits?: Partial<IngestLimits>;
-  /** Called once, before the first image or page of the file is read by OCR. */
-  onOcr?: () => void;
+  /** Called before the first image or page of the file is read by OCR, and after each page read by OCR. */
+  onOcr?: (progress: OcrProgress) => void;
+}
+
+/** How far the reading of a scan is: pages of the file (1 for an image), and pages read so far. */
+export interface OcrProgress {
+  pages: number;
+  pagesRead: number;
 }
 
 const DEFAULT_PDF_TIMEOUT_MS = 60_000;
@@ -49,7 +55,7 @@ export async function extractText(bytes: Uint8Array, kind: DocumentKind, filenam
   const limits = resolveLimits(options.limits);
   let text: string;
   try {
-    text = await extractKind(bytes, kind, filename, name, options.pdfTimeoutMs ?? DEFAULT_PDF_TIMEOUT_MS, limits, onceOnly(options.onOcr));
+    text = await extractKind(bytes, kind, filename, name, options.pdfTimeoutMs ?? DEFAULT_PDF_TIMEOUT_MS, limits, options.onOcr ?? (() => undefined));
   } catch (err) {
     if (err instanceof RangeError && /call stack/i.test(err.message)) {
       throw new IngestError('corrupt', filename, `"${name}" is too deeply nested to be read.`, { cause: err });
@@ -66,15 +72,6 @@ export async function extractText(bytes: Uint8Array, kind: DocumentKind, filenam
   return text;
 }
 
-function onceOnly(f: (() => void) | undefined): () => void {
-  let called = false;
-  return () => {
-    if (called) return;
-    called = true;
-    f?.();
-  };
-}
-
 async function extractKind(
   bytes: Uint8Array,
   kind: DocumentKind,
@@ -82,7 +79,7 @@ async function extractKind(
   name: string,
   pdfTimeoutMs: number,
   limits: IngestLimits,
-  onOcr: () => void,
+  onOcr: (progress: OcrProgress) => void,
 ): Promise<string> {
   switch (kind) {
     case 'text':
@@ -111,7 +108,7 @@ async function extractKind(
     case 'jpeg':
     case 'tiff':
     case 'webp':
-      onOcr();
+      onOcr({ pages: 1, pagesRead: 0 });
       return ocrImage(bytes, kind, filename, name, limits);
     default: {
       const never: never = kind;

@@ -10,6 +10,7 @@
  */
 import { getResolvedPDFJS } from 'unpdf';
 import { IngestError } from './errors.js';
+import type { OcrProgress } from './extract.js';
 import { overLimit, type IngestLimits } from './limits.js';
 import { hasVisibleText } from './normalise.js';
 import { ocrPdfPage, pdfCanvasFactory } from './scan.js';
@@ -27,7 +28,7 @@ export async function extractPdf(
   name: string,
   timeoutMs: number,
   limits: Pick<IngestLimits, 'maxPdfPages' | 'maxChars' | 'maxOcrPages' | 'maxOcrPixels'>,
-  onOcr: () => void = () => undefined,
+  onOcr: (progress: OcrProgress) => void = () => undefined,
 ): Promise<string> {
   const { getDocument } = await getResolvedPDFJS();
   // PDF.js draws a scanned page (and its masks and patterns) on canvases this factory makes
@@ -81,8 +82,9 @@ export async function extractPdf(
             'maxOcrPages',
           );
         }
-        onOcr();
+        onOcr({ pages: pdf.numPages, pagesRead: n - 1 });
         text = await Promise.race([ocrPdfPage(page, limits), expired]);
+        onOcr({ pages: pdf.numPages, pagesRead: n });
       }
       page.cleanup();
       chars += text.length;

@@ -14,7 +14,7 @@ import { overLimit, resolveLimits } from './limits.js';
 import { normaliseText } from './normalise.js';
 
 export { extractText, htmlToPlainText, mergePdfPages } from './extract.js';
-export type { ExtractOptions } from './extract.js';
+export type { ExtractOptions, OcrProgress } from './extract.js';
 
 export type IngestOptions = ChunkOptions & ExtractOptions;
 
@@ -66,9 +66,9 @@ export async function ingestDocument(bytes: Uint8Array, filename: string, declar
   let ocr = false;
   const text = await extractText(bytes, kind, filename, {
     ...opts,
-    onOcr: () => {
+    onOcr: (progress) => {
       ocr = true;
-      opts?.onOcr?.();
+      opts?.onOcr?.(progress);
     },
   });
   const processed = normaliseText(text);

@@ -13,7 +13,7 @@ import { observe } from '../observability/hooks.js';
 import { workerEntry, type WorkerEntry } from '../worker-entry.js';
 import { IngestError } from './errors.js';
 import { overLimit, resolveLimits, type IngestLimits } from './limits.js';
-import type { IngestedDocument, IngestOptions } from './pipeline.js';
+import type { IngestedDocument, IngestOptions, OcrProgress } from './pipeline.js';
 import type { JobOcr, JobRequest, JobResult } from './protocol.js';
 
 export interface IngestPoolOptions {
@@ -44,6 +44,10 @@ interface Job {
   bytes: Uint8Array;
   filename: string;
   declaredMime: string | undefined;
+  /** The file is being read by OCR: told before the first page and after each page. */
+  onOcr: ((progress: OcrProgress) => void) | undefined;
+  /** The OCR time limit applies (the worker said it reads the file by OCR). */
+  ocr: boolean;
   resolve(doc: IngestedDocument): void;
   reject(err: unknown): void;
 }
@@ -88,12 +92,15 @@ export class IngestPool {
     return { workers: this.slots.size, busy, queued: this.queue.length };
   }
 
-  /** Ingest one file in a worker. Rejects with IngestError for bad or over-limit files. */
-  ingest(bytes: Uint8Array, filename: string, declaredMime?: string): Promise<IngestedDocument> {
+  /**
+   * Ingest one file in a worker. Rejects with IngestError for bad or over-limit files. `onOcr` hears
+   * how far the reading of a scan is.
+   */
+  ingest(bytes: Uint8Array, filename: string, declaredMime?: string, onOcr?: (progress: OcrProgress) => void): Promise<IngestedDocument> {
     if (this.closed) return Promise.reject(new Error('the ingestion pool is closed'));
     const work = () =>
       new Promise<IngestedDocument>((resolve, reject) => {
-        this.queue.push({ id: this.nextId++, bytes, filename, declaredMime, resolve, reject });
+        this.queue.push({ id: this.nextId++, bytes, filename, declaredMime, onOcr, ocr: false, resolve, reject });
         this.dispatch();
       });
     return observe.ingestion(bytes.byteLength, work, (err) => (err instanceof IngestError ? err.kind : 'failed'));
@@ -167,9 +174,13 @@ export class IngestPool {
   /** The file is being read by OCR: its clock runs to the OCR time from the same start. */
   private extendForOcr(slot: Slot, message: JobOcr): void {
     const job = slot.job;
-    if (!job || job.id !== message.id || !slot.timer) return;
-    clearTimeout(slot.timer);
-    this.arm(slot, job, this.ocrTimeoutMs, 'ocrTimeoutMs');
+    if (!job || job.id !== message.id) return;
+    if (!job.ocr && slot.timer) {
+      job.ocr = true;
+      clearTimeout(slot.timer);
+      this.arm(slot, job, this.ocrTimeoutMs, 'ocrTimeoutMs');
+    }
+    job.onOcr?.(message.ocr);
   }
 
   private arm(slot: Slot, job: Job, limitMs: number, cap: 'timeoutMs' | 'ocrTimeoutMs'): void {

@@ -6,7 +6,7 @@
  */
 import { parentPort } from 'node:worker_threads';
 import { IngestError } from './errors.js';
-import { ingestDocument } from './pipeline.js';
+import { ingestDocument, type OcrProgress } from './pipeline.js';
 import type { JobOcr, JobRequest, JobResult } from './protocol.js';
 
 const port = parentPort;
@@ -20,7 +20,7 @@ port.postMessage('ready');
 
 async function run(job: JobRequest): Promise<JobResult> {
   try {
-    const onOcr = (): void => port!.postMessage({ id: job.id, ocr: true } satisfies JobOcr);
+    const onOcr = (ocr: OcrProgress): void => port!.postMessage({ id: job.id, ocr } satisfies JobOcr);
     const doc = await ingestDocument(job.bytes, job.filename, job.declaredMime, { ...job.options, onOcr });
     return { id: job.id, ok: true, doc };
   } catch (err) {

@@ -3,7 +3,7 @@
  * by OCR, marked as such in its list of files (a badge with its meaning for screen readers), and
  * its sentence is found by a question.
  */
-import { textImage } from '../ingest/scans.js';
+import { scanPdf, textImage } from '../ingest/scans.js';
 import { expect, nav, signIn, test } from './fixtures.js';
 
 test('documents: a scanned image is read by OCR and marked in the list of files', async ({ page }) => {
@@ -36,4 +36,12 @@ test('documents: a scanned image is read by OCR and marked in the list of files'
   await page.getByRole('textbox', { name: 'Question' }).fill('When does the orchard harvest begin?');
   await page.getByRole('button', { name: 'Show context' }).click();
   await expect(page.getByLabel('Context for the question')).toContainText('ninth of September');
+
+  // a scanned PDF shows how many of its pages were read while the server reads them
+  const pages = [['Page one of the ledger.'], ['Page two of the ledger.'], ['Page three of the ledger.'], ['Page four of the ledger.']];
+  await page.getByLabel('Files to upload').setInputFiles([{ name: 'ledger.pdf', mimeType: 'application/pdf', buffer: scanPdf(pages) }]);
+  const ledger = uploads.getByRole('listitem', { name: 'Upload of ledger.pdf' });
+  await expect(ledger).toContainText(/Reading by OCR: \d of 4 pages read/, { timeout: 60_000 });
+  await expect(ledger).toContainText('Added', { timeout: 90_000 });
+  await expect(files.getByRole('listitem').filter({ hasText: 'ledger.pdf' }).locator('.badge')).toHaveText('OCR (scanned: text read by OCR)');
 });

@@ -104,6 +104,40 @@ describe('scans in Plus entries', () => {
     expect(png.rawPayload.subarray(1, 4).toString('latin1')).toBe('PNG');
   });
 
+  it('GET …/reading shows the pages read of a scan while it is uploaded, then nothing; another team gets 404', async () => {
+    const created = await save(t, team.ownerKey, [upload('first.png', textImage(['A first page.']))]);
+    const plusId = (created.json() as { id: string }).id;
+    const url = `/api/v1/plus/${plusId}/reading`;
+    expect((await t.request({ method: 'GET', url, key: team.ownerKey })).json()).toEqual({ files: [] });
+    const pending = t.request({
+      method: 'POST',
+      url: `/api/v1/plus/${plusId}/add-file`,
+      key: team.ownerKey,
+      ...multipart([upload('board.pdf', scanPdf(PAGES))]),
+    });
+    let settled = false;
+    void pending.finally(() => (settled = true));
+    const seen: Array<{ filename: string; pages: number; pagesRead: number }> = [];
+    while (!settled) {
+      const res = await t.request({ method: 'GET', url, key: team.ownerKey });
+      expect(res.statusCode).toBe(200);
+      seen.push(...(res.json() as { files: typeof seen }).files);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect((await pending).statusCode).toBe(200);
+    expect(seen.length).toBeGreaterThan(0);
+    for (const f of seen) expect(f).toMatchObject({ filename: 'board.pdf', pages: 3 });
+    const read = seen.map((f) => f.pagesRead);
+    expect(read).toEqual([...read].sort((a, b) => a - b)); // never goes back
+    expect(Math.max(...read)).toBeGreaterThan(0);
+    expect((await t.request({ method: 'GET', url, key: team.ownerKey })).json()).toEqual({ files: [] });
+
+    const other = await newTeam(t);
+    const theirs = await t.request({ method: 'GET', url, key: other.ownerKey });
+    const missing = await t.request({ method: 'GET', url: '/api/v1/plus/00000000-0000-4000-8000-000000000000/reading', key: other.ownerKey });
+    expect(expectProblem(theirs, 404)).toEqual(expectProblem(missing, 404));
+  });
+
   it('another team cannot read a scan: its entry answers 404 like a missing one', async () => {
     const res = await save(t, team.ownerKey, [upload('private.png', textImage(['Private: the vault code is written here.']))]);
     const plusId = (res.json() as { id: string }).id;

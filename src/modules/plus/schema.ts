@@ -40,6 +40,17 @@ export const Plus = Type.Object(
   { $id: 'Plus' },
 );
 
+export const PlusReading = Type.Object({
+  files: Type.Array(
+    Type.Object({
+      filename: Type.String(),
+      pages: Type.Integer({ description: 'pages of the file (1 for an image)' }),
+      pagesRead: Type.Integer({ description: 'pages read so far (by OCR or from their text layer)' }),
+    }),
+    { description: 'files of uploads to this entry being read by OCR now, on the node answering (docs/API.md, Scans)' },
+  ),
+});
+
 export const PlusSummary = Type.Object(
   { id: Uuid, title: Nullable(Type.String()), description: Nullable(Type.String()), isPublic: Type.Boolean() },
   { $id: 'PlusSummary' },

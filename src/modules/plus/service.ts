@@ -38,6 +38,13 @@ function ingestProblem(err: IngestError, filename: string): AppError {
   return new AppError(kind, code, err.message, [{ path: `files/${filename}`, message: err.message }]);
 }
 
+/** A file of an upload being read by OCR (PlusService.reading). */
+interface Reading {
+  filename: string;
+  pages: number;
+  pagesRead: number;
+}
+
 const viewer = (p: Principal): Viewer => ({ teamId: p.teamId, userId: p.userId, admin: isTeamAdmin(p) });
 
 export class PlusService {
@@ -45,6 +52,8 @@ export class PlusService {
   private readonly context: PlusContext;
   /** Uploaded files are parsed in worker threads, never on the event loop (src/ingest/pool.ts). */
   private readonly ingestPool: IngestPool;
+  /** Files of uploads in progress being read by OCR, by entry (this node's; gone with the upload). */
+  private readonly reading = new Map<string, Set<Reading>>();
 
   constructor(
     private readonly db: Db,
@@ -132,6 +141,13 @@ export class PlusService {
     };
   }
 
+  /** The files of uploads to a visible entry being read by OCR now, with their pages read. */
+  async readingNow(caller: Principal, plusId: string): Promise<{ files: Reading[] }> {
+    const entry = await this.repo.find(this.db, viewer(caller), plusId);
+    if (!entry) throw notFound('Plus entry');
+    return { files: [...(this.reading.get(plusId) ?? [])].map((r) => ({ ...r })) };
+  }
+
   async fileContent(caller: Principal, fileId: string): Promise<{ file: PlusFileRow; content: Buffer }> {
     const found = await this.repo.findFile(this.db, viewer(caller), fileId);
     if (!found) throw notFound('File');
@@ -155,11 +171,21 @@ export class PlusService {
     for (const f of files) {
       const filename = sanitizeFilename(f.filename);
       let doc;
+      const reading: Reading = { filename, pages: 0, pagesRead: 0 };
+      const onOcr = ({ pages, pagesRead }: { pages: number; pagesRead: number }): void => {
+        Object.assign(reading, { pages, pagesRead });
+        const files = this.reading.get(plusId) ?? new Set();
+        this.reading.set(plusId, files.add(reading));
+      };
       try {
-        doc = await this.ingestPool.ingest(new Uint8Array(f.bytes.buffer, f.bytes.byteOffset, f.bytes.byteLength), filename, f.declaredMime);
+        doc = await this.ingestPool.ingest(new Uint8Array(f.bytes.buffer, f.bytes.byteOffset, f.bytes.byteLength), filename, f.declaredMime, onOcr);
       } catch (err) {
         if (err instanceof IngestError) throw ingestProblem(err, filename);
         throw err;
+      } finally {
+        const files = this.reading.get(plusId);
+        files?.delete(reading);
+        if (files?.size === 0) this.reading.delete(plusId);
       }
       out.push({
         id: randomUUID(),

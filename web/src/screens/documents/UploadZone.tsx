@@ -1,6 +1,6 @@
 /** Drag-and-drop or pick files; each uploads on its own with a progress bar and its own outcome. */
-import { useRef, useState } from 'preact/hooks';
-import { ApiError, messageOf, type Plus } from '../../api/client';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { api, ApiError, data, messageOf, type Plus } from '../../api/client';
 import { formatBytes } from '../../components/format';
 import { rejectionTitle, uploadFile } from './upload';
 
@@ -20,6 +20,24 @@ export function UploadZone({ plusId, onUploaded }: { plusId: string; onUploaded:
   const [items, setItems] = useState<Item[]>([]);
   const [over, setOver] = useState(false);
   const input = useRef<HTMLInputElement>(null);
+  // Scans are read by OCR before the server answers: while a sent file waits, ask how far it is.
+  const [reading, setReading] = useState<Record<string, { pages: number; pagesRead: number }>>({});
+  const waiting = items.some((i) => i.state === 'sending' && i.progress >= 1);
+  useEffect(() => {
+    if (!waiting) return;
+    let stopped = false;
+    const poll = () =>
+      data(api.GET('/api/v1/plus/{plusId}/reading', { params: { path: { plusId } } })).then(
+        (r) => !stopped && setReading(Object.fromEntries(r.files.map((f) => [f.filename, f]))),
+        () => undefined,
+      );
+    void poll();
+    const timer = setInterval(() => void poll(), 1000);
+    return () => {
+      stopped = true;
+      clearInterval(timer);
+    };
+  }, [waiting, plusId]);
   const update = (key: number, patch: Partial<Item>) => setItems((list) => list.map((i) => (i.key === key ? { ...i, ...patch } : i)));
 
   const send = (files: FileList | File[]) => {
@@ -87,7 +105,11 @@ export function UploadZone({ plusId, onUploaded }: { plusId: string; onUploaded:
                   {Math.round(i.progress * 100)}%
                 </progress>
               )}
-              {i.state === 'sending' && i.progress >= 1 && <span class="muted small">Reading… a scan takes about a second a page</span>}
+              {i.state === 'sending' && i.progress >= 1 && (
+                <span class="muted small" aria-live="polite">
+                  {reading[i.name] ? `Reading by OCR: ${reading[i.name]!.pagesRead} of ${reading[i.name]!.pages} pages read` : 'Reading…'}
+                </span>
+              )}
               {i.state === 'done' && <span class="ok">Added</span>}
               {i.state === 'rejected' && (
                 <span class="error-note" role="alert">
