@@ -44,6 +44,8 @@ export async function extractPdf(
       disableFontFace: true,
       verbosity: 0,
       CanvasFactory,
+      // an image of a page larger than an image file may be is not decoded (its page renders without it)
+      maxImageSize: limits.maxOcrPixels,
     });
   } catch (err) {
     throw new IngestError('corrupt', filename, `"${name}" is not a readable PDF; it may be damaged or truncated.`, { cause: err });

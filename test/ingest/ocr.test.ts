@@ -10,7 +10,7 @@ import { imageSize } from '../../src/ingest/image.js';
 import { stopOcr, tesseractOptions } from '../../src/ingest/ocr.js';
 import { ingestDocument } from '../../src/ingest/pipeline.js';
 import { renderScale } from '../../src/ingest/scan.js';
-import { pngHeader, scanPdf, textImage, textTiff, tiff } from './scans.js';
+import { pdfWithClaimedImage, pngHeader, scanPdf, textImage, textTiff, tiff } from './scans.js';
 
 // Starting Tesseract and reading pages takes seconds on a busy 2-core machine (no timing is asserted).
 vi.setConfig({ testTimeout: 120_000 });
@@ -123,6 +123,13 @@ describe('PDF pages without a text layer are rendered and read by OCR', () => {
     const err = await refusal(() => ingestDocument(pdf, 'thick.pdf', undefined, { limits: { maxOcrPages: 2 } }));
     expect(err.kind).toBe('too_large');
     expect(err.message).toBe('"thick.pdf" has more than 2 pages without a text layer; the limit is 2 pages read by OCR per file (INGEST_OCR_MAX_PAGES).');
+  });
+
+  it('an image in a page claiming more pixels than INGEST_OCR_MAX_PIXELS is not decoded: the page reads as empty', async () => {
+    // 30,000 × 30,000 px would be 3.6 GB of RGBA to decode and draw
+    const err = await refusal(() => ingestDocument(pdfWithClaimedImage(30_000, 30_000), 'claims.pdf'));
+    expect(err.kind).toBe('corrupt');
+    expect(err.message).toBe('"claims.pdf" contains no text (OCR found none in it).');
   });
 
   it('a page is rendered at 300 dpi, or smaller when that would pass the pixel cap', () => {

@@ -139,6 +139,30 @@ export function scanPdf(pages: Array<string[] | { text: string[] }>): Buffer {
   return Buffer.concat(parts);
 }
 
+/**
+ * A one-page PDF whose only image claims `width` × `height` pixels (its data is a few bytes of
+ * grey): what a reader would allocate for it is width × height × 4 bytes.
+ */
+export function pdfWithClaimedImage(width: number, height: number): Buffer {
+  const pixels = Buffer.alloc(64, 0x80);
+  const draw = 'q 612 0 0 792 0 0 cm /Im0 Do Q';
+  const objects = [
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /XObject << /Im0 4 0 R >> >> /Contents 5 0 R >>',
+    `<< /Type /XObject /Subtype /Image /Width ${width} /Height ${height} /ColorSpace /DeviceGray /BitsPerComponent 8 /Length ${pixels.length} >>\nstream\n${pixels.toString('latin1')}\nendstream`,
+    `<< /Length ${draw.length} >>\nstream\n${draw}\nendstream`,
+  ];
+  let out = '%PDF-1.4\n';
+  const offsets: number[] = [];
+  objects.forEach((body, i) => {
+    offsets.push(out.length);
+    out += `${i + 1} 0 obj\n${body}\nendobj\n`;
+  });
+  const xref = [`xref\n0 ${objects.length + 1}\n`, '0000000000 65535 f \n', ...offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`)].join('');
+  return Buffer.from(`${out}${xref}trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${out.length}\n%%EOF\n`, 'latin1');
+}
+
 /** Offset of the JPEG's SOF0 marker. */
 function sofOffset(jpeg: Buffer): number {
   let at = 2;
