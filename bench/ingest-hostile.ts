@@ -106,7 +106,7 @@ export async function benchIngestHostile(): Promise<Section> {
       maxChunks: 20_000,
       maxOcrPages: 50,
       maxOcrPixels: 40_000_000,
-      ocrTimeoutMs: 300_000,
+      ocrTimeoutMs: 600_000,
     },
   });
   try {

@@ -28,8 +28,8 @@ import { stopwatch } from './lib/timer.js';
 const PAGES = 20;
 const LINES = 30;
 const REPEATS = 3;
-/** The 20-page scan must be read within the default OCR time limit with room to spare. */
-const UPLOAD_MAX_S = 150;
+/** The 20-page scan must be read within half the default OCR time limit (600 s). */
+const UPLOAD_MAX_S = 300;
 const HEALTH_MAX_MS = 100;
 
 const SUBJECTS = ['harbour', 'orchard', 'quarry', 'lighthouse', 'market', 'granary', 'ferry', 'mill'];
@@ -153,7 +153,7 @@ export async function benchOcr(): Promise<Section> {
     targets.push(
       {
         benchmark: `OCR: ${PAGES}-page scanned PDF`,
-        target: `stored in ≤ ${UPLOAD_MAX_S} s (the OCR time limit is 300 s) and its page-17 sentence found`,
+        target: `stored in ≤ ${UPLOAD_MAX_S} s (half the OCR time limit) and its page-17 sentence found`,
         measured: `${round(seconds, 1)} s (${round(seconds / PAGES, 2)} s a page), sentence ${found ? 'found' : 'not found'}`,
         result: seconds <= UPLOAD_MAX_S && found ? 'pass' : 'MISS',
       },

@@ -39,7 +39,7 @@ const EnvSchema = Type.Object({
   INGEST_MAX_CHUNKS: Type.Integer({ minimum: 1, default: 20_000 }),
   INGEST_OCR_MAX_PAGES: Type.Integer({ minimum: 1, default: 50 }),
   INGEST_OCR_MAX_PIXELS: Type.Integer({ minimum: 10_000, default: 40_000_000 }),
-  INGEST_OCR_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 300_000 }),
+  INGEST_OCR_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 600_000 }),
   PROVIDER_CONNECT_TIMEOUT_MS: Type.Integer({ minimum: 1, default: 10_000 }),
   PROVIDER_TOTAL_TIMEOUT_MS: Type.Integer({ minimum: 1, default: 300_000 }),
   PROVIDER_IDLE_TIMEOUT_MS: Type.Integer({ minimum: 1, default: 60_000 }),

@@ -23,7 +23,7 @@ export interface IngestPoolOptions {
   maxMemoryMb?: number;
   /** Wall-clock time one file may take in a started worker (default 60 000 ms). */
   timeoutMs?: number;
-  /** The same for a file read by OCR, from the start of the file (default 300 000 ms). */
+  /** The same for a file read by OCR, from the start of the file (default 600 000 ms). */
   ocrTimeoutMs?: number;
   /** Terminate a worker idle this long (default 10 000 ms). */
   idleMs?: number;
@@ -80,7 +80,7 @@ export class IngestPool {
     this.size = Math.max(1, opts.workers ?? 2);
     this.maxMemoryMb = opts.maxMemoryMb ?? 512;
     this.timeoutMs = opts.timeoutMs ?? 60_000;
-    this.ocrTimeoutMs = opts.ocrTimeoutMs ?? 300_000;
+    this.ocrTimeoutMs = opts.ocrTimeoutMs ?? 600_000;
     this.idleMs = opts.idleMs ?? 10_000;
     // The pool's timeout terminates the worker; the PDF reader's own limit is only a backstop.
     this.options = { limits: resolveLimits(opts.limits), pdfTimeoutMs: Math.max(this.timeoutMs, this.ocrTimeoutMs) + 1000 };

@@ -6,7 +6,7 @@ import { DEFAULT_LIMITS, LIMIT_VARIABLES } from '../../src/ingest/index.js';
 describe('ingestion configuration', () => {
   it('defaults to the documented caps, the same as the ingest module defaults', () => {
     const { ingest } = loadConfig({});
-    expect(ingest).toEqual({ workers: 2, workerMaxMemoryMb: 512, timeoutMs: 60_000, ocrTimeoutMs: 300_000, ...DEFAULT_LIMITS });
+    expect(ingest).toEqual({ workers: 2, workerMaxMemoryMb: 512, timeoutMs: 60_000, ocrTimeoutMs: 600_000, ...DEFAULT_LIMITS });
     expect(Object.isFrozen(ingest)).toBe(true);
   });
 
