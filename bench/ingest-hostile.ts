@@ -104,6 +104,9 @@ export async function benchIngestHostile(): Promise<Section> {
       maxInflatedTotalBytes: 100 * MiB,
       maxChars: 25_000_000,
       maxChunks: 20_000,
+      maxOcrPages: 50,
+      maxOcrPixels: 40_000_000,
+      ocrTimeoutMs: 600_000,
     },
   });
   try {

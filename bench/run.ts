@@ -7,6 +7,7 @@ import path from 'node:path';
 import { benchChatSearch } from './chat-search.js';
 import { benchGateway } from './gateway.js';
 import { benchIngestHostile } from './ingest-hostile.js';
+import { benchOcr } from './ocr.js';
 import { benchPage } from './page.js';
 import { ROOT } from './lib/child.js';
 import { failedSection, readSections, runStamp, storedSection, writeDocument, type StoredSection } from './lib/document.js';
@@ -64,6 +65,7 @@ const BENCHMARKS: Array<{ name: string; run: () => Promise<Section> }> = [
   { name: 'Hybrid retrieval', run: benchRetrievalHybrid },
   { name: 'Document ingestion', run: benchIngestSection },
   { name: 'Hostile uploads', run: benchIngestHostile },
+  { name: 'OCR of scans', run: benchOcr },
   { name: 'Start-up', run: benchStartup },
   { name: 'Web page', run: benchPage },
   { name: 'Sign-in', run: benchSignIn },

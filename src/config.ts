@@ -40,6 +40,9 @@ const EnvSchema = Type.Object({
   INGEST_MAX_INFLATED_TOTAL_BYTES: Type.Integer({ minimum: 1024, default: 100 * 1_048_576 }),
   INGEST_MAX_CHARS: Type.Integer({ minimum: 1, default: 25_000_000 }),
   INGEST_MAX_CHUNKS: Type.Integer({ minimum: 1, default: 20_000 }),
+  INGEST_OCR_MAX_PAGES: Type.Integer({ minimum: 1, default: 50 }),
+  INGEST_OCR_MAX_PIXELS: Type.Integer({ minimum: 10_000, default: 40_000_000 }),
+  INGEST_OCR_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 600_000 }),
   PROVIDER_CONNECT_TIMEOUT_MS: Type.Integer({ minimum: 1, default: 10_000 }),
   PROVIDER_TOTAL_TIMEOUT_MS: Type.Integer({ minimum: 1, default: 300_000 }),
   PROVIDER_IDLE_TIMEOUT_MS: Type.Integer({ minimum: 1, default: 60_000 }),
@@ -177,6 +180,11 @@ export interface IngestConfig {
   readonly maxInflatedTotalBytes: number;
   readonly maxChars: number;
   readonly maxChunks: number;
+  /** pages of one file read by OCR */
+  readonly maxOcrPages: number;
+  readonly maxOcrPixels: number;
+  /** time a file that needs OCR may take, in place of timeoutMs */
+  readonly ocrTimeoutMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -229,6 +237,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxInflatedTotalBytes: e.INGEST_MAX_INFLATED_TOTAL_BYTES,
       maxChars: e.INGEST_MAX_CHARS,
       maxChunks: e.INGEST_MAX_CHUNKS,
+      maxOcrPages: e.INGEST_OCR_MAX_PAGES,
+      maxOcrPixels: e.INGEST_OCR_MAX_PIXELS,
+      ocrTimeoutMs: e.INGEST_OCR_TIMEOUT_MS,
     }),
     providerTimeouts: Object.freeze({
       connectMs: e.PROVIDER_CONNECT_TIMEOUT_MS,

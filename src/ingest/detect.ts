@@ -8,13 +8,16 @@
  *     Any other ZIP (xlsx, pptx, odt, plain archives) → unsupported_type.
  *     A ZIP whose directory cannot be read (truncated) → docx if `word/document.xml`
  *     appears in its local headers (extraction then reports it corrupt), else unsupported.
- *  3. Known binary formats by magic number (PNG, JPEG, GIF, WebP, gzip, bzip2, xz, zstd, 7z,
+ *  3. A PNG, JPEG, TIFF or WebP image (by magic number) → that image kind, read by OCR, unless
+ *     the file is named or declared as another type (a text file that is really a picture is
+ *     refused, as below).
+ *     Other known binary formats by magic number (GIF, gzip, bzip2, xz, zstd, 7z,
  *     RAR, ELF, Windows PE, Mach-O, Java class, WebAssembly, SQLite, OLE2 / legacy .doc,
  *     RTF, audio/video containers) → unsupported_type, even when named `.txt`.
  *  4. Anything with NUL bytes or invalid UTF-8 in the first 8 KiB → unsupported_type
  *     ("not a text file"), except UTF-16 text with a byte-order mark, which is accepted.
- *  5. A file that *claims* to be a PDF or DOCX (extension or declared type) but fails
- *     rules 1–2 → corrupt (400): the user meant to upload such a document and it is
+ *  5. A file that *claims* to be a PDF, DOCX or image (extension or declared type) but fails
+ *     rules 1–3 → corrupt (400): the user meant to upload such a document and it is
  *     damaged or mislabelled; silently indexing it as something else would hide that.
  *  6. Remaining text is classified by declared MIME type when it is a specific text type
  *     we know (text/markdown, text/csv, application/json or +json, text/html, xhtml),
@@ -27,9 +30,14 @@
  */
 import { IngestError } from './errors.js';
 import { sanitizeFilename } from './filename.js';
+import type { ImageFormat } from './image.js';
 import { readZipDirectory } from './zip.js';
 
-export type DocumentKind = 'text' | 'markdown' | 'csv' | 'json' | 'html' | 'pdf' | 'docx';
+export type DocumentKind = 'text' | 'markdown' | 'csv' | 'json' | 'html' | 'pdf' | 'docx' | ImageFormat;
+
+/** Image kinds: their text is read by OCR. */
+export const IMAGE_KINDS: ReadonlySet<DocumentKind> = new Set<ImageFormat>(['png', 'jpeg', 'tiff', 'webp']);
+export const isImageKind = (kind: DocumentKind): kind is ImageFormat => IMAGE_KINDS.has(kind);
 
 export const CANONICAL_MIME: Readonly<Record<DocumentKind, string>> = {
   text: 'text/plain',
@@ -39,6 +47,10 @@ export const CANONICAL_MIME: Readonly<Record<DocumentKind, string>> = {
   html: 'text/html',
   pdf: 'application/pdf',
   docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+  png: 'image/png',
+  jpeg: 'image/jpeg',
+  tiff: 'image/tiff',
+  webp: 'image/webp',
 };
 
 const SNIFF_BYTES = 8192;
@@ -59,6 +71,13 @@ const EXTENSION_KIND: Readonly<Record<string, DocumentKind>> = {
   docx: 'docx',
   txt: 'text',
   text: 'text',
+  png: 'png',
+  jpg: 'jpeg',
+  jpeg: 'jpeg',
+  jpe: 'jpeg',
+  tif: 'tiff',
+  tiff: 'tiff',
+  webp: 'webp',
 };
 
 const MIME_KIND: Readonly<Record<string, DocumentKind>> = {
@@ -75,6 +94,12 @@ const MIME_KIND: Readonly<Record<string, DocumentKind>> = {
   'application/pdf': 'pdf',
   'application/x-pdf': 'pdf',
   [CANONICAL_MIME.docx]: 'docx',
+  'image/png': 'png',
+  'image/jpeg': 'jpeg',
+  'image/jpg': 'jpeg',
+  'image/pjpeg': 'jpeg',
+  'image/tiff': 'tiff',
+  'image/webp': 'webp',
 };
 
 interface Magic {
@@ -89,13 +114,16 @@ const startsWith = (b: Uint8Array, sig: readonly number[], at = 0): boolean => {
 };
 const ascii = (s: string): number[] => Array.from(s, (c) => c.charCodeAt(0));
 
+const IMAGE_MAGICS: ReadonlyArray<Magic & { kind: ImageFormat }> = [
+  { kind: 'png', label: 'a PNG image', test: (b) => startsWith(b, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]) },
+  { kind: 'jpeg', label: 'a JPEG image', test: (b) => startsWith(b, [0xff, 0xd8, 0xff]) },
+  { kind: 'webp', label: 'a WebP image', test: (b) => startsWith(b, ascii('RIFF')) && startsWith(b, ascii('WEBP'), 8) },
+  { kind: 'tiff', label: 'a TIFF image', test: (b) => startsWith(b, [0x49, 0x49, 0x2a, 0x00]) || startsWith(b, [0x4d, 0x4d, 0x00, 0x2a]) },
+];
+
 const BINARY_MAGICS: readonly Magic[] = [
-  { label: 'a PNG image', test: (b) => startsWith(b, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]) },
-  { label: 'a JPEG image', test: (b) => startsWith(b, [0xff, 0xd8, 0xff]) },
   { label: 'a GIF image', test: (b) => startsWith(b, ascii('GIF87a')) || startsWith(b, ascii('GIF89a')) },
-  { label: 'a WebP image', test: (b) => startsWith(b, ascii('RIFF')) && startsWith(b, ascii('WEBP'), 8) },
   { label: 'a WAV/AVI file', test: (b) => startsWith(b, ascii('RIFF')) },
-  { label: 'a TIFF image', test: (b) => startsWith(b, [0x49, 0x49, 0x2a, 0x00]) || startsWith(b, [0x4d, 0x4d, 0x00, 0x2a]) },
   { label: 'an icon file', test: (b) => startsWith(b, [0x00, 0x00, 0x01, 0x00]) },
   { label: 'a gzip archive', test: (b) => startsWith(b, [0x1f, 0x8b]) },
   { label: 'a bzip2 archive', test: (b) => startsWith(b, ascii('BZh')) && startsWith(b, [0x31, 0x41, 0x59, 0x26, 0x53, 0x59], 4) },
@@ -217,7 +245,11 @@ export function detectKind(bytes: Uint8Array, filename: string, declaredMime: st
   const claims = (k: DocumentKind): boolean => declared === k || byExt === k;
   const result = (kind: DocumentKind) => ({ kind, mimeType: CANONICAL_MIME[kind] });
   const unsupported = (why: string): never => {
-    throw new IngestError('unsupported_type', filename, `"${name}" ${why}. Supported types: PDF, Word (.docx), Markdown, plain text, HTML, CSV and JSON.`);
+    throw new IngestError(
+      'unsupported_type',
+      filename,
+      `"${name}" ${why}. Supported types: PDF, Word (.docx), Markdown, plain text, HTML, CSV, JSON and scanned images (PNG, JPEG, TIFF, WebP).`,
+    );
   };
 
   // 1. PDF: the header must open the file (after whitespace) — or appear anywhere in the first
@@ -243,7 +275,13 @@ export function detectKind(bytes: Uint8Array, filename: string, declaredMime: st
     unsupported('is a ZIP archive, not a document; upload the files inside it instead');
   }
 
-  // 3. Known binary formats
+  // 3. Images read by OCR, unless named or declared as something else; other binary formats
+  const image = IMAGE_MAGICS.find((m) => m.test(bytes));
+  if (image) {
+    const other = (k: DocumentKind | undefined): boolean => k !== undefined && !IMAGE_KINDS.has(k);
+    if (!other(declared) && !other(byExt)) return result(image.kind);
+    unsupported(`is ${image.label} named or declared as another type; give it its image extension to have its text read by OCR`);
+  }
   for (const m of BINARY_MAGICS) {
     if (m.test(bytes)) unsupported(`is ${m.label}, not a supported document`);
   }
@@ -255,6 +293,10 @@ export function detectKind(bytes: Uint8Array, filename: string, declaredMime: st
   }
   if (claims('docx')) {
     throw new IngestError('corrupt', filename, `"${name}" is not a valid Word (.docx) document; it may be damaged or mislabelled.`);
+  }
+  const claimedImage = [declared, byExt].find((k) => k !== undefined && IMAGE_KINDS.has(k));
+  if (claimedImage) {
+    throw new IngestError('corrupt', filename, `"${name}" is not a valid ${claimedImage.toUpperCase()} image; it may be damaged or mislabelled.`);
   }
   if (!text.ok) unsupported(text.reason);
 

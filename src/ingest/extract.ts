@@ -9,15 +9,17 @@
  *    a JSON file that does not parse → IngestError corrupt.
  *  - html: html.ts (html-to-text, nesting flattened below a safe depth).
  *  - docx: docx.ts (inflated sizes checked, mammoth → HTML → html.ts).
- *  - pdf: pdf.ts (page cap, one page at a time, running headers removed, time limit).
+ *  - pdf: pdf.ts (page cap, one page at a time, running headers removed, time limit); a page
+ *    without a text layer is rendered and read by OCR (scan.ts).
+ *  - png, jpeg, tiff, webp: read by OCR (scan.ts; pixel cap from the header).
  *
  * Caps (limits.ts): the characters extracted from any file (maxChars), plus the per-format
  * ones above. A document so deeply nested that a parser overflows the stack is corrupt (400).
  *
- * A document with no visible text (empty file, whitespace only, a scanned PDF without a
- * text layer, an empty DOCX) → IngestError corrupt "… contains no text" (HTTP 400).
+ * A document with no visible text (empty file, whitespace only, a scan in which OCR finds
+ * none, an empty DOCX) → IngestError corrupt "… contains no text" (HTTP 400).
  */
-import type { DocumentKind } from './detect.js';
+import { isImageKind, type DocumentKind } from './detect.js';
 import { extractDocx } from './docx.js';
 import { IngestError } from './errors.js';
 import { sanitizeFilename } from './filename.js';
@@ -25,6 +27,7 @@ import { htmlToPlainText } from './html.js';
 import { overLimit, resolveLimits, type IngestLimits } from './limits.js';
 import { hasVisibleText } from './normalise.js';
 import { extractPdf } from './pdf.js';
+import { ocrImage } from './scan.js';
 import { csvToText, jsonToText } from './structured.js';
 
 export { htmlToPlainText } from './html.js';
@@ -35,6 +38,14 @@ export interface ExtractOptions {
   pdfTimeoutMs?: number;
   /** Caps on pages, inflated bytes and characters (defaults: DEFAULT_LIMITS). */
   limits?: Partial<IngestLimits>;
+  /** Called before the first image or page of the file is read by OCR, and after each page read by OCR. */
+  onOcr?: (progress: OcrProgress) => void;
+}
+
+/** How far the reading of a scan is: pages of the file (1 for an image), and pages read so far. */
+export interface OcrProgress {
+  pages: number;
+  pagesRead: number;
 }
 
 const DEFAULT_PDF_TIMEOUT_MS = 60_000;
@@ -44,7 +55,7 @@ export async function extractText(bytes: Uint8Array, kind: DocumentKind, filenam
   const limits = resolveLimits(options.limits);
   let text: string;
   try {
-    text = await extractKind(bytes, kind, filename, name, options.pdfTimeoutMs ?? DEFAULT_PDF_TIMEOUT_MS, limits);
+    text = await extractKind(bytes, kind, filename, name, options.pdfTimeoutMs ?? DEFAULT_PDF_TIMEOUT_MS, limits, options.onOcr ?? (() => undefined));
   } catch (err) {
     if (err instanceof RangeError && /call stack/i.test(err.message)) {
       throw new IngestError('corrupt', filename, `"${name}" is too deeply nested to be read.`, { cause: err });
@@ -55,13 +66,21 @@ export async function extractText(bytes: Uint8Array, kind: DocumentKind, filenam
     throw overLimit(filename, `holds ${text.length} characters of text`, `${limits.maxChars} characters per file`, 'maxChars');
   }
   if (!hasVisibleText(text)) {
-    const hint = kind === 'pdf' ? ' (it may be a scanned image without a text layer; OCR is not supported)' : '';
+    const hint = kind === 'pdf' || isImageKind(kind) ? ' (OCR found none in it)' : '';
     throw new IngestError('corrupt', filename, `"${name}" contains no text${hint}.`);
   }
   return text;
 }
 
-async function extractKind(bytes: Uint8Array, kind: DocumentKind, filename: string, name: string, pdfTimeoutMs: number, limits: IngestLimits): Promise<string> {
+async function extractKind(
+  bytes: Uint8Array,
+  kind: DocumentKind,
+  filename: string,
+  name: string,
+  pdfTimeoutMs: number,
+  limits: IngestLimits,
+  onOcr: (progress: OcrProgress) => void,
+): Promise<string> {
   switch (kind) {
     case 'text':
     case 'markdown':
@@ -84,7 +103,13 @@ async function extractKind(bytes: Uint8Array, kind: DocumentKind, filename: stri
     case 'docx':
       return extractDocx(bytes, filename, name, limits);
     case 'pdf':
-      return extractPdf(bytes, filename, name, pdfTimeoutMs, limits);
+      return extractPdf(bytes, filename, name, pdfTimeoutMs, limits, onOcr);
+    case 'png':
+    case 'jpeg':
+    case 'tiff':
+    case 'webp':
+      onOcr({ pages: 1, pagesRead: 0 });
+      return ocrImage(bytes, kind, filename, name, limits);
     default: {
       const never: never = kind;
       throw new IngestError('unsupported_type', filename, `"${name}" has an unsupported type (${String(never)}).`);

@@ -10,7 +10,7 @@
  * 'too_large' → HTTP 413.
  *
  * This module is what the main thread imports: it never loads the extractors (unpdf, mammoth,
- * html-to-text) — only the workers do, through pipeline.ts, which in-process callers (tests,
+ * html-to-text, tesseract.js) — only the workers do, through pipeline.ts, which in-process callers (tests,
  * benchmarks) import directly.
  */
 export { chunkText, DEFAULT_MAX_TOKENS, DEFAULT_OVERLAP_TOKENS } from './chunk.js';

@@ -18,6 +18,10 @@ export interface IngestLimits {
   maxChars: number;
   /** Chunks made from one file. */
   maxChunks: number;
+  /** Pages of one file read by OCR (PDF pages without a text layer). */
+  maxOcrPages: number;
+  /** Pixels of one image file read by OCR (a PDF page is rendered at most this large). */
+  maxOcrPixels: number;
 }
 
 export const DEFAULT_LIMITS: Readonly<IngestLimits> = Object.freeze({
@@ -26,16 +30,21 @@ export const DEFAULT_LIMITS: Readonly<IngestLimits> = Object.freeze({
   maxInflatedTotalBytes: 100 * 1_048_576,
   maxChars: 25_000_000,
   maxChunks: 20_000,
+  maxOcrPages: 50,
+  maxOcrPixels: 40_000_000,
 });
 
 /** The environment variable that sets each cap (src/config.ts), named in refusals for the operator. */
-export const LIMIT_VARIABLES: Readonly<Record<keyof IngestLimits | 'timeoutMs' | 'memoryMb', string>> = Object.freeze({
+export const LIMIT_VARIABLES: Readonly<Record<keyof IngestLimits | 'timeoutMs' | 'ocrTimeoutMs' | 'memoryMb', string>> = Object.freeze({
   maxPdfPages: 'INGEST_MAX_PDF_PAGES',
   maxInflatedMemberBytes: 'INGEST_MAX_INFLATED_MEMBER_BYTES',
   maxInflatedTotalBytes: 'INGEST_MAX_INFLATED_TOTAL_BYTES',
   maxChars: 'INGEST_MAX_CHARS',
   maxChunks: 'INGEST_MAX_CHUNKS',
+  maxOcrPages: 'INGEST_OCR_MAX_PAGES',
+  maxOcrPixels: 'INGEST_OCR_MAX_PIXELS',
   timeoutMs: 'INGEST_TIMEOUT_MS',
+  ocrTimeoutMs: 'INGEST_OCR_TIMEOUT_MS',
   memoryMb: 'INGEST_WORKER_MAX_MEMORY_MB',
 });
 

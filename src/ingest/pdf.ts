@@ -4,11 +4,16 @@
  * spaces collapsed, at most one blank line) after removing running headers/footers and page
  * numbers (mergePdfPages). Refuses a PDF with more pages than limits.maxPdfPages before reading
  * any page, and stops reading once the text passes limits.maxChars. Runs on a copy of the bytes
- * (PDF.js transfers/detaches the buffer it is given), with a time limit.
+ * (PDF.js transfers/detaches the buffer it is given), with a time limit. A page without a text
+ * layer (no visible character) is a scan: it is rendered and read by OCR (scan.ts), at most
+ * limits.maxOcrPages of them per file.
  */
 import { getResolvedPDFJS } from 'unpdf';
 import { IngestError } from './errors.js';
+import type { OcrProgress } from './extract.js';
 import { overLimit, type IngestLimits } from './limits.js';
+import { hasVisibleText } from './normalise.js';
+import { ocrPdfPage, pdfCanvasFactory } from './scan.js';
 
 interface TextItemLike {
   str?: string;
@@ -22,9 +27,12 @@ export async function extractPdf(
   filename: string,
   name: string,
   timeoutMs: number,
-  limits: Pick<IngestLimits, 'maxPdfPages' | 'maxChars'>,
+  limits: Pick<IngestLimits, 'maxPdfPages' | 'maxChars' | 'maxOcrPages' | 'maxOcrPixels'>,
+  onOcr: (progress: OcrProgress) => void = () => undefined,
 ): Promise<string> {
   const { getDocument } = await getResolvedPDFJS();
+  // PDF.js draws a scanned page (and its masks and patterns) on canvases this factory makes
+  const CanvasFactory = await pdfCanvasFactory();
   let task: ReturnType<typeof getDocument>;
   try {
     // PDF.js takes ownership of (detaches) the buffer it is given, and refuses a Buffer: always
@@ -35,6 +43,9 @@ export async function extractPdf(
       useSystemFonts: true,
       disableFontFace: true,
       verbosity: 0,
+      CanvasFactory,
+      // an image of a page larger than an image file may be is not decoded (its page renders without it)
+      maxImageSize: limits.maxOcrPixels,
     });
   } catch (err) {
     throw new IngestError('corrupt', filename, `"${name}" is not a readable PDF; it may be damaged or truncated.`, { cause: err });
@@ -55,6 +66,7 @@ export async function extractPdf(
     }
     const pages: string[] = [];
     let chars = 0;
+    let scanned = 0;
     for (let n = 1; n <= pdf.numPages; n++) {
       if (Date.now() > deadline) throw new Timeout(`timed out after ${timeoutMs} ms`);
       const page = await Promise.race([pdf.getPage(n), expired]);
@@ -62,6 +74,19 @@ export async function extractPdf(
       let text = '';
       for (const item of content.items as TextItemLike[]) {
         if (item.str != null) text += item.str + (item.hasEOL ? '\n' : '');
+      }
+      if (!hasVisibleText(text)) {
+        if (++scanned > limits.maxOcrPages) {
+          throw overLimit(
+            filename,
+            `has more than ${limits.maxOcrPages} pages without a text layer`,
+            `${limits.maxOcrPages} pages read by OCR per file`,
+            'maxOcrPages',
+          );
+        }
+        onOcr({ pages: pdf.numPages, pagesRead: n - 1 });
+        text = await Promise.race([ocrPdfPage(page, limits), expired]);
+        onOcr({ pages: pdf.numPages, pagesRead: n });
       }
       page.cleanup();
       chars += text.length;
@@ -83,7 +108,7 @@ export async function extractPdf(
       throw new IngestError('corrupt', filename, `"${name}" is password-protected; remove the password and upload it again.`, { cause: err });
     }
     if (err instanceof Timeout) {
-      throw new IngestError('corrupt', filename, `"${name}" could not be read: PDF text extraction took too long.`, { cause: err });
+      throw new IngestError('corrupt', filename, `"${name}" could not be read: reading the PDF took too long.`, { cause: err });
     }
     throw new IngestError('corrupt', filename, `"${name}" is not a readable PDF; it may be damaged or truncated.`, { cause: err });
   } finally {

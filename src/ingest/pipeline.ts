@@ -14,7 +14,7 @@ import { overLimit, resolveLimits } from './limits.js';
 import { normaliseText } from './normalise.js';
 
 export { extractText, htmlToPlainText, mergePdfPages } from './extract.js';
-export type { ExtractOptions } from './extract.js';
+export type { ExtractOptions, OcrProgress } from './extract.js';
 
 export type IngestOptions = ChunkOptions & ExtractOptions;
 
@@ -29,11 +29,14 @@ export interface IngestedDocument {
   chunks: Chunk[];
   /** Sum of the chunks' tokenSize (overlapping text counts in each chunk that holds it). */
   tokenSize: number;
+  /** Some of the text was read by OCR (an image, or PDF pages without a text layer). */
+  ocr: boolean;
 }
 
 /**
  * Per-kind chunking defaults: CSV rows and JSON records are never headings; PDF text is
- * not Markdown (a line starting with "# " there is usually a comment in a code sample).
+ * not Markdown (a line starting with "# " there is usually a comment in a code sample), nor is
+ * what OCR reads in an image.
  * Markdown, HTML and DOCX (whose headings extraction renders as "# " lines) and plain
  * text use Markdown heading syntax.
  */
@@ -43,6 +46,10 @@ export function chunkDefaultsFor(kind: DocumentKind): ChunkOptions {
     case 'json':
       return { headingAware: false };
     case 'pdf':
+    case 'png':
+    case 'jpeg':
+    case 'tiff':
+    case 'webp':
       return { markdown: false };
     default:
       return {};
@@ -56,7 +63,14 @@ export function chunkDefaultsFor(kind: DocumentKind): ChunkOptions {
  */
 export async function ingestDocument(bytes: Uint8Array, filename: string, declaredMime?: string, opts?: IngestOptions): Promise<IngestedDocument> {
   const { kind, mimeType } = detectKind(bytes, filename, declaredMime);
-  const text = await extractText(bytes, kind, filename, opts);
+  let ocr = false;
+  const text = await extractText(bytes, kind, filename, {
+    ...opts,
+    onOcr: (progress) => {
+      ocr = true;
+      opts?.onOcr?.(progress);
+    },
+  });
   const processed = normaliseText(text);
   const chunks = chunkText(text, { ...chunkDefaultsFor(kind), ...opts });
   const { maxChunks } = resolveLimits(opts?.limits);
@@ -65,5 +79,5 @@ export async function ingestDocument(bytes: Uint8Array, filename: string, declar
   }
   let tokenSize = 0;
   for (const c of chunks) tokenSize += c.tokenSize;
-  return { kind, mimeType, text, processed, chunks, tokenSize };
+  return { kind, mimeType, text, processed, chunks, tokenSize, ocr };
 }

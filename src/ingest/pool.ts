@@ -13,8 +13,8 @@ import { observe } from '../observability/hooks.js';
 import { workerEntry, type WorkerEntry } from '../worker-entry.js';
 import { IngestError } from './errors.js';
 import { overLimit, resolveLimits, type IngestLimits } from './limits.js';
-import type { IngestedDocument, IngestOptions } from './pipeline.js';
-import type { JobRequest, JobResult } from './protocol.js';
+import type { IngestedDocument, IngestOptions, OcrProgress } from './pipeline.js';
+import type { JobOcr, JobRequest, JobResult } from './protocol.js';
 
 export interface IngestPoolOptions {
   /** Worker threads at most (default 2). */
@@ -23,6 +23,8 @@ export interface IngestPoolOptions {
   maxMemoryMb?: number;
   /** Wall-clock time one file may take in a started worker (default 60 000 ms). */
   timeoutMs?: number;
+  /** The same for a file read by OCR, from the start of the file (default 600 000 ms). */
+  ocrTimeoutMs?: number;
   /** Terminate a worker idle this long (default 10 000 ms). */
   idleMs?: number;
   limits?: Partial<IngestLimits>;
@@ -42,6 +44,10 @@ interface Job {
   bytes: Uint8Array;
   filename: string;
   declaredMime: string | undefined;
+  /** The file is being read by OCR: told before the first page and after each page. */
+  onOcr: ((progress: OcrProgress) => void) | undefined;
+  /** The OCR time limit applies (the worker said it reads the file by OCR). */
+  ocr: boolean;
   resolve(doc: IngestedDocument): void;
   reject(err: unknown): void;
 }
@@ -52,6 +58,8 @@ interface Slot {
   ready: boolean;
   job: Job | null;
   timer: NodeJS.Timeout | null;
+  /** When the job's clock started (the worker was ready). */
+  started: number;
   idleTimer: NodeJS.Timeout | null;
 }
 
@@ -59,6 +67,7 @@ export class IngestPool {
   private readonly size: number;
   private readonly maxMemoryMb: number;
   private readonly timeoutMs: number;
+  private readonly ocrTimeoutMs: number;
   private readonly idleMs: number;
   private readonly options: IngestOptions;
   private readonly slots = new Set<Slot>();
@@ -71,9 +80,10 @@ export class IngestPool {
     this.size = Math.max(1, opts.workers ?? 2);
     this.maxMemoryMb = opts.maxMemoryMb ?? 512;
     this.timeoutMs = opts.timeoutMs ?? 60_000;
+    this.ocrTimeoutMs = opts.ocrTimeoutMs ?? 600_000;
     this.idleMs = opts.idleMs ?? 10_000;
     // The pool's timeout terminates the worker; the PDF reader's own limit is only a backstop.
-    this.options = { limits: resolveLimits(opts.limits), pdfTimeoutMs: this.timeoutMs + 1000 };
+    this.options = { limits: resolveLimits(opts.limits), pdfTimeoutMs: Math.max(this.timeoutMs, this.ocrTimeoutMs) + 1000 };
   }
 
   stats(): IngestPoolStats {
@@ -82,12 +92,15 @@ export class IngestPool {
     return { workers: this.slots.size, busy, queued: this.queue.length };
   }
 
-  /** Ingest one file in a worker. Rejects with IngestError for bad or over-limit files. */
-  ingest(bytes: Uint8Array, filename: string, declaredMime?: string): Promise<IngestedDocument> {
+  /**
+   * Ingest one file in a worker. Rejects with IngestError for bad or over-limit files. `onOcr` hears
+   * how far the reading of a scan is.
+   */
+  ingest(bytes: Uint8Array, filename: string, declaredMime?: string, onOcr?: (progress: OcrProgress) => void): Promise<IngestedDocument> {
     if (this.closed) return Promise.reject(new Error('the ingestion pool is closed'));
     const work = () =>
       new Promise<IngestedDocument>((resolve, reject) => {
-        this.queue.push({ id: this.nextId++, bytes, filename, declaredMime, resolve, reject });
+        this.queue.push({ id: this.nextId++, bytes, filename, declaredMime, onOcr, ocr: false, resolve, reject });
         this.dispatch();
       });
     return observe.ingestion(bytes.byteLength, work, (err) => (err instanceof IngestError ? err.kind : 'failed'));
@@ -120,10 +133,10 @@ export class IngestPool {
       eval: this.entry.eval,
       resourceLimits: { maxOldGenerationSizeMb: this.maxMemoryMb },
     });
-    const slot: Slot = { worker, ready: false, job: null, timer: null, idleTimer: null };
+    const slot: Slot = { worker, ready: false, job: null, timer: null, started: 0, idleTimer: null };
     this.slots.add(slot);
-    worker.on('message', (message: JobResult | 'ready') => {
-      if (message !== 'ready') return this.finish(slot, message);
+    worker.on('message', (message: JobResult | JobOcr | 'ready') => {
+      if (message !== 'ready') return 'ocr' in message ? this.extendForOcr(slot, message) : this.finish(slot, message);
       slot.ready = true;
       if (slot.job) this.startTimer(slot, slot.job);
     });
@@ -154,10 +167,31 @@ export class IngestPool {
   }
 
   private startTimer(slot: Slot, job: Job): void {
-    slot.timer = setTimeout(() => {
-      const seconds = this.timeoutMs / 1000;
-      void this.retire(slot, overLimit(job.filename, `took longer than ${seconds} s to read`, `${seconds} s per file`, 'timeoutMs'));
-    }, this.timeoutMs);
+    slot.started = Date.now();
+    this.arm(slot, job, this.timeoutMs, 'timeoutMs');
+  }
+
+  /** The file is being read by OCR: its clock runs to the OCR time from the same start. */
+  private extendForOcr(slot: Slot, message: JobOcr): void {
+    const job = slot.job;
+    if (!job || job.id !== message.id) return;
+    if (!job.ocr && slot.timer) {
+      job.ocr = true;
+      clearTimeout(slot.timer);
+      this.arm(slot, job, this.ocrTimeoutMs, 'ocrTimeoutMs');
+    }
+    job.onOcr?.(message.ocr);
+  }
+
+  private arm(slot: Slot, job: Job, limitMs: number, cap: 'timeoutMs' | 'ocrTimeoutMs'): void {
+    const what = cap === 'ocrTimeoutMs' ? 'to read by OCR' : 'to read';
+    slot.timer = setTimeout(
+      () => {
+        const seconds = limitMs / 1000;
+        void this.retire(slot, overLimit(job.filename, `took longer than ${seconds} s ${what}`, `${seconds} s per file`, cap));
+      },
+      Math.max(0, slot.started + limitMs - Date.now()),
+    );
   }
 
   private finish(slot: Slot, result: JobResult): void {

@@ -1,6 +1,6 @@
 /** Messages between the ingestion pool (main thread) and its workers. */
 import type { IngestErrorKind } from './errors.js';
-import type { IngestedDocument, IngestOptions } from './pipeline.js';
+import type { IngestedDocument, IngestOptions, OcrProgress } from './pipeline.js';
 
 export interface JobRequest {
   id: number;
@@ -14,3 +14,12 @@ export type JobError =
   { ingest: true; kind: IngestErrorKind; filename: string; message: string } | { ingest: false; name: string; message: string; stack: string };
 
 export type JobResult = { id: number; ok: true; doc: IngestedDocument } | { id: number; ok: false; error: JobError };
+
+/**
+ * Sent by a worker before it starts reading a file by OCR (the pool then allows the OCR time), and
+ * after each page it read by OCR.
+ */
+export interface JobOcr {
+  id: number;
+  ocr: OcrProgress;
+}

@@ -6,8 +6,8 @@
  */
 import { parentPort } from 'node:worker_threads';
 import { IngestError } from './errors.js';
-import { ingestDocument } from './pipeline.js';
-import type { JobRequest, JobResult } from './protocol.js';
+import { ingestDocument, type OcrProgress } from './pipeline.js';
+import type { JobOcr, JobRequest, JobResult } from './protocol.js';
 
 const port = parentPort;
 if (!port) throw new Error('src/ingest/worker.ts runs only as a worker thread');
@@ -20,7 +20,8 @@ port.postMessage('ready');
 
 async function run(job: JobRequest): Promise<JobResult> {
   try {
-    const doc = await ingestDocument(job.bytes, job.filename, job.declaredMime, job.options);
+    const onOcr = (ocr: OcrProgress): void => port!.postMessage({ id: job.id, ocr } satisfies JobOcr);
+    const doc = await ingestDocument(job.bytes, job.filename, job.declaredMime, { ...job.options, onOcr });
     return { id: job.id, ok: true, doc };
   } catch (err) {
     if (err instanceof IngestError) {

@@ -141,4 +141,7 @@ export const SMALL_CAPS: Config['ingest'] = {
   maxInflatedTotalBytes: 6 * MiB,
   maxChars: 300_000,
   maxChunks: 50,
+  maxOcrPages: 3,
+  maxOcrPixels: 4_000_000,
+  ocrTimeoutMs: 120_000,
 };

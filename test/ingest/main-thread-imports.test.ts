@@ -7,7 +7,7 @@ import path from 'node:path';
 import { expect, it } from 'vitest';
 
 const SRC = path.join(import.meta.dirname, '..', '..', 'src');
-const PARSERS = ['unpdf', 'mammoth', 'html-to-text', 'htmlparser2'];
+const PARSERS = ['unpdf', 'mammoth', 'html-to-text', 'htmlparser2', 'tesseract.js'];
 const IMPORT = /^\s*(?:import|export)\s+(?!type\b)(?:[^'"]*?\sfrom\s+)?['"]([^'"]+)['"]/gm;
 
 function packagesReachedFrom(entries: string[]): Map<string, string> {

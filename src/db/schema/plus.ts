@@ -51,6 +51,8 @@ export const plusFiles = pgTable(
     text: text('text').notNull(),
     tokenSize: integer('token_size').notNull(),
     summary: text('summary'),
+    /** some of the text was read by OCR (an image, or PDF pages without a text layer) */
+    ocr: boolean('ocr').notNull().default(false),
     created: created(),
   },
   (t) => [index('plus_files_plus_idx').on(t.plusId), index('plus_files_thread_idx').on(t.threadId)],

@@ -26,6 +26,7 @@ const FILE_COLUMNS = {
   bytes: plusFiles.bytes,
   tokenSize: plusFiles.tokenSize,
   summary: plusFiles.summary,
+  ocr: plusFiles.ocr,
   created: plusFiles.created,
 };
 
@@ -40,6 +41,7 @@ export interface NewFile {
   text: string;
   tokenSize: number;
   summary: string | null;
+  ocr?: boolean;
   created: Date;
   chunks: Array<{ idx: number; fileData: string; fileDataProcessed: string; tokenSize: number; heading?: string | null }>;
 }

@@ -7,7 +7,7 @@ import { formValidator } from '../../http/validation.js';
 import { bodyErrorResponses, DeleteResponse, errorResponses, problems, Uuid } from '../../http/schemas.js';
 import { plusAnswer } from './answer.js';
 import type { PlusService } from './service.js';
-import { ContextForPromptBody, ContextForPromptResponse, FilesForm, PlusForm, PlusFormFields, ShowPublicQuery } from './schema.js';
+import { ContextForPromptBody, ContextForPromptResponse, FilesForm, PlusForm, PlusFormFields, PlusReading, ShowPublicQuery } from './schema.js';
 import type { PlusFields } from './service.js';
 
 const checkPlusForm = formValidator(PlusFormFields);
@@ -89,6 +89,20 @@ export const plusRoutes: FastifyPluginAsyncTypebox<{ plus: PlusService; limits: 
       const { files } = await readMultipart(req, limits);
       return plusAnswer(reply, await plus.addFiles(caller, req.params.plusId, files));
     },
+  );
+
+  app.get(
+    '/plus/:plusId/reading',
+    {
+      schema: {
+        tags,
+        operationId: 'getPlusReading',
+        summary: 'Files of uploads to a Plus entry being read by OCR now, with their pages read',
+        params: PlusParams,
+        response: { 200: PlusReading, ...errorResponses },
+      },
+    },
+    async (req) => plus.readingNow(principalOf(req), req.params.plusId),
   );
 
   app.post(

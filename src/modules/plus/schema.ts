@@ -18,6 +18,7 @@ export const PlusFile = Type.Object({
   bytes: Type.Integer(),
   created: DateTime,
   summary: Nullable(Type.String({ description: 'a model-written summary, when the file was added with summarize=true' })),
+  ocr: Type.Boolean({ description: 'the text was read by OCR: an image, or a PDF with pages that have no text layer (docs/API.md, Scans)' }),
   threadId: Nullable(Uuid),
   embedding: Nullable({
     ...FileEmbedding,
@@ -39,6 +40,17 @@ export const Plus = Type.Object(
   { $id: 'Plus' },
 );
 
+export const PlusReading = Type.Object({
+  files: Type.Array(
+    Type.Object({
+      filename: Type.String(),
+      pages: Type.Integer({ description: 'pages of the file (1 for an image)' }),
+      pagesRead: Type.Integer({ description: 'pages read so far (by OCR or from their text layer)' }),
+    }),
+    { description: 'files of uploads to this entry being read by OCR now, on the node answering (docs/API.md, Scans)' },
+  ),
+});
+
 export const PlusSummary = Type.Object(
   { id: Uuid, title: Nullable(Type.String()), description: Nullable(Type.String()), isPublic: Type.Boolean() },
   { $id: 'PlusSummary' },
@@ -57,7 +69,10 @@ export const PlusFormFields = Type.Object({
   isPublic: Type.Optional(Type.Boolean({ description: 'true or false' })),
 });
 const FileParts = (minItems: number) =>
-  Type.Array(Type.String({ format: 'binary' }), { minItems, description: 'files (text, Markdown, CSV, JSON, HTML, PDF, DOCX)' });
+  Type.Array(Type.String({ format: 'binary' }), {
+    minItems,
+    description: 'files (text, Markdown, CSV, JSON, HTML, PDF, DOCX; PNG, JPEG, TIFF and WebP scans)',
+  });
 
 /** The multipart/form-data body of create-or-update, for the OpenAPI document. */
 export const PlusForm = Type.Object({ ...PlusFormFields.properties, files: Type.Optional(FileParts(0)) }, { 'x-multipart': true });

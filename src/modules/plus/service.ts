@@ -38,6 +38,13 @@ function ingestProblem(err: IngestError, filename: string): AppError {
   return new AppError(kind, code, err.message, [{ path: `files/${filename}`, message: err.message }]);
 }
 
+/** A file of an upload being read by OCR (PlusService.reading). */
+interface Reading {
+  filename: string;
+  pages: number;
+  pagesRead: number;
+}
+
 const viewer = (p: Principal): Viewer => ({ teamId: p.teamId, userId: p.userId, admin: isTeamAdmin(p) });
 
 export class PlusService {
@@ -45,6 +52,8 @@ export class PlusService {
   private readonly context: PlusContext;
   /** Uploaded files are parsed in worker threads, never on the event loop (src/ingest/pool.ts). */
   private readonly ingestPool: IngestPool;
+  /** Files of uploads in progress being read by OCR, by entry (this node's; gone with the upload). */
+  private readonly reading = new Map<string, Set<Reading>>();
 
   constructor(
     private readonly db: Db,
@@ -56,7 +65,13 @@ export class PlusService {
     private readonly lexical: LexicalIndexes | null = null,
   ) {
     this.context = new PlusContext(db, this.repo, embeddings, lexical);
-    this.ingestPool = new IngestPool({ workers: ingest.workers, maxMemoryMb: ingest.workerMaxMemoryMb, timeoutMs: ingest.timeoutMs, limits: ingest });
+    this.ingestPool = new IngestPool({
+      workers: ingest.workers,
+      maxMemoryMb: ingest.workerMaxMemoryMb,
+      timeoutMs: ingest.timeoutMs,
+      ocrTimeoutMs: ingest.ocrTimeoutMs,
+      limits: ingest,
+    });
   }
 
   /** Stop the ingestion workers and index builds (app close). */
@@ -116,6 +131,7 @@ export class PlusService {
         bytes: f.bytes,
         created: f.created.toISOString(),
         summary: f.summary,
+        ocr: f.ocr,
         threadId: f.threadId,
         embedding: embedding.get(f.id) ?? null,
         fileChunks: chunks
@@ -123,6 +139,13 @@ export class PlusService {
           .map((c) => ({ id: c.id, fileData: c.fileData, fileDataProcessed: c.fileDataProcessed, tokenSize: c.tokenSize })),
       })),
     };
+  }
+
+  /** The files of uploads to a visible entry being read by OCR now, with their pages read. */
+  async readingNow(caller: Principal, plusId: string): Promise<{ files: Reading[] }> {
+    const entry = await this.repo.find(this.db, viewer(caller), plusId);
+    if (!entry) throw notFound('Plus entry');
+    return { files: [...(this.reading.get(plusId) ?? [])].map((r) => ({ ...r })) };
   }
 
   async fileContent(caller: Principal, fileId: string): Promise<{ file: PlusFileRow; content: Buffer }> {
@@ -148,11 +171,21 @@ export class PlusService {
     for (const f of files) {
       const filename = sanitizeFilename(f.filename);
       let doc;
+      const reading: Reading = { filename, pages: 0, pagesRead: 0 };
+      const onOcr = ({ pages, pagesRead }: { pages: number; pagesRead: number }): void => {
+        Object.assign(reading, { pages, pagesRead });
+        const files = this.reading.get(plusId) ?? new Set();
+        this.reading.set(plusId, files.add(reading));
+      };
       try {
-        doc = await this.ingestPool.ingest(new Uint8Array(f.bytes.buffer, f.bytes.byteOffset, f.bytes.byteLength), filename, f.declaredMime);
+        doc = await this.ingestPool.ingest(new Uint8Array(f.bytes.buffer, f.bytes.byteOffset, f.bytes.byteLength), filename, f.declaredMime, onOcr);
       } catch (err) {
         if (err instanceof IngestError) throw ingestProblem(err, filename);
         throw err;
+      } finally {
+        const files = this.reading.get(plusId);
+        files?.delete(reading);
+        if (files?.size === 0) this.reading.delete(plusId);
       }
       out.push({
         id: randomUUID(),
@@ -165,6 +198,7 @@ export class PlusService {
         text: doc.processed,
         tokenSize: doc.tokenSize,
         summary: null,
+        ocr: doc.ocr,
         // upload order is listing order (files of one request would otherwise tie on the timestamp)
         created: new Date(now + out.length),
         chunks: doc.chunks.map((c) => ({ idx: c.index, fileData: c.text, fileDataProcessed: c.processed, tokenSize: c.tokenSize, heading: c.heading })),

@@ -701,6 +701,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/plus/{plusId}/reading": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Files of uploads to a Plus entry being read by OCR now, with their pages read */
+        get: operations["getPlusReading"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/plus/{plusId}/context-for-prompt": {
         parameters: {
             query?: never;
@@ -1393,6 +1410,8 @@ export interface components {
                 /** Format: date-time */
                 created: string;
                 summary: string | null;
+                /** @description the text was read by OCR: an image, or a PDF with pages that have no text layer (docs/API.md, Scans) */
+                ocr: boolean;
                 threadId: string | null;
                 embedding: {
                     status: "pending" | "embedding" | "ready" | "failed";
@@ -5502,7 +5521,7 @@ export interface operations {
         requestBody: {
             content: {
                 "multipart/form-data": {
-                    /** @description files (text, Markdown, CSV, JSON, HTML, PDF, DOCX) */
+                    /** @description files (text, Markdown, CSV, JSON, HTML, PDF, DOCX; PNG, JPEG, TIFF and WebP scans) */
                     files: string[];
                 };
             };
@@ -5679,7 +5698,7 @@ export interface operations {
                     description?: string;
                     /** @description true or false */
                     isPublic?: boolean;
-                    /** @description files (text, Markdown, CSV, JSON, HTML, PDF, DOCX) */
+                    /** @description files (text, Markdown, CSV, JSON, HTML, PDF, DOCX; PNG, JPEG, TIFF and WebP scans) */
                     files?: string[];
                 };
             };
@@ -5889,7 +5908,7 @@ export interface operations {
         requestBody: {
             content: {
                 "multipart/form-data": {
-                    /** @description files (text, Markdown, CSV, JSON, HTML, PDF, DOCX) */
+                    /** @description files (text, Markdown, CSV, JSON, HTML, PDF, DOCX; PNG, JPEG, TIFF and WebP scans) */
                     files: string[];
                 };
             };
@@ -5960,6 +5979,73 @@ export interface operations {
             };
             /** @description Unsupported media type */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getPlusReading: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                plusId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description files of uploads to this entry being read by OCR now, on the node answering (docs/API.md, Scans) */
+                        files: {
+                            filename: string;
+                            /** @description pages of the file (1 for an image) */
+                            pages: number;
+                            /** @description pages read so far (by OCR or from their text layer) */
+                            pagesRead: number;
+                        }[];
+                    };
+                };
+            };
+            /** @description Bad request: malformed JSON, a wrong type, a value out of range, a bad UUID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No or unknown API key or session */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role for this (or, with the session cookie, the request came from another origin: code csrf) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource visible to the caller */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -144,7 +144,14 @@ function FileRow({ file, canChange, onDelete }: { file: PlusFile; canChange: boo
     <li class="card file-row">
       <div class="file-head">
         <div class="file-meta">
-          <strong class="file-name">{file.filename}</strong>
+          <strong class="file-name">
+            {file.filename}{' '}
+            {file.ocr && (
+              <span class="badge" title="Its text was read by OCR from scanned images">
+                OCR<span class="visually-hidden"> (scanned: text read by OCR)</span>
+              </span>
+            )}
+          </strong>
           <span class="muted small">
             {file.mimeType} · {formatBytes(file.bytes)} · {formatNumber(file.tokenSize)} tokens · {file.fileChunks.length} chunk
             {file.fileChunks.length === 1 ? '' : 's'}

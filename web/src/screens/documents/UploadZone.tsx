@@ -1,6 +1,6 @@
 /** Drag-and-drop or pick files; each uploads on its own with a progress bar and its own outcome. */
-import { useRef, useState } from 'preact/hooks';
-import { ApiError, messageOf, type Plus } from '../../api/client';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { api, ApiError, data, messageOf, type Plus } from '../../api/client';
 import { formatBytes } from '../../components/format';
 import { rejectionTitle, uploadFile } from './upload';
 
@@ -20,6 +20,24 @@ export function UploadZone({ plusId, onUploaded }: { plusId: string; onUploaded:
   const [items, setItems] = useState<Item[]>([]);
   const [over, setOver] = useState(false);
   const input = useRef<HTMLInputElement>(null);
+  // Scans are read by OCR before the server answers: while a sent file waits, ask how far it is.
+  const [reading, setReading] = useState<Record<string, { pages: number; pagesRead: number }>>({});
+  const waiting = items.some((i) => i.state === 'sending' && i.progress >= 1);
+  useEffect(() => {
+    if (!waiting) return;
+    let stopped = false;
+    const poll = () =>
+      data(api.GET('/api/v1/plus/{plusId}/reading', { params: { path: { plusId } } })).then(
+        (r) => !stopped && setReading(Object.fromEntries(r.files.map((f) => [f.filename, f]))),
+        () => undefined,
+      );
+    void poll();
+    const timer = setInterval(() => void poll(), 1000);
+    return () => {
+      stopped = true;
+      clearInterval(timer);
+    };
+  }, [waiting, plusId]);
   const update = (key: number, patch: Partial<Item>) => setItems((list) => list.map((i) => (i.key === key ? { ...i, ...patch } : i)));
 
   const send = (files: FileList | File[]) => {
@@ -73,7 +91,7 @@ export function UploadZone({ plusId, onUploaded }: { plusId: string; onUploaded:
             e.currentTarget.value = '';
           }}
         />
-        <p class="hint">Text, Markdown, CSV, JSON, HTML, PDF and DOCX.</p>
+        <p class="hint">Text, Markdown, CSV, JSON, HTML, PDF and DOCX; scans (PDF pages without text, PNG, JPEG, TIFF, WebP) are read by OCR.</p>
       </div>
       {items.length > 0 && (
         <ul class="upload-list" aria-label="Uploads">
@@ -86,6 +104,11 @@ export function UploadZone({ plusId, onUploaded }: { plusId: string; onUploaded:
                 <progress max={1} value={i.progress} aria-label={`Progress of ${i.name}`}>
                   {Math.round(i.progress * 100)}%
                 </progress>
+              )}
+              {i.state === 'sending' && i.progress >= 1 && (
+                <span class="muted small" aria-live="polite">
+                  {reading[i.name] ? `Reading by OCR: ${reading[i.name]!.pagesRead} of ${reading[i.name]!.pages} pages read` : 'Reading…'}
+                </span>
               )}
               {i.state === 'done' && <span class="ok">Added</span>}
               {i.state === 'rejected' && (

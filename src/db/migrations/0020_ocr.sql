@@ -1,0 +1,1 @@
+ALTER TABLE "plus_files" ADD COLUMN "ocr" boolean DEFAULT false NOT NULL;
