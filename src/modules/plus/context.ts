@@ -7,13 +7,13 @@ import type { Static } from 'typebox';
 import type { Db } from '../../db/client.js';
 import type { StoredSource } from '../../db/schema/chat.js';
 import { notFound } from '../../errors.js';
-import { fuseByRank } from '../../retrieval/fusion.js';
+import { hybridRank, lexicalTop } from '../../retrieval/fusion.js';
 import type { EntryIndex } from '../../retrieval/lexical-index/entry-index.js';
 import type { LexicalIndexes } from '../../retrieval/lexical-index/indexes.js';
 import { planPack, renderPack, type PackOptions, type PackPlan } from '../../retrieval/pack.js';
 import { RetrievalRepo, type RankIn, type Ranking, type Retrieved, type ScoredChunk } from '../../retrieval/repo.js';
 import type { ChunkScope, Question } from '../../retrieval/search-sql.js';
-import { vectorSearch } from '../../retrieval/vector.js';
+import { cosinesOf, vectorSearch } from '../../retrieval/vector.js';
 import type { EmbeddingsService } from '../embeddings/service.js';
 import type { WorkspaceRow } from '../workspaces/repo.js';
 import type { PlusRepo, PlusRow, Viewer } from './repo.js';
@@ -46,17 +46,27 @@ export class PlusContext {
 
   /**
    * Hybrid retrieval (docs/API.md, "Hybrid retrieval"): with the team's embedding model and
-   * embedded chunks in scope, the full-text candidates fused by reciprocal rank with the nearest
-   * chunks by vector (retrieval/fusion.ts). Without an embedding model — or before any chunk in
-   * scope is embedded, or when the model cannot embed the question now — the full-text
-   * candidates unchanged. Full-text's fallback to the opening chunks does not count as a ranking.
+   * embedded chunks in scope, the full-text candidates and the nearest chunks by vector combined
+   * by normalised scores, the vector list weighed by how far the two agree (retrieval/fusion.ts).
+   * A follow-up's vector carries its previous question, as its full-text terms do. Without an
+   * embedding model — or before any chunk in scope is embedded, or when the model cannot embed
+   * the question now — the full-text candidates unchanged. Full-text's fallback to the opening
+   * chunks does not count as a ranking.
    */
-  private async withVectors(teamId: string, scope: ChunkScope, question: string, lexical: Retrieved): Promise<ScoredChunk[]> {
-    const q = await this.embeddings.queryVector(teamId, question);
+  private async withVectors(teamId: string, scope: ChunkScope, question: Question, lexical: Retrieved): Promise<ScoredChunk[]> {
+    const q = await this.embeddings.queryVector(teamId, question.text, question.carry ?? null);
     if (!q) return lexical.chunks;
-    const near = await vectorSearch(this.db, scope, q, CANDIDATES, await this.embeddings.vectorOps());
+    const vectorOps = await this.embeddings.vectorOps();
+    const near = await vectorSearch(this.db, scope, q, CANDIDATES, vectorOps);
     if (near.length === 0) return lexical.chunks;
-    return fuseByRank(lexical.leading ? [] : lexical.chunks, near).slice(0, CANDIDATES);
+    const seen = new Set(near.map((c) => c.chunkId));
+    const cosines = await cosinesOf(
+      this.db,
+      q,
+      lexicalTop(lexical).filter((id) => !seen.has(id)),
+      vectorOps,
+    );
+    return hybridRank(lexical, near, cosines, CANDIDATES);
   }
 
   /**
@@ -129,7 +139,7 @@ export class PlusContext {
   ): Promise<Static<typeof ContextForPromptResponse>> {
     const { entry, retrieved } = await this.searchEntry(v, plusId, question);
     const scope = { plusIds: [plusId], fileIds: [] };
-    const ranked = await this.withVectors(entry.teamId, scope, question, retrieved);
+    const ranked = await this.withVectors(entry.teamId, scope, { text: question }, retrieved);
     const { plan, chunks } = await this.pack([{ title: null, text: entry.context ?? '' }], ranked, maxTokens, explain ? ranked : []);
     const packed = renderPack(plan);
     if (!explain) return { content: packed.content };
@@ -168,8 +178,9 @@ export class PlusContext {
       : [];
     if (entries.length === 0 && threadFiles.length === 0) return { text: '', sources: [] };
     const scope = { plusIds: entries.map((e) => e.id), fileIds: threadFiles.map((f) => f.id) };
-    const retrieved = await this.searchScope(scope, entries, { text: q.query, carry: q.carry ?? null });
-    const ranked = await this.withVectors(v.teamId, scope, q.query, retrieved);
+    const question = { text: q.query, carry: q.carry ?? null };
+    const retrieved = await this.searchScope(scope, entries, question);
+    const ranked = await this.withVectors(v.teamId, scope, question, retrieved);
     // The passages are numbered as the sources are listed, so that the answer can cite them.
     const { plan } = await this.pack(
       entries.map((e) => ({ title: e.title, text: e.context ?? '' })),
