@@ -159,7 +159,8 @@ async function measureSet(atrium: Atrium, client: HttpClient, key: string, set: 
     const file = `${process.env.QUALITY_DUMP}.${set.label.replace(/\W+/g, '-')}.json`;
     const slim = (cs: readonly ScoredChunk[]) => cs.map((c) => [c.chunkId, c.score, c.fileId, c.tokenSize]);
     const dump = lists.map((l) => ({ q: l.q, relevant: [...l.relevant], lexical: slim(l.lexical.chunks), leading: l.lexical.leading, near: slim(l.near) }));
-    writeFileSync(file, JSON.stringify(dump));
+    const files = Object.fromEntries([...new Set(chunks.map((c) => c.fileId))].map((f) => [f, chunks.filter((c) => c.fileId === f).length]));
+    writeFileSync(file, JSON.stringify({ files, dump }));
   }
 
   const ids = (cs: readonly ScoredChunk[]) => cs.slice(0, K_MRR).map((c) => c.chunkId);

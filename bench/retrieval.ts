@@ -304,11 +304,12 @@ async function latencyOnBackend(label: string, databaseUrl: string | null, sente
       const stats = parseEntryTerms(row.terms);
       const choice = chooseTerms(stats.terms, row.chunk_count);
       const avgLen = row.chunk_count > 0 ? stats.tokens / row.chunk_count : 0;
+      const avgFile = stats.files > 0 ? stats.tokens / stats.files : 0;
       const ids: number[] = [];
       let steps = 0;
       for (const step of choice?.steps ?? []) {
         if (ids.length >= CANDIDATES) break;
-        const res = (await db.execute(searchSql(scope, choice!, step, CANDIDATES - ids.length, avgLen))) as unknown as Rows<{ id: number | string }>;
+        const res = (await db.execute(searchSql(scope, choice!, step, CANDIDATES - ids.length, avgLen, avgFile))) as unknown as Rows<{ id: number | string }>;
         ids.push(...res.rows.map((r) => Number(r.id)));
         steps++;
       }
@@ -465,11 +466,18 @@ async function latencyOnBackend(label: string, databaseUrl: string | null, sente
     const medianIdx = times.sql.indexOf([...times.sql].sort((a, b) => a - b)[Math.floor(times.sql.length / 2)]!);
     const mq = questions[medianIdx]!;
     const m = choices.get(mq);
-    const mStats = (await db.execute(termStatsSql(scope, { text: mq }))) as unknown as Rows<{ lexeme: string; df: number; n: number; tokens: number }>;
+    const mStats = (await db.execute(termStatsSql(scope, { text: mq }))) as unknown as Rows<{
+      lexeme: string;
+      df: number;
+      n: number;
+      tokens: number;
+      files: number;
+    }>;
     const mAvgLen = mStats.rows[0] && mStats.rows[0].n > 0 ? Number(mStats.rows[0].tokens) / mStats.rows[0].n : 0;
+    const mAvgFile = mStats.rows[0] && mStats.rows[0].files > 0 ? Number(mStats.rows[0].tokens) / mStats.rows[0].files : 0;
     const planLines: string[] = [];
     for (const [i, step] of (m?.choice?.steps.slice(0, m.steps) ?? []).entries()) {
-      const pr = (await db.execute(sql`explain (analyze, buffers) ${searchSql(scope, m!.choice!, step, CANDIDATES, mAvgLen)}`)) as unknown as Rows<
+      const pr = (await db.execute(sql`explain (analyze, buffers) ${searchSql(scope, m!.choice!, step, CANDIDATES, mAvgLen, mAvgFile)}`)) as unknown as Rows<
         Record<string, string>
       >;
       planLines.push(`-- step ${i + 1} (${step.kind}), shown with limit ${CANDIDATES}: ${step.match}`, ...pr.rows.map((r) => String(Object.values(r)[0])));

@@ -15,12 +15,12 @@ import type { Ranking, ScoredChunk } from './repo.js';
  *   nothing about the question's words (random, unrelated, a different language) gets weight
  *   ~0 and leaves full text's order; a model that agrees reorders within it, and brings in
  *   chunks only it finds below full text's strong ones (a vector-only chunk scores at most
- *   `weight` ≤ 0.5, under every full-text chunk scoring more than half the best).
+ *   `weight` ≤ 0.3, under every full-text chunk scoring more than 0.3 of the best).
  *
  * The constants were chosen on the project's labelled sets (bench/retrieval-data/, with USE Lite
  * and with random vectors standing for an unrelated model): docs/DECISIONS.md, "Hybrid fusion".
  */
-export const HYBRID = Object.freeze({ weight: 0.5, agreementTop: 20, agreementScale: 2 });
+export const HYBRID = Object.freeze({ weight: 0.3, agreementTop: 20, agreementScale: 1 });
 /** Agreement when full text has too few candidates to measure it (fewer than 3). */
 const AGREEMENT_UNKNOWN = 0.5;
 

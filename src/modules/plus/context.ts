@@ -88,9 +88,9 @@ export class PlusContext {
     }
     const found = await this.repo.findWithTerms(this.db, v, plusId, question);
     if (!found) throw notFound('Plus entry');
-    const { entry, terms, tokens } = found;
+    const { entry, terms, tokens, files } = found;
     this.lexical?.current(plusId, entry.lexicalVersion);
-    return { entry, retrieved: await this.retrieval.retrieveWith(this.db, scope, { n: entry.chunkCount, tokens, terms }, CANDIDATES) };
+    return { entry, retrieved: await this.retrieval.retrieveWith(this.db, scope, { n: entry.chunkCount, tokens, files, terms }, CANDIDATES) };
   }
 
   /**
