@@ -26,6 +26,8 @@ export interface RankIn {
 export interface Ranking {
   lexical: RankIn | null;
   vector: RankIn | null;
+  /** the team's rerank model's order of the best candidates (absent: no rerank model, or beyond them) */
+  rerank?: RankIn | null;
 }
 
 /**

@@ -7,6 +7,7 @@ import type { ProviderTimeouts } from '../../providers/types.js';
 import { followUpVector, type VectorQuery } from '../../retrieval/vector.js';
 import type { ModelsService } from '../models/service.js';
 import { requireTeamAdmin, type Principal } from '../teams/service.js';
+import { RerankService } from './rerank.js';
 import { EmbeddingsRepo, type ClaimedFile, type EmbeddingStatus } from './repo.js';
 import type { EmbeddingSettingsT, FileEmbeddingT } from './schema.js';
 
@@ -25,6 +26,8 @@ export class EmbeddingsService {
   private readonly repo = new EmbeddingsRepo();
   private readonly teamModels = new TtlCache<string, { modelId: string } | null>(TEAM_MODEL_TTL_MS);
   private readonly queries = new TtlCache<string, number[]>(QUERY_CACHE_TTL_MS, 1_000);
+  /** the team's rerank model and reranking with it (rerank.ts) */
+  readonly reranker: RerankService;
   private pass: Promise<number> | null = null;
   private kickTimer: NodeJS.Immediate | null = null;
   private stopped = true;
@@ -35,7 +38,9 @@ export class EmbeddingsService {
     private readonly timeouts: ProviderTimeouts,
     private readonly config: EmbeddingConfig,
     private readonly onError: (err: unknown, what: string) => void = () => {},
-  ) {}
+  ) {
+    this.reranker = new RerankService(database, models, timeouts, onError);
+  }
 
   private get db() {
     return this.database.db;

@@ -14,6 +14,7 @@ import { planPack, renderPack, type PackOptions, type PackPlan } from '../../ret
 import { RetrievalRepo, type RankIn, type Ranking, type Retrieved, type ScoredChunk } from '../../retrieval/repo.js';
 import type { ChunkScope, Question } from '../../retrieval/search-sql.js';
 import { cosinesOf, vectorSearch } from '../../retrieval/vector.js';
+import { RERANK_CANDIDATES } from '../embeddings/rerank.js';
 import type { EmbeddingsService } from '../embeddings/service.js';
 import type { WorkspaceRow } from '../workspaces/repo.js';
 import type { PlusRepo, PlusRow, Viewer } from './repo.js';
@@ -67,6 +68,25 @@ export class PlusContext {
       vectorOps,
     );
     return hybridRank(lexical, near, cosines, CANDIDATES);
+  }
+
+  /**
+   * With the team's rerank model (modules/embeddings/rerank.ts): the best RERANK_CANDIDATES of
+   * `ranked` (texts read first) in its order, the rest after them; a follow-up is asked with its
+   * previous question before it. Otherwise, or when the model fails, `ranked` unchanged.
+   */
+  private async reranked(teamId: string, question: Question, ranked: ScoredChunk[]): Promise<ScoredChunk[]> {
+    const reranker = this.embeddings.reranker;
+    if (ranked.length === 0 || !(await reranker.enabled(teamId))) return ranked;
+    const top = ranked.slice(0, RERANK_CANDIDATES);
+    const gone = await this.retrieval.hydrate(this.db, top);
+    const order = await reranker.rerank(
+      teamId,
+      question.carry ? `${question.carry}\n${question.text}` : question.text,
+      top.filter((c) => !gone.has(c.chunkId)),
+    );
+    if (!order) return ranked;
+    return [...order, ...ranked.slice(RERANK_CANDIDATES).map((c, i) => ({ ...c, rank: order.length + i + 1 }))];
   }
 
   /**
@@ -139,7 +159,7 @@ export class PlusContext {
   ): Promise<Static<typeof ContextForPromptResponse>> {
     const { entry, retrieved } = await this.searchEntry(v, plusId, question);
     const scope = { plusIds: [plusId], fileIds: [] };
-    const ranked = await this.withVectors(entry.teamId, scope, { text: question }, retrieved);
+    const ranked = await this.reranked(entry.teamId, { text: question }, await this.withVectors(entry.teamId, scope, { text: question }, retrieved));
     const { plan, chunks } = await this.pack([{ title: null, text: entry.context ?? '' }], ranked, maxTokens, explain ? ranked : []);
     const packed = renderPack(plan);
     if (!explain) return { content: packed.content };
@@ -149,7 +169,7 @@ export class PlusContext {
     return {
       content: packed.content,
       explain: {
-        method: chunks.length === 0 ? 'none' : ranked !== retrieved.chunks ? 'hybrid' : retrieved.leading ? 'leading' : 'lexical',
+        method: chunks.length === 0 ? 'none' : ranked.some((c) => c.ranking.vector) ? 'hybrid' : retrieved.leading ? 'leading' : 'lexical',
         terms: (choice?.rank ?? []).map((lexeme, i) => ({ lexeme, df: dfOf.get(lexeme) ?? 0, idf: round6(choice!.idf[i]!), carried: choice!.carried[i]! })),
         results: chunks.map((c) => ({
           rank: c.rank,
@@ -180,7 +200,7 @@ export class PlusContext {
     const scope = { plusIds: entries.map((e) => e.id), fileIds: threadFiles.map((f) => f.id) };
     const question = { text: q.query, carry: q.carry ?? null };
     const retrieved = await this.searchScope(scope, entries, question);
-    const ranked = await this.withVectors(v.teamId, scope, question, retrieved);
+    const ranked = await this.reranked(v.teamId, question, await this.withVectors(v.teamId, scope, question, retrieved));
     // The passages are numbered as the sources are listed, so that the answer can cite them.
     const { plan } = await this.pack(
       entries.map((e) => ({ title: e.title, text: e.context ?? '' })),
@@ -211,4 +231,8 @@ export class PlusContext {
 const round6 = (x: number): number => Math.round(x * 1e6) / 1e6;
 const excerptOf = (text: string): string => (text.length > EXCERPT_CHARS ? `${text.slice(0, EXCERPT_CHARS)}…` : text);
 const roundIn = (r: RankIn | null): RankIn | null => r && { score: round6(r.score), rank: r.rank };
-const roundRanking = (r: Ranking): Ranking => ({ lexical: roundIn(r.lexical), vector: roundIn(r.vector) });
+const roundRanking = (r: Ranking): Ranking => ({
+  lexical: roundIn(r.lexical),
+  vector: roundIn(r.vector),
+  ...(r.rerank !== undefined ? { rerank: roundIn(r.rerank) } : {}),
+});
