@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { HYBRID, hybridRank, vectorWeight } from '../../src/retrieval/fusion.js';
 import type { ScoredChunk } from '../../src/retrieval/repo.js';
+import { relevanceCut, RELEVANCE_CUT, VECTOR_KEEP } from '../../src/retrieval/relevance.js';
 import { followUpVector } from '../../src/retrieval/vector.js';
 
 const chunk = (chunkId: number, score: number): ScoredChunk => ({
@@ -70,5 +71,37 @@ describe('hybrid fusion', () => {
     expect(v[0]).toBeGreaterThan(v[1]!);
     expect(v[1]).toBeGreaterThan(0);
     expect(followUpVector([1, 0], null)).toEqual([1, 0]);
+  });
+});
+
+describe('relevance cut of a turn’s sources', () => {
+  const ranked = (cs: Array<[number, number | null, number | null]>) =>
+    cs.map(([id, lex, vecRank]) => ({
+      ...chunk(id, lex ?? 0),
+      ranking: { lexical: lex === null ? null : { score: lex, rank: 1 }, vector: vecRank === null ? null : { score: 0.5, rank: vecRank } },
+    }));
+
+  it('drops full-text chunks under RELEVANCE_CUT of the best and vector-only ones beyond the vector list’s first VECTOR_KEEP', () => {
+    const list = ranked([
+      [1, 10, null],
+      [2, 10 * RELEVANCE_CUT, null],
+      [3, 10 * RELEVANCE_CUT - 0.01, 1],
+      [4, null, VECTOR_KEEP],
+      [5, null, VECTOR_KEEP + 1],
+    ]);
+    expect(ids(relevanceCut(list))).toEqual([1, 2, 4]);
+  });
+
+  it('keeps a reranked list, and opening chunks (no score), whole', () => {
+    const opening = ranked([
+      [1, 0, null],
+      [2, 0, null],
+    ]);
+    expect(ids(relevanceCut(opening))).toEqual([1, 2]);
+    const reranked = ranked([
+      [1, 10, null],
+      [2, 0.1, null],
+    ]).map((c, i) => ({ ...c, ranking: { ...c.ranking, rerank: { score: -i, rank: i + 1 } } }));
+    expect(ids(relevanceCut(reranked))).toEqual([1, 2]);
   });
 });

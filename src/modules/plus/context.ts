@@ -11,6 +11,7 @@ import { hybridRank, lexicalTop } from '../../retrieval/fusion.js';
 import type { EntryIndex } from '../../retrieval/lexical-index/entry-index.js';
 import type { LexicalIndexes } from '../../retrieval/lexical-index/indexes.js';
 import { planPack, renderPack, type PackOptions, type PackPlan } from '../../retrieval/pack.js';
+import { relevanceCut } from '../../retrieval/relevance.js';
 import { RetrievalRepo, type RankIn, type Ranking, type Retrieved, type ScoredChunk } from '../../retrieval/repo.js';
 import type { ChunkScope, Question } from '../../retrieval/search-sql.js';
 import { cosinesOf, vectorSearch } from '../../retrieval/vector.js';
@@ -200,7 +201,8 @@ export class PlusContext {
     const scope = { plusIds: entries.map((e) => e.id), fileIds: threadFiles.map((f) => f.id) };
     const question = { text: q.query, carry: q.carry ?? null };
     const retrieved = await this.searchScope(scope, entries, question);
-    const ranked = await this.reranked(v.teamId, question, await this.withVectors(v.teamId, scope, question, retrieved));
+    // the relevance cut: a turn's sources leave out the candidates far weaker than the best
+    const ranked = relevanceCut(await this.reranked(v.teamId, question, await this.withVectors(v.teamId, scope, question, retrieved)));
     // The passages are numbered as the sources are listed, so that the answer can cite them.
     const { plan } = await this.pack(
       entries.map((e) => ({ title: e.title, text: e.context ?? '' })),
