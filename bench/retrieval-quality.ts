@@ -121,11 +121,20 @@ async function measureSet(atrium: Atrium, client: HttpClient, key: string, set: 
   // the same stored chunks, indexed by a plain BM25 library
   const mini = new MiniSearch<{ id: number; text: string }>({ fields: ['text'], storeFields: [] });
   mini.addAll(chunks.map((c) => ({ id: c.id, text: c.text })));
-  const miniRanked = (text: string) =>
+  const miniRanked = (text: string, stop?: ReadonlySet<string>) =>
     mini
-      .search(text)
+      .search(text, stop ? { processTerm: (term) => (stop.has(term.toLowerCase()) ? null : term.toLowerCase()) } : {})
       .slice(0, K_MRR)
       .map((r) => Number(r.id));
+  // the question's words PostgreSQL's English configuration drops as stop words (what full text never searches for)
+  const stopWords = async (text: string) =>
+    new Set(
+      (
+        (await db.execute(
+          sql`select w from unnest(regexp_split_to_array(lower(${text}), '[^a-z0-9]+')) w where w <> '' and to_tsvector('english', w) = ''::tsvector`,
+        )) as unknown as { rows: Array<{ w: string }> }
+      ).rows.map((r) => r.w),
+    );
 
   const vectors = embedder ? await storeVectors(atrium, key, plusId, chunks, embedder) : null;
   if (vectors) note += `; ${chunks.length} chunks embedded by ${embedder!.name} in ${vectors.seconds.toFixed(1)} s`;
@@ -134,7 +143,7 @@ async function measureSet(atrium: Atrium, client: HttpClient, key: string, set: 
   const previous = (q: Labelled) => q.history.at(-1) ?? null;
 
   // every list once per question; the methods are read from them
-  const lists: Array<{ q: Labelled; relevant: Set<number>; lexical: Retrieved; alone: Retrieved; near: ScoredChunk[]; cosines: Map<number, number> }> = [];
+  const lists: Array<{ q: Labelled; relevant: Set<number>; lexical: Retrieved; alone: Retrieved; near: ScoredChunk[]; cosines: Map<number, number>; stop: Set<string> }> = [];
   for (const q of set.questions) {
     const lexical = await repo.retrieve(db, scope, { text: q.question, carry: previous(q) }, CANDIDATES);
     const alone = q.history.length > 0 ? await repo.retrieve(db, scope, { text: q.question }, K_MRR) : lexical;
@@ -153,7 +162,7 @@ async function measureSet(atrium: Atrium, client: HttpClient, key: string, set: 
         vectorOps,
       );
     }
-    lists.push({ q, relevant: relevant(q), lexical, alone, near, cosines });
+    lists.push({ q, relevant: relevant(q), lexical, alone, near, cosines, stop: await stopWords(q.question) });
   }
   if (process.env.QUALITY_DUMP) {
     const file = `${process.env.QUALITY_DUMP}.${set.label.replace(/\W+/g, '-')}.json`;
@@ -169,6 +178,7 @@ async function measureSet(atrium: Atrium, client: HttpClient, key: string, set: 
     { name: 'Full text', ranked: (l) => ids(l.lexical.chunks), ...(vectors ? {} : { misses: true as const }) },
     ...(hasFollowups ? [{ name: 'Full text, follow-ups without carried terms', ranked: (l: (typeof lists)[number]) => ids(l.alone.chunks) }] : []),
     { name: 'MiniSearch BM25 (reference)', ranked: (l) => miniRanked(l.q.question) },
+    { name: 'MiniSearch BM25, stop words dropped (PostgreSQL English list)', ranked: (l) => miniRanked(l.q.question, l.stop) },
     ...(hasFollowups
       ? [
           {

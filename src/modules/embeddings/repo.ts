@@ -15,7 +15,7 @@ export interface ClaimedFile {
 const VECTOR_INSERT_BATCH = 200;
 
 /**
- * SQL of the embedding tables: team_embedding_models, plus_file_embeddings, plus_chunk_vectors.
+ * SQL of the embedding tables: team_embedding_models, team_rerank_models, plus_file_embeddings, plus_chunk_vectors.
  * It also reads plus_files / plus_entries / plus_chunks (the files and chunks to embed), which
  * modules/plus owns and writes (docs/ARCHITECTURE.md, "Embeddings").
  */
