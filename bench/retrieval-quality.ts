@@ -143,7 +143,15 @@ async function measureSet(atrium: Atrium, client: HttpClient, key: string, set: 
   const previous = (q: Labelled) => q.history.at(-1) ?? null;
 
   // every list once per question; the methods are read from them
-  const lists: Array<{ q: Labelled; relevant: Set<number>; lexical: Retrieved; alone: Retrieved; near: ScoredChunk[]; cosines: Map<number, number>; stop: Set<string> }> = [];
+  const lists: Array<{
+    q: Labelled;
+    relevant: Set<number>;
+    lexical: Retrieved;
+    alone: Retrieved;
+    near: ScoredChunk[];
+    cosines: Map<number, number>;
+    stop: Set<string>;
+  }> = [];
   for (const q of set.questions) {
     const lexical = await repo.retrieve(db, scope, { text: q.question, carry: previous(q) }, CANDIDATES);
     const alone = q.history.length > 0 ? await repo.retrieve(db, scope, { text: q.question }, K_MRR) : lexical;
