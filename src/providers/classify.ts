@@ -310,3 +310,8 @@ export function classifyProviderError(err: unknown): ProviderError {
 
   return new ProviderError('upstream_error', 'The model provider request failed');
 }
+
+/** An HTTP refusal read without an SDK (the rerank adapter's fetch): by status, with the body's code and Retry-After only. */
+export function classifyHttpStatus(status: number, body: unknown, headers?: unknown): ProviderError {
+  return fromStatus(status, upstreamInfo(body, headers));
+}

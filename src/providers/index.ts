@@ -68,6 +68,7 @@ export {
   type ProviderUrlPolicy,
 } from './url-guard.js';
 export { embed, supportsEmbeddings, unitVector, type EmbedRequest } from './embeddings.js';
+export { rerank, rerankUrl, supportsRerank, type RerankRequest, type RerankResult } from './rerank.js';
 export { DEFAULT_OPENAI_BASE_URL, DEFAULT_AZURE_API_VERSION, parseAzureUrl } from './openai.js';
 export { DEFAULT_ANTHROPIC_BASE_URL, DEFAULT_ANTHROPIC_MAX_TOKENS } from './anthropic.js';
 export { DEFAULT_GEMINI_BASE_URL } from './google.js';

@@ -26,6 +26,8 @@ export interface RankIn {
 export interface Ranking {
   lexical: RankIn | null;
   vector: RankIn | null;
+  /** the team's rerank model's order of the best candidates (absent: no rerank model, or beyond them) */
+  rerank?: RankIn | null;
 }
 
 /**
@@ -79,6 +81,8 @@ export interface TermStats {
   n: number;
   /** tokens of those chunks (0: unknown — no length normalisation) */
   tokens?: number;
+  /** files of those entries (0: unknown — no file-length prior, FILE_PRIOR) */
+  files?: number;
   terms: TermStat[];
 }
 
@@ -104,19 +108,20 @@ export class RetrievalRepo {
   async termStats(db: Executor, scope: ChunkScope, question: Question): Promise<TermStats> {
     if (isEmptyScope(scope)) return { n: 0, terms: [] };
     const res = (await db.execute(termStatsSql(scope, question))) as unknown as {
-      rows: Array<{ lexeme: string; df: number; pos: number | null; carried: boolean; n: number; tokens: number | string }>;
+      rows: Array<{ lexeme: string; df: number; pos: number | null; carried: boolean; n: number; tokens: number | string; files: number }>;
     };
     return {
       n: res.rows[0]?.n ?? 0,
       tokens: Number(res.rows[0]?.tokens ?? 0),
+      files: Number(res.rows[0]?.files ?? 0),
       terms: res.rows.map((r) => ({ lexeme: r.lexeme, df: r.df, ...(r.pos === null ? {} : { pos: Number(r.pos) }), ...(r.carried ? { carried: true } : {}) })),
     };
   }
 
   /** The best-matching chunks in scope of one step of a term choice (query.ts), best first. */
-  async search(db: Executor, scope: ChunkScope, choice: TermChoice, step: Step, limit: number, avgLen = 0): Promise<ScoredChunk[]> {
+  async search(db: Executor, scope: ChunkScope, choice: TermChoice, step: Step, limit: number, avgLen = 0, avgFile = 0): Promise<ScoredChunk[]> {
     if (isEmptyScope(scope)) return [];
-    return this.toChunks(db, (await db.execute(searchSql(scope, choice, step, limit, avgLen))) as unknown as { rows: Row[] });
+    return this.toChunks(db, (await db.execute(searchSql(scope, choice, step, limit, avgLen, avgFile))) as unknown as { rows: Row[] });
   }
 
   /** When nothing matches (a question of stop words, "summarise this"), the documents' opening chunks. */
@@ -168,7 +173,7 @@ export class RetrievalRepo {
    */
   async lexicalSearch(db: Executor, scope: ChunkScope, stats: TermStats, limit: number): Promise<Retrieved> {
     if (isEmptyScope(scope)) return { chunks: [], stats, choice: null, steps: 0, leading: false };
-    return this.stepwise(db, scope, stats, limit, (choice, step, want, avgLen) => this.search(db, scope, choice, step, want, avgLen));
+    return this.stepwise(db, scope, stats, limit, (choice, step, want, avgLen, avgFile) => this.search(db, scope, choice, step, want, avgLen, avgFile));
   }
 
   /**
@@ -180,15 +185,16 @@ export class RetrievalRepo {
     scope: ChunkScope,
     stats: TermStats,
     limit: number,
-    runStep: (choice: TermChoice, step: Step, want: number, avgLen: number) => ScoredChunk[] | Promise<ScoredChunk[]>,
+    runStep: (choice: TermChoice, step: Step, want: number, avgLen: number, avgFile: number) => ScoredChunk[] | Promise<ScoredChunk[]>,
   ): Promise<Retrieved> {
     const choice = chooseTerms(stats.terms, stats.n, this.termOptions);
     const avgLen = stats.n > 0 && stats.tokens ? stats.tokens / stats.n : 0;
+    const avgFile = stats.files && stats.tokens ? stats.tokens / stats.files : 0;
     const chunks: ScoredChunk[] = [];
     let steps = 0;
     for (const step of choice?.steps ?? []) {
       if (chunks.length >= limit) break;
-      chunks.push(...(await runStep(choice!, step, limit - chunks.length, avgLen)));
+      chunks.push(...(await runStep(choice!, step, limit - chunks.length, avgLen, avgFile)));
       steps++;
     }
     return this.ranked(db, scope, stats, choice, chunks, steps, limit);
@@ -236,11 +242,16 @@ export class RetrievalRepo {
    * matches (the opening chunks are read). The chunks come without their texts (`hydrate`).
    */
   async searchIndexes(db: Executor, indexes: readonly EntryIndex[], n: number, lexemes: readonly QuestionLexeme[], limit: number): Promise<Retrieved> {
-    const stats: TermStats = { n, tokens: indexes.reduce((t, i) => t + i.tokens, 0), terms: indexTermStats(indexes, lexemes) };
+    const stats: TermStats = {
+      n,
+      tokens: indexes.reduce((t, i) => t + i.tokens, 0),
+      files: indexes.reduce((t, i) => t + i.files.length, 0),
+      terms: indexTermStats(indexes, lexemes),
+    };
     const scope = { plusIds: indexes.map((i) => i.plusId), fileIds: [] };
-    return this.stepwise(db, scope, stats, limit, (choice, step, want, avgLen) => {
+    return this.stepwise(db, scope, stats, limit, (choice, step, want, avgLen, avgFile) => {
       const hits: Hit[] = [];
-      for (const idx of indexes) idx.candidates(choice, step, avgLen, hits);
+      for (const idx of indexes) idx.candidates(choice, step, avgLen, avgFile, hits);
       return orderHits(hits, want).map((h) => h.index.chunk(h));
     });
   }

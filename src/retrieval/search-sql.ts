@@ -4,7 +4,7 @@
  * the statements RetrievalRepo runs (and the benchmarks time).
  */
 import { sql, type SQL } from 'drizzle-orm';
-import { BM25, BOOSTS, NEAR, PREFIX_MIN_CHARS, TIE_DECIMALS } from './scoring.js';
+import { BM25, BOOSTS, DERIVED_MAX_CUT, FILE_PRIOR, NEAR, PREFIX_MIN_CHARS, STEM_MIN_CHARS, TIE_DECIMALS } from './scoring.js';
 import { quoteLexeme, type Step, type TermChoice, type TermPair, type TermStat } from './query.js';
 
 export interface ChunkScope {
@@ -66,11 +66,17 @@ export const QUESTION_VECTORS = `select to_tsvector('english', $1::text)::text a
  * The question's lexemes as found in the entries `inScope` selects (a condition on `t.plus_id`):
  * each with its document frequency summed over them, its first position in the question and
  * whether it was carried; a lexeme absent from them replaced by its prefix match
- * (PREFIX_MIN_CHARS) — one query, the prefix looked up as a range of plus_terms' primary key.
+ * (PREFIX_MIN_CHARS: the commonest lexeme beginning with all of it but its last letter, else the
+ * longest lexeme it begins with that is at most 3 letters shorter and of at least
+ * STEM_MIN_CHARS) — one query, each looked up in plus_terms' primary key.
  * Rows: lexeme, df, pos, carried.
  */
 function questionTermsSql(question: Question, inScope: SQL): SQL {
   const q = questionLexemesSql(question);
+  const derivedStems = sql.join(
+    Array.from({ length: DERIVED_MAX_CUT }, (_, k) => sql`left(q.lexeme, ${-(k + 1)}::int)`),
+    sql`, `,
+  );
   return sql`
     select x.lexeme, coalesce(sum(x.df) filter (where not x.prefix), max(x.df))::int as df, min(x.pos) as pos, bool_and(x.carried) as carried
     from (
@@ -81,12 +87,23 @@ function questionTermsSql(question: Question, inScope: SQL): SQL {
       select p.lexeme, p.df, q.pos, q.carried, true
       from (${q}) q
       cross join lateral (
-        select t.lexeme, sum(t.df)::int as df
-        from plus_terms t
-        where ${inScope} and t.lexeme >= left(q.lexeme, -1) and t.lexeme < left(q.lexeme, -2) || chr(ascii(substr(q.lexeme, length(q.lexeme) - 1, 1)) + 1)
-          and starts_with(t.lexeme, left(q.lexeme, -1))
-        group by t.lexeme
-        order by sum(t.df) desc, t.lexeme
+        select c.lexeme, c.df from (
+          (select t.lexeme, sum(t.df)::int as df, 0 as kind
+           from plus_terms t
+           where ${inScope} and t.lexeme >= left(q.lexeme, -1) and t.lexeme < left(q.lexeme, -2) || chr(ascii(substr(q.lexeme, length(q.lexeme) - 1, 1)) + 1)
+             and starts_with(t.lexeme, left(q.lexeme, -1))
+           group by t.lexeme
+           order by sum(t.df) desc, t.lexeme
+           limit 1)
+          union all
+          (select t.lexeme, sum(t.df)::int, 1
+           from plus_terms t
+           where ${inScope} and t.lexeme in (${derivedStems}) and length(t.lexeme) >= ${STEM_MIN_CHARS}::int
+           group by t.lexeme
+           order by length(t.lexeme) desc
+           limit 1)
+        ) c
+        order by c.kind
         limit 1
       ) p
       where length(q.lexeme) >= ${PREFIX_MIN_CHARS} and q.lexeme ~ '^[a-z]+$'
@@ -99,21 +116,22 @@ function questionTermsSql(question: Question, inScope: SQL): SQL {
  * One round trip: those of the question's lexemes (English stemming, stop words removed) that
  * occur in the scope's entries — or their prefix match (questionTermsSql) — with their document
  * frequency summed over them, their position in the question and whether they were carried from
- * a previous one; and on every row the scope's chunk count and token count (BM25's N and average
- * chunk length). A question with no such lexeme gives no row.
+ * a previous one; and on every row the scope's chunk count, token count and file count (BM25's N
+ * and average chunk length, the average file length of FILE_PRIOR). A question with no such lexeme gives no row.
  */
 export function termStatsSql(scope: ChunkScope, question: Question): SQL {
   return sql`
     select t.lexeme, t.df, t.pos, t.carried,
            (select coalesce(sum(e.chunk_count), 0) from plus_entries e where ${statsEntriesSql(scope, sql`e.id`)})::int as n,
-           (select coalesce(sum(f.token_size), 0) from plus_files f where ${statsEntriesSql(scope, sql`f.plus_id`)})::float8 as tokens
+           (select coalesce(sum(f.token_size), 0) from plus_files f where ${statsEntriesSql(scope, sql`f.plus_id`)})::float8 as tokens,
+           (select count(*) from plus_files f where ${statsEntriesSql(scope, sql`f.plus_id`)})::int as files
     from (${questionTermsSql(question, statsEntriesSql(scope, sql`t.plus_id`))}) t`;
 }
 
 /**
  * For ONE entry (`entryId`, e.g. a column of an outer query): the question's lexemes that occur
  * in it (or their prefix match) as [lexeme, df, position in the question], and the entry's token
- * count — a scalar subquery, so that the entry's lookup and its term statistics take one round
+ * and file counts — a scalar subquery, so that the entry's lookup and its term statistics take one round
  * trip (PlusRepo.findWithTerms).
  */
 export function entryTermsSql(entryId: SQL, question: string): SQL {
@@ -121,17 +139,23 @@ export function entryTermsSql(entryId: SQL, question: string): SQL {
     'terms', (
       select coalesce(json_agg(json_build_array(t.lexeme, t.df, t.pos)), '[]'::json)
       from (${questionTermsSql({ text: question }, sql`t.plus_id = ${entryId}`)}) t),
-    'tokens', (select coalesce(sum(f.token_size), 0) from plus_files f where f.plus_id = ${entryId}))`;
+    'tokens', (select coalesce(sum(f.token_size), 0) from plus_files f where f.plus_id = ${entryId}),
+    'files', (select count(*) from plus_files f where f.plus_id = ${entryId}))`;
 }
 
 /** The value of entryTermsSql. */
-export function parseEntryTerms(v: unknown): { terms: TermStat[]; tokens: number } {
-  const o = (typeof v === 'string' ? JSON.parse(v) : v) as { terms: Array<[string, number, number | null]> | null; tokens: number | string | null } | null;
+export function parseEntryTerms(v: unknown): { terms: TermStat[]; tokens: number; files: number } {
+  const o = (typeof v === 'string' ? JSON.parse(v) : v) as {
+    terms: Array<[string, number, number | null]> | null;
+    tokens: number | string | null;
+    files?: number | string | null;
+  } | null;
   return {
     terms: (o?.terms ?? []).map(([lexeme, df, pos]) =>
       pos === null || pos === undefined ? { lexeme, df: Number(df) } : { lexeme, df: Number(df), pos: Number(pos) },
     ),
     tokens: Number(o?.tokens ?? 0),
+    files: Number(o?.files ?? 0),
   };
 }
 
@@ -162,11 +186,12 @@ function pairQueries(p: TermPair): { phrase: string; near: string } {
  * — for each ranking lexeme it holds, idf × tf(k1 + 1) / (tf + k1(1 − b + b·len/avglen)), tf its
  * occurrences in the text (weight D of the tsvector), len the chunk's tokens — plus the boosts
  * (BOOSTS): the lexeme in the chunk's headings (weight A), neighbouring lexemes of the question as
- * a phrase or near each other. Equal scores are ordered by how many better chunks of the same file
+ * a phrase or near each other; divided by the file-length prior (FILE_PRIOR, when `avgFile`, the
+ * scope's average file tokens, is known). Equal scores are ordered by how many better chunks of the same file
  * come first (diversity: another file's best before a file's second), then the shorter chunk, and
  * only then the chunk id.
  */
-export function searchSql(scope: ChunkScope, choice: TermChoice, step: Step, limit: number, avgLen: number): SQL {
+export function searchSql(scope: ChunkScope, choice: TermChoice, step: Step, limit: number, avgLen: number, avgFile = 0): SQL {
   const { k1, b } = BM25;
   // len/avglen; without a known average (no token counts) no length normalisation
   const norm = avgLen > 0 ? sql`(${k1}::float8 * (1 - ${b}::float8 + ${b}::float8 * m.token_size / ${avgLen}::float8))` : sql`${k1}::float8`;
@@ -180,14 +205,19 @@ export function searchSql(scope: ChunkScope, choice: TermChoice, step: Step, lim
     const tf = bodyTf(sql`m.search`, q);
     return sql`${choice.idf[i]}::float8 * (${tf} * ${k1 + 1}::float8 / (${tf} + ${norm}) + case when m.search @@ cast(${`${q}:A`} as tsquery) then ${BOOSTS.heading}::float8 else 0 end)`;
   });
+  // FILE_PRIOR: the score divided by 1 + FILE_PRIOR × max(0, √(file tokens ÷ average) − 1)
+  const prior = (score: SQL) =>
+    avgFile > 0
+      ? sql`(${score}) / (1::float8 + ${FILE_PRIOR}::float8 * greatest(0::float8, sqrt(m.file_tokens::float8 / ${avgFile}::float8) - 1::float8))`
+      : score;
   return sql`
     with m as (
-      select c.id, c.file_id, c.plus_id, c.token_size, c.search
-      from plus_chunks c
+      select c.id, c.file_id, c.plus_id, c.token_size, c.search${avgFile > 0 ? sql`, f.token_size as file_tokens` : sql``}
+      from plus_chunks c${avgFile > 0 ? sql` join plus_files f on f.id = c.file_id` : sql``}
       where c.search @@ cast(${step.match} as tsquery) and ${scopeSql(scope)}
     ), s as (
       select m.id, m.file_id, m.plus_id, m.token_size,
-             ${sql.join(terms, sql` + `)}${sql.join(pairs, sql``)} as score
+             ${prior(sql.join([...terms.map((t, i) => (i === 0 ? t : sql` + ${t}`)), ...pairs], sql``))} as score
       from m
     ), r as (
       select s.*, row_number() over (partition by s.file_id order by s.score desc, s.token_size, s.id) as in_file

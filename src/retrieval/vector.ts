@@ -94,3 +94,39 @@ export async function vectorSearch(db: Executor, scope: ChunkScope, q: VectorQue
     };
   });
 }
+
+/**
+ * The cosine similarity to the question of each of `chunkIds` embedded by the question's model
+ * (those of full text's first candidates the vector list left out: hybridRank weighs the two
+ * lists by how far they agree on them).
+ */
+export async function cosinesOf(db: Executor, q: VectorQuery, chunkIds: readonly number[], vectorOps: boolean): Promise<Map<number, number>> {
+  const out = new Map<number, number>();
+  if (chunkIds.length === 0) return out;
+  const score = vectorOps
+    ? sql`1 - (v.embedding::vector <=> ${`[${q.vector.map(num).join(',')}]`}::vector)`
+    : sql`(select sum(a * b) from unnest(v.embedding, ${`{${q.vector.map(num).join(',')}}`}::real[]) as t(a, b))`;
+  const res = (await db.execute(sql`
+    select v.chunk_id, ${score} as score
+    from plus_chunk_vectors v
+    where v.chunk_id = any(${`{${chunkIds.join(',')}}`}::bigint[]) and v.model_id = ${q.modelId}::uuid and array_length(v.embedding, 1) = ${q.vector.length}`)) as unknown as {
+    rows: Array<{ chunk_id: number | string; score: number | string }>;
+  };
+  for (const r of res.rows) out.set(Number(r.chunk_id), Number(r.score));
+  return out;
+}
+
+/** A follow-up's previous question weighs this much in the vector it searches with (as its carried words do in full text). */
+export const CARRY_VECTOR_WEIGHT = 0.5;
+
+/**
+ * The vector a question searches with: its own, or for a follow-up its own plus
+ * CARRY_VECTOR_WEIGHT × the previous question's (both unit length), back to unit length — the
+ * vector counterpart of full text's carried words.
+ */
+export function followUpVector(own: number[], carried: number[] | null): number[] {
+  if (!carried || carried.length !== own.length) return own;
+  const sum = own.map((x, i) => x + CARRY_VECTOR_WEIGHT * carried[i]!);
+  const len = Math.hypot(...sum);
+  return len > 0 ? sum.map((x) => x / len) : own;
+}

@@ -4,6 +4,7 @@ import { EmbeddingSettings } from '../../src/modules/embeddings/schema.js';
 import { ChatAnswer } from '../../src/modules/chat/schema.js';
 import { Plus } from '../../src/modules/plus/schema.js';
 import { EmbeddingsRepo } from '../../src/modules/embeddings/repo.js';
+import { HYBRID } from '../../src/retrieval/fusion.js';
 import { vectorSearch } from '../../src/retrieval/vector.js';
 import { expectProblem, newTeam, startTestApp, type TeamFixture, type TestApp } from '../helpers/app.js';
 import { createModel, createWorkspace } from '../helpers/factories.js';
@@ -115,10 +116,14 @@ describe('hybrid retrieval', () => {
     expect(ranks.every((r) => typeof r === 'number')).toBe(true);
     const lexicalOnes = answer.sources.filter((x) => x.ranking?.lexical);
     expect(lexicalOnes.length).toBeGreaterThan(0);
+    // the fused score: full text's score over its best, plus a share of the vector one (at most HYBRID.weight)
     for (const src of answer.sources) {
       const r = src.ranking!;
-      expect(src.score).toBeCloseTo((r.lexical ? 1 / (60 + r.lexical.rank) : 0) + (r.vector ? 1 / (60 + r.vector.rank) : 0), 5);
+      expect(src.score).toBeGreaterThanOrEqual(0);
+      expect(src.score).toBeLessThanOrEqual((r.lexical ? 1 : 0) + HYBRID.weight + 1e-6);
+      if (!r.lexical) expect(src.score).toBeLessThanOrEqual(HYBRID.weight + 1e-6);
     }
+    expect(answer.sources.map((x) => x.score)).toEqual([...answer.sources.map((x) => x.score)].sort((a, b) => b - a));
     const ctx = await t.request({ method: 'POST', url: `/api/v1/plus/${plus.id}/context-for-prompt`, key: team.ownerKey, payload: { content: QUESTION } });
     expect(ctx.json().content).toContain('Reimbursement');
     // the question is embedded with the same model as the chunks
@@ -189,6 +194,20 @@ describe('hybrid retrieval', () => {
       payload: { content: `${QUESTION} Please.` },
     });
     expect(ctx.json().content).toContain('Reimbursement');
+  });
+
+  it('a follow-up embeds its previous question with it, in one request, and searches with both', async () => {
+    const team = await newTeam(t);
+    const emb = await embeddingModel(team, 'OPENAI');
+    expect((await choose(team.ownerKey, emb.id)).statusCode).toBe(200);
+    const alone = await t.services.embeddings.queryVector(team.teamId, 'and on which card?');
+    const before = embedRequests().length;
+    const followUp = await t.services.embeddings.queryVector(team.teamId, 'and on which card?', QUESTION);
+    const sent = embedRequests().slice(before);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]!.body.input).toEqual(['and on which card?', QUESTION]);
+    expect(followUp!.vector).not.toEqual(alone!.vector);
+    expect(Math.hypot(...followUp!.vector)).toBeCloseTo(1, 6);
   });
 
   it('pgvector and the real[] fallback rank alike (the fallback is what runs where the extension is missing)', async () => {

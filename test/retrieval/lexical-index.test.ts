@@ -154,7 +154,7 @@ describe('what it reads', () => {
       rows: Array<{ v: string }>;
     };
     const b = new IndexBuilder();
-    b.addFile('f', 'f.txt');
+    b.addFile('f', 'f.txt', 0);
     expect(b.addChunk(1, 'f', 10, res.rows[0]!.v)).toBe(true);
     expect(b.addChunk(2, 'not added', 10, "'x':1")).toBe(false);
     const idx = b.seal('p', 0, 10);

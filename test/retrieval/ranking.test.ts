@@ -102,6 +102,7 @@ async function termStats(plusId: string, q: { text: string; carry?: string }) {
   const byLexeme = (a: { lexeme: string }, b: { lexeme: string }) => (a.lexeme < b.lexeme ? -1 : 1);
   expect(indexTermStats([index], await retrieval.questionLexemes(db(), q)).sort(byLexeme)).toEqual([...bySql.terms].sort(byLexeme));
   expect(index.tokens).toBe(bySql.tokens);
+  expect(index.files.length).toBe(bySql.files);
   return bySql;
 }
 
@@ -270,6 +271,31 @@ describe('question words absent from the documents', () => {
     expect(none.terms.map((t) => t.lexeme)).toEqual(['catalogu']);
     const short = await termStats(e.plusId, { text: 'cats drive' });
     expect(short.terms.map((t) => t.lexeme)).toEqual(['cat']);
+  });
+});
+
+describe('derived forms and long files', () => {
+  it('an agent noun the stemmer keeps whole finds its verb ("compressor" → compress, "printer" → print), on both rankings', async () => {
+    const e = await entry([
+      [{ text: `Always compress the backups with zstd before you upload them. ${filler(20)}` }],
+      [{ text: `Print the report on the second floor. ${filler(20, 'dolor')}` }],
+      others(10),
+    ]);
+    const stats = await termStats(e.plusId, { text: 'Which compressor do we use?' });
+    expect(stats.terms.map((t) => t.lexeme)).toEqual(['compress']);
+    expect((await ranked(e.plusId, 'Which compressor do we use?'))[0]!.chunkId).toBe(e.chunkIds[0]![0]);
+    expect((await ranked(e.plusId, 'Where is the printer?'))[0]!.chunkId).toBe(e.chunkIds[1]![0]);
+    // a plural of it too; but a word more than three letters longer than any lexeme is left alone
+    expect((await termStats(e.plusId, { text: 'compressors' })).terms.map((t) => t.lexeme)).toEqual(['compress']);
+    expect((await retrieval.termStats(db(), { plusIds: [e.plusId], fileIds: [] }, { text: 'compressionists' })).terms).toEqual([]);
+  });
+
+  it('a long file does not take the first place from a short one that says the same (file-length prior)', async () => {
+    const generic = (i: number) => ({ text: `Change the server settings in the panel. ${filler(20, `gen${i}x`)}` });
+    const e = await entry([Array.from({ length: 20 }, (_, i) => generic(i)), [{ text: `Change the server settings in the panel. ${filler(20, 'short')}` }]]);
+    const r = await ranked(e.plusId, 'How do I change the server settings?');
+    expect(r[0]!.chunkId).toBe(e.chunkIds[1]![0]);
+    expect(r[0]!.score).toBeGreaterThan(r[1]!.score);
   });
 });
 

@@ -207,9 +207,9 @@ describe('retrieval', () => {
     const other = await entryWithChunks(['zebra elsewhere']);
     const retrieval = new RetrievalRepo();
     const stats = await retrieval.termStats(db(), { plusIds: [], fileIds: [e.fileId] }, { text: 'zebra?' });
-    expect(stats).toEqual({ n: 3, tokens: 3, terms: [{ lexeme: 'zebra', df: 2, pos: 1 }] });
+    expect(stats).toEqual({ n: 3, tokens: 3, files: 1, terms: [{ lexeme: 'zebra', df: 2, pos: 1 }] });
     const both = await retrieval.termStats(db(), { plusIds: [other.plusId], fileIds: [e.fileId] }, { text: 'zebra?' });
-    expect(both).toEqual({ n: 4, tokens: 4, terms: [{ lexeme: 'zebra', df: 3, pos: 1 }] });
+    expect(both).toEqual({ n: 4, tokens: 4, files: 2, terms: [{ lexeme: 'zebra', df: 3, pos: 1 }] });
     const r = await retrieval.retrieve(db(), { plusIds: [], fileIds: [e.fileId] }, 'zebra?', 50);
     expect(r.chunks.map((c) => c.chunkId).sort()).toEqual(e.chunkIds.slice(0, 2).sort());
   });

@@ -20,6 +20,9 @@
  *   POST /{v1beta|v1|v1alpha}/models/{model}:streamGenerateContent?alt=sse
  *   POST /v1/embeddings, /openai/deployments/{d}/embeddings, /openai/v1/embeddings  (embeddings)
  *   POST /{v1beta|v1|v1alpha}/models/{model}:embedContent | :batchEmbedContents      (gemini embeddings)
+ *   POST /v1/rerank  {model, query, documents, top_n} → {results: [{index, relevance_score}]}  (rerank:
+ *        score = the share of the query's words of 3+ letters the document holds, + 1 if it holds a
+ *        string of the `rerankPrefer` switch)
  *
  * Embeddings are deterministic "concept" vectors: dimension i counts the words of the text that
  * belong to concept group i of the `embedConcepts` switch (case-insensitive, whole words or
@@ -119,6 +122,10 @@ export interface StandInSwitches {
   failEmbeddings: number | null;
   /** Embeddings: the concept groups that make the dimensions (see the header comment). */
   embedConcepts: string[][];
+  /** Rerank: documents holding one of these strings (case-insensitive) score 1 more. */
+  rerankPrefer: string[];
+  /** Answer only rerank requests with this HTTP status. */
+  failRerank: number | null;
   /** Answer a request that offers tools (and does not end in tool results) with these calls (see the header comment). */
   toolCalls: Array<{ name: string; arguments: Record<string, unknown> }> | null;
   /** Refuse a request that offers tools, as a model without tool support does (400). */
@@ -192,6 +199,8 @@ const DEFAULTS: StandInSwitches = {
   promptTokensFactor: 1,
   failEmbeddings: null,
   embedConcepts: DEFAULT_CONCEPTS,
+  rerankPrefer: [],
+  failRerank: null,
   toolCalls: null,
   refuseTools: false,
   toolCallsAfterResults: false,
@@ -212,6 +221,8 @@ interface Route {
   protocol: StandInProtocol;
   /** an embeddings request (`batch`: Gemini batchEmbedContents) */
   embed?: 'one' | 'batch';
+  /** a rerank request */
+  rerank?: true;
   /** gemini: streaming is decided by the path */
   geminiStream?: boolean;
   model?: string;
@@ -226,6 +237,7 @@ function route(method: string, pathname: string): Route | null {
   if (method !== 'POST') return null;
   if (pathname === '/v1/chat/completions') return { protocol: 'openai' };
   if (pathname === '/v1/embeddings') return { protocol: 'openai', embed: 'one' };
+  if (pathname === '/v1/rerank') return { protocol: 'openai', rerank: true };
   if (pathname === '/openai/v1/embeddings') return { protocol: 'azure', embed: 'one' };
   const aze = AZURE_EMBED_PATH.exec(pathname);
   if (aze) return { protocol: 'azure', model: decodeURIComponent(aze[1] ?? ''), embed: 'one' };
@@ -495,6 +507,11 @@ export async function startStandInProvider(): Promise<StandInProvider> {
       sendJson(res, 404, { error: { code: '404', message: 'Resource not found' } });
       return;
     }
+    if (r.rerank) {
+      if (s.failRerank) sendJson(res, s.failRerank, errorBody(r.protocol, s.failRerank));
+      else sendJson(res, 200, rerankAnswer(body, s.rerankPrefer));
+      return;
+    }
     if (r.embed && s.failEmbeddings) {
       sendJson(res, s.failEmbeddings, errorBody(r.protocol, s.failEmbeddings));
       return;
@@ -684,6 +701,22 @@ function sendJson(res: http.ServerResponse, status: number, body: unknown, heade
   const data = JSON.stringify(body);
   res.writeHead(status, { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(data) });
   res.end(data);
+}
+
+/** The stand-in's rerank: the share of the query's words (3+ letters) a document holds, + 1 for a preferred string; best first, top_n of them. */
+function rerankAnswer(body: Json, prefer: string[]): Json {
+  const words = (t: string) => new Set(t.toLowerCase().match(/[a-z0-9]{3,}/g) ?? []);
+  const query = [...words(String(body.query ?? ''))];
+  const docs = Array.isArray(body.documents) ? (body.documents as unknown[]).map((d) => String(d)) : [];
+  const scored = docs.map((d, index) => {
+    const has = words(d);
+    const overlap = query.length === 0 ? 0 : query.filter((w) => has.has(w)).length / query.length;
+    const bonus = prefer.some((p) => d.toLowerCase().includes(p.toLowerCase())) ? 1 : 0;
+    return { index, relevance_score: overlap + bonus };
+  });
+  scored.sort((a, b) => b.relevance_score - a.relevance_score || a.index - b.index);
+  const n = typeof body.top_n === 'number' ? body.top_n : scored.length;
+  return { model: body.model ?? 'standin-rerank', results: scored.slice(0, n) };
 }
 
 function embedAnswer(r: Route, body: Json, concepts: string[][]): Json {

@@ -53,7 +53,11 @@ export interface StoredSource {
   /** 1-based final rank among the candidates */
   rank?: number;
   /** where the chunk stood in each ranked list (null: not found by that search, or it did not run) */
-  ranking?: { lexical: { score: number; rank: number } | null; vector: { score: number; rank: number } | null };
+  ranking?: {
+    lexical: { score: number; rank: number } | null;
+    vector: { score: number; rank: number } | null;
+    rerank?: { score: number; rank: number } | null;
+  };
 }
 
 /** A tool the turn's model called (an MCP server's) and what it answered, stored on the answer's message. */

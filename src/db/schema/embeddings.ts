@@ -19,6 +19,17 @@ export const teamEmbeddingModels = pgTable('team_embedding_models', {
   updated: ts('updated').notNull().defaultNow(),
 });
 
+/** The rerank model a team's retrieval re-orders its best candidates with (one per team; none: no reranking). */
+export const teamRerankModels = pgTable('team_rerank_models', {
+  teamId: uuid('team_id')
+    .primaryKey()
+    .references(() => teams.id, { onDelete: 'cascade' }),
+  modelId: uuid('model_id')
+    .notNull()
+    .references(() => models.id, { onDelete: 'cascade' }),
+  updated: ts('updated').notNull().defaultNow(),
+});
+
 /**
  * A file's embedding job and status, for the team's current embedding model: `pending` (waiting,
  * or waiting for a retry at `next_attempt`), `embedding` (claimed by a node until

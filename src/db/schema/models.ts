@@ -50,8 +50,8 @@ export const models = pgTable(
     settingsAvailable: jsonb('settings_available').$type<Array<{ fieldName: string; name: string; description: string }>>(),
     promptWrapper: jsonb('prompt_wrapper').$type<{ wrapperName: string; value: string } | null>(),
     modelRating: integer('model_rating'),
-    // embeddings: what the model is for, and the size of its vectors (configured, or found on first use)
-    kind: text('kind', { enum: ['chat', 'embedding'] })
+    // what the model is for (chat, embedding, rerank), and an embedding model's vector size (configured, or found on first use)
+    kind: text('kind', { enum: ['chat', 'embedding', 'rerank'] })
       .notNull()
       .default('chat'),
     embeddingDimensions: integer('embedding_dimensions'),

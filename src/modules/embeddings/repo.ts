@@ -1,6 +1,6 @@
 import { and, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { Executor, Tx } from '../../db/client.js';
-import { plusChunkVectors, plusFileEmbeddings, teamEmbeddingModels } from '../../db/schema/embeddings.js';
+import { plusChunkVectors, plusFileEmbeddings, teamEmbeddingModels, teamRerankModels } from '../../db/schema/embeddings.js';
 
 export type FileEmbeddingRow = typeof plusFileEmbeddings.$inferSelect;
 export type EmbeddingStatus = FileEmbeddingRow['status'];
@@ -15,7 +15,7 @@ export interface ClaimedFile {
 const VECTOR_INSERT_BATCH = 200;
 
 /**
- * SQL of the embedding tables: team_embedding_models, plus_file_embeddings, plus_chunk_vectors.
+ * SQL of the embedding tables: team_embedding_models, team_rerank_models, plus_file_embeddings, plus_chunk_vectors.
  * It also reads plus_files / plus_entries / plus_chunks (the files and chunks to embed), which
  * modules/plus owns and writes (docs/ARCHITECTURE.md, "Embeddings").
  */
@@ -48,6 +48,25 @@ export class EmbeddingsRepo {
   }
 
   /** No embedding model: full-text only; the team's vectors and statuses go. */
+  /** The team's rerank model (none: no reranking). */
+  async teamRerankModel(db: Executor, teamId: string): Promise<{ modelId: string; updated: Date } | undefined> {
+    const [row] = await db
+      .select({ modelId: teamRerankModels.modelId, updated: teamRerankModels.updated })
+      .from(teamRerankModels)
+      .where(eq(teamRerankModels.teamId, teamId));
+    return row;
+  }
+
+  /** Choose (a model id) or clear (null) the team's rerank model. */
+  async setTeamRerankModel(db: Executor, teamId: string, modelId: string | null): Promise<void> {
+    if (modelId === null) await db.delete(teamRerankModels).where(eq(teamRerankModels.teamId, teamId));
+    else
+      await db
+        .insert(teamRerankModels)
+        .values({ teamId, modelId })
+        .onConflictDoUpdate({ target: teamRerankModels.teamId, set: { modelId, updated: new Date() } });
+  }
+
   async clearTeamModel(tx: Tx, teamId: string): Promise<void> {
     await tx.delete(teamEmbeddingModels).where(eq(teamEmbeddingModels.teamId, teamId));
     await tx.delete(plusFileEmbeddings).where(eq(plusFileEmbeddings.teamId, teamId));

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../../http/auth.js';
 import { bodyErrorResponses, errorResponses } from '../../http/schemas.js';
-import { EmbeddingSettings, EmbeddingSettingsBody } from './schema.js';
+import { EmbeddingSettings, EmbeddingSettingsBody, RerankSettings, RerankSettingsBody } from './schema.js';
 import type { EmbeddingsService } from './service.js';
 
 export const embeddingRoutes: FastifyPluginAsyncTypebox<{ embeddings: EmbeddingsService }> = async (app, { embeddings }) => {
@@ -30,5 +30,30 @@ export const embeddingRoutes: FastifyPluginAsyncTypebox<{ embeddings: Embeddings
       },
     },
     async (req) => embeddings.choose(principalOf(req), req.body.embeddingModelId),
+  );
+  app.get(
+    '/embeddings/rerank',
+    {
+      schema: {
+        tags,
+        operationId: 'getRerankSettings',
+        summary: "The team's rerank model, which orders retrieval's best candidates for its Plus entries",
+        response: { 200: RerankSettings, ...errorResponses },
+      },
+    },
+    async (req) => embeddings.reranker.settings(principalOf(req)),
+  );
+  app.put(
+    '/embeddings/rerank',
+    {
+      schema: {
+        tags,
+        operationId: 'setRerankSettings',
+        summary: "Choose the team's rerank model (owner/admin); null: retrieval's own order",
+        body: RerankSettingsBody,
+        response: { 200: RerankSettings, ...bodyErrorResponses },
+      },
+    },
+    async (req) => embeddings.reranker.choose(principalOf(req), req.body.rerankModelId),
   );
 };

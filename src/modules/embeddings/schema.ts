@@ -36,3 +36,23 @@ export const EmbeddingSettingsBody = Type.Object(
   },
   { additionalProperties: false },
 );
+
+export const RerankSettings = Type.Object({
+  rerankModelId: Nullable(Uuid),
+  modelName: Nullable(Type.String()),
+  candidates: Type.Integer({ description: 'how many of retrieval’s best candidates the rerank model orders (the rest follow unchanged)' }),
+  updated: Nullable(DateTime),
+});
+export type RerankSettingsT = Static<typeof RerankSettings>;
+
+export const RerankSettingsBody = Type.Object(
+  {
+    rerankModelId: Nullable(
+      Type.String({
+        format: 'uuid',
+        description: 'a model of kind rerank the team uses; null: none (retrieval’s own order)',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);

@@ -4,9 +4,10 @@ import type { Database, Tx } from '../../db/client.js';
 import { AppError, badRequest } from '../../errors.js';
 import { classifyProviderError, embed, unitVector } from '../../providers/index.js';
 import type { ProviderTimeouts } from '../../providers/types.js';
-import type { VectorQuery } from '../../retrieval/vector.js';
+import { followUpVector, type VectorQuery } from '../../retrieval/vector.js';
 import type { ModelsService } from '../models/service.js';
 import { requireTeamAdmin, type Principal } from '../teams/service.js';
+import { RerankService } from './rerank.js';
 import { EmbeddingsRepo, type ClaimedFile, type EmbeddingStatus } from './repo.js';
 import type { EmbeddingSettingsT, FileEmbeddingT } from './schema.js';
 
@@ -25,6 +26,8 @@ export class EmbeddingsService {
   private readonly repo = new EmbeddingsRepo();
   private readonly teamModels = new TtlCache<string, { modelId: string } | null>(TEAM_MODEL_TTL_MS);
   private readonly queries = new TtlCache<string, number[]>(QUERY_CACHE_TTL_MS, 1_000);
+  /** the team's rerank model and reranking with it (rerank.ts) */
+  readonly reranker: RerankService;
   private pass: Promise<number> | null = null;
   private kickTimer: NodeJS.Immediate | null = null;
   private stopped = true;
@@ -35,7 +38,9 @@ export class EmbeddingsService {
     private readonly timeouts: ProviderTimeouts,
     private readonly config: EmbeddingConfig,
     private readonly onError: (err: unknown, what: string) => void = () => {},
-  ) {}
+  ) {
+    this.reranker = new RerankService(database, models, timeouts, onError);
+  }
 
   private get db() {
     return this.database.db;
@@ -120,22 +125,25 @@ export class EmbeddingsService {
   /**
    * The question's vector with the team's embedding model, or null when the team has none (then
    * retrieval is full-text only, exactly as without embeddings) or the model cannot answer now
-   * (the failure is reported to onError; the turn goes on full-text only).
+   * (the failure is reported to onError; the turn goes on full-text only). A follow-up's previous
+   * question (`carry`) is embedded in the same request and weighed in (retrieval/vector.ts,
+   * followUpVector).
    */
-  async queryVector(teamId: string, text: string): Promise<VectorQuery | null> {
+  async queryVector(teamId: string, text: string, carry: string | null = null): Promise<VectorQuery | null> {
     const chosen = await this.teamModel(teamId);
     if (!chosen) return null;
     try {
       const model = await this.models.findUsable(teamId, chosen.modelId);
       if (!model || model.kind !== 'embedding') return null;
-      const key = `${model.id}:${model.updated.getTime()}:${text}`;
+      const key = `${model.id}:${model.updated.getTime()}:${carry === null ? '' : `${carry.length}:${carry}`}:${text}`;
       let vector = this.queries.get(key);
       if (!vector) {
         const { target } = await this.models.resolve(model);
-        const [raw] = await embed({ target, texts: [text], dimensions: model.embeddingDimensions, timeouts: this.timeouts });
+        const texts = carry ? [text, carry] : [text];
+        const [raw, rawCarried] = await embed({ target, texts, dimensions: model.embeddingDimensions, timeouts: this.timeouts });
         const unit = raw ? unitVector(raw) : null;
         if (!unit) return null;
-        vector = unit;
+        vector = followUpVector(unit, rawCarried ? unitVector(rawCarried) : null);
         this.queries.set(key, vector);
       }
       return { modelId: model.id, vector };

@@ -1,4 +1,4 @@
-import { classifyProviderError, embed, getAdapter, httpStatusFor } from '../../providers/index.js';
+import { classifyProviderError, embed, getAdapter, httpStatusFor, rerank } from '../../providers/index.js';
 import type { ProviderTarget } from '../../providers/types.js';
 import type { ModelRow } from './repo.js';
 import type { ConnectionTestT } from './schema.js';
@@ -9,7 +9,8 @@ const CONNECTION_TEST_TIMEOUTS = { connectMs: 15_000, totalMs: 30_000, idleMs: 1
 
 /**
  * The provider call of a model's connection test (`ModelsService.testConnection` checks the caller
- * and resolves the target first): a chat model answers `prompt`, an embedding model embeds it.
+ * and resolves the target first): a chat model answers `prompt`, an embedding model embeds it, a
+ * rerank model ranks it against two passages.
  * A failure is the test's answer, with the upstream status and code, never thrown.
  */
 export async function connectionTestCall(
@@ -32,6 +33,19 @@ export async function connectionTestCall(
         content: `Embedded the prompt as a vector of ${dimensions} dimensions`,
         finishReason: null,
         dimensions,
+        latencyMs: elapsed(),
+        error: null,
+      };
+    }
+    // A rerank model: the prompt ranked against a passage that repeats it and one that does not.
+    if (row.kind === 'rerank') {
+      const results = await rerank({ target, query: prompt, documents: [prompt, 'Unrelated text.'], timeouts: CONNECTION_TEST_TIMEOUTS });
+      const best = results[0];
+      return {
+        ok: true,
+        content: best ? `Ranked 2 passages; the best was #${best.index + 1} (relevance ${best.relevanceScore})` : 'Ranked 2 passages',
+        finishReason: null,
+        dimensions: null,
         latencyMs: elapsed(),
         error: null,
       };

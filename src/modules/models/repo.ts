@@ -1,4 +1,4 @@
-import { and, asc, eq, gte, inArray, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, eq, ne, gte, inArray, or, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { models, teamModels } from '../../db/schema/models.js';
 
@@ -91,13 +91,13 @@ export class ModelsRepo {
     return new Set(rows.map((r) => r.id));
   }
 
-  /** Of `ids`, those that are embedding models (a workspace takes only chat models). */
+  /** Of `ids`, those that are not chat models — embedding or rerank (a workspace takes only chat models). */
   async embeddingIds(db: Executor, ids: string[]): Promise<Set<string>> {
     if (ids.length === 0) return new Set();
     const rows = await db
       .select({ id: models.id })
       .from(models)
-      .where(and(inArray(models.id, ids), eq(models.kind, 'embedding')));
+      .where(and(inArray(models.id, ids), ne(models.kind, 'chat')));
     return new Set(rows.map((r) => r.id));
   }
 

@@ -55,8 +55,9 @@ export const ModelSettingFields = {
   instructionFollowing: Type.Boolean(),
   promptWrapper: Nullable(PromptWrapper),
   modelRating: Nullable(Type.Integer({ minimum: 0, maximum: 100 })),
-  kind: Type.Union([Type.Literal('chat'), Type.Literal('embedding')], {
-    description: "chat: answers in workspaces; embedding: turns text into vectors for a team's Plus entries (team embedding setting). Default chat",
+  kind: Type.Union([Type.Literal('chat'), Type.Literal('embedding'), Type.Literal('rerank')], {
+    description:
+      "chat: answers in workspaces; embedding: turns text into vectors for a team's Plus entries (team embedding setting); rerank: orders retrieval's best passages by relevance (team rerank setting; an OPENAI model with a URL serving POST {url}/rerank). Default chat",
   }),
   embeddingDimensions: Nullable(
     Type.Integer({ minimum: 1, maximum: 16_000, description: "embedding models: the vector size to ask for; null: the model's own, found on first use" }),

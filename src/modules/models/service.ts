@@ -1,7 +1,7 @@
 import { TtlCache } from '../../cache.js';
 import type { Db } from '../../db/client.js';
 import { AppError, badRequest, idTaken, notFound } from '../../errors.js';
-import { isSupportedConnection, supportsEmbeddings } from '../../providers/index.js';
+import { isSupportedConnection, supportsEmbeddings, supportsRerank } from '../../providers/index.js';
 import type { ApiBase, ConnectionType, ProviderTarget } from '../../providers/types.js';
 import { assertProviderUrlAllowed } from '../../providers/url-guard.js';
 import { probeContextWindow, windowWarning } from '../../providers/window-probe.js';
@@ -135,7 +135,7 @@ export class ModelsService {
     if (!req.name) throw badRequest('validation_failed', 'name is required', [{ path: 'body/name', message: 'is required' }]);
     const values = await this.toColumns(req);
     this.checkConnection(values.apiBase ?? 'OPENAI', values.connectionType ?? 'URL');
-    this.checkKind(values.kind ?? 'chat', values.apiBase ?? 'OPENAI');
+    this.checkKind(values.kind ?? 'chat', values.apiBase ?? 'OPENAI', values.connectionType ?? 'URL');
     const teamId = opts.system ? null : (caller?.teamId ?? opts.teamId ?? null);
     if (!opts.system && !teamId) throw badRequest('bad_request', 'A team model needs a team');
     const row = await this.db.transaction(async (tx) => {
@@ -192,7 +192,7 @@ export class ModelsService {
     if (req.id !== undefined && req.id !== id) throw badRequest('id_mismatch', 'The body id differs from the path id');
     const values = await this.toColumns(req);
     this.checkConnection(values.apiBase ?? current.apiBase, values.connectionType ?? current.connectionType);
-    this.checkKind(values.kind ?? current.kind, values.apiBase ?? current.apiBase);
+    this.checkKind(values.kind ?? current.kind, values.apiBase ?? current.apiBase, values.connectionType ?? current.connectionType);
     const row = await this.repo.update(this.db, id, { ...values, ...(req.name ? { name: req.name } : {}) });
     this.changed(id);
     return this.afterSave({ ...row, inTeam: current.inTeam });
@@ -245,7 +245,7 @@ export class ModelsService {
     return ids.filter((id) => !ok.has(id));
   }
 
-  /** Ids among `ids` that are embedding models (for workspace validation: a workspace chats). */
+  /** Ids among `ids` that are not chat models, embedding or rerank (for workspace validation: a workspace chats). */
   async embeddingModelIds(ids: string[]): Promise<string[]> {
     const emb = await this.repo.embeddingIds(this.db, ids);
     return ids.filter((id) => emb.has(id));
@@ -303,11 +303,16 @@ export class ModelsService {
     }
   }
 
-  /** An embedding model needs a protocol with an embeddings API (ANTHROPIC has none). */
-  private checkKind(kind: ModelRow['kind'], apiBase: ApiBase): void {
+  /** An embedding model needs a protocol with an embeddings API (ANTHROPIC has none); a rerank model, an OPENAI URL (providers/rerank.ts). */
+  private checkKind(kind: ModelRow['kind'], apiBase: ApiBase, connectionType: ConnectionType = 'URL'): void {
     if (kind === 'embedding' && !supportsEmbeddings(apiBase)) {
       throw badRequest('validation_failed', `apiBase ${apiBase} has no embeddings API: an embedding model must be OPENAI or GOOGLE`, [
         { path: 'body/kind', message: `embedding is not supported for ${apiBase}` },
+      ]);
+    }
+    if (kind === 'rerank' && !supportsRerank({ apiBase, connectionType })) {
+      throw badRequest('validation_failed', 'a rerank model must be OPENAI with connectionType URL (a server answering POST {url}/rerank)', [
+        { path: 'body/kind', message: `rerank is not supported for ${apiBase} ${connectionType}` },
       ]);
     }
   }
@@ -318,12 +323,14 @@ export class ModelsService {
    */
   assertKind(model: Pick<ModelRow, 'kind' | 'name'>, kind: ModelRow['kind'], path: string): void {
     if (model.kind === kind) return;
+    const code = { chat: 'not_a_chat_model', embedding: 'not_an_embedding_model', rerank: 'not_a_rerank_model' }[kind];
+    const a = (k: ModelRow['kind']) => (k === 'embedding' ? 'an embedding' : `a ${k}`);
     throw badRequest(
-      kind === 'chat' ? 'not_a_chat_model' : 'not_an_embedding_model',
+      code,
       kind === 'chat'
-        ? `Model ${model.name} is an embedding model: it cannot answer chats`
-        : `Model ${model.name} is a chat model: choose a model whose kind is embedding`,
-      [{ path, message: kind === 'chat' ? 'is an embedding model' : 'is not an embedding model' }],
+        ? `Model ${model.name} is ${a(model.kind)} model: it cannot answer chats`
+        : `Model ${model.name} is ${a(model.kind)} model: choose a model whose kind is ${kind}`,
+      [{ path, message: kind === 'chat' ? `is ${a(model.kind)} model` : `is not ${a(kind)} model` }],
     );
   }
 

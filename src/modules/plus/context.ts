@@ -7,13 +7,15 @@ import type { Static } from 'typebox';
 import type { Db } from '../../db/client.js';
 import type { StoredSource } from '../../db/schema/chat.js';
 import { notFound } from '../../errors.js';
-import { fuseByRank } from '../../retrieval/fusion.js';
+import { hybridRank, lexicalTop } from '../../retrieval/fusion.js';
 import type { EntryIndex } from '../../retrieval/lexical-index/entry-index.js';
 import type { LexicalIndexes } from '../../retrieval/lexical-index/indexes.js';
 import { planPack, renderPack, type PackOptions, type PackPlan } from '../../retrieval/pack.js';
+import { relevanceCut } from '../../retrieval/relevance.js';
 import { RetrievalRepo, type RankIn, type Ranking, type Retrieved, type ScoredChunk } from '../../retrieval/repo.js';
 import type { ChunkScope, Question } from '../../retrieval/search-sql.js';
-import { vectorSearch } from '../../retrieval/vector.js';
+import { cosinesOf, vectorSearch } from '../../retrieval/vector.js';
+import { RERANK_CANDIDATES } from '../embeddings/rerank.js';
 import type { EmbeddingsService } from '../embeddings/service.js';
 import type { WorkspaceRow } from '../workspaces/repo.js';
 import type { PlusRepo, PlusRow, Viewer } from './repo.js';
@@ -46,17 +48,46 @@ export class PlusContext {
 
   /**
    * Hybrid retrieval (docs/API.md, "Hybrid retrieval"): with the team's embedding model and
-   * embedded chunks in scope, the full-text candidates fused by reciprocal rank with the nearest
-   * chunks by vector (retrieval/fusion.ts). Without an embedding model — or before any chunk in
-   * scope is embedded, or when the model cannot embed the question now — the full-text
-   * candidates unchanged. Full-text's fallback to the opening chunks does not count as a ranking.
+   * embedded chunks in scope, the full-text candidates and the nearest chunks by vector combined
+   * by normalised scores, the vector list weighed by how far the two agree (retrieval/fusion.ts).
+   * A follow-up's vector carries its previous question, as its full-text terms do. Without an
+   * embedding model — or before any chunk in scope is embedded, or when the model cannot embed
+   * the question now — the full-text candidates unchanged. Full-text's fallback to the opening
+   * chunks does not count as a ranking.
    */
-  private async withVectors(teamId: string, scope: ChunkScope, question: string, lexical: Retrieved): Promise<ScoredChunk[]> {
-    const q = await this.embeddings.queryVector(teamId, question);
+  private async withVectors(teamId: string, scope: ChunkScope, question: Question, lexical: Retrieved): Promise<ScoredChunk[]> {
+    const q = await this.embeddings.queryVector(teamId, question.text, question.carry ?? null);
     if (!q) return lexical.chunks;
-    const near = await vectorSearch(this.db, scope, q, CANDIDATES, await this.embeddings.vectorOps());
+    const vectorOps = await this.embeddings.vectorOps();
+    const near = await vectorSearch(this.db, scope, q, CANDIDATES, vectorOps);
     if (near.length === 0) return lexical.chunks;
-    return fuseByRank(lexical.leading ? [] : lexical.chunks, near).slice(0, CANDIDATES);
+    const seen = new Set(near.map((c) => c.chunkId));
+    const cosines = await cosinesOf(
+      this.db,
+      q,
+      lexicalTop(lexical).filter((id) => !seen.has(id)),
+      vectorOps,
+    );
+    return hybridRank(lexical, near, cosines, CANDIDATES);
+  }
+
+  /**
+   * With the team's rerank model (modules/embeddings/rerank.ts): the best RERANK_CANDIDATES of
+   * `ranked` (texts read first) in its order, the rest after them; a follow-up is asked with its
+   * previous question before it. Otherwise, or when the model fails, `ranked` unchanged.
+   */
+  private async reranked(teamId: string, question: Question, ranked: ScoredChunk[]): Promise<ScoredChunk[]> {
+    const reranker = this.embeddings.reranker;
+    if (ranked.length === 0 || !(await reranker.enabled(teamId))) return ranked;
+    const top = ranked.slice(0, RERANK_CANDIDATES);
+    const gone = await this.retrieval.hydrate(this.db, top);
+    const order = await reranker.rerank(
+      teamId,
+      question.carry ? `${question.carry}\n${question.text}` : question.text,
+      top.filter((c) => !gone.has(c.chunkId)),
+    );
+    if (!order) return ranked;
+    return [...order, ...ranked.slice(RERANK_CANDIDATES).map((c, i) => ({ ...c, rank: order.length + i + 1 }))];
   }
 
   /**
@@ -78,9 +109,9 @@ export class PlusContext {
     }
     const found = await this.repo.findWithTerms(this.db, v, plusId, question);
     if (!found) throw notFound('Plus entry');
-    const { entry, terms, tokens } = found;
+    const { entry, terms, tokens, files } = found;
     this.lexical?.current(plusId, entry.lexicalVersion);
-    return { entry, retrieved: await this.retrieval.retrieveWith(this.db, scope, { n: entry.chunkCount, tokens, terms }, CANDIDATES) };
+    return { entry, retrieved: await this.retrieval.retrieveWith(this.db, scope, { n: entry.chunkCount, tokens, files, terms }, CANDIDATES) };
   }
 
   /**
@@ -129,7 +160,7 @@ export class PlusContext {
   ): Promise<Static<typeof ContextForPromptResponse>> {
     const { entry, retrieved } = await this.searchEntry(v, plusId, question);
     const scope = { plusIds: [plusId], fileIds: [] };
-    const ranked = await this.withVectors(entry.teamId, scope, question, retrieved);
+    const ranked = await this.reranked(entry.teamId, { text: question }, await this.withVectors(entry.teamId, scope, { text: question }, retrieved));
     const { plan, chunks } = await this.pack([{ title: null, text: entry.context ?? '' }], ranked, maxTokens, explain ? ranked : []);
     const packed = renderPack(plan);
     if (!explain) return { content: packed.content };
@@ -139,7 +170,7 @@ export class PlusContext {
     return {
       content: packed.content,
       explain: {
-        method: chunks.length === 0 ? 'none' : ranked !== retrieved.chunks ? 'hybrid' : retrieved.leading ? 'leading' : 'lexical',
+        method: chunks.length === 0 ? 'none' : ranked.some((c) => c.ranking.vector) ? 'hybrid' : retrieved.leading ? 'leading' : 'lexical',
         terms: (choice?.rank ?? []).map((lexeme, i) => ({ lexeme, df: dfOf.get(lexeme) ?? 0, idf: round6(choice!.idf[i]!), carried: choice!.carried[i]! })),
         results: chunks.map((c) => ({
           rank: c.rank,
@@ -168,8 +199,10 @@ export class PlusContext {
       : [];
     if (entries.length === 0 && threadFiles.length === 0) return { text: '', sources: [] };
     const scope = { plusIds: entries.map((e) => e.id), fileIds: threadFiles.map((f) => f.id) };
-    const retrieved = await this.searchScope(scope, entries, { text: q.query, carry: q.carry ?? null });
-    const ranked = await this.withVectors(v.teamId, scope, q.query, retrieved);
+    const question = { text: q.query, carry: q.carry ?? null };
+    const retrieved = await this.searchScope(scope, entries, question);
+    // the relevance cut: a turn's sources leave out the candidates far weaker than the best
+    const ranked = relevanceCut(await this.reranked(v.teamId, question, await this.withVectors(v.teamId, scope, question, retrieved)));
     // The passages are numbered as the sources are listed, so that the answer can cite them.
     const { plan } = await this.pack(
       entries.map((e) => ({ title: e.title, text: e.context ?? '' })),
@@ -200,4 +233,8 @@ export class PlusContext {
 const round6 = (x: number): number => Math.round(x * 1e6) / 1e6;
 const excerptOf = (text: string): string => (text.length > EXCERPT_CHARS ? `${text.slice(0, EXCERPT_CHARS)}…` : text);
 const roundIn = (r: RankIn | null): RankIn | null => r && { score: round6(r.score), rank: r.rank };
-const roundRanking = (r: Ranking): Ranking => ({ lexical: roundIn(r.lexical), vector: roundIn(r.vector) });
+const roundRanking = (r: Ranking): Ranking => ({
+  lexical: roundIn(r.lexical),
+  vector: roundIn(r.vector),
+  ...(r.rerank !== undefined ? { rerank: roundIn(r.rerank) } : {}),
+});

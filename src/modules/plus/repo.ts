@@ -112,7 +112,12 @@ export class PlusRepo {
    * `find`, and in the same round trip the question's lexemes that occur in the entry with their
    * document frequency (retrieval's term statistics; the entry's chunk_count is their N).
    */
-  async findWithTerms(db: Executor, v: Viewer, id: string, question: string): Promise<{ entry: PlusRow; terms: TermStat[]; tokens: number } | undefined> {
+  async findWithTerms(
+    db: Executor,
+    v: Viewer,
+    id: string,
+    question: string,
+  ): Promise<{ entry: PlusRow; terms: TermStat[]; tokens: number; files: number } | undefined> {
     const [row] = await this.findWithTermsQuery(db, v, id, question);
     return row && { entry: row.entry, ...parseEntryTerms(row.terms) };
   }

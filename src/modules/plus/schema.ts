@@ -106,6 +106,11 @@ export const RankingSchema = Type.Object(
     vector: Type.Union([RankInSchema, Type.Null()], {
       description: 'vector (embedding) ranking; null without an embedding model, or when it did not find the chunk',
     }),
+    rerank: Type.Optional(
+      Type.Union([RankInSchema, Type.Null()], {
+        description: "the team's rerank model's order of the best candidates (score: its relevance); absent or null without one, or beyond them",
+      }),
+    ),
   },
   { description: 'where the chunk stood in each ranked list' },
 );

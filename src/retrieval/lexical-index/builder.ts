@@ -46,10 +46,10 @@ export class IndexBuilder {
   private readonly fileSlots = new Map<string, number>();
   readonly files: IndexedFile[] = [];
 
-  addFile(id: string, filename: string): void {
+  addFile(id: string, filename: string, tokens: number): void {
     if (this.fileSlots.has(id)) return;
     this.fileSlots.set(id, this.files.length);
-    this.files.push({ id, filename });
+    this.files.push({ id, filename, tokens });
   }
 
   get chunks(): number {

@@ -3,13 +3,15 @@
  * (retrieval/search-sql.ts) scores them.
  */
 import type { ScoredChunk } from '../repo.js';
-import { BM25, BOOSTS, NEAR } from '../scoring.js';
+import { BM25, BOOSTS, FILE_PRIOR, NEAR } from '../scoring.js';
 import type { Step, TermChoice } from '../query.js';
 
 /** A file of an indexed entry (file names never change). */
 export interface IndexedFile {
   id: string;
   filename: string;
+  /** its tokens (plus_files.token_size: the file-length prior, FILE_PRIOR) */
+  tokens: number;
 }
 
 /** Postings per skip offset (where a posting's positions start is found from the last one). */
@@ -138,10 +140,10 @@ export class EntryIndex {
 
   /**
    * The chunks of one step of a term choice with their scores (unordered) — exactly what
-   * searchSql computes for each chunk matching the step's tsquery. `idf` and `avgLen` are the
-   * scope's (several entries may be searched together).
+   * searchSql computes for each chunk matching the step's tsquery. `idf`, `avgLen` and `avgFile`
+   * are the scope's (several entries may be searched together).
    */
-  candidates(choice: TermChoice, step: Step, avgLen: number, out: Hit[]): void {
+  candidates(choice: TermChoice, step: Step, avgLen: number, avgFile: number, out: Hit[]): void {
     const { k1, b } = BM25;
     const rankLex = choice.rank.map((lexeme) => this.lexId.get(lexeme) ?? -1);
     const indexOf = new Map(choice.rank.map((l, i) => [l, i]));
@@ -197,6 +199,7 @@ export class EntryIndex {
           const boost = ga < 0 || gb < 0 ? 0 : this.apart(ga, gb, p.d, false) ? BOOSTS.phrase : this.apart(ga, gb, 0, true) ? BOOSTS.near : 0;
           score = score + p.idf * boost;
         }
+        if (avgFile > 0) score = score / (1 + FILE_PRIOR * Math.max(0, Math.sqrt(this.files[this.fileSlot[slot]!]!.tokens / avgFile) - 1));
         out.push({ index: this, slot, score, tokenSize: len, chunkId: this.chunkId[slot]!, file: this.fileSlot[slot]!, inFile: 0 });
       }
     }

@@ -2,7 +2,7 @@
  * What searchSql does after scoring, done over the indexes' hits: term statistics of the question,
  * PostgreSQL's rounding of tied scores, and the final order.
  */
-import { PREFIX_MIN_CHARS, TIE_DECIMALS } from '../scoring.js';
+import { DERIVED_MAX_CUT, PREFIX_MIN_CHARS, STEM_MIN_CHARS, TIE_DECIMALS } from '../scoring.js';
 import type { TermStat } from '../query.js';
 import type { EntryIndex, Hit } from './entry-index.js';
 import type { QuestionLexeme } from './question-lexemes.js';
@@ -61,7 +61,8 @@ export function orderHits(hits: Hit[], limit: number): Hit[] {
  * The question's term statistics over several entries' indexes, as termStatsSql computes them
  * over plus_terms: each lexeme the entries hold with its df summed over them; a lexeme none holds,
  * of at least PREFIX_MIN_CHARS letters a–z, stands for their commonest lexeme beginning with all
- * of it but its last letter (ties: the first in byte order).
+ * of it but its last letter (ties: the first in byte order), else for the longest lexeme it
+ * begins with, at most DERIVED_MAX_CUT letters shorter and of at least STEM_MIN_CHARS.
  */
 export function indexTermStats(parts: readonly EntryIndex[], lexemes: readonly QuestionLexeme[]): TermStat[] {
   const rows = new Map<string, { direct: number | null; prefix: number; pos: number | null; carried: boolean }>();
@@ -81,6 +82,12 @@ export function indexTermStats(parts: readonly EntryIndex[], lexemes: readonly Q
       for (const p of parts) for (const [l, n] of p.withPrefix(q.lexeme.slice(0, -1))) found.set(l, (found.get(l) ?? 0) + n);
       let best: [string, number] | null = null;
       for (const [l, n] of found) if (!best || n > best[1] || (n === best[1] && l < best[0])) best = [l, n];
+      // else the longest lexeme it begins with (a derived form: "compressor" → compress)
+      for (let cut = 1; !best && cut <= DERIVED_MAX_CUT && q.lexeme.length - cut >= STEM_MIN_CHARS; cut++) {
+        const stem = q.lexeme.slice(0, -cut);
+        const n = parts.reduce((t, p) => t + p.df(stem), 0);
+        if (n > 0) best = [stem, n];
+      }
       if (best) add(best[0], best[1], true, q);
     }
   }

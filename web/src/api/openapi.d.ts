@@ -874,6 +874,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/embeddings/rerank": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The team's rerank model, which orders retrieval's best candidates for its Plus entries */
+        get: operations["getRerankSettings"];
+        /** Choose the team's rerank model (owner/admin); null: retrieval's own order */
+        put: operations["setRerankSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/models": {
         parameters: {
             query?: never;
@@ -1002,8 +1020,8 @@ export interface components {
                 value: string;
             } | null;
             modelRating: number | null;
-            /** @description chat: answers in workspaces; embedding: turns text into vectors for a team's Plus entries (team embedding setting). Default chat */
-            kind: "chat" | "embedding";
+            /** @description chat: answers in workspaces; embedding: turns text into vectors for a team's Plus entries (team embedding setting); rerank: orders retrieval's best passages by relevance (team rerank setting; an OPENAI model with a URL serving POST {url}/rerank). Default chat */
+            kind: "chat" | "embedding" | "rerank";
             embeddingDimensions: number | null;
             settingsAvailable: {
                 fieldName: string;
@@ -1136,6 +1154,13 @@ export interface components {
                         /** @description 1-based place in this ranked list */
                         rank: number;
                     } | null;
+                    /** @description the team's rerank model's order of the best candidates (score: its relevance); absent or null without one, or beyond them */
+                    rerank?: {
+                        /** @description score in this ranked list (higher is better) */
+                        score: number;
+                        /** @description 1-based place in this ranked list */
+                        rank: number;
+                    } | null;
                 };
             }[];
             /** Format: date-time */
@@ -1175,6 +1200,13 @@ export interface components {
                     } | null;
                     /** @description vector (embedding) ranking; null without an embedding model, or when it did not find the chunk */
                     vector: {
+                        /** @description score in this ranked list (higher is better) */
+                        score: number;
+                        /** @description 1-based place in this ranked list */
+                        rank: number;
+                    } | null;
+                    /** @description the team's rerank model's order of the best candidates (score: its relevance); absent or null without one, or beyond them */
+                    rerank?: {
                         /** @description score in this ranked list (higher is better) */
                         score: number;
                         /** @description 1-based place in this ranked list */
@@ -1274,6 +1306,13 @@ export interface components {
                         } | null;
                         /** @description vector (embedding) ranking; null without an embedding model, or when it did not find the chunk */
                         vector: {
+                            /** @description score in this ranked list (higher is better) */
+                            score: number;
+                            /** @description 1-based place in this ranked list */
+                            rank: number;
+                        } | null;
+                        /** @description the team's rerank model's order of the best candidates (score: its relevance); absent or null without one, or beyond them */
+                        rerank?: {
                             /** @description score in this ranked list (higher is better) */
                             score: number;
                             /** @description 1-based place in this ranked list */
@@ -1532,6 +1571,13 @@ export interface components {
                         /** @description 1-based place in this ranked list */
                         rank: number;
                     } | null;
+                    /** @description the team's rerank model's order of the best candidates (score: its relevance); absent or null without one, or beyond them */
+                    rerank?: {
+                        /** @description score in this ranked list (higher is better) */
+                        score: number;
+                        /** @description 1-based place in this ranked list */
+                        rank: number;
+                    } | null;
                 };
             }[];
             atrium: {
@@ -1596,6 +1642,13 @@ export interface components {
                     } | null;
                     /** @description vector (embedding) ranking; null without an embedding model, or when it did not find the chunk */
                     vector: {
+                        /** @description score in this ranked list (higher is better) */
+                        score: number;
+                        /** @description 1-based place in this ranked list */
+                        rank: number;
+                    } | null;
+                    /** @description the team's rerank model's order of the best candidates (score: its relevance); absent or null without one, or beyond them */
+                    rerank?: {
                         /** @description score in this ranked list (higher is better) */
                         score: number;
                         /** @description 1-based place in this ranked list */
@@ -2755,8 +2808,8 @@ export interface operations {
                         value: string;
                     } | null;
                     modelRating?: number | null;
-                    /** @description chat: answers in workspaces; embedding: turns text into vectors for a team's Plus entries (team embedding setting). Default chat */
-                    kind?: "chat" | "embedding";
+                    /** @description chat: answers in workspaces; embedding: turns text into vectors for a team's Plus entries (team embedding setting); rerank: orders retrieval's best passages by relevance (team rerank setting; an OPENAI model with a URL serving POST {url}/rerank). Default chat */
+                    kind?: "chat" | "embedding" | "rerank";
                     embeddingDimensions?: number | null;
                 };
             };
@@ -3009,8 +3062,8 @@ export interface operations {
                         value: string;
                     } | null;
                     modelRating?: number | null;
-                    /** @description chat: answers in workspaces; embedding: turns text into vectors for a team's Plus entries (team embedding setting). Default chat */
-                    kind?: "chat" | "embedding";
+                    /** @description chat: answers in workspaces; embedding: turns text into vectors for a team's Plus entries (team embedding setting); rerank: orders retrieval's best passages by relevance (team rerank setting; an OPENAI model with a URL serving POST {url}/rerank). Default chat */
+                    kind?: "chat" | "embedding" | "rerank";
                     embeddingDimensions?: number | null;
                 };
             };
@@ -6119,6 +6172,13 @@ export interface operations {
                                         /** @description 1-based place in this ranked list */
                                         rank: number;
                                     } | null;
+                                    /** @description the team's rerank model's order of the best candidates (score: its relevance); absent or null without one, or beyond them */
+                                    rerank?: {
+                                        /** @description score in this ranked list (higher is better) */
+                                        score: number;
+                                        /** @description 1-based place in this ranked list */
+                                        rank: number;
+                                    } | null;
                                 };
                                 chunkId: number;
                                 /** Format: uuid */
@@ -6890,6 +6950,154 @@ export interface operations {
                             ready: number;
                             failed: number;
                         };
+                        updated: string | null;
+                    };
+                };
+            };
+            /** @description Bad request: malformed JSON, a wrong type, a value out of range, a bad UUID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No or unknown API key or session */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role for this (or, with the session cookie, the request came from another origin: code csrf) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource visible to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body or file too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getRerankSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        rerankModelId: string | null;
+                        modelName: string | null;
+                        /** @description how many of retrieval’s best candidates the rerank model orders (the rest follow unchanged) */
+                        candidates: number;
+                        updated: string | null;
+                    };
+                };
+            };
+            /** @description Bad request: malformed JSON, a wrong type, a value out of range, a bad UUID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No or unknown API key or session */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role for this (or, with the session cookie, the request came from another origin: code csrf) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource visible to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    setRerankSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    rerankModelId: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        rerankModelId: string | null;
+                        modelName: string | null;
+                        /** @description how many of retrieval’s best candidates the rerank model orders (the rest follow unchanged) */
+                        candidates: number;
                         updated: string | null;
                     };
                 };

@@ -30,7 +30,7 @@ type Flag = (typeof FLAGS)[number][0];
 
 interface FormState {
   name: string;
-  kind: 'chat' | 'embedding';
+  kind: 'chat' | 'embedding' | 'rerank';
   embeddingDimensions: string;
   apiBase: 'OPENAI' | 'ANTHROPIC' | 'GOOGLE';
   connectionType: 'URL' | 'AZURE';
@@ -167,11 +167,13 @@ function ModelEditor({ modelId, system = false, instanceAdmin }: { modelId?: str
                 set({
                   kind: e.currentTarget.value as FormState['kind'],
                   ...(e.currentTarget.value === 'embedding' && f.apiBase === 'ANTHROPIC' ? { apiBase: 'OPENAI' } : {}),
+                  ...(e.currentTarget.value === 'rerank' ? { apiBase: 'OPENAI', connectionType: 'URL' } : {}),
                 })
               }
             >
               <option value="chat">Chat: answers in workspaces</option>
               <option value="embedding">Embedding: turns documents into vectors</option>
+              <option value="rerank">Rerank: orders the passages found for a question (POST {'{url}'}/rerank)</option>
             </select>
           </label>
           {f.kind === 'embedding' && (
@@ -206,10 +208,12 @@ function ModelEditor({ modelId, system = false, instanceAdmin }: { modelId?: str
                 }
               >
                 <option value="OPENAI">OpenAI-compatible</option>
-                <option value="ANTHROPIC" disabled={f.kind === 'embedding'}>
-                  Anthropic{f.kind === 'embedding' ? ' (no embeddings API)' : ''}
+                <option value="ANTHROPIC" disabled={f.kind !== 'chat'}>
+                  Anthropic{f.kind === 'embedding' ? ' (no embeddings API)' : f.kind === 'rerank' ? ' (no rerank API)' : ''}
                 </option>
-                <option value="GOOGLE">Google Gemini</option>
+                <option value="GOOGLE" disabled={f.kind === 'rerank'}>
+                  Google Gemini{f.kind === 'rerank' ? ' (no rerank API)' : ''}
+                </option>
               </select>
             </label>
             <label>

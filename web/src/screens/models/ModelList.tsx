@@ -97,7 +97,7 @@ function ModelRow({ model: m, canEdit, canTest, membership }: { model: Model; ca
       <div class="file-head">
         <div class="file-meta">
           <strong>
-            {m.name} {m.kind === 'embedding' && <span class="badge">embedding</span>} {!m.active && <span class="badge">inactive</span>}{' '}
+            {m.name} {m.kind !== 'chat' && <span class="badge">{m.kind}</span>} {!m.active && <span class="badge">inactive</span>}{' '}
             {m.system && <span class="badge">{m.inTeam ? 'in team' : 'not in team'}</span>}
           </strong>
           <span class="muted small">
