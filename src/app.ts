@@ -1,3 +1,7 @@
+import { auditRoutes } from './modules/audit/routes.js';
+import { AuditEntry } from './modules/audit/schema.js';
+import { retentionRoutes } from './modules/retention/routes.js';
+import { TeamSettings } from './modules/retention/schema.js';
 import Fastify, { LogController, type FastifyInstance, type FastifyServerFactory } from 'fastify';
 import multipart from '@fastify/multipart';
 import compress from '@fastify/compress';
@@ -55,6 +59,8 @@ export interface App {
 
 export const SHARED_SCHEMAS = [
   ProblemSchema,
+  AuditEntry,
+  TeamSettings,
   User,
   Team,
   ApiKey,
@@ -228,6 +234,8 @@ export async function buildApp(
         await api.register(plusRoutes, { plus: svc('plus'), limits: config.upload });
         await api.register(usageRoutes, { usage: svc('usage') });
         await api.register(embeddingRoutes, { embeddings: svc('embeddings') });
+        await api.register(auditRoutes, { audit: svc('audit') });
+        await api.register(retentionRoutes, { retention: svc('retention') });
       },
       { prefix: '/api/v1' },
     );
@@ -273,8 +281,10 @@ export async function buildApp(
     const stopLogSweeper = built.promptLogs.startSweeper((err) => app.log.warn({ err }, 'prompt log sweep failed'));
     // ... and give back the budget reservations of the turns it finished (PostgreSQL; safe on every node).
     const stopReservationSweeper = built.usage.startSweeper(config.promptLogSweepMs, (err) => app.log.warn({ err }, 'reservation sweep failed'));
+    // Retention: now, then hourly (safe on every node: each team's purge locks its settings row, SKIP LOCKED).
+    const stopRetention = built.retention.start((err) => app.log.warn({ err }, 'retention purge failed'));
     stopSweeper = async () => {
-      await Promise.all([stopLogSweeper(), stopReservationSweeper()]);
+      await Promise.all([stopLogSweeper(), stopReservationSweeper(), stopRetention()]);
     };
     // Embed Plus files in the background (EMBEDDING_WORKER_INTERVAL_MS; safe on every node).
     stopEmbedding = built.embeddings.start();

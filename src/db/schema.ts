@@ -14,3 +14,5 @@ export * from './schema/plus.js';
 export * from './schema/instance.js';
 export * from './schema/usage.js';
 export * from './schema/embeddings.js';
+export * from './schema/audit.js';
+export * from './schema/retention.js';
