@@ -19,6 +19,7 @@ const ModelForm = lazyScreen(() => import('./screens/models/ModelForm').then((m)
 const LogsScreen = lazyScreen(() => import('./screens/logs/LogsScreen').then((m) => m.LogsScreen));
 const UsageScreen = lazyScreen(() => import('./screens/usage/UsageScreen').then((m) => m.UsageScreen));
 const TeamScreen = lazyScreen(() => import('./screens/team/TeamScreen').then((m) => m.TeamScreen));
+const AuditScreen = lazyScreen(() => import('./screens/audit/AuditScreen').then((m) => m.AuditScreen));
 const AccountScreen = lazyScreen(() => import('./screens/team/AccountScreen').then((m) => m.AccountScreen));
 
 export interface Route {
@@ -41,6 +42,7 @@ export const ROUTES: Route[] = [
   { path: '/logs', render: () => <LogsScreen /> },
   { path: '/usage', render: () => <UsageScreen /> },
   { path: '/team', render: () => <TeamScreen /> },
+  { path: '/audit', render: () => <AuditScreen /> },
   { path: '/account', render: () => <AccountScreen /> },
 ];
 
