@@ -49,11 +49,19 @@ export function RetentionForm({ teamId, owner }: { teamId: string; owner: boolea
         <div class="row">
           <label>
             Keep chats (days)
-            <input type="number" min={1} max={36500} step={1} value={threads} disabled={!owner} onInput={(e) => setThreads(e.currentTarget.value)} />
+            <input
+              type="number"
+              min={1}
+              max={36500}
+              step={1}
+              value={threads}
+              disabled={!owner || !team.value}
+              onInput={(e) => setThreads(e.currentTarget.value)}
+            />
           </label>
           <label>
             Keep prompt logs (days)
-            <input type="number" min={1} max={36500} step={1} value={logs} disabled={!owner} onInput={(e) => setLogs(e.currentTarget.value)} />
+            <input type="number" min={1} max={36500} step={1} value={logs} disabled={!owner || !team.value} onInput={(e) => setLogs(e.currentTarget.value)} />
           </label>
         </div>
         <ErrorNote error={submit.error} />
