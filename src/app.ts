@@ -1,3 +1,4 @@
+import { scimRoutes, scimTokenRoutes } from './modules/scim/routes.js';
 import { auditRoutes } from './modules/audit/routes.js';
 import { AuditEntry } from './modules/audit/schema.js';
 import { retentionRoutes } from './modules/retention/routes.js';
@@ -157,7 +158,7 @@ export async function buildApp(
     // Before any route: GET /metrics, the request metrics and spans (docs/OPERATIONS.md).
     await registerObservability(app, config);
     // /v1 answers its errors in OpenAI's shape (its own scope below), not problem+json.
-    const { allowedMethods } = registerProblemHandlers(app, { foreignPrefixes: ['/v1/'] });
+    const { allowedMethods } = registerProblemHandlers(app, { foreignPrefixes: ['/v1/', '/scim/'] });
     for (const s of SHARED_SCHEMAS) app.addSchema(s);
     app.decorateRequest('principal', null);
 
@@ -236,8 +237,17 @@ export async function buildApp(
         await api.register(embeddingRoutes, { embeddings: svc('embeddings') });
         await api.register(auditRoutes, { audit: svc('audit') });
         await api.register(retentionRoutes, { retention: svc('retention') });
+        await api.register(scimTokenRoutes, { scim: svc('scim') });
       },
       { prefix: '/api/v1' },
+    );
+    // SCIM 2.0 for identity providers (docs/API.md, "SCIM provisioning"): its own token, body parser and error shape.
+    await app.register(
+      async (scim) => {
+        scim.addHook('onRequest', rejectNulInUrl);
+        await scim.register(scimRoutes, { scim: svc('scim') });
+      },
+      { prefix: '/scim/v2' },
     );
     // The web app at `/`: files of the build, and index.html for the app's own paths.
     registerWebApp(app, { webDir: config.webDir });

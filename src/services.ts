@@ -1,3 +1,4 @@
+import { ScimService } from './modules/scim/service.js';
 import { AuditService } from './modules/audit/service.js';
 import { RetentionService } from './modules/retention/service.js';
 import type { Config } from './config.js';
@@ -25,7 +26,7 @@ import type { SecretBox } from './security/secret-box.js';
  * PlusVisibility interface, since the plus module imports workspace types); prompt-logs; usage;
  * chat → workspaces, plus; turns → workspaces, models, plus, prompt-logs, usage; compat
  * (openai-compat) → workspaces, turns; retention (the settings and the purge job, over the chat
- * and prompt-log repositories). `npm run lint` checks
+ * and prompt-log repositories); scim → teams. `npm run lint` checks
  * that the modules' imports follow the same order (scripts/check-module-graph.ts).
  */
 export interface Services {
@@ -42,6 +43,7 @@ export interface Services {
   turns: TurnService;
   compat: OpenAICompatService;
   retention: RetentionService;
+  scim: ScimService;
 }
 
 /** How long the embedded database's single process keeps an API key's principal and a team's budgets (its own writes invalidate them at once). */
@@ -78,5 +80,6 @@ export function createServices(database: Database, config: Config, secrets: Secr
   );
   const compat = new OpenAICompatService(workspaces, turns);
   const retention = new RetentionService(db);
-  return { audit, auth, teams, models, workspaces, promptLogs, embeddings, plus, usage, chat, turns, compat, retention };
+  const scim = new ScimService(db, teams);
+  return { audit, auth, teams, models, workspaces, promptLogs, embeddings, plus, usage, chat, turns, compat, retention, scim };
 }

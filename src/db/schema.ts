@@ -16,3 +16,4 @@ export * from './schema/usage.js';
 export * from './schema/embeddings.js';
 export * from './schema/audit.js';
 export * from './schema/retention.js';
+export * from './schema/scim.js';

@@ -34,6 +34,7 @@ export const AUDIT_ACTIONS = [
   'export.audit',
   'export.thread',
   'retention.purge',
+  'scim.token_create',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -2,7 +2,7 @@ import { TtlCache } from '../../cache.js';
 import type { Db } from '../../db/client.js';
 import { AppError, conflict, forbidden, notFound } from '../../errors.js';
 import { generateApiKey, hashApiKey, keyPrefix } from '../../security/api-keys.js';
-import { recordAudit, type Actor } from '../audit/record.js';
+import { changedFields, recordAudit, type Actor } from '../audit/record.js';
 import type { AuthService } from './auth-service.js';
 import { TeamsRepo, type ApiKeyRow, type Role, type TeamRow, type UserRow } from './repo.js';
 
@@ -226,6 +226,47 @@ export class TeamsService {
     });
     this.cache.deleteWhere((p) => p.userId === user.id);
     return userView(row);
+  }
+
+  /**
+   * A change an identity provider makes (SCIM) to a user of `teamId`, deactivated ones included:
+   * name, email, and `active` — deactivation ends the user's sessions and API keys at once, in
+   * the transaction that records it; reactivation lets them sign in again (their keys stay
+   * revoked). `actor`: the provisioning client.
+   */
+  async provision(teamId: string, userId: number, change: { name?: string; email?: string; active?: boolean; role?: Role }, actor: Actor): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      const user = await this.repo.findUserAnyState(tx, teamId, userId);
+      if (!user) throw notFound('User');
+      if (change.email !== undefined && change.email.toLowerCase() !== user.email.toLowerCase()) {
+        const taken = await this.repo.findUserByEmail(tx, teamId, change.email);
+        if (taken) throw conflict(`A user with email ${change.email} already exists in this team`);
+      }
+      await this.repo.setProfile(tx, userId, {
+        ...(change.name !== undefined ? { name: change.name } : {}),
+        ...(change.email !== undefined ? { email: change.email } : {}),
+      });
+      const wasActive = user.deleted === null;
+      if (change.active === false && wasActive) {
+        await this.repo.markUserDeleted(tx, userId);
+        await this.auth.forgetUser(tx, userId);
+      }
+      if (change.active === true && !wasActive) await this.repo.reactivateUser(tx, userId);
+      if (change.role !== undefined && change.role !== user.role) await this.repo.setRole(tx, userId, change.role);
+      await recordAudit(tx, {
+        action: 'user.update',
+        actor,
+        teamId,
+        target: { type: 'user', id: userId },
+        details: {
+          fields: changedFields(change),
+          ...(change.active !== undefined ? { active: change.active } : {}),
+          ...(change.role !== undefined ? { role: change.role } : {}),
+          via: 'scim',
+        },
+      });
+    });
+    this.cache.deleteWhere((p) => p.userId === userId);
   }
 
   async createKey(caller: Principal, name: string): Promise<KeyView> {
