@@ -161,3 +161,18 @@ describe('SCIM token and errors', () => {
     expect(users).toHaveLength(1);
   });
 });
+
+describe('SCIM guards', () => {
+  it('never removes the last owner, by deactivation or by group', async () => {
+    const team = await newTeam(t);
+    const token = await scimToken(team);
+    const off = await scim(token, 'PATCH', `/Users/${team.ownerId}`, { Operations: [{ op: 'replace', value: { active: false } }] });
+    expect(off.json()).toMatchObject({ status: '409' });
+    const demote = await scim(token, 'PATCH', '/Groups/owner', { Operations: [{ op: 'remove', path: `members[value eq "${team.ownerId}"]` }] });
+    expect(demote.json()).toMatchObject({ status: '409' });
+    expect((await t.request({ method: 'GET', url: '/api/v1/me', key: team.ownerKey })).json().user.role).toBe('owner');
+    const second = await team.addUser('owner');
+    expect((await scim(token, 'DELETE', `/Users/${team.ownerId}`)).statusCode).toBe(204);
+    expect((await t.request({ method: 'GET', url: '/api/v1/me', key: second.key })).statusCode).toBe(200);
+  });
+});

@@ -80,6 +80,15 @@ export class TeamsRepo {
     return row;
   }
 
+  /** Active owners of the team other than `except`. */
+  async countOtherOwners(db: Executor, teamId: string, except: number): Promise<number> {
+    const [row] = await db
+      .select({ n: count() })
+      .from(users)
+      .where(and(eq(users.teamId, teamId), eq(users.role, 'owner'), isNull(users.deleted), sql`${users.id} <> ${except}`));
+    return row?.n ?? 0;
+  }
+
   /** A user of the team whether active or deactivated (SCIM sees both). */
   async findUserAnyState(db: Executor, teamId: string, userId: number): Promise<UserRow | undefined> {
     const [row] = await db

@@ -247,6 +247,13 @@ export class TeamsService {
         ...(change.email !== undefined ? { email: change.email } : {}),
       });
       const wasActive = user.deleted === null;
+      const losesOwner = user.role === 'owner' && wasActive && (change.active === false || (change.role !== undefined && change.role !== 'owner'));
+      if (losesOwner && (await this.repo.countOtherOwners(tx, teamId, userId)) === 0) {
+        throw new AppError('conflict', 'last_owner', 'This is the team’s last owner: make someone else owner first');
+      }
+      if (user.instanceAdmin && change.active === false) {
+        throw new AppError('conflict', 'instance_admin', 'The instance admin cannot be deactivated by provisioning');
+      }
       if (change.active === false && wasActive) {
         await this.repo.markUserDeleted(tx, userId);
         await this.auth.forgetUser(tx, userId);
