@@ -169,7 +169,8 @@ export class AuthService {
    * instance admin sees it). The email typed is not recorded: people type passwords into it.
    */
   async recordFailedSignIn(via: SignInVia, about: { userId: number | null; reason: string }): Promise<void> {
-    const user = about.userId !== null ? await this.users.findUserById(this.db, about.userId) : undefined;
+    // The same lookup whether or not an account was named, so a refusal takes as long either way.
+    const user = await this.users.findUserById(this.db, about.userId ?? 0);
     await recordAudit(this.db, {
       action: 'auth.login_failed',
       actor: { teamId: user?.teamId ?? null, userId: null, keyId: null, ip: via.ip },
