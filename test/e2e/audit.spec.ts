@@ -1,6 +1,6 @@
 /**
  * Organisation controls in a real browser: pinning a chat from the chat list, the team's retention
- * in the team settings, and the audit log screen with its filters and CSV download.
+ * and SCIM token in the team settings, and the audit log screen with its filters and CSV download.
  */
 import { checkScreen } from './checks.js';
 import { createStandInModel } from './server.js';
@@ -30,6 +30,15 @@ test('pin a chat, set the retention, read and download the audit log; a member h
   await expect(page.getByRole('status').filter({ hasText: 'Saved.' })).toBeVisible();
   await page.reload();
   await expect(page.getByLabel('Keep chats (days)')).toHaveValue('90');
+  await page.getByRole('button', { name: 'Create SCIM token' }).click();
+  const shown = page.getByRole('status', { name: 'SCIM token' });
+  await expect(shown).toContainText(/scim_[A-Za-z0-9_-]{20,}/);
+  const scimToken = (await shown.locator('code').textContent())!;
+  const users = await page.evaluate(
+    async (tok) => (await fetch('/scim/v2/Users', { headers: { authorization: `Bearer ${tok}` } })).json() as Promise<{ totalResults: number }>,
+    scimToken,
+  );
+  expect(users.totalResults).toBeGreaterThanOrEqual(2);
 
   await nav(page).getByRole('link', { name: 'Audit log' }).click();
   await expect(page.getByRole('heading', { level: 1, name: 'Audit log' })).toBeVisible();
