@@ -1,3 +1,8 @@
+import { scimRoutes, scimTokenRoutes } from './modules/scim/routes.js';
+import { auditRoutes } from './modules/audit/routes.js';
+import { AuditEntry } from './modules/audit/schema.js';
+import { retentionRoutes } from './modules/retention/routes.js';
+import { TeamSettings } from './modules/retention/schema.js';
 import Fastify, { LogController, type FastifyInstance, type FastifyServerFactory } from 'fastify';
 import multipart from '@fastify/multipart';
 import compress from '@fastify/compress';
@@ -57,6 +62,8 @@ export interface App {
 
 export const SHARED_SCHEMAS = [
   ProblemSchema,
+  AuditEntry,
+  TeamSettings,
   User,
   Team,
   ApiKey,
@@ -155,7 +162,7 @@ export async function buildApp(
     // Before any route: GET /metrics, the request metrics and spans (docs/OPERATIONS.md).
     await registerObservability(app, config);
     // /v1 answers its errors in OpenAI's shape (its own scope below), not problem+json.
-    const { allowedMethods } = registerProblemHandlers(app, { foreignPrefixes: ['/v1/'] });
+    const { allowedMethods } = registerProblemHandlers(app, { foreignPrefixes: ['/v1/', '/scim/'] });
     for (const s of SHARED_SCHEMAS) app.addSchema(s);
     app.decorateRequest('principal', null);
 
@@ -233,8 +240,19 @@ export async function buildApp(
         await api.register(plusRoutes, { plus: svc('plus'), limits: config.upload });
         await api.register(usageRoutes, { usage: svc('usage') });
         await api.register(embeddingRoutes, { embeddings: svc('embeddings') });
+        await api.register(auditRoutes, { audit: svc('audit') });
+        await api.register(retentionRoutes, { retention: svc('retention') });
+        await api.register(scimTokenRoutes, { scim: svc('scim') });
       },
       { prefix: '/api/v1' },
+    );
+    // SCIM 2.0 for identity providers (docs/API.md, "SCIM provisioning"): its own token, body parser and error shape.
+    await app.register(
+      async (scim) => {
+        scim.addHook('onRequest', rejectNulInUrl);
+        await scim.register(scimRoutes, { scim: svc('scim') });
+      },
+      { prefix: '/scim/v2' },
     );
     // The web app at `/`: files of the build, and index.html for the app's own paths.
     registerWebApp(app, { webDir: config.webDir });
@@ -279,8 +297,10 @@ export async function buildApp(
     const stopLogSweeper = built.promptLogs.startSweeper((err) => app.log.warn({ err }, 'prompt log sweep failed'));
     // ... and give back the budget reservations of the turns it finished (PostgreSQL; safe on every node).
     const stopReservationSweeper = built.usage.startSweeper(config.promptLogSweepMs, (err) => app.log.warn({ err }, 'reservation sweep failed'));
+    // Retention: now, then hourly (safe on every node: each team's purge locks its settings row, SKIP LOCKED).
+    const stopRetention = built.retention.start((err) => app.log.warn({ err }, 'retention purge failed'));
     stopSweeper = async () => {
-      await Promise.all([stopLogSweeper(), stopReservationSweeper()]);
+      await Promise.all([stopLogSweeper(), stopReservationSweeper(), stopRetention()]);
     };
     // Embed Plus files in the background (EMBEDDING_WORKER_INTERVAL_MS; safe on every node).
     stopEmbedding = built.embeddings.start();

@@ -3,6 +3,7 @@ import { configuredOrigin, loadConfig } from './config.js';
 import { openDatabase } from './db/client.js';
 import { AppError } from './errors.js';
 import { inviteUrl } from './http/auth.js';
+import { RetentionService } from './modules/retention/service.js';
 import { AuthService } from './modules/teams/auth-service.js';
 import { TeamsService } from './modules/teams/service.js';
 
@@ -18,10 +19,24 @@ const USAGE = `Usage: npm run cli -- <command> [options]
   users list --team <teamId>
   users create --team <teamId> --name <name> --email <email> [--role owner|admin|member]
   keys create --user <userId> [--name <label>]
+  retention          run the retention job once now (deletes what each team's retention says is too old)
   backup <file>      a consistent copy of the embedded database (asks the running server, if any)
   restore <file>     fill an empty DATA_DIR from a backup file
 
 Reads DATA_DIR / DATABASE_URL like the server (docs/OPERATIONS.md).`;
+
+/** `retention`: one run of the retention job, as every server node runs it hourly (safe beside them). */
+async function retentionNow(): Promise<number> {
+  const config = loadConfig();
+  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  try {
+    const purged = await new RetentionService(database.db).purge();
+    console.log(JSON.stringify({ purged }, null, 2));
+    return 0;
+  } finally {
+    await database.close();
+  }
+}
 
 async function main(argv: string[]): Promise<number> {
   const { positionals, values } = parseArgs({
@@ -40,6 +55,7 @@ async function main(argv: string[]): Promise<number> {
   });
   const [noun, verb] = positionals;
   if ((noun === 'backup' || noun === 'restore') && verb && !values.help) return backupOrRestore(noun, verb);
+  if (noun === 'retention' && !verb && !values.help) return retentionNow();
   if (values.help || !noun || !verb) {
     console.log(USAGE);
     return values.help ? 0 : 2;

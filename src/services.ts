@@ -1,3 +1,6 @@
+import { ScimService } from './modules/scim/service.js';
+import { AuditService } from './modules/audit/service.js';
+import { RetentionService } from './modules/retention/service.js';
 import type { Config } from './config.js';
 import type { Database } from './db/client.js';
 import { ChatService } from './modules/chat/service.js';
@@ -18,14 +21,17 @@ import type { SecretBox } from './security/secret-box.js';
 /**
  * The composition root: every service, built once per app over one database handle. Each
  * receives what it uses through its constructor, in dependency order (no setters, no closures
- * back into a later service): auth (sign-in, part of the teams module); teams → auth; models; mcp;
- * embeddings → models; plus → models, embeddings; workspaces → models, plus (as the narrow
- * PlusVisibility interface, since the plus module imports workspace types), mcp; prompt-logs; usage;
- * chat → workspaces, plus; turns → workspaces, models, plus, prompt-logs, usage, mcp; compat
- * (openai-compat) → workspaces, turns. `npm run lint` checks
+ * back into a later service): audit (reading the log; every service writes it through
+ * audit/record.ts in its own transactions); auth (sign-in, part of the teams module); teams → auth;
+ * models; mcp; embeddings → models; plus → models, embeddings; workspaces → models, plus (as the
+ * narrow PlusVisibility interface, since the plus module imports workspace types), mcp; prompt-logs;
+ * usage; chat → workspaces, plus; turns → workspaces, models, plus, prompt-logs, usage, mcp; compat
+ * (openai-compat) → workspaces, turns; retention (the settings and the purge job, over the chat
+ * and prompt-log repositories); scim → teams. `npm run lint` checks
  * that the modules' imports follow the same order (scripts/check-module-graph.ts).
  */
 export interface Services {
+  audit: AuditService;
   auth: AuthService;
   teams: TeamsService;
   models: ModelsService;
@@ -38,6 +44,8 @@ export interface Services {
   chat: ChatService;
   turns: TurnService;
   compat: OpenAICompatService;
+  retention: RetentionService;
+  scim: ScimService;
 }
 
 /** How long the embedded database's single process keeps an API key's principal and a team's budgets (its own writes invalidate them at once). */
@@ -48,6 +56,7 @@ export function createServices(database: Database, config: Config, secrets: Secr
   // Reads that every request repeats (an API key, a team's budgets) are cached in process only
   // where this process is the database's one user; on PostgreSQL other nodes change them.
   const soleUserCacheMs = database.kind === 'pglite' ? SOLE_USER_CACHE_MS : 0;
+  const audit = new AuditService(db);
   const auth = new AuthService(db, config.auth);
   const teams = new TeamsService(db, auth, soleUserCacheMs);
   const models = new ModelsService(db, secrets, config.providerUrlPolicy);
@@ -75,5 +84,7 @@ export function createServices(database: Database, config: Config, secrets: Secr
     onError(new Error(why), 'follow-up rewrite (searched with carried terms instead)'),
   );
   const compat = new OpenAICompatService(workspaces, turns);
-  return { auth, teams, models, mcp, workspaces, promptLogs, embeddings, plus, usage, chat, turns, compat };
+  const retention = new RetentionService(db);
+  const scim = new ScimService(db, teams);
+  return { audit, auth, teams, models, mcp, workspaces, promptLogs, embeddings, plus, usage, chat, turns, compat, retention, scim };
 }

@@ -15,3 +15,6 @@ export * from './schema/plus.js';
 export * from './schema/instance.js';
 export * from './schema/usage.js';
 export * from './schema/embeddings.js';
+export * from './schema/audit.js';
+export * from './schema/retention.js';
+export * from './schema/scim.js';

@@ -122,7 +122,7 @@ export function authenticate(teams: TeamsService, auth: AuthService, publicUrl: 
     if (bearer?.[1]) {
       const principal = await teams.authenticate(bearer[1]);
       if (!principal) throw new AppError('unauthorized', 'invalid_api_key', 'The API key is unknown or revoked');
-      request.principal = principal;
+      request.principal = { ...principal, ip: request.ip };
       return;
     }
     const token = readSessionCookie(request, publicUrl);
@@ -142,7 +142,7 @@ export function authenticate(teams: TeamsService, auth: AuthService, publicUrl: 
       throw new AppError('unauthorized', 'session_ended', 'The session has ended or was revoked; sign in again');
     }
     if (extendedTo !== session.expires) reply.header('set-cookie', sessionCookie(request, publicUrl, token as string, extendedTo));
-    request.principal = session.principal;
+    request.principal = { ...session.principal, ip: request.ip };
   };
 }
 

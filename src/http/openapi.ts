@@ -10,6 +10,7 @@ export const OPENAPI_TAGS = [
   { name: 'chat', description: 'Completions, streamed completions, threads and prompt logs' },
   { name: 'plus', description: 'Plus entries, their files and context' },
   { name: 'usage', description: 'Usage ledger reports, credit budgets and rate limits' },
+  { name: 'audit', description: 'The audit log: who did what, when (team owners/admins; the instance admin sees every team)' },
   { name: 'openai', description: 'OpenAI-compatible API under /v1 (errors in OpenAI\u2019s shape, not problem+json)' },
 ];
 

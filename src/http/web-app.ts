@@ -8,7 +8,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
  * - a GET/HEAD of an existing file of the build answers that file (`/assets/*` — content-hashed
  *   names — cached for a year, immutable; everything else `no-cache`, revalidated by ETag);
  * - any other GET/HEAD path answers `index.html` (the app routes in the browser), except paths of
- *   the API and the server (`/api…`, `/v1…`, `/docs…`, `/openapi.json`, `/healthz`, `/readyz`) and
+ *   the API and the server (`/api…`, `/v1…`, `/scim…`, `/docs…`, `/openapi.json`, `/healthz`, `/readyz`) and
  *   paths that look like files (under `/assets/`, or with an extension): those keep their 404
  *   problem answer, so a missing script never arrives as HTML;
  * - other methods keep their 404/405 problem answers.
@@ -20,7 +20,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
  * loaded with the first file asked for: `@fastify/static` itself loads a glob library at import,
  * which cost start-up ~20 ms for a feature (directory listing, wildcard routes) this never uses.
  */
-const RESERVED = /^\/(?:api|v1)(?:\/|$)|^\/docs(?:\/|$)|^\/(?:openapi\.json|healthz|readyz)$/;
+const RESERVED = /^\/(?:api|v1|scim)(?:\/|$)|^\/docs(?:\/|$)|^\/(?:openapi\.json|healthz|readyz)$/;
 const LOOKS_LIKE_FILE = /^\/assets\/|\.[A-Za-z0-9]+$/;
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 

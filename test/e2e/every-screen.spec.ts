@@ -121,6 +121,7 @@ test('every screen, owner and member, desktop and phone, light and dark: fits, p
     },
     { name: 'usage', url: '/usage', ready: async (p) => void (await expect(p.getByRole('table', { name: 'Budgets' })).toContainText('Mia Member')) },
     { name: 'team', url: '/team', ready: async (p) => void (await expect(p.getByRole('list', { name: 'Users' })).toContainText('Mia Member')) },
+    { name: 'audit', url: '/audit', ready: async (p) => void (await expect(p.getByRole('table', { name: 'Audit log' })).toContainText('auth.login')) },
     { name: 'account', url: '/account', ready: h1('My account') },
   ];
   const member: Screen[] = [
@@ -140,6 +141,7 @@ test('every screen, owner and member, desktop and phone, light and dark: fits, p
       ready: async (p) => void (await expect(p.getByRole('table', { name: 'Budgets that apply to me' })).toContainText('5,000')),
     },
     { name: 'team', url: '/team', ready: async (p) => void (await expect(p.getByRole('alert')).toContainText('Only the team')) },
+    { name: 'audit', url: '/audit', ready: async (p) => void (await expect(p.getByRole('alert')).toContainText('Only the team')) },
     { name: 'account', url: '/account', ready: h1('My account') },
   ];
 

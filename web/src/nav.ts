@@ -21,6 +21,7 @@ export const NAV: NavEntry[] = [
   { href: '/logs', label: 'Logs', prefixes: ['/logs'] },
   { href: '/usage', label: 'Usage', prefixes: ['/usage'] },
   { href: '/team', label: 'Team', prefixes: ['/team'], roles: ['owner', 'admin'] },
+  { href: '/audit', label: 'Audit log', prefixes: ['/audit'], roles: ['owner', 'admin'] },
   { href: '/account', label: 'Account', prefixes: ['/account'] },
 ];
 

@@ -20,6 +20,7 @@ const McpServersScreen = lazyScreen(() => import('./screens/mcp/McpServersScreen
 const LogsScreen = lazyScreen(() => import('./screens/logs/LogsScreen').then((m) => m.LogsScreen));
 const UsageScreen = lazyScreen(() => import('./screens/usage/UsageScreen').then((m) => m.UsageScreen));
 const TeamScreen = lazyScreen(() => import('./screens/team/TeamScreen').then((m) => m.TeamScreen));
+const AuditScreen = lazyScreen(() => import('./screens/audit/AuditScreen').then((m) => m.AuditScreen));
 const AccountScreen = lazyScreen(() => import('./screens/team/AccountScreen').then((m) => m.AccountScreen));
 
 export interface Route {
@@ -43,6 +44,7 @@ export const ROUTES: Route[] = [
   { path: '/logs', render: () => <LogsScreen /> },
   { path: '/usage', render: () => <UsageScreen /> },
   { path: '/team', render: () => <TeamScreen /> },
+  { path: '/audit', render: () => <AuditScreen /> },
   { path: '/account', render: () => <AccountScreen /> },
 ];
 

@@ -2,7 +2,7 @@
  * Threads and messages, with the shapes stored in their JSON columns (owner: modules/chat).
  */
 import { sql } from 'drizzle-orm';
-import { bigint, index, integer, jsonb, pgTable, text, uuid } from 'drizzle-orm/pg-core';
+import { bigint, boolean, index, integer, jsonb, pgTable, text, uuid } from 'drizzle-orm/pg-core';
 import { created, ts, tsvector } from './columns.js';
 import { teams, users } from './teams.js';
 import { workspaces } from './workspaces.js';
@@ -23,6 +23,8 @@ export const chatThreads = pgTable(
     title: text('title').notNull(),
     created: created(),
     updated: ts('updated').notNull().defaultNow(),
+    /** kept by the team's retention whatever its age */
+    pinned: boolean('pinned').notNull().default(false),
     /** conversation search (modules/chat/search-repo.ts): the title's English full text */
     search: tsvector('search').generatedAlwaysAs(sql`to_tsvector('english', title)`),
   },

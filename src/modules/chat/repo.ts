@@ -117,6 +117,23 @@ export class ChatRepo {
     await db.update(chatThreads).set({ title, updated: new Date() }).where(eq(chatThreads.id, id));
   }
 
+  /**
+   * Retention: delete the team's threads (not pinned) with no activity since `before`, messages
+   * and all (cascade); answers how many. Owned here, called by modules/retention in its transaction.
+   */
+  async purgeThreads(db: Executor, teamId: string, before: Date): Promise<number> {
+    const rows = await db
+      .delete(chatThreads)
+      .where(and(eq(chatThreads.teamId, teamId), eq(chatThreads.pinned, false), lt(chatThreads.updated, before)))
+      .returning({ id: chatThreads.id });
+    return rows.length;
+  }
+
+  /** Pinning does not count as activity: `updated` stays. */
+  async setPinned(db: Executor, id: string, pinned: boolean): Promise<void> {
+    await db.update(chatThreads).set({ pinned }).where(eq(chatThreads.id, id));
+  }
+
   async deleteThreads(db: Executor, ids: string[]): Promise<number> {
     if (ids.length === 0) return 0;
     const rows = await db.delete(chatThreads).where(inArray(chatThreads.id, ids)).returning({ id: chatThreads.id });

@@ -15,6 +15,7 @@ import {
   ChatSearchQuery,
   Prompt,
   RenameThreadBody,
+  UpdateThreadBody,
   SamplePromptsQuery,
   ThreadExportQuery,
   ThreadMessagesQuery,
@@ -204,6 +205,20 @@ export const chatRoutes: FastifyPluginAsyncTypebox<ChatRouteDeps> = async (app, 
       },
     },
     async (req) => chat.renameThread(principalOf(req), req.params.workspaceId, req.params.threadId, req.body.title),
+  );
+  app.patch(
+    '/chat/:workspaceId/history/:threadId',
+    {
+      schema: {
+        tags,
+        operationId: 'updateChatThread',
+        summary: 'Rename and/or pin a chat thread (a pinned thread is never deleted by retention)',
+        params: WsThread,
+        body: UpdateThreadBody,
+        response: { 200: Type.Ref('ChatThread_Full'), ...bodyErrorResponses },
+      },
+    },
+    async (req) => chat.updateThread(principalOf(req), req.params.workspaceId, req.params.threadId, req.body),
   );
   app.delete(
     '/chat/:workspaceId/history/:threadId',

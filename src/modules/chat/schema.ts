@@ -62,6 +62,7 @@ const threadFields = {
   created: DateTime,
   updated: DateTime,
   messageCount: Type.Integer(),
+  pinned: Type.Boolean({ description: "kept by the team's retention whatever its age" }),
 };
 export const ChatThread = Type.Object(threadFields, { $id: 'ChatThread' });
 /** A workspace tool the model called on the way to an answer (docs/API.md, "Tools in chat turns"). */
@@ -135,6 +136,13 @@ export const CHAT_STREAM_DESCRIPTION = [
 ].join(' ');
 
 /** The seed sends a ChatThread_Full to rename; only `title` is read. */
+export const UpdateThreadBody = Type.Object(
+  {
+    title: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
+    pinned: Type.Optional(Type.Boolean({ description: "true: the team's retention never deletes this thread" })),
+  },
+  { minProperties: 1 },
+);
 export const RenameThreadBody = Type.Object({ title: Type.String({ minLength: 1, maxLength: 500 }) }, { additionalProperties: true });
 
 export const Prompt = Type.Object({ content: Type.String() });

@@ -1,3 +1,4 @@
+import { changedFields, recordAudit } from '../audit/record.js';
 import type { Db } from '../../db/client.js';
 import { badRequest, forbidden, notFound } from '../../errors.js';
 import { toPage } from '../../http/paging.js';
@@ -29,6 +30,7 @@ function threadView(t: ThreadWithCount) {
     created: t.created.toISOString(),
     updated: t.updated.toISOString(),
     messageCount: t.messageCount,
+    pinned: t.pinned,
   };
 }
 
@@ -104,6 +106,7 @@ export class ChatService {
    */
   async exportThread(caller: Principal, workspaceId: string, threadId: string, format: ExportFormat) {
     const { thread } = await this.loadThread(caller, workspaceId, threadId);
+    await recordAudit(this.db, { action: 'export.thread', actor: caller, target: { type: 'thread', id: thread.id }, details: { workspaceId, format } });
     const { db, repo } = this;
     async function* pages(): AsyncGenerator<ExportMessage[]> {
       let after: number | null = null;
@@ -124,9 +127,23 @@ export class ChatService {
   }
 
   async renameThread(caller: Principal, workspaceId: string, threadId: string, title: string) {
+    return this.updateThread(caller, workspaceId, threadId, { title });
+  }
+
+  /** Rename and/or pin a thread (who may delete it may change it); a pinned thread outlives the team's retention. */
+  async updateThread(caller: Principal, workspaceId: string, threadId: string, change: { title?: string | undefined; pinned?: boolean | undefined }) {
     const { thread } = await this.loadThread(caller, workspaceId, threadId);
     this.requireOwnOrAdmin(caller, thread);
-    await this.repo.renameThread(this.db, thread.id, title.trim() || thread.title);
+    await this.db.transaction(async (tx) => {
+      if (change.title !== undefined) await this.repo.renameThread(tx, thread.id, change.title.trim() || thread.title);
+      if (change.pinned !== undefined) await this.repo.setPinned(tx, thread.id, change.pinned);
+      await recordAudit(tx, {
+        action: 'thread.update',
+        actor: caller,
+        target: { type: 'thread', id: thread.id },
+        details: { workspaceId, fields: changedFields(change), ...(change.pinned !== undefined ? { pinned: change.pinned } : {}) },
+      });
+    });
     return this.getThread(caller, workspaceId, threadId);
   }
 

@@ -1,3 +1,4 @@
+import { changedFields, recordAudit } from '../audit/record.js';
 import { TtlCache } from '../../cache.js';
 import type { Db } from '../../db/client.js';
 import { AppError, badRequest, idTaken, notFound } from '../../errors.js';
@@ -142,6 +143,13 @@ export class ModelsService {
       if (req.id && (await this.repo.exists(tx, req.id))) throw idTaken('model');
       const inserted = await this.repo.insert(tx, { ...values, name: req.name!, teamId, isSystem: opts.system, ...(req.id ? { id: req.id } : {}) });
       if (teamId) await this.repo.addToTeam(tx, teamId, inserted.id);
+      await recordAudit(tx, {
+        action: 'model.create',
+        actor: caller,
+        teamId,
+        target: { type: 'model', id: inserted.id },
+        details: { name: inserted.name, system: opts.system },
+      });
       return inserted;
     });
     return this.afterSave({ ...row, inTeam: teamId !== null });
@@ -193,7 +201,16 @@ export class ModelsService {
     const values = await this.toColumns(req);
     this.checkConnection(values.apiBase ?? current.apiBase, values.connectionType ?? current.connectionType);
     this.checkKind(values.kind ?? current.kind, values.apiBase ?? current.apiBase, values.connectionType ?? current.connectionType);
-    const row = await this.repo.update(this.db, id, { ...values, ...(req.name ? { name: req.name } : {}) });
+    const row = await this.db.transaction(async (tx) => {
+      const updated = await this.repo.update(tx, id, { ...values, ...(req.name ? { name: req.name } : {}) });
+      await recordAudit(tx, {
+        action: 'model.update',
+        actor: caller,
+        target: { type: 'model', id },
+        details: { name: updated.name, fields: changedFields(req) },
+      });
+      return updated;
+    });
     this.changed(id);
     return this.afterSave({ ...row, inTeam: current.inTeam });
   }
@@ -202,7 +219,10 @@ export class ModelsService {
     requireTeamAdmin(caller);
     const m = await this.repo.findVisible(this.db, caller.teamId, id);
     if (!m) throw notFound('Model');
-    await this.repo.addToTeam(this.db, caller.teamId, id);
+    await this.db.transaction(async (tx) => {
+      await this.repo.addToTeam(tx, caller.teamId, id);
+      await recordAudit(tx, { action: 'model.update', actor: caller, target: { type: 'model', id }, details: { name: m.name, team: 'added' } });
+    });
     return toModelView({ ...m, inTeam: true });
   }
 
@@ -210,7 +230,10 @@ export class ModelsService {
     requireTeamAdmin(caller);
     const m = await this.repo.findVisible(this.db, caller.teamId, id);
     if (!m) throw notFound('Model');
-    await this.repo.removeFromTeam(this.db, caller.teamId, id);
+    await this.db.transaction(async (tx) => {
+      await this.repo.removeFromTeam(tx, caller.teamId, id);
+      await recordAudit(tx, { action: 'model.update', actor: caller, target: { type: 'model', id }, details: { name: m.name, team: 'removed' } });
+    });
     this.changed(id);
     return toModelView({ ...m, inTeam: false });
   }

@@ -1,3 +1,4 @@
+import { changedFields, recordAudit } from '../audit/record.js';
 import { randomUUID } from 'node:crypto';
 import type { Static } from 'typebox';
 import type { Db } from '../../db/client.js';
@@ -232,6 +233,12 @@ export class PlusService {
         tx,
         newFiles.map((f) => f.id),
       );
+      await recordAudit(tx, {
+        action: existing ? 'plus.update' : 'plus.create',
+        actor: caller,
+        target: { type: 'plus', id },
+        details: { fields: changedFields(changes), filesAdded: newFiles.length },
+      });
     });
     if (newFiles.length > 0) this.embeddings.kick();
     return this.get(caller, id);
@@ -292,6 +299,7 @@ export class PlusService {
         newFiles.map((f) => f.id),
       );
       await this.repo.update(tx, plusId, {});
+      await recordAudit(tx, { action: 'plus.update', actor: caller, target: { type: 'plus', id: plusId }, details: { filesAdded: newFiles.length } });
     });
     this.embeddings.kick();
     return this.view(entry);
@@ -301,7 +309,10 @@ export class PlusService {
     const entry = await this.repo.find(this.db, viewer(caller), id);
     if (!entry) throw notFound('Plus entry');
     this.requireChange(caller, entry);
-    await this.repo.delete(this.db, id);
+    await this.db.transaction(async (tx) => {
+      await this.repo.delete(tx, id);
+      await recordAudit(tx, { action: 'plus.delete', actor: caller, target: { type: 'plus', id } });
+    });
   }
 
   async deleteFile(caller: Principal, fileId: string): Promise<void> {
@@ -309,7 +320,10 @@ export class PlusService {
     if (!found) throw notFound('File');
     this.requireChange(caller, found.entry);
     // one transaction with the entry's retrieval statistics (PlusRepo.deleteFile)
-    await this.db.transaction((tx) => this.repo.deleteFile(tx, fileId));
+    await this.db.transaction(async (tx) => {
+      await this.repo.deleteFile(tx, fileId);
+      await recordAudit(tx, { action: 'plus.update', actor: caller, target: { type: 'plus', id: found.entry.id }, details: { fileDeleted: fileId } });
+    });
   }
 
   // ---- context for a question (context.ts) -------------------------------------------

@@ -3,6 +3,15 @@ import type { Executor } from '../../db/client.js';
 import { type SearchRewrite } from '../../db/schema/chat.js';
 import { promptLogs } from '../../db/schema/prompt-logs.js';
 
+/** Retention: delete the team's prompt logs created before `before`; answers how many (called by modules/retention in its transaction). */
+export async function purgePromptLogs(db: Executor, teamId: string, before: Date): Promise<number> {
+  const rows = await db
+    .delete(promptLogs)
+    .where(and(eq(promptLogs.teamId, teamId), lt(promptLogs.created, before)))
+    .returning({ id: promptLogs.id });
+  return rows.length;
+}
+
 export type PromptLogRow = typeof promptLogs.$inferSelect;
 export type FinalStatus = 'ok' | 'error' | 'interrupted';
 

@@ -1,3 +1,4 @@
+import { recordAudit } from '../audit/record.js';
 import type { Readable } from 'node:stream';
 import { csvStream } from '../../csv.js';
 import type { Db } from '../../db/client.js';
@@ -124,8 +125,14 @@ export class PromptLogsService {
   }
 
   /** The CSV export as a stream: rows are read in keyset batches, so memory does not grow with rows. */
-  csv(caller: Principal, q: { q?: string; startDate: string; endDate: string }): Promise<Readable> {
+  async csv(caller: Principal, q: { q?: string; startDate: string; endDate: string }): Promise<Readable> {
     const f = this.filter(caller, q);
+    // The search words are not recorded: they are prompt text.
+    await recordAudit(this.db, {
+      action: 'export.prompt_logs',
+      actor: caller,
+      details: { startDate: q.startDate, endDate: q.endDate, searched: q.q !== undefined },
+    });
     const { db, repo } = this;
     const admin = isTeamAdmin(caller);
     async function* rows() {

@@ -52,7 +52,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ auth: AuthService; publicUr
       const token = readSessionCookie(req, publicUrl);
       if (token && token !== 'ambiguous') {
         requireSameOrigin(req, publicUrl);
-        await auth.logout(token);
+        await auth.logout(token, req.ip);
       }
       return reply
         .code(204)
@@ -92,7 +92,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ auth: AuthService; publicUr
     },
     async (req, reply) => {
       refuseForeignOrigin(req, publicUrl);
-      const signed = await auth.acceptInvite(req.body);
+      const signed = await auth.acceptInvite(req.body, req.ip);
       reply.header('set-cookie', sessionCookie(req, publicUrl, signed.token, signed.expires));
       return meOf(signed.principal);
     },

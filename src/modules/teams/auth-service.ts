@@ -3,7 +3,9 @@ import type { Db, Executor } from '../../db/client.js';
 import { AppError, badRequest } from '../../errors.js';
 import { decoyHash, generateToken, hashPassword, hashToken, verifyPassword } from '../../security/passwords.js';
 import { emailKey } from '../../security/email.js';
+import { recordAudit } from '../audit/record.js';
 import { AuthRepo, type SessionRow } from './auth-repo.js';
+import { TeamsRepo } from './repo.js';
 import type { Principal } from './service.js';
 
 /** Invite links live seven days. */
@@ -14,6 +16,12 @@ export const PASSWORD_MIN = 8;
 
 /** A credential made before a user's transaction (hashing takes ~100 ms: never inside one). */
 export type PreparedCredential = { kind: 'password'; hash: string } | { kind: 'invite'; token: string; tokenHash: string };
+
+/** How someone signed in, for the audit log: the method and the client address. */
+export interface SignInVia {
+  method: 'password' | 'invite' | 'oidc';
+  ip: string | null;
+}
 
 export interface SignedIn {
   principal: Principal;
@@ -67,6 +75,7 @@ const invalidCredentials = () => new AppError('unauthorized', 'invalid_credentia
  */
 export class AuthService {
   private readonly repo = new AuthRepo();
+  private readonly users = new TeamsRepo();
 
   constructor(
     private readonly db: Db,
@@ -110,7 +119,11 @@ export class AuthService {
       byEmail.attempts > maxFailuresPerEmail ? byEmail.resetInSeconds : 0,
       byAddress.attempts > maxFailuresPerAddress ? byAddress.resetInSeconds : 0,
     ];
-    if (over.some((s) => s > 0)) throw tooManyAttempts(Math.max(...over));
+    const via: SignInVia = { method: 'password', ip: input.address };
+    if (over.some((s) => s > 0)) {
+      await this.recordFailedSignIn(via, { userId: null, reason: 'throttled' });
+      throw tooManyAttempts(Math.max(...over));
+    }
 
     const tooLong = input.password.length > PASSWORD_MAX;
     const candidates = tooLong ? [] : await this.repo.findLoginCandidates(this.db, emailKey(input.email), SIGN_IN_ACCOUNTS_PER_EMAIL);
@@ -120,21 +133,51 @@ export class AuthService {
     const matches = await Promise.all(hashes.map((h) => verifyPassword(password, h)));
     // One person may be a user of several teams under one email: the oldest account whose password matches.
     const index = matches.findIndex((ok, i) => ok && i < candidates.length);
-    if (tooLong || index < 0) throw invalidCredentials();
+    if (tooLong || index < 0) {
+      await this.recordFailedSignIn(via, { userId: candidates[0]?.userId ?? null, reason: 'invalid_credentials' });
+      throw invalidCredentials();
+    }
     const userId = candidates[index]!.userId;
     await this.repo.forgiveAttempt(this.db, emailThrottle, addressKey);
     await this.repo.deleteStaleAttempts(this.db, windowS);
     await this.repo.deleteExpiredSessions(this.db, userId);
-    return this.startSession(userId);
+    return this.openSession(userId, via);
   }
 
-  private async startSession(userId: number): Promise<SignedIn> {
+  /**
+   * Start a session for a user who has just proved who they are (password, invite, or an identity
+   * provider's sign-in) and record `auth.login` in the same transaction.
+   */
+  async openSession(userId: number, via: SignInVia): Promise<SignedIn> {
     const token = generateToken();
     const tokenHash = hashToken(token);
-    await this.repo.insertSession(this.db, { userId, tokenHash, ttlSeconds: this.config.sessionTtlSeconds });
-    const found = await this.repo.findSession(this.db, tokenHash);
+    const found = await this.db.transaction(async (tx) => {
+      await this.repo.insertSession(tx, { userId, tokenHash, ttlSeconds: this.config.sessionTtlSeconds });
+      const session = await this.repo.findSession(tx, tokenHash);
+      if (!session) return undefined;
+      const p = session.principal;
+      await recordAudit(tx, { action: 'auth.login', actor: { ...p, ip: via.ip }, target: { type: 'user', id: p.userId }, details: { method: via.method } });
+      return session;
+    });
     if (!found) throw new AppError('unauthorized', 'invalid_credentials', 'The account was removed while signing in');
     return { principal: found.principal, token, expires: found.expires };
+  }
+
+  /**
+   * Record a refused sign-in (`auth.login_failed`, outcome failure). `userId`: the account it was
+   * for, when one is known — the entry then belongs to that user's team; otherwise to no team (the
+   * instance admin sees it). The email typed is not recorded: people type passwords into it.
+   */
+  async recordFailedSignIn(via: SignInVia, about: { userId: number | null; reason: string }): Promise<void> {
+    // The same lookup whether or not an account was named, so a refusal takes as long either way.
+    const user = await this.users.findUserById(this.db, about.userId ?? 0);
+    await recordAudit(this.db, {
+      action: 'auth.login_failed',
+      actor: { teamId: user?.teamId ?? null, userId: null, keyId: null, ip: via.ip },
+      outcome: 'failure',
+      target: user ? { type: 'user', id: user.id } : null,
+      details: { method: via.method, reason: about.reason },
+    });
   }
 
   /** The live session of a cookie's token (principal and expiry), or null when unknown, expired or its user deleted. Never cached: a removal on another node counts at once. */
@@ -160,8 +203,17 @@ export class AuthService {
     await this.repo.deleteUserCredentials(tx, userId);
   }
 
-  async logout(token: string): Promise<void> {
-    await this.repo.deleteSessionByHash(this.db, hashToken(token));
+  /** End the session of a cookie's token (`auth.logout`, in the same transaction); an unknown token changes nothing. */
+  async logout(token: string, ip: string | null = null): Promise<void> {
+    const tokenHash = hashToken(token);
+    await this.db.transaction(async (tx) => {
+      const session = await this.repo.findSession(tx, tokenHash);
+      await this.repo.deleteSessionByHash(tx, tokenHash);
+      if (session) {
+        const p = session.principal;
+        await recordAudit(tx, { action: 'auth.logout', actor: { ...p, ip }, target: { type: 'user', id: p.userId } });
+      }
+    });
   }
 
   /**
@@ -176,7 +228,7 @@ export class AuthService {
   }
 
   /** Set the password of an invited user and sign them in; an unusable token is refused as checkInvite says. */
-  async acceptInvite(input: { token: string; password: string }): Promise<SignedIn> {
+  async acceptInvite(input: { token: string; password: string }, ip: string | null = null): Promise<SignedIn> {
     checkPasswordLength(input.password, 'password');
     const hash = await hashPassword(input.password);
     const tokenHash = hashToken(input.token);
@@ -186,7 +238,7 @@ export class AuthService {
       await this.repo.setPassword(tx, id, hash);
       return id;
     });
-    return this.startSession(userId);
+    return this.openSession(userId, { method: 'invite', ip });
   }
 
   /**
@@ -206,6 +258,7 @@ export class AuthService {
     await this.db.transaction(async (tx) => {
       await this.repo.setPassword(tx, caller.userId, hash);
       await this.repo.deleteUserSessions(tx, caller.userId, caller.sessionId);
+      await recordAudit(tx, { action: 'user.update', actor: caller, target: { type: 'user', id: caller.userId }, details: { changed: 'password' } });
     });
     await this.repo.forgiveAttempt(this.db, emailThrottle, null);
   }

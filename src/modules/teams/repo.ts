@@ -80,12 +80,43 @@ export class TeamsRepo {
     return row;
   }
 
+  /** Active owners of the team other than `except`. */
+  async countOtherOwners(db: Executor, teamId: string, except: number): Promise<number> {
+    const [row] = await db
+      .select({ n: count() })
+      .from(users)
+      .where(and(eq(users.teamId, teamId), eq(users.role, 'owner'), isNull(users.deleted), sql`${users.id} <> ${except}`));
+    return row?.n ?? 0;
+  }
+
+  /** A user of the team whether active or deactivated (SCIM sees both). */
+  async findUserAnyState(db: Executor, teamId: string, userId: number): Promise<UserRow | undefined> {
+    const [row] = await db
+      .select()
+      .from(users)
+      .where(and(eq(users.id, userId), eq(users.teamId, teamId)));
+    return row;
+  }
+
   async markUserDeleted(db: Executor, userId: number): Promise<void> {
     await db.update(users).set({ deleted: new Date() }).where(eq(users.id, userId));
     await db
       .update(apiKeys)
       .set({ revoked: new Date() })
       .where(and(eq(apiKeys.userId, userId), isNull(apiKeys.revoked)));
+  }
+
+  /** A deactivated (deleted) user back: their keys stay revoked, they sign in anew. */
+  async reactivateUser(db: Executor, userId: number): Promise<void> {
+    await db.update(users).set({ deleted: null }).where(eq(users.id, userId));
+  }
+
+  async setProfile(db: Executor, userId: number, v: { name?: string; email?: string }): Promise<void> {
+    if (v.name === undefined && v.email === undefined) return;
+    await db
+      .update(users)
+      .set({ ...(v.name !== undefined ? { name: v.name } : {}), ...(v.email !== undefined ? { email: v.email, emailKey: emailKey(v.email) } : {}) })
+      .where(eq(users.id, userId));
   }
 
   async setRole(db: Executor, userId: number, role: Role): Promise<UserRow> {

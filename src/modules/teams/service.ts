@@ -2,6 +2,7 @@ import { TtlCache } from '../../cache.js';
 import type { Db } from '../../db/client.js';
 import { AppError, conflict, forbidden, notFound } from '../../errors.js';
 import { generateApiKey, hashApiKey, keyPrefix } from '../../security/api-keys.js';
+import { changedFields, recordAudit, type Actor } from '../audit/record.js';
 import type { AuthService } from './auth-service.js';
 import { TeamsRepo, type ApiKeyRow, type Role, type TeamRow, type UserRow } from './repo.js';
 
@@ -17,6 +18,8 @@ export interface Principal {
   instanceAdmin: boolean;
   teamId: string;
   teamName: string;
+  /** the request's client address (set by the HTTP layer for the audit log; absent off HTTP) */
+  ip?: string | null;
 }
 
 export const isTeamAdmin = (p: Principal) => p.role === 'owner' || p.role === 'admin';
@@ -114,6 +117,8 @@ export class TeamsService {
       });
       const key = adminApiKey ?? generateApiKey();
       await this.repo.insertKey(tx, { userId: user.id, name: 'bootstrap', keyHash: hashApiKey(key), prefix: keyPrefix(key) });
+      await recordAudit(tx, { action: 'team.create', actor: null, teamId: team.id, target: { type: 'team', id: team.id }, details: { via: 'bootstrap' } });
+      await recordAudit(tx, { action: 'user.create', actor: null, teamId: team.id, target: { type: 'user', id: user.id }, details: { role: 'owner' } });
       const inviteToken = await this.auth.storeCredential(tx, user.id, credential);
       return { created: true, apiKey: key, inviteToken };
     });
@@ -136,6 +141,10 @@ export class TeamsService {
       });
       const apiKey = generateApiKey();
       await this.repo.insertKey(tx, { userId: owner.id, name: 'default', keyHash: hashApiKey(apiKey), prefix: keyPrefix(apiKey) });
+      // Both entries belong to the new team (its owner reads them); the actor is who created it.
+      const actor = caller ? { ...caller, teamId: team.id } : null;
+      await recordAudit(tx, { action: 'team.create', actor, teamId: team.id, target: { type: 'team', id: team.id }, details: { name: team.name } });
+      await recordAudit(tx, { action: 'user.create', actor, teamId: team.id, target: { type: 'user', id: owner.id }, details: { role: 'owner' } });
       const inviteToken = (await this.auth.storeCredential(tx, owner.id, credential))!;
       return { team, owner: userView(owner), apiKey, inviteToken };
     });
@@ -147,16 +156,17 @@ export class TeamsService {
   ): Promise<{ user: UserView; apiKey: string; inviteToken: string | null }> {
     requireTeamAdmin(caller);
     if (input.role === 'owner' && caller.role !== 'owner') throw forbidden('Only an owner may create another owner');
-    return this.addUser(caller.teamId, input);
+    return this.addUser(caller.teamId, input, caller);
   }
 
   /**
    * A user in a team (also the operator's path, CLI), with a first API key and either the given
-   * password or an invite token with which they set one.
+   * password or an invite token with which they set one. `actor`: who did it (null: the operator).
    */
   async addUser(
     teamId: string,
     input: { name: string; email: string; role: Role; password?: string | undefined },
+    actor: Actor | null = null,
   ): Promise<{ user: UserView; apiKey: string; inviteToken: string | null }> {
     const { password, ...fields } = input;
     const credential = await this.auth.prepareCredential(password);
@@ -169,6 +179,13 @@ export class TeamsService {
       const apiKey = generateApiKey();
       await this.repo.insertKey(tx, { userId: user.id, name: 'default', keyHash: hashApiKey(apiKey), prefix: keyPrefix(apiKey) });
       const inviteToken = await this.auth.storeCredential(tx, user.id, credential);
+      await recordAudit(tx, {
+        action: 'user.create',
+        actor,
+        teamId,
+        target: { type: 'user', id: user.id },
+        details: { role: user.role, via: credential.kind },
+      });
       return { user: userView(user), apiKey, inviteToken };
     });
   }
@@ -187,6 +204,7 @@ export class TeamsService {
     await this.db.transaction(async (tx) => {
       await this.repo.markUserDeleted(tx, user.id);
       await this.auth.forgetUser(tx, user.id);
+      await recordAudit(tx, { action: 'user.delete', actor: caller, target: { type: 'user', id: user.id } });
     });
     this.cache.deleteWhere((p) => p.userId === user.id);
   }
@@ -201,20 +219,77 @@ export class TeamsService {
     if (!user) throw notFound('User');
     if (user.id === caller.userId) throw new AppError('conflict', 'cannot_change_own_role', 'You cannot change your own role');
     if ((user.role === 'owner' || role === 'owner') && caller.role !== 'owner') throw forbidden('Only an owner may grant or remove the owner role');
-    const row = await this.repo.setRole(this.db, user.id, role);
+    const row = await this.db.transaction(async (tx) => {
+      const changed = await this.repo.setRole(tx, user.id, role);
+      await recordAudit(tx, { action: 'user.update', actor: caller, target: { type: 'user', id: user.id }, details: { role, previousRole: user.role } });
+      return changed;
+    });
     this.cache.deleteWhere((p) => p.userId === user.id);
     return userView(row);
   }
 
-  async createKey(caller: Principal, name: string): Promise<KeyView> {
-    return this.addKey(caller.userId, name);
+  /**
+   * A change an identity provider makes (SCIM) to a user of `teamId`, deactivated ones included:
+   * name, email, and `active` — deactivation ends the user's sessions and API keys at once, in
+   * the transaction that records it; reactivation lets them sign in again (their keys stay
+   * revoked). `actor`: the provisioning client.
+   */
+  async provision(teamId: string, userId: number, change: { name?: string; email?: string; active?: boolean; role?: Role }, actor: Actor): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      const user = await this.repo.findUserAnyState(tx, teamId, userId);
+      if (!user) throw notFound('User');
+      if (change.email !== undefined && change.email.toLowerCase() !== user.email.toLowerCase()) {
+        const taken = await this.repo.findUserByEmail(tx, teamId, change.email);
+        if (taken) throw conflict(`A user with email ${change.email} already exists in this team`);
+      }
+      await this.repo.setProfile(tx, userId, {
+        ...(change.name !== undefined ? { name: change.name } : {}),
+        ...(change.email !== undefined ? { email: change.email } : {}),
+      });
+      const wasActive = user.deleted === null;
+      const losesOwner = user.role === 'owner' && wasActive && (change.active === false || (change.role !== undefined && change.role !== 'owner'));
+      if (losesOwner && (await this.repo.countOtherOwners(tx, teamId, userId)) === 0) {
+        throw new AppError('conflict', 'last_owner', 'This is the team’s last owner: make someone else owner first');
+      }
+      if (user.instanceAdmin && change.active === false) {
+        throw new AppError('conflict', 'instance_admin', 'The instance admin cannot be deactivated by provisioning');
+      }
+      if (change.active === false && wasActive) {
+        await this.repo.markUserDeleted(tx, userId);
+        await this.auth.forgetUser(tx, userId);
+      }
+      if (change.active === true && !wasActive) await this.repo.reactivateUser(tx, userId);
+      if (change.role !== undefined && change.role !== user.role) await this.repo.setRole(tx, userId, change.role);
+      await recordAudit(tx, {
+        action: 'user.update',
+        actor,
+        teamId,
+        target: { type: 'user', id: userId },
+        details: {
+          fields: changedFields(change),
+          ...(change.active !== undefined ? { active: change.active } : {}),
+          ...(change.role !== undefined ? { role: change.role } : {}),
+          via: 'scim',
+        },
+      });
+    });
+    this.cache.deleteWhere((p) => p.userId === userId);
   }
 
-  /** Operator path (CLI): a new key for any user. */
-  async addKey(userId: number, name: string): Promise<KeyView> {
-    if (!(await this.repo.findUserById(this.db, userId))) throw notFound('User');
+  async createKey(caller: Principal, name: string): Promise<KeyView> {
+    return this.addKey(caller.userId, name, caller);
+  }
+
+  /** Operator path (CLI): a new key for any user. `actor`: who did it (null: the operator). */
+  async addKey(userId: number, name: string, actor: Actor | null = null): Promise<KeyView> {
+    const user = await this.repo.findUserById(this.db, userId);
+    if (!user) throw notFound('User');
     const key = generateApiKey();
-    const row = await this.repo.insertKey(this.db, { userId, name, keyHash: hashApiKey(key), prefix: keyPrefix(key) });
+    const row = await this.db.transaction(async (tx) => {
+      const inserted = await this.repo.insertKey(tx, { userId, name, keyHash: hashApiKey(key), prefix: keyPrefix(key) });
+      await recordAudit(tx, { action: 'apikey.create', actor, teamId: user.teamId, target: { type: 'apiKey', id: inserted.id }, details: { name, userId } });
+      return inserted;
+    });
     return keyView(row, key);
   }
 
@@ -227,7 +302,12 @@ export class TeamsService {
   }
 
   async revokeKey(caller: Principal, keyId: string): Promise<void> {
-    const row = await this.repo.revokeKey(this.db, caller.userId, keyId);
+    const row = await this.db.transaction(async (tx) => {
+      const revoked = await this.repo.revokeKey(tx, caller.userId, keyId);
+      if (revoked)
+        await recordAudit(tx, { action: 'apikey.revoke', actor: caller, target: { type: 'apiKey', id: revoked.id }, details: { name: revoked.name } });
+      return revoked;
+    });
     if (!row) throw notFound('API key');
     this.cache.delete(row.keyHash);
   }

@@ -1,3 +1,4 @@
+import { filterDetails, recordAudit } from '../audit/record.js';
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { csvStream } from '../../csv.js';
@@ -181,14 +182,25 @@ export class UsageService {
     const scopeId = normaliseScopeId(body.scope, body.scopeId);
     if (!(await this.repo.scopeExists(this.db, caller.teamId, body.scope, scopeId)))
       throw notFound(body.scope === 'apiKey' ? 'API key' : body.scope === 'user' ? 'User' : 'Team');
-    const row = await this.repo.insertBudget(this.db, {
-      id: randomUUID(),
-      teamId: caller.teamId,
-      scope: body.scope,
-      scopeId,
-      period: body.period,
-      credits,
-      requestsPerMinute,
+    const row = await this.db.transaction(async (tx) => {
+      const inserted = await this.repo.insertBudget(tx, {
+        id: randomUUID(),
+        teamId: caller.teamId,
+        scope: body.scope,
+        scopeId,
+        period: body.period,
+        credits,
+        requestsPerMinute,
+      });
+      if (inserted) {
+        await recordAudit(tx, {
+          action: 'budget.create',
+          actor: caller,
+          target: { type: 'budget', id: inserted.id },
+          details: { scope: body.scope, scopeId, period: body.period, credits, requestsPerMinute },
+        });
+      }
+      return inserted;
     });
     if (!row) throw conflict(`A ${body.period} budget for this ${body.scope} exists already: edit that one or delete it first`);
     this.rules.delete(caller.teamId);
@@ -215,7 +227,18 @@ export class UsageService {
         { path: 'body', message: 'set credits or requestsPerMinute' },
       ]);
     }
-    const row = await this.repo.updateBudgetLimits(this.db, caller.teamId, id, body);
+    const row = await this.db.transaction(async (tx) => {
+      const updated = await this.repo.updateBudgetLimits(tx, caller.teamId, id, body);
+      if (typeof updated === 'object') {
+        await recordAudit(tx, {
+          action: 'budget.update',
+          actor: caller,
+          target: { type: 'budget', id },
+          details: { credits: updated.credits, requestsPerMinute: updated.requestsPerMinute },
+        });
+      }
+      return updated;
+    });
     if (row === 'missing') throw notFound('Budget');
     if (row === 'empty') {
       throw badRequest('validation_failed', 'A budget needs credits, requestsPerMinute or both: delete it instead of removing both limits', [
@@ -228,7 +251,12 @@ export class UsageService {
 
   async deleteBudget(caller: Principal, id: string): Promise<void> {
     requireTeamAdmin(caller);
-    if (!(await this.repo.deleteBudget(this.db, caller.teamId, id))) throw notFound('Budget');
+    const deleted = await this.db.transaction(async (tx) => {
+      const done = await this.repo.deleteBudget(tx, caller.teamId, id);
+      if (done) await recordAudit(tx, { action: 'budget.delete', actor: caller, target: { type: 'budget', id } });
+      return done;
+    });
+    if (!deleted) throw notFound('Budget');
     this.rules.delete(caller.teamId);
     this.counters.forget(id);
   }
@@ -241,6 +269,7 @@ export class UsageService {
 
   async csv(caller: Principal, q: UsageQueryT): Promise<Readable> {
     const groups = await this.report(caller, q);
+    await recordAudit(this.db, { action: 'export.usage', actor: caller, details: filterDetails(q) });
     return csvStream(
       USAGE_CSV_COLUMNS,
       groups.map((g) => USAGE_CSV_COLUMNS.map((c) => g[c])),

@@ -1,3 +1,4 @@
+import { changedFields, recordAudit } from '../audit/record.js';
 import { TtlCache } from '../../cache.js';
 import type { Db } from '../../db/client.js';
 import { badRequest, forbidden, idTaken, notFound } from '../../errors.js';
@@ -141,6 +142,7 @@ export class WorkspacesService {
       await this.repo.setModels(tx, id, modelIds);
       await this.repo.setPlus(tx, id, plusIds);
       await this.repo.setMcp(tx, id, mcpServerIds);
+      await recordAudit(tx, { action: 'workspace.create', actor: caller, target: { type: 'workspace', id }, details: { name: w.name } });
       return w;
     });
     return view(row, await this.repo.modelsOf(this.db, [id]), plusIds, mcpServerIds);
@@ -166,6 +168,12 @@ export class WorkspacesService {
       if (ids) await this.repo.setModels(tx, id, ids);
       if (plus) await this.repo.setPlus(tx, id, plus);
       if (mcp) await this.repo.setMcp(tx, id, mcp);
+      await recordAudit(tx, {
+        action: 'workspace.update',
+        actor: caller,
+        target: { type: 'workspace', id },
+        details: { name: w.name, fields: changedFields(body) },
+      });
       return w;
     });
     this.cache.delete(id);
@@ -177,7 +185,10 @@ export class WorkspacesService {
   async delete(caller: Principal, id: string): Promise<void> {
     const { row } = await this.load(caller, id);
     this.requireManage(caller, row);
-    await this.repo.delete(this.db, id);
+    await this.db.transaction(async (tx) => {
+      await this.repo.delete(tx, id);
+      await recordAudit(tx, { action: 'workspace.delete', actor: caller, target: { type: 'workspace', id }, details: { name: row.name } });
+    });
     this.cache.delete(id);
   }
 
@@ -189,7 +200,15 @@ export class WorkspacesService {
     if (!model) throw notFound('Model');
     this.models.assertKind(model, 'chat', 'params/modelId');
     assertMaxTokensFit(model, settings.maxTokens);
-    await this.repo.upsertModelSettings(this.db, workspaceId, modelId, settings);
+    await this.db.transaction(async (tx) => {
+      await this.repo.upsertModelSettings(tx, workspaceId, modelId, settings);
+      await recordAudit(tx, {
+        action: 'workspace.update',
+        actor: caller,
+        target: { type: 'workspace', id: workspaceId },
+        details: { name: row.name, modelId, fields: changedFields(settings) },
+      });
+    });
     this.cache.delete(workspaceId);
     const wm = (await this.repo.modelsOf(this.db, [workspaceId])).find((m) => m.modelId === modelId)!;
     return modelView(wm);

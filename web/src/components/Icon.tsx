@@ -6,6 +6,7 @@ const PATHS = {
   trash: 'M5 7h14M10 7V4h4v3M7 7l1 13h8l1-13',
   clip: 'M16 7l-7.5 7.5a2 2 0 0 0 2.8 2.8L19 9.6a4 4 0 0 0-5.7-5.7L5.6 11.6a6 6 0 0 0 8.5 8.5L20 14',
   down: 'M12 5v14M6 13l6 6 6-6',
+  pin: 'M9 4h6l-1 6 4 4H6l4-4-1-6zM12 14v6',
 } as const;
 
 export function Icon({ name }: { name: keyof typeof PATHS }) {

@@ -275,6 +275,12 @@ export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; thr
             );
             refreshThreads();
           }}
+          onPin={async (t, pinned) => {
+            await data(
+              api.PATCH('/api/v1/chat/{workspaceId}/history/{threadId}', { params: { path: { workspaceId, threadId: t.id } }, body: { pinned } }),
+            ).catch(setError);
+            refreshThreads();
+          }}
           onDelete={async (t) => {
             await data(api.DELETE('/api/v1/chat/{workspaceId}/history/{threadId}', { params: { path: { workspaceId, threadId: t.id } } })).catch(setError);
             if (t.id === threadId) navigate(`/w/${workspaceId}`);

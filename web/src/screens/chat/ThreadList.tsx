@@ -17,6 +17,8 @@ interface Props {
   canChange: (t: ChatThread) => boolean;
   onRename: (t: ChatThread, title: string) => Promise<void>;
   onDelete: (t: ChatThread) => Promise<void>;
+  /** Pin or unpin: a pinned chat is kept whatever the team's retention says. */
+  onPin: (t: ChatThread, pinned: boolean) => Promise<void>;
   onNavigate: () => void;
   /** "Search chats": its text, and what choosing a result does; the results replace the list while there is text */
   search: { query: string; onQuery: (q: string) => void; onPick: (hit: SearchHit) => void; inputRef: preact.RefObject<HTMLInputElement | null> };
@@ -24,7 +26,7 @@ interface Props {
 
 const groupId = (name: string) => `threads-${name.toLowerCase().replace(/\s+/g, '-')}`;
 
-export function ThreadList({ workspaces, workspace, threads, currentId, canEdit, canChange, onRename, onDelete, onNavigate, search }: Props) {
+export function ThreadList({ workspaces, workspace, threads, currentId, canEdit, canChange, onRename, onDelete, onPin, onNavigate, search }: Props) {
   const [editing, setEditing] = useState<string | null>(null);
   const [title, setTitle] = useState('');
   return (
@@ -86,10 +88,26 @@ export function ThreadList({ workspaces, workspace, threads, currentId, canEdit,
                           onNavigate={onNavigate}
                           title={t.title}
                         >
+                          {t.pinned && (
+                            <span class="pinned-mark" title="Pinned: kept whatever the retention">
+                              <Icon name="pin" />
+                              <span class="visually-hidden">Pinned: </span>
+                            </span>
+                          )}
                           {t.title || 'Untitled chat'}
                         </Link>
                         {canChange(t) && (
                           <span class="thread-buttons">
+                            <button
+                              type="button"
+                              class="icon-button ghost"
+                              aria-label={`Pin ${t.title}`}
+                              aria-pressed={t.pinned}
+                              title={t.pinned ? 'Unpin: the retention may delete it again' : 'Pin: keep it whatever the retention'}
+                              onClick={() => void onPin(t, !t.pinned)}
+                            >
+                              <Icon name="pin" />
+                            </button>
                             <button
                               type="button"
                               class="icon-button ghost"

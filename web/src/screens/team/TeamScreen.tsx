@@ -1,7 +1,8 @@
 /**
  * Team (owners/admins): the users with their roles, invite a user (the invite link, or the first
  * API key, is shown once), change a role, remove a user; the instance admin also creates teams.
- * Only an owner may grant or take away the owner role, so admins are not offered it.
+ * Only an owner may grant or take away the owner role, so admins are not offered it. The team's
+ * retention (RetentionForm) and its SCIM token (ScimTokenCard) are set here too, by the owner.
  */
 import '../../components/admin.css';
 import { useState } from 'preact/hooks';
@@ -14,6 +15,8 @@ import { ErrorNote } from '../../components/Problem';
 import { useLoad } from '../../components/useLoad';
 import { useSubmit } from '../../components/useSubmit';
 import { useSession } from '../../session';
+import { RetentionForm } from './RetentionForm';
+import { ScimTokenCard } from './ScimTokenCard';
 
 type User = Schemas['User'];
 type Role = User['role'];
@@ -106,6 +109,8 @@ function TeamAdmin() {
         )}
       </section>
       <InviteForm roles={roles} onCreated={users.reload} />
+      <RetentionForm teamId={me.team.id} owner={isOwner} />
+      {isOwner && <ScimTokenCard />}
       {me.user.instanceAdmin && <CreateTeamForm />}
     </section>
   );

@@ -1,0 +1,81 @@
+/**
+ * The team's retention (team settings): how many days threads and prompt logs are kept. The
+ * owner changes it; admins see it. Pinned chats are never deleted by it.
+ */
+import { useEffect, useState } from 'preact/hooks';
+import { api, data } from '../../api/client';
+import { ErrorNote } from '../../components/Problem';
+import { useLoad } from '../../components/useLoad';
+import { useSubmit } from '../../components/useSubmit';
+
+/** A day count as typed: '' keeps everything. */
+const toDays = (v: string): number | null => (v.trim() === '' ? null : Number(v));
+const fromDays = (d: number | null): string => (d === null ? '' : String(d));
+
+export function RetentionForm({ teamId, owner }: { teamId: string; owner: boolean }) {
+  const team = useLoad(() => data(api.GET('/api/v1/teams/{teamId}', { params: { path: { teamId } } })), [teamId]);
+  const [threads, setThreads] = useState('');
+  const [logs, setLogs] = useState('');
+  const [saved, setSaved] = useState(false);
+  const submit = useSubmit();
+  useEffect(() => {
+    if (!team.value) return;
+    setThreads(fromDays(team.value.retention.threadsDays));
+    setLogs(fromDays(team.value.retention.promptLogsDays));
+  }, [team.value]);
+  return (
+    <section class="card stack" aria-labelledby="retention-title">
+      <h2 id="retention-title">Retention</h2>
+      <p class="muted small">
+        Chats with no activity for longer, and prompt logs older, than these many days are deleted (checked every hour). Pinned chats are kept. Leave a field
+        empty to keep everything.
+      </p>
+      <ErrorNote error={team.error} />
+      <form
+        class="stack"
+        onSubmit={submit.handler(() => {
+          setSaved(false);
+          return data(
+            api.PATCH('/api/v1/teams/{teamId}', {
+              params: { path: { teamId } },
+              body: { retention: { threadsDays: toDays(threads), promptLogsDays: toDays(logs) } },
+            }),
+          ).then(() => {
+            setSaved(true);
+            team.reload();
+          });
+        })}
+      >
+        <div class="row">
+          <label>
+            Keep chats (days)
+            <input
+              type="number"
+              min={1}
+              max={36500}
+              step={1}
+              value={threads}
+              disabled={!owner || !team.value}
+              onInput={(e) => setThreads(e.currentTarget.value)}
+            />
+          </label>
+          <label>
+            Keep prompt logs (days)
+            <input type="number" min={1} max={36500} step={1} value={logs} disabled={!owner || !team.value} onInput={(e) => setLogs(e.currentTarget.value)} />
+          </label>
+        </div>
+        <ErrorNote error={submit.error} />
+        {owner ? (
+          <div class="actions">
+            <button type="submit" class="primary" disabled={submit.busy || !team.value}>
+              Save retention
+            </button>
+            {saved && <span role="status">Saved.</span>}
+          </div>
+        ) : (
+          <p class="muted small">Only the team's owner changes the retention.</p>
+        )}
+      </form>
+    </section>
+  );
+}
