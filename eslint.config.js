@@ -7,7 +7,21 @@ import tseslint from 'typescript-eslint';
  * only modules listed BEFORE it here. Services receive each other through constructors in the
  * same order (src/services.ts); a new module must be placed in this list.
  */
-const MODULE_ORDER = ['audit', 'teams', 'models', 'mcp', 'workspaces', 'prompt-logs', 'embeddings', 'plus', 'usage', 'chat', 'openai-compat', 'retention', 'scim'];
+const MODULE_ORDER = [
+  'audit',
+  'teams',
+  'models',
+  'mcp',
+  'workspaces',
+  'prompt-logs',
+  'embeddings',
+  'plus',
+  'usage',
+  'chat',
+  'openai-compat',
+  'retention',
+  'scim',
+];
 /** Layers that know nothing of teams, workspaces or HTTP. */
 const LEAF_LAYERS = ['providers', 'ingest', 'retrieval', 'db', 'security'];
 

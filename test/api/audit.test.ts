@@ -76,6 +76,19 @@ describe('audit log: every action, nothing secret', () => {
     ok(await req('DELETE', `/api/v1/plus/${plus.id}`));
     const budget = ok(await req('POST', '/api/v1/budgets', { scope: 'team', scopeId: team.teamId, period: 'day', credits: 10 }), 201).json();
     ok(await req('DELETE', `/api/v1/budgets/${budget.id}`), 204);
+    // an MCP server, whose headers are secrets
+    const mcpHeader = 'Bearer mcp-header-secret-8812';
+    secrets.push(mcpHeader);
+    const mcp = ok(
+      await req('POST', '/api/v1/mcp-servers', {
+        name: 'tools',
+        url: 'http://127.0.0.1:9/mcp?token=in-url-secret-4410',
+        headers: { Authorization: mcpHeader },
+      }),
+    ).json();
+    secrets.push('in-url-secret-4410');
+    ok(await req('PATCH', `/api/v1/mcp-servers/${mcp.id}`, { enabled: false }));
+    ok(await req('DELETE', `/api/v1/mcp-servers/${mcp.id}`));
 
     // a chat turn, pinned and exported; the exports
     const prompt = 'my prompt text the log must never hold 5521';
@@ -110,6 +123,9 @@ describe('audit log: every action, nothing secret', () => {
       'plus.delete',
       'budget.create',
       'budget.delete',
+      'mcp.create',
+      'mcp.update',
+      'mcp.delete',
       'thread.update',
       'export.thread',
       'export.prompt_logs',

@@ -1,9 +1,10 @@
 import { TtlCache } from '../../cache.js';
-import type { Db } from '../../db/client.js';
+import type { Db, Executor } from '../../db/client.js';
 import { AppError, badRequest, notFound } from '../../errors.js';
 import type { ToolDefinition } from '../../providers/types.js';
 import { assertProviderUrlAllowed, type ProviderUrlPolicy } from '../../providers/url-guard.js';
 import type { SecretBox } from '../../security/secret-box.js';
+import { recordAudit, type AuditAction as AuditActionName } from '../audit/record.js';
 import { requireTeamAdmin, type Principal } from '../teams/service.js';
 import { LIST_TIMEOUT_MS, McpClients, type McpCallResult, type McpEndpoint, type McpTool } from './client.js';
 import { McpRepo, type McpServerInsert, type McpServerRow } from './repo.js';
@@ -32,7 +33,7 @@ export interface WorkspaceTools {
   allowedTools: string[] | null;
 }
 
-type AuditAction = 'mcp.create' | 'mcp.update' | 'mcp.delete';
+type AuditAction = Extract<AuditActionName, `mcp.${string}`>;
 
 /** Turns re-read their workspace's servers at most this often (a change on this node drops them at once). */
 const ROWS_TTL_MS = 2_000;
@@ -255,11 +256,23 @@ export class McpService {
   }
 
   /**
-   * The one place a server change would be written to the audit log, in the change's transaction
-   * (actions mcp.create, mcp.update, mcp.delete; target {type: 'mcp_server', id}; never the headers).
-   * The audit log is not part of this module: until it exists this records nothing.
+   * The one place a server change is written to the audit log, in the change's transaction: its
+   * name, whether it is on and the URL's origin (a path or query may hold a credential); never the headers.
    */
-  private async audit(_tx: unknown, _caller: Principal, _action: AuditAction, _target: McpServerRow): Promise<void> {}
+  private async audit(tx: Executor, caller: Principal, action: AuditAction, target: McpServerRow): Promise<void> {
+    let origin = '';
+    try {
+      origin = new URL(target.url).origin;
+    } catch {
+      // stored URLs are checked on the way in; nothing to show otherwise
+    }
+    await recordAudit(tx, {
+      action,
+      actor: caller,
+      target: { type: 'mcp_server', id: target.id },
+      details: { name: target.name, enabled: target.enabled, origin },
+    });
+  }
 }
 
 /** An MCP input schema as a function's parameters: an object schema, without the `$schema` key some providers refuse. */
