@@ -9,6 +9,7 @@ import { PlusService } from './modules/plus/service.js';
 import { LexicalIndexes } from './retrieval/lexical-index/indexes.js';
 import { PromptLogsService, SWEEP_MARGIN_MS } from './modules/prompt-logs/service.js';
 import { AuthService } from './modules/teams/auth-service.js';
+import { OidcService } from './modules/teams/oidc-service.js';
 import { TeamsService } from './modules/teams/service.js';
 import { budgetCounters, UsageService } from './modules/usage/service.js';
 import { WorkspacesService } from './modules/workspaces/service.js';
@@ -17,7 +18,7 @@ import type { SecretBox } from './security/secret-box.js';
 /**
  * The composition root: every service, built once per app over one database handle. Each
  * receives what it uses through its constructor, in dependency order (no setters, no closures
- * back into a later service): auth (sign-in, part of the teams module); teams → auth; models;
+ * back into a later service): auth (sign-in, part of the teams module); teams → auth; oidc → teams, auth; models;
  * embeddings → models; plus → models, embeddings; workspaces → models, plus (as the narrow
  * PlusVisibility interface, since the plus module imports workspace types); prompt-logs; usage;
  * chat → workspaces, plus; turns → workspaces, models, plus, prompt-logs, usage; compat
@@ -27,6 +28,8 @@ import type { SecretBox } from './security/secret-box.js';
 export interface Services {
   auth: AuthService;
   teams: TeamsService;
+  /** OpenID Connect sign-in; null when not configured */
+  oidc: OidcService | null;
   models: ModelsService;
   workspaces: WorkspacesService;
   promptLogs: PromptLogsService;
@@ -48,6 +51,7 @@ export function createServices(database: Database, config: Config, secrets: Secr
   const soleUserCacheMs = database.kind === 'pglite' ? SOLE_USER_CACHE_MS : 0;
   const auth = new AuthService(db, config.auth);
   const teams = new TeamsService(db, auth, soleUserCacheMs);
+  const oidc = config.auth.oidc ? new OidcService(db, config.auth.oidc, teams, auth) : null;
   const models = new ModelsService(db, secrets, config.providerUrlPolicy);
   // Plus is built before workspaces (it needs only models): a workspace's plusIds are checked against it.
   const embeddings = new EmbeddingsService(database, models, config.providerTimeouts, config.embeddings, onError);
@@ -70,5 +74,5 @@ export function createServices(database: Database, config: Config, secrets: Secr
     onError(new Error(why), 'follow-up rewrite (searched with carried terms instead)'),
   );
   const compat = new OpenAICompatService(workspaces, turns);
-  return { auth, teams, models, workspaces, promptLogs, embeddings, plus, usage, chat, turns, compat };
+  return { auth, teams, oidc, models, workspaces, promptLogs, embeddings, plus, usage, chat, turns, compat };
 }

@@ -34,6 +34,12 @@ export class TeamsRepo {
     return row;
   }
 
+  /** The oldest team of this exact name (names are not unique; the first one made keeps the name's people). */
+  async findTeamByName(db: Executor, name: string): Promise<TeamRow | undefined> {
+    const [row] = await db.select().from(teams).where(eq(teams.name, name)).orderBy(asc(teams.created), asc(teams.id)).limit(1);
+    return row;
+  }
+
   async findUserById(db: Executor, id: number): Promise<UserRow | undefined> {
     const [row] = await db
       .select()
@@ -86,6 +92,15 @@ export class TeamsRepo {
       .update(apiKeys)
       .set({ revoked: new Date() })
       .where(and(eq(apiKeys.userId, userId), isNull(apiKeys.revoked)));
+  }
+
+  /** A deleted user back (their API keys stay revoked). */
+  async restoreUser(db: Executor, userId: number): Promise<void> {
+    await db.update(users).set({ deleted: null }).where(eq(users.id, userId));
+  }
+
+  async setName(db: Executor, userId: number, name: string): Promise<void> {
+    await db.update(users).set({ name }).where(eq(users.id, userId));
   }
 
   async setRole(db: Executor, userId: number, role: Role): Promise<UserRow> {
