@@ -88,6 +88,7 @@ export async function startTestIdp(opts: { redirectUris: string[]; clientId?: st
       jwks: { keys: [k.jwk] },
       cookies: { keys: ['test-idp-cookie-key'] },
       pkce: { required: () => true },
+      ttl: { Interaction: 600, Session: 3600, Grant: 3600, AccessToken: 600, IdToken: 600, AuthorizationCode: 60 },
       conformIdTokenClaims: false,
       claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name', 'groups'] },
       features: { devInteractions: { enabled: false } },

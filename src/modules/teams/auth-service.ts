@@ -84,7 +84,6 @@ export class AuthService {
   /** What a new user gets: their password's hash, or an invite token when no password was given. */
   async prepareCredential(password: string | null | undefined): Promise<PreparedCredential> {
     if (password !== undefined && password !== null) {
-      this.requirePasswordLogin();
       checkPasswordLength(password, 'password');
       return { kind: 'password', hash: await hashPassword(password) };
     }
@@ -143,7 +142,8 @@ export class AuthService {
     return this.config.passwordLogin;
   }
 
-  private requirePasswordLogin(): void {
+  /** PASSWORD_LOGIN=off: a 403 `password_login_off` for every password route (and a new user's password through the API). */
+  requirePasswordLogin(): void {
     if (!this.config.passwordLogin) throw passwordLoginOff();
   }
 

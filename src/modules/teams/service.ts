@@ -160,6 +160,7 @@ export class TeamsService {
   ): Promise<{ user: UserView; apiKey: string; inviteToken: string | null }> {
     requireTeamAdmin(caller);
     if (input.role === 'owner' && caller.role !== 'owner') throw forbidden('Only an owner may create another owner');
+    if (input.password !== undefined && input.password !== null) this.auth.requirePasswordLogin();
     return this.addUser(caller.teamId, input);
   }
 
