@@ -7,6 +7,7 @@
  */
 import { test as base, expect, type Page } from '@playwright/test';
 import { startTestIdp, type TestIdp } from '../support/oidc-provider.js';
+import { checkScreen } from './checks.js';
 import { freePort, startAtrium, type AtriumServer } from './server.js';
 
 const test = base.extend<object, { sso: { atrium: AtriumServer; idp: TestIdp } }>({
@@ -63,6 +64,7 @@ test('a person whose groups map to no team is told so on the sign-in page, with 
   await expect(page.getByRole('alert')).toContainText('Your Acme ID account is in no group that has access to Atrium');
   await expect(page.getByRole('button', { name: 'Sign in with Acme ID' })).toBeVisible();
   expect(new URL(page.url()).search).toBe('');
+  await checkScreen(page, 'sign-in with the identity provider, refused', 'light');
   const status = await page.evaluate(() => fetch('/api/v1/me').then((r) => r.status));
   expect(status).toBe(401);
 });

@@ -65,7 +65,7 @@ export function SignIn({ onSignedIn }: { onSignedIn: (me: Me) => void }) {
         )}
         {oidc && methods.password && <p class="signin-or">or with your email and password</p>}
         {methods.password && (
-          <form aria-label="Sign in with email and password" onSubmit={submit.handler(() => signIn(email.trim(), password).then(onSignedIn))}>
+          <form onSubmit={submit.handler(() => signIn(email.trim(), password).then(onSignedIn))}>
             <label>
               Email
               <input type="email" name="email" autocomplete="username" required value={email} onInput={(e) => setEmail(e.currentTarget.value)} />
