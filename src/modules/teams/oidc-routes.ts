@@ -4,6 +4,7 @@ import { oidcBrowserCookie, publicOrigin, readOidcBrowserCookie, sessionCookie }
 import { AppError } from '../../errors.js';
 import type { AuthService } from './auth-service.js';
 import { OIDC_LOGIN_TTL_SECONDS, OidcSignInError, type OidcService } from './oidc-service.js';
+import { problems } from '../../http/schemas.js';
 import { AuthMethods } from './schema.js';
 
 export const OIDC_LOGIN_PATH = '/api/v1/auth/oidc/login';
@@ -34,7 +35,13 @@ export const oidcRoutes: FastifyPluginAsyncTypebox<{ oidc: OidcService | null; a
     '/auth/methods',
     {
       config: open,
-      schema: { tags, operationId: 'authMethods', summary: 'How people sign in here (for the sign-in page)', security: [], response: { 200: AuthMethods } },
+      schema: {
+        tags,
+        operationId: 'authMethods',
+        summary: 'How people sign in here (for the sign-in page)',
+        security: [],
+        response: { 200: AuthMethods, ...problems(400) },
+      },
     },
     async () => ({ password: auth.passwordLogin, oidc: oidc ? { name: oidc.config.name, loginUrl: OIDC_LOGIN_PATH } : null }),
   );
@@ -55,7 +62,10 @@ export const oidcRoutes: FastifyPluginAsyncTypebox<{ oidc: OidcService | null; a
         operationId: 'oidcLogin',
         summary: "Start signing in with the organisation's identity provider (redirects to it)",
         security: [],
-        response: { 302: redirect("To the provider's sign-in, or back to the sign-in page with ?signInError when it cannot be reached") },
+        response: {
+          302: redirect("To the provider's sign-in, or back to the sign-in page with ?signInError when it cannot be reached"),
+          ...problems(404),
+        },
       },
     },
     async (req, reply) => {
@@ -81,6 +91,7 @@ export const oidcRoutes: FastifyPluginAsyncTypebox<{ oidc: OidcService | null; a
         security: [],
         response: {
           302: redirect('To `/` signed in (Set-Cookie: the session), or to `/?signInError=<reason>` with no session'),
+          ...problems(404),
         },
       },
     },

@@ -1946,6 +1946,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description Bad request: malformed JSON, a wrong type, a value out of range, a bad UUID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     oidcLogin: {
@@ -1966,6 +1975,15 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description No such resource visible to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     oidcCallback: {
@@ -1985,6 +2003,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description No such resource visible to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
             };
         };
     };

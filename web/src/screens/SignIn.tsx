@@ -39,7 +39,7 @@ export function SignIn({ onSignedIn }: { onSignedIn: (me: Me) => void }) {
   const [failure] = useState(takeSignInError);
   const submit = useSubmit();
   useEffect(() => {
-    loadSignInMethods().then(setMethods);
+    void loadSignInMethods().then(setMethods);
   }, []);
   if (!methods) {
     return (
