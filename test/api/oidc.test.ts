@@ -298,6 +298,37 @@ describe('callbacks that must not sign anyone in', () => {
   });
 });
 
+describe('several nodes', () => {
+  // On PostgreSQL a second app is a second node over the same database; the embedded database has one process.
+  const secondNode = () => (process.env.ATRIUM_TEST_DATABASE_URL ? startApp() : Promise.resolve(null));
+
+  it('finishes on another node a sign-in started on this one, and lets one of two racing callbacks win', async () => {
+    const other = await secondNode();
+    const node2 = other ?? t;
+    try {
+      const { authorizationUrl, browser } = await start(t);
+      const back = await idp.signIn(authorizationUrl, person([`research-${run}`]));
+      const answers = await Promise.all([callback(node2, back, browser), callback(t, back, browser)]);
+      const signedIn = answers.filter((a) => a.headers.location === '/');
+      expect(signedIn).toHaveLength(1);
+      for (const a of answers.filter((x) => x !== signedIn[0])) refused(a, 'failed');
+      expect((await me(sessionFrom(signedIn[0]!)!, node2)).team.name).toBe(RESEARCH);
+    } finally {
+      await other?.close();
+    }
+  });
+});
+
+describe('callbacks of any shape', () => {
+  it('answers every malformed callback with the sign-in page and a reason, never an error', async () => {
+    const { browser } = await start();
+    for (const query of ['', '?state=', '?code=x', `?state=${'s'.repeat(5000)}&code=y`, '?state=a&state=b&code=c', '?state=%E2%82%AC&code=%FF', '?error=x']) {
+      const res = await t.request({ method: 'GET', url: `/api/v1/auth/oidc/callback${query}`, headers: { cookie: `atrium_oidc=${browser}` } });
+      refused(res, 'failed');
+    }
+  });
+});
+
 describe('PASSWORD_LOGIN=off', () => {
   let off: TestApp;
   beforeAll(async () => {
