@@ -219,6 +219,37 @@ describe('OpenID Connect sign-in', () => {
   });
 });
 
+describe('a provider that puts the groups in its userinfo answer only', () => {
+  it('reads email, name and groups from userinfo', async () => {
+    const lean = await startTestIdp({ redirectUris: [CALLBACK], claimsInIdToken: false });
+    const app = await startTestApp({
+      auth: {
+        ...testConfig().auth,
+        publicUrl: PUBLIC_URL,
+        oidc: { ...oidcConfig(), issuer: lean.issuer, clientId: lean.clientId, clientSecret: lean.clientSecret },
+      },
+    });
+    try {
+      const username = `u-${randomUUID().slice(0, 12)}`;
+      lean.accounts.set(username, { email: `${username}@example.com`, name: 'Lean Person', groups: [`sales-${run}`] });
+      let idToken: Record<string, unknown> = {};
+      lean.tamper = { claims: (c) => (idToken = c) }; // re-signed with the provider's own key: only looked at
+      const res = await app.request({ method: 'GET', url: '/api/v1/auth/oidc/login' });
+      const browser = /^atrium_oidc=([A-Za-z0-9_-]+);/.exec(setCookieOf(res))![1]!;
+      const back = await lean.signIn(res.headers.location as string, username);
+      const who = await me(sessionFrom(await callback(app, back, browser))!, app);
+      expect(who.user).toMatchObject({ email: `${username}@example.com`, name: 'Lean Person', role: 'owner' });
+      expect(who.team.name).toBe(SALES);
+      expect(idToken.sub).toBe(username);
+      expect(idToken).not.toHaveProperty('groups');
+      expect(idToken).not.toHaveProperty('email');
+    } finally {
+      await app.close();
+      await lean.close();
+    }
+  });
+});
+
 describe('callbacks that must not sign anyone in', () => {
   it('refuses a tampered state, and a callback without the browser cookie of the sign-in', async () => {
     const username = person([`research-${run}`]);

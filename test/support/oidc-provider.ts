@@ -65,7 +65,8 @@ async function formBody(req: IncomingMessage): Promise<URLSearchParams> {
   return new URLSearchParams(Buffer.concat(chunks).toString());
 }
 
-export async function startTestIdp(opts: { redirectUris: string[]; clientId?: string; clientSecret?: string }): Promise<TestIdp> {
+/** `claimsInIdToken: false`: the ID token carries only `sub` (and the protocol's claims); email, name and groups come from userinfo. */
+export async function startTestIdp(opts: { redirectUris: string[]; clientId?: string; clientSecret?: string; claimsInIdToken?: boolean }): Promise<TestIdp> {
   const clientId = opts.clientId ?? 'atrium-test';
   const clientSecret = opts.clientSecret ?? 'atrium-test-secret-0123456789';
   const accounts = new Map<string, IdpAccount>();
@@ -89,7 +90,7 @@ export async function startTestIdp(opts: { redirectUris: string[]; clientId?: st
       cookies: { keys: ['test-idp-cookie-key'] },
       pkce: { required: () => true },
       ttl: { Interaction: 600, Session: 3600, Grant: 3600, AccessToken: 600, IdToken: 600, AuthorizationCode: 60 },
-      conformIdTokenClaims: false,
+      conformIdTokenClaims: opts.claimsInIdToken === false,
       claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name', 'groups'] },
       features: { devInteractions: { enabled: false } },
       interactions: { url: (_ctx: unknown, interaction: { uid: string }) => `/interaction/${interaction.uid}` },
