@@ -24,7 +24,7 @@ export interface TestIdp {
   /** username → the person; change freely between sign-ins */
   accounts: Map<string, IdpAccount>;
   /** rewrite the ID token of the next token answers (null: pass them as they are) */
-  tamper: { claims?: (c: Record<string, unknown>) => Record<string, unknown>; otherKey?: boolean } | null;
+  tamper: { claims?: (c: Record<string, unknown>) => Record<string, unknown>; otherKey?: boolean; kid?: string } | null;
   /** a provider with new signing keys (and a new key id) at the same issuer */
   rotateKeys(): void;
   /**
@@ -191,7 +191,7 @@ export async function startTestIdp(opts: { redirectUris: string[]; clientId?: st
       const t = idp.tamper;
       if (!t || chunk === undefined || res.statusCode !== 200) return end(chunk);
       const body = JSON.parse(Buffer.from(chunk as string).toString()) as Record<string, unknown>;
-      body.id_token = resign(body.id_token as string, t.otherKey ? { ...newKey(), kid: key.kid } : key, t.claims ?? ((c) => c));
+      body.id_token = resign(body.id_token as string, t.otherKey ? { ...newKey(), kid: t.kid ?? key.kid } : key, t.claims ?? ((c) => c));
       const text = JSON.stringify(body);
       res.setHeader('content-length', Buffer.byteLength(text));
       return end(text);

@@ -1,4 +1,4 @@
-import type { Configuration } from 'openid-client';
+import type { Configuration, ServerMetadata } from 'openid-client';
 import type { OidcConfig, TeamRole } from '../../config.js';
 import type { Db } from '../../db/client.js';
 import { AppError } from '../../errors.js';
@@ -11,6 +11,19 @@ import type { TeamsService } from './service.js';
 export const OIDC_LOGIN_TTL_SECONDS = 600;
 
 type Client = typeof import('openid-client');
+type ExportedJWKSCache = NonNullable<ReturnType<Client['getJwksCache']>>;
+
+/** The `kid` of the ID token in a token endpoint's JSON answer, if any. */
+function keyIdOf(body: string): string | undefined {
+  try {
+    const token = (JSON.parse(body) as { id_token?: unknown }).id_token;
+    if (typeof token !== 'string') return undefined;
+    const header = JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString()) as { kid?: unknown };
+    return typeof header.kid === 'string' ? header.kid : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * Why an OpenID Connect sign-in failed, as the code the sign-in page shows words for
@@ -72,13 +85,15 @@ const str = (v: unknown): string | undefined => (typeof v === 'string' && v.trim
  * OpenID Connect sign-in (authorization code with PKCE, state and nonce) through `openid-client`,
  * loaded on first use. What a sign-in under way must remember lives in `oidc_logins`, so the
  * callback may reach any node; its row is taken (deleted) by the callback, so a replay finds
- * nothing. The provider's metadata and keys are discovered once and cached by the library, which
- * fetches the keys again for a key id it has not seen (rotation); a token that still names no
- * known key drops the cached discovery, so the next sign-in starts from a fresh one.
+ * nothing. The provider's metadata is discovered once (again after a failure); its keys are
+ * cached by the library (5 minutes) and shared by the sign-ins of this node, and a token signed
+ * with a key id the cached set lacks makes the library fetch the set anew (rotation).
  */
 export class OidcService {
   private readonly repo = new OidcRepo();
-  private configuration: Promise<Configuration> | null = null;
+  private discovered: Promise<Configuration> | null = null;
+  /** the provider's keys as the library last fetched them (it refetches them after 5 minutes) */
+  private keys: ExportedJWKSCache | undefined;
 
   constructor(
     private readonly db: Db,
@@ -89,24 +104,46 @@ export class OidcService {
 
   private async client(): Promise<{ lib: Client; conf: Configuration }> {
     const lib = await import('openid-client');
-    if (!this.configuration) {
-      const insecure = new URL(this.config.issuer).protocol === 'http:'; // loopback only (config.ts)
-      // The ID token comes straight from the token endpoint, where OpenID Connect lets a client
-      // skip its signature; we check it anyway (and so the provider's keys), whatever the transport.
+    const insecure = new URL(this.config.issuer).protocol === 'http:'; // loopback only (config.ts)
+    if (!this.discovered) {
       const found = lib.discovery(new URL(this.config.issuer), this.config.clientId, this.config.clientSecret, undefined, {
         timeout: 10,
-        execute: insecure ? [lib.enableNonRepudiationChecks, lib.allowInsecureRequests] : [lib.enableNonRepudiationChecks],
+        ...(insecure ? { execute: [lib.allowInsecureRequests] } : {}),
       });
-      this.configuration = found;
+      this.discovered = found;
       found.catch(() => {
-        if (this.configuration === found) this.configuration = null;
+        if (this.discovered === found) this.discovered = null;
       });
     }
+    let metadata: ServerMetadata;
     try {
-      return { lib, conf: await this.configuration };
+      metadata = (await this.discovered).serverMetadata();
     } catch (err) {
       throw new OidcSignInError('unavailable', `The identity provider's discovery document at ${this.config.issuer} could not be used`, err);
     }
+    // A Configuration per sign-in over the discovered metadata, sharing the library's key cache.
+    const conf = new lib.Configuration(metadata, this.config.clientId, this.config.clientSecret);
+    if (insecure) lib.allowInsecureRequests(conf);
+    // The ID token comes straight from the token endpoint, where OpenID Connect lets a client skip
+    // its signature; we check it anyway, against the provider's published keys.
+    lib.enableNonRepudiationChecks(conf);
+    if (this.keys) lib.setJwksCache(conf, this.keys);
+    // A token signed with a key the cached set does not hold (the provider rotated its keys):
+    // the cache is emptied before the library looks, so it fetches the provider's keys anew.
+    conf[lib.customFetch] = async (url, options) => {
+      const res = await fetch(url, options as RequestInit);
+      if (url === metadata.token_endpoint && res.ok) {
+        const kid = keyIdOf(await res.clone().text());
+        if (kid !== undefined && !this.keys?.jwks.keys.some((k) => k.kid === kid)) lib.setJwksCache(conf, { uat: 0, jwks: { keys: [] } });
+      }
+      return res;
+    };
+    return { lib, conf };
+  }
+
+  /** Keep the key set the library fetched or used for the next sign-in. */
+  private remember(lib: Client, conf: Configuration): void {
+    this.keys = lib.getJwksCache(conf) ?? this.keys;
   }
 
   /** Start a sign-in: the provider's authorization URL and the token of the cookie that ties the callback to this browser. */
@@ -167,8 +204,10 @@ export class OidcService {
       });
       claims = { ...tokens.claims() };
       accessToken = tokens.access_token;
+      this.remember(lib, conf);
     } catch (err) {
-      if ((err as { code?: string }).code === 'OAUTH_KEY_SELECTION_FAILED') this.configuration = null;
+      // Keys still not found after a fresh fetch: perhaps the provider moved them; discover anew next time.
+      if ((err as { code?: string }).code === 'OAUTH_KEY_SELECTION_FAILED') this.discovered = null;
       throw new OidcSignInError('failed', 'The identity provider’s answer could not be verified', err);
     }
     const sub = String(claims.sub);
