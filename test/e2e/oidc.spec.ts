@@ -57,6 +57,12 @@ test('a person signs in through the identity provider and lands in the team thei
   expect(me.team.name).toBe('Research');
   // An admin of the team: the Team screen is theirs.
   await expect(page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Team' })).toBeVisible();
+  // Password sign-in is off: their account has API keys, and no password to change.
+  const methods = page.waitForResponse((r) => r.url().endsWith('/api/v1/auth/methods'));
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Account' }).click();
+  await expect(page.getByRole('heading', { name: 'My API keys' })).toBeVisible();
+  expect(await (await methods).json()).toMatchObject({ password: false });
+  await expect(page.getByRole('heading', { name: 'My password' })).toHaveCount(0);
 });
 
 test('a person whose groups map to no team is told so on the sign-in page, with no session', async ({ page }) => {
