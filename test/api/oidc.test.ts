@@ -250,6 +250,47 @@ describe('a provider that puts the groups in its userinfo answer only', () => {
   });
 });
 
+describe('the instance admin', () => {
+  it('is never demoted nor removed by groups', async () => {
+    const app = await startApp({ teamMap: [{ group: `everyone-${run}`, team: 'Default team', role: 'member' }] });
+    try {
+      const username = `admin-${randomUUID().slice(0, 8)}`;
+      idp.accounts.set(username, { email: 'admin@localhost', emailVerified: true, name: 'Admin', groups: [`everyone-${run}`] });
+      const who = await me(sessionFrom(await signIn(username, app))!, app);
+      expect(who.user).toMatchObject({ email: 'admin@localhost', role: 'owner', instanceAdmin: true });
+      idp.accounts.get(username)!.groups = [];
+      refused(await signIn(username, app), 'not_mapped');
+      const still = await app.request({ method: 'GET', url: '/api/v1/me', key: ADMIN_KEY });
+      expect(still.json().user).toMatchObject({ id: who.user.id, role: 'owner', instanceAdmin: true });
+    } finally {
+      // The provider is a new one (another issuer) in each run: the link must not outlive this one on a shared PostgreSQL.
+      await app.database.db.execute(sql`delete from user_identities where user_id in (select id from users where instance_admin)`);
+      await app.close();
+    }
+  });
+});
+
+describe('groups to places', () => {
+  it('reads a list, one name or a dotted path, and gives each team the highest role in the map order', async () => {
+    const { groupsOf, placesOf } = await import('../../src/modules/teams/oidc-service.js');
+    expect(groupsOf({ groups: ['a', 7, 'b'] }, 'groups')).toEqual(['a', 'b']);
+    expect(groupsOf({ groups: 'a' }, 'groups')).toEqual(['a']);
+    expect(groupsOf({ realm_access: { roles: ['x'] } }, 'realm_access.roles')).toEqual(['x']);
+    expect(groupsOf({}, 'groups')).toEqual([]);
+    const map = [
+      { group: 'b', team: 'B', role: 'member' as const },
+      { group: 'a', team: 'A', role: 'member' as const },
+      { group: 'a-owners', team: 'A', role: 'owner' as const },
+      { group: 'a-admins', team: 'A', role: 'admin' as const },
+    ];
+    expect(placesOf(['a', 'a-owners', 'a-admins', 'b'], map)).toEqual([
+      { team: 'B', role: 'member' },
+      { team: 'A', role: 'owner' },
+    ]);
+    expect(placesOf(['c'], map)).toEqual([]);
+  });
+});
+
 describe('callbacks that must not sign anyone in', () => {
   it('refuses a tampered state, and a callback without the browser cookie of the sign-in', async () => {
     const username = person([`research-${run}`]);
