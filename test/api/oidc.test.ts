@@ -1,106 +1,36 @@
 /**
  * Sign-in through an OpenID provider (docs/API.md, "Sign-in with an identity provider") against a
- * real provider on loopback (test/support/oidc-provider.ts), on the suite's database: people
- * placed in teams with roles by their groups on every sign-in, refused when no group maps, and
- * every callback the provider did not mean for this browser refused — tampered state, replays,
- * another issuer, a token expired or signed with another key.
+ * real provider on loopback, on the suite's database: people placed in teams with roles by their
+ * groups on every sign-in, refused when no group maps, PASSWORD_LOGIN=off. What must be refused
+ * (tampered state, replays, bad tokens, several nodes): oidc-refusals.test.ts.
  */
 import { randomUUID } from 'node:crypto';
-import type { LightMyRequestResponse } from 'fastify';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { OidcConfig } from '../../src/config.js';
-import { Me } from '../../src/modules/teams/schema.js';
 import { ADMIN_KEY, expectProblem, startTestApp, testConfig, type TestApp } from '../helpers/app.js';
+import {
+  callback,
+  CALLBACK,
+  idp,
+  me,
+  oidcConfig,
+  person,
+  PUBLIC_URL,
+  refused,
+  RESEARCH,
+  rows,
+  run,
+  SALES,
+  signIn,
+  start,
+  startApp,
+  t,
+  useOidcSuite,
+} from '../helpers/oidc.js';
 import { cookie, login, sessionFrom, setCookieOf } from '../helpers/session.js';
-import { expectShape } from '../helpers/shape.js';
-import { startTestIdp, type TestIdp } from '../support/oidc-provider.js';
+import { startTestIdp } from '../support/oidc-provider.js';
 
-const PUBLIC_URL = 'http://atrium.test';
-const CALLBACK = `${PUBLIC_URL}/api/v1/auth/oidc/callback`;
-const run = randomUUID().slice(0, 8);
-const RESEARCH = `Research ${run}`;
-const SALES = `Sales ${run}`;
-
-let idp: TestIdp;
-let t: TestApp;
-
-function oidcConfig(over: Partial<OidcConfig> = {}): OidcConfig {
-  return {
-    issuer: idp.issuer,
-    clientId: idp.clientId,
-    clientSecret: idp.clientSecret,
-    name: 'Test IdP',
-    scopes: 'openid email profile',
-    groupsClaim: 'groups',
-    teamMap: [
-      { group: `research-${run}`, team: RESEARCH, role: 'member' },
-      { group: `research-leads-${run}`, team: RESEARCH, role: 'admin' },
-      { group: `sales-${run}`, team: SALES, role: 'owner' },
-    ],
-    ...over,
-  };
-}
-
-const startApp = (over: Partial<OidcConfig> = {}, passwordLogin = true) =>
-  startTestApp({ auth: { ...testConfig().auth, publicUrl: PUBLIC_URL, passwordLogin, oidc: oidcConfig(over) } });
-
-beforeAll(async () => {
-  idp = await startTestIdp({ redirectUris: [CALLBACK] });
-  t = await startApp();
-});
-afterAll(async () => {
-  await t?.close();
-  await idp?.close();
-});
-
-const rows = async <T>(app: TestApp, query: ReturnType<typeof sql>): Promise<T[]> => ((await app.database.db.execute(query)) as unknown as { rows: T[] }).rows;
-
-/** A person at the provider with a fresh username (identities outlive a test file on a shared PostgreSQL). */
-function person(groups: string[], extra: { email?: string | null; emailVerified?: boolean } = {}): string {
-  const username = `u-${randomUUID().slice(0, 12)}`;
-  idp.accounts.set(username, {
-    groups,
-    name: `Person ${username}`,
-    ...(extra.email === null ? {} : { email: extra.email ?? `${username}@example.com` }),
-    ...(extra.emailVerified === undefined ? {} : { emailVerified: extra.emailVerified }),
-  });
-  return username;
-}
-
-/** The app's redirect to the provider and the browser cookie it set. */
-async function start(app: TestApp = t): Promise<{ authorizationUrl: string; browser: string }> {
-  const res = await app.request({ method: 'GET', url: '/api/v1/auth/oidc/login' });
-  expect(res.statusCode, res.body).toBe(302);
-  const m = /^atrium_oidc=([A-Za-z0-9_-]+);/.exec(setCookieOf(res));
-  expect(m, setCookieOf(res)).not.toBeNull();
-  return { authorizationUrl: res.headers.location as string, browser: m![1]! };
-}
-
-const callback = (app: TestApp, back: URL, browser: string | null): Promise<LightMyRequestResponse> =>
-  app.request({ method: 'GET', url: `${back.pathname}${back.search}`, headers: browser ? { cookie: `atrium_oidc=${browser}` } : {} });
-
-/** The whole sign-in of `username`: the callback's answer. */
-async function signIn(username: string, app: TestApp = t): Promise<LightMyRequestResponse> {
-  const { authorizationUrl, browser } = await start(app);
-  return callback(app, await idp.signIn(authorizationUrl, username), browser);
-}
-
-async function me(
-  session: string,
-  app: TestApp = t,
-): Promise<{ user: { id: number; email: string; name: string; role: string }; team: { id: string; name: string } }> {
-  const res = await app.request({ method: 'GET', url: '/api/v1/me', headers: cookie(session) });
-  expect(res.statusCode, res.body).toBe(200);
-  expectShape(Me, res.json());
-  return res.json();
-}
-
-function refused(res: LightMyRequestResponse, reason: string): void {
-  expect(res.statusCode, res.body).toBe(302);
-  expect(res.headers.location).toBe(`/?signInError=${reason}`);
-  expect(sessionFrom(res)).toBeNull();
-}
+useOidcSuite();
 
 describe('OpenID Connect sign-in', () => {
   it('redirects to the provider with code flow, PKCE (S256), state and nonce, and tells the sign-in page', async () => {
@@ -288,122 +218,6 @@ describe('groups to places', () => {
       { team: 'A', role: 'owner' },
     ]);
     expect(placesOf(['c'], map)).toEqual([]);
-  });
-});
-
-describe('callbacks that must not sign anyone in', () => {
-  it('refuses a tampered state, and a callback without the browser cookie of the sign-in', async () => {
-    const username = person([`research-${run}`]);
-    const { authorizationUrl, browser } = await start();
-    const back = await idp.signIn(authorizationUrl, username);
-    const tampered = new URL(back);
-    tampered.searchParams.set('state', `${back.searchParams.get('state')}x`);
-    refused(await callback(t, tampered, browser), 'failed');
-    refused(await callback(t, back, null), 'failed');
-    // The other-browser attempt used the state up: the real browser cannot finish it either.
-    refused(await callback(t, back, browser), 'failed');
-  });
-
-  it('refuses a replayed callback, and a replayed code under a fresh state', async () => {
-    const username = person([`research-${run}`]);
-    const { authorizationUrl, browser } = await start();
-    const back = await idp.signIn(authorizationUrl, username);
-    const first = await callback(t, back, browser);
-    expect(first.headers.location).toBe('/');
-    refused(await callback(t, back, browser), 'failed');
-
-    const fresh = await start();
-    const replay = new URL(back);
-    replay.searchParams.set('state', new URL(fresh.authorizationUrl).searchParams.get('state')!);
-    refused(await callback(t, replay, fresh.browser), 'failed');
-  });
-
-  it('refuses what the provider itself refused (error in the callback)', async () => {
-    const { authorizationUrl, browser } = await start();
-    const back = new URL(CALLBACK);
-    back.searchParams.set('error', 'access_denied');
-    back.searchParams.set('state', new URL(authorizationUrl).searchParams.get('state')!);
-    refused(await callback(t, back, browser), 'denied');
-  });
-
-  it('refuses an ID token expired, from another issuer, for another client, with another nonce, or signed with another key', async () => {
-    const now = Math.floor(Date.now() / 1000);
-    const cases: Array<NonNullable<TestIdp['tamper']>> = [
-      { claims: (c) => ({ ...c, iat: now - 7200, exp: now - 3600 }) },
-      { claims: (c) => ({ ...c, iss: 'http://127.0.0.1:1/' }) },
-      { claims: (c) => ({ ...c, aud: 'another-client' }) },
-      { claims: (c) => ({ ...c, nonce: 'another-nonce' }) },
-      { otherKey: true },
-    ];
-    try {
-      for (const tamper of cases) {
-        idp.tamper = tamper;
-        const username = person([`research-${run}`]);
-        refused(await signIn(username), 'failed');
-        expect(await rows(t, sql`select 1 from users where email = ${`${username}@example.com`}`)).toHaveLength(0);
-      }
-    } finally {
-      idp.tamper = null;
-    }
-    // The same provider, untampered, still signs people in.
-    expect((await signIn(person([`research-${run}`]))).headers.location).toBe('/');
-  });
-
-  it('refuses a provider whose discovery document names another issuer', async () => {
-    const app = await startApp({ issuer: idp.issuer.replace('127.0.0.1', 'localhost') });
-    try {
-      const res = await app.request({ method: 'GET', url: '/api/v1/auth/oidc/login' });
-      refused(res, 'unavailable');
-    } finally {
-      await app.close();
-    }
-  });
-
-  it("signs people in at once after the provider's keys rotate, and never with a key it does not publish", async () => {
-    expect((await signIn(person([`research-${run}`]))).headers.location).toBe('/');
-    idp.rotateKeys();
-    // The keys were fetched moments ago; the new key id makes them be fetched again.
-    expect((await signIn(person([`research-${run}`]))).headers.location).toBe('/');
-    expect((await signIn(person([`research-${run}`]))).headers.location).toBe('/');
-    // A key id the provider does not publish, even after a fresh fetch: refused.
-    idp.tamper = { otherKey: true, kid: 'unpublished' };
-    try {
-      refused(await signIn(person([`research-${run}`])), 'failed');
-    } finally {
-      idp.tamper = null;
-    }
-    expect((await signIn(person([`research-${run}`]))).headers.location).toBe('/');
-  });
-});
-
-describe('several nodes', () => {
-  // On PostgreSQL a second app is a second node over the same database; the embedded database has one process.
-  const secondNode = () => (process.env.ATRIUM_TEST_DATABASE_URL ? startApp() : Promise.resolve(null));
-
-  it('finishes on another node a sign-in started on this one, and lets one of two racing callbacks win', async () => {
-    const other = await secondNode();
-    const node2 = other ?? t;
-    try {
-      const { authorizationUrl, browser } = await start(t);
-      const back = await idp.signIn(authorizationUrl, person([`research-${run}`]));
-      const answers = await Promise.all([callback(node2, back, browser), callback(t, back, browser)]);
-      const signedIn = answers.filter((a) => a.headers.location === '/');
-      expect(signedIn).toHaveLength(1);
-      for (const a of answers.filter((x) => x !== signedIn[0])) refused(a, 'failed');
-      expect((await me(sessionFrom(signedIn[0]!)!, node2)).team.name).toBe(RESEARCH);
-    } finally {
-      await other?.close();
-    }
-  });
-});
-
-describe('callbacks of any shape', () => {
-  it('answers every malformed callback with the sign-in page and a reason, never an error', async () => {
-    const { browser } = await start();
-    for (const query of ['', '?state=', '?code=x', `?state=${'s'.repeat(5000)}&code=y`, '?state=a&state=b&code=c', '?state=%E2%82%AC&code=%FF', '?error=x']) {
-      const res = await t.request({ method: 'GET', url: `/api/v1/auth/oidc/callback${query}`, headers: { cookie: `atrium_oidc=${browser}` } });
-      refused(res, 'failed');
-    }
   });
 });
 
