@@ -7,6 +7,9 @@ import type { AuthService, SignedIn } from './auth-service.js';
 import { OidcRepo } from './oidc-repo.js';
 import type { TeamsService } from './service.js';
 
+/** How long a request to the identity provider (discovery, token, keys, userinfo) may take. */
+const PROVIDER_TIMEOUT_SECONDS = 10;
+
 /** How long a sign-in may stay at the identity provider before its callback is refused. */
 export const OIDC_LOGIN_TTL_SECONDS = 600;
 
@@ -107,7 +110,7 @@ export class OidcService {
     const insecure = new URL(this.config.issuer).protocol === 'http:'; // loopback only (config.ts)
     if (!this.discovered) {
       const found = lib.discovery(new URL(this.config.issuer), this.config.clientId, this.config.clientSecret, undefined, {
-        timeout: 10,
+        timeout: PROVIDER_TIMEOUT_SECONDS,
         ...(insecure ? { execute: [lib.allowInsecureRequests] } : {}),
       });
       this.discovered = found;
@@ -123,6 +126,7 @@ export class OidcService {
     }
     // A Configuration per sign-in over the discovered metadata, sharing the library's key cache.
     const conf = new lib.Configuration(metadata, this.config.clientId, this.config.clientSecret);
+    conf.timeout = PROVIDER_TIMEOUT_SECONDS;
     if (insecure) lib.allowInsecureRequests(conf);
     // The ID token comes straight from the token endpoint, where OpenID Connect lets a client skip
     // its signature; we check it anyway, against the provider's published keys.
