@@ -37,6 +37,8 @@ import { promptLogRoutes } from './modules/prompt-logs/routes.js';
 import { PromptLog } from './modules/prompt-logs/schema.js';
 import { Model } from './modules/models/schema.js';
 import { authRoutes } from './modules/teams/auth-routes.js';
+import { oidcRoutes } from './modules/teams/oidc-routes.js';
+import type { OidcService } from './modules/teams/oidc-service.js';
 import { teamRoutes } from './modules/teams/routes.js';
 import { usageRoutes } from './modules/usage/routes.js';
 import { Budget, UsageRow } from './modules/usage/schema.js';
@@ -201,7 +203,7 @@ export async function buildApp(
     // The routes are registered while the database opens (Fastify's route work is ~0.05 s of
     // start-up): they are handed services bound late (`late`), which exist before any request.
     let services: Services | null = null;
-    const svc = <K extends keyof Services>(k: K): Services[K] => late(() => services?.[k], k);
+    const svc = <K extends Exclude<keyof Services, 'oidc'>>(k: K): Services[K] => late(() => services?.[k], k);
     app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
     app.get('/readyz', { schema: { hide: true } }, async (_req, reply) => {
       try {
@@ -231,6 +233,8 @@ export async function buildApp(
         api.addHook('onRequest', requireJsonBody);
         api.addHook('preValidation', rejectNulInBody);
         await api.register(authRoutes, { auth: svc('auth'), publicUrl: config.auth.publicUrl });
+        const oidc = config.auth.oidc ? late<OidcService>(() => services?.oidc ?? undefined, 'oidc') : null;
+        await api.register(oidcRoutes, { oidc, auth: svc('auth'), publicUrl: config.auth.publicUrl });
         await api.register(teamRoutes, { teams: svc('teams'), publicUrl: config.auth.publicUrl });
         await api.register(modelRoutes, { models: svc('models') });
         await api.register(mcpRoutes, { mcp: svc('mcp') });

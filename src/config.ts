@@ -61,6 +61,15 @@ const EnvSchema = Type.Object({
   LOGIN_FAILURE_WINDOW_SECONDS: Type.Integer({ minimum: 1, default: 900 }),
   PUBLIC_URL: Type.Optional(Type.String({ pattern: '^https?://[^/?#\\s]+/?$' })),
   TRUST_PROXY: Type.Optional(Type.String({ minLength: 1 })),
+  PASSWORD_LOGIN: Type.Union([Type.Literal('on'), Type.Literal('off')], { default: 'on' }),
+  // OpenID Connect sign-in (docs/OPERATIONS.md, "Signing in with an identity provider"): on when the first three are set.
+  OIDC_ISSUER: Type.Optional(Type.String({ pattern: '^https?://[^\\s]+$' })),
+  OIDC_CLIENT_ID: Type.Optional(Type.String({ minLength: 1 })),
+  OIDC_CLIENT_SECRET: Type.Optional(Type.String({ minLength: 1 })),
+  OIDC_NAME: Type.String({ minLength: 1, maxLength: 60, default: 'SSO' }),
+  OIDC_SCOPES: Type.String({ minLength: 1, default: 'openid email profile' }),
+  OIDC_GROUPS_CLAIM: Type.String({ minLength: 1, default: 'groups' }),
+  OIDC_TEAM_MAP: Type.Optional(Type.String({ minLength: 1 })),
   WEB_DIR: Type.Optional(Type.String({ minLength: 1 })),
   VECTOR_EXTENSION: Type.Union([Type.Literal('auto'), Type.Literal('on'), Type.Literal('off')], { default: 'auto' }),
   EMBEDDED_DB_THREAD: Type.Union([Type.Literal('on'), Type.Literal('off')], { default: 'on' }),
@@ -156,6 +165,27 @@ export interface AuthConfig {
   readonly publicUrl: string | null;
   /** Fastify's `trustProxy`: whether X-Forwarded-Proto/-For/-Host are believed (false, a hop count or the proxies' addresses) */
   readonly trustProxy: false | number | string[];
+  /** PASSWORD_LOGIN: false refuses sign-in with a password, invites and password changes (API keys keep working) */
+  readonly passwordLogin: boolean;
+  /** OpenID Connect sign-in; null: off */
+  readonly oidc: OidcConfig | null;
+}
+
+export type TeamRole = 'owner' | 'admin' | 'member';
+
+/** OpenID Connect sign-in (modules/teams/oidc-service.ts). */
+export interface OidcConfig {
+  /** the issuer as the provider names itself (its discovery document must say the same) */
+  readonly issuer: string;
+  readonly clientId: string;
+  readonly clientSecret: string;
+  /** the button's words: "Sign in with <name>" */
+  readonly name: string;
+  readonly scopes: string;
+  /** the ID token's (or userinfo's) claim that lists the person's groups */
+  readonly groupsClaim: string;
+  /** group → team name and role, in the order written (the first mapped team is the one signed in to) */
+  readonly teamMap: ReadonlyArray<{ readonly group: string; readonly team: string; readonly role: TeamRole }>;
 }
 
 /** The background embedding of Plus files (src/modules/embeddings/worker.ts). */
@@ -261,6 +291,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       failureWindowSeconds: e.LOGIN_FAILURE_WINDOW_SECONDS,
       publicUrl: e.PUBLIC_URL ? e.PUBLIC_URL.replace(/\/$/, '') : null,
       trustProxy: parseTrustProxy(e.TRUST_PROXY),
+      passwordLogin: e.PASSWORD_LOGIN === 'on',
+      oidc: oidcConfig(e),
     }),
     webDir: path.resolve(e.WEB_DIR ?? path.join(REPO_ROOT, 'dist', 'web')),
     vectorExtension: e.VECTOR_EXTENSION,
@@ -297,6 +329,75 @@ function tracingConfig(e: Env): TracingConfig | null {
   }
   const protocol = e.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? e.OTEL_EXPORTER_OTLP_PROTOCOL ?? 'http/protobuf';
   return Object.freeze({ tracesUrl, headers: Object.freeze(headers), serviceName: e.OTEL_SERVICE_NAME, protocol });
+}
+
+const ROLES: readonly TeamRole[] = ['member', 'admin', 'owner'];
+
+/**
+ * OpenID Connect: all of OIDC_ISSUER, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET or none; OIDC_TEAM_MAP
+ * required with them and checked entry by entry, so a typo stops the start instead of refusing
+ * people later. A plain-HTTP issuer only on loopback (a provider on this machine, tests).
+ */
+function oidcConfig(e: Env): OidcConfig | null {
+  const set = { OIDC_ISSUER: e.OIDC_ISSUER, OIDC_CLIENT_ID: e.OIDC_CLIENT_ID, OIDC_CLIENT_SECRET: e.OIDC_CLIENT_SECRET };
+  const missing = Object.entries(set)
+    .filter(([, v]) => v === undefined)
+    .map(([k]) => k);
+  if (missing.length === 3) {
+    if (e.OIDC_TEAM_MAP !== undefined)
+      throw new ConfigError('Invalid configuration:\n  OIDC_TEAM_MAP: is set, but OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET are not');
+    return null;
+  }
+  const bad = (why: string) => new ConfigError(`Invalid configuration:\n  ${why}`);
+  if (missing.length > 0) throw bad(`${missing.join(', ')}: must be set too (OpenID Connect needs OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET)`);
+  let issuer: URL;
+  try {
+    issuer = new URL(e.OIDC_ISSUER!);
+  } catch {
+    throw bad('OIDC_ISSUER: is not a URL');
+  }
+  const loopback = ['localhost', '127.0.0.1', '[::1]'].includes(issuer.hostname);
+  if (issuer.protocol !== 'https:' && !loopback) throw bad('OIDC_ISSUER: must be an https:// URL (plain http only for a provider on this machine)');
+  if (!e.OIDC_SCOPES.split(/\s+/).includes('openid')) throw bad('OIDC_SCOPES: must include openid');
+  return Object.freeze({
+    issuer: e.OIDC_ISSUER!,
+    clientId: e.OIDC_CLIENT_ID!,
+    clientSecret: e.OIDC_CLIENT_SECRET!,
+    name: e.OIDC_NAME,
+    scopes: e.OIDC_SCOPES.trim(),
+    groupsClaim: e.OIDC_GROUPS_CLAIM,
+    teamMap: parseTeamMap(e.OIDC_TEAM_MAP),
+  });
+}
+
+const TEAM_MAP_SHAPE = '{"<group>": {"team": "<team name>", "role": "member"|"admin"|"owner"}}';
+
+/** OIDC_TEAM_MAP: a JSON object of group → {team, role}; every mistake named with its group. */
+export function parseTeamMap(raw: string | undefined): OidcConfig['teamMap'] {
+  const bad = (why: string) => new ConfigError(`Invalid configuration:\n  OIDC_TEAM_MAP: ${why}; expected ${TEAM_MAP_SHAPE}`);
+  if (raw === undefined) throw bad('must be set when OpenID Connect is on (nobody could sign in without it)');
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch (err) {
+    throw bad(`is not JSON (${(err as Error).message})`);
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw bad('must be a JSON object');
+  const entries = Object.entries(parsed as Record<string, unknown>);
+  if (entries.length === 0) throw bad('maps no group');
+  const problems: string[] = [];
+  const out = entries.map(([group, v]) => {
+    const o = (v ?? {}) as { team?: unknown; role?: unknown };
+    const extra = typeof v === 'object' && v !== null ? Object.keys(v).filter((k) => k !== 'team' && k !== 'role') : [];
+    if (typeof v !== 'object' || v === null || Array.isArray(v)) problems.push(`"${group}" must map to an object`);
+    else if (typeof o.team !== 'string' || o.team.trim() === '' || o.team.length > 200) problems.push(`"${group}".team must be a team name (1-200 characters)`);
+    else if (!ROLES.includes(o.role as TeamRole)) problems.push(`"${group}".role must be "member", "admin" or "owner"`);
+    else if (extra.length > 0) problems.push(`"${group}" has unknown field ${extra.map((k) => `"${k}"`).join(', ')}`);
+    if (group.trim() === '') problems.push('a group name is empty');
+    return Object.freeze({ group, team: typeof o.team === 'string' ? o.team.trim() : '', role: o.role as TeamRole });
+  });
+  if (problems.length > 0) throw bad(problems.join('; '));
+  return Object.freeze(out);
 }
 
 /**

@@ -13,6 +13,7 @@ import { PlusService } from './modules/plus/service.js';
 import { LexicalIndexes } from './retrieval/lexical-index/indexes.js';
 import { PromptLogsService, SWEEP_MARGIN_MS } from './modules/prompt-logs/service.js';
 import { AuthService } from './modules/teams/auth-service.js';
+import { OidcService } from './modules/teams/oidc-service.js';
 import { TeamsService } from './modules/teams/service.js';
 import { budgetCounters, UsageService } from './modules/usage/service.js';
 import { WorkspacesService } from './modules/workspaces/service.js';
@@ -22,8 +23,8 @@ import type { SecretBox } from './security/secret-box.js';
  * The composition root: every service, built once per app over one database handle. Each
  * receives what it uses through its constructor, in dependency order (no setters, no closures
  * back into a later service): audit (reading the log; every service writes it through
- * audit/record.ts in its own transactions); auth (sign-in, part of the teams module); teams → auth;
- * models; mcp; embeddings → models; plus → models, embeddings; workspaces → models, plus (as the
+ * audit/record.ts in its own transactions); auth (sign-in, part of the teams module); teams → auth; oidc → teams,
+ * auth; models; mcp; embeddings → models; plus → models, embeddings; workspaces → models, plus (as the
  * narrow PlusVisibility interface, since the plus module imports workspace types), mcp; prompt-logs;
  * usage; chat → workspaces, plus; turns → workspaces, models, plus, prompt-logs, usage, mcp; compat
  * (openai-compat) → workspaces, turns; retention (the settings and the purge job, over the chat
@@ -34,6 +35,8 @@ export interface Services {
   audit: AuditService;
   auth: AuthService;
   teams: TeamsService;
+  /** OpenID Connect sign-in; null when not configured */
+  oidc: OidcService | null;
   models: ModelsService;
   mcp: McpService;
   workspaces: WorkspacesService;
@@ -59,6 +62,7 @@ export function createServices(database: Database, config: Config, secrets: Secr
   const audit = new AuditService(db);
   const auth = new AuthService(db, config.auth);
   const teams = new TeamsService(db, auth, soleUserCacheMs);
+  const oidc = config.auth.oidc ? new OidcService(db, config.auth.oidc, teams, auth) : null;
   const models = new ModelsService(db, secrets, config.providerUrlPolicy);
   // Plus is built before workspaces (it needs only models): a workspace's plusIds are checked against it.
   const embeddings = new EmbeddingsService(database, models, config.providerTimeouts, config.embeddings, onError);
@@ -86,5 +90,5 @@ export function createServices(database: Database, config: Config, secrets: Secr
   const compat = new OpenAICompatService(workspaces, turns);
   const retention = new RetentionService(db);
   const scim = new ScimService(db, teams);
-  return { audit, auth, teams, models, mcp, workspaces, promptLogs, embeddings, plus, usage, chat, turns, compat, retention, scim };
+  return { audit, auth, teams, oidc, models, mcp, workspaces, promptLogs, embeddings, plus, usage, chat, turns, compat, retention, scim };
 }

@@ -32,6 +32,62 @@ describe('config', () => {
   });
 });
 
+describe('OpenID Connect configuration', () => {
+  const oidc = {
+    OIDC_ISSUER: 'https://idp.example.com/realms/acme',
+    OIDC_CLIENT_ID: 'atrium',
+    OIDC_CLIENT_SECRET: 'client-secret',
+    OIDC_TEAM_MAP: '{"eng": {"team": "Engineering", "role": "member"}, "eng-leads": {"team": "Engineering", "role": "admin"}}',
+  };
+  const failure = (env: Record<string, string>): string => {
+    try {
+      loadConfig(env);
+    } catch (e) {
+      expect(e).toBeInstanceOf(ConfigError);
+      return (e as Error).message;
+    }
+    throw new Error('loadConfig accepted it');
+  };
+
+  it('is off by default, with password sign-in on', () => {
+    const c = loadConfig({});
+    expect(c.auth.oidc).toBeNull();
+    expect(c.auth.passwordLogin).toBe(true);
+    expect(loadConfig({ PASSWORD_LOGIN: 'off' }).auth.passwordLogin).toBe(false);
+  });
+
+  it('reads the provider, the defaults and the team map in its order', () => {
+    expect(loadConfig(oidc).auth.oidc).toEqual({
+      issuer: 'https://idp.example.com/realms/acme',
+      clientId: 'atrium',
+      clientSecret: 'client-secret',
+      name: 'SSO',
+      scopes: 'openid email profile',
+      groupsClaim: 'groups',
+      teamMap: [
+        { group: 'eng', team: 'Engineering', role: 'member' },
+        { group: 'eng-leads', team: 'Engineering', role: 'admin' },
+      ],
+    });
+  });
+
+  it('refuses at start-up, clearly, what would refuse people later', () => {
+    expect(failure({ OIDC_ISSUER: oidc.OIDC_ISSUER })).toMatch(/OIDC_CLIENT_ID, OIDC_CLIENT_SECRET: must be set too/);
+    expect(failure({ ...oidc, OIDC_TEAM_MAP: '' })).toMatch(/OIDC_TEAM_MAP: must be set/);
+    expect(failure({ ...oidc, OIDC_TEAM_MAP: '{eng: 1}' })).toMatch(/OIDC_TEAM_MAP: is not JSON/);
+    expect(failure({ ...oidc, OIDC_TEAM_MAP: '["eng"]' })).toMatch(/OIDC_TEAM_MAP: must be a JSON object/);
+    const bad = failure({ ...oidc, OIDC_TEAM_MAP: '{"a": {"team": "A", "role": "boss"}, "b": {"role": "member"}, "c": "C"}' });
+    expect(bad).toContain('"a".role must be "member", "admin" or "owner"');
+    expect(bad).toContain('"b".team must be a team name');
+    expect(bad).toContain('"c" must map to an object');
+    expect(bad).toContain('expected {"<group>": {"team": "<team name>", "role": "member"|"admin"|"owner"}}');
+    expect(failure({ ...oidc, OIDC_ISSUER: 'http://idp.example.com' })).toMatch(/OIDC_ISSUER: must be an https:\/\/ URL/);
+    expect(loadConfig({ ...oidc, OIDC_ISSUER: 'http://127.0.0.1:9000' }).auth.oidc?.issuer).toBe('http://127.0.0.1:9000');
+    expect(failure({ ...oidc, OIDC_SCOPES: 'email profile' })).toMatch(/OIDC_SCOPES: must include openid/);
+    expect(failure({ OIDC_TEAM_MAP: oidc.OIDC_TEAM_MAP })).toMatch(/OIDC_TEAM_MAP: is set, but/);
+  });
+});
+
 describe('trace export configuration', () => {
   it('is off without an endpoint, and speaks OTLP protobuf unless JSON is asked for', () => {
     expect(loadConfig({}).tracing).toBeNull();

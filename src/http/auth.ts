@@ -62,6 +62,40 @@ export function sessionCookie(request: FastifyRequest, publicUrl: string | null,
   return parts.join('; ');
 }
 
+/**
+ * The cookie that ties an OpenID Connect callback to the browser that started the sign-in (so a
+ * callback URL sent to someone else signs nobody in): only under the sign-in's own path, ten
+ * minutes at most. `__Secure-` over HTTPS (`__Host-` needs Path=/).
+ */
+const OIDC_COOKIE = 'atrium_oidc';
+const OIDC_COOKIE_PATH = '/api/v1/auth/oidc';
+const oidcCookieName = (request: FastifyRequest, publicUrl: string | null) => (overHttps(request, publicUrl) ? `__Secure-${OIDC_COOKIE}` : OIDC_COOKIE);
+
+/** `Set-Cookie` of the sign-in's browser token; null removes it. */
+export function oidcBrowserCookie(request: FastifyRequest, publicUrl: string | null, token: string | null, maxAgeSeconds: number): string {
+  const parts = [
+    `${oidcCookieName(request, publicUrl)}=${token ?? ''}`,
+    `Path=${OIDC_COOKIE_PATH}`,
+    'HttpOnly',
+    'SameSite=Lax',
+    `Max-Age=${token ? maxAgeSeconds : 0}`,
+  ];
+  if (overHttps(request, publicUrl)) parts.push('Secure');
+  return parts.join('; ');
+}
+
+/** The sign-in's browser token, or null when absent or not of our shape. */
+export function readOidcBrowserCookie(request: FastifyRequest, publicUrl: string | null): string | null {
+  const name = oidcCookieName(request, publicUrl);
+  for (const part of (request.headers.cookie ?? '').split(';')) {
+    const eq = part.indexOf('=');
+    if (eq < 0 || part.slice(0, eq).trim() !== name) continue;
+    const value = part.slice(eq + 1).trim();
+    return /^[A-Za-z0-9_-]{16,128}$/.test(value) ? value : null;
+  }
+  return null;
+}
+
 /** The origin people use to reach this server: `PUBLIC_URL`, else the request's own scheme and Host. */
 export function publicOrigin(request: FastifyRequest, publicUrl: string | null): string {
   return publicUrl ?? `${request.protocol}://${request.host}`;

@@ -2,7 +2,10 @@ import type { SwaggerTransformObject } from '@fastify/swagger';
 
 /** The operation groups of the OpenAPI document; every route's `tags` names one of these. */
 export const OPENAPI_TAGS = [
-  { name: 'auth', description: 'Sign-in with email and password, sessions (the atrium_session cookie), invites and password change' },
+  {
+    name: 'auth',
+    description: 'Sign-in with email and password or an OpenID Connect provider, sessions (the atrium_session cookie), invites and password change',
+  },
   { name: 'teams', description: 'The caller, teams, users and API keys' },
   { name: 'models', description: 'Team and system models' },
   { name: 'mcp-servers', description: 'The team\u2019s MCP servers, whose tools chat turns in its workspaces are offered' },

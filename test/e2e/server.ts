@@ -27,7 +27,7 @@ export interface AtriumServer {
   close(): Promise<void>;
 }
 
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const s = createServer();
     s.once('error', reject);
@@ -52,11 +52,12 @@ async function waitReady(url: string, child: ChildProcess, output: () => string)
   throw new Error(`the server did not become ready:\n${output()}`);
 }
 
-export async function startAtrium(opts: { adminPassword?: boolean } = {}): Promise<AtriumServer> {
+/** `port`: listen there (a test that must know the URL before the server starts); `env`: more of the server's environment. */
+export async function startAtrium(opts: { adminPassword?: boolean; port?: number; env?: Record<string, string> } = {}): Promise<AtriumServer> {
   if (!existsSync(path.join(ROOT, 'dist/web/index.html'))) throw new Error('dist/web is missing: run `npm run build` (or `npm run build:web`) first');
   const standIn = await startStandInProvider();
   const dataDir = mkdtempSync(path.join(tmpdir(), 'atrium-e2e-'));
-  const port = await freePort();
+  const port = opts.port ?? (await freePort());
   const url = `http://127.0.0.1:${port}`;
   let log = '';
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
@@ -72,6 +73,7 @@ export async function startAtrium(opts: { adminPassword?: boolean } = {}): Promi
       ADMIN_API_KEY,
       SECRET_KEY: 'e2e-secret-key-0123456789abcdef',
       LOG_LEVEL: 'warn',
+      ...opts.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -60,3 +60,36 @@ export const loginThrottle = pgTable(
   },
   (t) => [index('login_throttle_window_idx').on(t.windowStart)],
 );
+
+/**
+ * OpenID Connect sign-ins under way: what the callback must check (state, nonce, PKCE verifier),
+ * kept here so whichever node receives the callback can read it. Keyed by the SHA-256 of the
+ * state; `browser` is the SHA-256 of a cookie set on the browser that started it. A row is
+ * deleted when its callback arrives, so a replayed callback finds nothing.
+ */
+export const oidcLogins = pgTable(
+  'oidc_logins',
+  {
+    stateHash: text('state_hash').primaryKey(),
+    browserHash: text('browser_hash').notNull(),
+    nonce: text('nonce').notNull(),
+    codeVerifier: text('code_verifier').notNull(),
+    redirectUri: text('redirect_uri').notNull(),
+    expires: ts('expires').notNull(),
+  },
+  (t) => [index('oidc_logins_expires_idx').on(t.expires)],
+);
+
+/** Which identity-provider account (issuer and subject) a user row belongs to: one row per team the person is placed in. */
+export const userIdentities = pgTable(
+  'user_identities',
+  {
+    userId: integer('user_id')
+      .primaryKey()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    issuer: text('issuer').notNull(),
+    subject: text('subject').notNull(),
+    created: created(),
+  },
+  (t) => [index('user_identities_subject_idx').on(t.issuer, t.subject)],
+);

@@ -71,7 +71,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ auth: AuthService; publicUr
         summary: 'Whom an invite token is for, before its password is set (nothing is changed)',
         security: [],
         body: CheckInviteBody,
-        response: { 200: InviteInfo, ...problems(400, 413, 415) },
+        response: { 200: InviteInfo, ...problems(400, 403, 413, 415) },
       },
     },
     async (req) => auth.checkInvite(req.body.token),

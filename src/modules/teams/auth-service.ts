@@ -66,6 +66,14 @@ function unusableInvite(found: { used: boolean; expired: boolean } | undefined):
   return badRequest('invalid_invite', detail);
 }
 
+/** PASSWORD_LOGIN=off: every password route answers this. */
+const passwordLoginOff = () =>
+  new AppError(
+    'forbidden',
+    'password_login_off',
+    "Password sign-in is turned off on this server: sign in with the organisation's identity provider (programs keep using API keys)",
+  );
+
 const invalidCredentials = () => new AppError('unauthorized', 'invalid_credentials', 'The email or password is wrong');
 
 /**
@@ -110,6 +118,7 @@ export class AuthService {
    * unknown email nor one used in several teams answers at another speed; all get the same 401.
    */
   async login(input: { email: string; password: string; address: string }): Promise<SignedIn> {
+    this.requirePasswordLogin();
     const emailThrottle = throttleKeyOf(input.email);
     const addressKey = `ip:${input.address}`;
     const { failureWindowSeconds: windowS, maxFailuresPerEmail, maxFailuresPerAddress } = this.config;
@@ -142,6 +151,16 @@ export class AuthService {
     await this.repo.deleteStaleAttempts(this.db, windowS);
     await this.repo.deleteExpiredSessions(this.db, userId);
     return this.openSession(userId, via);
+  }
+
+  /** Whether people may sign in with a password (PASSWORD_LOGIN). */
+  get passwordLogin(): boolean {
+    return this.config.passwordLogin;
+  }
+
+  /** PASSWORD_LOGIN=off: a 403 `password_login_off` for every password route (and a new user's password through the API). */
+  requirePasswordLogin(): void {
+    if (!this.config.passwordLogin) throw passwordLoginOff();
   }
 
   /**
@@ -222,6 +241,7 @@ export class AuthService {
    * guessed, so saying why tells nobody anything they could use.
    */
   async checkInvite(token: string): Promise<{ user: { name: string; email: string }; team: { name: string } }> {
+    this.requirePasswordLogin();
     const found = await this.repo.findInvite(this.db, hashToken(token));
     if (!found || found.used || found.expired) throw unusableInvite(found);
     return { user: { name: found.name, email: found.email }, team: { name: found.teamName } };
@@ -229,6 +249,7 @@ export class AuthService {
 
   /** Set the password of an invited user and sign them in; an unusable token is refused as checkInvite says. */
   async acceptInvite(input: { token: string; password: string }, ip: string | null = null): Promise<SignedIn> {
+    this.requirePasswordLogin();
     checkPasswordLength(input.password, 'password');
     const hash = await hashPassword(input.password);
     const tokenHash = hashToken(input.token);
@@ -247,6 +268,7 @@ export class AuthService {
    * other session of the user ends; the caller's own (if they used one) and API keys stay.
    */
   async changePassword(caller: Principal, input: { currentPassword: string; newPassword: string }): Promise<void> {
+    this.requirePasswordLogin();
     checkPasswordLength(input.newPassword, 'newPassword');
     const emailThrottle = throttleKeyOf(caller.email);
     const byEmail = await this.repo.countAttempt(this.db, emailThrottle, this.config.failureWindowSeconds);

@@ -34,6 +34,12 @@ export class TeamsRepo {
     return row;
   }
 
+  /** The oldest team of this exact name (names are not unique; the first one made keeps the name's people). */
+  async findTeamByName(db: Executor, name: string): Promise<TeamRow | undefined> {
+    const [row] = await db.select().from(teams).where(eq(teams.name, name)).orderBy(asc(teams.created), asc(teams.id)).limit(1);
+    return row;
+  }
+
   async findUserById(db: Executor, id: number): Promise<UserRow | undefined> {
     const [row] = await db
       .select()

@@ -50,6 +50,16 @@ export const AcceptInviteBody = Type.Object({ token: Type.String({ minLength: 1,
 export const CheckInviteBody = Type.Object({ token: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false });
 /** Whom an invite is for: what the "Set your password" page shows before the password is chosen. */
 export const InviteInfo = Type.Object({ user: Type.Object({ name: Type.String(), email: Type.String() }), team: Type.Object({ name: Type.String() }) });
+/** How people may sign in here: what the sign-in page reads before anyone is signed in. */
+export const AuthMethods = Type.Object({
+  password: Type.Boolean({ description: 'Whether email and password sign-in is on (PASSWORD_LOGIN)' }),
+  oidc: Nullable(
+    Type.Object({
+      name: Type.String({ description: 'The provider\'s name for the button: "Sign in with <name>"' }),
+      loginUrl: Type.String({ description: 'Where the button leads (a top-level navigation, not a fetch)' }),
+    }),
+  ),
+});
 export const ChangePasswordBody = Type.Object(
   { currentPassword: Type.String({ minLength: 1, maxLength: 1024 }), newPassword: Password },
   { additionalProperties: false },

@@ -4,6 +4,7 @@ import { AppError, conflict, forbidden, notFound } from '../../errors.js';
 import { generateApiKey, hashApiKey, keyPrefix } from '../../security/api-keys.js';
 import { changedFields, recordAudit, type Actor } from '../audit/record.js';
 import type { AuthService } from './auth-service.js';
+import { OidcRepo } from './oidc-repo.js';
 import { TeamsRepo, type ApiKeyRow, type Role, type TeamRow, type UserRow } from './repo.js';
 
 export interface Principal {
@@ -64,8 +65,20 @@ const keyView = (k: ApiKeyRow, key?: string): KeyView => ({
   ...(key ? { key } : {}),
 });
 
+/** A person as their identity provider describes them, and the teams (with roles) their groups map to, in the map's order. */
+export interface IdentityPlacement {
+  issuer: string;
+  subject: string;
+  email: string;
+  /** the provider's `email_verified`; false: an existing account with this email is never taken over */
+  emailVerified: boolean | undefined;
+  name: string;
+  places: ReadonlyArray<{ team: string; role: Role }>;
+}
+
 export class TeamsService {
   private readonly repo = new TeamsRepo();
+  private readonly identities = new OidcRepo();
   private readonly cache: TtlCache<string, Principal>;
 
   /**
@@ -156,6 +169,7 @@ export class TeamsService {
   ): Promise<{ user: UserView; apiKey: string; inviteToken: string | null }> {
     requireTeamAdmin(caller);
     if (input.role === 'owner' && caller.role !== 'owner') throw forbidden('Only an owner may create another owner');
+    if (input.password !== undefined && input.password !== null) this.auth.requirePasswordLogin();
     return this.addUser(caller.teamId, input, caller);
   }
 
@@ -188,6 +202,56 @@ export class TeamsService {
       });
       return { user: userView(user), apiKey, inviteToken };
     });
+  }
+
+  /**
+   * Bring a person's users in line with their groups (docs/DECISIONS.md, "Teams from
+   * identity-provider groups"): in each mapped team (created when no team has that name) their user
+   * is found through the identity, else a user of the team with their email is taken over (unless
+   * the provider says the email is unverified, or it belongs to another identity), else created; a
+   * removed one comes back; role and name follow the provider. Their users in teams no longer
+   * mapped are removed, sessions ending at once. The instance admin's user is never demoted nor
+   * removed this way. Answers the user of the first mapped team, or null when none is mapped.
+   */
+  async placeIdentity(p: IdentityPlacement): Promise<number | null> {
+    const touched = new Set<number>();
+    const first = await this.db.transaction(async (tx) => {
+      await this.identities.lockPlacement(tx);
+      const linked = await this.identities.usersOfIdentity(tx, p.issuer, p.subject);
+      const kept = new Set<number>();
+      let signInAs: number | null = null;
+      for (const place of p.places) {
+        const team = (await this.repo.findTeamByName(tx, place.team)) ?? (await this.repo.insertTeam(tx, place.team));
+        let user: UserRow | undefined = linked.find((u) => u.teamId === team.id);
+        if (!user) {
+          const same = await this.repo.findUserByEmail(tx, team.id, p.email);
+          if (same && (p.emailVerified === false || (await this.identities.isLinked(tx, same.id)))) {
+            throw new AppError(
+              'conflict',
+              'oidc_email_taken',
+              `Team ${team.name} already has a user with the email ${p.email} who does not belong to this identity-provider account`,
+            );
+          }
+          user = same ?? (await this.repo.insertUser(tx, { teamId: team.id, name: p.name, email: p.email, role: place.role }));
+          await this.identities.link(tx, user.id, p.issuer, p.subject);
+        }
+        if (user.deleted) await this.repo.reactivateUser(tx, user.id);
+        if (user.role !== place.role && !user.instanceAdmin) await this.repo.setRole(tx, user.id, place.role);
+        if (user.name !== p.name) await this.repo.setProfile(tx, user.id, { name: p.name });
+        kept.add(user.id);
+        touched.add(user.id);
+        signInAs ??= user.id;
+      }
+      for (const u of linked) {
+        if (kept.has(u.id) || u.deleted || u.instanceAdmin) continue;
+        await this.repo.markUserDeleted(tx, u.id);
+        await this.auth.forgetUser(tx, u.id);
+        touched.add(u.id);
+      }
+      return signInAs;
+    });
+    this.cache.deleteWhere((principal) => touched.has(principal.userId));
+    return first;
   }
 
   async listUsers(caller: Principal): Promise<UserView[]> {

@@ -14,6 +14,17 @@ export async function loadMe(): Promise<Me | null> {
   }
 }
 
+export type SignInMethods = paths['/api/v1/auth/methods']['get']['responses'][200]['content']['application/json'];
+
+/** How people sign in here; when the server cannot say, the password form (the server answers for itself when it is used). */
+export async function loadSignInMethods(): Promise<SignInMethods> {
+  try {
+    return await data(api.GET('/api/v1/auth/methods'));
+  } catch {
+    return { password: true, oidc: null };
+  }
+}
+
 export async function signIn(email: string, password: string): Promise<Me> {
   await data(api.POST('/api/v1/auth/login', { body: { email, password } }));
   const me = await loadMe();

@@ -1,7 +1,8 @@
-/** My account (everyone): my preferences, my API keys (created and shown once, listed, revoked) and my password. */
+/** My account (everyone): my preferences, my API keys (created and shown once, listed, revoked) and my password (when password sign-in is on). */
 import '../../components/admin.css';
 import { useState } from 'preact/hooks';
 import { api, data } from '../../api/client';
+import { loadSignInMethods } from '../../api/session';
 import { ConfirmButton } from '../../components/ConfirmButton';
 import { CopyButton } from '../../components/CopyButton';
 import { formatDate } from '../../components/format';
@@ -13,6 +14,7 @@ import { Preferences } from './Preferences';
 
 export function AccountScreen() {
   const { me } = useSession();
+  const methods = useLoad(loadSignInMethods, []);
   return (
     <section class="page narrow stack">
       <h1>My account</h1>
@@ -21,7 +23,7 @@ export function AccountScreen() {
       </p>
       <Preferences />
       <ApiKeys />
-      <PasswordForm />
+      {methods.value?.password && <PasswordForm />}
     </section>
   );
 }
