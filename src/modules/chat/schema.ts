@@ -15,6 +15,18 @@ export const ChatCompletionRequest = Type.Object(
     ),
     prompt: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_TEXT })),
     threadId: Type.Optional(Uuid),
+    regenerate: Type.Optional(
+      Type.String({
+        format: 'uuid',
+        description: 'an answer of a thread the caller reads: answer its question again, as a new version (send no prompt or messages)',
+      }),
+    ),
+    editOf: Type.Optional(
+      Type.String({
+        format: 'uuid',
+        description: 'a question (user message) of a thread the caller reads: `prompt`/`messages` are its new version, answered anew',
+      }),
+    ),
     modelId: Type.Optional(Uuid),
     plusIds: Type.Optional(Type.Array(Uuid, { maxItems: 50 })),
     ...GenerationParamFields,
@@ -75,11 +87,15 @@ export const ChatMessage = Type.Object({
   status: Type.Union([Type.Literal('ok'), Type.Literal('error'), Type.Literal('interrupted')]),
   /** why the turn failed: set on a message of status `error` (nothing was answered) or one a provider failure cut off */
   error: Nullable(Type.Object({ status: Type.Integer(), code: Type.String(), detail: Type.String() })),
+  versions: Type.Object(
+    { index: Type.Integer({ minimum: 1 }), count: Type.Integer({ minimum: 1 }) },
+    { description: "which of the message's versions (edits of a question, regenerations of an answer) this is, 1-based, in the order written" },
+  ),
 });
 export const ChatThreadFull = Type.Object(
   {
     ...threadFields,
-    messages: Type.Array(ChatMessage),
+    messages: Type.Array(ChatMessage, { description: "the thread's active path, oldest first" }),
     hasEarlier: Type.Optional(
       Type.Boolean({ description: 'answered when `limit` or `before` was given: whether messages older than the first one returned remain' }),
     ),
@@ -122,6 +138,12 @@ export const CHAT_STREAM_DESCRIPTION = [
 
 /** The seed sends a ChatThread_Full to rename; only `title` is read. */
 export const RenameThreadBody = Type.Object({ title: Type.String({ minLength: 1, maxLength: 500 }) }, { additionalProperties: true });
+
+/** POST …/history/{threadId}/active */
+export const ActiveVersionBody = Type.Object(
+  { messageId: Type.String({ format: 'uuid', description: 'a message of the thread: its path (to its newest descendants) becomes the active one' }) },
+  { additionalProperties: false },
+);
 
 export const Prompt = Type.Object({ content: Type.String() });
 export const SamplePromptsQuery = Type.Object({ limit: Type.Integer({ minimum: 1, maximum: 50, default: 6, description: 'at most this many' }) });

@@ -33,7 +33,7 @@ export function estimateIfMissing(reported: Usage, estimatedPromptTokens: number
  */
 export function answerRecord(
   plan: Plan,
-  ids: { messageId: string; logId: string },
+  ids: { messageId: string; logId: string; parentId: string | null },
   sources: StoredSource[],
   o: Outcome,
   usage: Usage,
@@ -52,7 +52,16 @@ export function answerRecord(
   return {
     threadId: plan.threadId,
     message: keepMessage
-      ? { id: ids.messageId, content: o.content, modelId: plan.model.id, usage: nothingAnswered ? null : stored, sources, status, error }
+      ? {
+          id: ids.messageId,
+          parentId: ids.parentId,
+          content: o.content,
+          modelId: plan.model.id,
+          usage: nothingAnswered ? null : stored,
+          sources,
+          status,
+          error,
+        }
       : null,
     logId: ids.logId,
     log: {
