@@ -1,6 +1,7 @@
 import type { Config } from './config.js';
 import type { Database } from './db/client.js';
 import { ChatService } from './modules/chat/service.js';
+import { ShareService } from './modules/chat/share.js';
 import { TurnService } from './modules/chat/turns.js';
 import { EmbeddingsService } from './modules/embeddings/service.js';
 import { ModelsService } from './modules/models/service.js';
@@ -35,6 +36,7 @@ export interface Services {
   usage: UsageService;
   chat: ChatService;
   turns: TurnService;
+  share: ShareService;
   compat: OpenAICompatService;
 }
 
@@ -69,6 +71,7 @@ export function createServices(database: Database, config: Config, secrets: Secr
   const turns = new TurnService(db, workspaces, models, plus, promptLogs, config.providerTimeouts, usage, (why) =>
     onError(new Error(why), 'follow-up rewrite (searched with carried terms instead)'),
   );
+  const share = new ShareService(db, chat, plus);
   const compat = new OpenAICompatService(workspaces, turns);
-  return { auth, teams, models, workspaces, promptLogs, embeddings, plus, usage, chat, turns, compat };
+  return { auth, teams, models, workspaces, promptLogs, embeddings, plus, usage, chat, turns, share, compat };
 }

@@ -209,3 +209,44 @@ export const ChatThreadExport = Type.Object(
   },
   { $id: 'ChatThreadExport' },
 );
+
+/** POST/GET …/history/{threadId}/share */
+export const ChatShare = Type.Object(
+  {
+    url: Type.String({ description: 'the read-only page, opened without signing in' }),
+    token: Type.String({ description: "the link's secret (the last part of url)" }),
+    created: DateTime,
+  },
+  { $id: 'ChatShare' },
+);
+
+export const ShareTokenParams = Type.Object({ token: Type.String({ minLength: 1, maxLength: 200 }) });
+
+/** GET /share/{token}: a thread as it was shared, for anyone with the link. */
+export const SharedThread = Type.Object(
+  {
+    title: Type.String(),
+    created: Type.String({ format: 'date-time', description: 'when it was shared' }),
+    messages: Type.Array(
+      Type.Object({
+        id: Uuid,
+        role: Role,
+        content: Type.String(),
+        modelName: Nullable(Type.String()),
+        status: Type.Union([Type.Literal('ok'), Type.Literal('error'), Type.Literal('interrupted')]),
+        sources: Type.Array(
+          Type.Object({
+            filename: Nullable(Type.String({ description: 'null: a source from an entry not every member of the team reads (not shown)' })),
+          }),
+          { description: "the answer's sources in order (its [n] citations), by file name only" },
+        ),
+        created: DateTime,
+      }),
+      { description: 'oldest first' },
+    ),
+  },
+  { $id: 'SharedThread' },
+);
+
+/** GET/PUT /chat/sharing: whether the team's threads may be shared by link. */
+export const ChatSharing = Type.Object({ enabled: Type.Boolean() }, { additionalProperties: false, $id: 'ChatSharing' });

@@ -543,6 +543,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/chat/{workspaceId}/history/{threadId}/active": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Show another version: the path through the message named becomes the thread's active path */
+        post: operations["setActiveChatVersion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/chat/{workspaceId}/greeting": {
         parameters: {
             query?: never;
@@ -588,6 +605,60 @@ export interface paths {
         put?: never;
         /** Add files to a Plus entry from a chat */
         post: operations["addPlusFilesFromChat"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/chat/{workspaceId}/history/{threadId}/share": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The thread's share link (404 when it is not shared) */
+        get: operations["getChatThreadShare"];
+        put?: never;
+        /** Share a thread by a read-only link (as it reads now; sharing again moves the snapshot, the link stays) */
+        post: operations["shareChatThread"];
+        /** Revoke the thread's share link: it answers 404 at once */
+        delete: operations["revokeChatThreadShare"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/share/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A shared thread as it was shared (no sign-in: the token is the key) */
+        get: operations["getSharedThread"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/chat/sharing": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Whether the team's threads may be shared by link */
+        get: operations["getChatSharing"];
+        /** Turn sharing by link on or off for the team (owner/admin); off revokes every link of the team */
+        put: operations["setChatSharing"];
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1129,6 +1200,7 @@ export interface components {
             /** Format: date-time */
             updated: string;
             messageCount: number;
+            /** @description the thread's active path, oldest first */
             messages: {
                 /** Format: uuid */
                 id: string;
@@ -1177,6 +1249,11 @@ export interface components {
                     code: string;
                     detail: string;
                 } | null;
+                /** @description which of the message's versions (edits of a question, regenerations of an answer) this is, 1-based, in the order written */
+                versions: {
+                    index: number;
+                    count: number;
+                };
             }[];
             /** @description answered when `limit` or `before` was given: whether messages older than the first one returned remain */
             hasEarlier?: boolean;
@@ -1234,6 +1311,40 @@ export interface components {
             titleHighlights: number[][];
             /** Format: date-time */
             created: string;
+        };
+        ChatShare: {
+            /** @description the read-only page, opened without signing in */
+            url: string;
+            /** @description the link's secret (the last part of url) */
+            token: string;
+            /** Format: date-time */
+            created: string;
+        };
+        ChatSharing: {
+            enabled: boolean;
+        };
+        SharedThread: {
+            title: string;
+            /**
+             * Format: date-time
+             * @description when it was shared
+             */
+            created: string;
+            /** @description oldest first */
+            messages: {
+                /** Format: uuid */
+                id: string;
+                role: "system" | "user" | "assistant";
+                content: string;
+                modelName: string | null;
+                status: "ok" | "error" | "interrupted";
+                /** @description the answer's sources in order (its [n] citations), by file name only */
+                sources: {
+                    filename: string | null;
+                }[];
+                /** Format: date-time */
+                created: string;
+            }[];
         };
         PromptLog: {
             /** Format: uuid */
@@ -4157,6 +4268,16 @@ export interface operations {
                     prompt?: string;
                     /** Format: uuid */
                     threadId?: string;
+                    /**
+                     * Format: uuid
+                     * @description an answer of a thread the caller reads: answer its question again, as a new version (send no prompt or messages)
+                     */
+                    regenerate?: string;
+                    /**
+                     * Format: uuid
+                     * @description a question (user message) of a thread the caller reads: `prompt`/`messages` are its new version, answered anew
+                     */
+                    editOf?: string;
                     /** Format: uuid */
                     modelId?: string;
                     plusIds?: string[];
@@ -4285,6 +4406,16 @@ export interface operations {
                     prompt?: string;
                     /** Format: uuid */
                     threadId?: string;
+                    /**
+                     * Format: uuid
+                     * @description an answer of a thread the caller reads: answer its question again, as a new version (send no prompt or messages)
+                     */
+                    regenerate?: string;
+                    /**
+                     * Format: uuid
+                     * @description a question (user message) of a thread the caller reads: `prompt`/`messages` are its new version, answered anew
+                     */
+                    editOf?: string;
                     /** Format: uuid */
                     modelId?: string;
                     plusIds?: string[];
@@ -4832,6 +4963,93 @@ export interface operations {
             };
         };
     };
+    setActiveChatVersion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspaceId: string;
+                threadId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description a message of the thread: its path (to its newest descendants) becomes the active one
+                     */
+                    messageId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChatThread_Full"];
+                };
+            };
+            /** @description Bad request: malformed JSON, a wrong type, a value out of range, a bad UUID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No or unknown API key or session */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role for this (or, with the session cookie, the request came from another origin: code csrf) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource visible to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body or file too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     getGreeting: {
         parameters: {
             query?: never;
@@ -5063,6 +5281,397 @@ export interface operations {
             };
             /** @description The model provider timed out */
             504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getChatThreadShare: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspaceId: string;
+                threadId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChatShare"];
+                };
+            };
+            /** @description Bad request: malformed JSON, a wrong type, a value out of range, a bad UUID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No or unknown API key or session */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role for this (or, with the session cookie, the request came from another origin: code csrf) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource visible to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    shareChatThread: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspaceId: string;
+                threadId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChatShare"];
+                };
+            };
+            /** @description Bad request: malformed JSON, a wrong type, a value out of range, a bad UUID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No or unknown API key or session */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role for this (or, with the session cookie, the request came from another origin: code csrf) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource visible to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body or file too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    revokeChatThreadShare: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspaceId: string;
+                threadId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        deleted: boolean;
+                    };
+                };
+            };
+            /** @description Bad request: malformed JSON, a wrong type, a value out of range, a bad UUID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No or unknown API key or session */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role for this (or, with the session cookie, the request came from another origin: code csrf) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource visible to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getSharedThread: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SharedThread"];
+                };
+            };
+            /** @description Bad request: malformed JSON, a wrong type, a value out of range, a bad UUID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No or unknown API key or session */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role for this (or, with the session cookie, the request came from another origin: code csrf) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource visible to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getChatSharing: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChatSharing"];
+                };
+            };
+            /** @description Bad request: malformed JSON, a wrong type, a value out of range, a bad UUID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No or unknown API key or session */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role for this (or, with the session cookie, the request came from another origin: code csrf) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource visible to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    setChatSharing: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    enabled: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChatSharing"];
+                };
+            };
+            /** @description Bad request: malformed JSON, a wrong type, a value out of range, a bad UUID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No or unknown API key or session */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role for this (or, with the session cookie, the request came from another origin: code csrf) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource visible to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body or file too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
