@@ -12,6 +12,8 @@ import { SessionProvider, type SessionValue } from './session';
 
 // Opened once per person, so loaded only then.
 const InviteScreen = lazyScreen(() => import('./screens/Invite').then((m) => m.InviteScreen));
+// Opened by people following a shared link, so loaded only then.
+const SharedThreadScreen = lazyScreen(() => import('./screens/SharedThread').then((m) => m.SharedThreadScreen));
 
 type State = { kind: 'loading' } | { kind: 'signed-out' } | { kind: 'signed-in'; me: Me } | { kind: 'failed'; error: unknown };
 
@@ -41,6 +43,10 @@ export function App() {
         : null,
     [state],
   );
+
+  // A shared chat is read by anyone with its link, signed in or not.
+  const shared = /^\/share\/([^/]+)$/.exec(path);
+  if (shared) return <SharedThreadScreen token={decodeURIComponent(shared[1]!)} />;
 
   // An invite link is for the person invited, whoever is signed in in this browser (if anyone):
   // accepting it signs that person in.

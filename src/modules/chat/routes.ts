@@ -191,6 +191,19 @@ export const chatRoutes: FastifyPluginAsyncTypebox<ChatRouteDeps> = async (app, 
         .send(Readable.from(utf8(file.chunks), { objectMode: false }));
     },
   );
+  app.get(
+    '/chat/:workspaceId/history/:threadId/versions/:messageId',
+    {
+      schema: {
+        tags,
+        operationId: 'listChatMessageVersions',
+        summary: "A message's versions (edits of a question, regenerations of an answer), oldest first",
+        params: Type.Object({ workspaceId: Uuid, threadId: Uuid, messageId: Uuid }),
+        response: { 200: Type.Array(Type.Object({ id: Uuid, created: Type.String({ format: 'date-time' }) })), ...errorResponses },
+      },
+    },
+    async (req) => chat.versionsOf(principalOf(req), req.params.workspaceId, req.params.threadId, req.params.messageId),
+  );
   app.post(
     '/chat/:workspaceId/history/:threadId/active',
     {

@@ -100,6 +100,14 @@ export class ChatService {
     return { ...threadView(thread), messages: found.rows.map(messageView), ...(whole ? {} : { hasEarlier: found.hasEarlier }) };
   }
 
+  /** A message's versions, oldest first (each an id to make active). */
+  async versionsOf(caller: Principal, workspaceId: string, threadId: string, messageId: string) {
+    const { thread } = await this.loadThread(caller, workspaceId, threadId);
+    const found = await this.versions.versionsOf(this.db, thread.id, messageId);
+    if (!found) throw notFound('Message');
+    return found.map((v) => ({ id: v.id, created: v.created.toISOString() }));
+  }
+
   /**
    * Makes the path through one of the thread's messages active (any version of a question or an
    * answer): whoever reads the thread may, as they may continue it. Answers the thread as it now reads.

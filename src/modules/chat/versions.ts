@@ -160,6 +160,13 @@ export class VersionsRepo {
     return { ...row, parent: parent ?? null };
   }
 
+  /** The versions of a message of the thread (itself included), in order; undefined when it is not one of the thread's. */
+  async versionsOf(db: Executor, threadId: string, messageId: string): Promise<Array<{ id: string; created: Date }> | undefined> {
+    const res = (await db.execute(sql`select s.id, s.created from chat_messages m join chat_messages s on ${SIBLINGS}
+      where m.id = ${messageId}::uuid and m.thread_id = ${threadId}::uuid order by s.seq`)) as unknown as Rows<{ id: string; created: Date | string }>;
+    return res.rows.length === 0 ? undefined : res.rows.map((r) => ({ id: r.id, created: new Date(r.created) }));
+  }
+
   /**
    * Makes the path through `messageId` active: its leaf is found by following, from that message,
    * the newest child at each step. False when the message is not one of the thread's.

@@ -15,6 +15,8 @@ import { Composer } from './Composer';
 import { Conversation } from './Conversation';
 import { useChatDrawer } from './drawer';
 import { ExportMenu } from './ExportMenu';
+import type { MessageActionHandlers } from './MessageActions';
+import { ShareButton } from './ShareDialog';
 import { useChatFiles } from './files';
 import { LiveAnswer } from './live';
 import { SourceDialog } from './SourceDialog';
@@ -162,18 +164,30 @@ export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; thr
 
   useEffect(() => () => abort.current?.abort(), []);
 
-  const send = (text: string): boolean => {
+  /**
+   * One turn. `text`: the question shown (null: a regenerate, whose question is the stored one);
+   * the conversation keeps its first `keep` items (an edit or a regenerate replaces what follows);
+   * `version` names what the turn is a new version of.
+   */
+  const ask = (text: string | null, keep: number, version: { editOf: string } | { regenerate: string } | null = null): boolean => {
     if (abort.current || !workspace) return false;
     const ctrl = new AbortController();
     abort.current = ctrl;
     const started = shownThread.current ?? null;
     const myView = view.current;
     const plusIds = files.selectedPlus;
-    setItems((prev) => [...prev, { key: `local-${++localKeys}`, role: 'user', content: text, status: 'ok', sources: [], modelId: null }]);
+    const asked: ChatItem[] = text === null ? [] : [{ key: `local-${++localKeys}`, role: 'user', content: text, status: 'ok', sources: [], modelId: null }];
+    setItems((prev) => [...prev.slice(0, keep), ...asked]);
     live.set({ key: `live-${++localKeys}`, role: 'assistant', content: '', status: 'streaming', sources: [], modelId: modelId || null });
     setStreaming(true);
     setFollowKey((k) => k + 1);
-    const body: TurnBody = { prompt: text, ...(modelId ? { modelId } : {}), ...(started ? { threadId: started } : {}), ...(plusIds.length ? { plusIds } : {}) };
+    const body: TurnBody = {
+      ...(text !== null ? { prompt: text } : {}),
+      ...(version ?? {}),
+      ...(modelId ? { modelId } : {}),
+      ...(started ? { threadId: started } : {}),
+      ...(plusIds.length ? { plusIds } : {}),
+    };
     void streamTurn(
       workspaceId,
       body,
@@ -200,6 +214,9 @@ export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; thr
             const status = end.kind === 'ok' ? 'ok' : end.kind === 'interrupted' ? 'interrupted' : 'error';
             setItems((prev) => [...prev, { ...cur, status, ...(end.kind === 'error' || end.kind === 'lost' ? { problem: end.problem } : {}) }]);
           }
+          // what was stored takes the place of what this visit showed (ids and versions: Edit, Regenerate)
+          const forThread = shownThread.current;
+          if (forThread) void readBack(forThread, myView);
           refreshThreads();
         },
       },
@@ -208,10 +225,64 @@ export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; thr
     return true;
   };
 
+  const send = (text: string) => ask(text, items.length);
+  /** A new answer to the last question, kept beside the one it replaces (never the question again). */
   const regenerate = () => {
-    const lastUser = [...items].reverse().find((m) => m.role === 'user');
-    if (lastUser) send(lastUser.content);
+    const last = items.at(-1);
+    if (last?.role === 'assistant' && STORED_KEY.test(last.key)) return void ask(null, items.length - 1, { regenerate: last.key });
+    // a turn refused before anything was stored (its question has no id either): ask it again in its place
+    const q = items.findLastIndex((m) => m.role === 'user');
+    if (q >= 0 && !STORED_KEY.test(items[q]!.key)) ask(items[q]!.content, q);
   };
+
+  /** The messages of this visit (local keys, after the last stored one) replaced by the stored ones. */
+  const readBack = async (forThread: string, myView: number) => {
+    const page = await data(
+      api.GET('/api/v1/chat/{workspaceId}/history/{threadId}', { params: { path: { workspaceId, threadId: forThread }, query: { limit: PAGE } } }),
+    ).catch(() => null);
+    if (!page || view.current !== myView || shownThread.current !== forThread) return;
+    const stored = page.messages.map(fromStored);
+    setItems((prev) => {
+      const local = prev.length - prev.findLastIndex((m) => STORED_KEY.test(m.key)) - 1;
+      const tail = stored.slice(-Math.max(local, 1));
+      // the stored tail must be what this visit showed (another tab may have moved the thread meanwhile)
+      if (local === 0 || tail.length !== local || tail.some((m, i) => m.role !== prev[prev.length - local + i]!.role)) return prev;
+      return [...prev.slice(0, prev.length - local), ...tail];
+    });
+  };
+
+  /** Shows another version of a stored message: the thread's active path changes to go through it. */
+  const showVersion = async (item: ChatItem, step: -1 | 1) => {
+    const forThread = shownThread.current;
+    if (!forThread || !item.versions || abort.current) return;
+    const path = { workspaceId, threadId: forThread };
+    try {
+      const all = await data(
+        api.GET('/api/v1/chat/{workspaceId}/history/{threadId}/versions/{messageId}', { params: { path: { ...path, messageId: item.key } } }),
+      );
+      const target = all[item.versions.index - 1 + step];
+      if (!target) return;
+      const t = await data(api.POST('/api/v1/chat/{workspaceId}/history/{threadId}/active', { params: { path }, body: { messageId: target.id } }));
+      if (shownThread.current !== forThread) return;
+      setItems(t.messages.map(fromStored));
+      setHasEarlier(false);
+    } catch (e) {
+      setError(e);
+    }
+  };
+  const actions = useMemo<MessageActionHandlers | undefined>(
+    () =>
+      streaming
+        ? undefined
+        : {
+            onEdit: (item, text) => {
+              const i = items.findIndex((m) => m.key === item.key);
+              if (i >= 0) ask(text, i, { editOf: item.key });
+            },
+            onVersion: (item, step) => void showVersion(item, step),
+          },
+    [streaming, items],
+  );
 
   const onQuery = (q: string) => {
     lastQuery = q;
@@ -282,6 +353,7 @@ export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; thr
           </button>
           <h1>{threadId ? (thread?.title ?? 'Chat') : 'New chat'}</h1>
           <span class="muted small ws-name">{workspace.name}</span>
+          {threadId && thread && <ShareButton workspaceId={workspaceId} threadId={threadId} />}
           {threadId && thread && <ExportMenu workspaceId={workspaceId} threadId={threadId} />}
         </header>
         {error !== null && <ErrorNote error={error} />}
@@ -291,6 +363,7 @@ export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; thr
           modelName={modelName}
           onShowSource={showSource}
           onRetry={retry}
+          actions={actions}
           hasEarlier={hasEarlier}
           onLoadEarlier={loadEarlier}
           resetKey={threadId ?? 'new'}
@@ -317,7 +390,7 @@ export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; thr
             ) : null
           }
           footer={
-            !streaming && last?.role === 'assistant' && last.status !== 'error' ? (
+            !streaming && last?.role === 'assistant' && last.status !== 'error' && STORED_KEY.test(last.key) ? (
               <div class="after-answer">
                 <button type="button" class="ghost small" onClick={regenerate}>
                   Regenerate
