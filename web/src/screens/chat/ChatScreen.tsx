@@ -17,6 +17,7 @@ import { useChatDrawer } from './drawer';
 import { ExportMenu } from './ExportMenu';
 import type { MessageActionHandlers } from './MessageActions';
 import { ShareButton } from './ShareDialog';
+import { readBack, STORED_KEY, switchVersion } from './versions';
 import { useChatFiles } from './files';
 import { LiveAnswer } from './live';
 import { SourceDialog } from './SourceDialog';
@@ -32,8 +33,6 @@ let lastQuery = '';
 const focusParam = () => new URLSearchParams(window.location.search).get('m');
 /** Messages fetched at a time: a thread opens with its last PAGE, earlier ones come as the reader scrolls up. */
 const PAGE = 30;
-/** A stored message's key is its id; messages of this visit have local keys until the thread is opened again. */
-const STORED_KEY = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The model of the thread's latest answer (what the picker shows when the thread is opened again). */
 function lastModel(items: ChatItem[]): string | null {
@@ -216,7 +215,10 @@ export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; thr
           }
           // what was stored takes the place of what this visit showed (ids and versions: Edit, Regenerate)
           const forThread = shownThread.current;
-          if (forThread) void readBack(forThread, myView);
+          if (forThread)
+            void readBack(workspaceId, forThread, PAGE).then((put) => {
+              if (put && view.current === myView && shownThread.current === forThread) setItems(put);
+            });
           refreshThreads();
         },
       },
@@ -235,40 +237,15 @@ export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; thr
     if (q >= 0 && !STORED_KEY.test(items[q]!.key)) ask(items[q]!.content, q);
   };
 
-  /** The messages of this visit (local keys, after the last stored one) replaced by the stored ones. */
-  const readBack = async (forThread: string, myView: number) => {
-    const page = await data(
-      api.GET('/api/v1/chat/{workspaceId}/history/{threadId}', { params: { path: { workspaceId, threadId: forThread }, query: { limit: PAGE } } }),
-    ).catch(() => null);
-    if (!page || view.current !== myView || shownThread.current !== forThread) return;
-    const stored = page.messages.map(fromStored);
-    setItems((prev) => {
-      const local = prev.length - prev.findLastIndex((m) => STORED_KEY.test(m.key)) - 1;
-      const tail = stored.slice(-Math.max(local, 1));
-      // the stored tail must be what this visit showed (another tab may have moved the thread meanwhile)
-      if (local === 0 || tail.length !== local || tail.some((m, i) => m.role !== prev[prev.length - local + i]!.role)) return prev;
-      return [...prev.slice(0, prev.length - local), ...tail];
-    });
-  };
-
   /** Shows another version of a stored message: the thread's active path changes to go through it. */
-  const showVersion = async (item: ChatItem, step: -1 | 1) => {
+  const showVersion = (item: ChatItem, step: -1 | 1) => {
     const forThread = shownThread.current;
-    if (!forThread || !item.versions || abort.current) return;
-    const path = { workspaceId, threadId: forThread };
-    try {
-      const all = await data(
-        api.GET('/api/v1/chat/{workspaceId}/history/{threadId}/versions/{messageId}', { params: { path: { ...path, messageId: item.key } } }),
-      );
-      const target = all[item.versions.index - 1 + step];
-      if (!target) return;
-      const t = await data(api.POST('/api/v1/chat/{workspaceId}/history/{threadId}/active', { params: { path }, body: { messageId: target.id } }));
-      if (shownThread.current !== forThread) return;
-      setItems(t.messages.map(fromStored));
+    if (!forThread || abort.current) return;
+    switchVersion(workspaceId, forThread, item, step).then((loaded) => {
+      if (!loaded || shownThread.current !== forThread) return;
+      setItems(loaded);
       setHasEarlier(false);
-    } catch (e) {
-      setError(e);
-    }
+    }, setError);
   };
   const actions = useMemo<MessageActionHandlers | undefined>(
     () =>
@@ -279,7 +256,7 @@ export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; thr
               const i = items.findIndex((m) => m.key === item.key);
               if (i >= 0) ask(text, i, { editOf: item.key });
             },
-            onVersion: (item, step) => void showVersion(item, step),
+            onVersion: showVersion,
           },
     [streaming, items],
   );
