@@ -120,6 +120,13 @@ describe('versions three deep', () => {
     // the export follows the active path too
     const all = await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/history/${a.threadId}/export?format=json`, key: k });
     expect(all.json().messages.map((m: Msg) => m.id)).toEqual(ms.map((m) => m.id));
+    // the answer's versions, oldest first; another thread's message is not one of them
+    const vs = await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/history/${a.threadId}/versions/${ms[3]!.id}`, key: k });
+    expect(vs.json().map((v: { id: string }) => v.id)).toEqual([firstB, expect.any(String), ms[3]!.id]);
+    const elsewhere = await turn(k, ws.id, { prompt: 'elsewhere' });
+    expectProblem(await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/history/${a.threadId}/versions/${elsewhere.messageId}`, key: k }), 404);
+    const stranger = await newTeam(t);
+    expectProblem(await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/history/${a.threadId}/versions/${ms[3]!.id}`, key: stranger.ownerKey }), 404);
     // the first version of the middle answer: the path below it is its own (none)
     expect(await activate(firstB)).toEqual(['u:A2 2/2', 'a:Echo: A2 1/1', 'u:B 1/1', 'a:Echo: B 1/3']);
     // back to the newest version: its subtree, with the last edit, comes back

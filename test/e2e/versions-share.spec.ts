@@ -38,10 +38,7 @@ async function ask(page: Page, text: string) {
   await expect(answers(page).last()).toContainText(`Echo: ${text}`);
 }
 
-test('an edited question keeps both versions, and the thread continues from the one shown; regenerate never repeats the question', async ({
-  page,
-  atrium,
-}) => {
+test('an edited question keeps both versions, and the thread continues from the one shown; regenerate never repeats the question', async ({ page, atrium }) => {
   const model = await createStandInModel(atrium, `Versions ${Date.now()}`);
   const ws = await atrium.api<{ id: string }>('POST', '/api/v1/workspaces', { name: 'Versions desk', modelIds: [model.id] });
   await signIn(page);
