@@ -133,4 +133,17 @@ test('a shared link opens signed out and dies when revoked', async ({ page, atri
   expect(gone?.status()).toBe(404);
   await expect(anon.getByRole('heading', { name: 'This shared chat is not available' })).toBeVisible();
   await stranger.close();
+
+  // the team's owner turns sharing off on the Team screen: a new link is refused, saying why
+  await page.goto('/team');
+  const allowed = page.getByRole('checkbox', { name: /Members may share chats by link/ });
+  await expect(allowed).toBeChecked();
+  await everyView(page, 'team-sharing');
+  await allowed.uncheck();
+  await expect(allowed).not.toBeChecked();
+  await page.goto(`/w/${ws.id}/t/${first.threadId}`);
+  await page.getByRole('button', { name: 'Share', exact: true }).click();
+  await page.getByRole('dialog', { name: 'Share this chat' }).getByRole('button', { name: 'Create link' }).click();
+  await expect(page.getByRole('dialog', { name: 'Share this chat' })).toContainText('Sharing is turned off for this team');
+  await atrium.api('PUT', '/api/v1/chat/sharing', { enabled: true });
 });

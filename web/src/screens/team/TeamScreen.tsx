@@ -12,6 +12,7 @@ import { formatDate } from '../../components/format';
 import { NotAllowed } from '../../components/NotAllowed';
 import { ErrorNote } from '../../components/Problem';
 import { useLoad } from '../../components/useLoad';
+import { SharingSetting } from './SharingSetting';
 import { useSubmit } from '../../components/useSubmit';
 import { useSession } from '../../session';
 
@@ -106,6 +107,7 @@ function TeamAdmin() {
         )}
       </section>
       <InviteForm roles={roles} onCreated={users.reload} />
+      <SharingSetting />
       {me.user.instanceAdmin && <CreateTeamForm />}
     </section>
   );
