@@ -17,6 +17,7 @@ import { useChatDrawer } from './drawer';
 import { ExportMenu } from './ExportMenu';
 import type { MessageActionHandlers } from './MessageActions';
 import { ShareButton } from './ShareDialog';
+import { useChatShortcuts } from './shortcuts';
 import { readBack, STORED_KEY, switchVersion } from './versions';
 import { useChatFiles } from './files';
 import { LiveAnswer } from './live';
@@ -24,7 +25,7 @@ import { SourceDialog } from './SourceDialog';
 import type { SearchHit } from './SearchChats';
 import { ThreadList } from './ThreadList';
 import { streamTurn, type TurnBody } from './turn';
-import { fromStored, type ChatItem } from './types';
+import { fromStored, lastModel, type ChatItem } from './types';
 
 let localKeys = 0;
 /** The "Search chats" text survives opening a result in another workspace (a new screen). */
@@ -33,15 +34,6 @@ let lastQuery = '';
 const focusParam = () => new URLSearchParams(window.location.search).get('m');
 /** Messages fetched at a time: a thread opens with its last PAGE, earlier ones come as the reader scrolls up. */
 const PAGE = 30;
-
-/** The model of the thread's latest answer (what the picker shows when the thread is opened again). */
-function lastModel(items: ChatItem[]): string | null {
-  for (let i = items.length - 1; i >= 0; i--) {
-    const m = items[i]!;
-    if (m.role === 'assistant' && m.modelId) return m.modelId;
-  }
-  return null;
-}
 
 export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; threadId: string | null }) {
   const { me } = useSession();
@@ -273,6 +265,11 @@ export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; thr
     } else navigate(`/w/${h.workspaceId}/t/${h.threadId}?m=${h.messageId}`);
   };
 
+  const shortcuts = useChatShortcuts({
+    newChat: () => navigate(`/w/${workspaceId}`),
+    focusComposer: () => document.querySelector<HTMLTextAreaElement>('.composer-box textarea')?.focus(),
+    lastAnswer: () => items.findLast((m) => m.role === 'assistant')?.content ?? null,
+  });
   const modelNames = useMemo(() => new Map(workspace?.models.map((m) => [m.modelId, m.modelName]) ?? []), [workspace]);
   const modelName = useCallback((id: string | null) => (id ? (modelNames.get(id) ?? null) : null), [modelNames]);
   const showSource = useCallback((s: Source) => setSource(s), []);
@@ -330,6 +327,7 @@ export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; thr
           </button>
           <h1>{threadId ? (thread?.title ?? 'Chat') : 'New chat'}</h1>
           <span class="muted small ws-name">{workspace.name}</span>
+          {shortcuts.button}
           {threadId && thread && <ShareButton workspaceId={workspaceId} threadId={threadId} />}
           {threadId && thread && <ExportMenu workspaceId={workspaceId} threadId={threadId} />}
         </header>
@@ -393,6 +391,7 @@ export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; thr
         />
       </section>
       {source && <SourceDialog source={source} onClose={() => setSource(null)} />}
+      {shortcuts.view}
     </div>
   );
 }

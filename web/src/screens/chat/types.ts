@@ -20,3 +20,12 @@ export function fromStored(m: StoredMessage): ChatItem {
   if (m.error) item.problem = { type: 'about:blank', title: 'The answer failed', status: m.error.status, code: m.error.code, detail: m.error.detail };
   return item;
 }
+
+/** The model of the thread's latest answer (what the picker shows when the thread is opened again). */
+export function lastModel(items: ChatItem[]): string | null {
+  for (let i = items.length - 1; i >= 0; i--) {
+    const m = items[i]!;
+    if (m.role === 'assistant' && m.modelId) return m.modelId;
+  }
+  return null;
+}
