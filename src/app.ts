@@ -28,8 +28,10 @@ import {
   ChatThread,
   ChatThreadExport,
   ChatThreadFull,
+  SavedPrompt,
   SharedThread,
 } from './modules/chat/schema.js';
+import { savedPromptRoutes } from './modules/chat/saved-prompt-routes.js';
 import { shareRoutes } from './modules/chat/share-routes.js';
 import { embeddingRoutes } from './modules/embeddings/routes.js';
 import { modelRoutes } from './modules/models/routes.js';
@@ -81,6 +83,7 @@ export const SHARED_SCHEMAS = [
   ChatShare,
   ChatSharing,
   SharedThread,
+  SavedPrompt,
   PromptLog,
   Plus,
   PlusSummary,
@@ -240,6 +243,7 @@ export async function buildApp(
         await api.register(promptLogRoutes, { logs: svc('promptLogs') });
         await api.register(chatRoutes, { chat: svc('chat'), turns: svc('turns'), limits: config.upload, heartbeatMs: config.sseHeartbeatMs });
         await api.register(shareRoutes, { share: svc('share'), publicUrl: config.auth.publicUrl });
+        await api.register(savedPromptRoutes, { prompts: svc('prompts') });
         await api.register(plusRoutes, { plus: svc('plus'), limits: config.upload });
         await api.register(usageRoutes, { usage: svc('usage') });
         await api.register(embeddingRoutes, { embeddings: svc('embeddings') });

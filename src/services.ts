@@ -1,6 +1,7 @@
 import type { Config } from './config.js';
 import type { Database } from './db/client.js';
 import { ChatService } from './modules/chat/service.js';
+import { SavedPromptsService } from './modules/chat/saved-prompts.js';
 import { ShareService } from './modules/chat/share.js';
 import { TurnService } from './modules/chat/turns.js';
 import { EmbeddingsService } from './modules/embeddings/service.js';
@@ -37,6 +38,7 @@ export interface Services {
   chat: ChatService;
   turns: TurnService;
   share: ShareService;
+  prompts: SavedPromptsService;
   compat: OpenAICompatService;
 }
 
@@ -73,5 +75,6 @@ export function createServices(database: Database, config: Config, secrets: Secr
   );
   const share = new ShareService(db, chat, plus);
   const compat = new OpenAICompatService(workspaces, turns);
-  return { auth, teams, models, workspaces, promptLogs, embeddings, plus, usage, chat, turns, share, compat };
+  const prompts = new SavedPromptsService(db);
+  return { auth, teams, models, workspaces, promptLogs, embeddings, plus, usage, chat, turns, share, prompts, compat };
 }

@@ -140,3 +140,25 @@ export const chatTeamSettings = pgTable('chat_team_settings', {
   sharing: boolean('sharing').notNull().default(true),
   updated: ts('updated').notNull().defaultNow(),
 });
+
+/** The prompt library (modules/chat/saved-prompts.ts): a team's prompts and each user's own. */
+export const savedPrompts = pgTable(
+  'saved_prompts',
+  {
+    id: uuid('id').primaryKey(),
+    teamId: uuid('team_id')
+      .notNull()
+      .references(() => teams.id, { onDelete: 'cascade' }),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id),
+    /** team: every member sees it (owners/admins change it); personal: its creator only */
+    scope: text('scope', { enum: ['team', 'personal'] }).notNull(),
+    title: text('title').notNull(),
+    /** the text, with `{{name}}` variables filled in when it is used */
+    content: text('content').notNull(),
+    created: created(),
+    updated: ts('updated').notNull().defaultNow(),
+  },
+  (t) => [index('saved_prompts_team_idx').on(t.teamId, t.scope, t.userId)],
+);

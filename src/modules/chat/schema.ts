@@ -250,3 +250,26 @@ export const SharedThread = Type.Object(
 
 /** GET/PUT /chat/sharing: whether the team's threads may be shared by link. */
 export const ChatSharing = Type.Object({ enabled: Type.Boolean() }, { additionalProperties: false, $id: 'ChatSharing' });
+
+const PromptTitle = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' });
+const PromptContent = Type.String({ minLength: 1, maxLength: 20_000, pattern: '\\S', description: 'the text; `{{name}}` marks a variable filled in on use' });
+
+/** The prompt library: a saved prompt. */
+export const SavedPrompt = Type.Object(
+  {
+    id: Uuid,
+    scope: Type.Union([Type.Literal('team'), Type.Literal('personal')], { description: 'team: every member sees it; personal: its creator only' }),
+    title: Type.String(),
+    content: Type.String(),
+    variables: Type.Array(Type.String(), { description: 'the names inside {{…}} in content, in order of first use' }),
+    userId: Type.Integer({ description: 'who saved it' }),
+    created: DateTime,
+    updated: DateTime,
+  },
+  { $id: 'SavedPrompt' },
+);
+export const SavedPromptBody = Type.Object(
+  { title: PromptTitle, content: PromptContent, scope: Type.Optional(Type.Union([Type.Literal('team'), Type.Literal('personal')], { default: 'personal' })) },
+  { additionalProperties: false },
+);
+export const SavedPromptPatch = Type.Object({ title: Type.Optional(PromptTitle), content: Type.Optional(PromptContent) }, { additionalProperties: false });
