@@ -18,6 +18,7 @@ import { ExportMenu } from './ExportMenu';
 import type { MessageActionHandlers } from './MessageActions';
 import { ShareButton } from './ShareDialog';
 import { useChatShortcuts } from './shortcuts';
+import { usePromptLibrary } from './PromptMenu';
 import { readBack, STORED_KEY, switchVersion } from './versions';
 import { useChatFiles } from './files';
 import { LiveAnswer } from './live';
@@ -265,6 +266,7 @@ export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; thr
     } else navigate(`/w/${h.workspaceId}/t/${h.threadId}?m=${h.messageId}`);
   };
 
+  const library = usePromptLibrary(workspaceId);
   const shortcuts = useChatShortcuts({
     newChat: () => navigate(`/w/${workspaceId}`),
     focusComposer: () => document.querySelector<HTMLTextAreaElement>('.composer-box textarea')?.focus(),
@@ -388,6 +390,7 @@ export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; thr
           uploads={files.uploads}
           onFiles={files.onFiles}
           onDismissUpload={files.dismissUpload}
+          prompts={library}
         />
       </section>
       {source && <SourceDialog source={source} onClose={() => setSource(null)} />}

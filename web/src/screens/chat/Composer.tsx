@@ -6,6 +6,7 @@
 import { useRef, useState } from 'preact/hooks';
 import type { PlusSummary, WorkspaceModel } from '../../api/client';
 import { Icon } from '../../components/Icon';
+import { usePromptMenu, type LibraryPrompt } from './PromptMenu';
 
 export interface Upload {
   id: string;
@@ -28,11 +29,15 @@ interface Props {
   uploads: Upload[];
   onFiles: (files: File[]) => void;
   onDismissUpload: (id: string) => void;
+  /** the `/` menu's prompts (PromptMenu.tsx) */
+  prompts?: LibraryPrompt[];
 }
 
 export function Composer(p: Props) {
   const [text, setText] = useState('');
   const fileInput = useRef<HTMLInputElement>(null);
+  const box = useRef<HTMLTextAreaElement>(null);
+  const menu = usePromptMenu(text, setText, p.prompts ?? [], box);
   const send = () => {
     if (!text.trim() || p.streaming) return;
     if (p.onSend(text)) setText('');
@@ -67,13 +72,17 @@ export function Composer(p: Props) {
           send();
         }}
       >
+        {menu.view}
         <textarea
+          ref={box}
+          {...menu.inputProps}
           aria-label="Message"
-          placeholder="Ask something… (Enter sends, Shift+Enter for a new line)"
+          placeholder="Ask something… (Enter sends, Shift+Enter for a new line, / for saved prompts)"
           rows={2}
           value={text}
           onInput={(e) => setText(e.currentTarget.value)}
           onKeyDown={(e) => {
+            if (menu.onKeyDown(e)) return;
             if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
               e.preventDefault();
               send();

@@ -9,6 +9,7 @@ import { ErrorNote } from '../../components/Problem';
 import { useLoad } from '../../components/useLoad';
 import { useSubmit } from '../../components/useSubmit';
 import { useSession } from '../../session';
+import { PromptLibrary } from './PromptLibrary';
 
 export function AccountScreen() {
   const { me } = useSession();
@@ -19,6 +20,7 @@ export function AccountScreen() {
         {me.user.name} · {me.user.email} · {me.user.role} of {me.team.name}
       </p>
       <ApiKeys />
+      <PromptLibrary />
       <PasswordForm />
     </section>
   );
