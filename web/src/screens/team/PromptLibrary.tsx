@@ -65,7 +65,7 @@ export function PromptLibrary() {
           <textarea value={content} required rows={3} maxLength={20000} onInput={(e) => setContent(e.currentTarget.value)} />
         </label>
         {admin && (
-          <label class="inline">
+          <label class="check">
             <input type="checkbox" checked={team} onChange={(e) => setTeam(e.currentTarget.checked)} />
             For the whole team
           </label>

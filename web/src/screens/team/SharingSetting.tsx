@@ -26,7 +26,7 @@ export function SharingSetting() {
       <h2 id="sharing-title">Sharing chats</h2>
       <ErrorNote error={sharing.error ?? error} />
       {sharing.value && (
-        <label class="inline">
+        <label class="check">
           <input type="checkbox" checked={chosen ?? sharing.value.enabled} disabled={busy} onChange={(e) => set(e.currentTarget.checked)} />
           Members may share chats by link (read without signing in)
         </label>
