@@ -19,7 +19,7 @@ import type { MessageActionHandlers } from './MessageActions';
 import { ShareButton } from './ShareDialog';
 import { useChatShortcuts } from './shortcuts';
 import { usePromptLibrary } from './PromptMenu';
-import { readBack, STORED_KEY, switchVersion } from './versions';
+import { readBack, switchVersion } from './versions';
 import { useChatFiles } from './files';
 import { LiveAnswer } from './live';
 import { SourceDialog } from './SourceDialog';
@@ -138,12 +138,12 @@ export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; thr
   }, [workspace, modelId]);
 
   const loadEarlier = useCallback(async () => {
-    const first = items.find((m) => STORED_KEY.test(m.key));
+    const first = items.find((m) => m.id);
     const forThread = shownThread.current;
     if (!first || !forThread) return null;
     const page = await data(
       api.GET('/api/v1/chat/{workspaceId}/history/{threadId}', {
-        params: { path: { workspaceId, threadId: forThread }, query: { limit: PAGE, before: first.key } },
+        params: { path: { workspaceId, threadId: forThread }, query: { limit: PAGE, before: first.id! } },
       }),
     );
     if (shownThread.current !== forThread) return null;
@@ -224,10 +224,10 @@ export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; thr
   /** A new answer to the last question, kept beside the one it replaces (never the question again). */
   const regenerate = () => {
     const last = items.at(-1);
-    if (last?.role === 'assistant' && STORED_KEY.test(last.key)) return void ask(null, items.length - 1, { regenerate: last.key });
+    if (last?.role === 'assistant' && last.id) return void ask(null, items.length - 1, { regenerate: last.id });
     // a turn refused before anything was stored (its question has no id either): ask it again in its place
     const q = items.findLastIndex((m) => m.role === 'user');
-    if (q >= 0 && !STORED_KEY.test(items[q]!.key)) ask(items[q]!.content, q);
+    if (q >= 0 && !items[q]!.id) ask(items[q]!.content, q);
   };
 
   /** Shows another version of a stored message: the thread's active path changes to go through it. */
@@ -247,7 +247,7 @@ export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; thr
         : {
             onEdit: (item, text) => {
               const i = items.findIndex((m) => m.key === item.key);
-              if (i >= 0) ask(text, i, { editOf: item.key });
+              if (i >= 0 && item.id) ask(text, i, { editOf: item.id });
             },
             onVersion: showVersion,
           },
@@ -367,7 +367,7 @@ export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; thr
             ) : null
           }
           footer={
-            !streaming && last?.role === 'assistant' && last.status !== 'error' && STORED_KEY.test(last.key) ? (
+            !streaming && last?.role === 'assistant' && last.status !== 'error' && last.id ? (
               <div class="after-answer">
                 <button type="button" class="ghost small" onClick={regenerate}>
                   Regenerate

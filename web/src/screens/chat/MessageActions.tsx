@@ -58,7 +58,7 @@ export function EditableQuestion({ item, actions }: { item: ChatItem; actions: M
         <div class="user-text">{item.content}</div>
         <div class="message-actions">
           <VersionPager item={item} actions={actions} />
-          {actions && item.versions && (
+          {actions && item.id && (
             <button type="button" class="icon-button" aria-label="Edit" ref={editButton} onClick={() => setEditing(true)}>
               <Icon name="edit" />
             </button>

@@ -10,12 +10,23 @@ export interface ChatItem {
   modelId: string | null;
   /** Why an answer failed or stopped (shown under it). */
   problem?: Problem;
-  /** Which of its versions a stored message is (absent: sent just now, not yet read back). */
+  /** The stored message's id (absent: sent just now, not yet read back; `key` then stays as it was, so the view keeps its state). */
+  id?: string;
+  /** Which of its versions a stored message is (absent: not yet read back). */
   versions?: { index: number; count: number };
 }
 
 export function fromStored(m: StoredMessage): ChatItem {
-  const item: ChatItem = { key: m.id, role: m.role, content: m.content, status: m.status, sources: m.sources, modelId: m.modelId, versions: m.versions };
+  const item: ChatItem = {
+    key: m.id,
+    id: m.id,
+    role: m.role,
+    content: m.content,
+    status: m.status,
+    sources: m.sources,
+    modelId: m.modelId,
+    versions: m.versions,
+  };
   // A failed turn is stored with its problem, so a reload says what failed.
   if (m.error) item.problem = { type: 'about:blank', title: 'The answer failed', status: m.error.status, code: m.error.code, detail: m.error.detail };
   return item;

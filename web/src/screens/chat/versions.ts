@@ -5,9 +5,6 @@
 import { api, data } from '../../api/client';
 import { fromStored, type ChatItem } from './types';
 
-/** A stored message's key is its id; messages of this visit have local keys until they are read back. */
-export const STORED_KEY = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /**
  * The latest `limit` stored messages of the thread, as the function that puts them in place of
  * this visit's local messages at the end of the list (null when the thread could not be read).
@@ -19,20 +16,20 @@ export async function readBack(workspaceId: string, threadId: string, limit: num
   if (!page) return null;
   const stored = page.messages.map(fromStored);
   return (prev) => {
-    const local = prev.length - prev.findLastIndex((m) => STORED_KEY.test(m.key)) - 1;
+    const local = prev.length - prev.findLastIndex((m) => m.id !== undefined) - 1;
     const tail = stored.slice(-Math.max(local, 1));
     // the stored tail must be what this visit showed (another tab may have moved the thread meanwhile)
     if (local === 0 || tail.length !== local || tail.some((m, i) => m.role !== prev[prev.length - local + i]!.role)) return prev;
     // each keeps what this visit showed of it (a failure's words), and takes its id and versions
-    return [...prev.slice(0, prev.length - local), ...tail.map((m, i) => ({ ...prev[prev.length - local + i]!, key: m.key, versions: m.versions }))];
+    return [...prev.slice(0, prev.length - local), ...tail.map((m, i) => ({ ...prev[prev.length - local + i]!, id: m.id!, versions: m.versions! }))];
   };
 }
 
 /** Makes the version `step` away from `item` the one shown: the thread's messages as they then read (null: no such version). */
 export async function switchVersion(workspaceId: string, threadId: string, item: ChatItem, step: -1 | 1): Promise<ChatItem[] | null> {
-  if (!item.versions) return null;
+  if (!item.versions || !item.id) return null;
   const path = { workspaceId, threadId };
-  const all = await data(api.GET('/api/v1/chat/{workspaceId}/history/{threadId}/versions/{messageId}', { params: { path: { ...path, messageId: item.key } } }));
+  const all = await data(api.GET('/api/v1/chat/{workspaceId}/history/{threadId}/versions/{messageId}', { params: { path: { ...path, messageId: item.id } } }));
   const target = all[item.versions.index - 1 + step];
   if (!target) return null;
   const t = await data(api.POST('/api/v1/chat/{workspaceId}/history/{threadId}/active', { params: { path }, body: { messageId: target.id } }));
