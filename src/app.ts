@@ -24,7 +24,20 @@ import { registerWebApp } from './http/web-app.js';
 import { requireJsonBody, validatorCompiler } from './http/validation.js';
 import { preloadTokenizer } from './ingest/tokens.js';
 import { chatRoutes } from './modules/chat/routes.js';
-import { ChatAnswer, ChatSearchHit, ChatStreamEvent, ChatThread, ChatThreadExport, ChatThreadFull } from './modules/chat/schema.js';
+import {
+  ChatAnswer,
+  ChatSearchHit,
+  ChatShare,
+  ChatSharing,
+  ChatStreamEvent,
+  ChatThread,
+  ChatThreadExport,
+  ChatThreadFull,
+  SavedPrompt,
+  SharedThread,
+} from './modules/chat/schema.js';
+import { savedPromptRoutes } from './modules/chat/saved-prompt-routes.js';
+import { shareRoutes } from './modules/chat/share-routes.js';
 import { embeddingRoutes } from './modules/embeddings/routes.js';
 import { mcpRoutes } from './modules/mcp/routes.js';
 import { McpServer, McpServerTest } from './modules/mcp/schema.js';
@@ -80,6 +93,10 @@ export const SHARED_SCHEMAS = [
   ChatThreadFull,
   ChatThreadExport,
   ChatSearchHit,
+  ChatShare,
+  ChatSharing,
+  SharedThread,
+  SavedPrompt,
   PromptLog,
   Plus,
   PlusSummary,
@@ -241,6 +258,8 @@ export async function buildApp(
         await api.register(workspaceRoutes, { workspaces: svc('workspaces') });
         await api.register(promptLogRoutes, { logs: svc('promptLogs') });
         await api.register(chatRoutes, { chat: svc('chat'), turns: svc('turns'), limits: config.upload, heartbeatMs: config.sseHeartbeatMs });
+        await api.register(shareRoutes, { share: svc('share'), publicUrl: config.auth.publicUrl });
+        await api.register(savedPromptRoutes, { prompts: svc('prompts') });
         await api.register(plusRoutes, { plus: svc('plus'), limits: config.upload });
         await api.register(usageRoutes, { usage: svc('usage') });
         await api.register(embeddingRoutes, { embeddings: svc('embeddings') });
@@ -259,7 +278,7 @@ export async function buildApp(
       { prefix: '/scim/v2' },
     );
     // The web app at `/`: files of the build, and index.html for the app's own paths.
-    registerWebApp(app, { webDir: config.webDir });
+    registerWebApp(app, { webDir: config.webDir, shareExists: (token) => svc('share').exists(token) });
 
     // The OpenAI-compatible API (docs/API.md, "OpenAI-compatible API"): same authentication and
     // body checks, errors rendered as {error: {message, type, param, code}}.

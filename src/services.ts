@@ -4,6 +4,8 @@ import { RetentionService } from './modules/retention/service.js';
 import type { Config } from './config.js';
 import type { Database } from './db/client.js';
 import { ChatService } from './modules/chat/service.js';
+import { SavedPromptsService } from './modules/chat/saved-prompts.js';
+import { ShareService } from './modules/chat/share.js';
 import { TurnService } from './modules/chat/turns.js';
 import { EmbeddingsService } from './modules/embeddings/service.js';
 import { McpService } from './modules/mcp/service.js';
@@ -46,6 +48,8 @@ export interface Services {
   usage: UsageService;
   chat: ChatService;
   turns: TurnService;
+  share: ShareService;
+  prompts: SavedPromptsService;
   compat: OpenAICompatService;
   retention: RetentionService;
   scim: ScimService;
@@ -87,8 +91,10 @@ export function createServices(database: Database, config: Config, secrets: Secr
   const turns = new TurnService(db, workspaces, models, plus, promptLogs, config.providerTimeouts, usage, mcp, (why) =>
     onError(new Error(why), 'follow-up rewrite (searched with carried terms instead)'),
   );
+  const share = new ShareService(db, chat, plus);
   const compat = new OpenAICompatService(workspaces, turns);
+  const prompts = new SavedPromptsService(db);
   const retention = new RetentionService(db);
   const scim = new ScimService(db, teams);
-  return { audit, auth, teams, oidc, models, mcp, workspaces, promptLogs, embeddings, plus, usage, chat, turns, compat, retention, scim };
+  return { audit, auth, teams, oidc, models, mcp, workspaces, promptLogs, embeddings, plus, usage, chat, turns, share, prompts, compat, retention, scim };
 }

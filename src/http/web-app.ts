@@ -86,18 +86,25 @@ async function compressedCopy(request: FastifyRequest, root: string, p: string):
  * Answer the file at `p` (a path checked by decodedPath, relative to `root`) with its caching
  * headers: the build's brotli or gzip copy when the client accepts one (`Vary: Accept-Encoding`).
  */
-async function sendFile(request: FastifyRequest, reply: FastifyReply, root: string, p: string): Promise<FastifyReply> {
+async function sendFile(request: FastifyRequest, reply: FastifyReply, root: string, p: string, status?: number): Promise<FastifyReply> {
   const send = await (sender ??= import('@fastify/send').then((m) => m.default));
   const copy = await compressedCopy(request, root, p);
   const r = await send(request.raw, encodeURI(copy ? p + copy[1] : p), { root, dotfiles: 'ignore', index: false, cacheControl: false });
   if (r.type !== 'file') throw Object.assign(new Error(`${p} could not be sent`), { statusCode: r.statusCode });
-  reply.code(r.statusCode).headers(r.headers as Record<string, string>);
+  reply.code(status ?? r.statusCode).headers(r.headers as Record<string, string>);
   if (PRECOMPRESSED_TYPES[path.extname(p)]) reply.header('vary', 'Accept-Encoding');
   if (copy) reply.header('content-encoding', copy[0]).header('content-type', PRECOMPRESSED_TYPES[path.extname(p)]!);
   return reply.send(r.stream);
 }
 
-export function registerWebApp(app: FastifyInstance, opts: { webDir: string }): void {
+/** A shared thread's page (modules/chat/share.ts). */
+const SHARE_PAGE = /^\/share\/([^/]+)$/;
+
+/**
+ * `shareExists`: whether a share link is live. Its page is the app's index.html either way, with
+ * 404 for a revoked or unknown link, never cached (it must die at once when revoked).
+ */
+export function registerWebApp(app: FastifyInstance, opts: { webDir: string; shareExists?: (token: string) => Promise<boolean> }): void {
   const root = path.resolve(opts.webDir);
   const built = existsSync(path.join(root, 'index.html'));
 
@@ -105,9 +112,23 @@ export function registerWebApp(app: FastifyInstance, opts: { webDir: string }): 
     if (!request.is404 || (request.method !== 'GET' && request.method !== 'HEAD')) return;
     const p = decodedPath(request);
     if (p === null || RESERVED.test(p)) return;
+    // A share's page: the app's index either way, 404 for a link that is not live, never cached.
+    const share = SHARE_PAGE.exec(p);
+    const status = share && opts.shareExists ? ((await opts.shareExists(share[1]!)) ? 200 : 404) : null;
     if (!built) {
       if (LOOKS_LIKE_FILE.test(p)) return;
-      return reply.code(200).type('text/html; charset=utf-8').header('cache-control', 'no-store').send(NOT_BUILT);
+      return reply
+        .code(status ?? 200)
+        .type('text/html; charset=utf-8')
+        .header('cache-control', 'no-store')
+        .send(NOT_BUILT);
+    }
+    if (status !== null) {
+      // a conditional GET must not turn the answer into a 304
+      delete request.raw.headers['if-none-match'];
+      delete request.raw.headers['if-modified-since'];
+      reply.header('cache-control', 'no-store');
+      return sendFile(request, reply, root, '/index.html', status);
     }
     if (p !== '/' && (await isFile(root, p))) {
       reply.header('cache-control', p.startsWith('/assets/') ? IMMUTABLE : 'no-cache');

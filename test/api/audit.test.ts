@@ -96,6 +96,9 @@ describe('audit log: every action, nothing secret', () => {
     const turn = ok(await req('POST', `/api/v1/chat/${ws.id}/completions`, { prompt })).json();
     ok(await req('PATCH', `/api/v1/chat/${ws.id}/history/${turn.threadId}`, { pinned: true }));
     ok(await req('GET', `/api/v1/chat/${ws.id}/history/${turn.threadId}/export?format=md`));
+    const share = ok(await req('POST', `/api/v1/chat/${ws.id}/history/${turn.threadId}/share`)).json();
+    secrets.push(share.token);
+    ok(await req('DELETE', `/api/v1/chat/${ws.id}/history/${turn.threadId}/share`));
     const day = new Date().toISOString().slice(0, 10);
     ok(await req('GET', `/api/v1/chat/prompt-logs/csv?startDate=${day}T00:00:00Z&endDate=${day}T23:59:59Z&q=5521`));
     ok(await req('GET', '/api/v1/usage/csv?groupBy=user'));
@@ -126,6 +129,8 @@ describe('audit log: every action, nothing secret', () => {
       'mcp.create',
       'mcp.update',
       'mcp.delete',
+      'share.create',
+      'share.revoke',
       'thread.update',
       'export.thread',
       'export.prompt_logs',

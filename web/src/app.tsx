@@ -14,6 +14,8 @@ import { settings } from './settings';
 
 // Opened once per person, so loaded only then.
 const InviteScreen = lazyScreen(() => import('./screens/Invite').then((m) => m.InviteScreen));
+// Opened by people following a shared link, so loaded only then.
+const SharedThreadScreen = lazyScreen(() => import('./screens/SharedThread').then((m) => m.SharedThreadScreen));
 
 /** The server could not be reached and the browser says it has no network. */
 const isOffline = (error: unknown) => !navigator.onLine && error instanceof ApiError && error.code === 'network_error';
@@ -51,6 +53,10 @@ export function App() {
         : null,
     [state],
   );
+
+  // A shared chat is read by anyone with its link, signed in or not.
+  const shared = /^\/share\/([^/]+)$/.exec(path);
+  if (shared) return <SharedThreadScreen token={decodeURIComponent(shared[1]!)} />;
 
   // An invite link is for the person invited, whoever is signed in in this browser (if anyone):
   // accepting it signs that person in.

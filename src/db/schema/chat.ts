@@ -2,7 +2,7 @@
  * Threads and messages, with the shapes stored in their JSON columns (owner: modules/chat).
  */
 import { sql } from 'drizzle-orm';
-import { bigint, boolean, index, integer, jsonb, pgTable, text, uuid } from 'drizzle-orm/pg-core';
+import { bigint, boolean, index, integer, jsonb, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { created, ts, tsvector } from './columns.js';
 import { teams, users } from './teams.js';
 import { workspaces } from './workspaces.js';
@@ -25,6 +25,11 @@ export const chatThreads = pgTable(
     updated: ts('updated').notNull().defaultNow(),
     /** kept by the team's retention whatever its age */
     pinned: boolean('pinned').notNull().default(false),
+    /**
+     * The leaf of the thread's active path (modules/chat/versions.ts): the thread's messages, as
+     * listed and as later turns continue them, are this message and its ancestors.
+     */
+    activeMessageId: uuid('active_message_id'),
     /** conversation search (modules/chat/search-repo.ts): the title's English full text */
     search: tsvector('search').generatedAlwaysAs(sql`to_tsvector('english', title)`),
   },
@@ -94,6 +99,11 @@ export const chatMessages = pgTable(
     threadId: uuid('thread_id')
       .notNull()
       .references(() => chatThreads.id, { onDelete: 'cascade' }),
+    /**
+     * The message this one follows (null: the thread's first). Messages with the same parent are
+     * versions of one another: edits of a question, regenerations of an answer (versions.ts).
+     */
+    parentId: uuid('parent_id'),
     role: text('role', { enum: ['system', 'user', 'assistant'] }).notNull(),
     content: text('content').notNull(),
     modelId: uuid('model_id'),
@@ -110,5 +120,67 @@ export const chatMessages = pgTable(
     /** conversation search (modules/chat/search-repo.ts): the text's English full text, its first 100,000 characters */
     search: tsvector('search').generatedAlwaysAs(sql`to_tsvector('english', left(content, 100000))`),
   },
-  (t) => [index('chat_messages_thread_idx').on(t.threadId, t.seq), index('chat_messages_search_idx').using('gin', t.search)],
+  (t) => [
+    index('chat_messages_thread_idx').on(t.threadId, t.seq),
+    index('chat_messages_search_idx').using('gin', t.search),
+    /** a message's versions and its newest child (versions.ts) */
+    index('chat_messages_parent_idx').on(t.parentId, t.seq),
+  ],
+);
+
+/**
+ * A thread's public read-only link (modules/chat/share.ts): one per thread; a snapshot, the path
+ * that ended at `leafMessageId` when it was shared (messages are never changed once written).
+ */
+export const chatShares = pgTable(
+  'chat_shares',
+  {
+    threadId: uuid('thread_id')
+      .primaryKey()
+      .references(() => chatThreads.id, { onDelete: 'cascade' }),
+    /** 256 random bits, base64url: the link's secret (docs/DECISIONS.md, "Shared threads") */
+    token: text('token').notNull(),
+    teamId: uuid('team_id')
+      .notNull()
+      .references(() => teams.id, { onDelete: 'cascade' }),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id),
+    leafMessageId: uuid('leaf_message_id').notNull(),
+    title: text('title').notNull(),
+    created: created(),
+  },
+  (t) => [uniqueIndex('chat_shares_token_uq').on(t.token), index('chat_shares_team_idx').on(t.teamId)],
+);
+
+/** A team's chat settings (owner: modules/chat); a team without a row has the defaults. */
+export const chatTeamSettings = pgTable('chat_team_settings', {
+  teamId: uuid('team_id')
+    .primaryKey()
+    .references(() => teams.id, { onDelete: 'cascade' }),
+  /** whether threads may be shared by link (team owner/admin) */
+  sharing: boolean('sharing').notNull().default(true),
+  updated: ts('updated').notNull().defaultNow(),
+});
+
+/** The prompt library (modules/chat/saved-prompts.ts): a team's prompts and each user's own. */
+export const savedPrompts = pgTable(
+  'saved_prompts',
+  {
+    id: uuid('id').primaryKey(),
+    teamId: uuid('team_id')
+      .notNull()
+      .references(() => teams.id, { onDelete: 'cascade' }),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id),
+    /** team: every member sees it (owners/admins change it); personal: its creator only */
+    scope: text('scope', { enum: ['team', 'personal'] }).notNull(),
+    title: text('title').notNull(),
+    /** the text, with `{{name}}` variables filled in when it is used */
+    content: text('content').notNull(),
+    created: created(),
+    updated: ts('updated').notNull().defaultNow(),
+  },
+  (t) => [index('saved_prompts_team_idx').on(t.teamId, t.scope, t.userId)],
 );

@@ -1,7 +1,6 @@
-import { and, asc, desc, eq, getTableColumns, gt, inArray, lt, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, getTableColumns, inArray, lt, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { executePrepared } from '../../db/prepared.js';
-import { models } from '../../db/schema/models.js';
 import { chatMessages, chatThreads, type StoredSource, type StoredToolCall, type StoredTurnError, type StoredUsage } from '../../db/schema/chat.js';
 import type { ChatMessage } from '../../providers/types.js';
 import { plusFileSql } from '../plus/repo.js';
@@ -10,7 +9,6 @@ import { reservedCredits, usageSql, type LedgerEntry, type Reservation, type Set
 
 // The search vectors (conversation search, search-repo.ts) are never read back with a row.
 const { search: _threadSearch, ...threadColumns } = getTableColumns(chatThreads);
-const { search: _messageSearch, ...messageColumns } = getTableColumns(chatMessages);
 
 export type ThreadRow = Omit<typeof chatThreads.$inferSelect, 'search'>;
 export type MessageRow = Omit<typeof chatMessages.$inferSelect, 'search'>;
@@ -20,6 +18,12 @@ export interface UserTurnRecord {
   thread: { id: string; teamId: string; workspaceId: string; userId: number; title: string };
   /** continue this existing thread, only while it is in this scope; null: create the thread */
   existing: ThreadScope | null;
+  /**
+   * Where the messages attach in an existing thread (versions.ts): after `parentId` (null: as its
+   * first messages); null: after the thread's active leaf. The history read is the path ending there.
+   */
+  after: { parentId: string | null } | null;
+  /** in order, each following the one before (none: a regenerate, which stores only its answer); the last becomes the active leaf */
   messages: Array<{ id: string; role: string; content: string; created: Date }>;
   log: PendingLog;
   now: Date;
@@ -46,6 +50,8 @@ export interface AnswerRecord {
   threadId: string;
   message: {
     id: string;
+    /** the question it answers; the answer becomes the thread's active leaf */
+    parentId: string | null;
     content: string;
     modelId: string;
     /** null for a failed turn's message: nothing was answered */
@@ -140,17 +146,6 @@ export class ChatRepo {
     return rows.length;
   }
 
-  /** The thread's latest question (retrieval carries its key terms into a follow-up); null when it has none. */
-  async lastQuestion(db: Executor, threadId: string): Promise<string | null> {
-    const [row] = await db
-      .select({ content: chatMessages.content })
-      .from(chatMessages)
-      .where(and(eq(chatMessages.threadId, threadId), eq(chatMessages.role, 'user')))
-      .orderBy(desc(chatMessages.seq))
-      .limit(1);
-    return row?.content ?? null;
-  }
-
   /**
    * The tokens of the thread's last exchange — its latest answer's prompt + completion — which a
    * follow-up's budget reservation adds for the history (the same figure statement 1 computes in
@@ -163,51 +158,6 @@ export class ChatRepo {
       rows: Array<{ n: number }>;
     };
     return Number(res.rows[0]?.n ?? 0);
-  }
-
-  async messages(db: Executor, threadId: string): Promise<MessageRow[]> {
-    return db.select(messageColumns).from(chatMessages).where(eq(chatMessages.threadId, threadId)).orderBy(asc(chatMessages.seq));
-  }
-
-  /**
-   * Up to `limit` messages of a thread after the one at `afterSeq` (from the first when null),
-   * oldest first, each with its model's name (null when it has none or the model is gone): the
-   * export reads a thread this way, one bounded page at a time.
-   */
-  async messagesAfter(db: Executor, threadId: string, afterSeq: number | null, limit: number): Promise<Array<MessageRow & { modelName: string | null }>> {
-    const rows = await db
-      .select({ m: messageColumns, modelName: models.name })
-      .from(chatMessages)
-      .leftJoin(models, eq(models.id, chatMessages.modelId))
-      .where(and(eq(chatMessages.threadId, threadId), afterSeq === null ? undefined : gt(chatMessages.seq, afterSeq)))
-      .orderBy(asc(chatMessages.seq))
-      .limit(limit);
-    return rows.map((r) => ({ ...r.m, modelName: r.modelName }));
-  }
-
-  /**
-   * Up to `limit` messages of a thread that come before the message `before` (every message when
-   * `before` is null), oldest first, and whether older ones remain. Undefined when `before` is not
-   * a message of this thread.
-   */
-  async messagePage(db: Executor, threadId: string, before: string | null, limit: number): Promise<{ rows: MessageRow[]; hasEarlier: boolean } | undefined> {
-    let cursor: SQL | undefined;
-    if (before !== null) {
-      const [at] = await db
-        .select({ seq: chatMessages.seq })
-        .from(chatMessages)
-        .where(and(eq(chatMessages.id, before), eq(chatMessages.threadId, threadId)));
-      if (!at) return undefined;
-      cursor = lt(chatMessages.seq, at.seq);
-    }
-    const rows = await db
-      .select(messageColumns)
-      .from(chatMessages)
-      .where(and(eq(chatMessages.threadId, threadId), cursor))
-      .orderBy(desc(chatMessages.seq))
-      .limit(limit + 1);
-    const hasEarlier = rows.length > limit;
-    return { rows: rows.slice(0, limit).reverse(), hasEarlier };
   }
 
   /**
@@ -241,13 +191,25 @@ export class ChatRepo {
     const key = (i: number) => sql`${i}::int`;
     const req = turns.map((v, i) => {
       const t = v.thread;
-      return sql`(${key(i)}, ${t.id}::uuid, ${v.existing === null}::boolean, ${t.teamId}::uuid, ${t.workspaceId}::uuid, ${t.userId}::int, ${v.existing?.onlyUserId ?? null}::int, ${t.title}::text, ${v.now.toISOString()}::timestamptz)`;
+      const anchored = v.after !== null;
+      const activeTo = v.messages.at(-1)?.id ?? null;
+      return sql`(${key(i)}, ${t.id}::uuid, ${v.existing === null}::boolean, ${t.teamId}::uuid, ${t.workspaceId}::uuid, ${t.userId}::int, ${v.existing?.onlyUserId ?? null}::int, ${t.title}::text, ${v.now.toISOString()}::timestamptz, ${anchored}::boolean, ${v.after?.parentId ?? null}::uuid, ${activeTo}::uuid)`;
     });
+    // Each message follows the one before it in its turn; the first, the turn's base (ok.base).
     const messages = turns.flatMap((v, i) =>
       v.messages.map(
-        (m) => sql`(${key(i)}, ${m.id}::uuid, ${v.thread.id}::uuid, ${m.role}::text, ${m.content}::text, ${m.created.toISOString()}::timestamptz)`,
+        (m, j) =>
+          sql`(${key(i)}, ${m.id}::uuid, ${v.thread.id}::uuid, ${j > 0 ? v.messages[j - 1]!.id : null}::uuid, ${m.role}::text, ${m.content}::text, ${m.created.toISOString()}::timestamptz)`,
       ),
     );
+    const insertMessages =
+      messages.length === 0
+        ? sql``
+        : sql`, m as (
+        insert into chat_messages (id, thread_id, parent_id, role, content, created)
+        select v.id, v.thread_id, coalesce(v.parent_id, ok.base), v.role, v.content, v.created
+        from (values ${sql.join(messages, sql`, `)}) as v(key, id, thread_id, parent_id, role, content, created) join ok on ok.key = v.key
+      )`;
     // A reserving turn's log keeps its reservation (the sweep gives a crashed turn's back); its credits are computed below.
     const logs = turns.map((v, i) => promptLogSql.pendingRow(key(i), v.log, v.reservation ? usageSql.logRecord(v.reservation, null) : null));
     const reserving = turns.flatMap((v, i) => (v.reservation ? [{ key: key(i), r: v.reservation }] : []));
@@ -266,30 +228,33 @@ export class ChatRepo {
     const res = (await executePrepared(
       db,
       sql`
-      with req (key, thread_id, is_new, team_id, workspace_id, user_id, scope_user, title, now) as (
+      with recursive req (key, thread_id, is_new, team_id, workspace_id, user_id, scope_user, title, now, anchored, anchor, active_to) as (
         values ${sql.join(req, sql`, `)}
+      ), prev as (
+        select t.id, t.active_message_id from chat_threads t where t.id in (select thread_id from req where not is_new)
       ), bumped as (
-        update chat_threads t set updated = r.now from req r
+        update chat_threads t set updated = r.now, active_message_id = coalesce(r.active_to, t.active_message_id) from req r
         where not r.is_new and t.id = r.thread_id and t.workspace_id = r.workspace_id and (r.scope_user is null or t.user_id = r.scope_user)
         returning t.id, t.workspace_id, t.user_id
       ), ok as (
-        select r.key, r.thread_id, r.is_new from req r where r.is_new
+        select r.key, r.thread_id, r.is_new, null::uuid as base from req r where r.is_new
         union all
-        select r.key, r.thread_id, r.is_new from req r join bumped b on b.id = r.thread_id
+        select r.key, r.thread_id, r.is_new, case when r.anchored then r.anchor else (select p.active_message_id from prev p where p.id = r.thread_id) end
+        from req r join bumped b on b.id = r.thread_id
         where not r.is_new and b.workspace_id = r.workspace_id and (r.scope_user is null or b.user_id = r.scope_user)
       ), created as (
-        insert into chat_threads (id, team_id, workspace_id, user_id, title, created, updated)
-        select thread_id, team_id, workspace_id, user_id, title, now, now from req where is_new
-      ), m as (
-        insert into chat_messages (id, thread_id, role, content, created)
-        select v.id, v.thread_id, v.role, v.content, v.created
-        from (values ${sql.join(messages, sql`, `)}) as v(key, id, thread_id, role, content, created)
-        where v.key in (select key from ok)
+        insert into chat_threads (id, team_id, workspace_id, user_id, title, created, updated, active_message_id)
+        select thread_id, team_id, workspace_id, user_id, title, now, now, active_to from req where is_new
+      )${insertMessages}, hist (key, id, parent_id, depth) as (
+        select ok.key, cm.id, cm.parent_id, 1 from ok join chat_messages cm on cm.id = ok.base
+        union all
+        select h.key, cm.id, cm.parent_id, h.depth + 1 from hist h join chat_messages cm on cm.id = h.parent_id where h.depth < ${HISTORY_LIMIT}
       )${reserve}, l as (${promptLogSql.insertPending(logs, sql`select key from ok`, reserving.length ? usageSql.creditsIntoLog() : undefined)})
       select ok.key${reserved},
         case when ok.is_new then '[]' else (
-          select coalesce(json_agg(json_build_object('role', h.role, 'content', h.content, 'modelId', h.model_id, 'usage', h.usage) order by h.seq desc), '[]'::json)::text
-          from (select role, content, model_id, case when role = 'assistant' then usage end as usage, seq from chat_messages where thread_id = ok.thread_id and status <> 'error' order by seq desc limit ${HISTORY_LIMIT}) h
+          select coalesce(json_agg(json_build_object('role', cm.role, 'content', cm.content, 'modelId', cm.model_id,
+            'usage', case when cm.role = 'assistant' then cm.usage end) order by h.depth), '[]'::json)::text
+          from hist h join chat_messages cm on cm.id = h.id where h.key = ok.key and cm.status <> 'error'
         ) end as history,
         case when ok.is_new then false else ${plusFileSql.threadHasFiles(sql`ok.thread_id`)} end as has_files
       from ok`,
@@ -312,10 +277,13 @@ export class ChatRepo {
     const threads = kept.map((v) => {
       const t = v.thread;
       const now = v.now.toISOString();
-      return sql`(${t.id}::uuid, ${t.teamId}::uuid, ${t.workspaceId}::uuid, ${t.userId}::int, ${t.title}::text, ${now}::timestamptz, ${now}::timestamptz)`;
+      return sql`(${t.id}::uuid, ${t.teamId}::uuid, ${t.workspaceId}::uuid, ${t.userId}::int, ${t.title}::text, ${now}::timestamptz, ${now}::timestamptz, ${v.messages.at(-1)?.id ?? null}::uuid)`;
     });
     const messages = kept.flatMap((v) =>
-      v.messages.map((m) => sql`(${m.id}::uuid, ${v.thread.id}::uuid, ${m.role}::text, ${m.content}::text, ${m.created.toISOString()}::timestamptz)`),
+      v.messages.map(
+        (m, j) =>
+          sql`(${m.id}::uuid, ${v.thread.id}::uuid, ${j > 0 ? v.messages[j - 1]!.id : null}::uuid, ${m.role}::text, ${m.content}::text, ${m.created.toISOString()}::timestamptz)`,
+      ),
     );
     const reserving = turns.some((v) => v.reservation);
     const credits = turns.map((v) => (v.reservation ? reservedCredits(v.reservation) : 0));
@@ -329,9 +297,9 @@ export class ChatRepo {
       kept.length === 0
         ? null
         : sql`t as (
-        insert into chat_threads (id, team_id, workspace_id, user_id, title, created, updated) values ${sql.join(threads, sql`, `)}
+        insert into chat_threads (id, team_id, workspace_id, user_id, title, created, updated, active_message_id) values ${sql.join(threads, sql`, `)}
       ), m as (
-        insert into chat_messages (id, thread_id, role, content, created) values ${sql.join(messages, sql`, `)}
+        insert into chat_messages (id, thread_id, parent_id, role, content, created) values ${sql.join(messages, sql`, `)}
       )`;
     if (!reserving) {
       await executePrepared(db, threadsAndMessages ? sql`with ${threadsAndMessages} ${logs}` : logs);
@@ -358,20 +326,20 @@ export class ChatRepo {
     const rows = answers.map((v, i) => {
       const m = v.message;
       return m
-        ? sql`(${key(i)}, ${m.id}::uuid, ${v.threadId}::uuid, ${m.content}::text, ${m.modelId}::uuid, ${m.usage ? JSON.stringify(m.usage) : null}::jsonb, ${JSON.stringify(m.sources)}::jsonb, ${m.status}::text, ${m.error ? JSON.stringify(m.error) : null}::jsonb, ${m.toolCalls ? JSON.stringify(m.toolCalls) : null}::jsonb, ${v.now.toISOString()}::timestamptz)`
-        : sql`(${key(i)}, null::uuid, ${v.threadId}::uuid, null::text, null::uuid, null::jsonb, null::jsonb, null::text, null::jsonb, null::jsonb, ${v.now.toISOString()}::timestamptz)`;
+        ? sql`(${key(i)}, ${m.id}::uuid, ${m.parentId}::uuid, ${v.threadId}::uuid, ${m.content}::text, ${m.modelId}::uuid, ${m.usage ? JSON.stringify(m.usage) : null}::jsonb, ${JSON.stringify(m.sources)}::jsonb, ${m.status}::text, ${m.error ? JSON.stringify(m.error) : null}::jsonb, ${m.toolCalls ? JSON.stringify(m.toolCalls) : null}::jsonb, ${v.now.toISOString()}::timestamptz)`
+        : sql`(${key(i)}, null::uuid, null::uuid, ${v.threadId}::uuid, null::text, null::uuid, null::jsonb, null::jsonb, null::text, null::jsonb, null::jsonb, ${v.now.toISOString()}::timestamptz)`;
     });
     const logs = answers.map((v, i) => promptLogSql.finishedRow(key(i), v.logId, v.log));
     const res = (await executePrepared(
       db,
       sql`
-      with a (key, msg_id, thread_id, content, model_id, usage, sources, status, error, tool_calls, created) as (values ${sql.join(rows, sql`, `)}),
+      with a (key, msg_id, parent_id, thread_id, content, model_id, usage, sources, status, error, tool_calls, created) as (values ${sql.join(rows, sql`, `)}),
       m as (
-        insert into chat_messages (id, thread_id, role, content, model_id, usage, sources, status, error, tool_calls, created)
-        select a.msg_id, a.thread_id, 'assistant', a.content, a.model_id, a.usage, a.sources, a.status, a.error, a.tool_calls, a.created
+        insert into chat_messages (id, thread_id, parent_id, role, content, model_id, usage, sources, status, error, tool_calls, created)
+        select a.msg_id, a.thread_id, a.parent_id, 'assistant', a.content, a.model_id, a.usage, a.sources, a.status, a.error, a.tool_calls, a.created
         from a where a.msg_id is not null and exists (select 1 from chat_threads t where t.id = a.thread_id)
-        returning id
-      ), lost as (select a.key from a where a.msg_id is not null and a.msg_id not in (select id from m)),
+        returning id, thread_id
+      ), leaf as (update chat_threads t set active_message_id = m.id from m where t.id = m.thread_id), lost as (select a.key from a where a.msg_id is not null and a.msg_id not in (select id from m)),
       l as (${promptLogSql.finish(logs, sql`select key from lost`, THREAD_DELETED)}),
       ${usageSql.record(answers.map((v) => ({ entry: v.ledger, settle: v.settle })))}
       select a.key, a.key not in (select key from lost) as kept from a`,

@@ -10,6 +10,7 @@ import { plusAnswer } from '../plus/answer.js';
 import { ChatAddFileQuery, FilesForm } from '../plus/schema.js';
 import { PageOf } from '../../http/paging.js';
 import {
+  ActiveVersionBody,
   CHAT_STREAM_DESCRIPTION,
   ChatCompletionRequest,
   ChatSearchQuery,
@@ -191,6 +192,33 @@ export const chatRoutes: FastifyPluginAsyncTypebox<ChatRouteDeps> = async (app, 
         .header('x-content-type-options', 'nosniff')
         .send(Readable.from(utf8(file.chunks), { objectMode: false }));
     },
+  );
+  app.get(
+    '/chat/:workspaceId/history/:threadId/versions/:messageId',
+    {
+      schema: {
+        tags,
+        operationId: 'listChatMessageVersions',
+        summary: "A message's versions (edits of a question, regenerations of an answer), oldest first",
+        params: Type.Object({ workspaceId: Uuid, threadId: Uuid, messageId: Uuid }),
+        response: { 200: Type.Array(Type.Object({ id: Uuid, created: Type.String({ format: 'date-time' }) })), ...errorResponses },
+      },
+    },
+    async (req) => chat.versionsOf(principalOf(req), req.params.workspaceId, req.params.threadId, req.params.messageId),
+  );
+  app.post(
+    '/chat/:workspaceId/history/:threadId/active',
+    {
+      schema: {
+        tags,
+        operationId: 'setActiveChatVersion',
+        summary: "Show another version: the path through the message named becomes the thread's active path",
+        params: WsThread,
+        body: ActiveVersionBody,
+        response: { 200: Type.Ref('ChatThread_Full'), ...bodyErrorResponses },
+      },
+    },
+    async (req) => chat.setActive(principalOf(req), req.params.workspaceId, req.params.threadId, req.body.messageId),
   );
   app.post(
     '/chat/:workspaceId/history/:threadId',

@@ -15,6 +15,18 @@ export const ChatCompletionRequest = Type.Object(
     ),
     prompt: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_TEXT })),
     threadId: Type.Optional(Uuid),
+    regenerate: Type.Optional(
+      Type.String({
+        format: 'uuid',
+        description: 'an answer of a thread the caller reads: answer its question again, as a new version (send no prompt or messages)',
+      }),
+    ),
+    editOf: Type.Optional(
+      Type.String({
+        format: 'uuid',
+        description: 'a question (user message) of a thread the caller reads: `prompt`/`messages` are its new version, answered anew',
+      }),
+    ),
     modelId: Type.Optional(Uuid),
     plusIds: Type.Optional(Type.Array(Uuid, { maxItems: 50 })),
     ...GenerationParamFields,
@@ -87,11 +99,15 @@ export const ChatMessage = Type.Object({
   /** why the turn failed: set on a message of status `error` (nothing was answered) or one a provider failure cut off */
   error: Nullable(Type.Object({ status: Type.Integer(), code: Type.String(), detail: Type.String() })),
   toolCalls: Type.Optional(Type.Array(ToolCallRecord, { description: 'the workspace tools called on the way to this answer, in order (absent: none)' })),
+  versions: Type.Object(
+    { index: Type.Integer({ minimum: 1 }), count: Type.Integer({ minimum: 1 }) },
+    { description: "which of the message's versions (edits of a question, regenerations of an answer) this is, 1-based, in the order written" },
+  ),
 });
 export const ChatThreadFull = Type.Object(
   {
     ...threadFields,
-    messages: Type.Array(ChatMessage),
+    messages: Type.Array(ChatMessage, { description: "the thread's active path, oldest first" }),
     hasEarlier: Type.Optional(
       Type.Boolean({ description: 'answered when `limit` or `before` was given: whether messages older than the first one returned remain' }),
     ),
@@ -144,6 +160,12 @@ export const UpdateThreadBody = Type.Object(
   { minProperties: 1 },
 );
 export const RenameThreadBody = Type.Object({ title: Type.String({ minLength: 1, maxLength: 500 }) }, { additionalProperties: true });
+
+/** POST …/history/{threadId}/active */
+export const ActiveVersionBody = Type.Object(
+  { messageId: Type.String({ format: 'uuid', description: 'a message of the thread: its path (to its newest descendants) becomes the active one' }) },
+  { additionalProperties: false },
+);
 
 export const Prompt = Type.Object({ content: Type.String() });
 export const SamplePromptsQuery = Type.Object({ limit: Type.Integer({ minimum: 1, maximum: 50, default: 6, description: 'at most this many' }) });
@@ -209,3 +231,67 @@ export const ChatThreadExport = Type.Object(
   },
   { $id: 'ChatThreadExport' },
 );
+
+/** POST/GET …/history/{threadId}/share */
+export const ChatShare = Type.Object(
+  {
+    url: Type.String({ description: 'the read-only page, opened without signing in' }),
+    token: Type.String({ description: "the link's secret (the last part of url)" }),
+    created: DateTime,
+  },
+  { $id: 'ChatShare' },
+);
+
+export const ShareTokenParams = Type.Object({ token: Type.String({ minLength: 1, maxLength: 200 }) });
+
+/** GET /share/{token}: a thread as it was shared, for anyone with the link. */
+export const SharedThread = Type.Object(
+  {
+    title: Type.String(),
+    created: Type.String({ format: 'date-time', description: 'when it was shared' }),
+    messages: Type.Array(
+      Type.Object({
+        id: Uuid,
+        role: Role,
+        content: Type.String(),
+        modelName: Nullable(Type.String()),
+        status: Type.Union([Type.Literal('ok'), Type.Literal('error'), Type.Literal('interrupted')]),
+        sources: Type.Array(
+          Type.Object({
+            filename: Nullable(Type.String({ description: 'null: a source from an entry not every member of the team reads (not shown)' })),
+          }),
+          { description: "the answer's sources in order (its [n] citations), by file name only" },
+        ),
+        created: DateTime,
+      }),
+      { description: 'oldest first' },
+    ),
+  },
+  { $id: 'SharedThread' },
+);
+
+/** GET/PUT /chat/sharing: whether the team's threads may be shared by link. */
+export const ChatSharing = Type.Object({ enabled: Type.Boolean() }, { additionalProperties: false, $id: 'ChatSharing' });
+
+const PromptTitle = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' });
+const PromptContent = Type.String({ minLength: 1, maxLength: 20_000, pattern: '\\S', description: 'the text; `{{name}}` marks a variable filled in on use' });
+
+/** The prompt library: a saved prompt. */
+export const SavedPrompt = Type.Object(
+  {
+    id: Uuid,
+    scope: Type.Union([Type.Literal('team'), Type.Literal('personal')], { description: 'team: every member sees it; personal: its creator only' }),
+    title: Type.String(),
+    content: Type.String(),
+    variables: Type.Array(Type.String(), { description: 'the names inside {{…}} in content, in order of first use' }),
+    userId: Type.Integer({ description: 'who saved it' }),
+    created: DateTime,
+    updated: DateTime,
+  },
+  { $id: 'SavedPrompt' },
+);
+export const SavedPromptBody = Type.Object(
+  { title: PromptTitle, content: PromptContent, scope: Type.Optional(Type.Union([Type.Literal('team'), Type.Literal('personal')], { default: 'personal' })) },
+  { additionalProperties: false },
+);
+export const SavedPromptPatch = Type.Object({ title: Type.Optional(PromptTitle), content: Type.Optional(PromptContent) }, { additionalProperties: false });

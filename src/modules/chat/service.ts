@@ -9,6 +9,7 @@ import type { WorkspacesService, WorkspaceWithModels } from '../workspaces/servi
 import { defaultGreeting, defaultSamplePrompts } from './defaults.js';
 import { snippetOf, unmark } from './highlight.js';
 import { ChatRepo, type MessageRow, type ThreadWithCount } from './repo.js';
+import { VersionsRepo, type Versions } from './versions.js';
 import type { ChatSearchHitT, ChatSearchQueryT } from './schema.js';
 import { ChatSearchRepo, searchTerms } from './search-repo.js';
 import { threadScope } from './visibility.js';
@@ -34,7 +35,7 @@ function threadView(t: ThreadWithCount) {
   };
 }
 
-function messageView(m: MessageRow) {
+function messageView(m: MessageRow & { versions: Versions }) {
   return {
     id: m.id,
     role: m.role,
@@ -46,6 +47,7 @@ function messageView(m: MessageRow) {
     status: m.status,
     error: m.error ?? null,
     ...(m.toolCalls?.length ? { toolCalls: m.toolCalls } : {}),
+    versions: m.versions,
   };
 }
 
@@ -53,6 +55,7 @@ function messageView(m: MessageRow) {
 export class ChatService {
   private readonly repo = new ChatRepo();
   private readonly searchRepo = new ChatSearchRepo();
+  private readonly versions = new VersionsRepo();
 
   constructor(
     private readonly db: Db,
@@ -88,16 +91,34 @@ export class ChatService {
     return (await this.repo.listThreads(this.db, threadScope(caller, ws))).map(threadView);
   }
 
-  /** A thread with its messages: all of them, or one page (`limit`, `before`: paging back from the newest). */
+  /**
+   * A thread with the messages of its active path (versions.ts): all of them, or one page (`limit`,
+   * `before`: paging back from the newest).
+   */
   async getThread(caller: Principal, workspaceId: string, threadId: string, page: { before?: string | undefined; limit?: number | undefined } = {}) {
     const { thread } = await this.loadThread(caller, workspaceId, threadId);
-    if (page.before === undefined && page.limit === undefined) {
-      const messages = await this.repo.messages(this.db, thread.id);
-      return { ...threadView(thread), messages: messages.map(messageView) };
-    }
-    const found = await this.repo.messagePage(this.db, thread.id, page.before ?? null, page.limit ?? Number.MAX_SAFE_INTEGER);
+    const whole = page.before === undefined && page.limit === undefined;
+    const found = await this.versions.pathPage(this.db, thread.id, page.before ?? null, page.limit ?? Number.MAX_SAFE_INTEGER);
     if (!found) throw notFound('Message');
-    return { ...threadView(thread), messages: found.rows.map(messageView), hasEarlier: found.hasEarlier };
+    return { ...threadView(thread), messages: found.rows.map(messageView), ...(whole ? {} : { hasEarlier: found.hasEarlier }) };
+  }
+
+  /** A message's versions, oldest first (each an id to make active). */
+  async versionsOf(caller: Principal, workspaceId: string, threadId: string, messageId: string) {
+    const { thread } = await this.loadThread(caller, workspaceId, threadId);
+    const found = await this.versions.versionsOf(this.db, thread.id, messageId);
+    if (!found) throw notFound('Message');
+    return found.map((v) => ({ id: v.id, created: v.created.toISOString() }));
+  }
+
+  /**
+   * Makes the path through one of the thread's messages active (any version of a question or an
+   * answer): whoever reads the thread may, as they may continue it. Answers the thread as it now reads.
+   */
+  async setActive(caller: Principal, workspaceId: string, threadId: string, messageId: string) {
+    const { thread } = await this.loadThread(caller, workspaceId, threadId);
+    if (!(await this.versions.activate(this.db, thread.id, messageId))) throw notFound('Message');
+    return this.getThread(caller, workspaceId, threadId);
   }
 
   /**
@@ -107,14 +128,14 @@ export class ChatService {
   async exportThread(caller: Principal, workspaceId: string, threadId: string, format: ExportFormat) {
     const { thread } = await this.loadThread(caller, workspaceId, threadId);
     await recordAudit(this.db, { action: 'export.thread', actor: caller, target: { type: 'thread', id: thread.id }, details: { workspaceId, format } });
-    const { db, repo } = this;
+    const { db, versions } = this;
+    // the active path's ids (small), then its messages a page at a time
+    const ids = await versions.pathIds(db, thread.id);
     async function* pages(): AsyncGenerator<ExportMessage[]> {
-      let after: number | null = null;
-      for (;;) {
-        const rows = await repo.messagesAfter(db, thread.id, after, EXPORT_PAGE);
-        if (rows.length > 0) yield rows;
-        if (rows.length < EXPORT_PAGE) return;
-        after = rows.at(-1)!.seq;
+      for (let i = 0; i < ids.length; i += EXPORT_PAGE) {
+        const page = ids.slice(i, i + EXPORT_PAGE);
+        const byId = new Map((await versions.withModelNames(db, page)).map((m) => [m.id, m]));
+        yield page.flatMap((id) => byId.get(id) ?? []);
       }
     }
     return { filename: safeFilename(thread.title, format, 'chat'), chunks: exportChunks(thread, pages(), format) };

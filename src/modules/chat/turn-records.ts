@@ -33,7 +33,7 @@ export function estimateIfMissing(reported: Usage, estimatedPromptTokens: number
  */
 export function answerRecord(
   plan: Plan,
-  ids: { messageId: string; logId: string },
+  ids: { messageId: string; logId: string; parentId: string | null },
   sources: StoredSource[],
   o: Outcome,
   usage: Usage,
@@ -54,6 +54,7 @@ export function answerRecord(
     message: keepMessage
       ? {
           id: ids.messageId,
+          parentId: ids.parentId,
           content: o.content,
           modelId: plan.model.id,
           usage: nothingAnswered ? null : stored,

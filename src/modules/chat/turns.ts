@@ -19,6 +19,8 @@ import { assemblePrompt, titleFrom, type AssemblyInput } from './prompt.js';
 import { runWithTools, toolTurnCost } from './tool-loop.js';
 import { REWRITE_ALLOWANCE_TOKENS, rewriteFollowUp, type Rewritten } from './follow-up.js';
 import { callProvider, ZERO_USAGE, type Fit } from './provider-call.js';
+import { branchOf, VersionsRepo, type TurnBranch } from './versions.js';
+import { threadScope } from './visibility.js';
 import { ChatRepo, type AnswerRecord, type StoredAnswer, type StoredUserTurn, type UserTurnRecord } from './repo.js';
 import type { ChatAnswerT, ChatCompletionRequestT } from './schema.js';
 import { contextBudget, costOf, planTurn, previousFrom, question, questionIndex, toolDefinitionTokens, type Plan } from './turn-plan.js';
@@ -82,6 +84,7 @@ const EXCHANGE_TTL_MS = 10 * 60_000;
 
 export class TurnService {
   private readonly repo = new ChatRepo();
+  private readonly versions = new VersionsRepo();
   private readonly userTurns = new GroupCommit<UserTurnRecord, StoredUserTurn>((items) => this.repo.recordUserTurns(this.db, items));
   private readonly answers = new GroupCommit<AnswerRecord, StoredAnswer>((items) => this.repo.recordAnswers(this.db, items));
   /** Per thread, the tokens of its last exchange (lastExchangeTokens); a thread's value changes only with its answers, stored here. */
@@ -107,8 +110,11 @@ export class TurnService {
    * after them. Every later failure becomes an `error` event, and the turn's prompt log always
    * ends final (ok, error or interrupted).
    */
-  async *run(caller: Principal, workspaceId: string, req: TurnRequest, opts: TurnOptions): AsyncGenerator<TurnEvent> {
-    // 1. Check and resolve everything; nothing is stored yet.
+  async *run(caller: Principal, workspaceId: string, request: TurnRequest, opts: TurnOptions): AsyncGenerator<TurnEvent> {
+    // 1. Check and resolve everything; nothing is stored yet. A regenerate or an edit first finds
+    //    where it attaches in its thread (versions.ts).
+    const branch = await this.branch(caller, workspaceId, request);
+    const req = branch?.request ?? request;
     const plan = await planTurn({ workspaces: this.workspaces, models: this.models, tools: this.tools }, caller, workspaceId, req, opts.store !== false);
     // 2. Context from the entries the request names: an invisible one is a 404, still before storing.
     //    A follow-up is searched with the thread's previous question's key terms carried (docs/API.md, Follow-ups).
@@ -117,7 +123,7 @@ export class TurnService {
     const named = plan.plusIds.length + plan.workspacePlusIds.length > 0;
     const rewrites = plan.workspace.followUpSearch === 'rewrite' && (plan.historyScope !== null || previousFrom(plan, []) !== null);
     if (named && rewrites) await this.assertVisible(caller, plan);
-    let context = named && !rewrites ? await this.retrieve(caller, plan, await this.previousQuestion(plan)) : NO_CONTEXT;
+    let context = named && !rewrites ? await this.retrieve(caller, plan, await this.previousQuestion(plan, branch)) : NO_CONTEXT;
     // 2b. Reserve what the call may cost against the caller's budgets (null: none applies). Where
     //     the counters live decides whether statement 1 takes the reservation or it is taken here.
     //     A turn that may rewrite reserves for the rewrite and for context it has not retrieved yet.
@@ -132,7 +138,7 @@ export class TurnService {
     //    history (and, with budgets on the database, reserves): a refusal (429) stores nothing.
     const ids = { messageId: randomUUID(), logId: randomUUID() };
     const started = Date.now();
-    const stored = await this.storeUserTurn(caller, plan, ids.logId, hold);
+    const stored = await this.storeUserTurn(caller, plan, ids.logId, hold, branch);
     hold?.stored(stored.reservedCredits);
     let finished = false;
     try {
@@ -177,7 +183,17 @@ export class TurnService {
       const estimated = fit.assembled.estimatedPromptTokens;
       const usage = estimateIfMissing(outcome.kind === 'answered' ? outcome.usage : ZERO_USAGE, estimated, responseText(outcome));
       const created = new Date();
-      const record = answerRecord(plan, ids, context.sources, outcome, usage, estimated, created, Date.now() - started, rewrite?.rewrite ?? null);
+      const record = answerRecord(
+        plan,
+        { ...ids, parentId: stored.questionId },
+        context.sources,
+        outcome,
+        usage,
+        estimated,
+        created,
+        Date.now() - started,
+        rewrite?.rewrite ?? null,
+      );
       const ledger = ledgerEntry(this.usage, caller, plan, ids.logId, outcome, usage, created, rewrite?.used ?? null, hold?.reservedCredits() ?? null);
       const kept = await this.storeAnswer({ ...record, ledger, settle: hold?.settlementInStatement() ?? null });
       finished = true;
@@ -244,11 +260,18 @@ export class TurnService {
 
   // ---- the steps that read or write through the service (the others: turn-plan.ts, provider-call.ts, turn-records.ts)
 
-  /** The question before this one: an earlier user turn of the request, else the thread's latest (one indexed read). */
-  private async previousQuestion(plan: Plan): Promise<string | null> {
+  /** The question before this one: an earlier user turn of the request, else the latest on the thread's path the turn continues. */
+  private async previousQuestion(plan: Plan, branch: TurnBranch | null): Promise<string | null> {
     const inRequest = previousFrom(plan, []);
     if (inRequest !== null || !plan.historyScope) return inRequest;
-    return this.repo.lastQuestion(this.db, plan.threadId);
+    return this.versions.lastQuestion(this.db, plan.threadId, branch ? branch.parentId : undefined);
+  }
+
+  /** A regenerate or an edit: where it attaches (404 when the message it names is out of reach); null for other turns. */
+  private async branch(caller: Principal, workspaceId: string, req: TurnRequest): Promise<TurnBranch | null> {
+    if (req.regenerate === undefined && req.editOf === undefined) return null;
+    const { row } = await this.workspaces.load(caller, workspaceId);
+    return branchOf(this.versions, this.db, threadScope(caller, row), req);
   }
 
   /** Context for the turn's question (or `query`, its rewrite), with `carry`'s key terms when it is a follow-up searched as is. */
@@ -288,15 +311,27 @@ export class TurnService {
     );
   }
 
-  private async storeUserTurn(caller: Principal, plan: Plan, logId: string, hold: BudgetHold | null): Promise<NonNullable<StoredUserTurn>> {
+  /** Statement 1; also answers the message the answer will follow (the turn's last, or a regenerate's stored question). */
+  private async storeUserTurn(
+    caller: Principal,
+    plan: Plan,
+    logId: string,
+    hold: BudgetHold | null,
+    branch: TurnBranch | null,
+  ): Promise<NonNullable<StoredUserTurn> & { questionId: string | null }> {
     const now = new Date();
     const firstUser = plan.newTurns.find((m) => m.role === 'user') ?? plan.newTurns[0]!;
+    // A regenerate stores no message: its question is the stored one.
+    const messages = branch?.questionId
+      ? []
+      : plan.newTurns.map((m, i) => ({ id: randomUUID(), role: m.role, content: m.content, created: new Date(now.getTime() + i) }));
     const stored = await this.userTurns
       .add({
         reservation: hold?.inStatement ?? null,
         thread: { id: plan.threadId, teamId: caller.teamId, workspaceId: plan.workspace.id, userId: caller.userId, title: titleFrom(firstUser.content) },
         existing: plan.historyScope,
-        messages: plan.newTurns.map((m, i) => ({ id: randomUUID(), role: m.role, content: m.content, created: new Date(now.getTime() + i) })),
+        after: branch ? { parentId: branch.parentId } : null,
+        messages,
         store: plan.store,
         log: {
           id: logId,
@@ -320,7 +355,7 @@ export class TurnService {
       await hold?.release();
       throw notFound('Thread');
     }
-    return stored;
+    return { ...stored, questionId: branch?.questionId ?? messages.at(-1)?.id ?? null };
   }
 
   /**

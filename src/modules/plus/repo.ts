@@ -160,6 +160,16 @@ export class PlusRepo {
       .where(and(inArray(plusEntries.id, ids), this.visible(v)));
   }
 
+  /** Which of `ids` are entries of the team that every member reads (public ones). */
+  async publicIds(db: Executor, teamId: string, ids: string[]): Promise<string[]> {
+    if (ids.length === 0) return [];
+    const rows = await db
+      .select({ id: plusEntries.id })
+      .from(plusEntries)
+      .where(and(inArray(plusEntries.id, ids), eq(plusEntries.teamId, teamId), eq(plusEntries.isPublic, true)));
+    return rows.map((r) => r.id);
+  }
+
   async exists(db: Executor, id: string): Promise<boolean> {
     const [row] = await db.select({ id: plusEntries.id }).from(plusEntries).where(eq(plusEntries.id, id));
     return row !== undefined;

@@ -347,6 +347,11 @@ export class PlusService {
     return (await this.repo.findMany(this.db, viewer(caller), ids)).map((e) => e.id);
   }
 
+  /** Which of `ids` are public entries of the team (a shared thread names only their files). */
+  async publicIds(teamId: string, ids: string[]): Promise<string[]> {
+    return this.repo.publicIds(this.db, teamId, ids);
+  }
+
   async titlesFor(caller: Principal, workspace: WorkspaceRow): Promise<string[]> {
     return this.repo.titlesForWorkspace(this.db, viewer(caller), workspace.id);
   }

@@ -15,13 +15,18 @@ import { Composer } from './Composer';
 import { Conversation } from './Conversation';
 import { useChatDrawer } from './drawer';
 import { ExportMenu } from './ExportMenu';
+import type { MessageActionHandlers } from './MessageActions';
+import { ShareButton } from './ShareDialog';
+import { useChatShortcuts } from './shortcuts';
+import { usePromptLibrary } from './PromptMenu';
+import { readBack, switchVersion } from './versions';
 import { useChatFiles } from './files';
 import { LiveAnswer } from './live';
 import { SourceDialog } from './SourceDialog';
 import type { SearchHit } from './SearchChats';
 import { ThreadList } from './ThreadList';
 import { streamTurn, type TurnBody } from './turn';
-import { fromStored, type ChatItem } from './types';
+import { fromStored, lastModel, type ChatItem } from './types';
 import { preferredModel } from '../../settings';
 
 let localKeys = 0;
@@ -31,17 +36,6 @@ let lastQuery = '';
 const focusParam = () => new URLSearchParams(window.location.search).get('m');
 /** Messages fetched at a time: a thread opens with its last PAGE, earlier ones come as the reader scrolls up. */
 const PAGE = 30;
-/** A stored message's key is its id; messages of this visit have local keys until the thread is opened again. */
-const STORED_KEY = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** The model of the thread's latest answer (what the picker shows when the thread is opened again). */
-function lastModel(items: ChatItem[]): string | null {
-  for (let i = items.length - 1; i >= 0; i--) {
-    const m = items[i]!;
-    if (m.role === 'assistant' && m.modelId) return m.modelId;
-  }
-  return null;
-}
 
 export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; threadId: string | null }) {
   const { me } = useSession();
@@ -145,12 +139,12 @@ export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; thr
   }, [workspace, modelId]);
 
   const loadEarlier = useCallback(async () => {
-    const first = items.find((m) => STORED_KEY.test(m.key));
+    const first = items.find((m) => m.id);
     const forThread = shownThread.current;
     if (!first || !forThread) return null;
     const page = await data(
       api.GET('/api/v1/chat/{workspaceId}/history/{threadId}', {
-        params: { path: { workspaceId, threadId: forThread }, query: { limit: PAGE, before: first.key } },
+        params: { path: { workspaceId, threadId: forThread }, query: { limit: PAGE, before: first.id! } },
       }),
     );
     if (shownThread.current !== forThread) return null;
@@ -163,18 +157,30 @@ export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; thr
 
   useEffect(() => () => abort.current?.abort(), []);
 
-  const send = (text: string): boolean => {
+  /**
+   * One turn. `text`: the question shown (null: a regenerate, whose question is the stored one);
+   * the conversation keeps its first `keep` items (an edit or a regenerate replaces what follows);
+   * `version` names what the turn is a new version of.
+   */
+  const ask = (text: string | null, keep: number, version: { editOf: string } | { regenerate: string } | null = null): boolean => {
     if (abort.current || !workspace) return false;
     const ctrl = new AbortController();
     abort.current = ctrl;
     const started = shownThread.current ?? null;
     const myView = view.current;
     const plusIds = files.selectedPlus;
-    setItems((prev) => [...prev, { key: `local-${++localKeys}`, role: 'user', content: text, status: 'ok', sources: [], modelId: null }]);
+    const asked: ChatItem[] = text === null ? [] : [{ key: `local-${++localKeys}`, role: 'user', content: text, status: 'ok', sources: [], modelId: null }];
+    setItems((prev) => [...prev.slice(0, keep), ...asked]);
     live.set({ key: `live-${++localKeys}`, role: 'assistant', content: '', status: 'streaming', sources: [], modelId: modelId || null });
     setStreaming(true);
     setFollowKey((k) => k + 1);
-    const body: TurnBody = { prompt: text, ...(modelId ? { modelId } : {}), ...(started ? { threadId: started } : {}), ...(plusIds.length ? { plusIds } : {}) };
+    const body: TurnBody = {
+      ...(text !== null ? { prompt: text } : {}),
+      ...(version ?? {}),
+      ...(modelId ? { modelId } : {}),
+      ...(started ? { threadId: started } : {}),
+      ...(plusIds.length ? { plusIds } : {}),
+    };
     void streamTurn(
       workspaceId,
       body,
@@ -208,6 +214,12 @@ export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; thr
             const status = end.kind === 'ok' ? 'ok' : end.kind === 'interrupted' ? 'interrupted' : 'error';
             setItems((prev) => [...prev, { ...cur, status, ...(end.kind === 'error' || end.kind === 'lost' ? { problem: end.problem } : {}) }]);
           }
+          // what was stored takes the place of what this visit showed (ids and versions: Edit, Regenerate)
+          const forThread = shownThread.current;
+          if (forThread)
+            void readBack(workspaceId, forThread, PAGE).then((put) => {
+              if (put && view.current === myView && shownThread.current === forThread) setItems(put);
+            });
           refreshThreads();
         },
       },
@@ -216,10 +228,39 @@ export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; thr
     return true;
   };
 
+  const send = (text: string) => ask(text, items.length);
+  /** A new answer to the last question, kept beside the one it replaces (never the question again). */
   const regenerate = () => {
-    const lastUser = [...items].reverse().find((m) => m.role === 'user');
-    if (lastUser) send(lastUser.content);
+    const last = items.at(-1);
+    if (last?.role === 'assistant' && last.id) return void ask(null, items.length - 1, { regenerate: last.id });
+    // a turn refused before anything was stored (its question has no id either): ask it again in its place
+    const q = items.findLastIndex((m) => m.role === 'user');
+    if (q >= 0 && !items[q]!.id) ask(items[q]!.content, q);
   };
+
+  /** Shows another version of a stored message: the thread's active path changes to go through it. */
+  const showVersion = (item: ChatItem, step: -1 | 1) => {
+    const forThread = shownThread.current;
+    if (!forThread || abort.current) return;
+    switchVersion(workspaceId, forThread, item, step).then((loaded) => {
+      if (!loaded || shownThread.current !== forThread) return;
+      setItems(loaded);
+      setHasEarlier(false);
+    }, setError);
+  };
+  const actions = useMemo<MessageActionHandlers | undefined>(
+    () =>
+      streaming
+        ? undefined
+        : {
+            onEdit: (item, text) => {
+              const i = items.findIndex((m) => m.key === item.key);
+              if (i >= 0 && item.id) ask(text, i, { editOf: item.id });
+            },
+            onVersion: showVersion,
+          },
+    [streaming, items],
+  );
 
   const onQuery = (q: string) => {
     lastQuery = q;
@@ -233,6 +274,12 @@ export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; thr
     } else navigate(`/w/${h.workspaceId}/t/${h.threadId}?m=${h.messageId}`);
   };
 
+  const library = usePromptLibrary(workspaceId);
+  const shortcuts = useChatShortcuts({
+    newChat: () => navigate(`/w/${workspaceId}`),
+    focusComposer: () => document.querySelector<HTMLTextAreaElement>('.composer-box textarea')?.focus(),
+    lastAnswer: () => items.findLast((m) => m.role === 'assistant')?.content ?? null,
+  });
   const modelNames = useMemo(() => new Map(workspace?.models.map((m) => [m.modelId, m.modelName]) ?? []), [workspace]);
   const modelName = useCallback((id: string | null) => (id ? (modelNames.get(id) ?? null) : null), [modelNames]);
   const showSource = useCallback((s: Source) => setSource(s), []);
@@ -296,6 +343,8 @@ export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; thr
           </button>
           <h1>{threadId ? (thread?.title ?? 'Chat') : 'New chat'}</h1>
           <span class="muted small ws-name">{workspace.name}</span>
+          {shortcuts.button}
+          {threadId && thread && <ShareButton workspaceId={workspaceId} threadId={threadId} />}
           {threadId && thread && <ExportMenu workspaceId={workspaceId} threadId={threadId} />}
         </header>
         {error !== null && <ErrorNote error={error} />}
@@ -305,6 +354,7 @@ export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; thr
           modelName={modelName}
           onShowSource={showSource}
           onRetry={retry}
+          actions={actions}
           hasEarlier={hasEarlier}
           onLoadEarlier={loadEarlier}
           resetKey={threadId ?? 'new'}
@@ -331,7 +381,7 @@ export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; thr
             ) : null
           }
           footer={
-            !streaming && last?.role === 'assistant' && last.status !== 'error' ? (
+            !streaming && last?.role === 'assistant' && last.status !== 'error' && last.id ? (
               <div class="after-answer">
                 <button type="button" class="ghost small" onClick={regenerate}>
                   Regenerate
@@ -354,9 +404,11 @@ export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; thr
           uploads={files.uploads}
           onFiles={files.onFiles}
           onDismissUpload={files.dismissUpload}
+          prompts={library}
         />
       </section>
       {source && <SourceDialog source={source} onClose={() => setSource(null)} />}
+      {shortcuts.view}
     </div>
   );
 }

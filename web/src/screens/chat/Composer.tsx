@@ -8,6 +8,7 @@ import { useRef, useState } from 'preact/hooks';
 import type { PlusSummary, WorkspaceModel } from '../../api/client';
 import { Icon } from '../../components/Icon';
 import { useSettings } from '../../settings';
+import { usePromptMenu, type LibraryPrompt } from './PromptMenu';
 
 export interface Upload {
   id: string;
@@ -30,12 +31,16 @@ interface Props {
   uploads: Upload[];
   onFiles: (files: File[]) => void;
   onDismissUpload: (id: string) => void;
+  /** the `/` menu's prompts (PromptMenu.tsx) */
+  prompts?: LibraryPrompt[];
 }
 
 export function Composer(p: Props) {
   const [text, setText] = useState('');
   const { sendOnEnter } = useSettings();
   const fileInput = useRef<HTMLInputElement>(null);
+  const box = useRef<HTMLTextAreaElement>(null);
+  const menu = usePromptMenu(text, setText, p.prompts ?? [], box);
   const send = () => {
     if (!text.trim() || p.streaming) return;
     if (p.onSend(text)) setText('');
@@ -70,13 +75,21 @@ export function Composer(p: Props) {
           send();
         }}
       >
+        {menu.view}
         <textarea
+          ref={box}
+          {...menu.inputProps}
           aria-label="Message"
-          placeholder={sendOnEnter ? 'Ask something… (Enter sends, Shift+Enter for a new line)' : 'Ask something… (Ctrl+Enter sends, Enter for a new line)'}
+          placeholder={
+            sendOnEnter
+              ? 'Ask something… (Enter sends, Shift+Enter for a new line, / for saved prompts)'
+              : 'Ask something… (Ctrl+Enter sends, Enter for a new line, / for saved prompts)'
+          }
           rows={2}
           value={text}
           onInput={(e) => setText(e.currentTarget.value)}
           onKeyDown={(e) => {
+            if (menu.onKeyDown(e)) return;
             if (e.key === 'Enter' && !e.isComposing && (sendOnEnter ? !e.shiftKey : e.ctrlKey || e.metaKey)) {
               e.preventDefault();
               send();

@@ -14,6 +14,7 @@ import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'preac
 import type { Source } from '../../api/client';
 import { copyCodeOnClick } from '../../lib/markdown';
 import { useLive, type LiveAnswer } from './live';
+import type { MessageActionHandlers } from './MessageActions';
 import { MessageView } from './MessageView';
 import type { ChatItem } from './types';
 
@@ -28,6 +29,8 @@ interface Props {
   onShowSource: (s: Source) => void;
   /** Ask again after a failed last answer (shown as its Retry button); absent while an answer streams. */
   onRetry?: (() => void) | undefined;
+  /** Edit a question, page through versions (absent while an answer streams). */
+  actions?: MessageActionHandlers | undefined;
   /** Whether the thread has messages older than the first of `items`. */
   hasEarlier: boolean;
   /** Fetches the page before the first of `items`; resolves to the call that adds it to `items` (null: nothing to add). */
@@ -47,7 +50,8 @@ const FinishedMessages = memo(function FinishedMessages({
   modelName,
   onShowSource,
   onRetry,
-}: Pick<Props, 'items' | 'modelName' | 'onShowSource' | 'onRetry'>) {
+  actions,
+}: Pick<Props, 'items' | 'modelName' | 'onShowSource' | 'onRetry' | 'actions'>) {
   return (
     <>
       {items.map((m, i) => (
@@ -57,6 +61,7 @@ const FinishedMessages = memo(function FinishedMessages({
           modelName={modelName}
           onShowSource={onShowSource}
           onRetry={i === items.length - 1 && m.status === 'error' ? onRetry : undefined}
+          actions={actions}
         />
       ))}
     </>
@@ -69,7 +74,21 @@ function LiveMessage({ live, modelName, onShowSource, onGrow }: Pick<Props, 'liv
   return item ? <MessageView item={item} modelName={modelName} onShowSource={onShowSource} /> : null;
 }
 
-export function Conversation({ items, live, modelName, onShowSource, onRetry, hasEarlier, onLoadEarlier, resetKey, followKey, empty, footer, focus }: Props) {
+export function Conversation({
+  items,
+  live,
+  modelName,
+  onShowSource,
+  onRetry,
+  actions,
+  hasEarlier,
+  onLoadEarlier,
+  resetKey,
+  followKey,
+  empty,
+  footer,
+  focus,
+}: Props) {
   const scroller = useRef<HTMLDivElement>(null);
   const top = useRef<HTMLDivElement>(null);
   const atBottom = useRef(true);
@@ -217,7 +236,7 @@ export function Conversation({ items, live, modelName, onShowSource, onRetry, ha
             </div>
           )}
           {items.length === 0 && empty}
-          <FinishedMessages items={items} modelName={modelName} onShowSource={onShowSource} onRetry={onRetry} />
+          <FinishedMessages items={items} modelName={modelName} onShowSource={onShowSource} onRetry={onRetry} actions={actions} />
           <LiveMessage live={live} modelName={modelName} onShowSource={onShowSource} onGrow={follow} />
           {footer}
         </div>

@@ -9,6 +9,7 @@ import { Markdown } from '../../components/Markdown';
 import { decorateAnswer } from '../../lib/answer-html';
 import { citedNumbers } from '../../lib/citations';
 import { problemWords } from '../../lib/problem-words';
+import { EditableQuestion, VersionPager, type MessageActionHandlers } from './MessageActions';
 import { SourceList } from './SourceList';
 import { StreamingMarkdown } from './StreamingMarkdown';
 import { ToolCalls } from './ToolCalls';
@@ -20,13 +21,15 @@ interface Props {
   onShowSource: (s: Source) => void;
   /** Set on the conversation's last answer when it failed: ask the same question again. */
   onRetry?: (() => void) | undefined;
+  /** Edit and version paging (absent while an answer streams, and on the live answer). */
+  actions?: MessageActionHandlers | undefined;
 }
 
 function problemText(item: ChatItem): string {
   return item.problem ? problemWords(item.problem).text : 'The answer failed.';
 }
 
-export function MessageBody({ item, onShowSource, modelName, onRetry }: Props) {
+export function MessageBody({ item, onShowSource, modelName, onRetry, actions }: Props) {
   const streaming = item.status === 'streaming';
   const { sources } = item;
   const decorate = useMemo(
@@ -51,10 +54,15 @@ export function MessageBody({ item, onShowSource, modelName, onRetry }: Props) {
       data-message-id={item.key}
       onClick={onCite}
     >
-      {model && <div class="message-meta">{model}</div>}
+      {(model || (item.role === 'assistant' && (item.versions?.count ?? 1) > 1)) && (
+        <div class="message-meta">
+          {model}
+          <VersionPager item={item} actions={actions} />
+        </div>
+      )}
       {item.toolCalls && item.toolCalls.length > 0 && <ToolCalls calls={item.toolCalls} />}
       {item.role === 'user' ? (
-        <div class="user-text">{item.content}</div>
+        <EditableQuestion item={item} actions={actions} />
       ) : streaming ? (
         <StreamingMarkdown text={item.content} />
       ) : (
@@ -84,5 +92,5 @@ export function MessageBody({ item, onShowSource, modelName, onRetry }: Props) {
 /** A finished message never re-renders unless it changes. */
 export const MessageView = memo(
   MessageBody,
-  (a, b) => a.item === b.item && a.modelName === b.modelName && a.onShowSource === b.onShowSource && a.onRetry === b.onRetry,
+  (a, b) => a.item === b.item && a.modelName === b.modelName && a.onShowSource === b.onShowSource && a.onRetry === b.onRetry && a.actions === b.actions,
 );

@@ -12,6 +12,10 @@ export interface ChatItem {
   problem?: Problem;
   /** the workspace tools the answer called (a running one has no `ok` yet) */
   toolCalls?: ToolCallItem[];
+  /** The stored message's id (absent: sent just now, not yet read back; `key` then stays as it was, so the view keeps its state). */
+  id?: string;
+  /** Which of its versions a stored message is (absent: not yet read back). */
+  versions?: { index: number; count: number };
 }
 
 export interface ToolCallItem {
@@ -26,9 +30,27 @@ export interface ToolCallItem {
 }
 
 export function fromStored(m: StoredMessage): ChatItem {
-  const item: ChatItem = { key: m.id, role: m.role, content: m.content, status: m.status, sources: m.sources, modelId: m.modelId };
+  const item: ChatItem = {
+    key: m.id,
+    id: m.id,
+    role: m.role,
+    content: m.content,
+    status: m.status,
+    sources: m.sources,
+    modelId: m.modelId,
+    versions: m.versions,
+  };
   // A failed turn is stored with its problem, so a reload says what failed.
   if (m.toolCalls?.length) item.toolCalls = m.toolCalls;
   if (m.error) item.problem = { type: 'about:blank', title: 'The answer failed', status: m.error.status, code: m.error.code, detail: m.error.detail };
   return item;
+}
+
+/** The model of the thread's latest answer (what the picker shows when the thread is opened again). */
+export function lastModel(items: ChatItem[]): string | null {
+  for (let i = items.length - 1; i >= 0; i--) {
+    const m = items[i]!;
+    if (m.role === 'assistant' && m.modelId) return m.modelId;
+  }
+  return null;
 }

@@ -11,6 +11,7 @@ import { useLoad } from '../../components/useLoad';
 import { useSubmit } from '../../components/useSubmit';
 import { useSession } from '../../session';
 import { Preferences } from './Preferences';
+import { PromptLibrary } from './PromptLibrary';
 
 export function AccountScreen() {
   const { me } = useSession();
@@ -23,6 +24,7 @@ export function AccountScreen() {
       </p>
       <Preferences />
       <ApiKeys />
+      <PromptLibrary />
       {methods.value?.password && <PasswordForm />}
     </section>
   );

@@ -13,6 +13,7 @@ import { formatDate } from '../../components/format';
 import { NotAllowed } from '../../components/NotAllowed';
 import { ErrorNote } from '../../components/Problem';
 import { useLoad } from '../../components/useLoad';
+import { SharingSetting } from './SharingSetting';
 import { useSubmit } from '../../components/useSubmit';
 import { useSession } from '../../session';
 import { RetentionForm } from './RetentionForm';
@@ -111,6 +112,7 @@ function TeamAdmin() {
       <InviteForm roles={roles} onCreated={users.reload} />
       <RetentionForm teamId={me.team.id} owner={isOwner} />
       {isOwner && <ScimTokenCard />}
+      <SharingSetting />
       {me.user.instanceAdmin && <CreateTeamForm />}
     </section>
   );

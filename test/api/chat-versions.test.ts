@@ -1,0 +1,200 @@
+/** Versions: `regenerate` and `editOf` on both chat routes, the active path, switching versions, and who may. */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { expectProblem, newTeam, startTestApp, type TeamFixture, type TestApp } from '../helpers/app.js';
+import { createModel, createWorkspace } from '../helpers/factories.js';
+import { expectShape } from '../helpers/shape.js';
+import { parseSse } from '../helpers/sse.js';
+import { ChatThreadFull } from '../../src/modules/chat/schema.js';
+import { startStandInProvider, type StandInProvider } from '../support/standin-provider.js';
+
+let t: TestApp;
+let standIn: StandInProvider;
+
+beforeAll(async () => {
+  standIn = await startStandInProvider();
+  t = await startTestApp();
+});
+afterAll(async () => {
+  await t.close();
+  await standIn.close();
+});
+beforeEach(() => standIn.reset());
+
+type Msg = { id: string; role: string; content: string; versions: { index: number; count: number } };
+
+async function setup(ws: Record<string, unknown> = {}, team?: TeamFixture) {
+  team ??= await newTeam(t);
+  const model = await createModel(t, team.ownerKey, { name: 'Stand-in GPT', url: standIn.openaiBaseUrl, contextWindow: 16000 });
+  const w = await createWorkspace(t, team.ownerKey, { modelIds: [model.id], ...ws });
+  return { team, ws: w };
+}
+
+/** One turn on the plain route (stream: false) or the streamed one; answers the turn's ids. */
+async function turn(key: string, wsId: string, payload: Record<string, unknown>, stream = false) {
+  const res = await t.request({ method: 'POST', url: `/api/v1/chat/${wsId}/completions${stream ? '/stream' : ''}`, key, payload });
+  if (res.statusCode !== 200) return { res, threadId: '', messageId: '' };
+  if (!stream) return { res, threadId: res.json().threadId as string, messageId: res.json().messageId as string };
+  const events = parseSse(res.body);
+  const start = events.find((e) => e.event === 'start')!.data as { threadId: string; messageId: string };
+  expect(events.at(-1)!.event).toBe('done');
+  return { res, ...start };
+}
+
+async function thread(key: string, wsId: string, threadId: string, query = '') {
+  const res = await t.request({ method: 'GET', url: `/api/v1/chat/${wsId}/history/${threadId}${query}`, key });
+  expect(res.statusCode).toBe(200);
+  return expectShape(ChatThreadFull, res.json()).messages as Msg[];
+}
+
+const view = (ms: Msg[]) => ms.map((m) => `${m.role[0]}:${m.content} ${m.versions.index}/${m.versions.count}`);
+/** The user texts the provider was sent for the last call (the prompt's history and question). */
+const lastPromptTexts = () =>
+  (standIn.requests.at(-1)!.body.messages as Array<{ role: string; content: string }>).filter((m) => m.role !== 'system').map((m) => m.content);
+
+describe.each([false, true])('versions (streamed: %s)', (stream) => {
+  it('regenerates without storing the question again; both answers are versions; the next turn continues the newest', async () => {
+    const { team, ws } = await setup();
+    const k = team.ownerKey;
+    const first = await turn(k, ws.id, { prompt: 'one' }, stream);
+    standIn.set({ reply: 'another answer' });
+    const again = await turn(k, ws.id, { regenerate: first.messageId }, stream);
+    expect(again.threadId).toBe(first.threadId);
+    // the question asked again is the stored one, with nothing before it
+    expect(lastPromptTexts()).toEqual(['one']);
+    expect(view(await thread(k, ws.id, first.threadId))).toEqual(['u:one 1/1', 'a:another answer 2/2']);
+    standIn.reset();
+    await turn(k, ws.id, { prompt: 'two', threadId: first.threadId }, stream);
+    expect(lastPromptTexts()).toEqual(['one', 'another answer', 'two']);
+    expect(view(await thread(k, ws.id, first.threadId))).toEqual(['u:one 1/1', 'a:another answer 2/2', 'u:two 1/1', 'a:Echo: two 1/1']);
+  });
+
+  it('edits a question as a sibling; the edit is answered from the history before it; switching back shows the old path', async () => {
+    const { team, ws } = await setup();
+    const k = team.ownerKey;
+    const a = await turn(k, ws.id, { prompt: 'q1' }, stream);
+    await turn(k, ws.id, { prompt: 'q2', threadId: a.threadId }, stream);
+    const q2 = (await thread(k, ws.id, a.threadId))[2]!;
+    await turn(k, ws.id, { prompt: 'q2 edited', editOf: q2.id }, stream);
+    expect(lastPromptTexts()).toEqual(['q1', 'Echo: q1', 'q2 edited']);
+    expect(view(await thread(k, ws.id, a.threadId))).toEqual(['u:q1 1/1', 'a:Echo: q1 1/1', 'u:q2 edited 2/2', 'a:Echo: q2 edited 1/1']);
+    // back to the first version: its answer comes with it
+    const res = await t.request({ method: 'POST', url: `/api/v1/chat/${ws.id}/history/${a.threadId}/active`, key: k, payload: { messageId: q2.id } });
+    expect(res.statusCode).toBe(200);
+    expect(view(expectShape(ChatThreadFull, res.json()).messages as Msg[])).toEqual(['u:q1 1/1', 'a:Echo: q1 1/1', 'u:q2 1/2', 'a:Echo: q2 1/1']);
+    // the thread continues from the version shown
+    await turn(k, ws.id, { prompt: 'q3', threadId: a.threadId }, stream);
+    expect(lastPromptTexts()).toEqual(['q1', 'Echo: q1', 'q2', 'Echo: q2', 'q3']);
+    expect(view(await thread(k, ws.id, a.threadId)).slice(2)).toEqual(['u:q2 1/2', 'a:Echo: q2 1/1', 'u:q3 1/1', 'a:Echo: q3 1/1']);
+  });
+});
+
+describe('versions three deep', () => {
+  it('branches at three levels, switches between them, and continues from an older version', async () => {
+    const { team, ws } = await setup();
+    const k = team.ownerKey;
+    const a = await turn(k, ws.id, { prompt: 'A' });
+    // level 1: the first question, edited
+    const qA = (await thread(k, ws.id, a.threadId))[0]!;
+    await turn(k, ws.id, { prompt: 'A2', editOf: qA.id });
+    const firstB = (await turn(k, ws.id, { prompt: 'B', threadId: a.threadId })).messageId;
+    // level 2: the second answer, regenerated twice
+    let ms = await thread(k, ws.id, a.threadId);
+    standIn.set({ reply: 'B answer 2' });
+    await turn(k, ws.id, { regenerate: ms[3]!.id });
+    standIn.set({ reply: 'B answer 3' });
+    await turn(k, ws.id, { regenerate: ms[3]!.id });
+    standIn.reset();
+    await turn(k, ws.id, { prompt: 'C', threadId: a.threadId });
+    // level 3: the third question, edited
+    ms = await thread(k, ws.id, a.threadId);
+    await turn(k, ws.id, { prompt: 'C2', editOf: ms[4]!.id });
+    ms = await thread(k, ws.id, a.threadId);
+    expect(view(ms)).toEqual(['u:A2 2/2', 'a:Echo: A2 1/1', 'u:B 1/1', 'a:B answer 3 3/3', 'u:C2 2/2', 'a:Echo: C2 1/1']);
+    expect(ms).toHaveLength(6);
+
+    const activate = async (messageId: string) => {
+      const res = await t.request({ method: 'POST', url: `/api/v1/chat/${ws.id}/history/${a.threadId}/active`, key: k, payload: { messageId } });
+      expect(res.statusCode).toBe(200);
+      return view(res.json().messages as Msg[]);
+    };
+    // the export follows the active path too
+    const all = await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/history/${a.threadId}/export?format=json`, key: k });
+    expect(all.json().messages.map((m: Msg) => m.id)).toEqual(ms.map((m) => m.id));
+    // the answer's versions, oldest first; another thread's message is not one of them
+    const vs = await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/history/${a.threadId}/versions/${ms[3]!.id}`, key: k });
+    expect(vs.json().map((v: { id: string }) => v.id)).toEqual([firstB, expect.any(String), ms[3]!.id]);
+    const elsewhere = await turn(k, ws.id, { prompt: 'elsewhere' });
+    expectProblem(await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/history/${a.threadId}/versions/${elsewhere.messageId}`, key: k }), 404);
+    const stranger = await newTeam(t);
+    expectProblem(await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/history/${a.threadId}/versions/${ms[3]!.id}`, key: stranger.ownerKey }), 404);
+    // the first version of the middle answer: the path below it is its own (none)
+    expect(await activate(firstB)).toEqual(['u:A2 2/2', 'a:Echo: A2 1/1', 'u:B 1/1', 'a:Echo: B 1/3']);
+    // back to the newest version: its subtree, with the last edit, comes back
+    expect(await activate(ms[3]!.id)).toEqual(view(ms));
+    // the first question's first version: its own short path
+    expect(await activate(qA.id)).toEqual(['u:A 1/2', 'a:Echo: A 1/1']);
+    // continuing from an older version branches there
+    await turn(k, ws.id, { prompt: 'D', threadId: a.threadId });
+    expect(lastPromptTexts()).toEqual(['A', 'Echo: A', 'D']);
+    expect(view(await thread(k, ws.id, a.threadId))).toEqual(['u:A 1/2', 'a:Echo: A 1/1', 'u:D 1/1', 'a:Echo: D 1/1']);
+    // paging walks the active path
+    const page = await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/history/${a.threadId}?limit=2`, key: k });
+    expect(view(page.json().messages)).toEqual(['u:D 1/1', 'a:Echo: D 1/1']);
+    expect(page.json().hasEarlier).toBe(true);
+    const before = await t.request({
+      method: 'GET',
+      url: `/api/v1/chat/${ws.id}/history/${a.threadId}?limit=5&before=${page.json().messages[0].id}`,
+      key: k,
+    });
+    expect(view(before.json().messages)).toEqual(['u:A 1/2', 'a:Echo: A 1/1']);
+    expect(before.json().hasEarlier).toBe(false);
+    // a message of another path is no cursor
+    expectProblem(await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/history/${a.threadId}?limit=5&before=${ms[5]!.id}`, key: k }), 404);
+  });
+
+  it('retries a failed answer as a regenerate: one question, the failure kept as a version', async () => {
+    const { team, ws } = await setup();
+    const k = team.ownerKey;
+    standIn.set({ failStatus: 500 });
+    const failed = await t.request({ method: 'POST', url: `/api/v1/chat/${ws.id}/completions`, key: k, payload: { prompt: 'fails once' } });
+    expectProblem(failed, 502);
+    const threads = (await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/history`, key: k })).json() as Array<{ id: string }>;
+    const threadId = threads[0]!.id;
+    const [, answer] = await thread(k, ws.id, threadId);
+    standIn.reset();
+    await turn(k, ws.id, { regenerate: answer!.id });
+    expect(view(await thread(k, ws.id, threadId))).toEqual(['u:fails once 1/1', 'a:Echo: fails once 2/2']);
+  });
+});
+
+describe('versions: who may', () => {
+  it('is refused (404) to another team and to a member who cannot read the thread, and checks what it names', async () => {
+    const { team, ws } = await setup({ chatHistoryType: 'USER' });
+    const k = team.ownerKey;
+    const a = await turn(k, ws.id, { prompt: 'mine' });
+    const [q, ans] = await thread(k, ws.id, a.threadId);
+    const member = await team.addUser('member');
+    const other = await setup();
+    const active = (key: string, wsId: string, messageId: string) =>
+      t.request({ method: 'POST', url: `/api/v1/chat/${wsId}/history/${a.threadId}/active`, key, payload: { messageId } });
+    // another team, with its own workspace or this one
+    expectProblem(await active(other.team.ownerKey, ws.id, q!.id), 404);
+    expectProblem(await active(other.team.ownerKey, other.ws.id, q!.id), 404);
+    // a member of a per-user history reads only their own threads
+    expectProblem(await active(member.key, ws.id, q!.id), 404);
+    expectProblem(await turn(member.key, ws.id, { regenerate: ans!.id }).then((r) => r.res), 404);
+    expectProblem(await turn(member.key, ws.id, { prompt: 'x', editOf: q!.id }).then((r) => r.res), 404);
+    expectProblem(await turn(other.team.ownerKey, other.ws.id, { regenerate: ans!.id }).then((r) => r.res), 404);
+    // a message of another thread
+    const b = await turn(k, ws.id, { prompt: 'other thread' });
+    expectProblem(await active(k, ws.id, b.messageId), 404);
+    expectProblem(await turn(k, ws.id, { regenerate: ans!.id, threadId: b.threadId }).then((r) => r.res), 404);
+    // bad requests store nothing
+    expectProblem(await turn(k, ws.id, { regenerate: q!.id }).then((r) => r.res), 400);
+    expectProblem(await turn(k, ws.id, { prompt: 'x', editOf: ans!.id }).then((r) => r.res), 400);
+    expectProblem(await turn(k, ws.id, { prompt: 'x', regenerate: ans!.id }).then((r) => r.res), 400);
+    expectProblem(await turn(k, ws.id, { prompt: 'x', regenerate: ans!.id, editOf: q!.id }).then((r) => r.res), 400);
+    expectProblem(await turn(k, ws.id, { editOf: q!.id }).then((r) => r.res), 400);
+    expect(view(await thread(k, ws.id, a.threadId))).toEqual(['u:mine 1/1', 'a:Echo: mine 1/1']);
+  });
+});

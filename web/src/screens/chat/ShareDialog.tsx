@@ -1,0 +1,98 @@
+/**
+ * "Share" on an open thread: a dialog that makes a read-only link to the thread as it reads now
+ * (anyone with the link reads it without signing in), copies it, shares it again as it reads now,
+ * or revokes it (the link then answers "not found" at once).
+ */
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { api, ApiError, data } from '../../api/client';
+import { CopyButton } from '../../components/CopyButton';
+import { Icon } from '../../components/Icon';
+import { ErrorNote } from '../../components/Problem';
+
+type Share = { url: string; token: string; created: string };
+
+export function ShareButton({ workspaceId, threadId }: { workspaceId: string; threadId: string }) {
+  const [open, setOpen] = useState(false);
+  const button = useRef<HTMLButtonElement>(null);
+  useEffect(() => setOpen(false), [threadId]);
+  return (
+    <>
+      <button type="button" class="ghost" ref={button} aria-haspopup="dialog" onClick={() => setOpen(true)}>
+        Share
+      </button>
+      {open && (
+        <ShareDialog
+          workspaceId={workspaceId}
+          threadId={threadId}
+          onClose={() => {
+            setOpen(false);
+            button.current?.focus();
+          }}
+        />
+      )}
+    </>
+  );
+}
+
+function ShareDialog({ workspaceId, threadId, onClose }: { workspaceId: string; threadId: string; onClose: () => void }) {
+  const ref = useRef<HTMLDialogElement>(null);
+  // undefined: loading; null: not shared
+  const [share, setShare] = useState<Share | null | undefined>(undefined);
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const path = { workspaceId, threadId };
+
+  useEffect(() => {
+    ref.current?.showModal();
+    data(api.GET('/api/v1/chat/{workspaceId}/history/{threadId}/share', { params: { path } })).then(setShare, (e: unknown) =>
+      // 404: not shared (yet)
+      e instanceof ApiError && e.problem.status === 404 ? setShare(null) : setError(e),
+    );
+  }, [workspaceId, threadId]);
+
+  const run = (p: Promise<unknown>) => {
+    setBusy(true);
+    setError(null);
+    p.catch(setError).finally(() => setBusy(false));
+  };
+  const create = () => run(data(api.POST('/api/v1/chat/{workspaceId}/history/{threadId}/share', { params: { path } })).then(setShare));
+  const revoke = () => run(data(api.DELETE('/api/v1/chat/{workspaceId}/history/{threadId}/share', { params: { path } })).then(() => setShare(null)));
+
+  return (
+    <dialog ref={ref} class="share-dialog" aria-labelledby="share-title" onClose={onClose}>
+      <header>
+        <h2 id="share-title">Share this chat</h2>
+        <button type="button" class="icon-button" aria-label="Close" onClick={() => ref.current?.close()}>
+          <Icon name="close" />
+        </button>
+      </header>
+      <ErrorNote error={error} />
+      {share === undefined && !error && <p aria-busy="true">Loading…</p>}
+      {share === null && (
+        <>
+          <p>Anyone with the link can read this chat as it is now, without signing in. Later messages are not shared.</p>
+          <button type="button" onClick={create} disabled={busy}>
+            Create link
+          </button>
+        </>
+      )}
+      {share && (
+        <>
+          <p class="small muted">Shared {new Date(share.created).toLocaleString()}. Anyone with this link can read the chat as it was then.</p>
+          <div class="share-link">
+            <input type="text" readOnly value={share.url} aria-label="Share link" onFocus={(e) => e.currentTarget.select()} />
+            <CopyButton text={share.url} label="Copy link" what="Share link" />
+          </div>
+          <div class="share-buttons">
+            <button type="button" class="ghost small" onClick={create} disabled={busy}>
+              Update to the chat as it is now
+            </button>
+            <button type="button" class="ghost small danger" onClick={revoke} disabled={busy}>
+              Revoke link
+            </button>
+          </div>
+        </>
+      )}
+    </dialog>
+  );
+}
