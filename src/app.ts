@@ -19,7 +19,7 @@ import { registerWebApp } from './http/web-app.js';
 import { requireJsonBody, validatorCompiler } from './http/validation.js';
 import { preloadTokenizer } from './ingest/tokens.js';
 import { chatRoutes } from './modules/chat/routes.js';
-import { ChatAnswer, ChatSearchHit, ChatStreamEvent, ChatThread, ChatThreadExport, ChatThreadFull } from './modules/chat/schema.js';
+import { ChatAnswer, ChatSearchHit, ChatStreamEvent, ChatThread, ChatThreadExport, ChatThreadFull, ImageRefSchema } from './modules/chat/schema.js';
 import { embeddingRoutes } from './modules/embeddings/routes.js';
 import { modelRoutes } from './modules/models/routes.js';
 import { openaiCompatRoutes } from './modules/openai-compat/routes.js';
@@ -61,6 +61,7 @@ export const SHARED_SCHEMAS = [
   Model,
   WorkspaceModel,
   Workspace,
+  ImageRefSchema,
   ChatAnswer,
   ChatStreamEvent,
   ChatThread,
@@ -224,7 +225,13 @@ export async function buildApp(
         await api.register(modelRoutes, { models: svc('models') });
         await api.register(workspaceRoutes, { workspaces: svc('workspaces') });
         await api.register(promptLogRoutes, { logs: svc('promptLogs') });
-        await api.register(chatRoutes, { chat: svc('chat'), turns: svc('turns'), limits: config.upload, heartbeatMs: config.sseHeartbeatMs });
+        await api.register(chatRoutes, {
+          chat: svc('chat'),
+          turns: svc('turns'),
+          limits: config.upload,
+          heartbeatMs: config.sseHeartbeatMs,
+          bodyLimitBytes: config.bodyLimitBytes,
+        });
         await api.register(plusRoutes, { plus: svc('plus'), limits: config.upload });
         await api.register(usageRoutes, { usage: svc('usage') });
         await api.register(embeddingRoutes, { embeddings: svc('embeddings') });
@@ -243,7 +250,7 @@ export async function buildApp(
         v1.addHook('onRequest', auth);
         v1.addHook('onRequest', requireJsonBody);
         v1.addHook('preValidation', rejectNulInBody);
-        await v1.register(openaiCompatRoutes, { compat: svc('compat'), heartbeatMs: config.sseHeartbeatMs });
+        await v1.register(openaiCompatRoutes, { compat: svc('compat'), heartbeatMs: config.sseHeartbeatMs, bodyLimitBytes: config.bodyLimitBytes });
       },
       { prefix: '/v1' },
     );
@@ -263,6 +270,7 @@ export async function buildApp(
       await stopSweeper();
       await stopEmbedding();
       await built.plus.close();
+      await built.imagePool.close();
       await db.close();
     });
 

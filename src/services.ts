@@ -1,5 +1,7 @@
 import type { Config } from './config.js';
 import type { Database } from './db/client.js';
+import { ImagePool } from './media/pool.js';
+import { ChatImages } from './modules/chat/images.js';
 import { ChatService } from './modules/chat/service.js';
 import { TurnService } from './modules/chat/turns.js';
 import { EmbeddingsService } from './modules/embeddings/service.js';
@@ -20,7 +22,8 @@ import type { SecretBox } from './security/secret-box.js';
  * back into a later service): auth (sign-in, part of the teams module); teams → auth; models;
  * embeddings → models; plus → models, embeddings; workspaces → models, plus (as the narrow
  * PlusVisibility interface, since the plus module imports workspace types); prompt-logs; usage;
- * chat → workspaces, plus; turns → workspaces, models, plus, prompt-logs, usage; compat
+ * chat → workspaces, plus; turns → workspaces, models, plus, prompt-logs, usage (both with the chat's images over the
+ * image worker pool, src/media/); compat
  * (openai-compat) → workspaces, turns. `npm run lint` checks
  * that the modules' imports follow the same order (scripts/check-module-graph.ts).
  */
@@ -36,6 +39,8 @@ export interface Services {
   chat: ChatService;
   turns: TurnService;
   compat: OpenAICompatService;
+  /** the worker threads that read images (closed with the app) */
+  imagePool: ImagePool;
 }
 
 /** How long the embedded database's single process keeps an API key's principal and a team's budgets (its own writes invalidate them at once). */
@@ -65,10 +70,12 @@ export function createServices(database: Database, config: Config, secrets: Secr
     sweepEveryMs: config.promptLogSweepMs,
   });
   const usage = new UsageService(db, budgetCounters(database), soleUserCacheMs);
-  const chat = new ChatService(db, workspaces, plus);
-  const turns = new TurnService(db, workspaces, models, plus, promptLogs, config.providerTimeouts, usage, (why) =>
+  const imagePool = new ImagePool();
+  const images = new ChatImages(db, imagePool);
+  const chat = new ChatService(db, workspaces, plus, images);
+  const turns = new TurnService(db, workspaces, models, plus, promptLogs, config.providerTimeouts, usage, images, (why) =>
     onError(new Error(why), 'follow-up rewrite (searched with carried terms instead)'),
   );
   const compat = new OpenAICompatService(workspaces, turns);
-  return { auth, teams, models, workspaces, promptLogs, embeddings, plus, usage, chat, turns, compat };
+  return { auth, teams, models, workspaces, promptLogs, embeddings, plus, usage, chat, turns, compat, imagePool };
 }

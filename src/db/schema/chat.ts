@@ -3,7 +3,7 @@
  */
 import { sql } from 'drizzle-orm';
 import { bigint, index, integer, jsonb, pgTable, text, uuid } from 'drizzle-orm/pg-core';
-import { created, ts, tsvector } from './columns.js';
+import { bytea, created, ts, tsvector } from './columns.js';
 import { teams, users } from './teams.js';
 import { workspaces } from './workspaces.js';
 
@@ -56,6 +56,14 @@ export interface StoredSource {
   ranking?: { lexical: { score: number; rank: number } | null; vector: { score: number; rank: number } | null };
 }
 
+/** An image of a message, as the message lists it (its bytes: chat_images). */
+export interface StoredImage {
+  id: string;
+  mimeType: string;
+  width: number;
+  height: number;
+}
+
 /** A follow-up searched as rewritten by the turn's model (workspaces.follow_up_search = 'rewrite'). */
 export interface SearchRewrite {
   /** what was searched */
@@ -84,9 +92,29 @@ export const chatMessages = pgTable(
       .default('ok'),
     /** why the turn failed (an assistant message of status `error`, or one cut off by a provider failure) */
     error: jsonb('error').$type<StoredTurnError>(),
+    /** the user's images (sent to a vision model) or the generated ones (an image model's answer); null: none */
+    images: jsonb('images').$type<StoredImage[]>(),
     created: created(),
     /** conversation search (modules/chat/search-repo.ts): the text's English full text, its first 100,000 characters */
     search: tsvector('search').generatedAlwaysAs(sql`to_tsvector('english', left(content, 100000))`),
   },
   (t) => [index('chat_messages_thread_idx').on(t.threadId, t.seq), index('chat_messages_search_idx').using('gin', t.search)],
+);
+
+/** The bytes of messages' images (modules/chat/images-repo.ts), read by whoever may read the thread. */
+export const chatImages = pgTable(
+  'chat_images',
+  {
+    id: uuid('id').primaryKey(),
+    messageId: uuid('message_id')
+      .notNull()
+      .references(() => chatMessages.id, { onDelete: 'cascade' }),
+    mimeType: text('mime_type').notNull(),
+    width: integer('width').notNull(),
+    height: integer('height').notNull(),
+    bytes: integer('bytes').notNull(),
+    data: bytea('data').notNull(),
+    created: created(),
+  },
+  (t) => [index('chat_images_message_idx').on(t.messageId)],
 );

@@ -2,9 +2,10 @@ import { and, asc, desc, eq, getTableColumns, gt, inArray, lt, sql, type SQL } f
 import type { Executor } from '../../db/client.js';
 import { executePrepared } from '../../db/prepared.js';
 import { models } from '../../db/schema/models.js';
-import { chatMessages, chatThreads, type StoredSource, type StoredTurnError, type StoredUsage } from '../../db/schema/chat.js';
+import { chatMessages, chatThreads, type StoredImage, type StoredSource, type StoredTurnError, type StoredUsage } from '../../db/schema/chat.js';
 import type { ChatMessage } from '../../providers/types.js';
 import { plusFileSql } from '../plus/repo.js';
+import { insertImagesSql, type ImageRow } from './images-repo.js';
 import { promptLogSql, type FinishedLog, type PendingLog } from '../prompt-logs/repo.js';
 import { reservedCredits, usageSql, type LedgerEntry, type Reservation, type Settlement } from '../usage/repo.js';
 
@@ -20,7 +21,9 @@ export interface UserTurnRecord {
   thread: { id: string; teamId: string; workspaceId: string; userId: number; title: string };
   /** continue this existing thread, only while it is in this scope; null: create the thread */
   existing: ThreadScope | null;
-  messages: Array<{ id: string; role: string; content: string; created: Date }>;
+  messages: Array<{ id: string; role: string; content: string; created: Date; images: StoredImage[] | null }>;
+  /** the bytes of the messages' images, stored in the same statement */
+  images: ImageRow[];
   log: PendingLog;
   now: Date;
   /** what the turn reserves against its budgets (null: none applies); a refusal fails the statement */
@@ -30,7 +33,7 @@ export interface UserTurnRecord {
 }
 
 /** An earlier message of the thread; assistant ones carry their model and usage (to calibrate the next fit). */
-export type HistoryMessage = ChatMessage & { modelId: string | null; usage: StoredUsage | null };
+export type HistoryMessage = Omit<ChatMessage, 'images'> & { modelId: string | null; usage: StoredUsage | null; images: StoredImage[] | null };
 
 /** What storing a user turn answers: null when the thread is not (or no longer) in scope. */
 export type StoredUserTurn = {
@@ -53,6 +56,10 @@ export interface AnswerRecord {
     sources: StoredSource[];
     status: 'ok' | 'interrupted' | 'error';
     error: StoredTurnError | null;
+    /** the generated images (an image model's answer); null or absent: none */
+    images?: StoredImage[] | null;
+    /** their bytes, stored in the same statement */
+    imageRows?: ImageRow[];
   } | null;
   logId: string;
   log: FinishedLog;
@@ -220,13 +227,15 @@ export class ChatRepo {
       return out;
     }
     const key = (i: number) => sql`${i}::int`;
+    const imageRows = turns.flatMap((v, i) => v.images.map((row) => ({ key: i, row })));
     const req = turns.map((v, i) => {
       const t = v.thread;
       return sql`(${key(i)}, ${t.id}::uuid, ${v.existing === null}::boolean, ${t.teamId}::uuid, ${t.workspaceId}::uuid, ${t.userId}::int, ${v.existing?.onlyUserId ?? null}::int, ${t.title}::text, ${v.now.toISOString()}::timestamptz)`;
     });
     const messages = turns.flatMap((v, i) =>
       v.messages.map(
-        (m) => sql`(${key(i)}, ${m.id}::uuid, ${v.thread.id}::uuid, ${m.role}::text, ${m.content}::text, ${m.created.toISOString()}::timestamptz)`,
+        (m) =>
+          sql`(${key(i)}, ${m.id}::uuid, ${v.thread.id}::uuid, ${m.role}::text, ${m.content}::text, ${imagesJson(m.images)}::jsonb, ${m.created.toISOString()}::timestamptz)`,
       ),
     );
     // A reserving turn's log keeps its reservation (the sweep gives a crashed turn's back); its credits are computed below.
@@ -262,15 +271,15 @@ export class ChatRepo {
         insert into chat_threads (id, team_id, workspace_id, user_id, title, created, updated)
         select thread_id, team_id, workspace_id, user_id, title, now, now from req where is_new
       ), m as (
-        insert into chat_messages (id, thread_id, role, content, created)
-        select v.id, v.thread_id, v.role, v.content, v.created
-        from (values ${sql.join(messages, sql`, `)}) as v(key, id, thread_id, role, content, created)
+        insert into chat_messages (id, thread_id, role, content, images, created)
+        select v.id, v.thread_id, v.role, v.content, v.images, v.created
+        from (values ${sql.join(messages, sql`, `)}) as v(key, id, thread_id, role, content, images, created)
         where v.key in (select key from ok)
-      )${reserve}, l as (${promptLogSql.insertPending(logs, sql`select key from ok`, reserving.length ? usageSql.creditsIntoLog() : undefined)})
+      )${imageRows.length ? sql`, img as (${insertImagesSql(imageRows, sql`select key from ok`)})` : sql``}${reserve}, l as (${promptLogSql.insertPending(logs, sql`select key from ok`, reserving.length ? usageSql.creditsIntoLog() : undefined)})
       select ok.key${reserved},
         case when ok.is_new then '[]' else (
-          select coalesce(json_agg(json_build_object('role', h.role, 'content', h.content, 'modelId', h.model_id, 'usage', h.usage) order by h.seq desc), '[]'::json)::text
-          from (select role, content, model_id, case when role = 'assistant' then usage end as usage, seq from chat_messages where thread_id = ok.thread_id and status <> 'error' order by seq desc limit ${HISTORY_LIMIT}) h
+          select coalesce(json_agg(json_build_object('role', h.role, 'content', h.content, 'modelId', h.model_id, 'usage', h.usage, 'images', h.images) order by h.seq desc), '[]'::json)::text
+          from (select role, content, model_id, case when role = 'assistant' then usage end as usage, images, seq from chat_messages where thread_id = ok.thread_id and status <> 'error' order by seq desc limit ${HISTORY_LIMIT}) h
         ) end as history,
         case when ok.is_new then false else ${plusFileSql.threadHasFiles(sql`ok.thread_id`)} end as has_files
       from ok`,
@@ -296,8 +305,11 @@ export class ChatRepo {
       return sql`(${t.id}::uuid, ${t.teamId}::uuid, ${t.workspaceId}::uuid, ${t.userId}::int, ${t.title}::text, ${now}::timestamptz, ${now}::timestamptz)`;
     });
     const messages = kept.flatMap((v) =>
-      v.messages.map((m) => sql`(${m.id}::uuid, ${v.thread.id}::uuid, ${m.role}::text, ${m.content}::text, ${m.created.toISOString()}::timestamptz)`),
+      v.messages.map(
+        (m) => sql`(${m.id}::uuid, ${v.thread.id}::uuid, ${m.role}::text, ${m.content}::text, ${imagesJson(m.images)}::jsonb, ${m.created.toISOString()}::timestamptz)`,
+      ),
     );
+    const imageRows = kept.flatMap((v) => v.images.map((row) => ({ key: 0, row })));
     const reserving = turns.some((v) => v.reservation);
     const credits = turns.map((v) => (v.reservation ? reservedCredits(v.reservation) : 0));
     // A reserving turn's log keeps its reservation, so that the sweep can give a crashed turn's back.
@@ -312,8 +324,8 @@ export class ChatRepo {
         : sql`t as (
         insert into chat_threads (id, team_id, workspace_id, user_id, title, created, updated) values ${sql.join(threads, sql`, `)}
       ), m as (
-        insert into chat_messages (id, thread_id, role, content, created) values ${sql.join(messages, sql`, `)}
-      )`;
+        insert into chat_messages (id, thread_id, role, content, images, created) values ${sql.join(messages, sql`, `)}
+      )${imageRows.length ? sql`, img as (${insertImagesSql(imageRows, null)})` : sql``}`;
     if (!reserving) {
       await executePrepared(db, threadsAndMessages ? sql`with ${threadsAndMessages} ${logs}` : logs);
       return turns.map(() => ({ history: [], threadHasFiles: false, reservedCredits: 0 }));
@@ -339,20 +351,21 @@ export class ChatRepo {
     const rows = answers.map((v, i) => {
       const m = v.message;
       return m
-        ? sql`(${key(i)}, ${m.id}::uuid, ${v.threadId}::uuid, ${m.content}::text, ${m.modelId}::uuid, ${m.usage ? JSON.stringify(m.usage) : null}::jsonb, ${JSON.stringify(m.sources)}::jsonb, ${m.status}::text, ${m.error ? JSON.stringify(m.error) : null}::jsonb, ${v.now.toISOString()}::timestamptz)`
-        : sql`(${key(i)}, null::uuid, ${v.threadId}::uuid, null::text, null::uuid, null::jsonb, null::jsonb, null::text, null::jsonb, ${v.now.toISOString()}::timestamptz)`;
+        ? sql`(${key(i)}, ${m.id}::uuid, ${v.threadId}::uuid, ${m.content}::text, ${m.modelId}::uuid, ${m.usage ? JSON.stringify(m.usage) : null}::jsonb, ${JSON.stringify(m.sources)}::jsonb, ${m.status}::text, ${m.error ? JSON.stringify(m.error) : null}::jsonb, ${imagesJson(m.images ?? null)}::jsonb, ${v.now.toISOString()}::timestamptz)`
+        : sql`(${key(i)}, null::uuid, ${v.threadId}::uuid, null::text, null::uuid, null::jsonb, null::jsonb, null::text, null::jsonb, null::jsonb, ${v.now.toISOString()}::timestamptz)`;
     });
     const logs = answers.map((v, i) => promptLogSql.finishedRow(key(i), v.logId, v.log));
+    const imageRows = answers.flatMap((v, i) => (v.message?.imageRows ?? []).map((row) => ({ key: i, row })));
     const res = (await executePrepared(
       db,
       sql`
-      with a (key, msg_id, thread_id, content, model_id, usage, sources, status, error, created) as (values ${sql.join(rows, sql`, `)}),
+      with a (key, msg_id, thread_id, content, model_id, usage, sources, status, error, images, created) as (values ${sql.join(rows, sql`, `)}),
       m as (
-        insert into chat_messages (id, thread_id, role, content, model_id, usage, sources, status, error, created)
-        select a.msg_id, a.thread_id, 'assistant', a.content, a.model_id, a.usage, a.sources, a.status, a.error, a.created
+        insert into chat_messages (id, thread_id, role, content, model_id, usage, sources, status, error, images, created)
+        select a.msg_id, a.thread_id, 'assistant', a.content, a.model_id, a.usage, a.sources, a.status, a.error, a.images, a.created
         from a where a.msg_id is not null and exists (select 1 from chat_threads t where t.id = a.thread_id)
         returning id
-      ), lost as (select a.key from a where a.msg_id is not null and a.msg_id not in (select id from m)),
+      )${imageRows.length ? sql`, img as (${insertImagesSql(imageRows, sql`select a.key from a join m on m.id = a.msg_id`)})` : sql``}, lost as (select a.key from a where a.msg_id is not null and a.msg_id not in (select id from m)),
       l as (${promptLogSql.finish(logs, sql`select key from lost`, THREAD_DELETED)}),
       ${usageSql.record(answers.map((v) => ({ entry: v.ledger, settle: v.settle })))}
       select a.key, a.key not in (select key from lost) as kept from a`,
@@ -361,4 +374,9 @@ export class ChatRepo {
     for (const r of res.rows) out[r.key] = { kept: r.kept };
     return out;
   }
+}
+
+/** A message's images as its jsonb column holds them (null: none). */
+function imagesJson(images: StoredImage[] | null): string | null {
+  return images && images.length > 0 ? JSON.stringify(images) : null;
 }

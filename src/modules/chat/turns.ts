@@ -14,9 +14,11 @@ import type { BudgetHold } from '../usage/counters.js';
 import type { UsageService } from '../usage/service.js';
 import type { WorkspacesService } from '../workspaces/service.js';
 import { calibrationFrom } from './context-fit.js';
+import type { ChatImages } from './images.js';
 import { assemblePrompt, titleFrom, type AssemblyInput } from './prompt.js';
 import { REWRITE_ALLOWANCE_TOKENS, rewriteFollowUp, type Rewritten } from './follow-up.js';
 import { callProvider, ZERO_USAGE, type Fit } from './provider-call.js';
+import type { ImageRow } from './images-repo.js';
 import { ChatRepo, type AnswerRecord, type StoredAnswer, type StoredUserTurn, type UserTurnRecord } from './repo.js';
 import type { ChatAnswerT, ChatCompletionRequestT } from './schema.js';
 import { contextBudget, costOf, planTurn, previousFrom, question, questionIndex, toolDefinitionTokens, type Plan } from './turn-plan.js';
@@ -34,6 +36,8 @@ export type TurnEvent =
   | { type: 'start'; threadId: string; messageId: string; modelId: string }
   | { type: 'sources'; sources: StoredSource[] }
   | { type: 'delta'; content: string }
+  /** an image the model made (image models), stored with the answer; `data` (base64) stays inside the server but for /v1/images */
+  | { type: 'image'; id: string; mimeType: string; width: number; height: number; data: string }
   /** a piece of a tool call (streamed: as the provider sends them; plain: one per call, whole) */
   | { type: 'tool_call'; call: ToolCallDelta }
   | { type: 'done'; finishReason: string; usage: Usage; created: string }
@@ -89,6 +93,7 @@ export class TurnService {
     private readonly logs: PromptLogsService,
     private readonly timeouts: ProviderTimeouts,
     private readonly usage: UsageService,
+    private readonly images: ChatImages,
     /** a follow-up's rewrite failed (the turn carried terms instead): reported, not thrown */
     private readonly onRewriteFailure: (why: string) => void = () => {},
   ) {}
@@ -103,6 +108,9 @@ export class TurnService {
   async *run(caller: Principal, workspaceId: string, req: TurnRequest, opts: TurnOptions): AsyncGenerator<TurnEvent> {
     // 1. Check and resolve everything; nothing is stored yet.
     const plan = await planTurn({ workspaces: this.workspaces, models: this.models }, caller, workspaceId, req, opts.store !== false);
+    //    Images are read in the image workers and checked (type by content, size, count); a refusal stores nothing.
+    this.images.assertCanAnswer(plan);
+    await this.images.readTurnImages(plan, req.images, questionIndex(plan));
     // 2. Context from the entries the request names: an invisible one is a 404, still before storing.
     //    A follow-up is searched with the thread's previous question's key terms carried (docs/API.md, Follow-ups).
     //    A workspace that has follow-ups rewritten by the model searches after statement 1 (step 4):
@@ -143,7 +151,7 @@ export class TurnService {
         systemInstructions: plan.settings.systemInstructions,
         addedContext: plan.settings.addedContext,
         retrievedContext: context.text || null,
-        historyNewestFirst: stored.history.map((m) => ({ role: m.role, content: m.content })),
+        historyNewestFirst: this.images.history(stored.history, plan),
         newTurns: plan.newTurns,
         contextWindow: plan.model.contextWindow,
         maxTokens: plan.params.maxTokens ?? null,
@@ -153,23 +161,29 @@ export class TurnService {
         toolTokens: toolDefinitionTokens(plan.tools),
       };
       const fit: Fit = { input, assembled: assemblePrompt(input) };
+      await this.images.loadBytes(fit.assembled.messages);
       yield { type: 'start', threadId: plan.threadId, messageId: ids.messageId, modelId: plan.model.id };
       if (context.sources.length > 0) yield { type: 'sources', sources: context.sources };
       // 6. The provider call.
       //    A budgeted turn's answer is cut at the output tokens it reserved, whatever the provider does with its cap.
-      const outcome = yield* callProvider(plan, fit, opts, hold ? (plan.params.maxTokens ?? null) : null, this.timeouts);
+      let outcome = yield* callProvider(plan, fit, opts, hold ? (plan.params.maxTokens ?? null) : null, this.timeouts);
       if (outcome.kind === 'answered') this.usage.notePromptCount(plan.model.id, outcome.usage.promptTokens, fit.assembled.estimatedPromptTokens);
       // 7. Store the answer and finish the log (statement 2), then say how the turn ended.
       const estimated = fit.assembled.estimatedPromptTokens;
       const usage = estimateIfMissing(outcome.kind === 'answered' ? outcome.usage : ZERO_USAGE, estimated, responseText(outcome));
       const created = new Date();
+      // An image model's images are read like a user's before they are stored (a provider's bytes are not trusted either).
+      const made = await this.images.readAnswer(outcome, ids.messageId, created);
+      outcome = made.outcome;
       const record = answerRecord(plan, ids, context.sources, outcome, usage, estimated, created, Date.now() - started, rewrite?.rewrite ?? null);
+      if (record.message) Object.assign(record.message, { images: made.images, imageRows: made.rows });
       const ledger = ledgerEntry(this.usage, caller, plan, ids.logId, outcome, usage, created, rewrite?.used ?? null, hold?.reservedCredits() ?? null);
       const kept = await this.storeAnswer({ ...record, ledger, settle: hold?.settlementInStatement() ?? null });
       finished = true;
       hold?.settled(ledger.credits);
       observe.chatTurn(ledger);
       if (kept && record.message) this.exchanges.set(plan.threadId, usage.promptTokens + usage.completionTokens);
+      if (kept || !plan.store) yield* made.events;
       yield endEvent(outcome, usage, created, kept);
     } finally {
       // A bug or a lost database between the two writes (or a consumer that stopped listening).
@@ -187,10 +201,11 @@ export class TurnService {
     req: TurnRequest,
     signal?: AbortSignal,
     opts: { store?: boolean } = {},
-  ): Promise<ChatAnswerT & { toolCalls?: ToolCall[] }> {
+  ): Promise<ChatAnswerT & { toolCalls?: ToolCall[]; generated?: Array<Extract<TurnEvent, { type: 'image' }>> }> {
     let start: Extract<TurnEvent, { type: 'start' }> | undefined;
     let sources: StoredSource[] = [];
     let content = '';
+    const images: Array<Extract<TurnEvent, { type: 'image' }>> = [];
     const toolCalls: ToolCall[] = [];
     for await (const ev of this.run(caller, workspaceId, req, { stream: false, ...(signal ? { signal } : {}), ...opts })) {
       switch (ev.type) {
@@ -206,15 +221,23 @@ export class TurnService {
         case 'tool_call':
           toolCalls.push({ id: ev.call.id ?? '', name: ev.call.name ?? '', arguments: ev.call.arguments });
           break;
+        case 'image':
+          images.push(ev);
+          break;
         case 'error':
           throw errorOfEvent(ev);
         case 'done':
           return {
             ...(toolCalls.length > 0 ? { toolCalls } : {}),
+            ...(images.length > 0 ? { generated: images } : {}),
             threadId: start!.threadId,
             messageId: start!.messageId,
             modelId: start!.modelId,
-            message: { role: 'assistant', content },
+            message: {
+              role: 'assistant',
+              content,
+              ...(images.length > 0 ? { images: images.map((i) => ({ id: i.id, mimeType: i.mimeType, width: i.width, height: i.height })) } : {}),
+            },
             finishReason: ev.finishReason,
             usage: ev.usage,
             sources,
@@ -274,12 +297,21 @@ export class TurnService {
   private async storeUserTurn(caller: Principal, plan: Plan, logId: string, hold: BudgetHold | null): Promise<NonNullable<StoredUserTurn>> {
     const now = new Date();
     const firstUser = plan.newTurns.find((m) => m.role === 'user') ?? plan.newTurns[0]!;
+    const rows: ImageRow[] = [];
+    const messages = plan.newTurns.map((m, i) => {
+      const id = randomUUID();
+      const created = new Date(now.getTime() + i);
+      const own = this.images.storedOf(m, id, created);
+      rows.push(...own.rows);
+      return { id, role: m.role, content: m.content, created, images: own.images };
+    });
     const stored = await this.userTurns
       .add({
         reservation: hold?.inStatement ?? null,
         thread: { id: plan.threadId, teamId: caller.teamId, workspaceId: plan.workspace.id, userId: caller.userId, title: titleFrom(firstUser.content) },
         existing: plan.historyScope,
-        messages: plan.newTurns.map((m, i) => ({ id: randomUUID(), role: m.role, content: m.content, created: new Date(now.getTime() + i) })),
+        messages,
+        images: rows,
         store: plan.store,
         log: {
           id: logId,

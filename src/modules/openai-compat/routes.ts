@@ -4,12 +4,15 @@ import { principalOf } from '../../http/auth.js';
 import { openAIStreamError, toOpenAIError } from '../../http/openai-errors.js';
 import { SseWriter } from '../../http/sse.js';
 import { OPENAI_STREAM_DESCRIPTION, OpenAIChatRequest, OpenAIModel } from './schema.js';
+import { IMAGE_TURN_BODY_BYTES } from '../chat/images.js';
 import type { OpenAICompatService } from './service.js';
 
 export interface OpenAICompatRouteDeps {
   compat: OpenAICompatService;
   /** interval of the SSE `: ping` comment */
   heartbeatMs: number;
+  /** the server's JSON body limit (chat completions take at least IMAGE_TURN_BODY_BYTES, for images) */
+  bodyLimitBytes: number;
 }
 
 const DESCRIPTIONS: Record<number, string> = {
@@ -39,7 +42,7 @@ function openAIErrors(...statuses: number[]) {
 }
 
 /** `/v1`: OpenAI's protocol. The scope's hooks and its error rendering are set up in app.ts (http/openai-errors.ts). */
-export const openaiCompatRoutes: FastifyPluginAsyncTypebox<OpenAICompatRouteDeps> = async (app, { compat, heartbeatMs }) => {
+export const openaiCompatRoutes: FastifyPluginAsyncTypebox<OpenAICompatRouteDeps> = async (app, { compat, heartbeatMs, bodyLimitBytes }) => {
   const tags = ['openai'];
 
   app.get(
@@ -81,6 +84,7 @@ export const openaiCompatRoutes: FastifyPluginAsyncTypebox<OpenAICompatRouteDeps
   app.post(
     '/chat/completions',
     {
+      bodyLimit: Math.max(bodyLimitBytes, IMAGE_TURN_BODY_BYTES),
       schema: {
         tags,
         operationId: 'createOpenAIChatCompletion',

@@ -59,8 +59,20 @@ export const OpenAIToolChoice = Type.Union(
 export type OpenAIToolChoiceT = Static<typeof OpenAIToolChoice>;
 
 const ContentPart = Type.Object(
-  { type: Type.String({ maxLength: 100 }), text: Type.Optional(Type.String({ maxLength: MAX_TEXT })) },
-  { additionalProperties: true, description: 'a content part; only `text` parts are supported' },
+  {
+    type: Type.String({ maxLength: 100 }),
+    text: Type.Optional(Type.String({ maxLength: MAX_TEXT })),
+    image_url: Type.Optional(
+      Type.Object(
+        { url: Type.String({ description: 'a data URL, data:<type>;base64,<data> (web addresses are refused with 400)' }) },
+        { additionalProperties: true },
+      ),
+    ),
+  },
+  {
+    additionalProperties: true,
+    description: 'a content part: `text`, or in a user message `image_url` (PNG, JPEG, WebP or GIF as a data URL, for a model with vision)',
+  },
 );
 
 export const OpenAIMessage = Type.Object(

@@ -1,11 +1,12 @@
 import type { StoredSource } from '../../db/schema.js';
 import { AppError, badRequest, type ErrorKind } from '../../errors.js';
-import type { ChatMessage, Usage } from '../../providers/types.js';
+import type { ChatMessage, ImageContent, Usage } from '../../providers/types.js';
 import { errorOfEvent, type TurnEvent, type TurnRequest, type TurnService } from '../chat/turns.js';
 import type { Principal } from '../teams/service.js';
 import type { WorkspaceModelT } from '../workspaces/schema.js';
 import type { WorkspacesService } from '../workspaces/service.js';
 import type { OpenAIChatCompletionChunkT, OpenAIChatCompletionT, OpenAIChatRequestT, OpenAIMessageT, OpenAIModelListT, OpenAIModelT } from './schema.js';
+import { imageOfPart } from './images.js';
 import { checkedCall, checkToolExchanges, refuseLegacyFunctions, toolCallDelta, toolOptions } from './tools.js';
 
 /**
@@ -35,21 +36,27 @@ function finishReason(r: string): 'stop' | 'length' | 'content_filter' | 'tool_c
 const usageOf = (u: Usage) => ({ prompt_tokens: u.promptTokens, completion_tokens: u.completionTokens, total_tokens: u.totalTokens });
 const unixSeconds = (d: Date) => Math.floor(d.getTime() / 1000);
 
-/** The text of a message's content; only text parts are supported. */
-function textOf(m: OpenAIMessageT, i: number): string {
+/** The text of a message's content and its images (`image_url` parts, user messages only); other parts are refused. */
+function contentOf(m: OpenAIMessageT, i: number): { text: string; images: ImageContent[] } {
   const c = m.content;
-  if (c === undefined || c === null) return '';
-  if (typeof c === 'string') return c;
+  if (c === undefined || c === null) return { text: '', images: [] };
+  if (typeof c === 'string') return { text: c, images: [] };
   const texts: string[] = [];
+  const images: ImageContent[] = [];
   c.forEach((part, j) => {
+    const path = `body/messages/${i}/content/${j}`;
+    if (part.type === 'image_url' && m.role === 'user') {
+      images.push(imageOfPart(part, path));
+      return;
+    }
     if (part.type !== 'text' || typeof part.text !== 'string') {
-      throw badRequest('unsupported_content', `Only text content parts are supported, not '${part.type.slice(0, 100)}'`, [
-        { path: `body/messages/${i}/content/${j}`, message: 'must be a text part {type: "text", text}' },
+      throw badRequest('unsupported_content', `Only text (and, in user messages, image_url) content parts are supported, not '${part.type.slice(0, 100)}'`, [
+        { path, message: 'must be a text part {type: "text", text} or a user image_url part' },
       ]);
     }
     texts.push(part.text);
   });
-  return texts.join('\n');
+  return { text: texts.join('\n'), images };
 }
 
 /** One OpenAI message as an Atrium turn message; `developer` is a system message, text parts are joined. */
@@ -66,7 +73,7 @@ function toTurnMessage(m: OpenAIMessageT, i: number): ChatMessage {
       { path: `body/messages/${i}/tool_calls`, message: 'is only for assistant messages' },
     ]);
   }
-  const content = textOf(m, i);
+  const { text: content, images } = contentOf(m, i);
   if (role === 'tool') {
     if (!m.tool_call_id) {
       throw badRequest('validation_failed', 'A tool message must name the call it answers', [
@@ -76,7 +83,7 @@ function toTurnMessage(m: OpenAIMessageT, i: number): ChatMessage {
     return { role, content, toolCallId: m.tool_call_id };
   }
   if (calls.length > 0) return { role: 'assistant', content, toolCalls: calls.map((c, j) => checkedCall(c, `body/messages/${i}/tool_calls/${j}`)) };
-  return { role, content };
+  return images.length > 0 ? { role, content, images } : { role, content };
 }
 
 export class OpenAICompatService {
