@@ -23,7 +23,7 @@ import { ChatAnswer, ChatSearchHit, ChatStreamEvent, ChatThread, ChatThreadExpor
 import { embeddingRoutes } from './modules/embeddings/routes.js';
 import { modelRoutes } from './modules/models/routes.js';
 import { openaiCompatRoutes } from './modules/openai-compat/routes.js';
-import { OpenAIChatCompletion, OpenAIChatCompletionChunk, OpenAIError, OpenAIModelList } from './modules/openai-compat/schema.js';
+import { OpenAIChatCompletion, OpenAIChatCompletionChunk, OpenAIError, OpenAIImagesResponse, OpenAIModelList } from './modules/openai-compat/schema.js';
 import { plusRoutes } from './modules/plus/routes.js';
 import { Plus, PlusSummary } from './modules/plus/schema.js';
 import { promptLogRoutes } from './modules/prompt-logs/routes.js';
@@ -77,6 +77,7 @@ export const SHARED_SCHEMAS = [
   OpenAIChatCompletion,
   OpenAIChatCompletionChunk,
   OpenAIModelList,
+  OpenAIImagesResponse,
 ];
 
 /**

@@ -100,8 +100,11 @@ export class ChatImages {
     plan.newTurns = plan.newTurns.map((m, i) => (byTurn.has(i) ? { ...m, images: byTurn.get(i)! } : m));
   }
 
-  /** An image model must speak a protocol that makes images (OpenAI-compatible /images/generations, Gemini): Anthropic's does not. */
-  assertCanAnswer(plan: ImagePlan): void {
+  /** `imagesOnly`: the request wants images. An image model must speak a protocol that makes images (OpenAI-compatible /images/generations, Gemini): Anthropic's does not. */
+  assertCanAnswer(plan: ImagePlan, imagesOnly: boolean): void {
+    if (imagesOnly && !plan.model.imageGen) {
+      throw badRequest('model_not_image_model', 'This model makes no images: name a model with imageGen', [{ path: 'body/model', message: 'has no imageGen' }]);
+    }
     if (plan.model.imageGen && plan.target.apiBase === 'ANTHROPIC') {
       throw badRequest('image_generation_unsupported', 'This model is marked imageGen, but the Anthropic protocol makes no images: clear imageGen');
     }

@@ -69,6 +69,8 @@ export interface TurnOptions {
    * Default true. Cannot be combined with `req.threadId`.
    */
   store?: boolean;
+  /** the model must be an image model (`imageGen`): /v1/images/generations (400 otherwise) */
+  imagesOnly?: boolean;
 }
 
 /** Context from Plus entries (implemented by PlusService). */
@@ -109,7 +111,7 @@ export class TurnService {
     // 1. Check and resolve everything; nothing is stored yet.
     const plan = await planTurn({ workspaces: this.workspaces, models: this.models }, caller, workspaceId, req, opts.store !== false);
     //    Images are read in the image workers and checked (type by content, size, count); a refusal stores nothing.
-    this.images.assertCanAnswer(plan);
+    this.images.assertCanAnswer(plan, opts.imagesOnly === true);
     await this.images.readTurnImages(plan, req.images, questionIndex(plan));
     // 2. Context from the entries the request names: an invisible one is a 404, still before storing.
     //    A follow-up is searched with the thread's previous question's key terms carried (docs/API.md, Follow-ups).
@@ -200,7 +202,7 @@ export class TurnService {
     workspaceId: string,
     req: TurnRequest,
     signal?: AbortSignal,
-    opts: { store?: boolean } = {},
+    opts: { store?: boolean; imagesOnly?: boolean } = {},
   ): Promise<ChatAnswerT & { toolCalls?: ToolCall[]; generated?: Array<Extract<TurnEvent, { type: 'image' }>> }> {
     let start: Extract<TurnEvent, { type: 'start' }> | undefined;
     let sources: StoredSource[] = [];

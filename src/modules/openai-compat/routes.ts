@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { principalOf } from '../../http/auth.js';
 import { openAIStreamError, toOpenAIError } from '../../http/openai-errors.js';
 import { SseWriter } from '../../http/sse.js';
-import { OPENAI_STREAM_DESCRIPTION, OpenAIChatRequest, OpenAIModel } from './schema.js';
+import { OPENAI_STREAM_DESCRIPTION, OpenAIChatRequest, OpenAIImageRequest, OpenAIModel } from './schema.js';
 import { IMAGE_TURN_BODY_BYTES } from '../chat/images.js';
 import type { OpenAICompatService } from './service.js';
 
@@ -79,6 +79,26 @@ export const openaiCompatRoutes: FastifyPluginAsyncTypebox<OpenAICompatRouteDeps
       },
     },
     async (req) => compat.getModel(principalOf(req), decodedOnce(req.params['*'])),
+  );
+
+  app.post(
+    '/images/generations',
+    {
+      schema: {
+        tags,
+        operationId: 'createOpenAIImage',
+        summary: "OpenAI-compatible image generation by a workspace's image model (imageGen), answered as b64_json",
+        body: OpenAIImageRequest,
+        response: { 200: Type.Ref('OpenAIImagesResponse'), ...openAIErrors(400, 401, 403, 404, 413, 415, 429, 502, 504) },
+      },
+    },
+    async (req, reply) => {
+      const abort = new AbortController();
+      reply.raw.on('close', () => {
+        if (!reply.raw.writableFinished) abort.abort();
+      });
+      return compat.generateImages(principalOf(req), req.body, abort.signal);
+    },
   );
 
   app.post(

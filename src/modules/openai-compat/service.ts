@@ -5,7 +5,16 @@ import { errorOfEvent, type TurnEvent, type TurnRequest, type TurnService } from
 import type { Principal } from '../teams/service.js';
 import type { WorkspaceModelT } from '../workspaces/schema.js';
 import type { WorkspacesService } from '../workspaces/service.js';
-import type { OpenAIChatCompletionChunkT, OpenAIChatCompletionT, OpenAIChatRequestT, OpenAIMessageT, OpenAIModelListT, OpenAIModelT } from './schema.js';
+import type {
+  OpenAIChatCompletionChunkT,
+  OpenAIChatCompletionT,
+  OpenAIChatRequestT,
+  OpenAIImageRequestT,
+  OpenAIImagesResponseT,
+  OpenAIMessageT,
+  OpenAIModelListT,
+  OpenAIModelT,
+} from './schema.js';
 import { imageOfPart } from './images.js';
 import { checkedCall, checkToolExchanges, refuseLegacyFunctions, toolCallDelta, toolOptions } from './tools.js';
 
@@ -229,6 +238,20 @@ export class OpenAICompatService {
           return;
       }
     }
+  }
+
+  /**
+   * POST /v1/images/generations: one ephemeral turn (nothing stored but its prompt log and ledger
+   * row) on the named image model, answered with its images as base64.
+   */
+  async generateImages(caller: Principal, body: OpenAIImageRequestT, signal: AbortSignal): Promise<OpenAIImagesResponseT> {
+    const t = await this.translate(caller, { model: body.model, messages: [{ role: 'user', content: body.prompt }] });
+    const a = await this.turns.complete(caller, t.workspaceId, t.req, signal, { store: false, imagesOnly: true });
+    return {
+      created: unixSeconds(new Date(a.created)),
+      data: (a.generated ?? []).map((i) => ({ b64_json: i.data })),
+      usage: { input_tokens: a.usage.promptTokens, output_tokens: a.usage.completionTokens, total_tokens: a.usage.totalTokens },
+    };
   }
 
   /** The OpenAI request as the turn's request; the model names a workspace (and model) the caller may use. */
