@@ -9,5 +9,4 @@ export interface ImageJob {
 }
 
 export type ImageJobResult =
-  | { id: number; ok: true; info: ImageInfo; bytes: Uint8Array; base64: string }
-  | { id: number; ok: false; kind: ImageErrorKind; message: string };
+  { id: number; ok: true; info: ImageInfo; bytes: Uint8Array; base64: string } | { id: number; ok: false; kind: ImageErrorKind; message: string };

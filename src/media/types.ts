@@ -36,4 +36,3 @@ export class ImageError extends Error {
     super(message);
   }
 }
-

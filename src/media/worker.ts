@@ -26,7 +26,8 @@ function run(job: ImageJob): ImageJobResult {
     let bytes: Uint8Array;
     if (typeof job.data === 'string') {
       // 4 base64 characters per 3 bytes: a text that cannot fit the limit is refused before it is decoded.
-      if (job.data.length > Math.ceil(job.limits.maxBytes / 3) * 4 + 1024) throw new ImageError('too_large', `An image may have at most ${job.limits.maxBytes} bytes`);
+      if (job.data.length > Math.ceil(job.limits.maxBytes / 3) * 4 + 1024)
+        throw new ImageError('too_large', `An image may have at most ${job.limits.maxBytes} bytes`);
       if (!BASE64.test(job.data)) throw new ImageError('corrupt', 'The image data is not base64');
       bytes = new Uint8Array(Buffer.from(job.data, 'base64'));
     } else bytes = job.data;

@@ -104,8 +104,7 @@ function blocksOf(messages: readonly ChatMessage[]): ContentBlock[] {
       continue;
     }
     // Images before their text, as the protocol recommends.
-    for (const i of m.images ?? [])
-      rest.push({ type: 'image', source: { type: 'base64', media_type: i.mimeType as 'image/png', data: i.data } });
+    for (const i of m.images ?? []) rest.push({ type: 'image', source: { type: 'base64', media_type: i.mimeType as 'image/png', data: i.data } });
     if (m.content) rest.push({ type: 'text', text: m.content });
     for (const c of m.toolCalls ?? []) rest.push({ type: 'tool_use', id: c.id, name: c.name, input: toolArguments(c.arguments) });
   }

@@ -25,7 +25,18 @@
 import type { Content, FunctionCallingConfigMode, GenerateContentConfig, GenerateContentResponse, GoogleGenAI, Part } from '@google/genai';
 import { guardedCall, guardedStream, sdkTimeoutMs, usageOf, type StreamState } from './call-control.js';
 import { providerBadResponse } from './errors.js';
-import type { ChatMessage, Completion, FinishReason, ImageContent, ProviderAdapter, ProviderRequest, StreamEvent, ToolCall, ToolOptions, Usage } from './types.js';
+import type {
+  ChatMessage,
+  Completion,
+  FinishReason,
+  ImageContent,
+  ProviderAdapter,
+  ProviderRequest,
+  StreamEvent,
+  ToolCall,
+  ToolOptions,
+  Usage,
+} from './types.js';
 import {
   ClientCache,
   clientKey,

@@ -35,9 +35,7 @@ export async function generateImages(req: ProviderRequest): Promise<Completion> 
     }
     if (images.length === 0) throw providerBadResponse('no image');
     const u = res.usage;
-    const usage = u?.output_tokens
-      ? usageOf(u.input_tokens ?? 0, u.output_tokens)
-      : usageOf(countTokens(prompt), UNCOUNTED_IMAGE_TOKENS * images.length);
+    const usage = u?.output_tokens ? usageOf(u.input_tokens ?? 0, u.output_tokens) : usageOf(countTokens(prompt), UNCOUNTED_IMAGE_TOKENS * images.length);
     return { content: '', images, finishReason: 'stop', usage };
   });
 }

@@ -84,7 +84,12 @@ describe('a vision model receives the images in its protocol’s form', () => {
     const events = parseSse(await res.text());
     expect(events[0]!.event).toBe('start');
     expect(events.at(-1)!.event).toBe('done');
-    expect(events.filter((e) => e.event === 'delta').map((e) => e.data.content as string).join('')).toBe('Echo: Describe (saw 1 image)');
+    expect(
+      events
+        .filter((e) => e.event === 'delta')
+        .map((e) => e.data.content as string)
+        .join(''),
+    ).toBe('Echo: Describe (saw 1 image)');
     const carried = imagesOfRequest('anthropic', s.standIn.requests.at(-1)!.body);
     expect(carried).toHaveLength(1);
     expect(carried[0]!.bytes.equals(webp)).toBe(true);
@@ -114,7 +119,8 @@ describe('refusals, before anything is stored', () => {
   }
   const img = (mimeType: string, data: Buffer | string) => ({ images: [{ mimeType, data: typeof data === 'string' ? data : b64(data) }] });
 
-  it('a model without vision: 400 model_lacks_vision', () => refused(img('image/png', fixtureImage('png')), 400, 'model_lacks_vision', 'OPENAI', { hasVision: false }));
+  it('a model without vision: 400 model_lacks_vision', () =>
+    refused(img('image/png', fixtureImage('png')), 400, 'model_lacks_vision', 'OPENAI', { hasVision: false }));
   it('bytes that are no image: 415', () => refused(img('image/png', Buffer.from('just some text, not an image')), 415, 'unsupported_image_type'));
   it('a type it does not take: 415', () => refused(img('image/bmp', fixtureImage('png')), 415, 'unsupported_image_type'));
   it('bytes of another type than declared: 415', () => refused(img('image/png', fixtureImage('jpg')), 415, 'image_type_mismatch'));

@@ -37,6 +37,7 @@ export function describeEvent(e: StreamEvent): string {
     case 'start': return e.threadId;
     case 'sources': return String(e.sources.length);
     case 'delta': return e.content;
+    case 'image': return \`\${e.mimeType} \${e.width}x\${e.height}\`;
     case 'done': return \`\${e.finishReason} \${e.usage.totalTokens}\`;
     case 'error': return \`\${e.status} \${e.code}\`;
   }

@@ -128,7 +128,12 @@ export class ChatImages {
       const events = read.images.map((i) => ({ type: 'image' as const, ...i, data: data.get(i.id) ?? '' }));
       return { outcome, images: read.images, rows: read.rows, events };
     } catch {
-      return { outcome: { kind: 'failed', content: outcome.content, error: providerBadResponse('an image that could not be read') }, images: null, rows: [], events: [] };
+      return {
+        outcome: { kind: 'failed', content: outcome.content, error: providerBadResponse('an image that could not be read') },
+        images: null,
+        rows: [],
+        events: [],
+      };
     }
   }
 

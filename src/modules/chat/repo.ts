@@ -306,7 +306,8 @@ export class ChatRepo {
     });
     const messages = kept.flatMap((v) =>
       v.messages.map(
-        (m) => sql`(${m.id}::uuid, ${v.thread.id}::uuid, ${m.role}::text, ${m.content}::text, ${imagesJson(m.images)}::jsonb, ${m.created.toISOString()}::timestamptz)`,
+        (m) =>
+          sql`(${m.id}::uuid, ${v.thread.id}::uuid, ${m.role}::text, ${m.content}::text, ${imagesJson(m.images)}::jsonb, ${m.created.toISOString()}::timestamptz)`,
       ),
     );
     const imageRows = kept.flatMap((v) => v.images.map((row) => ({ key: 0, row })));

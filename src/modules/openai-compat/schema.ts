@@ -240,7 +240,11 @@ export const OPENAI_STREAM_DESCRIPTION = [
 /** POST /v1/images/generations: OpenAI's image request, for a workspace's image model (`imageGen`). */
 export const OpenAIImageRequest = Type.Object(
   {
-    model: Type.String({ minLength: 1, maxLength: 200, description: '`workspace/<workspaceId>/<modelId>` (or `workspace/<workspaceId>`: its first model) of a model with imageGen' }),
+    model: Type.String({
+      minLength: 1,
+      maxLength: 200,
+      description: '`workspace/<workspaceId>/<modelId>` (or `workspace/<workspaceId>`: its first model) of a model with imageGen',
+    }),
     prompt: Type.String({ minLength: 1, maxLength: 32_000 }),
     n: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 1, description: 'only 1 is supported' }))),
     response_format: Type.Optional(Nullable(Type.Literal('b64_json', { description: 'only b64_json: Atrium keeps no image of this call to link to' }))),

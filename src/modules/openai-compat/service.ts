@@ -229,6 +229,9 @@ export class OpenAICompatService {
           yield chunk([{ index: 0, delta: { tool_calls: [toolCallDelta(ev.call, first)] }, finish_reason: null, logprobs: null }]);
           break;
         }
+        case 'image':
+          // OpenAI's chat protocol has no image output: an image model's images are /v1/images/generations' (or the stored thread's).
+          break;
         case 'done':
           yield chunk([{ index: 0, delta: {}, finish_reason: finishReason(ev.finishReason), logprobs: null }]);
           if (includeUsage) yield chunk([], { usage: usageOf(ev.usage) });
