@@ -12,6 +12,7 @@ import { ErrorNote } from '../../components/Problem';
 import { navigate } from '../../router';
 import { useSession } from '../../session';
 import { Composer } from './Composer';
+import { useComposerImages } from './images';
 import { Conversation } from './Conversation';
 import { useChatDrawer } from './drawer';
 import { ExportMenu } from './ExportMenu';
@@ -73,6 +74,7 @@ export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; thr
   /** Counts thread switches: a turn's late events must not land in another thread's view. */
   const view = useRef(0);
   const files = useChatFiles(workspace?.name, () => shownThread.current ?? null);
+  const images = useComposerImages(modelId, workspace?.models.find((m) => m.modelId === modelId)?.modelName ?? null);
   const stop = useCallback(() => abort.current?.abort(), []);
   const stopTurn = useCallback(() => {
     if (!abort.current) return false;
@@ -169,11 +171,22 @@ export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; thr
     const started = shownThread.current ?? null;
     const myView = view.current;
     const plusIds = files.selectedPlus;
-    setItems((prev) => [...prev, { key: `local-${++localKeys}`, role: 'user', content: text, status: 'ok', sources: [], modelId: null }]);
+    const previews = images.pending.map((i) => i.preview);
+    const sentImages = images.take();
+    setItems((prev) => [
+      ...prev,
+      { key: `local-${++localKeys}`, role: 'user', content: text, status: 'ok', sources: [], modelId: null, ...(previews.length ? { previews } : {}) },
+    ]);
     live.set({ key: `live-${++localKeys}`, role: 'assistant', content: '', status: 'streaming', sources: [], modelId: modelId || null });
     setStreaming(true);
     setFollowKey((k) => k + 1);
-    const body: TurnBody = { prompt: text, ...(modelId ? { modelId } : {}), ...(started ? { threadId: started } : {}), ...(plusIds.length ? { plusIds } : {}) };
+    const body: TurnBody = {
+      prompt: text,
+      ...(modelId ? { modelId } : {}),
+      ...(started ? { threadId: started } : {}),
+      ...(plusIds.length ? { plusIds } : {}),
+      ...(sentImages.length ? { images: sentImages } : {}),
+    };
     void streamTurn(
       workspaceId,
       body,
@@ -188,6 +201,7 @@ export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; thr
         },
         onSources: (sources) => live.update({ sources }),
         onDelta: (t) => live.append(t),
+        onImage: (img) => live.update({ images: [...(live.get()?.images ?? []), img] }),
         onEnd(end) {
           if (abort.current === ctrl) {
             abort.current = null;
@@ -340,6 +354,7 @@ export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; thr
           uploads={files.uploads}
           onFiles={files.onFiles}
           onDismissUpload={files.dismissUpload}
+          images={images}
         />
       </section>
       {source && <SourceDialog source={source} onClose={() => setSource(null)} />}

@@ -6,6 +6,7 @@
 import { useRef, useState } from 'preact/hooks';
 import type { PlusSummary, WorkspaceModel } from '../../api/client';
 import { Icon } from '../../components/Icon';
+import { IMAGE_TYPES, type ComposerImages } from './images';
 
 export interface Upload {
   id: string;
@@ -28,11 +29,15 @@ interface Props {
   uploads: Upload[];
   onFiles: (files: File[]) => void;
   onDismissUpload: (id: string) => void;
+  /** the images going with the next message (only for a model with vision) */
+  images: ComposerImages;
 }
 
 export function Composer(p: Props) {
   const [text, setText] = useState('');
   const fileInput = useRef<HTMLInputElement>(null);
+  const imageInput = useRef<HTMLInputElement>(null);
+  const img = p.images;
   const send = () => {
     if (!text.trim() || p.streaming) return;
     if (p.onSend(text)) setText('');
@@ -60,6 +65,23 @@ export function Composer(p: Props) {
           ))}
         </ul>
       )}
+      {img.pending.length > 0 && (
+        <ul class="pending-images" aria-label="Images to send">
+          {img.pending.map((i) => (
+            <li key={i.key}>
+              <img src={i.preview} alt={i.name} />
+              <button type="button" class="icon-button ghost" aria-label={`Remove ${i.name}`} onClick={() => img.remove(i.key)}>
+                <Icon name="close" />
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+      {img.refusal && (
+        <p class="error-note small" role="alert">
+          {img.refusal}
+        </p>
+      )}
       <form
         class="composer-box"
         onSubmit={(e) => {
@@ -73,6 +95,14 @@ export function Composer(p: Props) {
           rows={2}
           value={text}
           onInput={(e) => setText(e.currentTarget.value)}
+          onPaste={(e) => {
+            // A pasted image goes with the message (for a model with vision); pasted text as usual.
+            const files = Array.from(e.clipboardData?.files ?? []).filter((f) => IMAGE_TYPES.includes(f.type));
+            if (files.length === 0) return;
+            e.preventDefault();
+            if (img.vision) void img.add(files);
+            else img.explain();
+          }}
           onKeyDown={(e) => {
             if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
               e.preventDefault();
@@ -96,6 +126,29 @@ export function Composer(p: Props) {
               const files = Array.from(e.currentTarget.files ?? []);
               e.currentTarget.value = '';
               if (files.length) p.onFiles(files);
+            }}
+          />
+          <button
+            type="button"
+            class="icon-button ghost"
+            aria-label="Attach images"
+            title={img.note ?? 'Attach images (or paste them)'}
+            onClick={() => (img.vision ? imageInput.current?.click() : img.explain())}
+          >
+            <Icon name="image" />
+          </button>
+          <input
+            ref={imageInput}
+            type="file"
+            multiple
+            class="visually-hidden"
+            tabIndex={-1}
+            aria-label="Images to attach"
+            accept={IMAGE_TYPES.join(',')}
+            onChange={(e) => {
+              const files = Array.from(e.currentTarget.files ?? []);
+              e.currentTarget.value = '';
+              if (files.length) void img.add(files);
             }}
           />
           {p.models.length > 1 && (

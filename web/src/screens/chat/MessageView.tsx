@@ -9,6 +9,7 @@ import { Markdown } from '../../components/Markdown';
 import { decorateAnswer } from '../../lib/answer-html';
 import { citedNumbers } from '../../lib/citations';
 import { problemWords } from '../../lib/problem-words';
+import { MessageImages } from './MessageImages';
 import { SourceList } from './SourceList';
 import { StreamingMarkdown } from './StreamingMarkdown';
 import type { ChatItem } from './types';
@@ -51,6 +52,7 @@ export function MessageBody({ item, onShowSource, modelName, onRetry }: Props) {
       onClick={onCite}
     >
       {model && <div class="message-meta">{model}</div>}
+      {item.role === 'user' && <MessageImages images={item.images ?? []} previews={item.previews} generated={false} />}
       {item.role === 'user' ? (
         <div class="user-text">{item.content}</div>
       ) : streaming ? (
@@ -58,7 +60,8 @@ export function MessageBody({ item, onShowSource, modelName, onRetry }: Props) {
       ) : (
         <Markdown class="markdown" text={item.content} highlight decorate={decorate} />
       )}
-      {streaming && item.content === '' && (
+      {item.role === 'assistant' && <MessageImages images={item.images ?? []} generated />}
+      {streaming && item.content === '' && !item.images?.length && (
         <p class="muted typing" aria-label="Waiting for the answer">
           …
         </p>

@@ -18,6 +18,8 @@ export interface TurnHandlers {
   onStart(e: { threadId: string; messageId: string; modelId: string }): void;
   onSources(sources: Source[]): void;
   onDelta(text: string): void;
+  /** an image the model made (image models) */
+  onImage(image: { id: string; mimeType: string; width: number; height: number }): void;
   onEnd(end: TurnEnd): void;
 }
 
@@ -57,6 +59,9 @@ export async function streamTurn(workspaceId: string, body: TurnBody, h: TurnHan
           break;
         case 'delta':
           h.onDelta(e.content);
+          break;
+        case 'image':
+          h.onImage(e);
           break;
         case 'done':
           return h.onEnd({ kind: 'ok', finishReason: e.finishReason });
