@@ -29,7 +29,7 @@ describe('inspectImage', () => {
       for (const cut of [b.length - 1, Math.floor(b.length / 2), 30]) expect(refusal(b.subarray(0, cut)), `${ext} cut at ${cut}`).toBe('corrupt');
     }
     const bad = Buffer.from(png(3, 3));
-    bad[bad.length - 20] ^= 0xff; // inside IDAT
+    bad[bad.length - 20] = bad[bad.length - 20]! ^ 0xff; // inside IDAT
     expect(refusal(bad)).toBe('corrupt');
   });
 
