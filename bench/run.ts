@@ -7,6 +7,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { benchChatSearch } from './chat-search.js';
 import { benchGateway } from './gateway.js';
+import { benchImageTurns } from './image-turn.js';
 import { benchIngestHostile } from './ingest-hostile.js';
 import { benchPage } from './page.js';
 import { ROOT } from './lib/child.js';
@@ -68,6 +69,7 @@ const BENCHMARKS: Array<{ name: string; run: () => Promise<Section> }> = [
   { name: 'Sign-in', run: benchSignIn },
   { name: 'Conversation search', run: benchChatSearch },
   { name: 'Telemetry overhead', run: benchTelemetry },
+  { name: 'Image turns', run: benchImageTurns },
 ];
 
 /**

@@ -25,8 +25,7 @@ export interface ImagePoolOptions {
 
 export interface InspectedImage {
   info: ImageInfo;
-  bytes: Uint8Array;
-  /** the bytes as canonical base64 (what providers are sent) */
+  /** the bytes as canonical base64 (what providers are sent and the database decodes) */
   base64: string;
 }
 
@@ -129,7 +128,7 @@ export class ImagePool {
     if (slot.timer) clearTimeout(slot.timer);
     slot.timer = null;
     slot.job = null;
-    if (result.ok) job.resolve({ info: result.info, bytes: result.bytes, base64: result.base64 });
+    if (result.ok) job.resolve({ info: result.info, base64: result.base64 });
     else job.reject(new ImageError(result.kind, result.message));
     slot.worker.unref();
     slot.idleTimer = setTimeout(() => void this.retire(slot, null), this.idleMs);

@@ -8,5 +8,4 @@ export interface ImageJob {
   limits: ImageLimits;
 }
 
-export type ImageJobResult =
-  { id: number; ok: true; info: ImageInfo; bytes: Uint8Array; base64: string } | { id: number; ok: false; kind: ImageErrorKind; message: string };
+export type ImageJobResult = { id: number; ok: true; info: ImageInfo; base64: string } | { id: number; ok: false; kind: ImageErrorKind; message: string };

@@ -1,6 +1,6 @@
 /**
  * Worker-thread entry of the image pool (pool.ts): decodes each job's base64, reads the image
- * (inspect.ts) and answers with its facts and bytes, or why it was refused. Untrusted image bytes
+ * (inspect.ts) and answers with its facts and canonical base64, or why it was refused. Untrusted image bytes
  * are only ever read here, never on the server's event loop.
  */
 import { parentPort } from 'node:worker_threads';
@@ -15,9 +15,7 @@ if (!port) throw new Error('src/media/worker.ts runs only as a worker thread');
 const BASE64 = /^[A-Za-z0-9+/\s]*={0,2}\s*$/;
 
 port.on('message', (job: ImageJob) => {
-  const result = run(job);
-  if (result.ok) port.postMessage(result, [result.bytes.buffer as ArrayBuffer]);
-  else port.postMessage(result);
+  port.postMessage(run(job));
 });
 port.postMessage('ready');
 
@@ -32,7 +30,7 @@ function run(job: ImageJob): ImageJobResult {
       bytes = new Uint8Array(Buffer.from(job.data, 'base64'));
     } else bytes = job.data;
     const info = inspectImage(bytes, job.limits);
-    return { id: job.id, ok: true, info, bytes, base64: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64') };
+    return { id: job.id, ok: true, info, base64: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64') };
   } catch (err) {
     if (err instanceof ImageError) return { id: job.id, ok: false, kind: err.kind, message: err.message };
     return { id: job.id, ok: false, kind: 'corrupt', message: 'The image could not be read' };

@@ -41,8 +41,8 @@ export interface ImagePlan {
 
 export class ChatImages {
   private readonly repo = new ChatImagesRepo();
-  /** the bytes each read image came from (kept until its turn stores it) */
-  private readonly bytes = new WeakMap<ImageContent, Uint8Array>();
+  /** the images this process read (only those are stored: never one a client named by id) */
+  private readonly read = new WeakSet<ImageContent>();
 
   constructor(
     private readonly db: Db,
@@ -94,7 +94,7 @@ export class ChatImages {
       }
       const { width, height } = got.info;
       const img: ImageContent = { id: randomUUID(), mimeType: got.info.mimeType, data: got.base64, width, height, tokens: imageTokens(apiBase, width, height) };
-      this.bytes.set(img, got.bytes);
+      this.read.add(img);
       byTurn.set(a.turn, [...(byTurn.get(a.turn) ?? []), img]);
     });
     plan.newTurns = plan.newTurns.map((m, i) => (byTurn.has(i) ? { ...m, images: byTurn.get(i)! } : m));
@@ -176,7 +176,7 @@ export class ChatImages {
     const read = await Promise.all(images.map((i) => this.pool.inspect(i.data)));
     const contents = read.map((got) => {
       const img: ImageContent = { id: randomUUID(), mimeType: got.info.mimeType, data: got.base64, width: got.info.width, height: got.info.height };
-      this.bytes.set(img, got.bytes);
+      this.read.add(img);
       return img;
     });
     const out = this.rowsOf(contents, messageId, created);
@@ -192,11 +192,10 @@ export class ChatImages {
     const stored: StoredImage[] = [];
     const rows: ImageRow[] = [];
     for (const i of images) {
-      const data = this.bytes.get(i);
-      if (!data || !i.id) continue; // only images read by this turn are stored
+      if (!this.read.has(i) || !i.id) continue;
       const s = { id: i.id, mimeType: i.mimeType, width: i.width ?? 0, height: i.height ?? 0 };
       stored.push(s);
-      rows.push({ ...s, messageId, data, created });
+      rows.push({ ...s, messageId, base64: i.data, bytes: base64Bytes(i.data), created });
     }
     return { images: stored.length ? stored : null, rows };
   }
@@ -209,4 +208,10 @@ function imageRefusal(err: unknown, path: string): AppError {
   if (err.kind === 'unsupported') return new AppError('unsupported_media_type', 'unsupported_image_type', err.message, errors);
   if (err.kind === 'too_large') return new AppError('too_large', 'image_too_large', err.message, errors);
   return badRequest('invalid_image', err.message, errors);
+}
+
+/** The number of bytes canonical base64 stands for. */
+function base64Bytes(b64: string): number {
+  const pad = b64.endsWith('==') ? 2 : b64.endsWith('=') ? 1 : 0;
+  return (b64.length / 4) * 3 - pad;
 }
