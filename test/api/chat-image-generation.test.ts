@@ -44,6 +44,14 @@ describe('an image model answers with an image', () => {
     expect(msgs[1].images).toEqual(a.message.images);
   });
 
+  it('the ledger charges an image at the model’s price: 1,000 output tokens at chatCredits when the provider counts none', async () => {
+    const { team, ws, model } = await setup('OPENAI', { imageGen: true, chatCredits: 300 });
+    const a = (await complete(team.ownerKey, ws.id, { prompt: 'Draw two dots' })).json();
+    const rows = (await t.request({ method: 'GET', url: '/api/v1/usage?groupBy=model', key: team.ownerKey })).json();
+    const prompt = a.usage.promptTokens as number;
+    expect(rows).toEqual([{ key: model.id, requests: 1, promptTokens: prompt, completionTokens: 1000, credits: ((prompt + 1000) * 300) / 1000 }]);
+  });
+
   it('takes the provider’s own count when it reports one', async () => {
     const { team, ws } = await setup('AZURE');
     s.standIn.set({ imageUsage: { input: 7, output: 4160 } });

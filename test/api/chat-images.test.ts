@@ -73,6 +73,20 @@ describe('a vision model receives the images in its protocol’s form', () => {
     });
   }
 
+  it('a follow-up on a model without vision sends the history’s text alone', async () => {
+    const team = await newTeam(t);
+    const seeing = await createModel(t, team.ownerKey, { ...s.modelBody('OPENAI'), hasVision: true });
+    const blind = await createModel(t, team.ownerKey, { ...s.modelBody('ANTHROPIC'), hasVision: false });
+    const ws = await createWorkspace(t, team.ownerKey, { modelIds: [seeing.id, blind.id] });
+    const first = await complete(team.ownerKey, ws.id, { prompt: 'See this', images: [{ mimeType: 'image/png', data: b64(fixtureImage('png')) }] });
+    const next = await complete(team.ownerKey, ws.id, { threadId: first.json().threadId, modelId: blind.id, prompt: 'Go on' });
+    expect(next.statusCode, next.body).toBe(200);
+    const sent = s.standIn.requests.at(-1)!;
+    expect(sent.protocol).toBe('anthropic');
+    expect(JSON.stringify(sent.body)).toContain('See this');
+    expect(JSON.stringify(sent.body)).not.toContain(b64(fixtureImage('png')));
+  });
+
   it('streamed: the images go with the turn and are stored with the user message', async () => {
     const { team, ws } = await setup('ANTHROPIC');
     const webp = fixtureImage('webp');
