@@ -6,6 +6,7 @@
 import path from 'node:path';
 import { benchChatSearch } from './chat-search.js';
 import { benchGateway } from './gateway.js';
+import { benchImageTurns } from './image-turn.js';
 import { benchIngestHostile } from './ingest-hostile.js';
 import { benchOcr } from './ocr.js';
 import { benchPage } from './page.js';
@@ -72,6 +73,7 @@ const BENCHMARKS: Array<{ name: string; run: () => Promise<Section> }> = [
   { name: 'Conversation search', run: benchChatSearch },
   { name: 'Telemetry overhead', run: benchTelemetry },
   { name: 'Tool step', run: benchToolStep },
+  { name: 'Image turns', run: benchImageTurns },
 ];
 
 /**

@@ -35,6 +35,7 @@ import {
   ChatThreadFull,
   SavedPrompt,
   SharedThread,
+  ImageRefSchema,
 } from './modules/chat/schema.js';
 import { savedPromptRoutes } from './modules/chat/saved-prompt-routes.js';
 import { shareRoutes } from './modules/chat/share-routes.js';
@@ -43,7 +44,7 @@ import { mcpRoutes } from './modules/mcp/routes.js';
 import { McpServer, McpServerTest } from './modules/mcp/schema.js';
 import { modelRoutes } from './modules/models/routes.js';
 import { openaiCompatRoutes } from './modules/openai-compat/routes.js';
-import { OpenAIChatCompletion, OpenAIChatCompletionChunk, OpenAIError, OpenAIModelList } from './modules/openai-compat/schema.js';
+import { OpenAIChatCompletion, OpenAIChatCompletionChunk, OpenAIError, OpenAIImagesResponse, OpenAIModelList } from './modules/openai-compat/schema.js';
 import { plusRoutes } from './modules/plus/routes.js';
 import { Plus, PlusSummary } from './modules/plus/schema.js';
 import { promptLogRoutes } from './modules/prompt-logs/routes.js';
@@ -87,6 +88,7 @@ export const SHARED_SCHEMAS = [
   McpServerTest,
   WorkspaceModel,
   Workspace,
+  ImageRefSchema,
   ChatAnswer,
   ChatStreamEvent,
   ChatThread,
@@ -106,6 +108,7 @@ export const SHARED_SCHEMAS = [
   OpenAIChatCompletion,
   OpenAIChatCompletionChunk,
   OpenAIModelList,
+  OpenAIImagesResponse,
 ];
 
 /**
@@ -257,7 +260,13 @@ export async function buildApp(
         await api.register(mcpRoutes, { mcp: svc('mcp') });
         await api.register(workspaceRoutes, { workspaces: svc('workspaces') });
         await api.register(promptLogRoutes, { logs: svc('promptLogs') });
-        await api.register(chatRoutes, { chat: svc('chat'), turns: svc('turns'), limits: config.upload, heartbeatMs: config.sseHeartbeatMs });
+        await api.register(chatRoutes, {
+          chat: svc('chat'),
+          turns: svc('turns'),
+          limits: config.upload,
+          heartbeatMs: config.sseHeartbeatMs,
+          bodyLimitBytes: config.bodyLimitBytes,
+        });
         await api.register(shareRoutes, { share: svc('share'), publicUrl: config.auth.publicUrl });
         await api.register(savedPromptRoutes, { prompts: svc('prompts') });
         await api.register(plusRoutes, { plus: svc('plus'), limits: config.upload });
@@ -289,7 +298,7 @@ export async function buildApp(
         v1.addHook('onRequest', auth);
         v1.addHook('onRequest', requireJsonBody);
         v1.addHook('preValidation', rejectNulInBody);
-        await v1.register(openaiCompatRoutes, { compat: svc('compat'), heartbeatMs: config.sseHeartbeatMs });
+        await v1.register(openaiCompatRoutes, { compat: svc('compat'), heartbeatMs: config.sseHeartbeatMs, bodyLimitBytes: config.bodyLimitBytes });
       },
       { prefix: '/v1' },
     );
@@ -310,6 +319,7 @@ export async function buildApp(
       await stopEmbedding();
       await built.plus.close();
       await built.mcp.close();
+      await built.imagePool.close();
       await db.close();
     });
 

@@ -3,6 +3,8 @@ import { AuditService } from './modules/audit/service.js';
 import { RetentionService } from './modules/retention/service.js';
 import type { Config } from './config.js';
 import type { Database } from './db/client.js';
+import { ImagePool } from './media/pool.js';
+import { ChatImages } from './modules/chat/images.js';
 import { ChatService } from './modules/chat/service.js';
 import { SavedPromptsService } from './modules/chat/saved-prompts.js';
 import { ShareService } from './modules/chat/share.js';
@@ -28,7 +30,8 @@ import type { SecretBox } from './security/secret-box.js';
  * audit/record.ts in its own transactions); auth (sign-in, part of the teams module); teams → auth; oidc → teams,
  * auth; models; mcp; embeddings → models; plus → models, embeddings; workspaces → models, plus (as the
  * narrow PlusVisibility interface, since the plus module imports workspace types), mcp; prompt-logs;
- * usage; chat → workspaces, plus; turns → workspaces, models, plus, prompt-logs, usage, mcp; compat
+ * usage; chat → workspaces, plus; turns → workspaces, models, plus, prompt-logs, usage, mcp (both with
+ * the chat's images over the image worker pool, src/media/); compat
  * (openai-compat) → workspaces, turns; retention (the settings and the purge job, over the chat
  * and prompt-log repositories); scim → teams. `npm run lint` checks
  * that the modules' imports follow the same order (scripts/check-module-graph.ts).
@@ -53,6 +56,8 @@ export interface Services {
   compat: OpenAICompatService;
   retention: RetentionService;
   scim: ScimService;
+  /** the worker threads that read images (closed with the app) */
+  imagePool: ImagePool;
 }
 
 /** How long the embedded database's single process keeps an API key's principal and a team's budgets (its own writes invalidate them at once). */
@@ -87,8 +92,10 @@ export function createServices(database: Database, config: Config, secrets: Secr
     sweepEveryMs: config.promptLogSweepMs,
   });
   const usage = new UsageService(db, budgetCounters(database), soleUserCacheMs);
-  const chat = new ChatService(db, workspaces, plus);
-  const turns = new TurnService(db, workspaces, models, plus, promptLogs, config.providerTimeouts, usage, mcp, (why) =>
+  const imagePool = new ImagePool();
+  const images = new ChatImages(db, imagePool);
+  const chat = new ChatService(db, workspaces, plus, images);
+  const turns = new TurnService(db, workspaces, models, plus, promptLogs, config.providerTimeouts, usage, mcp, images, (why) =>
     onError(new Error(why), 'follow-up rewrite (searched with carried terms instead)'),
   );
   const share = new ShareService(db, chat, plus);
@@ -96,5 +103,25 @@ export function createServices(database: Database, config: Config, secrets: Secr
   const prompts = new SavedPromptsService(db);
   const retention = new RetentionService(db);
   const scim = new ScimService(db, teams);
-  return { audit, auth, teams, oidc, models, mcp, workspaces, promptLogs, embeddings, plus, usage, chat, turns, share, prompts, compat, retention, scim };
+  return {
+    audit,
+    auth,
+    teams,
+    oidc,
+    models,
+    mcp,
+    workspaces,
+    promptLogs,
+    embeddings,
+    plus,
+    usage,
+    chat,
+    turns,
+    share,
+    prompts,
+    compat,
+    retention,
+    scim,
+    imagePool,
+  };
 }

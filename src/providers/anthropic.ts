@@ -91,7 +91,10 @@ function clientFor(req: ProviderRequest): Promise<Anthropic> {
 
 type ContentBlock = Anthropic.ContentBlockParam;
 
-/** A turn with a tool call or result as content blocks: results first (the protocol wants them so), texts, calls. */
+/** Whether a message needs content blocks (a tool call or result, or images) rather than plain text. */
+const needsBlocks = (m: ChatMessage) => isToolMessage(m) || (m.images?.length ?? 0) > 0;
+
+/** A turn with a tool call or result (or an image) as content blocks: results first (the protocol wants them so), texts, calls. */
 function blocksOf(messages: readonly ChatMessage[]): ContentBlock[] {
   const results: ContentBlock[] = [];
   const rest: ContentBlock[] = [];
@@ -100,6 +103,8 @@ function blocksOf(messages: readonly ChatMessage[]): ContentBlock[] {
       results.push({ type: 'tool_result', tool_use_id: m.toolCallId ?? '', ...(m.content ? { content: m.content } : {}) });
       continue;
     }
+    // Images before their text, as the protocol recommends.
+    for (const i of m.images ?? []) rest.push({ type: 'image', source: { type: 'base64', media_type: i.mimeType as 'image/png', data: i.data } });
     if (m.content) rest.push({ type: 'text', text: m.content });
     for (const c of m.toolCalls ?? []) rest.push({ type: 'tool_use', id: c.id, name: c.name, input: toolArguments(c.arguments) });
   }
@@ -127,7 +132,7 @@ export function buildAnthropicBody(req: ProviderRequest): Body {
   const body: Body = {
     model: req.target.baseModel,
     max_tokens: posInt(p.maxTokens) ?? DEFAULT_ANTHROPIC_MAX_TOKENS,
-    messages: turns.map((t) => ({ role: t.role, content: t.messages.some(isToolMessage) ? blocksOf(t.messages) : joinedText(t.messages) })),
+    messages: turns.map((t) => ({ role: t.role, content: t.messages.some(needsBlocks) ? blocksOf(t.messages) : joinedText(t.messages) })),
   };
   if (system !== null) body.system = system;
   applyTools(body, req.tools);

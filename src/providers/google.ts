@@ -25,7 +25,18 @@
 import type { Content, FunctionCallingConfigMode, GenerateContentConfig, GenerateContentResponse, GoogleGenAI, Part } from '@google/genai';
 import { guardedCall, guardedStream, sdkTimeoutMs, usageOf, type StreamState } from './call-control.js';
 import { providerBadResponse } from './errors.js';
-import type { ChatMessage, Completion, FinishReason, ProviderAdapter, ProviderRequest, StreamEvent, ToolCall, ToolOptions, Usage } from './types.js';
+import type {
+  ChatMessage,
+  Completion,
+  FinishReason,
+  ImageContent,
+  ProviderAdapter,
+  ProviderRequest,
+  StreamEvent,
+  ToolCall,
+  ToolOptions,
+  Usage,
+} from './types.js';
 import {
   ClientCache,
   clientKey,
@@ -131,13 +142,14 @@ function responseObject(text: string): Record<string, unknown> {
 }
 
 function partsOf(messages: readonly ChatMessage[], names: Map<string, string>): Part[] {
-  if (!messages.some(isToolMessage)) return [{ text: joinedText(messages) }];
+  if (!messages.some((m) => isToolMessage(m) || (m.images?.length ?? 0) > 0)) return [{ text: joinedText(messages) }];
   const parts: Part[] = [];
   for (const m of messages) {
     if (m.role === 'tool') {
       parts.push({ functionResponse: { name: names.get(m.toolCallId ?? '') ?? '', response: responseObject(m.content) } });
       continue;
     }
+    for (const i of m.images ?? []) parts.push({ inlineData: { mimeType: i.mimeType, data: i.data } });
     if (m.content) parts.push({ text: m.content });
     for (const c of m.toolCalls ?? []) parts.push({ functionCall: { name: c.name, args: toolArguments(c.arguments) } });
   }
@@ -258,6 +270,21 @@ export function onGeminiChunk(chunk: GenerateContentResponse, state: StreamState
   if (cand.finishReason) state.finishReason = finishWithCalls(normalizeGeminiFinishReason(cand.finishReason), calls.count);
   const text = textOf(cand);
   return text || null;
+}
+
+/** An image model's answer (images.ts): the conversation asked for text and images, the `inlineData` parts as images. */
+export async function geminiImages(req: ProviderRequest): Promise<Completion> {
+  return guardedCall(req, async (signal) => {
+    const request = buildRequest(req, signal);
+    request.config.responseModalities = ['TEXT', 'IMAGE'];
+    const res = await (await clientFor(req)).models.generateContent(request);
+    const images: ImageContent[] = [];
+    for (const part of firstCandidate(res)?.content?.parts ?? []) {
+      const d = part.inlineData;
+      if (d && typeof d.data === 'string' && d.data) images.push({ mimeType: d.mimeType ?? 'image/png', data: d.data });
+    }
+    return { ...toGeminiCompletion(res), images };
+  });
 }
 
 export const googleAdapter: ProviderAdapter = {

@@ -154,6 +154,11 @@ function toWireMessage(m: ChatMessage): OpenAI.Chat.ChatCompletionMessageParam {
       tool_calls: m.toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })),
     };
   }
+  if (m.role === 'user' && m.images && m.images.length > 0) {
+    const parts: OpenAI.Chat.ChatCompletionContentPart[] = m.content ? [{ type: 'text', text: m.content }] : [];
+    for (const i of m.images) parts.push({ type: 'image_url', image_url: { url: `data:${i.mimeType};base64,${i.data}` } });
+    return { role: 'user', content: parts };
+  }
   return { role: m.role, content: m.content };
 }
 

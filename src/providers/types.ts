@@ -29,6 +29,23 @@ export interface ToolCall {
 }
 
 /**
+ * An image in a message (a user's, sent to a vision model; or a generated one, answered by an
+ * image model). The bytes have been read and checked before they get here (src/media/).
+ */
+export interface ImageContent {
+  mimeType: string;
+  /** the bytes, base64 (standard alphabet, padded) */
+  data: string;
+  // Set by the chat once the image was read (modules/chat/images.ts):
+  /** the stored image's id */
+  id?: string;
+  width?: number;
+  height?: number;
+  /** what it counts for in the prompt by the turn's protocol (media/tokens.ts) */
+  tokens?: number;
+}
+
+/**
  * One message of the conversation. `tool` messages carry the result of an earlier assistant
  * message's call (`toolCallId`); an assistant message may carry `toolCalls` (with or without text).
  */
@@ -39,6 +56,8 @@ export interface ChatMessage {
   toolCalls?: ToolCall[];
   /** tool only: the id of the call this message answers */
   toolCallId?: string;
+  /** user only: images sent with the text (each protocol's own form: README "Images") */
+  images?: ImageContent[];
 }
 
 /** A function the model may call. `parameters` is a JSON Schema of its arguments object. */
@@ -113,6 +132,8 @@ export type FinishReason = 'stop' | 'length' | 'content_filter' | 'tool_calls' |
 
 export interface Completion {
   content: string;
+  /** an image model's answer (providers/images.ts): the images it made, not yet read or checked */
+  images?: ImageContent[];
   /** The calls the model made (finish reason `tool_calls`); absent or empty: none. */
   toolCalls?: ToolCall[];
   /** One of {@link FinishReason}. */

@@ -358,7 +358,7 @@ describe('errors in OpenAI\u2019s shape', () => {
       [{ model: m, messages: [] }, 'messages'],
       [{ model: m }, 'messages'],
       [{ messages: user }, 'model'],
-      [{ model: m, messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'http://x' } }] }] }, 'messages[0].content[0]'],
+      [{ model: m, messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'http://x' } }] }] }, 'messages[0].content[0].image_url.url'],
       [{ model: m, messages: [{ role: 'tool', content: 'x', tool_call_id: 'a' }] }, 'messages[0].tool_call_id'],
       [{ model: m, messages: [{ role: 'function', content: 'x' }] }, 'messages[0].role'],
       [{ model: m, messages: [{ role: 'assistant', content: 'last is not the user' }] }, 'messages[0]'],

@@ -43,7 +43,7 @@ it('declares every error answer as problem+json with the Problem schema (OpenAI\
       expect(res.content[type].schema, `${id} ${status}`).toEqual({ $ref: `#/components/schemas/${schema}` });
     }
   }
-  expect(openai).toBe(3);
+  expect(openai).toBe(4);
 });
 
 it('marks query parameters with a default optional, and caps every integer parameter', () => {
@@ -81,6 +81,6 @@ it('documents the Plus form with its limits, and the stream events', () => {
   const stream = doc.paths['/api/v1/chat/{workspaceId}/completions/stream'].post;
   expect(stream.responses['200'].content['text/event-stream'].schema).toEqual({ $ref: '#/components/schemas/ChatStreamEvent' });
   const events = (doc.components.schemas.ChatStreamEvent.anyOf as Json[]).map((e) => e.properties.type.enum?.[0] ?? e.properties.type.const);
-  expect(events).toEqual(['start', 'sources', 'delta', 'tool_call', 'tool_result', 'done', 'error']);
+  expect(events).toEqual(['start', 'sources', 'delta', 'tool_call', 'tool_result', 'image', 'done', 'error']);
   expect(stream.description).toMatch(/heartbeat/);
 });

@@ -39,6 +39,7 @@ export function describeEvent(e: StreamEvent): string {
     case 'delta': return e.content;
     case 'tool_call': return \`\${e.name}(\${e.arguments})\`;
     case 'tool_result': return \`\${e.id} \${e.ok} \${e.content}\`;
+    case 'image': return \`\${e.mimeType} \${e.width}x\${e.height}\`;
     case 'done': return \`\${e.finishReason} \${e.usage.totalTokens}\`;
     case 'error': return \`\${e.status} \${e.code}\`;
   }

@@ -65,11 +65,16 @@
  * request that says to call no tool (tool choice none) is always answered with text. What each
  * request carried is in `requests`.
  *
+ * Images (standin-images.ts): a user turn's images are read in each protocol's own form (an answer
+ * then ends with ` (saw N image(s))`); `/images/generations` and Gemini's image output answer with
+ * the `generatedImage` switch's bytes.
+ *
  * Stream "chunks" in the switches below count content chunks only (the protocol preamble, e.g.
  * Anthropic's message_start / content_block_start or OpenAI's role chunk, is always sent first).
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { imagesGenerationAnswer, imagesOfRequest, STANDIN_IMAGE, wantsImage } from './standin-images.js';
 
 export type StandInProtocol = 'openai' | 'azure' | 'anthropic' | 'gemini';
 
@@ -132,6 +137,10 @@ export interface StandInSwitches {
   refuseTools: boolean;
   /** Call `toolCalls` again even when the request ends in tool results (a model that never stops calling). */
   toolCallsAfterResults: boolean;
+  /** The image an image model answers with (standin-images.ts). */
+  generatedImage: Buffer;
+  /** `/images/generations`: report this usage (gpt-image style); null: none, like DALL·E. */
+  imageUsage: { input: number; output: number } | null;
 }
 
 export interface StandInProvider {
@@ -204,6 +213,8 @@ const DEFAULTS: StandInSwitches = {
   toolCalls: null,
   refuseTools: false,
   toolCallsAfterResults: false,
+  generatedImage: STANDIN_IMAGE,
+  imageUsage: null,
 };
 
 /** The stand-in's own prompt count when a context window is enforced: not o200k on purpose. */
@@ -223,6 +234,8 @@ interface Route {
   embed?: 'one' | 'batch';
   /** a rerank request */
   rerank?: true;
+  /** OpenAI's `/images/generations` */
+  images?: true;
   /** gemini: streaming is decided by the path */
   geminiStream?: boolean;
   model?: string;
@@ -236,6 +249,10 @@ const AZURE_EMBED_PATH = /^\/openai\/deployments\/([^/]+)\/embeddings$/;
 function route(method: string, pathname: string): Route | null {
   if (method !== 'POST') return null;
   if (pathname === '/v1/chat/completions') return { protocol: 'openai' };
+  if (pathname === '/v1/images/generations') return { protocol: 'openai', images: true };
+  if (pathname === '/openai/v1/images/generations') return { protocol: 'azure', images: true };
+  const azi = /^\/openai\/deployments\/([^/]+)\/images\/generations$/.exec(pathname);
+  if (azi) return { protocol: 'azure', model: decodeURIComponent(azi[1] ?? ''), images: true };
   if (pathname === '/v1/embeddings') return { protocol: 'openai', embed: 'one' };
   if (pathname === '/v1/rerank') return { protocol: 'openai', rerank: true };
   if (pathname === '/openai/v1/embeddings') return { protocol: 'azure', embed: 'one' };
@@ -521,6 +538,10 @@ export async function startStandInProvider(): Promise<StandInProvider> {
       return;
     }
 
+    if (r.images) {
+      sendJson(res, 200, imagesGenerationAnswer(s.generatedImage, s.imageUsage));
+      return;
+    }
     if (r.embed) {
       if (s.malformed) sendMalformed(res, r.protocol, false);
       else sendJson(res, 200, embedAnswer(r, body, s.embedConcepts));
@@ -546,7 +567,9 @@ export async function startStandInProvider(): Promise<StandInProvider> {
     }
     const results = toolResultsOf(r.protocol, body);
     const calling = offered && s.toolCalls !== null && (results === null || s.toolCallsAfterResults) && !toolChoiceNone(r.protocol, body);
-    const text = calling ? '' : (rule?.reply ?? s.reply ?? (results ? `Tool said: ${results.join(' | ')}` : `Echo: ${conv.lastUser}`));
+    const seen = imagesOfRequest(r.protocol, body).length;
+    const echo = `Echo: ${conv.lastUser}${seen > 0 ? ` (saw ${seen} image${seen > 1 ? 's' : ''})` : ''}`;
+    const text = calling ? '' : (rule?.reply ?? s.reply ?? (results ? `Tool said: ${results.join(' | ')}` : echo));
     let words = calling ? [] : wordChunks(text);
     const max = s.ignoreMaxTokens ? null : maxTokensOf(r.protocol, body);
     const truncated = max !== null && words.length > max;
@@ -583,7 +606,12 @@ export async function startStandInProvider(): Promise<StandInProvider> {
     recorded.usage = { promptTokens, completionTokens };
 
     if (!stream) {
-      sendJson(res, 200, jsonAnswer(r.protocol, answer));
+      const json = jsonAnswer(r.protocol, answer);
+      if (r.protocol === 'gemini' && wantsImage(body)) {
+        const first = (json.candidates as Array<{ content: { parts: Json[] } }>)[0]!;
+        first.content.parts.push({ inlineData: { mimeType: 'image/png', data: s.generatedImage.toString('base64') } });
+      }
+      sendJson(res, 200, json);
       return;
     }
 

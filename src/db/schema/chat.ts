@@ -3,7 +3,7 @@
  */
 import { sql } from 'drizzle-orm';
 import { bigint, boolean, index, integer, jsonb, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
-import { created, ts, tsvector } from './columns.js';
+import { bytea, created, ts, tsvector } from './columns.js';
 import { teams, users } from './teams.js';
 import { workspaces } from './workspaces.js';
 
@@ -81,6 +81,14 @@ export interface StoredToolCall {
   step: number;
 }
 
+/** An image of a message, as the message lists it (its bytes: chat_images). */
+export interface StoredImage {
+  id: string;
+  mimeType: string;
+  width: number;
+  height: number;
+}
+
 /** A follow-up searched as rewritten by the turn's model (workspaces.follow_up_search = 'rewrite'). */
 export interface SearchRewrite {
   /** what was searched */
@@ -116,6 +124,8 @@ export const chatMessages = pgTable(
     error: jsonb('error').$type<StoredTurnError>(),
     /** the tools the answer's model called on the way to it, in order (null: none) */
     toolCalls: jsonb('tool_calls').$type<StoredToolCall[]>(),
+    /** the user's images (sent to a vision model) or the generated ones (an image model's answer); null: none */
+    images: jsonb('images').$type<StoredImage[]>(),
     created: created(),
     /** conversation search (modules/chat/search-repo.ts): the text's English full text, its first 100,000 characters */
     search: tsvector('search').generatedAlwaysAs(sql`to_tsvector('english', left(content, 100000))`),
@@ -183,4 +193,22 @@ export const savedPrompts = pgTable(
     updated: ts('updated').notNull().defaultNow(),
   },
   (t) => [index('saved_prompts_team_idx').on(t.teamId, t.scope, t.userId)],
+);
+
+/** The bytes of messages' images (modules/chat/images-repo.ts), read by whoever may read the thread. */
+export const chatImages = pgTable(
+  'chat_images',
+  {
+    id: uuid('id').primaryKey(),
+    messageId: uuid('message_id')
+      .notNull()
+      .references(() => chatMessages.id, { onDelete: 'cascade' }),
+    mimeType: text('mime_type').notNull(),
+    width: integer('width').notNull(),
+    height: integer('height').notNull(),
+    bytes: integer('bytes').notNull(),
+    data: bytea('data').notNull(),
+    created: created(),
+  },
+  (t) => [index('chat_images_message_idx').on(t.messageId)],
 );

@@ -49,9 +49,13 @@ export interface AssembledPrompt {
   historyUsed: number;
 }
 
-/** A message's o200k tokens with its format overhead; an assistant's tool calls count with their names and arguments. */
+/**
+ * A message's o200k tokens with its format overhead; an assistant's tool calls count with their
+ * names and arguments, images with what their protocol counts for them (set by images.ts).
+ */
 export function tokensOf(m: ChatMessage): number {
   let n = countTokens(m.content) + MESSAGE_OVERHEAD;
+  for (const i of m.images ?? []) n += i.tokens ?? 0;
   for (const c of m.toolCalls ?? []) n += countTokens(c.name) + countTokens(c.arguments) + MESSAGE_OVERHEAD;
   return n;
 }
@@ -127,7 +131,7 @@ export function assemblePrompt(input: AssemblyInput): AssembledPrompt {
       messages = [{ role: 'system', content: systemText }, ...messages];
     } else {
       const i = messages.findIndex((m) => m.role === 'user');
-      if (i >= 0) messages[i] = { role: 'user', content: `${systemText}\n\n${messages[i]!.content}` };
+      if (i >= 0) messages[i] = { ...messages[i]!, role: 'user', content: `${systemText}\n\n${messages[i]!.content}` };
       else messages = [{ role: 'user', content: systemText }, ...messages];
     }
   }

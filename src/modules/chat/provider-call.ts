@@ -1,6 +1,7 @@
 import { countTokens, firstTokens } from '../../ingest/tokens.js';
 import { classifyProviderError, getAdapter, type ProviderError } from '../../providers/index.js';
-import type { ChatMessage, ProviderTimeouts, ToolCall, ToolCallDelta, Usage } from '../../providers/types.js';
+import { generateImages } from '../../providers/images.js';
+import type { ChatMessage, ImageContent, ProviderTimeouts, ToolCall, ToolCallDelta, Usage } from '../../providers/types.js';
 import { completeWithContextRetry, streamWithContextRetry } from './context-fit.js';
 import { refitAfterContextError, type AssembledPrompt, type AssemblyInput } from './prompt.js';
 import type { ToolRun } from './tool-loop.js';
@@ -19,7 +20,7 @@ export interface Fit {
 
 /** How the provider call ended: the only place it is classified. `tools`: what the workspace's tools did on the way (tool-loop.ts). */
 export type Outcome = (
-  | { kind: 'answered'; content: string; toolCalls: ToolCall[]; finishReason: string; usage: Usage }
+  | { kind: 'answered'; content: string; toolCalls: ToolCall[]; finishReason: string; usage: Usage; images?: ImageContent[] }
   | { kind: 'interrupted'; content: string; error: ProviderError }
   | { kind: 'failed'; content: string; error: ProviderError }
 ) & { tools?: ToolRun };
@@ -58,6 +59,12 @@ export async function* callProvider(
   // answer with finish reason `length`, as a provider's own cap does, and its arguments are incomplete.
   const calls: ToolCall[] = [];
   try {
+    if (plan.model.imageGen) {
+      // An image model answers with images (and maybe text), whole, streamed or not.
+      const r = await generateImages(request);
+      if (r.content) yield { type: 'delta', content: r.content };
+      return { kind: 'answered', content: r.content, toolCalls: [], finishReason: r.finishReason, usage: r.usage, images: r.images ?? [] };
+    }
     if (!opts.stream) {
       const r = await completeWithContextRetry(adapter, request, refit);
       let over = cap !== null && countTokens(r.content) > cap;

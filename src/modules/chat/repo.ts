@@ -1,9 +1,18 @@
 import { and, desc, eq, getTableColumns, inArray, lt, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { executePrepared } from '../../db/prepared.js';
-import { chatMessages, chatThreads, type StoredSource, type StoredToolCall, type StoredTurnError, type StoredUsage } from '../../db/schema/chat.js';
+import {
+  chatMessages,
+  chatThreads,
+  type StoredImage,
+  type StoredSource,
+  type StoredToolCall,
+  type StoredTurnError,
+  type StoredUsage,
+} from '../../db/schema/chat.js';
 import type { ChatMessage } from '../../providers/types.js';
 import { plusFileSql } from '../plus/repo.js';
+import { insertImagesSql, type ImageRow } from './images-repo.js';
 import { promptLogSql, type FinishedLog, type PendingLog } from '../prompt-logs/repo.js';
 import { reservedCredits, usageSql, type LedgerEntry, type Reservation, type Settlement } from '../usage/repo.js';
 
@@ -24,7 +33,9 @@ export interface UserTurnRecord {
    */
   after: { parentId: string | null } | null;
   /** in order, each following the one before (none: a regenerate, which stores only its answer); the last becomes the active leaf */
-  messages: Array<{ id: string; role: string; content: string; created: Date }>;
+  messages: Array<{ id: string; role: string; content: string; created: Date; images: StoredImage[] | null }>;
+  /** the bytes of the messages' images, stored in the same statement */
+  images: ImageRow[];
   log: PendingLog;
   now: Date;
   /** what the turn reserves against its budgets (null: none applies); a refusal fails the statement */
@@ -34,7 +45,7 @@ export interface UserTurnRecord {
 }
 
 /** An earlier message of the thread; assistant ones carry their model and usage (to calibrate the next fit). */
-export type HistoryMessage = ChatMessage & { modelId: string | null; usage: StoredUsage | null };
+export type HistoryMessage = Omit<ChatMessage, 'images'> & { modelId: string | null; usage: StoredUsage | null; images: StoredImage[] | null };
 
 /** What storing a user turn answers: null when the thread is not (or no longer) in scope. */
 export type StoredUserTurn = {
@@ -61,6 +72,10 @@ export interface AnswerRecord {
     error: StoredTurnError | null;
     /** the workspace tools the model called on the way to this answer (null: none) */
     toolCalls: StoredToolCall[] | null;
+    /** the generated images (an image model's answer); null or absent: none */
+    images?: StoredImage[] | null;
+    /** their bytes, stored in the same statement */
+    imageRows?: ImageRow[];
   } | null;
   logId: string;
   log: FinishedLog;
@@ -189,6 +204,7 @@ export class ChatRepo {
       return out;
     }
     const key = (i: number) => sql`${i}::int`;
+    const imageRows = turns.flatMap((v, i) => v.images.map((row) => ({ key: i, row })));
     const req = turns.map((v, i) => {
       const t = v.thread;
       const anchored = v.after !== null;
@@ -199,16 +215,16 @@ export class ChatRepo {
     const messages = turns.flatMap((v, i) =>
       v.messages.map(
         (m, j) =>
-          sql`(${key(i)}, ${m.id}::uuid, ${v.thread.id}::uuid, ${j > 0 ? v.messages[j - 1]!.id : null}::uuid, ${m.role}::text, ${m.content}::text, ${m.created.toISOString()}::timestamptz)`,
+          sql`(${key(i)}, ${m.id}::uuid, ${v.thread.id}::uuid, ${j > 0 ? v.messages[j - 1]!.id : null}::uuid, ${m.role}::text, ${m.content}::text, ${imagesJson(m.images)}::jsonb, ${m.created.toISOString()}::timestamptz)`,
       ),
     );
     const insertMessages =
       messages.length === 0
         ? sql``
         : sql`, m as (
-        insert into chat_messages (id, thread_id, parent_id, role, content, created)
-        select v.id, v.thread_id, coalesce(v.parent_id, ok.base), v.role, v.content, v.created
-        from (values ${sql.join(messages, sql`, `)}) as v(key, id, thread_id, parent_id, role, content, created) join ok on ok.key = v.key
+        insert into chat_messages (id, thread_id, parent_id, role, content, images, created)
+        select v.id, v.thread_id, coalesce(v.parent_id, ok.base), v.role, v.content, v.images, v.created
+        from (values ${sql.join(messages, sql`, `)}) as v(key, id, thread_id, parent_id, role, content, images, created) join ok on ok.key = v.key
       )`;
     // A reserving turn's log keeps its reservation (the sweep gives a crashed turn's back); its credits are computed below.
     const logs = turns.map((v, i) => promptLogSql.pendingRow(key(i), v.log, v.reservation ? usageSql.logRecord(v.reservation, null) : null));
@@ -245,7 +261,7 @@ export class ChatRepo {
       ), created as (
         insert into chat_threads (id, team_id, workspace_id, user_id, title, created, updated, active_message_id)
         select thread_id, team_id, workspace_id, user_id, title, now, now, active_to from req where is_new
-      )${insertMessages}, hist (key, id, parent_id, depth) as (
+      )${insertMessages}${imageRows.length ? sql`, img as (${insertImagesSql(imageRows, sql`select key from ok`)})` : sql``}, hist (key, id, parent_id, depth) as (
         select ok.key, cm.id, cm.parent_id, 1 from ok join chat_messages cm on cm.id = ok.base
         union all
         select h.key, cm.id, cm.parent_id, h.depth + 1 from hist h join chat_messages cm on cm.id = h.parent_id where h.depth < ${HISTORY_LIMIT}
@@ -253,7 +269,7 @@ export class ChatRepo {
       select ok.key${reserved},
         case when ok.is_new then '[]' else (
           select coalesce(json_agg(json_build_object('role', cm.role, 'content', cm.content, 'modelId', cm.model_id,
-            'usage', case when cm.role = 'assistant' then cm.usage end) order by h.depth), '[]'::json)::text
+            'usage', case when cm.role = 'assistant' then cm.usage end, 'images', cm.images) order by h.depth), '[]'::json)::text
           from hist h join chat_messages cm on cm.id = h.id where h.key = ok.key and cm.status <> 'error'
         ) end as history,
         case when ok.is_new then false else ${plusFileSql.threadHasFiles(sql`ok.thread_id`)} end as has_files
@@ -282,9 +298,10 @@ export class ChatRepo {
     const messages = kept.flatMap((v) =>
       v.messages.map(
         (m, j) =>
-          sql`(${m.id}::uuid, ${v.thread.id}::uuid, ${j > 0 ? v.messages[j - 1]!.id : null}::uuid, ${m.role}::text, ${m.content}::text, ${m.created.toISOString()}::timestamptz)`,
+          sql`(${m.id}::uuid, ${v.thread.id}::uuid, ${j > 0 ? v.messages[j - 1]!.id : null}::uuid, ${m.role}::text, ${m.content}::text, ${imagesJson(m.images)}::jsonb, ${m.created.toISOString()}::timestamptz)`,
       ),
     );
+    const imageRows = kept.flatMap((v) => v.images.map((row) => ({ key: 0, row })));
     const reserving = turns.some((v) => v.reservation);
     const credits = turns.map((v) => (v.reservation ? reservedCredits(v.reservation) : 0));
     // A reserving turn's log keeps its reservation, so that the sweep can give a crashed turn's back.
@@ -299,8 +316,8 @@ export class ChatRepo {
         : sql`t as (
         insert into chat_threads (id, team_id, workspace_id, user_id, title, created, updated, active_message_id) values ${sql.join(threads, sql`, `)}
       ), m as (
-        insert into chat_messages (id, thread_id, parent_id, role, content, created) values ${sql.join(messages, sql`, `)}
-      )`;
+        insert into chat_messages (id, thread_id, parent_id, role, content, images, created) values ${sql.join(messages, sql`, `)}
+      )${imageRows.length ? sql`, img as (${insertImagesSql(imageRows, null)})` : sql``}`;
     if (!reserving) {
       await executePrepared(db, threadsAndMessages ? sql`with ${threadsAndMessages} ${logs}` : logs);
       return turns.map(() => ({ history: [], threadHasFiles: false, reservedCredits: 0 }));
@@ -326,20 +343,21 @@ export class ChatRepo {
     const rows = answers.map((v, i) => {
       const m = v.message;
       return m
-        ? sql`(${key(i)}, ${m.id}::uuid, ${m.parentId}::uuid, ${v.threadId}::uuid, ${m.content}::text, ${m.modelId}::uuid, ${m.usage ? JSON.stringify(m.usage) : null}::jsonb, ${JSON.stringify(m.sources)}::jsonb, ${m.status}::text, ${m.error ? JSON.stringify(m.error) : null}::jsonb, ${m.toolCalls ? JSON.stringify(m.toolCalls) : null}::jsonb, ${v.now.toISOString()}::timestamptz)`
-        : sql`(${key(i)}, null::uuid, null::uuid, ${v.threadId}::uuid, null::text, null::uuid, null::jsonb, null::jsonb, null::text, null::jsonb, null::jsonb, ${v.now.toISOString()}::timestamptz)`;
+        ? sql`(${key(i)}, ${m.id}::uuid, ${m.parentId}::uuid, ${v.threadId}::uuid, ${m.content}::text, ${m.modelId}::uuid, ${m.usage ? JSON.stringify(m.usage) : null}::jsonb, ${JSON.stringify(m.sources)}::jsonb, ${m.status}::text, ${m.error ? JSON.stringify(m.error) : null}::jsonb, ${m.toolCalls ? JSON.stringify(m.toolCalls) : null}::jsonb, ${imagesJson(m.images ?? null)}::jsonb, ${v.now.toISOString()}::timestamptz)`
+        : sql`(${key(i)}, null::uuid, null::uuid, ${v.threadId}::uuid, null::text, null::uuid, null::jsonb, null::jsonb, null::text, null::jsonb, null::jsonb, null::jsonb, ${v.now.toISOString()}::timestamptz)`;
     });
     const logs = answers.map((v, i) => promptLogSql.finishedRow(key(i), v.logId, v.log));
+    const imageRows = answers.flatMap((v, i) => (v.message?.imageRows ?? []).map((row) => ({ key: i, row })));
     const res = (await executePrepared(
       db,
       sql`
-      with a (key, msg_id, parent_id, thread_id, content, model_id, usage, sources, status, error, tool_calls, created) as (values ${sql.join(rows, sql`, `)}),
+      with a (key, msg_id, parent_id, thread_id, content, model_id, usage, sources, status, error, tool_calls, images, created) as (values ${sql.join(rows, sql`, `)}),
       m as (
-        insert into chat_messages (id, thread_id, parent_id, role, content, model_id, usage, sources, status, error, tool_calls, created)
-        select a.msg_id, a.thread_id, a.parent_id, 'assistant', a.content, a.model_id, a.usage, a.sources, a.status, a.error, a.tool_calls, a.created
+        insert into chat_messages (id, thread_id, parent_id, role, content, model_id, usage, sources, status, error, tool_calls, images, created)
+        select a.msg_id, a.thread_id, a.parent_id, 'assistant', a.content, a.model_id, a.usage, a.sources, a.status, a.error, a.tool_calls, a.images, a.created
         from a where a.msg_id is not null and exists (select 1 from chat_threads t where t.id = a.thread_id)
         returning id, thread_id
-      ), leaf as (update chat_threads t set active_message_id = m.id from m where t.id = m.thread_id), lost as (select a.key from a where a.msg_id is not null and a.msg_id not in (select id from m)),
+      ), leaf as (update chat_threads t set active_message_id = m.id from m where t.id = m.thread_id)${imageRows.length ? sql`, img as (${insertImagesSql(imageRows, sql`select a.key from a join m on m.id = a.msg_id`)})` : sql``}, lost as (select a.key from a where a.msg_id is not null and a.msg_id not in (select id from m)),
       l as (${promptLogSql.finish(logs, sql`select key from lost`, THREAD_DELETED)}),
       ${usageSql.record(answers.map((v) => ({ entry: v.ledger, settle: v.settle })))}
       select a.key, a.key not in (select key from lost) as kept from a`,
@@ -348,4 +366,9 @@ export class ChatRepo {
     for (const r of res.rows) out[r.key] = { kept: r.kept };
     return out;
   }
+}
+
+/** A message's images as its jsonb column holds them (null: none). */
+function imagesJson(images: StoredImage[] | null): string | null {
+  return images && images.length > 0 ? JSON.stringify(images) : null;
 }

@@ -26,6 +26,7 @@ import { attachmentHeader } from '../../http/download.js';
 import { Readable } from 'node:stream';
 import type { ChatService } from './service.js';
 import type { TurnService } from './turns.js';
+import { IMAGE_TURN_BODY_BYTES } from './images.js';
 
 export interface ChatRouteDeps {
   chat: ChatService;
@@ -33,24 +34,30 @@ export interface ChatRouteDeps {
   limits: MultipartLimits;
   /** interval of the SSE `: ping` comment */
   heartbeatMs: number;
+  /** the server's JSON body limit (turn routes take at least IMAGE_TURN_BODY_BYTES, for images) */
+  bodyLimitBytes: number;
 }
 
-export const chatRoutes: FastifyPluginAsyncTypebox<ChatRouteDeps> = async (app, { chat, turns, limits, heartbeatMs }) => {
+export const chatRoutes: FastifyPluginAsyncTypebox<ChatRouteDeps> = async (app, { chat, turns, limits, heartbeatMs, bodyLimitBytes }) => {
   const tags = ['chat'];
   const Ws = Type.Object({ workspaceId: Uuid });
   const WsThread = Type.Object({ workspaceId: Uuid, threadId: Uuid });
   const upstream = problems(429, 502, 504);
+  // A turn may carry up to 8 images of 10 MB (base64 in the JSON body): its routes take that much.
+  const bodyLimit = Math.max(bodyLimitBytes, IMAGE_TURN_BODY_BYTES);
+  const imageRefusals = problems(413, 415);
 
   app.post(
     '/chat/:workspaceId/completions',
     {
+      bodyLimit,
       schema: {
         tags,
         operationId: 'createChatCompletion',
         summary: 'Add a new chat message',
         params: Ws,
         body: ChatCompletionRequest,
-        response: { 200: Type.Ref('ChatAnswer'), ...bodyErrorResponses, ...upstream },
+        response: { 200: Type.Ref('ChatAnswer'), ...bodyErrorResponses, ...imageRefusals, ...upstream },
       },
     },
     async (req, reply) => {
@@ -66,6 +73,7 @@ export const chatRoutes: FastifyPluginAsyncTypebox<ChatRouteDeps> = async (app, 
   app.post(
     '/chat/:workspaceId/completions/stream',
     {
+      bodyLimit,
       schema: {
         tags,
         operationId: 'streamChatCompletion',
@@ -79,6 +87,7 @@ export const chatRoutes: FastifyPluginAsyncTypebox<ChatRouteDeps> = async (app, 
             content: { 'text/event-stream': { schema: Type.Ref('ChatStreamEvent') } },
           },
           ...bodyErrorResponses,
+          ...imageRefusals,
         },
       },
     },
@@ -94,6 +103,7 @@ export const chatRoutes: FastifyPluginAsyncTypebox<ChatRouteDeps> = async (app, 
           const { type, ...data } = r.value;
           if (r.value.type === 'error') sse.send('error', { status: statusOf(r.value.kind), code: r.value.code, detail: r.value.detail });
           else if (r.value.type === 'tool_run') sse.send('tool_call', r.value.call);
+          else if (r.value.type === 'image') sse.send('image', { id: r.value.id, mimeType: r.value.mimeType, width: r.value.width, height: r.value.height });
           else sse.send(type, type === 'done' ? { finishReason: r.value.finishReason, usage: r.value.usage } : data);
         }
       } catch (err) {
@@ -103,6 +113,35 @@ export const chatRoutes: FastifyPluginAsyncTypebox<ChatRouteDeps> = async (app, 
       } finally {
         sse.end();
       }
+    },
+  );
+
+  app.get(
+    '/chat/images/:imageId',
+    {
+      schema: {
+        tags,
+        operationId: 'getChatImage',
+        summary: "An image of a message (a user's or a generated one), for whoever may read its thread",
+        params: Type.Object({ imageId: Uuid }),
+        response: {
+          200: {
+            description: 'the image bytes, with their type (image/png, image/jpeg, image/webp or image/gif)',
+            content: { 'image/*': { schema: Type.String({ format: 'binary' }) } },
+          },
+          ...errorResponses,
+        },
+      },
+    },
+    async (req, reply) => {
+      const img = await chat.image(principalOf(req), req.params.imageId);
+      // An image never changes under its id; it is private to those who may read the thread.
+      return reply
+        .type(img.mimeType)
+        .header('cache-control', 'private, max-age=86400, immutable')
+        .header('x-content-type-options', 'nosniff')
+        .header('content-security-policy', "default-src 'none'; sandbox")
+        .send(img.data);
     },
   );
 

@@ -5,6 +5,18 @@ import { DateTime, GenerationParamFields, Int32, Nullable, Uuid } from '../../ht
 const Role = Type.Union([Type.Literal('system'), Type.Literal('user'), Type.Literal('assistant')]);
 const MAX_TEXT = 1_000_000;
 
+/** An image sent with a turn: checked by its bytes, not by the declared type (docs/API.md, "Images"). */
+export const ImageInputSchema = Type.Object(
+  {
+    mimeType: Type.String({ maxLength: 100, description: 'image/png, image/jpeg, image/webp or image/gif (it must match the bytes)' }),
+    data: Type.String({ description: 'the bytes, base64; at most 10 MB decoded and 8,192 px a side' }),
+  },
+  { additionalProperties: false },
+);
+
+/** An image of a message as the thread keeps it; its bytes: GET /api/v1/chat/images/{id}. */
+export const ImageRefSchema = Type.Object({ id: Uuid, mimeType: Type.String(), width: Type.Integer(), height: Type.Integer() }, { $id: 'ChatImage' });
+
 export const ChatCompletionRequest = Type.Object(
   {
     messages: Type.Optional(
@@ -14,6 +26,12 @@ export const ChatCompletionRequest = Type.Object(
       }),
     ),
     prompt: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_TEXT })),
+    images: Type.Optional(
+      Type.Array(ImageInputSchema, {
+        maxItems: 100,
+        description: 'images for the question (the last user turn), for a model with vision: at most 8 (413 beyond), PNG, JPEG, WebP or GIF',
+      }),
+    ),
     threadId: Type.Optional(Uuid),
     regenerate: Type.Optional(
       Type.String({
@@ -56,7 +74,11 @@ export const ChatAnswer = Type.Object(
     threadId: Uuid,
     messageId: Uuid,
     modelId: Uuid,
-    message: Type.Object({ role: Type.Literal('assistant'), content: Type.String() }),
+    message: Type.Object({
+      role: Type.Literal('assistant'),
+      content: Type.String(),
+      images: Type.Optional(Type.Array(Type.Ref('ChatImage'), { description: "an image model's answer: the images it made" })),
+    }),
     finishReason: Type.String(),
     usage: UsageSchema,
     sources: Type.Array(SourceSchema),
@@ -103,6 +125,7 @@ export const ChatMessage = Type.Object({
     { index: Type.Integer({ minimum: 1 }), count: Type.Integer({ minimum: 1 }) },
     { description: "which of the message's versions (edits of a question, regenerations of an answer) this is, 1-based, in the order written" },
   ),
+  images: Type.Optional(Type.Array(Type.Ref('ChatImage'), { description: "the user's images, or the images an image model answered (absent: none)" })),
 });
 export const ChatThreadFull = Type.Object(
   {
@@ -134,6 +157,7 @@ export const ChatStreamEvent = Type.Union(
     Type.Object({ type: Type.Literal('delta'), content: Type.String() }),
     Type.Object({ type: Type.Literal('tool_call'), id: Type.String(), name: Type.String(), arguments: Type.String() }),
     Type.Object({ type: Type.Literal('tool_result'), id: Type.String(), ok: Type.Boolean(), content: Type.String() }),
+    Type.Object({ type: Type.Literal('image'), id: Uuid, mimeType: Type.String(), width: Type.Integer(), height: Type.Integer() }),
     Type.Object({ type: Type.Literal('done'), finishReason: Type.String(), usage: UsageSchema }),
     Type.Object({ type: Type.Literal('error'), status: Type.Integer(), code: Type.String(), detail: Type.String() }),
   ],
@@ -147,8 +171,9 @@ export const CHAT_STREAM_DESCRIPTION = [
   '(its sequence number in the stream) and a `data:` line holding one ChatStreamEvent as JSON with',
   'the same `type`, then a blank line. The first event also carries a `retry:` line; `: ping` heartbeat',
   'comment lines may come between events, which clients ignore. Order: `start` → `sources` (when context was',
-  'used) → zero or more `delta` → `done`, or `error` in place of `done`; the stream ends after either. In a workspace with MCP',
-  'servers, `tool_call` (a tool the turn calls) and `tool_result` (what it answered) come between the deltas.',
+  'used) → zero or more `delta` → (an image model) one `image` per image made → `done`, or `error` in place of `done`; the',
+  'stream ends after either. In a workspace with MCP servers, `tool_call` (a tool the turn calls) and `tool_result` (what it',
+  'answered) come between the deltas.',
 ].join(' ');
 
 /** The seed sends a ChatThread_Full to rename; only `title` is read. */

@@ -1,6 +1,6 @@
 import { changedFields, recordAudit } from '../audit/record.js';
 import type { Db } from '../../db/client.js';
-import { badRequest, forbidden, notFound } from '../../errors.js';
+import { AppError, badRequest, forbidden, notFound } from '../../errors.js';
 import { toPage } from '../../http/paging.js';
 import type { UploadedFile } from '../../http/multipart.js';
 import type { PlusService } from '../plus/service.js';
@@ -8,6 +8,7 @@ import { isTeamAdmin, type Principal } from '../teams/service.js';
 import type { WorkspacesService, WorkspaceWithModels } from '../workspaces/service.js';
 import { defaultGreeting, defaultSamplePrompts } from './defaults.js';
 import { snippetOf, unmark } from './highlight.js';
+import type { ChatImages } from './images.js';
 import { ChatRepo, type MessageRow, type ThreadWithCount } from './repo.js';
 import { VersionsRepo, type Versions } from './versions.js';
 import type { ChatSearchHitT, ChatSearchQueryT } from './schema.js';
@@ -48,6 +49,7 @@ function messageView(m: MessageRow & { versions: Versions }) {
     error: m.error ?? null,
     ...(m.toolCalls?.length ? { toolCalls: m.toolCalls } : {}),
     versions: m.versions,
+    ...(m.images && m.images.length > 0 ? { images: m.images } : {}),
   };
 }
 
@@ -61,7 +63,18 @@ export class ChatService {
     private readonly db: Db,
     private readonly workspaces: WorkspacesService,
     private readonly plus: ChatPlus,
+    private readonly images: Pick<ChatImages, 'find'>,
   ) {}
+
+  /** An image of a message, for whoever may read its thread (404 otherwise, as for a missing one). */
+  async image(caller: Principal, id: string): Promise<{ mimeType: string; data: Buffer }> {
+    const found = await this.images.find(caller.teamId, id);
+    if (!found) throw notFound('Image');
+    await this.loadThread(caller, found.workspaceId, found.threadId).catch((err: unknown) => {
+      throw err instanceof AppError && err.kind === 'not_found' ? notFound('Image') : err;
+    });
+    return { mimeType: found.mimeType, data: found.data };
+  }
 
   // ---- threads -------------------------------------------------------------------------
 

@@ -29,7 +29,18 @@ export interface Plan {
   plusIds: string[];
   /** the workspace's own Plus entries (beyond plusIds): drawn on when visible to the caller, skipped otherwise */
   workspacePlusIds: string[];
-  model: { id: string; name: string; price: number; contextWindow: number | null; usesSystemPrompts: boolean; promptWrapper: { value: string } | null };
+  model: {
+    id: string;
+    name: string;
+    price: number;
+    contextWindow: number | null;
+    usesSystemPrompts: boolean;
+    promptWrapper: { value: string } | null;
+    /** takes images (images.ts) */
+    hasVision: boolean;
+    /** answers with images (providers/images.ts) */
+    imageGen: boolean;
+  };
   settings: { systemInstructions: string | null; addedContext: string | null };
   target: ProviderTarget;
   params: GenerationParams;
@@ -119,6 +130,8 @@ export async function planTurn(deps: PlanDeps, caller: Principal, workspaceId: s
       contextWindow: contextWindowOf(model),
       usesSystemPrompts: model.usesSystemPrompts,
       promptWrapper: model.promptWrapper ?? null,
+      hasVision: model.hasVision,
+      imageGen: model.imageGen,
     },
     settings: { systemInstructions: wm.systemInstructions, addedContext: wm.addedContext },
     target,

@@ -15,12 +15,14 @@ import type { BudgetHold } from '../usage/counters.js';
 import type { UsageService } from '../usage/service.js';
 import type { WorkspacesService } from '../workspaces/service.js';
 import { calibrationFrom } from './context-fit.js';
+import type { ChatImages } from './images.js';
 import { assemblePrompt, titleFrom, type AssemblyInput } from './prompt.js';
 import { runWithTools, toolTurnCost } from './tool-loop.js';
 import { REWRITE_ALLOWANCE_TOKENS, rewriteFollowUp, type Rewritten } from './follow-up.js';
 import { callProvider, ZERO_USAGE, type Fit } from './provider-call.js';
 import { branchOf, VersionsRepo, type TurnBranch } from './versions.js';
 import { threadScope } from './visibility.js';
+import type { ImageRow } from './images-repo.js';
 import { ChatRepo, type AnswerRecord, type StoredAnswer, type StoredUserTurn, type UserTurnRecord } from './repo.js';
 import type { ChatAnswerT, ChatCompletionRequestT } from './schema.js';
 import { contextBudget, costOf, planTurn, previousFrom, question, questionIndex, toolDefinitionTokens, type Plan } from './turn-plan.js';
@@ -38,6 +40,8 @@ export type TurnEvent =
   | { type: 'start'; threadId: string; messageId: string; modelId: string }
   | { type: 'sources'; sources: StoredSource[] }
   | { type: 'delta'; content: string }
+  /** an image the model made (image models), stored with the answer; `data` (base64) stays inside the server but for /v1/images */
+  | { type: 'image'; id: string; mimeType: string; width: number; height: number; data: string }
   /** a piece of a tool call (streamed: as the provider sends them; plain: one per call, whole) */
   | { type: 'tool_call'; call: ToolCallDelta }
   /** the turn calls one of the workspace's tools (tool-loop.ts); the stream's `tool_call` event */
@@ -73,6 +77,8 @@ export interface TurnOptions {
    * Default true. Cannot be combined with `req.threadId`.
    */
   store?: boolean;
+  /** the model must be an image model (`imageGen`): /v1/images/generations (400 otherwise) */
+  imagesOnly?: boolean;
 }
 
 /** Context from Plus entries (implemented by PlusService). */
@@ -99,6 +105,7 @@ export class TurnService {
     private readonly timeouts: ProviderTimeouts,
     private readonly usage: UsageService,
     private readonly tools: Pick<McpService, 'toolboxFor'>,
+    private readonly images: ChatImages,
     /** a follow-up's rewrite failed (the turn carried terms instead): reported, not thrown */
     private readonly onRewriteFailure: (why: string) => void = () => {},
   ) {}
@@ -116,6 +123,9 @@ export class TurnService {
     const branch = await this.branch(caller, workspaceId, request);
     const req = branch?.request ?? request;
     const plan = await planTurn({ workspaces: this.workspaces, models: this.models, tools: this.tools }, caller, workspaceId, req, opts.store !== false);
+    //    Images are read in the image workers and checked (type by content, size, count); a refusal stores nothing.
+    this.images.assertCanAnswer(plan, opts.imagesOnly === true);
+    await this.images.readTurnImages(plan, req.images, questionIndex(plan));
     // 2. Context from the entries the request names: an invisible one is a 404, still before storing.
     //    A follow-up is searched with the thread's previous question's key terms carried (docs/API.md, Follow-ups).
     //    A workspace that has follow-ups rewritten by the model searches after statement 1 (step 4):
@@ -156,7 +166,7 @@ export class TurnService {
         systemInstructions: plan.settings.systemInstructions,
         addedContext: plan.settings.addedContext,
         retrievedContext: context.text || null,
-        historyNewestFirst: stored.history.map((m) => ({ role: m.role, content: m.content })),
+        historyNewestFirst: this.images.history(stored.history, plan),
         newTurns: plan.newTurns,
         contextWindow: plan.model.contextWindow,
         maxTokens: plan.params.maxTokens ?? null,
@@ -166,13 +176,14 @@ export class TurnService {
         toolTokens: toolDefinitionTokens(plan.tools),
       };
       const fit: Fit = { input, assembled: assemblePrompt(input) };
+      await this.images.loadBytes(fit.assembled.messages);
       yield { type: 'start', threadId: plan.threadId, messageId: ids.messageId, modelId: plan.model.id };
       if (context.sources.length > 0) yield { type: 'sources', sources: context.sources };
       // 6. The provider call.
       //    A budgeted turn's answer is cut at the output tokens it reserved, whatever the provider does with its cap.
       //    With the workspace's tools, the calls the model asks for run and it is asked again (tool-loop.ts).
       const cap = hold ? (plan.params.maxTokens ?? null) : null;
-      const outcome = plan.toolbox
+      let outcome = plan.toolbox
         ? yield* runWithTools({ ...plan, toolbox: plan.toolbox }, fit, opts, cap, this.timeouts, (spent, next) =>
             hold ? this.usage.creditsOf(plan.model.price, spent.promptTokens + next, spent.completionTokens + (cap ?? 0)) <= hold.reservedCredits() : true,
           )
@@ -183,6 +194,9 @@ export class TurnService {
       const estimated = fit.assembled.estimatedPromptTokens;
       const usage = estimateIfMissing(outcome.kind === 'answered' ? outcome.usage : ZERO_USAGE, estimated, responseText(outcome));
       const created = new Date();
+      // An image model's images are read like a user's before they are stored (a provider's bytes are not trusted either).
+      const made = await this.images.readAnswer(outcome, ids.messageId, created);
+      outcome = made.outcome;
       const record = answerRecord(
         plan,
         { ...ids, parentId: stored.questionId },
@@ -194,12 +208,14 @@ export class TurnService {
         Date.now() - started,
         rewrite?.rewrite ?? null,
       );
+      if (record.message) Object.assign(record.message, { images: made.images, imageRows: made.rows });
       const ledger = ledgerEntry(this.usage, caller, plan, ids.logId, outcome, usage, created, rewrite?.used ?? null, hold?.reservedCredits() ?? null);
       const kept = await this.storeAnswer({ ...record, ledger, settle: hold?.settlementInStatement() ?? null });
       finished = true;
       hold?.settled(ledger.credits);
       observe.chatTurn(ledger);
       if (kept && record.message) this.exchanges.set(plan.threadId, usage.promptTokens + usage.completionTokens);
+      if (kept || !plan.store) yield* made.events;
       yield endEvent(outcome, usage, created, kept);
     } finally {
       // A bug or a lost database between the two writes (or a consumer that stopped listening).
@@ -216,11 +232,12 @@ export class TurnService {
     workspaceId: string,
     req: TurnRequest,
     signal?: AbortSignal,
-    opts: { store?: boolean } = {},
-  ): Promise<ChatAnswerT & { toolCalls?: ToolCall[] }> {
+    opts: { store?: boolean; imagesOnly?: boolean } = {},
+  ): Promise<ChatAnswerT & { toolCalls?: ToolCall[]; generated?: Array<Extract<TurnEvent, { type: 'image' }>> }> {
     let start: Extract<TurnEvent, { type: 'start' }> | undefined;
     let sources: StoredSource[] = [];
     let content = '';
+    const images: Array<Extract<TurnEvent, { type: 'image' }>> = [];
     const toolCalls: ToolCall[] = [];
     for await (const ev of this.run(caller, workspaceId, req, { stream: false, ...(signal ? { signal } : {}), ...opts })) {
       switch (ev.type) {
@@ -239,15 +256,23 @@ export class TurnService {
         case 'tool_run':
         case 'tool_result':
           break; // the workspace's tools: kept with the answer's message (GET the thread)
+        case 'image':
+          images.push(ev);
+          break;
         case 'error':
           throw errorOfEvent(ev);
         case 'done':
           return {
             ...(toolCalls.length > 0 ? { toolCalls } : {}),
+            ...(images.length > 0 ? { generated: images } : {}),
             threadId: start!.threadId,
             messageId: start!.messageId,
             modelId: start!.modelId,
-            message: { role: 'assistant', content },
+            message: {
+              role: 'assistant',
+              content,
+              ...(images.length > 0 ? { images: images.map((i) => ({ id: i.id, mimeType: i.mimeType, width: i.width, height: i.height })) } : {}),
+            },
             finishReason: ev.finishReason,
             usage: ev.usage,
             sources,
@@ -322,9 +347,16 @@ export class TurnService {
     const now = new Date();
     const firstUser = plan.newTurns.find((m) => m.role === 'user') ?? plan.newTurns[0]!;
     // A regenerate stores no message: its question is the stored one.
+    const rows: ImageRow[] = [];
     const messages = branch?.questionId
       ? []
-      : plan.newTurns.map((m, i) => ({ id: randomUUID(), role: m.role, content: m.content, created: new Date(now.getTime() + i) }));
+      : plan.newTurns.map((m, i) => {
+          const id = randomUUID();
+          const created = new Date(now.getTime() + i);
+          const own = this.images.storedOf(m, id, created);
+          rows.push(...own.rows);
+          return { id, role: m.role, content: m.content, created, images: own.images };
+        });
     const stored = await this.userTurns
       .add({
         reservation: hold?.inStatement ?? null,
@@ -332,6 +364,7 @@ export class TurnService {
         existing: plan.historyScope,
         after: branch ? { parentId: branch.parentId } : null,
         messages,
+        images: rows,
         store: plan.store,
         log: {
           id: logId,

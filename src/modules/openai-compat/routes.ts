@@ -3,13 +3,16 @@ import { Type } from 'typebox';
 import { principalOf } from '../../http/auth.js';
 import { openAIStreamError, toOpenAIError } from '../../http/openai-errors.js';
 import { SseWriter } from '../../http/sse.js';
-import { OPENAI_STREAM_DESCRIPTION, OpenAIChatRequest, OpenAIModel } from './schema.js';
+import { OPENAI_STREAM_DESCRIPTION, OpenAIChatRequest, OpenAIImageRequest, OpenAIModel } from './schema.js';
+import { IMAGE_TURN_BODY_BYTES } from '../chat/images.js';
 import type { OpenAICompatService } from './service.js';
 
 export interface OpenAICompatRouteDeps {
   compat: OpenAICompatService;
   /** interval of the SSE `: ping` comment */
   heartbeatMs: number;
+  /** the server's JSON body limit (chat completions take at least IMAGE_TURN_BODY_BYTES, for images) */
+  bodyLimitBytes: number;
 }
 
 const DESCRIPTIONS: Record<number, string> = {
@@ -39,7 +42,7 @@ function openAIErrors(...statuses: number[]) {
 }
 
 /** `/v1`: OpenAI's protocol. The scope's hooks and its error rendering are set up in app.ts (http/openai-errors.ts). */
-export const openaiCompatRoutes: FastifyPluginAsyncTypebox<OpenAICompatRouteDeps> = async (app, { compat, heartbeatMs }) => {
+export const openaiCompatRoutes: FastifyPluginAsyncTypebox<OpenAICompatRouteDeps> = async (app, { compat, heartbeatMs, bodyLimitBytes }) => {
   const tags = ['openai'];
 
   app.get(
@@ -79,8 +82,29 @@ export const openaiCompatRoutes: FastifyPluginAsyncTypebox<OpenAICompatRouteDeps
   );
 
   app.post(
+    '/images/generations',
+    {
+      schema: {
+        tags,
+        operationId: 'createOpenAIImage',
+        summary: "OpenAI-compatible image generation by a workspace's image model (imageGen), answered as b64_json",
+        body: OpenAIImageRequest,
+        response: { 200: Type.Ref('OpenAIImagesResponse'), ...openAIErrors(400, 401, 403, 404, 413, 415, 429, 502, 504) },
+      },
+    },
+    async (req, reply) => {
+      const abort = new AbortController();
+      reply.raw.on('close', () => {
+        if (!reply.raw.writableFinished) abort.abort();
+      });
+      return compat.generateImages(principalOf(req), req.body, abort.signal);
+    },
+  );
+
+  app.post(
     '/chat/completions',
     {
+      bodyLimit: Math.max(bodyLimitBytes, IMAGE_TURN_BODY_BYTES),
       schema: {
         tags,
         operationId: 'createOpenAIChatCompletion',

@@ -59,8 +59,20 @@ export const OpenAIToolChoice = Type.Union(
 export type OpenAIToolChoiceT = Static<typeof OpenAIToolChoice>;
 
 const ContentPart = Type.Object(
-  { type: Type.String({ maxLength: 100 }), text: Type.Optional(Type.String({ maxLength: MAX_TEXT })) },
-  { additionalProperties: true, description: 'a content part; only `text` parts are supported' },
+  {
+    type: Type.String({ maxLength: 100 }),
+    text: Type.Optional(Type.String({ maxLength: MAX_TEXT })),
+    image_url: Type.Optional(
+      Type.Object(
+        { url: Type.String({ description: 'a data URL, data:<type>;base64,<data> (web addresses are refused with 400)' }) },
+        { additionalProperties: true },
+      ),
+    ),
+  },
+  {
+    additionalProperties: true,
+    description: 'a content part: `text`, or in a user message `image_url` (PNG, JPEG, WebP or GIF as a data URL, for a model with vision)',
+  },
 );
 
 export const OpenAIMessage = Type.Object(
@@ -224,3 +236,31 @@ export const OPENAI_STREAM_DESCRIPTION = [
   'with empty `choices` and `usage`. A failure after the stream started is one `data: {"error": {…}}` line.',
   'The stream always ends with `data: [DONE]`. Without `stream`: one OpenAIChatCompletion.',
 ].join(' ');
+
+/** POST /v1/images/generations: OpenAI's image request, for a workspace's image model (`imageGen`). */
+export const OpenAIImageRequest = Type.Object(
+  {
+    model: Type.String({
+      minLength: 1,
+      maxLength: 200,
+      description: '`workspace/<workspaceId>/<modelId>` (or `workspace/<workspaceId>`: its first model) of a model with imageGen',
+    }),
+    prompt: Type.String({ minLength: 1, maxLength: 32_000 }),
+    n: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 1, description: 'only 1 is supported' }))),
+    response_format: Type.Optional(Nullable(Type.Literal('b64_json', { description: 'only b64_json: Atrium keeps no image of this call to link to' }))),
+    size: Type.Optional(Nullable(Type.String({ maxLength: 50, description: 'accepted and ignored: the model decides' }))),
+    user: Type.Optional(Nullable(Type.String({ description: 'accepted and ignored' }))),
+  },
+  { additionalProperties: true },
+);
+export type OpenAIImageRequestT = Static<typeof OpenAIImageRequest>;
+
+export const OpenAIImagesResponse = Type.Object(
+  {
+    created: Type.Integer({ description: 'Unix time, seconds' }),
+    data: Type.Array(Type.Object({ b64_json: Type.String() })),
+    usage: Type.Object({ input_tokens: Type.Integer(), output_tokens: Type.Integer(), total_tokens: Type.Integer() }),
+  },
+  { $id: 'OpenAIImagesResponse' },
+);
+export type OpenAIImagesResponseT = Static<typeof OpenAIImagesResponse>;

@@ -1,11 +1,21 @@
 import type { StoredSource } from '../../db/schema.js';
 import { AppError, badRequest, type ErrorKind } from '../../errors.js';
-import type { ChatMessage, Usage } from '../../providers/types.js';
+import type { ChatMessage, ImageContent, Usage } from '../../providers/types.js';
 import { errorOfEvent, type TurnEvent, type TurnRequest, type TurnService } from '../chat/turns.js';
 import type { Principal } from '../teams/service.js';
 import type { WorkspaceModelT } from '../workspaces/schema.js';
 import type { WorkspacesService } from '../workspaces/service.js';
-import type { OpenAIChatCompletionChunkT, OpenAIChatCompletionT, OpenAIChatRequestT, OpenAIMessageT, OpenAIModelListT, OpenAIModelT } from './schema.js';
+import type {
+  OpenAIChatCompletionChunkT,
+  OpenAIChatCompletionT,
+  OpenAIChatRequestT,
+  OpenAIImageRequestT,
+  OpenAIImagesResponseT,
+  OpenAIMessageT,
+  OpenAIModelListT,
+  OpenAIModelT,
+} from './schema.js';
+import { imageOfPart } from './images.js';
 import { checkedCall, checkToolExchanges, refuseLegacyFunctions, toolCallDelta, toolOptions } from './tools.js';
 
 /**
@@ -35,21 +45,27 @@ function finishReason(r: string): 'stop' | 'length' | 'content_filter' | 'tool_c
 const usageOf = (u: Usage) => ({ prompt_tokens: u.promptTokens, completion_tokens: u.completionTokens, total_tokens: u.totalTokens });
 const unixSeconds = (d: Date) => Math.floor(d.getTime() / 1000);
 
-/** The text of a message's content; only text parts are supported. */
-function textOf(m: OpenAIMessageT, i: number): string {
+/** The text of a message's content and its images (`image_url` parts, user messages only); other parts are refused. */
+function contentOf(m: OpenAIMessageT, i: number): { text: string; images: ImageContent[] } {
   const c = m.content;
-  if (c === undefined || c === null) return '';
-  if (typeof c === 'string') return c;
+  if (c === undefined || c === null) return { text: '', images: [] };
+  if (typeof c === 'string') return { text: c, images: [] };
   const texts: string[] = [];
+  const images: ImageContent[] = [];
   c.forEach((part, j) => {
+    const path = `body/messages/${i}/content/${j}`;
+    if (part.type === 'image_url' && m.role === 'user') {
+      images.push(imageOfPart(part, path));
+      return;
+    }
     if (part.type !== 'text' || typeof part.text !== 'string') {
-      throw badRequest('unsupported_content', `Only text content parts are supported, not '${part.type.slice(0, 100)}'`, [
-        { path: `body/messages/${i}/content/${j}`, message: 'must be a text part {type: "text", text}' },
+      throw badRequest('unsupported_content', `Only text (and, in user messages, image_url) content parts are supported, not '${part.type.slice(0, 100)}'`, [
+        { path, message: 'must be a text part {type: "text", text} or a user image_url part' },
       ]);
     }
     texts.push(part.text);
   });
-  return texts.join('\n');
+  return { text: texts.join('\n'), images };
 }
 
 /** One OpenAI message as an Atrium turn message; `developer` is a system message, text parts are joined. */
@@ -66,7 +82,7 @@ function toTurnMessage(m: OpenAIMessageT, i: number): ChatMessage {
       { path: `body/messages/${i}/tool_calls`, message: 'is only for assistant messages' },
     ]);
   }
-  const content = textOf(m, i);
+  const { text: content, images } = contentOf(m, i);
   if (role === 'tool') {
     if (!m.tool_call_id) {
       throw badRequest('validation_failed', 'A tool message must name the call it answers', [
@@ -76,7 +92,7 @@ function toTurnMessage(m: OpenAIMessageT, i: number): ChatMessage {
     return { role, content, toolCallId: m.tool_call_id };
   }
   if (calls.length > 0) return { role: 'assistant', content, toolCalls: calls.map((c, j) => checkedCall(c, `body/messages/${i}/tool_calls/${j}`)) };
-  return { role, content };
+  return images.length > 0 ? { role, content, images } : { role, content };
 }
 
 export class OpenAICompatService {
@@ -216,6 +232,9 @@ export class OpenAICompatService {
         case 'tool_run':
         case 'tool_result':
           break; // the workspace's tools, run by the turn: the client sees the answer they led to
+        case 'image':
+          // OpenAI's chat protocol has no image output: an image model's images are /v1/images/generations' (or the stored thread's).
+          break;
         case 'done':
           yield chunk([{ index: 0, delta: {}, finish_reason: finishReason(ev.finishReason), logprobs: null }]);
           if (includeUsage) yield chunk([], { usage: usageOf(ev.usage) });
@@ -225,6 +244,20 @@ export class OpenAICompatService {
           return;
       }
     }
+  }
+
+  /**
+   * POST /v1/images/generations: one ephemeral turn (nothing stored but its prompt log and ledger
+   * row) on the named image model, answered with its images as base64.
+   */
+  async generateImages(caller: Principal, body: OpenAIImageRequestT, signal: AbortSignal): Promise<OpenAIImagesResponseT> {
+    const t = await this.translate(caller, { model: body.model, messages: [{ role: 'user', content: body.prompt }] });
+    const a = await this.turns.complete(caller, t.workspaceId, t.req, signal, { store: false, imagesOnly: true });
+    return {
+      created: unixSeconds(new Date(a.created)),
+      data: (a.generated ?? []).map((i) => ({ b64_json: i.data })),
+      usage: { input_tokens: a.usage.promptTokens, output_tokens: a.usage.completionTokens, total_tokens: a.usage.totalTokens },
+    };
   }
 
   /** The OpenAI request as the turn's request; the model names a workspace (and model) the caller may use. */

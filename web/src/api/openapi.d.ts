@@ -568,9 +568,26 @@ export interface paths {
         put?: never;
         /**
          * Add a chat message, streamed response (text/event-stream)
-         * @description Server-sent events (text/event-stream). Each event is an `event: <type>` line, an `id:` line (its sequence number in the stream) and a `data:` line holding one ChatStreamEvent as JSON with the same `type`, then a blank line. The first event also carries a `retry:` line; `: ping` heartbeat comment lines may come between events, which clients ignore. Order: `start` → `sources` (when context was used) → zero or more `delta` → `done`, or `error` in place of `done`; the stream ends after either. In a workspace with MCP servers, `tool_call` (a tool the turn calls) and `tool_result` (what it answered) come between the deltas.
+         * @description Server-sent events (text/event-stream). Each event is an `event: <type>` line, an `id:` line (its sequence number in the stream) and a `data:` line holding one ChatStreamEvent as JSON with the same `type`, then a blank line. The first event also carries a `retry:` line; `: ping` heartbeat comment lines may come between events, which clients ignore. Order: `start` → `sources` (when context was used) → zero or more `delta` → (an image model) one `image` per image made → `done`, or `error` in place of `done`; the stream ends after either. In a workspace with MCP servers, `tool_call` (a tool the turn calls) and `tool_result` (what it answered) come between the deltas.
          */
         post: operations["streamChatCompletion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/chat/images/{imageId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An image of a message (a user's or a generated one), for whoever may read its thread */
+        get: operations["getChatImage"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1171,6 +1188,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/images/generations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** OpenAI-compatible image generation by a workspace's image model (imageGen), answered as b64_json */
+        post: operations["createOpenAIImage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/chat/completions": {
         parameters: {
             query?: never;
@@ -1386,6 +1420,13 @@ export interface components {
             /** Format: date-time */
             updated: string;
         };
+        ChatImage: {
+            /** Format: uuid */
+            id: string;
+            mimeType: string;
+            width: number;
+            height: number;
+        };
         ChatAnswer: {
             /** Format: uuid */
             threadId: string;
@@ -1397,6 +1438,8 @@ export interface components {
                 /** @enum {string} */
                 role: "assistant";
                 content: string;
+                /** @description an image model's answer: the images it made */
+                images?: components["schemas"]["ChatImage"][];
             };
             finishReason: string;
             usage: {
@@ -1507,6 +1550,14 @@ export interface components {
             id: string;
             ok: boolean;
             content: string;
+        } | {
+            /** @enum {string} */
+            type: "image";
+            /** Format: uuid */
+            id: string;
+            mimeType: string;
+            width: number;
+            height: number;
         } | {
             /** @enum {string} */
             type: "done";
@@ -1627,6 +1678,8 @@ export interface components {
                     index: number;
                     count: number;
                 };
+                /** @description the user's images, or the images an image model answered (absent: none) */
+                images?: components["schemas"]["ChatImage"][];
             }[];
             /** @description answered when `limit` or `before` was given: whether messages older than the first one returned remain */
             hasEarlier?: boolean;
@@ -2018,6 +2071,18 @@ export interface components {
                     modelName: string | null;
                 };
             }[];
+        };
+        OpenAIImagesResponse: {
+            /** @description Unix time, seconds */
+            created: number;
+            data: {
+                b64_json: string;
+            }[];
+            usage: {
+                input_tokens: number;
+                output_tokens: number;
+                total_tokens: number;
+            };
         };
     };
     responses: never;
@@ -5197,6 +5262,13 @@ export interface operations {
                         content: string;
                     }[];
                     prompt?: string;
+                    /** @description images for the question (the last user turn), for a model with vision: at most 8 (413 beyond), PNG, JPEG, WebP or GIF */
+                    images?: {
+                        /** @description image/png, image/jpeg, image/webp or image/gif (it must match the bytes) */
+                        mimeType: string;
+                        /** @description the bytes, base64; at most 10 MB decoded and 8,192 px a side */
+                        data: string;
+                    }[];
                     /** Format: uuid */
                     threadId?: string;
                     /**
@@ -5335,6 +5407,13 @@ export interface operations {
                         content: string;
                     }[];
                     prompt?: string;
+                    /** @description images for the question (the last user turn), for a model with vision: at most 8 (413 beyond), PNG, JPEG, WebP or GIF */
+                    images?: {
+                        /** @description image/png, image/jpeg, image/webp or image/gif (it must match the bytes) */
+                        mimeType: string;
+                        /** @description the bytes, base64; at most 10 MB decoded and 8,192 px a side */
+                        data: string;
+                    }[];
                     /** Format: uuid */
                     threadId?: string;
                     /**
@@ -5420,6 +5499,64 @@ export interface operations {
             };
             /** @description Unsupported media type */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getChatImage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                imageId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the image bytes, with their type (image/png, image/jpeg, image/webp or image/gif) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/*": string;
+                };
+            };
+            /** @description Bad request: malformed JSON, a wrong type, a value out of range, a bad UUID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No or unknown API key or session */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role for this (or, with the session cookie, the request came from another origin: code csrf) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource visible to the caller */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8987,6 +9124,121 @@ export interface operations {
             };
         };
     };
+    createOpenAIImage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description `workspace/<workspaceId>/<modelId>` (or `workspace/<workspaceId>`: its first model) of a model with imageGen */
+                    model: string;
+                    prompt: string;
+                    n?: number | null;
+                    response_format?: "b64_json" | null;
+                    size?: string | null;
+                    user?: string | null;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIImagesResponse"];
+                };
+            };
+            /** @description invalid_request_error: malformed JSON, a wrong type, a value out of range, an unsupported message */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIError"];
+                };
+            };
+            /** @description authentication_error: no or unknown API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIError"];
+                };
+            };
+            /** @description permission_error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIError"];
+                };
+            };
+            /** @description model_not_found: no such workspace (or model in it) visible to the caller; or an unknown thread or Plus entry */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIError"];
+                };
+            };
+            /** @description invalid_request_error: body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIError"];
+                };
+            };
+            /** @description invalid_request_error: send application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIError"];
+                };
+            };
+            /** @description rate_limit_error (with Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIError"];
+                };
+            };
+            /** @description api_error: the model provider failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIError"];
+                };
+            };
+            /** @description api_error: the model provider timed out */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIError"];
+                };
+            };
+        };
+    };
     createOpenAIChatCompletion: {
         parameters: {
             query?: never;
@@ -9005,6 +9257,12 @@ export interface operations {
                         content?: (string | ({
                             type: string;
                             text?: string;
+                            image_url?: {
+                                /** @description a data URL, data:<type>;base64,<data> (web addresses are refused with 400) */
+                                url: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
                         } & {
                             [key: string]: unknown;
                         })[]) | null;

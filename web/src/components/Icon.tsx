@@ -7,6 +7,7 @@ const PATHS = {
   clip: 'M16 7l-7.5 7.5a2 2 0 0 0 2.8 2.8L19 9.6a4 4 0 0 0-5.7-5.7L5.6 11.6a6 6 0 0 0 8.5 8.5L20 14',
   down: 'M12 5v14M6 13l6 6 6-6',
   pin: 'M9 4h6l-1 6 4 4H6l4-4-1-6zM12 14v6',
+  image: 'M4 5h16v14H4zM4 16l5-5 4 4 3-3 4 4M15 9a1 1 0 1 0 0.01 0',
 } as const;
 
 export function Icon({ name }: { name: keyof typeof PATHS }) {

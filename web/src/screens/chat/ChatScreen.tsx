@@ -12,6 +12,7 @@ import { ErrorNote } from '../../components/Problem';
 import { navigate } from '../../router';
 import { useSession } from '../../session';
 import { Composer } from './Composer';
+import { useComposerImages } from './images';
 import { Conversation } from './Conversation';
 import { useChatDrawer } from './drawer';
 import { ExportMenu } from './ExportMenu';
@@ -68,6 +69,7 @@ export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; thr
   /** Counts thread switches: a turn's late events must not land in another thread's view. */
   const view = useRef(0);
   const files = useChatFiles(workspace?.name, () => shownThread.current ?? null);
+  const images = useComposerImages(modelId, workspace?.models.find((m) => m.modelId === modelId)?.modelName ?? null);
   const stop = useCallback(() => abort.current?.abort(), []);
   const stopTurn = useCallback(() => {
     if (!abort.current) return false;
@@ -169,7 +171,12 @@ export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; thr
     const started = shownThread.current ?? null;
     const myView = view.current;
     const plusIds = files.selectedPlus;
-    const asked: ChatItem[] = text === null ? [] : [{ key: `local-${++localKeys}`, role: 'user', content: text, status: 'ok', sources: [], modelId: null }];
+    const previews = images.pending.map((i) => i.preview);
+    const sentImages = text === null ? [] : images.take();
+    const asked: ChatItem[] =
+      text === null
+        ? []
+        : [{ key: `local-${++localKeys}`, role: 'user', content: text, status: 'ok', sources: [], modelId: null, ...(previews.length ? { previews } : {}) }];
     setItems((prev) => [...prev.slice(0, keep), ...asked]);
     live.set({ key: `live-${++localKeys}`, role: 'assistant', content: '', status: 'streaming', sources: [], modelId: modelId || null });
     setStreaming(true);
@@ -180,6 +187,7 @@ export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; thr
       ...(modelId ? { modelId } : {}),
       ...(started ? { threadId: started } : {}),
       ...(plusIds.length ? { plusIds } : {}),
+      ...(sentImages.length ? { images: sentImages } : {}),
     };
     void streamTurn(
       workspaceId,
@@ -202,6 +210,7 @@ export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; thr
               c.id === r.id ? { ...c, ok: r.ok, content: r.content, durationMs: Date.now() - (c.startedAt ?? Date.now()) } : c,
             ),
           }),
+        onImage: (img) => live.update({ images: [...(live.get()?.images ?? []), img] }),
         onEnd(end) {
           if (abort.current === ctrl) {
             abort.current = null;
@@ -405,6 +414,7 @@ export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; thr
           onFiles={files.onFiles}
           onDismissUpload={files.dismissUpload}
           prompts={library}
+          images={images}
         />
       </section>
       {source && <SourceDialog source={source} onClose={() => setSource(null)} />}

@@ -9,6 +9,7 @@ import type { PlusSummary, WorkspaceModel } from '../../api/client';
 import { Icon } from '../../components/Icon';
 import { useSettings } from '../../settings';
 import { usePromptMenu, type LibraryPrompt } from './PromptMenu';
+import { IMAGE_TYPES, type ComposerImages } from './images';
 
 export interface Upload {
   id: string;
@@ -33,6 +34,8 @@ interface Props {
   onDismissUpload: (id: string) => void;
   /** the `/` menu's prompts (PromptMenu.tsx) */
   prompts?: LibraryPrompt[];
+  /** the images going with the next message (only for a model with vision) */
+  images: ComposerImages;
 }
 
 export function Composer(p: Props) {
@@ -41,6 +44,8 @@ export function Composer(p: Props) {
   const fileInput = useRef<HTMLInputElement>(null);
   const box = useRef<HTMLTextAreaElement>(null);
   const menu = usePromptMenu(text, setText, p.prompts ?? [], box);
+  const imageInput = useRef<HTMLInputElement>(null);
+  const img = p.images;
   const send = () => {
     if (!text.trim() || p.streaming) return;
     if (p.onSend(text)) setText('');
@@ -68,6 +73,23 @@ export function Composer(p: Props) {
           ))}
         </ul>
       )}
+      {img.pending.length > 0 && (
+        <ul class="pending-images" aria-label="Images to send">
+          {img.pending.map((i) => (
+            <li key={i.key}>
+              <img src={i.preview} alt={i.name} />
+              <button type="button" class="icon-button ghost" aria-label={`Remove ${i.name}`} onClick={() => img.remove(i.key)}>
+                <Icon name="close" />
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+      {img.refusal && (
+        <p class="error-note small" role="alert">
+          {img.refusal}
+        </p>
+      )}
       <form
         class="composer-box"
         onSubmit={(e) => {
@@ -88,6 +110,14 @@ export function Composer(p: Props) {
           rows={2}
           value={text}
           onInput={(e) => setText(e.currentTarget.value)}
+          onPaste={(e) => {
+            // A pasted image goes with the message (for a model with vision); pasted text as usual.
+            const files = Array.from(e.clipboardData?.files ?? []).filter((f) => IMAGE_TYPES.includes(f.type));
+            if (files.length === 0) return;
+            e.preventDefault();
+            if (img.vision) void img.add(files);
+            else img.explain();
+          }}
           onKeyDown={(e) => {
             if (menu.onKeyDown(e)) return;
             if (e.key === 'Enter' && !e.isComposing && (sendOnEnter ? !e.shiftKey : e.ctrlKey || e.metaKey)) {
@@ -112,6 +142,29 @@ export function Composer(p: Props) {
               const files = Array.from(e.currentTarget.files ?? []);
               e.currentTarget.value = '';
               if (files.length) p.onFiles(files);
+            }}
+          />
+          <button
+            type="button"
+            class="icon-button ghost"
+            aria-label="Attach images"
+            title={img.note ?? 'Attach images (or paste them)'}
+            onClick={() => (img.vision ? imageInput.current?.click() : img.explain())}
+          >
+            <Icon name="image" />
+          </button>
+          <input
+            ref={imageInput}
+            type="file"
+            multiple
+            class="visually-hidden"
+            tabIndex={-1}
+            aria-label="Images to attach"
+            accept={IMAGE_TYPES.join(',')}
+            onChange={(e) => {
+              const files = Array.from(e.currentTarget.files ?? []);
+              e.currentTarget.value = '';
+              if (files.length) void img.add(files);
             }}
           />
           {p.models.length > 1 && (

@@ -10,6 +10,7 @@ import { decorateAnswer } from '../../lib/answer-html';
 import { citedNumbers } from '../../lib/citations';
 import { problemWords } from '../../lib/problem-words';
 import { EditableQuestion, VersionPager, type MessageActionHandlers } from './MessageActions';
+import { MessageImages } from './MessageImages';
 import { SourceList } from './SourceList';
 import { StreamingMarkdown } from './StreamingMarkdown';
 import { ToolCalls } from './ToolCalls';
@@ -61,6 +62,7 @@ export function MessageBody({ item, onShowSource, modelName, onRetry, actions }:
         </div>
       )}
       {item.toolCalls && item.toolCalls.length > 0 && <ToolCalls calls={item.toolCalls} />}
+      {item.role === 'user' && <MessageImages images={item.images ?? []} previews={item.previews} generated={false} />}
       {item.role === 'user' ? (
         <EditableQuestion item={item} actions={actions} />
       ) : streaming ? (
@@ -68,7 +70,8 @@ export function MessageBody({ item, onShowSource, modelName, onRetry, actions }:
       ) : (
         <Markdown class="markdown" text={item.content} highlight decorate={decorate} />
       )}
-      {streaming && item.content === '' && (
+      {item.role === 'assistant' && <MessageImages images={item.images ?? []} generated />}
+      {streaming && item.content === '' && !item.images?.length && (
         <p class="muted typing" aria-label="Waiting for the answer">
           …
         </p>

@@ -21,6 +21,8 @@ export interface TurnHandlers {
   /** the turn calls one of the workspace's tools, then has its result */
   onToolCall?(call: { id: string; name: string; arguments: string }): void;
   onToolResult?(result: { id: string; ok: boolean; content: string }): void;
+  /** an image the model made (image models) */
+  onImage(image: { id: string; mimeType: string; width: number; height: number }): void;
   onEnd(end: TurnEnd): void;
 }
 
@@ -66,6 +68,9 @@ export async function streamTurn(workspaceId: string, body: TurnBody, h: TurnHan
           break;
         case 'tool_result':
           h.onToolResult?.(e);
+          break;
+        case 'image':
+          h.onImage(e);
           break;
         case 'done':
           return h.onEnd({ kind: 'ok', finishReason: e.finishReason });

@@ -1,4 +1,5 @@
 import type { Problem, Source, StoredMessage } from '../../api/client';
+import type { StoredImageRef } from './images';
 
 /** A message as the conversation shows it: stored, sent just now, or still streaming. */
 export interface ChatItem {
@@ -16,6 +17,10 @@ export interface ChatItem {
   id?: string;
   /** Which of its versions a stored message is (absent: not yet read back). */
   versions?: { index: number; count: number };
+  /** the user's images, or the images an image model made */
+  images?: StoredImageRef[];
+  /** thumbnails of a message just sent (its stored images are known after a reload) */
+  previews?: string[];
 }
 
 export interface ToolCallItem {
@@ -40,6 +45,7 @@ export function fromStored(m: StoredMessage): ChatItem {
     modelId: m.modelId,
     versions: m.versions,
   };
+  if (m.images?.length) item.images = m.images;
   // A failed turn is stored with its problem, so a reload says what failed.
   if (m.toolCalls?.length) item.toolCalls = m.toolCalls;
   if (m.error) item.problem = { type: 'about:blank', title: 'The answer failed', status: m.error.status, code: m.error.code, detail: m.error.detail };
