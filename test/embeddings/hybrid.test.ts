@@ -325,7 +325,7 @@ describe('the embedding setting and model kinds', () => {
       expectProblem(await t.request({ method: 'POST', url: '/api/v1/workspaces', key: team.ownerKey, payload: { name: 'w', modelIds: [emb.id] } }), 400),
     ).toMatchObject({
       code: 'not_a_chat_model',
-      errors: [{ path: 'body/modelIds/0', message: 'is an embedding model' }],
+      errors: [{ path: 'body/modelIds/0', message: 'is an embedding or rerank model, not a chat model' }],
     });
     const chatModel = await createModel(t, team.ownerKey, s.modelBody('OPENAI'));
     expect(chatModel).toMatchObject({ kind: 'chat' });

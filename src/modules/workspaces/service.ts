@@ -262,8 +262,8 @@ export class WorkspacesService {
     if (embedding.length > 0) {
       throw badRequest(
         'not_a_chat_model',
-        `Embedding models cannot answer chats: ${embedding.join(', ')}`,
-        embedding.map((id) => ({ path: `body/modelIds/${ids.indexOf(id)}`, message: 'is an embedding model' })),
+        `Embedding and rerank models cannot answer chats: ${embedding.join(', ')}`,
+        embedding.map((id) => ({ path: `body/modelIds/${ids.indexOf(id)}`, message: 'is an embedding or rerank model, not a chat model' })),
       );
     }
   }
