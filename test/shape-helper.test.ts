@@ -14,6 +14,8 @@ const workspace = () => ({
   samplePrompts: [],
   models: [],
   plusIds: [],
+  mcpServerIds: [],
+  allowedTools: null,
   followUpSearch: 'carry',
   userId: 1,
   created: new Date().toISOString(),
