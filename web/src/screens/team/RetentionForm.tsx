@@ -17,11 +17,15 @@ export function RetentionForm({ teamId, owner }: { teamId: string; owner: boolea
   const [threads, setThreads] = useState('');
   const [logs, setLogs] = useState('');
   const [saved, setSaved] = useState(false);
+  // The fields open only once they hold the team's values: an effect runs after the render that
+  // enabled them, and would otherwise overwrite what was typed in between.
+  const [ready, setReady] = useState(false);
   const submit = useSubmit();
   useEffect(() => {
     if (!team.value) return;
     setThreads(fromDays(team.value.retention.threadsDays));
     setLogs(fromDays(team.value.retention.promptLogsDays));
+    setReady(true);
   }, [team.value]);
   return (
     <section class="card stack" aria-labelledby="retention-title">
@@ -49,25 +53,17 @@ export function RetentionForm({ teamId, owner }: { teamId: string; owner: boolea
         <div class="row">
           <label>
             Keep chats (days)
-            <input
-              type="number"
-              min={1}
-              max={36500}
-              step={1}
-              value={threads}
-              disabled={!owner || !team.value}
-              onInput={(e) => setThreads(e.currentTarget.value)}
-            />
+            <input type="number" min={1} max={36500} step={1} value={threads} disabled={!owner || !ready} onInput={(e) => setThreads(e.currentTarget.value)} />
           </label>
           <label>
             Keep prompt logs (days)
-            <input type="number" min={1} max={36500} step={1} value={logs} disabled={!owner || !team.value} onInput={(e) => setLogs(e.currentTarget.value)} />
+            <input type="number" min={1} max={36500} step={1} value={logs} disabled={!owner || !ready} onInput={(e) => setLogs(e.currentTarget.value)} />
           </label>
         </div>
         <ErrorNote error={submit.error} />
         {owner ? (
           <div class="actions">
-            <button type="submit" class="primary" disabled={submit.busy || !team.value}>
+            <button type="submit" class="primary" disabled={submit.busy || !ready}>
               Save retention
             </button>
             {saved && <span role="status">Saved.</span>}
