@@ -29,8 +29,11 @@ export function runStamp(root: string): RunStamp {
   let commit = 'unknown';
   try {
     commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8' }).trim();
-    if (execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: root, encoding: 'utf8' }).trim() !== '')
-      commit += ' + uncommitted changes';
+    // BENCHMARKS.md itself does not count: a partial run follows an earlier one's uncommitted figures.
+    const changed = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: root, encoding: 'utf8' })
+      .split('\n')
+      .filter((l) => l.trim() !== '' && !l.endsWith('BENCHMARKS.md'));
+    if (changed.length > 0) commit += ' + uncommitted changes';
   } catch {
     // not a git checkout: the commit stays unknown
   }
