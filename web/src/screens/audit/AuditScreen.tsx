@@ -6,11 +6,12 @@ import '../../components/admin.css';
 import { useState } from 'preact/hooks';
 import { api, data, type Schemas } from '../../api/client';
 import { FilterBar, isoRange, type DayRange } from '../../components/FilterBar';
-import { formatDate, formatNumber, isTeamAdmin } from '../../components/format';
+import { formatDate, isTeamAdmin } from '../../components/format';
 import { NotAllowed } from '../../components/NotAllowed';
 import { ErrorNote } from '../../components/Problem';
 import { TableWrap } from '../../components/TableWrap';
 import { useLoad } from '../../components/useLoad';
+import { Pager } from '../../components/Pager';
 import { useSession } from '../../session';
 
 type Entry = Schemas['AuditEntry'];
@@ -136,17 +137,7 @@ function AuditLog() {
               </tbody>
             </table>
           </TableWrap>
-          <nav class="pager" aria-label="Pages">
-            <button type="button" disabled={p.first} onClick={() => setPage(page - 1)}>
-              Previous
-            </button>
-            <span>
-              Page {p.number + 1} of {Math.max(p.totalPages, 1)} · {formatNumber(p.totalElements)} entries
-            </span>
-            <button type="button" disabled={p.last} onClick={() => setPage(page + 1)}>
-              Next
-            </button>
-          </nav>
+          <Pager page={p} what="entries" onStep={(d) => setPage(page + d)} />
         </>
       )}
     </section>

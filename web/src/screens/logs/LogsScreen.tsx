@@ -11,6 +11,7 @@ import { Link } from '../../components/Link';
 import { ErrorNote } from '../../components/Problem';
 import { TableWrap } from '../../components/TableWrap';
 import { useLoad } from '../../components/useLoad';
+import { Pager } from '../../components/Pager';
 import { useSession } from '../../session';
 
 type Log = Schemas['PromptLog'];
@@ -140,17 +141,7 @@ export function LogsScreen() {
               </tbody>
             </table>
           </TableWrap>
-          <nav class="pager" aria-label="Pages">
-            <button type="button" disabled={p.first} onClick={() => setPage(page - 1)}>
-              Previous
-            </button>
-            <span>
-              Page {p.number + 1} of {Math.max(p.totalPages, 1)} · {formatNumber(p.totalElements)} logs
-            </span>
-            <button type="button" disabled={p.last} onClick={() => setPage(page + 1)}>
-              Next
-            </button>
-          </nav>
+          <Pager page={p} what="logs" onStep={(d) => setPage(page + d)} />
         </>
       )}
     </section>

@@ -1,0 +1,27 @@
+/** Previous / next under a page of results (a Spring-style page), with where the reader is and how many there are. */
+import { formatNumber } from './format';
+
+interface PageInfo {
+  number: number;
+  totalPages: number;
+  totalElements: number;
+  first: boolean;
+  last: boolean;
+}
+
+/** `onStep(-1)` / `onStep(1)`: the caller moves its own page number (the one it asked for). */
+export function Pager({ page, what, onStep }: { page: PageInfo; what: string; onStep: (delta: -1 | 1) => void }) {
+  return (
+    <nav class="pager" aria-label="Pages">
+      <button type="button" disabled={page.first} onClick={() => onStep(-1)}>
+        Previous
+      </button>
+      <span>
+        Page {page.number + 1} of {Math.max(page.totalPages, 1)} · {formatNumber(page.totalElements)} {what}
+      </span>
+      <button type="button" disabled={page.last} onClick={() => onStep(1)}>
+        Next
+      </button>
+    </nav>
+  );
+}
