@@ -4,30 +4,9 @@
  * at desktop and phone width in light and dark; with E2E_SHOTS=<dir> each is saved as a PNG.
  */
 import { readFile } from 'node:fs/promises';
-import path from 'node:path';
-import type { Page } from '@playwright/test';
-import { checkScreen } from './checks.js';
+import { everyView } from './checks.js';
 import { createStandInModel } from './server.js';
 import { expect, signIn, test } from './fixtures.js';
-
-const VIEWS = [
-  { size: 'desktop', viewport: { width: 1280, height: 800 } },
-  { size: 'phone', viewport: { width: 390, height: 844 } },
-] as const;
-
-/** The screen as it is now, checked (and saved with E2E_SHOTS) at desktop and phone width, light and dark. */
-async function everyView(page: Page, name: string) {
-  for (const v of VIEWS) {
-    for (const scheme of ['light', 'dark'] as const) {
-      await page.setViewportSize(v.viewport);
-      await page.emulateMedia({ colorScheme: scheme });
-      await checkScreen(page, `${name} at ${v.size}`, scheme);
-      if (process.env.E2E_SHOTS) await page.screenshot({ path: path.join(process.env.E2E_SHOTS, `${name}-${v.size}-${scheme}.png`) });
-    }
-  }
-  await page.setViewportSize(VIEWS[0].viewport);
-  await page.emulateMedia({ colorScheme: 'light' });
-}
 
 test('the Export control downloads the thread as Markdown and as JSON', async ({ page, atrium }) => {
   const model = await createStandInModel(atrium, `Exporter ${Date.now()}`);

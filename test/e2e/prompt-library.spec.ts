@@ -4,29 +4,9 @@
  * and puts the text in the message box. The Account section and the open menu pass the screen
  * checks at desktop and phone width, light and dark (E2E_SHOTS=<dir> saves them).
  */
-import path from 'node:path';
-import type { Page } from '@playwright/test';
-import { checkScreen } from './checks.js';
+import { everyView } from './checks.js';
 import { createStandInModel } from './server.js';
 import { expect, signIn, test } from './fixtures.js';
-
-const VIEWS = [
-  { size: 'desktop', viewport: { width: 1280, height: 800 } },
-  { size: 'phone', viewport: { width: 390, height: 844 } },
-] as const;
-
-async function everyView(page: Page, name: string) {
-  for (const v of VIEWS) {
-    for (const scheme of ['light', 'dark'] as const) {
-      await page.setViewportSize(v.viewport);
-      await page.emulateMedia({ colorScheme: scheme });
-      await checkScreen(page, `${name} at ${v.size}`, scheme);
-      if (process.env.E2E_SHOTS) await page.screenshot({ path: path.join(process.env.E2E_SHOTS, `${name}-${v.size}-${scheme}.png`) });
-    }
-  }
-  await page.setViewportSize(VIEWS[0].viewport);
-  await page.emulateMedia({ colorScheme: 'light' });
-}
 
 test('/ inserts a saved prompt, its variables filled in, and offers the workspace\u2019s sample prompts', async ({ page, atrium }) => {
   const model = await createStandInModel(atrium, `Library ${Date.now()}`);

@@ -5,29 +5,10 @@
  * dies when revoked. The changed screens pass the screen checks at desktop and phone width in light
  * and dark; with E2E_SHOTS=<dir> each is saved as a PNG.
  */
-import path from 'node:path';
 import type { Page } from '@playwright/test';
-import { checkScreen } from './checks.js';
+import { everyView } from './checks.js';
 import { createStandInModel } from './server.js';
 import { expect, signIn, test } from './fixtures.js';
-
-const VIEWS = [
-  { size: 'desktop', viewport: { width: 1280, height: 800 } },
-  { size: 'phone', viewport: { width: 390, height: 844 } },
-] as const;
-
-async function everyView(page: Page, name: string) {
-  for (const v of VIEWS) {
-    for (const scheme of ['light', 'dark'] as const) {
-      await page.setViewportSize(v.viewport);
-      await page.emulateMedia({ colorScheme: scheme });
-      await checkScreen(page, `${name} at ${v.size}`, scheme);
-      if (process.env.E2E_SHOTS) await page.screenshot({ path: path.join(process.env.E2E_SHOTS, `${name}-${v.size}-${scheme}.png`) });
-    }
-  }
-  await page.setViewportSize(VIEWS[0].viewport);
-  await page.emulateMedia({ colorScheme: 'light' });
-}
 
 const questions = (page: Page) => page.getByRole('article', { name: 'Your message' });
 const answers = (page: Page) => page.getByRole('article', { name: 'Answer' });
