@@ -48,7 +48,11 @@ export async function buildApp(
   let database: Database | null = null;
   let jobs: Jobs | null = null;
   try {
-    const http = await createHttpServer(config, { ...opts, schemas: SHARED_SCHEMAS });
+    const http = await createHttpServer(config, {
+      logger: opts.logger ?? true,
+      schemas: SHARED_SCHEMAS,
+      ...(opts.serverFactory ? { serverFactory: opts.serverFactory } : {}),
+    });
     const { app } = http;
 
     // Everything above needs no database; from here on it does.
