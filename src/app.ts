@@ -64,8 +64,9 @@ export async function buildApp(
     const warn = (err: unknown, what: string) => app.log.warn({ err }, what);
     const services = createServices(db, config, secrets.box, warn);
     // In start order; stopped in the reverse one: the admin socket first, the database last.
+    const { tracing } = http;
     const all: Job[] = [
-      ...(http.tracing ? [closing('span export', () => http.tracing!.flush())] : []),
+      ...(tracing ? [closing('span export', () => tracing.flush())] : []),
       closing('database', () => db.close()),
       ...serviceJobs(services, config, warn),
       // `npm run cli -- backup` reaches this server here (embedded database on disk only).
