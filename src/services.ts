@@ -1,8 +1,9 @@
 import { ScimService } from './modules/scim/service.js';
 import { AuditService } from './modules/audit/service.js';
-import { RetentionService } from './modules/retention/service.js';
+import { RETENTION_EVERY_MS, RetentionService } from './modules/retention/service.js';
 import type { Config } from './config.js';
 import type { Database } from './db/client.js';
+import { closing, periodic, startedBy, type Job } from './jobs.js';
 import { ImagePool } from './media/pool.js';
 import { ChatImages } from './modules/chat/images.js';
 import { ChatService } from './modules/chat/service.js';
@@ -20,16 +21,19 @@ import { AuthService } from './modules/teams/auth-service.js';
 import { OidcService } from './modules/teams/oidc-service.js';
 import { TeamsService } from './modules/teams/service.js';
 import { budgetCounters, UsageService } from './modules/usage/service.js';
+import { WorkspaceCache } from './modules/workspaces/cache.js';
 import { WorkspacesService } from './modules/workspaces/service.js';
 import type { SecretBox } from './security/secret-box.js';
 
 /**
  * The composition root: every service, built once per app over one database handle. Each
  * receives what it uses through its constructor, in dependency order (no setters, no closures
- * back into a later service): audit (reading the log; every service writes it through
- * audit/record.ts in its own transactions); auth (sign-in, part of the teams module); teams → auth; oidc → teams,
- * auth; models; mcp; embeddings → models; plus → models, embeddings; workspaces → models, plus (as the
- * narrow PlusVisibility interface, since the plus module imports workspace types), mcp; prompt-logs;
+ * back into a later service, no listener registered afterwards): audit (reading the log; every
+ * service writes it through audit/record.ts in its own transactions); auth (sign-in, part of the
+ * teams module); teams → auth; oidc → teams, auth; the workspaces' settings cache (WorkspaceCache,
+ * before models, which drop a changed model's workspaces from it as a ModelDependent); models;
+ * mcp; embeddings → models; plus → models, embeddings; workspaces → models, plus (as the narrow
+ * PlusVisibility interface, since the plus module imports workspace types), mcp, the cache; prompt-logs;
  * usage; chat → workspaces, plus; turns → workspaces, models, plus, prompt-logs, usage, mcp (both with
  * the chat's images over the image worker pool, src/media/); compat
  * (openai-compat) → workspaces, turns; retention (the settings and the purge job, over the chat
@@ -72,7 +76,8 @@ export function createServices(database: Database, config: Config, secrets: Secr
   const auth = new AuthService(db, config.auth);
   const teams = new TeamsService(db, auth, soleUserCacheMs);
   const oidc = config.auth.oidc ? new OidcService(db, config.auth.oidc, teams, auth) : null;
-  const models = new ModelsService(db, secrets, config.providerUrlPolicy);
+  const workspaceCache = new WorkspaceCache();
+  const models = new ModelsService(db, secrets, config.providerUrlPolicy, [workspaceCache]);
   // Plus is built before workspaces (it needs only models): a workspace's plusIds are checked against it.
   const embeddings = new EmbeddingsService(database, models, config.providerTimeouts, config.embeddings, onError);
   const { mode, maxChunks } = config.lexicalIndex;
@@ -84,12 +89,10 @@ export function createServices(database: Database, config: Config, secrets: Secr
   const mcp = new McpService(db, secrets, { urlPolicy: config.providerUrlPolicy, callTimeoutMs: config.mcpCallTimeoutMs }, (err, id) =>
     onError(err, `MCP server ${id} could not be listed: its tools were left out of the turn`),
   );
-  const workspaces = new WorkspacesService(db, models, plus, mcp);
-  models.onChange((id) => workspaces.forgetModel(id));
+  const workspaces = new WorkspacesService(db, models, plus, mcp, workspaceCache);
   const promptLogs = new PromptLogsService(db, {
     maxRows: config.promptLogMaxRows,
     staleAfterMs: config.providerTimeouts.totalMs + SWEEP_MARGIN_MS,
-    sweepEveryMs: config.promptLogSweepMs,
   });
   const usage = new UsageService(db, budgetCounters(database), soleUserCacheMs);
   const imagePool = new ImagePool();
@@ -124,4 +127,40 @@ export function createServices(database: Database, config: Config, secrets: Secr
     scim,
     imagePool,
   };
+}
+
+/**
+ * The services' background work, in start order (stopped in the reverse one, src/jobs.ts): first
+ * what requests and sweeps use (the worker pools, MCP connections), then the sweeps and the
+ * embedding worker, which stop before them. Every sweep is safe on every node.
+ */
+export function serviceJobs(s: Services, config: Config, onError: (err: unknown, what: string) => void): Job[] {
+  return [
+    closing('image workers', () => s.imagePool.close()),
+    closing('ingest workers and lexical indexes', () => s.plus.close()),
+    closing('MCP connections', () => s.mcp.close()),
+    // Finish prompt logs a crash left pending: at start, then periodically.
+    periodic(
+      'prompt log sweep',
+      config.promptLogSweepMs,
+      () => s.promptLogs.sweep(),
+      (err) => onError(err, 'prompt log sweep failed'),
+    ),
+    // ... and give back the budget reservations of the turns it finished (PostgreSQL).
+    periodic(
+      'reservation sweep',
+      config.promptLogSweepMs,
+      () => s.usage.releaseAbandoned(),
+      (err) => onError(err, 'reservation sweep failed'),
+    ),
+    // Each team's purge locks its settings row (SKIP LOCKED): nodes share the work.
+    periodic(
+      'retention purge',
+      RETENTION_EVERY_MS,
+      () => s.retention.purge(),
+      (err) => onError(err, 'retention purge failed'),
+    ),
+    // Embed Plus files in the background (EMBEDDING_WORKER_INTERVAL_MS; 0: never).
+    startedBy('embedding worker', () => s.embeddings.start()),
+  ];
 }

@@ -126,7 +126,18 @@ export async function openDatabase(opts: {
     ping: async () => {
       await pool.query('select 1');
     },
-    close: () => pool.end(),
+    close: async () => {
+      // pool.end() resolves once every client is told to end; each one's 'remove' comes when its socket has closed.
+      let open = pool.totalCount;
+      const closed = new Promise<void>((resolve) => {
+        if (open === 0) resolve();
+        pool.on('remove', () => {
+          if (--open <= 0) resolve();
+        });
+      });
+      await pool.end();
+      await closed;
+    },
   };
 }
 

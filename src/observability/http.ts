@@ -14,18 +14,28 @@ export async function startTracingIfConfigured(tracing: TracingConfig | null): P
   if (tracing) (await import('./tracing.js')).startTracing(tracing);
 }
 
-/** Register before any route: the request span, the request metrics and GET /metrics. */
-export async function registerObservability(app: FastifyInstance, config: Pick<Config, 'metricsToken' | 'tracing'>): Promise<void> {
+/**
+ * Register before any route: the request span, the request metrics and GET /metrics. Returns,
+ * when tracing is on, what exports the spans still buffered (the app calls it when it closes;
+ * the tracer itself is the process's and outlives the app).
+ */
+export async function registerObservability(
+  app: FastifyInstance,
+  config: Pick<Config, 'metricsToken' | 'tracing'>,
+): Promise<{ flush(): Promise<void> } | null> {
+  let tracing: { flush(): Promise<void> } | null = null;
   if (config.tracing) {
     const { startTracing } = await import('./tracing.js');
-    await app.register(startTracing(config.tracing).plugin());
+    const started = startTracing(config.tracing);
+    await app.register(started.plugin());
+    tracing = started;
   }
   const token = config.metricsToken;
   if (!token) {
     app.get('/metrics', { schema: { hide: true } }, async (_req, reply) =>
       sendProblem(reply, problem(404, 'not_found', 'Metrics are off: set METRICS_TOKEN to serve them')),
     );
-    return;
+    return tracing;
   }
   const { startMetrics } = await import('./metrics.js');
   const metrics = startMetrics();
@@ -42,6 +52,7 @@ export async function registerObservability(app: FastifyInstance, config: Pick<C
     const { contentType, body } = await metrics.render();
     return reply.type(contentType).header('cache-control', 'no-store').send(body);
   });
+  return tracing;
 }
 
 /** Equal-length digests, so the comparison takes the same time whatever was sent. */

@@ -13,8 +13,9 @@ import http from 'node:http';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../db/client.js';
+import type { Job } from '../jobs.js';
 import { backupArchive } from './backup-archive.js';
 
 /** Unix socket paths are limited to ~104 bytes: a long DATA_DIR gets one in the temporary folder, named by its path. */
@@ -37,43 +38,56 @@ export function socketAnswers(socketPath: string): Promise<boolean> {
   });
 }
 
-/** Serve the socket for as long as the app runs (its onClose stops it). Registered before `app.ready()`. */
-export async function serveAdminSocket(app: FastifyInstance, dataDir: string, database: Database): Promise<void> {
-  const dump = database.dumpDataDir;
-  if (!dump) return;
-  const socketPath = adminSocketPath(dataDir);
-  if (await socketAnswers(socketPath)) {
-    app.log.warn({ socket: socketPath }, 'another process answers on the admin socket of this DATA_DIR; backups through this server are off');
-    return;
-  }
-  // A socket file left by a server that did not stop cleanly.
-  if (process.platform !== 'win32') await unlink(socketPath).catch(() => undefined);
-  const server = http.createServer((req, res) => {
-    if (req.method !== 'GET' || req.url !== '/backup') {
-      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
-      return;
-    }
-    backupArchive(dataDir, () => dump.call(database)).then(
-      (archive) => res.writeHead(200, { 'content-type': 'application/x-tar', 'content-length': archive.length }).end(archive),
-      (err: unknown) => {
-        app.log.error({ err }, 'backup failed');
-        res.writeHead(500, { 'content-type': 'text/plain' }).end('the backup failed; see the server log\n');
-      },
-    );
-  });
-  const listening = await new Promise<boolean>((resolve) => {
-    server.once('error', (err) => {
-      app.log.warn({ err, socket: socketPath }, 'the admin socket could not be opened; `npm run cli -- backup` cannot reach this server');
-      resolve(false);
-    });
-    server.listen(socketPath, () => resolve(true));
-  });
-  if (!listening) return;
-  if (process.platform !== 'win32') await chmod(socketPath, 0o600);
-  server.unref();
-  app.addHook('onClose', async () => {
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  });
+/**
+ * The socket, served from the job's start until its stop (src/jobs.ts; buildApp starts it once
+ * the app is ready). Only with the embedded database on disk; when another process answers on
+ * the socket or it cannot be opened, backups through this server are off (a warning, no failure).
+ */
+export function adminSocket(log: FastifyBaseLogger, dataDir: string, database: Database): Job {
+  let server: http.Server | null = null;
+  return {
+    name: 'admin socket',
+    async start() {
+      const dump = database.dumpDataDir;
+      if (!dump) return;
+      const socketPath = adminSocketPath(dataDir);
+      if (await socketAnswers(socketPath)) {
+        log.warn({ socket: socketPath }, 'another process answers on the admin socket of this DATA_DIR; backups through this server are off');
+        return;
+      }
+      // A socket file left by a server that did not stop cleanly.
+      if (process.platform !== 'win32') await unlink(socketPath).catch(() => undefined);
+      const serving = http.createServer((req, res) => {
+        if (req.method !== 'GET' || req.url !== '/backup') {
+          res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
+          return;
+        }
+        backupArchive(dataDir, () => dump.call(database)).then(
+          (archive) => res.writeHead(200, { 'content-type': 'application/x-tar', 'content-length': archive.length }).end(archive),
+          (err: unknown) => {
+            log.error({ err }, 'backup failed');
+            res.writeHead(500, { 'content-type': 'text/plain' }).end('the backup failed; see the server log\n');
+          },
+        );
+      });
+      const listening = await new Promise<boolean>((resolve) => {
+        serving.once('error', (err) => {
+          log.warn({ err, socket: socketPath }, 'the admin socket could not be opened; `npm run cli -- backup` cannot reach this server');
+          resolve(false);
+        });
+        serving.listen(socketPath, () => resolve(true));
+      });
+      if (!listening) return;
+      if (process.platform !== 'win32') await chmod(socketPath, 0o600);
+      serving.unref();
+      server = serving;
+    },
+    async stop() {
+      const s = server;
+      server = null;
+      if (s) await new Promise<void>((resolve) => s.close(() => resolve()));
+    },
+  };
 }
 
 /** The backup from the server holding DATA_DIR; null when none answers there. */

@@ -82,27 +82,31 @@ export interface ResolvedModel {
 /** Chat turns look up the same few models again and again; a change on this node invalidates at once. */
 const CACHE_TTL_MS = 2_000;
 
+/**
+ * A cache that copies model settings (the workspaces' one): built before ModelsService and handed
+ * to it, so a change drops the copies at once without the models module knowing its holders.
+ */
+export interface ModelDependent {
+  forgetModel(modelId: string): void;
+}
+
 export class ModelsService {
   private readonly repo = new ModelsRepo();
   private readonly usable = new TtlCache<string, ModelRow>(CACHE_TTL_MS);
   private readonly resolved = new TtlCache<string, ResolvedModel>(CACHE_TTL_MS);
-  private readonly listeners: Array<(modelId: string) => void> = [];
 
   constructor(
     private readonly db: Db,
     private readonly secrets: SecretBox,
     private readonly urlPolicy: 'allow-private' | 'public-only',
+    /** caches of later modules that hold model settings, told whenever a model changes or leaves a team */
+    private readonly dependents: readonly ModelDependent[] = [],
   ) {}
-
-  /** Called with a model's id whenever it changes or leaves a team (caches elsewhere listen). */
-  onChange(listener: (modelId: string) => void): void {
-    this.listeners.push(listener);
-  }
 
   private changed(modelId: string): void {
     this.usable.deleteWhere((m) => m.id === modelId);
     this.resolved.deleteWhere((r) => r.row.id === modelId);
-    for (const l of this.listeners) l(modelId);
+    for (const d of this.dependents) d.forgetModel(modelId);
   }
 
   async list(caller: Principal, q: { includeSystem: boolean; modelRating?: number }, activeOnly: boolean) {

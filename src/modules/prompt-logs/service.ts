@@ -4,7 +4,6 @@ import { csvStream } from '../../csv.js';
 import type { Db } from '../../db/client.js';
 import { AppError, badRequest } from '../../errors.js';
 import { pageRequest, toPage } from '../../http/paging.js';
-import { runPeriodically } from '../../periodic.js';
 import { withoutUpstreamDetail } from '../../providers/errors.js';
 import { isTeamAdmin, type Principal } from '../teams/service.js';
 import type { PromptLogT } from './schema.js';
@@ -46,8 +45,6 @@ export interface PromptLogsOptions {
   maxRows: number;
   /** a log `pending` longer than this belongs to no running request (provider total timeout + margin) */
   staleAfterMs: number;
-  /** how often each node sweeps (besides once at start-up) */
-  sweepEveryMs: number;
 }
 
 export class PromptLogsService {
@@ -74,11 +71,6 @@ export class PromptLogsService {
   /** Finish a pending log as failed, when its turn stopped without storing an answer. */
   async fail(id: string, latencyMs: number, reason: string): Promise<void> {
     await this.repo.finish(this.db, id, { response: null, promptTokens: null, completionTokens: null, latencyMs, status: 'error', error: reason });
-  }
-
-  /** Sweep now and then every `sweepEveryMs`; returns the function that stops it. */
-  startSweeper(onError: (err: unknown) => void): () => Promise<void> {
-    return runPeriodically(this.opts.sweepEveryMs, () => this.sweep(), onError);
   }
 
   private filter(caller: Principal, q: { q?: string | undefined; startDate?: string | undefined; endDate?: string | undefined }): LogFilter {

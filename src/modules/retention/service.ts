@@ -1,6 +1,5 @@
 import type { Db } from '../../db/client.js';
 import { forbidden, notFound } from '../../errors.js';
-import { runPeriodically } from '../../periodic.js';
 import { recordAudit } from '../audit/record.js';
 import { ChatRepo } from '../chat/repo.js';
 import { purgePromptLogs } from '../prompt-logs/repo.js';
@@ -96,10 +95,5 @@ export class RetentionService {
       });
       return { teamId, threads, promptLogs };
     });
-  }
-
-  /** The job now and then every {@link RETENTION_EVERY_MS}; returns the function that stops it. */
-  start(onError: (err: unknown) => void, everyMs = RETENTION_EVERY_MS): () => Promise<void> {
-    return runPeriodically(everyMs, () => this.purge(), onError);
   }
 }

@@ -3,7 +3,6 @@ import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { csvStream } from '../../csv.js';
 import { TtlCache } from '../../cache.js';
-import { runPeriodically } from '../../periodic.js';
 import type { Database, Db } from '../../db/client.js';
 import { badRequest, conflict, notFound, type AppError } from '../../errors.js';
 import { isTeamAdmin, requireTeamAdmin, type Principal } from '../teams/service.js';
@@ -144,11 +143,6 @@ export class UsageService {
   /** Give back the reservations crashed nodes left (`BudgetCounters.releaseAbandoned`); how many. */
   releaseAbandoned(): Promise<number> {
     return this.counters.releaseAbandoned();
-  }
-
-  /** Release abandoned reservations now and then every `everyMs` (like the stale-log sweep); returns the function that stops it. */
-  startSweeper(everyMs: number, onError: (err: unknown) => void): () => Promise<void> {
-    return runPeriodically(everyMs, () => this.releaseAbandoned(), onError);
   }
 
   private async teamRules(teamId: string): Promise<BudgetRule[]> {

@@ -1,10 +1,10 @@
 import { changedFields, recordAudit } from '../audit/record.js';
-import { TtlCache } from '../../cache.js';
 import type { Db } from '../../db/client.js';
 import { badRequest, forbidden, idTaken, notFound } from '../../errors.js';
 import type { McpService } from '../mcp/service.js';
 import { assertMaxTokensFit, type ModelsService } from '../models/service.js';
 import { isTeamAdmin, type Principal } from '../teams/service.js';
+import type { WorkspaceCache, WorkspaceWithModels } from './cache.js';
 import { WorkspacesRepo, type WorkspaceModelRow, type WorkspaceRow } from './repo.js';
 import type { AddWorkspaceBodyT, PatchWorkspaceBodyT, WorkspaceModelSettingsT, WorkspaceModelT, WorkspaceT } from './schema.js';
 
@@ -45,14 +45,7 @@ function view(w: WorkspaceRow, ms: WorkspaceModelRow[], plusIds: string[], mcpSe
   };
 }
 
-export interface WorkspaceWithModels {
-  row: WorkspaceRow;
-  models: WorkspaceModelRow[];
-  /** the Plus entries every turn in the workspace draws on (those the caller may see) */
-  plusIds: string[];
-  /** the MCP servers whose tools its turns are offered (the team's; enabled or not) */
-  mcpServerIds: string[];
-}
+export type { WorkspaceWithModels } from './cache.js';
 
 /**
  * Which of these Plus entries the caller may see: implemented by PlusService, which comes after
@@ -67,14 +60,14 @@ const canSee = (caller: Principal, w: WorkspaceRow) => w.teamId === caller.teamI
 
 export class WorkspacesService {
   private readonly repo = new WorkspacesRepo();
-  /** Every chat turn loads its workspace and model settings; they change rarely. */
-  private readonly cache = new TtlCache<string, WorkspaceWithModels>(2_000);
 
   constructor(
     private readonly db: Db,
     private readonly models: ModelsService,
     private readonly plus: PlusVisibility,
     private readonly mcp: Pick<McpService, 'visibleIds'>,
+    /** shared with ModelsService, which drops the workspaces a changed model is in */
+    private readonly cache: WorkspaceCache,
   ) {}
 
   async list(caller: Principal): Promise<WorkspaceT[]> {
@@ -104,11 +97,6 @@ export class WorkspacesService {
     }
     if (!canSee(caller, w.row)) throw notFound('Workspace');
     return w;
-  }
-
-  /** After a model changes (name, settings), drop cached workspaces that use it. */
-  forgetModel(modelId: string): void {
-    this.cache.deleteWhere((w) => w.models.some((m) => m.modelId === modelId));
   }
 
   async get(caller: Principal, id: string): Promise<WorkspaceT> {
