@@ -236,7 +236,7 @@ describe('Plus entries: visibility', () => {
     expectProblem(await t.request({ method: 'POST', url: `/api/v1/chat/${pub.id}/add-file`, key: b.ownerKey, ...chatBody }), 404);
     // reusing another team's id makes an entry of the caller's team; it cannot overwrite theirs
     expect((await savePlus(b.ownerKey, { id: pub.id, title: 'mine' })).statusCode).toBe(200);
-    expect((await t.request({ method: 'GET', url: `/api/v1/plus/${pub.id}`, key: a.ownerKey })).json()).toMatchObject({ title: pub.title });
+    expect((await t.request({ method: 'GET', url: `/api/v1/plus/${pub.id}`, key: author.key })).json()).toMatchObject({ title: 'public' });
   });
 });
 

@@ -226,7 +226,7 @@ describe('never stale', () => {
     const v2 = await version();
     expect(v2).toBeGreaterThan(v1);
     await db().execute(
-      sql`insert into plus_chunks (file_id, plus_id, idx, file_data, file_data_processed, token_size) select file_id, plus_id, idx + 1, 'Zeta.', 'Zeta.', 1 from plus_chunks where plus_id = ${e.id}::uuid`,
+      sql`insert into plus_chunks (file_id, team_id, plus_id, idx, file_data, file_data_processed, token_size) select file_id, team_id, plus_id, idx + 1, 'Zeta.', 'Zeta.', 1 from plus_chunks where team_id = ${team.teamId}::uuid and plus_id = ${e.id}::uuid`,
     );
     const v3 = await version();
     expect(v3).toBeGreaterThan(v2);

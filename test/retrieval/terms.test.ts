@@ -125,7 +125,14 @@ describe('term statistics are kept with the chunks', () => {
       .transaction(async (tx) => {
         await tx.execute(sql`delete from plus_terms`);
         await tx.execute(sql`update plus_entries set chunk_count = 0`);
-        for (const s of backfill) await tx.execute(sql.raw(s));
+        // plus_terms carries the entry's team since ids are per team (migration 0029 filled it in
+        // from the entries): the backfill's statistics, computed as it does, with that column too
+        const withTeam = (s: string) =>
+          s
+            .replace('INSERT INTO "plus_terms" ("plus_id", "lexeme", "df")', 'INSERT INTO "plus_terms" ("team_id", "plus_id", "lexeme", "df")')
+            .replace('SELECT c."plus_id", l."lexeme"', 'SELECT c."team_id", c."plus_id", l."lexeme"')
+            .replace('GROUP BY c."plus_id", l."lexeme"', 'GROUP BY c."team_id", c."plus_id", l."lexeme"');
+        for (const s of backfill) await tx.execute(sql.raw(withTeam(s)));
         const r = (await tx.execute(sql`select lexeme, df from plus_terms where plus_id = ${entry.id}::uuid`)) as unknown as Rows<{
           lexeme: string;
           df: number;

@@ -24,7 +24,7 @@ export const plusEntries = pgTable(
     /** number of plus_chunks of the entry, kept with plus_terms by PlusRepo (the N of retrieval's IDF) */
     chunkCount: integer('chunk_count').notNull().default(0),
     /**
-     * Raised by the database (triggers of migration 0013) by every statement that inserts or
+     * Raised by the database (triggers of migration 0013; since 0029 for the chunk's team's entry only) by every statement that inserts or
      * deletes chunks of the entry, however it does: what an in-memory lexical index of the
      * entry (retrieval/lexical-index/) checks that it is still current.
      */
