@@ -74,7 +74,9 @@ async function startAtrium(databaseUrl: string | null): Promise<{ built: App; cl
 async function seedVectors(app: App, teamId: string, plusId: string, modelId: string): Promise<number> {
   const db = app.database.db;
   const started = now();
-  const ids = (await db.execute(sql`select min(id)::bigint as lo, max(id)::bigint as hi from plus_chunks where team_id = ${teamId}::uuid and plus_id = ${plusId}::uuid`)) as unknown as {
+  const ids = (await db.execute(
+    sql`select min(id)::bigint as lo, max(id)::bigint as hi from plus_chunks where team_id = ${teamId}::uuid and plus_id = ${plusId}::uuid`,
+  )) as unknown as {
     rows: Array<{ lo: string; hi: string }>;
   };
   const lo = Number(ids.rows[0]!.lo);
@@ -140,7 +142,9 @@ async function onBackend(label: string, databaseUrl: string | null, sentences: s
     const indexes = app.services.plus.lexicalIndexes;
     if (indexes) {
       const version = (
-        (await db.execute(sql`select lexical_version as v from plus_entries where team_id = ${caller.teamId}::uuid and id = ${plusId}::uuid`)) as unknown as { rows: Array<{ v: number | string }> }
+        (await db.execute(sql`select lexical_version as v from plus_entries where team_id = ${caller.teamId}::uuid and id = ${plusId}::uuid`)) as unknown as {
+          rows: Array<{ v: number | string }>;
+        }
       ).rows[0]!.v;
       indexes.current(caller.teamId, plusId, Number(version));
       await indexes.idle();

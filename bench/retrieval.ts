@@ -116,7 +116,13 @@ export async function postPlus(client: HttpClient, base: string, key: string, pa
  * entry's retrieval statistics (plus_terms, chunk_count) are then written, and the GIN pending
  * list merged, as it does after its inserts.
  */
-export async function seedChunks(app: App, teamId: string, plusId: string, userId: number, sentences: string[]): Promise<{ seconds: number; avgChars: number }> {
+export async function seedChunks(
+  app: App,
+  teamId: string,
+  plusId: string,
+  userId: number,
+  sentences: string[],
+): Promise<{ seconds: number; avgChars: number }> {
   const db = app.database.db;
   const started = now();
   await db.execute(sql`
@@ -124,7 +130,9 @@ export async function seedChunks(app: App, teamId: string, plusId: string, userI
     select gen_random_uuid(), ${teamId}::uuid, ${plusId}::uuid, ${userId}, 'handbook-' || lpad(g::text, 3, '0') || '.txt', 'text/plain', 0, ''::bytea, '', 0
     from generate_series(1, ${FILES}) g`);
   const files = (
-    (await db.execute(sql`select id from plus_files where team_id = ${teamId}::uuid and plus_id = ${plusId}::uuid order by filename`)) as unknown as { rows: Array<{ id: string }> }
+    (await db.execute(sql`select id from plus_files where team_id = ${teamId}::uuid and plus_id = ${plusId}::uuid order by filename`)) as unknown as {
+      rows: Array<{ id: string }>;
+    }
   ).rows;
   const rand = prng(20_240_601);
   const perFile = CHUNKS / FILES;

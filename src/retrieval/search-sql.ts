@@ -45,7 +45,8 @@ function scopeSql(s: ChunkScope): SQL {
 function statsEntriesSql(s: ChunkScope, teamCol: SQL, col: SQL): SQL {
   const parts = [];
   if (s.plusIds.length > 0) parts.push(sql`${col} in (${uuidList(s.plusIds)})`);
-  if (s.fileIds.length > 0) parts.push(sql`${col} in (select f.plus_id from plus_files f where f.team_id = ${s.teamId}::uuid and f.id in (${uuidList(s.fileIds)}))`);
+  if (s.fileIds.length > 0)
+    parts.push(sql`${col} in (select f.plus_id from plus_files f where f.team_id = ${s.teamId}::uuid and f.id in (${uuidList(s.fileIds)}))`);
   return sql`(${teamCol} = ${s.teamId}::uuid and (${sql.join(parts, sql` or `)}))`;
 }
 

@@ -106,7 +106,11 @@ export interface ThreadScope {
 
 export class ChatRepo {
   private scope(s: ThreadScope): SQL {
-    return and(eq(chatThreads.teamId, s.teamId), eq(chatThreads.workspaceId, s.workspaceId), s.onlyUserId !== undefined ? eq(chatThreads.userId, s.onlyUserId) : undefined)!;
+    return and(
+      eq(chatThreads.teamId, s.teamId),
+      eq(chatThreads.workspaceId, s.workspaceId),
+      s.onlyUserId !== undefined ? eq(chatThreads.userId, s.onlyUserId) : undefined,
+    )!;
   }
 
   private readonly messageCount = sql<number>`(select count(*)::int from chat_messages m where m.thread_id = "chat_threads"."id")`;

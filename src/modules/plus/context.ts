@@ -123,7 +123,14 @@ export class PlusContext {
       const indexes = entries.map((e) => this.lexical!.current(e.teamId, e.id, e.lexicalVersion));
       if (indexes.every((i, k) => i && i.chunks === entries[k]!.chunkCount)) {
         const n = entries.reduce((t, e) => t + e.chunkCount, 0);
-        return this.retrieval.searchIndexes(this.db, scope.teamId, indexes as EntryIndex[], n, await this.retrieval.questionLexemes(this.db, question), CANDIDATES);
+        return this.retrieval.searchIndexes(
+          this.db,
+          scope.teamId,
+          indexes as EntryIndex[],
+          n,
+          await this.retrieval.questionLexemes(this.db, question),
+          CANDIDATES,
+        );
       }
     }
     return this.retrieval.retrieve(this.db, scope, question, CANDIDATES);

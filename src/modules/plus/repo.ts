@@ -237,7 +237,8 @@ export class PlusRepo {
     return db
       .select(FILE_COLUMNS)
       .from(plusFiles)
-      .where(and(eq(plusFiles.teamId, teamId), inArray(plusFiles.plusId, plusIds))).orderBy(asc(plusFiles.created), asc(plusFiles.id));
+      .where(and(eq(plusFiles.teamId, teamId), inArray(plusFiles.plusId, plusIds)))
+      .orderBy(asc(plusFiles.created), asc(plusFiles.id));
   }
 
   async chunksOf(db: Executor, fileIds: string[]): Promise<ChunkRow[]> {
@@ -277,7 +278,9 @@ export class PlusRepo {
     const [file] = await tx
       .update(plusEntries)
       .set({ chunkCount: sql`greatest(0, ${plusEntries.chunkCount} - (select count(*) from ${plusChunks} where ${plusChunks.fileId} = ${fileId}))::int` })
-      .where(sql`(${plusEntries.teamId}, ${plusEntries.id}) = (select ${plusFiles.teamId}, ${plusFiles.plusId} from ${plusFiles} where ${plusFiles.id} = ${fileId})`)
+      .where(
+        sql`(${plusEntries.teamId}, ${plusEntries.id}) = (select ${plusFiles.teamId}, ${plusFiles.plusId} from ${plusFiles} where ${plusFiles.id} = ${fileId})`,
+      )
       .returning({ teamId: plusEntries.teamId, plusId: plusEntries.id });
     if (file) {
       // rows that reach 0 go; the others lose the file's counts (disjoint rows, one statement)
@@ -309,9 +312,7 @@ export class PlusRepo {
       .selectDistinct({ title: plusEntries.title })
       .from(plusEntries)
       .innerJoin(plusFiles, and(eq(plusFiles.teamId, plusEntries.teamId), eq(plusFiles.plusId, plusEntries.id)))
-      .where(
-        and(this.visible(v), sql`${plusFiles.threadId} in (select id from chat_threads where team_id = ${v.teamId} and workspace_id = ${workspaceId})`),
-      )
+      .where(and(this.visible(v), sql`${plusFiles.threadId} in (select id from chat_threads where team_id = ${v.teamId} and workspace_id = ${workspaceId})`))
       .limit(5);
     return rows.map((r) => r.title).filter((t): t is string => !!t);
   }

@@ -123,8 +123,7 @@ export class WorkspacesRepo {
   /** Make the workspace's MCP servers exactly `serverIds`, in that order. */
   async setMcp(db: Executor, teamId: string, workspaceId: string, serverIds: string[]): Promise<void> {
     await db.delete(workspaceMcpServers).where(and(eq(workspaceMcpServers.teamId, teamId), eq(workspaceMcpServers.workspaceId, workspaceId)));
-    if (serverIds.length > 0)
-      await db.insert(workspaceMcpServers).values(serverIds.map((serverId, position) => ({ teamId, workspaceId, serverId, position })));
+    if (serverIds.length > 0) await db.insert(workspaceMcpServers).values(serverIds.map((serverId, position) => ({ teamId, workspaceId, serverId, position })));
   }
 
   async upsertModelSettings(db: Executor, teamId: string, workspaceId: string, modelId: string, settings: Partial<WorkspaceModelInsert>): Promise<void> {
@@ -132,9 +131,7 @@ export class WorkspacesRepo {
       .select({ next: sql<number>`coalesce(max(${workspaceModels.position}) + 1, 0)::int` })
       .from(workspaceModels)
       .where(and(eq(workspaceModels.teamId, teamId), eq(workspaceModels.workspaceId, workspaceId)));
-    const insert = db
-      .insert(workspaceModels)
-      .values({ ...settings, teamId, workspaceId, modelScope: modelScopeSql(teamId, modelId), modelId, position: next });
+    const insert = db.insert(workspaceModels).values({ ...settings, teamId, workspaceId, modelScope: modelScopeSql(teamId, modelId), modelId, position: next });
     if (Object.keys(settings).length === 0) await insert.onConflictDoNothing();
     else await insert.onConflictDoUpdate({ target: [workspaceModels.teamId, workspaceModels.workspaceId, workspaceModels.modelId], set: settings });
   }

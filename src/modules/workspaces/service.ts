@@ -104,7 +104,11 @@ export class WorkspacesService {
     if (!w) {
       const row = await this.repo.findById(this.db, t, id);
       if (!row) throw notFound('Workspace');
-      const [models, plus, mcp] = await Promise.all([this.repo.modelsOf(this.db, t, [id]), this.repo.plusOf(this.db, t, [id]), this.repo.mcpOf(this.db, t, [id])]);
+      const [models, plus, mcp] = await Promise.all([
+        this.repo.modelsOf(this.db, t, [id]),
+        this.repo.plusOf(this.db, t, [id]),
+        this.repo.mcpOf(this.db, t, [id]),
+      ]);
       w = { row, models, plusIds: plus.get(id) ?? [], mcpServerIds: mcp.get(id) ?? [] };
       this.cache.set(cacheKey(t, id), w);
     }
@@ -185,7 +189,11 @@ export class WorkspacesService {
     });
     this.cache.delete(cacheKey(caller.teamId, id));
     const t = caller.teamId;
-    const [ms, plusNow, mcpNow] = await Promise.all([this.repo.modelsOf(this.db, t, [id]), this.repo.plusOf(this.db, t, [id]), this.repo.mcpOf(this.db, t, [id])]);
+    const [ms, plusNow, mcpNow] = await Promise.all([
+      this.repo.modelsOf(this.db, t, [id]),
+      this.repo.plusOf(this.db, t, [id]),
+      this.repo.mcpOf(this.db, t, [id]),
+    ]);
     const now = plusNow.get(id) ?? [];
     return view(row, ms, now.filter(await this.seenBy(caller, now)), mcpNow.get(id) ?? []);
   }

@@ -46,7 +46,9 @@ export async function buildEntryIndex(
   if (!before) return null;
   if (before.chunk_count > maxChunks) return { unusable: Number(before.version) };
   const builder = new IndexBuilder();
-  const files = (await db.execute(sql`select f.id, f.filename, f.token_size from plus_files f where f.team_id = ${teamId}::uuid and f.plus_id = ${plusId}::uuid`)) as unknown as {
+  const files = (await db.execute(
+    sql`select f.id, f.filename, f.token_size from plus_files f where f.team_id = ${teamId}::uuid and f.plus_id = ${plusId}::uuid`,
+  )) as unknown as {
     rows: Array<{ id: string; filename: string; token_size: number }>;
   };
   for (const f of files.rows) builder.addFile(f.id, f.filename, Number(f.token_size));
