@@ -71,10 +71,12 @@ async function startAtrium(databaseUrl: string | null): Promise<{ built: App; cl
 }
 
 /** Random unit vectors for every chunk of the entry, in id ranges (one statement each). */
-async function seedVectors(app: App, plusId: string, modelId: string): Promise<number> {
+async function seedVectors(app: App, teamId: string, plusId: string, modelId: string): Promise<number> {
   const db = app.database.db;
   const started = now();
-  const ids = (await db.execute(sql`select min(id)::bigint as lo, max(id)::bigint as hi from plus_chunks where plus_id = ${plusId}::uuid`)) as unknown as {
+  const ids = (await db.execute(
+    sql`select min(id)::bigint as lo, max(id)::bigint as hi from plus_chunks where team_id = ${teamId}::uuid and plus_id = ${plusId}::uuid`,
+  )) as unknown as {
     rows: Array<{ lo: string; hi: string }>;
   };
   const lo = Number(ids.rows[0]!.lo);
@@ -82,18 +84,18 @@ async function seedVectors(app: App, plusId: string, modelId: string): Promise<n
   const step = 5_000;
   for (let a = lo; a <= hi; a += step) {
     await db.execute(sql`
-      insert into plus_chunk_vectors (chunk_id, file_id, plus_id, model_id, embedding)
-      select c.id, c.file_id, c.plus_id, ${modelId}::uuid, v.e
+      insert into plus_chunk_vectors (chunk_id, team_id, file_id, plus_id, model_id, embedding)
+      select c.id, c.team_id, c.file_id, c.plus_id, ${modelId}::uuid, v.e
       from plus_chunks c,
       lateral (
         select array_agg(x / n) as e from (
           select x, sqrt(sum(x * x) over ()) as n from (select (random() - 0.5)::real as x from generate_series(1, ${DIMS}) where c.id > 0) r
         ) u
       ) v
-      where c.plus_id = ${plusId}::uuid and c.id between ${a} and ${a + step - 1}`);
+      where c.team_id = ${teamId}::uuid and c.plus_id = ${plusId}::uuid and c.id between ${a} and ${a + step - 1}`);
   }
   await db.execute(sql`insert into plus_file_embeddings (file_id, team_id, model_id, status)
-    select f.id, e.team_id, ${modelId}::uuid, 'ready' from plus_files f join plus_entries e on e.id = f.plus_id where f.plus_id = ${plusId}::uuid`);
+    select f.id, f.team_id, ${modelId}::uuid, 'ready' from plus_files f where f.team_id = ${teamId}::uuid and f.plus_id = ${plusId}::uuid`);
   await db.execute(sql`analyze plus_chunk_vectors`);
   return (now() - started) / 1000;
 }
@@ -119,7 +121,7 @@ async function onBackend(label: string, databaseUrl: string | null, sentences: s
     const caller = (await app.services.teams.authenticate(team.apiKey)) as Principal;
     const plusId = randomUUID();
     await app.services.plus.save(caller, { id: plusId, title: 'Engineering handbook', isPublic: true }, []);
-    const seeded = await seedChunks(app, plusId, caller.userId, sentences);
+    const seeded = await seedChunks(app, caller.teamId, plusId, caller.userId, sentences);
     await db.execute(sql`analyze plus_chunks`);
     await db.execute(sql`analyze plus_terms`);
     const model = await app.services.models.create(
@@ -134,15 +136,17 @@ async function onBackend(label: string, databaseUrl: string | null, sentences: s
       } as unknown as Parameters<App['services']['models']['create']>[1],
       { system: false },
     );
-    const vectorSeconds = await seedVectors(app, plusId, model.id);
+    const vectorSeconds = await seedVectors(app, caller.teamId, plusId, model.id);
     // the full-text ranking from the in-memory lexical index where it is on (the embedded
     // database), built before any question as a server has it after an entry's first search
     const indexes = app.services.plus.lexicalIndexes;
     if (indexes) {
       const version = (
-        (await db.execute(sql`select lexical_version as v from plus_entries where id = ${plusId}::uuid`)) as unknown as { rows: Array<{ v: number | string }> }
+        (await db.execute(sql`select lexical_version as v from plus_entries where team_id = ${caller.teamId}::uuid and id = ${plusId}::uuid`)) as unknown as {
+          rows: Array<{ v: number | string }>;
+        }
       ).rows[0]!.v;
-      indexes.current(plusId, Number(version));
+      indexes.current(caller.teamId, plusId, Number(version));
       await indexes.idle();
       notes.push(`${label}: full-text ranking from the in-memory lexical index (LEXICAL_INDEX=auto), built before the questions.`);
     }
@@ -177,7 +181,7 @@ async function onBackend(label: string, databaseUrl: string | null, sentences: s
     const teamModel = (on: boolean) =>
       on
         ? db.execute(
-            sql`insert into team_embedding_models (team_id, model_id) values (${caller.teamId}::uuid, ${model.id}::uuid) on conflict (team_id) do nothing`,
+            sql`insert into team_embedding_models (team_id, model_scope, model_id) values (${caller.teamId}::uuid, ${caller.teamId}::uuid, ${model.id}::uuid) on conflict (team_id) do nothing`,
           )
         : db.execute(sql`delete from team_embedding_models where team_id = ${caller.teamId}::uuid`);
     for (const qs of rounds) {
@@ -204,7 +208,7 @@ async function onBackend(label: string, databaseUrl: string | null, sentences: s
       }
       throw new Error(`the question could not be embedded: ${String((errors.at(-1) as Error)?.message ?? errors.at(-1))}`);
     };
-    const scope = { plusIds: [plusId], fileIds: [] };
+    const scope = { teamId: caller.teamId, plusIds: [plusId], fileIds: [] };
     const sqlTimes: Record<string, number[]> = {};
     for (const ops of vectorOps ? [true, false] : [false]) {
       // one warm-up query, outside the budget (the budget used to include WARMUP of them, and

@@ -93,8 +93,10 @@ async function storeVectors(atrium: Atrium, key: string, plusId: string, chunks:
   for (let i = 0; i < chunks.length; i += 50) {
     const rows = chunks
       .slice(i, i + 50)
-      .map((c, j) => sql`(${c.id}, ${c.fileId}::uuid, ${plusId}::uuid, ${model.id}::uuid, ${`{${vectors[i + j]!.join(',')}}`}::real[])`);
-    await db.execute(sql`insert into plus_chunk_vectors (chunk_id, file_id, plus_id, model_id, embedding) values ${sql.join(rows, sql`, `)}`);
+      .map(
+        (c, j) => sql`(${c.id}, ${caller.teamId}::uuid, ${c.fileId}::uuid, ${plusId}::uuid, ${model.id}::uuid, ${`{${vectors[i + j]!.join(',')}}`}::real[])`,
+      );
+    await db.execute(sql`insert into plus_chunk_vectors (chunk_id, team_id, file_id, plus_id, model_id, embedding) values ${sql.join(rows, sql`, `)}`);
   }
   return { modelId: model.id, seconds };
 }
@@ -109,9 +111,12 @@ async function measureSet(atrium: Atrium, client: HttpClient, key: string, set: 
   const fileIdOf = new Map((entry.files as Array<{ id: string; filename: string }>).map((f) => [f.filename, f.id]));
   const db = atrium.built.database.db;
   const repo = new RetrievalRepo();
-  const scope = { plusIds: [plusId], fileIds: [] };
+  const { teamId } = (await atrium.built.services.teams.authenticate(key)) as Principal;
+  const scope = { teamId, plusIds: [plusId], fileIds: [] };
   const chunks = (
-    (await db.execute(sql`select id, file_id, file_data_processed as text from plus_chunks where plus_id = ${plusId}::uuid order by id`)) as unknown as {
+    (await db.execute(
+      sql`select id, file_id, file_data_processed as text from plus_chunks where team_id = ${teamId}::uuid and plus_id = ${plusId}::uuid order by id`,
+    )) as unknown as {
       rows: Array<{ id: number | string; file_id: string; text: string }>;
     }
   ).rows.map((r) => ({ id: Number(r.id), fileId: r.file_id, text: r.text }));

@@ -116,15 +116,23 @@ export async function postPlus(client: HttpClient, base: string, key: string, pa
  * entry's retrieval statistics (plus_terms, chunk_count) are then written, and the GIN pending
  * list merged, as it does after its inserts.
  */
-export async function seedChunks(app: App, plusId: string, userId: number, sentences: string[]): Promise<{ seconds: number; avgChars: number }> {
+export async function seedChunks(
+  app: App,
+  teamId: string,
+  plusId: string,
+  userId: number,
+  sentences: string[],
+): Promise<{ seconds: number; avgChars: number }> {
   const db = app.database.db;
   const started = now();
   await db.execute(sql`
-    insert into plus_files (id, plus_id, user_id, filename, mime_type, bytes, content, text, token_size)
-    select gen_random_uuid(), ${plusId}::uuid, ${userId}, 'handbook-' || lpad(g::text, 3, '0') || '.txt', 'text/plain', 0, ''::bytea, '', 0
+    insert into plus_files (id, team_id, plus_id, user_id, filename, mime_type, bytes, content, text, token_size)
+    select gen_random_uuid(), ${teamId}::uuid, ${plusId}::uuid, ${userId}, 'handbook-' || lpad(g::text, 3, '0') || '.txt', 'text/plain', 0, ''::bytea, '', 0
     from generate_series(1, ${FILES}) g`);
   const files = (
-    (await db.execute(sql`select id from plus_files where plus_id = ${plusId}::uuid order by filename`)) as unknown as { rows: Array<{ id: string }> }
+    (await db.execute(sql`select id from plus_files where team_id = ${teamId}::uuid and plus_id = ${plusId}::uuid order by filename`)) as unknown as {
+      rows: Array<{ id: string }>;
+    }
   ).rows;
   const rand = prng(20_240_601);
   const perFile = CHUNKS / FILES;
@@ -133,8 +141,8 @@ export async function seedChunks(app: App, plusId: string, userId: number, sente
   const flush = async (): Promise<void> => {
     if (batch.length === 0) return;
     await db.execute(sql`
-      insert into plus_chunks (file_id, plus_id, idx, file_data, file_data_processed, token_size)
-      select r.file_id, ${plusId}::uuid, r.idx, r.txt, r.txt, greatest(1, length(r.txt) / 4)
+      insert into plus_chunks (file_id, team_id, plus_id, idx, file_data, file_data_processed, token_size)
+      select r.file_id, ${teamId}::uuid, ${plusId}::uuid, r.idx, r.txt, r.txt, greatest(1, length(r.txt) / 4)
       from json_to_recordset(${JSON.stringify(batch)}::json) as r(file_id uuid, idx int, txt text)`);
     batch = [];
   };
@@ -151,16 +159,16 @@ export async function seedChunks(app: App, plusId: string, userId: number, sente
   }
   await flush();
   // PlusRepo.insertFiles' statistics, for the whole entry at once (same ts_stat query shape)
-  if (!/^[0-9a-f-]{36}$/i.test(plusId)) throw new Error(`not a UUID: ${plusId}`);
+  for (const id of [teamId, plusId]) if (!/^[0-9a-f-]{36}$/i.test(id)) throw new Error(`not a UUID: ${id}`);
   await db.execute(sql`
-    insert into plus_terms (plus_id, lexeme, df)
-    select ${plusId}::uuid, s.word, s.ndoc from ts_stat(${`select search from plus_chunks where plus_id = '${plusId}'`}) s
+    insert into plus_terms (team_id, plus_id, lexeme, df)
+    select ${teamId}::uuid, ${plusId}::uuid, s.word, s.ndoc from ts_stat(${`select search from plus_chunks where team_id = '${teamId}' and plus_id = '${plusId}'`}) s
     order by s.word
-    on conflict (plus_id, lexeme) do update set df = plus_terms.df + excluded.df`);
-  await db.execute(sql`update plus_entries set chunk_count = chunk_count + ${CHUNKS} where id = ${plusId}::uuid`);
+    on conflict (team_id, plus_id, lexeme) do update set df = plus_terms.df + excluded.df`);
+  await db.execute(sql`update plus_entries set chunk_count = chunk_count + ${CHUNKS} where team_id = ${teamId}::uuid and id = ${plusId}::uuid`);
   // a file's token_size is the sum of its chunks' (as ingestion stores it; retrieval's average chunk length)
   await db.execute(
-    sql`update plus_files f set token_size = (select coalesce(sum(c.token_size), 0) from plus_chunks c where c.file_id = f.id) where f.plus_id = ${plusId}::uuid`,
+    sql`update plus_files f set token_size = (select coalesce(sum(c.token_size), 0) from plus_chunks c where c.file_id = f.id) where f.team_id = ${teamId}::uuid and f.plus_id = ${plusId}::uuid`,
   );
   // and, as it does, merge the GIN index's pending list (else every search scans it)
   await db.execute(sql`select gin_clean_pending_list('plus_chunks_search_idx'::regclass)`);
@@ -250,7 +258,7 @@ async function latencyOnBackend(label: string, databaseUrl: string | null, sente
       { name: 'description', value: '100 documents, 100k chunks' },
     ]);
     const plusId = entry.id as string;
-    const seeded = await seedChunks(app, plusId, caller.userId, sentences);
+    const seeded = await seedChunks(app, caller.teamId, plusId, caller.userId, sentences);
     // a fresh keep-alive connection: the server has closed the idle one during the long seeding
     client.close();
     client = new HttpClient(1);
@@ -273,10 +281,10 @@ async function latencyOnBackend(label: string, databaseUrl: string | null, sente
       const found = await plusRepo.find(db, viewer, plusId);
       const heapBefore = process.memoryUsage().heapUsed + process.memoryUsage().arrayBuffers;
       const t0 = now();
-      indexes.current(plusId, found!.lexicalVersion);
+      indexes.current(caller.teamId, plusId, found!.lexicalVersion);
       await indexes.idle();
       const buildMs = now() - t0;
-      if (!indexes.has(plusId)) throw new Error('the in-memory lexical index was not built');
+      if (!indexes.has(caller.teamId, plusId)) throw new Error('the in-memory lexical index was not built');
       const st = indexes.stats();
       const heapAfter = process.memoryUsage().heapUsed + process.memoryUsage().arrayBuffers;
       notes.push(
@@ -287,7 +295,7 @@ async function latencyOnBackend(label: string, databaseUrl: string | null, sente
     const endpoint = target(`${atrium.url}/api/v1/plus/${plusId}/context-for-prompt`);
     const auth = { authorization: `Bearer ${key}` };
     const hits: number[] = [];
-    const scope: ChunkScope = { plusIds: [plusId], fileIds: [] };
+    const scope: ChunkScope = { teamId: caller.teamId, plusIds: [plusId], fileIds: [] };
     type Rows<T> = { rows: T[] };
     /**
      * The SQL PlusService.contextForPrompt runs, statement for statement, built by the same
@@ -325,9 +333,9 @@ async function latencyOnBackend(label: string, databaseUrl: string | null, sente
      */
     const rawIndex = async (question: string): Promise<number[]> => {
       const found = await plusRepo.findWithLexemes(db, viewer, plusId, question);
-      const index = found && indexes!.current(plusId, found.entry.lexicalVersion);
+      const index = found && indexes!.current(caller.teamId, plusId, found.entry.lexicalVersion);
       if (!found || !index) throw new Error('the in-memory index is not current');
-      const r = await retrieval.searchIndexes(db, [index], found.entry.chunkCount, found.lexemes, CANDIDATES);
+      const r = await retrieval.searchIndexes(db, caller.teamId, [index], found.entry.chunkCount, found.lexemes, CANDIDATES);
       await retrieval.hydrate(db, planPack([{ title: null, text: found.entry.context ?? '' }], r.chunks, 2000).used);
       return r.chunks.map((c) => c.chunkId);
     };

@@ -241,14 +241,21 @@ export class RetrievalRepo {
    * the same term choice, candidates, scores and order as SQL, with no statement unless nothing
    * matches (the opening chunks are read). The chunks come without their texts (`hydrate`).
    */
-  async searchIndexes(db: Executor, indexes: readonly EntryIndex[], n: number, lexemes: readonly QuestionLexeme[], limit: number): Promise<Retrieved> {
+  async searchIndexes(
+    db: Executor,
+    teamId: string,
+    indexes: readonly EntryIndex[],
+    n: number,
+    lexemes: readonly QuestionLexeme[],
+    limit: number,
+  ): Promise<Retrieved> {
     const stats: TermStats = {
       n,
       tokens: indexes.reduce((t, i) => t + i.tokens, 0),
       files: indexes.reduce((t, i) => t + i.files.length, 0),
       terms: indexTermStats(indexes, lexemes),
     };
-    const scope = { plusIds: indexes.map((i) => i.plusId), fileIds: [] };
+    const scope = { teamId, plusIds: indexes.map((i) => i.plusId), fileIds: [] };
     return this.stepwise(db, scope, stats, limit, (choice, step, want, avgLen, avgFile) => {
       const hits: Hit[] = [];
       for (const idx of indexes) idx.candidates(choice, step, avgLen, avgFile, hits);

@@ -8,6 +8,8 @@ import { BM25, BOOSTS, DERIVED_MAX_CUT, FILE_PRIOR, NEAR, PREFIX_MIN_CHARS, STEM
 import { quoteLexeme, type Step, type TermChoice, type TermPair, type TermStat } from './query.js';
 
 export interface ChunkScope {
+  /** the team whose entries (and files) these are: ids are unique per team only */
+  teamId: string;
   plusIds: string[];
   fileIds: string[];
 }
@@ -32,7 +34,7 @@ function scopeSql(s: ChunkScope): SQL {
   const parts = [];
   if (s.plusIds.length > 0) parts.push(sql`c.plus_id in (${uuidList(s.plusIds)})`);
   if (s.fileIds.length > 0) parts.push(sql`c.file_id in (${uuidList(s.fileIds)})`);
-  return sql`(${sql.join(parts, sql` or `)})`;
+  return sql`(c.team_id = ${s.teamId}::uuid and (${sql.join(parts, sql` or `)}))`;
 }
 
 /**
@@ -40,11 +42,12 @@ function scopeSql(s: ChunkScope): SQL {
  * of its files. A scope's files (a thread's files) are searched alone, but their term statistics
  * are those of their whole entries — an approximation that keeps one df table per entry.
  */
-function statsEntriesSql(s: ChunkScope, col: SQL): SQL {
+function statsEntriesSql(s: ChunkScope, teamCol: SQL, col: SQL): SQL {
   const parts = [];
   if (s.plusIds.length > 0) parts.push(sql`${col} in (${uuidList(s.plusIds)})`);
-  if (s.fileIds.length > 0) parts.push(sql`${col} in (select f.plus_id from plus_files f where f.id in (${uuidList(s.fileIds)}))`);
-  return sql`(${sql.join(parts, sql` or `)})`;
+  if (s.fileIds.length > 0)
+    parts.push(sql`${col} in (select f.plus_id from plus_files f where f.team_id = ${s.teamId}::uuid and f.id in (${uuidList(s.fileIds)}))`);
+  return sql`(${teamCol} = ${s.teamId}::uuid and (${sql.join(parts, sql` or `)}))`;
 }
 
 /** The question's lexemes with their first position in it, and a follow-up's carried ones (position null). */
@@ -122,25 +125,25 @@ function questionTermsSql(question: Question, inScope: SQL): SQL {
 export function termStatsSql(scope: ChunkScope, question: Question): SQL {
   return sql`
     select t.lexeme, t.df, t.pos, t.carried,
-           (select coalesce(sum(e.chunk_count), 0) from plus_entries e where ${statsEntriesSql(scope, sql`e.id`)})::int as n,
-           (select coalesce(sum(f.token_size), 0) from plus_files f where ${statsEntriesSql(scope, sql`f.plus_id`)})::float8 as tokens,
-           (select count(*) from plus_files f where ${statsEntriesSql(scope, sql`f.plus_id`)})::int as files
-    from (${questionTermsSql(question, statsEntriesSql(scope, sql`t.plus_id`))}) t`;
+           (select coalesce(sum(e.chunk_count), 0) from plus_entries e where ${statsEntriesSql(scope, sql`e.team_id`, sql`e.id`)})::int as n,
+           (select coalesce(sum(f.token_size), 0) from plus_files f where ${statsEntriesSql(scope, sql`f.team_id`, sql`f.plus_id`)})::float8 as tokens,
+           (select count(*) from plus_files f where ${statsEntriesSql(scope, sql`f.team_id`, sql`f.plus_id`)})::int as files
+    from (${questionTermsSql(question, statsEntriesSql(scope, sql`t.team_id`, sql`t.plus_id`))}) t`;
 }
 
 /**
- * For ONE entry (`entryId`, e.g. a column of an outer query): the question's lexemes that occur
+ * For ONE entry (`teamId` and `entryId`, e.g. columns of an outer query): the question's lexemes that occur
  * in it (or their prefix match) as [lexeme, df, position in the question], and the entry's token
  * and file counts — a scalar subquery, so that the entry's lookup and its term statistics take one round
  * trip (PlusRepo.findWithTerms).
  */
-export function entryTermsSql(entryId: SQL, question: string): SQL {
+export function entryTermsSql(teamId: SQL, entryId: SQL, question: string): SQL {
   return sql`json_build_object(
     'terms', (
       select coalesce(json_agg(json_build_array(t.lexeme, t.df, t.pos)), '[]'::json)
-      from (${questionTermsSql({ text: question }, sql`t.plus_id = ${entryId}`)}) t),
-    'tokens', (select coalesce(sum(f.token_size), 0) from plus_files f where f.plus_id = ${entryId}),
-    'files', (select count(*) from plus_files f where f.plus_id = ${entryId}))`;
+      from (${questionTermsSql({ text: question }, sql`t.team_id = ${teamId} and t.plus_id = ${entryId}`)}) t),
+    'tokens', (select coalesce(sum(f.token_size), 0) from plus_files f where f.team_id = ${teamId} and f.plus_id = ${entryId}),
+    'files', (select count(*) from plus_files f where f.team_id = ${teamId} and f.plus_id = ${entryId}))`;
 }
 
 /** The value of entryTermsSql. */

@@ -34,7 +34,7 @@ function scopeSql(s: ChunkScope): SQL {
   const parts = [];
   if (s.plusIds.length > 0) parts.push(sql`v.plus_id in (${uuidList(s.plusIds)})`);
   if (s.fileIds.length > 0) parts.push(sql`v.file_id in (${uuidList(s.fileIds)})`);
-  return sql`(${sql.join(parts, sql` or `)})`;
+  return sql`(v.team_id = ${s.teamId}::uuid and (${sql.join(parts, sql` or `)}))`;
 }
 
 /** A float as SQL array/vector text accepts it (no exponent surprises, no NaN). */

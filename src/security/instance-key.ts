@@ -81,7 +81,7 @@ export async function openInstanceSecrets(db: Executor, opts: { secretKey: strin
     for (const k of await repo.sealedKeys(db)) {
       if (!box.canOpen(k.sealed)) continue;
       const hint = keyHint(box.open(k.sealed));
-      if (hint !== k.hint) await repo.setKeyHint(db, k.id, k.sealed, hint);
+      if (hint !== k.hint) await repo.setKeyHint(db, k, k.sealed, hint);
     }
     await repo.putSettingIfAbsent(db, HINTS_REDONE, new Date().toISOString());
   }

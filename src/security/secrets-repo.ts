@@ -23,16 +23,20 @@ export class SecretsRepo {
     return row !== undefined;
   }
 
-  async sealedKeys(db: Executor): Promise<Array<{ id: string; sealed: string; hint: string | null }>> {
-    const rows = await db.select({ id: models.id, sealed: models.apiKeyEnc, hint: models.apiKeyLast4 }).from(models).where(isNotNull(models.apiKeyEnc));
-    return rows.map((r) => ({ id: r.id, sealed: r.sealed!, hint: r.hint }));
+  /** Every sealed key, with its model's key (scope and id: model ids are unique per scope). */
+  async sealedKeys(db: Executor): Promise<Array<{ scope: string; id: string; sealed: string; hint: string | null }>> {
+    const rows = await db
+      .select({ scope: models.scope, id: models.id, sealed: models.apiKeyEnc, hint: models.apiKeyLast4 })
+      .from(models)
+      .where(isNotNull(models.apiKeyEnc));
+    return rows.map((r) => ({ scope: r.scope, id: r.id, sealed: r.sealed!, hint: r.hint }));
   }
 
   /** Replace a key's clear hint, unless the key changed meanwhile. */
-  async setKeyHint(db: Executor, id: string, sealed: string, hint: string): Promise<void> {
+  async setKeyHint(db: Executor, model: { scope: string; id: string }, sealed: string, hint: string): Promise<void> {
     await db
       .update(models)
       .set({ apiKeyLast4: hint })
-      .where(and(eq(models.id, id), eq(models.apiKeyEnc, sealed), ne(models.apiKeyLast4, hint)));
+      .where(and(eq(models.scope, model.scope), eq(models.id, model.id), eq(models.apiKeyEnc, sealed), ne(models.apiKeyLast4, hint)));
   }
 }

@@ -217,7 +217,7 @@ describe('hybrid retrieval', () => {
     const plus = await createPlus(team.ownerKey, [REFUND, ...FILLERS, 'A refund, money back, reimbursement: all of it.']);
     await t.services.embeddings.runOnce();
     const q = (await t.services.embeddings.queryVector(team.teamId, QUESTION))!;
-    const scope = { plusIds: [plus.id], fileIds: [] };
+    const scope = { teamId: team.teamId, plusIds: [plus.id], fileIds: [] };
     const plain = await vectorSearch(t.database.db, scope, q, 50, false);
     expect(plain).toHaveLength(6);
     expect(plain[0]!.text).toMatch(/^(Reimbursement|A refund)/);

@@ -49,7 +49,7 @@ async function createPlus(files: Part[], title = 'docs'): Promise<{ id: string; 
 }
 
 async function indexOf(plusId: string): Promise<EntryIndex> {
-  const built = await buildEntryIndex(db(), plusId, 1_000_000);
+  const built = await buildEntryIndex(db(), team.teamId, plusId, 1_000_000);
   if (!(built instanceof EntryIndex)) throw new Error('not indexed');
   return built;
 }
@@ -87,8 +87,8 @@ function questions(text: string, count: number, seed: number): Question[] {
 }
 
 async function expectSameRanking(plusIds: string[], indexes: EntryIndex[], q: Question, limit = 50) {
-  const bySql = await retrieval.retrieve(db(), { plusIds, fileIds: [] }, q, limit);
-  const inMemory = await retrieval.searchIndexes(db(), indexes, bySql.stats.n, await retrieval.questionLexemes(db(), q), limit);
+  const bySql = await retrieval.retrieve(db(), { teamId: team.teamId, plusIds, fileIds: [] }, q, limit);
+  const inMemory = await retrieval.searchIndexes(db(), team.teamId, indexes, bySql.stats.n, await retrieval.questionLexemes(db(), q), limit);
   const row = (c: { chunkId: number; score: number; rank: number; fileId: string; plusId: string; tokenSize: number }) => [
     c.chunkId,
     c.score,
@@ -226,7 +226,7 @@ describe('never stale', () => {
     const v2 = await version();
     expect(v2).toBeGreaterThan(v1);
     await db().execute(
-      sql`insert into plus_chunks (file_id, plus_id, idx, file_data, file_data_processed, token_size) select file_id, plus_id, idx + 1, 'Zeta.', 'Zeta.', 1 from plus_chunks where plus_id = ${e.id}::uuid`,
+      sql`insert into plus_chunks (file_id, team_id, plus_id, idx, file_data, file_data_processed, token_size) select file_id, team_id, plus_id, idx + 1, 'Zeta.', 'Zeta.', 1 from plus_chunks where team_id = ${team.teamId}::uuid and plus_id = ${e.id}::uuid`,
     );
     const v3 = await version();
     expect(v3).toBeGreaterThan(v2);
@@ -234,20 +234,20 @@ describe('never stale', () => {
     expect(await version()).toBeGreaterThan(v3);
     // an index built before a change is not current after it
     const idx = new LexicalIndexes(db(), 1_000_000);
-    expect(idx.current(e.id, await version())).toBeUndefined();
+    expect(idx.current(team.teamId, e.id, await version())).toBeUndefined();
     await idx.idle();
-    expect(idx.current(e.id, await version())).toBeDefined();
+    expect(idx.current(team.teamId, e.id, await version())).toBeDefined();
     await db().execute(sql`update plus_entries set lexical_version = lexical_version + 1 where id = ${e.id}::uuid`);
-    expect(idx.current(e.id, await version())).toBeUndefined();
-    expect(idx.has(e.id)).toBe(false);
+    expect(idx.current(team.teamId, e.id, await version())).toBeUndefined();
+    expect(idx.has(team.teamId, e.id)).toBe(false);
     await idx.idle(); // rebuilt at that version (the rebuild must not race the change below)
-    expect(idx.current(e.id, await version())).toBeDefined();
+    expect(idx.current(team.teamId, e.id, await version())).toBeDefined();
     // chunks whose count disagrees with the entry's chunk_count (written by hand): not indexed, and not tried again at that version
     await db().execute(sql`update plus_entries set chunk_count = chunk_count + 1, lexical_version = lexical_version + 1 where id = ${e.id}::uuid`);
-    expect(idx.current(e.id, await version())).toBeUndefined();
+    expect(idx.current(team.teamId, e.id, await version())).toBeUndefined();
     await idx.idle();
-    expect(idx.has(e.id)).toBe(false);
-    idx.current(e.id, await version());
+    expect(idx.has(team.teamId, e.id)).toBe(false);
+    idx.current(team.teamId, e.id, await version());
     expect(idx.stats().building).toBe(0);
     await idx.close();
   });
@@ -265,11 +265,11 @@ describe('never stale', () => {
       return res.json() as { content: string; explain: { results: Array<{ filename: string; excerpt: string }> } };
     };
     const indexes = t.services.plus.lexicalIndexes!;
-    expect(indexes.has(e.id)).toBe(false);
+    expect(indexes.has(team.teamId, e.id)).toBe(false);
     const first = await ask('Where does the quokka live?');
     expect(first.content).toContain('quokka');
     await indexes.idle();
-    expect(indexes.has(e.id)).toBe(true);
+    expect(indexes.has(team.teamId, e.id)).toBe(true);
     // the index answers the same (and reads the texts it packs)
     expect(await ask('Where does the quokka live?')).toEqual(first);
     // a new file: found by the very next question
@@ -282,7 +282,7 @@ describe('never stale', () => {
     expect(up.statusCode).toBe(200);
     expect((await ask('What does the numbat eat?')).content).toContain('termites');
     await indexes.idle();
-    expect(indexes.has(e.id)).toBe(true);
+    expect(indexes.has(team.teamId, e.id)).toBe(true);
     expect((await ask('What does the numbat eat?')).content).toContain('termites');
     // a deleted file: gone from the very next answer
     const del = await t.request({
@@ -300,9 +300,9 @@ describe('never stale', () => {
     const entries = await t.services.plus.visibleIds({ teamId: team.teamId, userId: team.ownerId, role: 'owner' } as never, [a.id, b.id]);
     expect(entries.sort()).toEqual([a.id, b.id].sort());
     const indexes = t.services.plus.lexicalIndexes!;
-    for (const id of [a.id, b.id]) indexes.current(id, -1);
+    for (const id of [a.id, b.id]) indexes.current(team.teamId, id, -1);
     await indexes.idle();
-    expect(indexes.has(a.id) && indexes.has(b.id)).toBe(true);
+    expect(indexes.has(team.teamId, a.id) && indexes.has(team.teamId, b.id)).toBe(true);
     await expectSameRanking([a.id, b.id], [await indexOf(a.id), await indexOf(b.id)], {
       text: 'How do I convert a document with style maps under the licence?',
     });
@@ -320,22 +320,22 @@ describe('size', () => {
           .rows[0]!.v,
       );
     const indexes = new LexicalIndexes(db(), 2);
-    indexes.current(big.id, await versionOf(big.id));
+    indexes.current(team.teamId, big.id, await versionOf(big.id));
     await indexes.idle();
-    expect(indexes.has(big.id)).toBe(false);
+    expect(indexes.has(team.teamId, big.id)).toBe(false);
     // not tried again at the same version
-    indexes.current(big.id, await versionOf(big.id));
+    indexes.current(team.teamId, big.id, await versionOf(big.id));
     expect(indexes.stats().building).toBe(0);
-    indexes.current(small1.id, await versionOf(small1.id));
+    indexes.current(team.teamId, small1.id, await versionOf(small1.id));
     await indexes.idle();
-    indexes.current(small2.id, await versionOf(small2.id));
+    indexes.current(team.teamId, small2.id, await versionOf(small2.id));
     await indexes.idle();
     expect(indexes.stats()).toMatchObject({ entries: 2, chunks: 2 });
     const third = await createPlus([textFile('c.txt', 'A third one.')], 's3');
-    indexes.current(small1.id, await versionOf(small1.id)); // small1 used: small2 is now the oldest
-    indexes.current(third.id, await versionOf(third.id));
+    indexes.current(team.teamId, small1.id, await versionOf(small1.id)); // small1 used: small2 is now the oldest
+    indexes.current(team.teamId, third.id, await versionOf(third.id));
     await indexes.idle();
-    expect([indexes.has(small1.id), indexes.has(small2.id), indexes.has(third.id)]).toEqual([true, false, true]);
+    expect([indexes.has(team.teamId, small1.id), indexes.has(team.teamId, small2.id), indexes.has(team.teamId, third.id)]).toEqual([true, false, true]);
     expect(indexes.stats().bytes).toBeGreaterThan(0);
     await indexes.close();
   });

@@ -53,6 +53,7 @@ async function entry(files: ChunkSpec[][]): Promise<{ plusId: string; fileIds: s
     }));
     return {
       id: randomUUID(),
+      teamId: team.teamId,
       plusId,
       userId: team.ownerId,
       threadId: null,
@@ -81,10 +82,10 @@ async function entry(files: ChunkSpec[][]): Promise<{ plusId: string; fileIds: s
  */
 async function ranked(plusId: string, question: string, carry?: string, limit = 50): Promise<ScoredChunk[]> {
   const q = { text: question, carry };
-  const bySql = await retrieval.retrieve(db(), { plusIds: [plusId], fileIds: [] }, q, limit);
-  const index = await buildEntryIndex(db(), plusId, 1_000_000);
+  const bySql = await retrieval.retrieve(db(), { teamId: team.teamId, plusIds: [plusId], fileIds: [] }, q, limit);
+  const index = await buildEntryIndex(db(), team.teamId, plusId, 1_000_000);
   if (!(index instanceof EntryIndex)) throw new Error('the entry was not indexed');
-  const inMemory = await retrieval.searchIndexes(db(), [index], bySql.stats.n, await retrieval.questionLexemes(db(), q), limit);
+  const inMemory = await retrieval.searchIndexes(db(), team.teamId, [index], bySql.stats.n, await retrieval.questionLexemes(db(), q), limit);
   expect(inMemory.chunks.map((c) => [c.chunkId, c.score, c.rank])).toEqual(bySql.chunks.map((c) => [c.chunkId, c.score, c.rank]));
   expect({ choice: inMemory.choice, steps: inMemory.steps, leading: inMemory.leading }).toEqual({
     choice: bySql.choice,
@@ -96,8 +97,8 @@ async function ranked(plusId: string, question: string, carry?: string, limit = 
 
 /** The SQL term statistics — and the in-memory index's, which must be the same. */
 async function termStats(plusId: string, q: { text: string; carry?: string }) {
-  const bySql = await retrieval.termStats(db(), { plusIds: [plusId], fileIds: [] }, q);
-  const index = await buildEntryIndex(db(), plusId, 1_000_000);
+  const bySql = await retrieval.termStats(db(), { teamId: team.teamId, plusIds: [plusId], fileIds: [] }, q);
+  const index = await buildEntryIndex(db(), team.teamId, plusId, 1_000_000);
   if (!(index instanceof EntryIndex)) throw new Error('the entry was not indexed');
   const byLexeme = (a: { lexeme: string }, b: { lexeme: string }) => (a.lexeme < b.lexeme ? -1 : 1);
   expect(indexTermStats([index], await retrieval.questionLexemes(db(), q)).sort(byLexeme)).toEqual([...bySql.terms].sort(byLexeme));
@@ -287,7 +288,7 @@ describe('derived forms and long files', () => {
     expect((await ranked(e.plusId, 'Where is the printer?'))[0]!.chunkId).toBe(e.chunkIds[1]![0]);
     // a plural of it too; but a word more than three letters longer than any lexeme is left alone
     expect((await termStats(e.plusId, { text: 'compressors' })).terms.map((t) => t.lexeme)).toEqual(['compress']);
-    expect((await retrieval.termStats(db(), { plusIds: [e.plusId], fileIds: [] }, { text: 'compressionists' })).terms).toEqual([]);
+    expect((await retrieval.termStats(db(), { teamId: team.teamId, plusIds: [e.plusId], fileIds: [] }, { text: 'compressionists' })).terms).toEqual([]);
   });
 
   it('a long file does not take the first place from a short one that says the same (file-length prior)', async () => {

@@ -125,7 +125,14 @@ describe('term statistics are kept with the chunks', () => {
       .transaction(async (tx) => {
         await tx.execute(sql`delete from plus_terms`);
         await tx.execute(sql`update plus_entries set chunk_count = 0`);
-        for (const s of backfill) await tx.execute(sql.raw(s));
+        // plus_terms carries the entry's team since ids are per team (migration 0029 filled it in
+        // from the entries): the backfill's statistics, computed as it does, with that column too
+        const withTeam = (s: string) =>
+          s
+            .replace('INSERT INTO "plus_terms" ("plus_id", "lexeme", "df")', 'INSERT INTO "plus_terms" ("team_id", "plus_id", "lexeme", "df")')
+            .replace('SELECT c."plus_id", l."lexeme"', 'SELECT c."team_id", c."plus_id", l."lexeme"')
+            .replace('GROUP BY c."plus_id", l."lexeme"', 'GROUP BY c."team_id", c."plus_id", l."lexeme"');
+        for (const s of backfill) await tx.execute(sql.raw(withTeam(s)));
         const r = (await tx.execute(sql`select lexeme, df from plus_terms where plus_id = ${entry.id}::uuid`)) as unknown as Rows<{
           lexeme: string;
           df: number;
@@ -153,6 +160,7 @@ describe('retrieval', () => {
     await repo.insert(db(), { id: plusId, teamId: team.teamId, userId: team.ownerId, title: 'synthetic' });
     const f: NewFile = {
       id: fileId,
+      teamId: team.teamId,
       plusId,
       userId: team.ownerId,
       threadId: null,
@@ -176,7 +184,7 @@ describe('retrieval', () => {
     await expectConsistent(e.plusId);
     // no lexeme alone is rare enough (budget 1), none is very common: pairs of them only
     const retrieval = new RetrievalRepo({ ...TERM_OPTIONS, budget: 1, commonShare: 1, commonFloor: 0 });
-    const scope = { plusIds: [e.plusId], fileIds: [] };
+    const scope = { teamId: team.teamId, plusIds: [e.plusId], fileIds: [] };
     const all = await retrieval.retrieve(db(), scope, 'Alpha, beta, gamma and delta?', 50);
     expect(all.choice!.steps.map((s) => s.kind)).toEqual(['rare or rarest pair', 'any pair', 'any pair', 'rarest']);
     expect(all.leading).toBe(false);
@@ -196,7 +204,7 @@ describe('retrieval', () => {
 
   it('falls back to the opening chunks when no word of the question is in scope', async () => {
     const e = await entryWithChunks(['first chunk text', 'second chunk text']);
-    const r = await new RetrievalRepo().retrieve(db(), { plusIds: [e.plusId], fileIds: [] }, 'What about the xylophone?', 50);
+    const r = await new RetrievalRepo().retrieve(db(), { teamId: team.teamId, plusIds: [e.plusId], fileIds: [] }, 'What about the xylophone?', 50);
     expect(r.choice).toBeNull();
     expect(r.leading).toBe(true);
     expect(r.chunks.map((c) => c.chunkId)).toEqual(e.chunkIds);
@@ -206,11 +214,11 @@ describe('retrieval', () => {
     const e = await entryWithChunks(['shared zebra words', 'zebra again', 'other']);
     const other = await entryWithChunks(['zebra elsewhere']);
     const retrieval = new RetrievalRepo();
-    const stats = await retrieval.termStats(db(), { plusIds: [], fileIds: [e.fileId] }, { text: 'zebra?' });
+    const stats = await retrieval.termStats(db(), { teamId: team.teamId, plusIds: [], fileIds: [e.fileId] }, { text: 'zebra?' });
     expect(stats).toEqual({ n: 3, tokens: 3, files: 1, terms: [{ lexeme: 'zebra', df: 2, pos: 1 }] });
-    const both = await retrieval.termStats(db(), { plusIds: [other.plusId], fileIds: [e.fileId] }, { text: 'zebra?' });
+    const both = await retrieval.termStats(db(), { teamId: team.teamId, plusIds: [other.plusId], fileIds: [e.fileId] }, { text: 'zebra?' });
     expect(both).toEqual({ n: 4, tokens: 4, files: 2, terms: [{ lexeme: 'zebra', df: 3, pos: 1 }] });
-    const r = await retrieval.retrieve(db(), { plusIds: [], fileIds: [e.fileId] }, 'zebra?', 50);
+    const r = await retrieval.retrieve(db(), { teamId: team.teamId, plusIds: [], fileIds: [e.fileId] }, 'zebra?', 50);
     expect(r.chunks.map((c) => c.chunkId).sort()).toEqual(e.chunkIds.slice(0, 2).sort());
   });
 

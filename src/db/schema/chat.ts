@@ -2,7 +2,7 @@
  * Threads and messages, with the shapes stored in their JSON columns (owner: modules/chat).
  */
 import { sql } from 'drizzle-orm';
-import { bigint, boolean, index, integer, jsonb, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { bigint, boolean, foreignKey, index, integer, jsonb, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { bytea, created, ts, tsvector } from './columns.js';
 import { teams, users } from './teams.js';
 import { workspaces } from './workspaces.js';
@@ -14,9 +14,7 @@ export const chatThreads = pgTable(
     teamId: uuid('team_id')
       .notNull()
       .references(() => teams.id, { onDelete: 'cascade' }),
-    workspaceId: uuid('workspace_id')
-      .notNull()
-      .references(() => workspaces.id, { onDelete: 'cascade' }),
+    workspaceId: uuid('workspace_id').notNull(),
     userId: integer('user_id')
       .notNull()
       .references(() => users.id),
@@ -33,7 +31,11 @@ export const chatThreads = pgTable(
     /** conversation search (modules/chat/search-repo.ts): the title's English full text */
     search: tsvector('search').generatedAlwaysAs(sql`to_tsvector('english', title)`),
   },
-  (t) => [index('chat_threads_ws_idx').on(t.workspaceId, t.updated), index('chat_threads_search_idx').using('gin', t.search)],
+  (t) => [
+    index('chat_threads_ws_idx').on(t.teamId, t.workspaceId, t.updated),
+    index('chat_threads_search_idx').using('gin', t.search),
+    foreignKey({ columns: [t.teamId, t.workspaceId], foreignColumns: [workspaces.teamId, workspaces.id] }).onDelete('cascade'),
+  ],
 );
 
 /** A failed turn's problem, as its stream's `error` event said it. */

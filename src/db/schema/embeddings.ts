@@ -2,33 +2,47 @@
  * Embeddings for hybrid retrieval (owner: modules/embeddings).
  */
 import { sql } from 'drizzle-orm';
-import { bigint, index, integer, pgTable, real, text, uuid } from 'drizzle-orm/pg-core';
+import { type AnyPgColumn, bigint, foreignKey, index, integer, pgTable, real, text, uuid } from 'drizzle-orm/pg-core';
 import { ts } from './columns.js';
-import { models } from './models.js';
+import { modelScopeCheck, models } from './models.js';
 import { plusChunks, plusFiles } from './plus.js';
 import { teams } from './teams.js';
 
+/** A team's choice of one model: the model's key, and the check that it is the team's own or a system model. */
+const teamModelKeys = (name: string) => (t: { teamId: AnyPgColumn; modelScope: AnyPgColumn; modelId: AnyPgColumn }) => [
+  foreignKey({ columns: [t.modelScope, t.modelId], foreignColumns: [models.scope, models.id] }).onDelete('cascade'),
+  modelScopeCheck(`${name}_scope_ck`, t.modelScope, t.teamId),
+];
+
 /** The embedding model a team's Plus entries are embedded with (one per team; none: full-text only). */
-export const teamEmbeddingModels = pgTable('team_embedding_models', {
-  teamId: uuid('team_id')
-    .primaryKey()
-    .references(() => teams.id, { onDelete: 'cascade' }),
-  modelId: uuid('model_id')
-    .notNull()
-    .references(() => models.id, { onDelete: 'cascade' }),
-  updated: ts('updated').notNull().defaultNow(),
-});
+export const teamEmbeddingModels = pgTable(
+  'team_embedding_models',
+  {
+    teamId: uuid('team_id')
+      .primaryKey()
+      .references(() => teams.id, { onDelete: 'cascade' }),
+    /** the model's scope (models.scope) */
+    modelScope: uuid('model_scope').notNull(),
+    modelId: uuid('model_id').notNull(),
+    updated: ts('updated').notNull().defaultNow(),
+  },
+  teamModelKeys('team_embedding_models'),
+);
 
 /** The rerank model a team's retrieval re-orders its best candidates with (one per team; none: no reranking). */
-export const teamRerankModels = pgTable('team_rerank_models', {
-  teamId: uuid('team_id')
-    .primaryKey()
-    .references(() => teams.id, { onDelete: 'cascade' }),
-  modelId: uuid('model_id')
-    .notNull()
-    .references(() => models.id, { onDelete: 'cascade' }),
-  updated: ts('updated').notNull().defaultNow(),
-});
+export const teamRerankModels = pgTable(
+  'team_rerank_models',
+  {
+    teamId: uuid('team_id')
+      .primaryKey()
+      .references(() => teams.id, { onDelete: 'cascade' }),
+    /** the model's scope (models.scope) */
+    modelScope: uuid('model_scope').notNull(),
+    modelId: uuid('model_id').notNull(),
+    updated: ts('updated').notNull().defaultNow(),
+  },
+  teamModelKeys('team_rerank_models'),
+);
 
 /**
  * A file's embedding job and status, for the team's current embedding model: `pending` (waiting,
@@ -71,10 +85,11 @@ export const plusChunkVectors = pgTable(
     chunkId: bigint('chunk_id', { mode: 'number' })
       .primaryKey()
       .references(() => plusChunks.id, { onDelete: 'cascade' }),
+    teamId: uuid('team_id').notNull(),
     fileId: uuid('file_id').notNull(),
     plusId: uuid('plus_id').notNull(),
     modelId: uuid('model_id').notNull(),
     embedding: real('embedding').array().notNull(),
   },
-  (t) => [index('plus_chunk_vectors_plus_idx').on(t.plusId, t.modelId), index('plus_chunk_vectors_file_idx').on(t.fileId)],
+  (t) => [index('plus_chunk_vectors_plus_idx').on(t.teamId, t.plusId, t.modelId), index('plus_chunk_vectors_file_idx').on(t.fileId)],
 );

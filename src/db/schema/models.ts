@@ -1,16 +1,29 @@
 /**
  * The model catalogue: models (a team's or the system's) and which a team uses (owner: modules/models).
  */
-import { bigint, boolean, doublePrecision, index, integer, jsonb, pgTable, primaryKey, text, uuid } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+import { bigint, boolean, check, doublePrecision, foreignKey, index, integer, jsonb, pgTable, primaryKey, text, uuid } from 'drizzle-orm/pg-core';
 import { created, ts } from './columns.js';
 import { teams } from './teams.js';
 
+/** The scope of a system model (models.scope): the nil uuid, no team's id. */
+export const SYSTEM_SCOPE = '00000000-0000-0000-0000-000000000000';
+
+/**
+ * Keyed by (scope, id): a team model's id is unique in its team (the client may choose it), a
+ * system model's among system models; a team's model never takes a system model's id (the
+ * models service refuses it), so the ids a team sees name one model each.
+ */
 export const models = pgTable(
   'models',
   {
-    id: uuid('id').primaryKey().defaultRandom(),
+    id: uuid('id').notNull().defaultRandom(),
     /** null for system models */
     teamId: uuid('team_id').references(() => teams.id, { onDelete: 'cascade' }),
+    /** what the key and every reference to the model carry: the team's id, or SYSTEM_SCOPE */
+    scope: uuid('scope')
+      .notNull()
+      .generatedAlwaysAs(sql.raw(`coalesce(team_id, '${SYSTEM_SCOPE}'::uuid)`)),
     isSystem: boolean('is_system').notNull().default(false),
     name: text('name').notNull(),
     apiKeyEnc: text('api_key_enc'),
@@ -58,8 +71,12 @@ export const models = pgTable(
     created: created(),
     updated: ts('updated').notNull().defaultNow(),
   },
-  (t) => [index('models_team_idx').on(t.teamId)],
+  (t) => [primaryKey({ columns: [t.scope, t.id] }), index('models_team_idx').on(t.teamId)],
 );
+
+/** A team-scoped row's check that the model it names is the team's own or a system model. */
+export const modelScopeCheck = (name: string, scope: unknown, teamId: unknown) =>
+  check(name, sql`${scope} = ${teamId} or ${scope} = ${sql.raw(`'${SYSTEM_SCOPE}'::uuid`)}`);
 
 /** Which models a team uses: its own models and the system models it has added. */
 export const teamModels = pgTable(
@@ -68,10 +85,14 @@ export const teamModels = pgTable(
     teamId: uuid('team_id')
       .notNull()
       .references(() => teams.id, { onDelete: 'cascade' }),
-    modelId: uuid('model_id')
-      .notNull()
-      .references(() => models.id, { onDelete: 'cascade' }),
+    /** the model's scope (models.scope) */
+    modelScope: uuid('model_scope').notNull(),
+    modelId: uuid('model_id').notNull(),
     added: ts('added').notNull().defaultNow(),
   },
-  (t) => [primaryKey({ columns: [t.teamId, t.modelId] })],
+  (t) => [
+    primaryKey({ columns: [t.teamId, t.modelId] }),
+    foreignKey({ columns: [t.modelScope, t.modelId], foreignColumns: [models.scope, models.id] }).onDelete('cascade'),
+    modelScopeCheck('team_models_scope_ck', t.modelScope, t.teamId),
+  ],
 );

@@ -2,14 +2,15 @@
  * Plus entries, their files, chunks and term statistics (owner: modules/plus).
  */
 import { sql } from 'drizzle-orm';
-import { bigint, boolean, index, integer, pgTable, primaryKey, text, uuid } from 'drizzle-orm/pg-core';
+import { bigint, boolean, foreignKey, index, integer, pgTable, primaryKey, text, uuid } from 'drizzle-orm/pg-core';
 import { bytea, created, ts, tsvector } from './columns.js';
 import { teams, users } from './teams.js';
 
+/** Keyed by (team, id): the client may choose the id, and another team's id of the same value is another entry. */
 export const plusEntries = pgTable(
   'plus_entries',
   {
-    id: uuid('id').primaryKey(),
+    id: uuid('id').notNull(),
     teamId: uuid('team_id')
       .notNull()
       .references(() => teams.id, { onDelete: 'cascade' }),
@@ -23,7 +24,7 @@ export const plusEntries = pgTable(
     /** number of plus_chunks of the entry, kept with plus_terms by PlusRepo (the N of retrieval's IDF) */
     chunkCount: integer('chunk_count').notNull().default(0),
     /**
-     * Raised by the database (triggers of migration 0013) by every statement that inserts or
+     * Raised by the database (triggers of migration 0013; since 0029 for the chunk's team's entry only) by every statement that inserts or
      * deletes chunks of the entry, however it does: what an in-memory lexical index of the
      * entry (retrieval/lexical-index/) checks that it is still current.
      */
@@ -31,16 +32,15 @@ export const plusEntries = pgTable(
     created: created(),
     updated: ts('updated').notNull().defaultNow(),
   },
-  (t) => [index('plus_entries_team_idx').on(t.teamId)],
+  (t) => [primaryKey({ columns: [t.teamId, t.id] })],
 );
 
 export const plusFiles = pgTable(
   'plus_files',
   {
     id: uuid('id').primaryKey(),
-    plusId: uuid('plus_id')
-      .notNull()
-      .references(() => plusEntries.id, { onDelete: 'cascade' }),
+    teamId: uuid('team_id').notNull(),
+    plusId: uuid('plus_id').notNull(),
     userId: integer('user_id').notNull(),
     /** set when the file was added from a chat: later turns of that thread draw on it */
     threadId: uuid('thread_id'),
@@ -55,7 +55,11 @@ export const plusFiles = pgTable(
     ocr: boolean('ocr').notNull().default(false),
     created: created(),
   },
-  (t) => [index('plus_files_plus_idx').on(t.plusId), index('plus_files_thread_idx').on(t.threadId)],
+  (t) => [
+    index('plus_files_plus_idx').on(t.teamId, t.plusId),
+    index('plus_files_thread_idx').on(t.threadId),
+    foreignKey({ columns: [t.teamId, t.plusId], foreignColumns: [plusEntries.teamId, plusEntries.id] }).onDelete('cascade'),
+  ],
 );
 
 export const plusChunks = pgTable(
@@ -65,6 +69,7 @@ export const plusChunks = pgTable(
     fileId: uuid('file_id')
       .notNull()
       .references(() => plusFiles.id, { onDelete: 'cascade' }),
+    teamId: uuid('team_id').notNull(),
     plusId: uuid('plus_id').notNull(),
     idx: integer('idx').notNull(),
     fileData: text('file_data').notNull(),
@@ -80,7 +85,7 @@ export const plusChunks = pgTable(
   },
   (t) => [
     index('plus_chunks_file_idx').on(t.fileId, t.idx),
-    index('plus_chunks_plus_idx').on(t.plusId),
+    index('plus_chunks_plus_idx').on(t.teamId, t.plusId),
     index('plus_chunks_search_idx').using('gin', t.search),
   ],
 );
@@ -93,11 +98,13 @@ export const plusChunks = pgTable(
 export const plusTerms = pgTable(
   'plus_terms',
   {
-    plusId: uuid('plus_id')
-      .notNull()
-      .references(() => plusEntries.id, { onDelete: 'cascade' }),
+    teamId: uuid('team_id').notNull(),
+    plusId: uuid('plus_id').notNull(),
     lexeme: text('lexeme').notNull(),
     df: integer('df').notNull(),
   },
-  (t) => [primaryKey({ columns: [t.plusId, t.lexeme] })],
+  (t) => [
+    primaryKey({ columns: [t.teamId, t.plusId, t.lexeme] }),
+    foreignKey({ columns: [t.teamId, t.plusId], foreignColumns: [plusEntries.teamId, plusEntries.id] }).onDelete('cascade'),
+  ],
 );

@@ -1,17 +1,18 @@
 /**
  * Workspaces, their per-model settings and the Plus entries they always draw on (owner: modules/workspaces).
  */
-import { doublePrecision, index, integer, jsonb, pgTable, primaryKey, text, uuid } from 'drizzle-orm/pg-core';
+import { doublePrecision, foreignKey, index, integer, jsonb, pgTable, primaryKey, text, uuid } from 'drizzle-orm/pg-core';
 import { created, ts } from './columns.js';
 import { mcpServers } from './mcp.js';
-import { models } from './models.js';
+import { modelScopeCheck, models } from './models.js';
 import { plusEntries } from './plus.js';
 import { teams, users } from './teams.js';
 
+/** Keyed by (team, id): the client may choose the id, and another team's id of the same value is another workspace. */
 export const workspaces = pgTable(
   'workspaces',
   {
-    id: uuid('id').primaryKey(),
+    id: uuid('id').notNull(),
     teamId: uuid('team_id')
       .notNull()
       .references(() => teams.id, { onDelete: 'cascade' }),
@@ -33,18 +34,17 @@ export const workspaces = pgTable(
     created: created(),
     updated: ts('updated').notNull().defaultNow(),
   },
-  (t) => [index('workspaces_team_idx').on(t.teamId)],
+  (t) => [primaryKey({ columns: [t.teamId, t.id] })],
 );
 
 export const workspaceModels = pgTable(
   'workspace_models',
   {
-    workspaceId: uuid('workspace_id')
-      .notNull()
-      .references(() => workspaces.id, { onDelete: 'cascade' }),
-    modelId: uuid('model_id')
-      .notNull()
-      .references(() => models.id, { onDelete: 'cascade' }),
+    teamId: uuid('team_id').notNull(),
+    /** the model's scope (models.scope): the team's id for its own model, SYSTEM_SCOPE for a system model */
+    modelScope: uuid('model_scope').notNull(),
+    workspaceId: uuid('workspace_id').notNull(),
+    modelId: uuid('model_id').notNull(),
     position: integer('position').notNull(),
     addedContext: text('added_context'),
     systemInstructions: text('system_instructions'),
@@ -56,7 +56,12 @@ export const workspaceModels = pgTable(
     presencePenalty: doublePrecision('presence_penalty'),
     logitBias: jsonb('logit_bias').$type<Record<string, number>>(),
   },
-  (t) => [primaryKey({ columns: [t.workspaceId, t.modelId] })],
+  (t) => [
+    primaryKey({ columns: [t.teamId, t.workspaceId, t.modelId] }),
+    foreignKey({ columns: [t.teamId, t.workspaceId], foreignColumns: [workspaces.teamId, workspaces.id] }).onDelete('cascade'),
+    foreignKey({ columns: [t.modelScope, t.modelId], foreignColumns: [models.scope, models.id] }).onDelete('cascade'),
+    modelScopeCheck('workspace_models_scope_ck', t.modelScope, t.teamId),
+  ],
 );
 
 /**
@@ -67,15 +72,17 @@ export const workspaceModels = pgTable(
 export const workspacePlus = pgTable(
   'workspace_plus',
   {
-    workspaceId: uuid('workspace_id')
-      .notNull()
-      .references(() => workspaces.id, { onDelete: 'cascade' }),
-    plusId: uuid('plus_id')
-      .notNull()
-      .references(() => plusEntries.id, { onDelete: 'cascade' }),
+    teamId: uuid('team_id').notNull(),
+    workspaceId: uuid('workspace_id').notNull(),
+    plusId: uuid('plus_id').notNull(),
     position: integer('position').notNull(),
   },
-  (t) => [primaryKey({ columns: [t.workspaceId, t.plusId] }), index('workspace_plus_plus_idx').on(t.plusId)],
+  (t) => [
+    primaryKey({ columns: [t.teamId, t.workspaceId, t.plusId] }),
+    index('workspace_plus_plus_idx').on(t.teamId, t.plusId),
+    foreignKey({ columns: [t.teamId, t.workspaceId], foreignColumns: [workspaces.teamId, workspaces.id] }).onDelete('cascade'),
+    foreignKey({ columns: [t.teamId, t.plusId], foreignColumns: [plusEntries.teamId, plusEntries.id] }).onDelete('cascade'),
+  ],
 );
 
 /**
@@ -85,13 +92,16 @@ export const workspacePlus = pgTable(
 export const workspaceMcpServers = pgTable(
   'workspace_mcp_servers',
   {
-    workspaceId: uuid('workspace_id')
-      .notNull()
-      .references(() => workspaces.id, { onDelete: 'cascade' }),
+    teamId: uuid('team_id').notNull(),
+    workspaceId: uuid('workspace_id').notNull(),
     serverId: uuid('server_id')
       .notNull()
       .references(() => mcpServers.id, { onDelete: 'cascade' }),
     position: integer('position').notNull(),
   },
-  (t) => [primaryKey({ columns: [t.workspaceId, t.serverId] }), index('workspace_mcp_servers_server_idx').on(t.serverId)],
+  (t) => [
+    primaryKey({ columns: [t.teamId, t.workspaceId, t.serverId] }),
+    index('workspace_mcp_servers_server_idx').on(t.serverId),
+    foreignKey({ columns: [t.teamId, t.workspaceId], foreignColumns: [workspaces.teamId, workspaces.id] }).onDelete('cascade'),
+  ],
 );

@@ -97,6 +97,8 @@ export const THREAD_DELETED = 'thread_deleted: the thread was deleted while the 
 
 /** Which threads of a workspace a user sees (docs/API.md, Tenancy: chatHistoryType). */
 export interface ThreadScope {
+  /** the workspace's team: workspace ids are unique per team */
+  teamId: string;
   workspaceId: string;
   /** set when the workspace's history is per user */
   onlyUserId?: number;
@@ -104,7 +106,11 @@ export interface ThreadScope {
 
 export class ChatRepo {
   private scope(s: ThreadScope): SQL {
-    return and(eq(chatThreads.workspaceId, s.workspaceId), s.onlyUserId !== undefined ? eq(chatThreads.userId, s.onlyUserId) : undefined)!;
+    return and(
+      eq(chatThreads.teamId, s.teamId),
+      eq(chatThreads.workspaceId, s.workspaceId),
+      s.onlyUserId !== undefined ? eq(chatThreads.userId, s.onlyUserId) : undefined,
+    )!;
   }
 
   private readonly messageCount = sql<number>`(select count(*)::int from chat_messages m where m.thread_id = "chat_threads"."id")`;
@@ -250,14 +256,14 @@ export class ChatRepo {
         select t.id, t.active_message_id from chat_threads t where t.id in (select thread_id from req where not is_new)
       ), bumped as (
         update chat_threads t set updated = r.now, active_message_id = coalesce(r.active_to, t.active_message_id) from req r
-        where not r.is_new and t.id = r.thread_id and t.workspace_id = r.workspace_id and (r.scope_user is null or t.user_id = r.scope_user)
-        returning t.id, t.workspace_id, t.user_id
+        where not r.is_new and t.id = r.thread_id and t.team_id = r.team_id and t.workspace_id = r.workspace_id and (r.scope_user is null or t.user_id = r.scope_user)
+        returning t.id, t.team_id, t.workspace_id, t.user_id
       ), ok as (
         select r.key, r.thread_id, r.is_new, null::uuid as base from req r where r.is_new
         union all
         select r.key, r.thread_id, r.is_new, case when r.anchored then r.anchor else (select p.active_message_id from prev p where p.id = r.thread_id) end
         from req r join bumped b on b.id = r.thread_id
-        where not r.is_new and b.workspace_id = r.workspace_id and (r.scope_user is null or b.user_id = r.scope_user)
+        where not r.is_new and b.team_id = r.team_id and b.workspace_id = r.workspace_id and (r.scope_user is null or b.user_id = r.scope_user)
       ), created as (
         insert into chat_threads (id, team_id, workspace_id, user_id, title, created, updated, active_message_id)
         select thread_id, team_id, workspace_id, user_id, title, now, now, active_to from req where is_new

@@ -73,7 +73,7 @@ export class ChatSearchRepo {
     // — applied to the matching threads only, so a rare word costs its matches, not the team's
     // threads. Each thread is scored by its best message (an aggregate, no sort of the matches);
     // which message that is, is looked up only for the threads of the page asked for.
-    const inWorkspace = workspaceId ? sql` and chat_threads.workspace_id = ${workspaceId}::uuid` : sql``;
+    const inWorkspace = workspaceId ? sql` and chat_threads.team_id = ${caller.teamId}::uuid and chat_threads.workspace_id = ${workspaceId}::uuid` : sql``;
     return sql`
       with matched as materialized (
         select m.thread_id, ts_rank(m.search, ${q}) as rank
@@ -83,13 +83,13 @@ export class ChatSearchRepo {
         select m.thread_id, max(m.rank) as rank
         from matched m
         join chat_threads on chat_threads.id = m.thread_id
-        join workspaces on workspaces.id = chat_threads.workspace_id
+        join workspaces on workspaces.team_id = chat_threads.team_id and workspaces.id = chat_threads.workspace_id
         where ${readableThreadsSql(caller)}${inWorkspace}
         group by m.thread_id
       ),
       titled as (
         select chat_threads.id, 1 + ts_rank(chat_threads.search, ${q}) as rank
-        from chat_threads join workspaces on workspaces.id = chat_threads.workspace_id
+        from chat_threads join workspaces on workspaces.team_id = chat_threads.team_id and workspaces.id = chat_threads.workspace_id
         where chat_threads.search @@ ${q} and ${readableThreadsSql(caller)}${inWorkspace}
       ),
       hit as (

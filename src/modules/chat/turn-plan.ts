@@ -7,6 +7,8 @@ import { assertMaxTokensFit, contextWindowOf, DEFAULT_CONTEXT_WINDOW, type Model
 import type { Principal } from '../teams/service.js';
 import type { TurnCost } from '../usage/service.js';
 import type { WorkspaceRow } from '../workspaces/repo.js';
+import type { ThreadScope } from './repo.js';
+import { threadScope } from './visibility.js';
 import type { WorkspacesService } from '../workspaces/service.js';
 import { effectiveMaxTokens } from './context-fit.js';
 import { tokensOf } from './prompt.js';
@@ -21,7 +23,7 @@ import type { TurnRequest } from './turns.js';
 /** Everything checked and resolved before anything is stored. */
 export interface Plan {
   workspace: WorkspaceRow;
-  historyScope: { workspaceId: string; onlyUserId?: number } | null;
+  historyScope: ThreadScope | null;
   threadId: string;
   /** false: the thread is ephemeral (TurnOptions.store) */
   store: boolean;
@@ -114,7 +116,7 @@ export async function planTurn(deps: PlanDeps, caller: Principal, workspaceId: s
   params.maxTokens = effectiveMaxTokens(params.maxTokens, contextWindowOf(model));
   // A request that brings tools of its own (/v1) answers its calls itself; otherwise the workspace's MCP tools are offered.
   const toolbox = req.tools ? null : await deps.tools.toolboxFor(caller.teamId, { mcpServerIds: w.mcpServerIds, allowedTools: w.row.allowedTools ?? null });
-  const scope = w.row.chatHistoryType === 'USER' ? { workspaceId: w.row.id, onlyUserId: caller.userId } : { workspaceId: w.row.id };
+  const scope = threadScope(caller, w.row);
   return {
     workspace: w.row,
     historyScope: req.threadId ? scope : null,

@@ -9,10 +9,10 @@
  * This file holds the branching rules and their SQL; the turn's two statements (repo.ts) take
  * where a turn attaches (`TurnBranch`) and keep the active leaf as they write.
  */
-import { and, eq, getTableColumns, inArray, sql, type SQL } from 'drizzle-orm';
+import { and, eq, getTableColumns, inArray, or, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { chatMessages, chatThreads } from '../../db/schema/chat.js';
-import { models } from '../../db/schema/models.js';
+import { models, SYSTEM_SCOPE } from '../../db/schema/models.js';
 import { badRequest, notFound } from '../../errors.js';
 import type { MessageRow, ThreadScope } from './repo.js';
 import type { TurnRequest } from './turns.js';
@@ -112,7 +112,9 @@ export class VersionsRepo {
     const rows = await db
       .select({ m: messageColumns, modelName: models.name })
       .from(chatMessages)
-      .leftJoin(models, eq(models.id, chatMessages.modelId))
+      .innerJoin(chatThreads, eq(chatThreads.id, chatMessages.threadId))
+      // the model of the thread's team (its own, or a system model): ids are unique per team
+      .leftJoin(models, and(eq(models.id, chatMessages.modelId), or(eq(models.scope, chatThreads.teamId), eq(models.scope, SYSTEM_SCOPE))))
       .where(inArray(chatMessages.id, ids));
     return rows.map((r) => ({ ...r.m, modelName: r.modelName }));
   }
@@ -144,6 +146,7 @@ export class VersionsRepo {
       .where(
         and(
           eq(chatMessages.id, messageId),
+          eq(chatThreads.teamId, s.teamId),
           eq(chatThreads.workspaceId, s.workspaceId),
           s.onlyUserId !== undefined ? eq(chatThreads.userId, s.onlyUserId) : undefined,
         ),

@@ -14,10 +14,14 @@ import type { ThreadScope } from './repo.js';
  * (conversation search). test/api/chat-search.test.ts checks that both find the same threads.
  */
 export function threadScope(caller: Principal, ws: WorkspaceRow): ThreadScope {
-  return ws.chatHistoryType === 'USER' ? { workspaceId: ws.id, onlyUserId: caller.userId } : { workspaceId: ws.id };
+  return ws.chatHistoryType === 'USER' ? { teamId: ws.teamId, workspaceId: ws.id, onlyUserId: caller.userId } : { teamId: ws.teamId, workspaceId: ws.id };
 }
 
-/** The same rule as `threadScope`, as a condition on `chat_threads` joined to its `workspaces` row. */
+/** The same rule as `threadScope`, as a condition on `chat_threads` joined to its `workspaces` row (by team and id: workspaceJoinSql). */
 export function readableThreadsSql(caller: Principal): SQL {
-  return and(visibleWorkspaceSql(caller.teamId, caller.userId), or(ne(workspaces.chatHistoryType, 'USER'), eq(chatThreads.userId, caller.userId)))!;
+  return and(
+    eq(chatThreads.teamId, caller.teamId),
+    visibleWorkspaceSql(caller.teamId, caller.userId),
+    or(ne(workspaces.chatHistoryType, 'USER'), eq(chatThreads.userId, caller.userId)),
+  )!;
 }

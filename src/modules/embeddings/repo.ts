@@ -1,5 +1,6 @@
 import { and, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { Executor, Tx } from '../../db/client.js';
+import type { ModelKey } from '../models/repo.js';
 import { plusChunkVectors, plusFileEmbeddings, teamEmbeddingModels, teamRerankModels } from '../../db/schema/embeddings.js';
 
 export type FileEmbeddingRow = typeof plusFileEmbeddings.$inferSelect;
@@ -32,14 +33,13 @@ export class EmbeddingsRepo {
    * Choose the team's embedding model: every file of the team goes back to `pending` for it (so
    * choosing the same model again re-embeds everything), and vectors of other models go.
    */
-  async setTeamModel(tx: Tx, teamId: string, modelId: string): Promise<void> {
+  async setTeamModel(tx: Tx, teamId: string, model: ModelKey): Promise<void> {
+    const modelId = model.id;
     await tx
       .insert(teamEmbeddingModels)
-      .values({ teamId, modelId })
-      .onConflictDoUpdate({ target: teamEmbeddingModels.teamId, set: { modelId, updated: new Date() } });
-    await tx.execute(sql`
-      delete from plus_chunk_vectors v using plus_entries e
-      where e.id = v.plus_id and e.team_id = ${teamId}::uuid and v.model_id <> ${modelId}::uuid`);
+      .values({ teamId, modelScope: model.scope, modelId })
+      .onConflictDoUpdate({ target: teamEmbeddingModels.teamId, set: { modelScope: model.scope, modelId, updated: new Date() } });
+    await tx.execute(sql`delete from plus_chunk_vectors v where v.team_id = ${teamId}::uuid and v.model_id <> ${modelId}::uuid`);
     await tx.execute(sql`
       update plus_file_embeddings
       set model_id = ${modelId}::uuid, status = 'pending', attempts = 0, error = null, next_attempt = now(), claimed_until = null, updated = now()
@@ -58,19 +58,19 @@ export class EmbeddingsRepo {
   }
 
   /** Choose (a model id) or clear (null) the team's rerank model. */
-  async setTeamRerankModel(db: Executor, teamId: string, modelId: string | null): Promise<void> {
-    if (modelId === null) await db.delete(teamRerankModels).where(eq(teamRerankModels.teamId, teamId));
+  async setTeamRerankModel(db: Executor, teamId: string, model: ModelKey | null): Promise<void> {
+    if (model === null) await db.delete(teamRerankModels).where(eq(teamRerankModels.teamId, teamId));
     else
       await db
         .insert(teamRerankModels)
-        .values({ teamId, modelId })
-        .onConflictDoUpdate({ target: teamRerankModels.teamId, set: { modelId, updated: new Date() } });
+        .values({ teamId, modelScope: model.scope, modelId: model.id })
+        .onConflictDoUpdate({ target: teamRerankModels.teamId, set: { modelScope: model.scope, modelId: model.id, updated: new Date() } });
   }
 
   async clearTeamModel(tx: Tx, teamId: string): Promise<void> {
     await tx.delete(teamEmbeddingModels).where(eq(teamEmbeddingModels.teamId, teamId));
     await tx.delete(plusFileEmbeddings).where(eq(plusFileEmbeddings.teamId, teamId));
-    await tx.execute(sql`delete from plus_chunk_vectors v using plus_entries e where e.id = v.plus_id and e.team_id = ${teamId}::uuid`);
+    await tx.delete(plusChunkVectors).where(eq(plusChunkVectors.teamId, teamId));
   }
 
   /** `pending` rows for files (matching `where` over plus_entries e / plus_files f) of teams with a model that have none. */
@@ -79,7 +79,7 @@ export class EmbeddingsRepo {
       insert into plus_file_embeddings (file_id, team_id, model_id, status)
       select f.id, e.team_id, t.model_id, 'pending'
       from plus_files f
-      join plus_entries e on e.id = f.plus_id
+      join plus_entries e on e.team_id = f.team_id and e.id = f.plus_id
       join team_embedding_models t on t.team_id = e.team_id
       where ${where} and not exists (select 1 from plus_file_embeddings s where s.file_id = f.id)
       on conflict (file_id) do nothing`);
@@ -150,7 +150,7 @@ export class EmbeddingsRepo {
         .values(
           vectors
             .slice(i, i + VECTOR_INSERT_BATCH)
-            .map((v) => ({ chunkId: v.chunkId, fileId: c.fileId, plusId: v.plusId, modelId: c.modelId, embedding: v.embedding })),
+            .map((v) => ({ chunkId: v.chunkId, teamId: c.teamId, fileId: c.fileId, plusId: v.plusId, modelId: c.modelId, embedding: v.embedding })),
         );
     }
     return true;
@@ -180,7 +180,7 @@ export class EmbeddingsRepo {
     for (const r of rows) counts[r.status] = Number(r.n);
     const dims = (await db.execute(sql`
       select array_length(v.embedding, 1) as dims from plus_chunk_vectors v
-      where v.model_id = ${modelId}::uuid and v.plus_id in (select id from plus_entries where team_id = ${teamId}::uuid) limit 1`)) as unknown as {
+      where v.team_id = ${teamId}::uuid and v.model_id = ${modelId}::uuid limit 1`)) as unknown as {
       rows: Array<{ dims: number }>;
     };
     return { counts, dimensions: dims.rows[0]?.dims ?? null };

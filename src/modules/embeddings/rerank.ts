@@ -12,6 +12,7 @@ import { rerank } from '../../providers/index.js';
 import type { ProviderTimeouts } from '../../providers/types.js';
 import type { ScoredChunk } from '../../retrieval/repo.js';
 import type { ModelsService } from '../models/service.js';
+import type { ModelRow } from '../models/repo.js';
 import { requireTeamAdmin, type Principal } from '../teams/service.js';
 import { EmbeddingsRepo } from './repo.js';
 import type { RerankSettingsT } from './schema.js';
@@ -45,8 +46,9 @@ export class RerankService {
   /** Choose (or with null, clear) the team's rerank model: owners and admins; a model of kind rerank the team uses. */
   async choose(caller: Principal, modelId: string | null): Promise<RerankSettingsT> {
     requireTeamAdmin(caller);
+    let model: ModelRow | null = null;
     if (modelId !== null) {
-      const model = await this.models.findUsable(caller.teamId, modelId);
+      model = (await this.models.findUsable(caller.teamId, modelId)) ?? null;
       if (!model) {
         throw badRequest('model_not_available', 'That model is not available to this team', [
           { path: 'body/rerankModelId', message: 'is not a model this team uses' },
@@ -54,7 +56,7 @@ export class RerankService {
       }
       this.models.assertKind(model, 'rerank', 'body/rerankModelId');
     }
-    await this.repo.setTeamRerankModel(this.db, caller.teamId, modelId);
+    await this.repo.setTeamRerankModel(this.db, caller.teamId, model);
     this.teamModels.delete(caller.teamId);
     return this.settings(caller);
   }

@@ -78,7 +78,7 @@ export class EmbeddingsService {
         ]);
       }
       this.models.assertKind(model, 'embedding', 'body/embeddingModelId');
-      await this.db.transaction((tx) => this.repo.setTeamModel(tx, caller.teamId, modelId));
+      await this.db.transaction((tx) => this.repo.setTeamModel(tx, caller.teamId, model));
     }
     this.teamModels.delete(caller.teamId);
     this.kick();

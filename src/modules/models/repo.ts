@@ -1,19 +1,28 @@
 import { and, asc, eq, ne, gte, inArray, or, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
-import { models, teamModels } from '../../db/schema/models.js';
+import { models, SYSTEM_SCOPE, teamModels } from '../../db/schema/models.js';
 
 export type ModelRow = typeof models.$inferSelect;
 export type ModelInsert = typeof models.$inferInsert;
 export type ModelWithMembership = ModelRow & { inTeam: boolean };
 
+/** A model's key: its scope (the team's id, or SYSTEM_SCOPE) and its id. */
+export type ModelKey = Pick<ModelRow, 'scope' | 'id'>;
+
+const byKey = (k: ModelKey) => and(eq(models.scope, k.scope), eq(models.id, k.id))!;
+
+/**
+ * Model ids are unique per scope: a team sees its own models and the system models, and a team
+ * model never takes a system model's id, so an id names at most one model the team sees.
+ */
 export class ModelsRepo {
   private membership(teamId: string) {
-    return sql<boolean>`exists (select 1 from team_models tm where tm.model_id = "models"."id" and tm.team_id = ${teamId})`;
+    return sql<boolean>`exists (select 1 from team_models tm where tm.model_scope = "models"."scope" and tm.model_id = "models"."id" and tm.team_id = ${teamId})`;
   }
 
   /** Models a team may see: its own and every system model. */
   private visible(teamId: string): SQL {
-    return or(eq(models.teamId, teamId), eq(models.isSystem, true))!;
+    return inArray(models.scope, [teamId, SYSTEM_SCOPE]);
   }
 
   async list(
@@ -44,9 +53,13 @@ export class ModelsRepo {
     return row ? { ...row.m, inTeam: row.inTeam } : undefined;
   }
 
-  async exists(db: Executor, id: string): Promise<boolean> {
-    const [row] = await db.select({ id: models.id }).from(models).where(eq(models.id, id));
-    return row !== undefined;
+  /** The scopes holding a model of this id (`scopes`: only among those; null: any). */
+  async scopesOf(db: Executor, id: string, scopes: string[] | null): Promise<string[]> {
+    const rows = await db
+      .select({ scope: models.scope })
+      .from(models)
+      .where(and(eq(models.id, id), scopes ? inArray(models.scope, scopes) : undefined));
+    return rows.map((r) => r.scope);
   }
 
   async insert(db: Executor, v: ModelInsert): Promise<ModelRow> {
@@ -54,27 +67,27 @@ export class ModelsRepo {
     return row!;
   }
 
-  async update(db: Executor, id: string, v: Partial<ModelInsert>): Promise<ModelRow> {
+  async update(db: Executor, key: ModelKey, v: Partial<ModelInsert>): Promise<ModelRow> {
     const [row] = await db
       .update(models)
       .set({ ...v, updated: new Date() })
-      .where(eq(models.id, id))
+      .where(byKey(key))
       .returning();
     return row!;
   }
 
   /** The window the provider reported (or null), without touching `updated`: it is no edit of the model. */
-  async setProbedWindow(db: Executor, id: string, probed: { tokens: number; source: string } | null): Promise<ModelRow | undefined> {
+  async setProbedWindow(db: Executor, key: ModelKey, probed: { tokens: number; source: string } | null): Promise<ModelRow | undefined> {
     const [row] = await db
       .update(models)
       .set({ probedContextWindow: probed?.tokens ?? null, probedContextWindowSource: probed?.source ?? null })
-      .where(eq(models.id, id))
+      .where(byKey(key))
       .returning();
     return row;
   }
 
-  async addToTeam(db: Executor, teamId: string, modelId: string): Promise<void> {
-    await db.insert(teamModels).values({ teamId, modelId }).onConflictDoNothing();
+  async addToTeam(db: Executor, teamId: string, model: ModelKey): Promise<void> {
+    await db.insert(teamModels).values({ teamId, modelScope: model.scope, modelId: model.id }).onConflictDoNothing();
   }
 
   async removeFromTeam(db: Executor, teamId: string, modelId: string): Promise<void> {
@@ -92,12 +105,12 @@ export class ModelsRepo {
   }
 
   /** Of `ids`, those that are not chat models — embedding or rerank (a workspace takes only chat models). */
-  async embeddingIds(db: Executor, ids: string[]): Promise<Set<string>> {
+  async embeddingIds(db: Executor, teamId: string, ids: string[]): Promise<Set<string>> {
     if (ids.length === 0) return new Set();
     const rows = await db
       .select({ id: models.id })
       .from(models)
-      .where(and(inArray(models.id, ids), ne(models.kind, 'chat')));
+      .where(and(this.visible(teamId), inArray(models.id, ids), ne(models.kind, 'chat')));
     return new Set(rows.map((r) => r.id));
   }
 
@@ -105,7 +118,7 @@ export class ModelsRepo {
     const [row] = await db
       .select({ m: models })
       .from(models)
-      .innerJoin(teamModels, and(eq(teamModels.modelId, models.id), eq(teamModels.teamId, teamId)))
+      .innerJoin(teamModels, and(eq(teamModels.modelScope, models.scope), eq(teamModels.modelId, models.id), eq(teamModels.teamId, teamId)))
       .where(eq(models.id, id));
     return row?.m;
   }

@@ -9,6 +9,7 @@ import { probeContextWindow, windowWarning } from '../../providers/window-probe.
 import { keyHint, maskSecret, type SecretBox } from '../../security/secret-box.js';
 import { requireInstanceAdmin, requireTeamAdmin, type Principal } from '../teams/service.js';
 import { connectionTestCall, testFailure } from './connection-test.js';
+import { SYSTEM_SCOPE } from '../../db/schema/models.js';
 import { ModelsRepo, type ModelInsert, type ModelRow, type ModelWithMembership } from './repo.js';
 import { MODEL_SETTING_KEYS, type ConnectionTestT, type ModelRequestT, type ModelSettingKey, type ModelT } from './schema.js';
 
@@ -144,9 +145,12 @@ export class ModelsService {
     const teamId = opts.system ? null : (caller?.teamId ?? opts.teamId ?? null);
     if (!opts.system && !teamId) throw badRequest('bad_request', 'A team model needs a team');
     const row = await this.db.transaction(async (tx) => {
-      if (req.id && (await this.repo.exists(tx, req.id))) throw idTaken('model');
+      // Taken: a model the caller's team sees (its own, or a system model, which every team sees);
+      // another team's model of this id is no concern (ids are per team). A system model's id must
+      // be free everywhere, so that no team ever sees two models of one id.
+      if (req.id && (await this.repo.scopesOf(tx, req.id, teamId ? [teamId, SYSTEM_SCOPE] : null)).length > 0) throw idTaken('model');
       const inserted = await this.repo.insert(tx, { ...values, name: req.name!, teamId, isSystem: opts.system, ...(req.id ? { id: req.id } : {}) });
-      if (teamId) await this.repo.addToTeam(tx, teamId, inserted.id);
+      if (teamId) await this.repo.addToTeam(tx, teamId, inserted);
       await recordAudit(tx, {
         action: 'model.create',
         actor: caller,
@@ -180,7 +184,7 @@ export class ModelsService {
       return warning ? { ...view, warnings: [warning] } : view;
     }
     if ((probed?.tokens ?? null) === row.probedContextWindow && (probed?.source ?? null) === row.probedContextWindowSource) return view;
-    const saved = await this.repo.setProbedWindow(this.db, row.id, probed);
+    const saved = await this.repo.setProbedWindow(this.db, row, probed);
     if (!saved) return view; // deleted meanwhile
     this.changed(row.id);
     return toModelView({ ...saved, inTeam: row.inTeam });
@@ -190,7 +194,9 @@ export class ModelsService {
   async upsertSystemModel(req: ModelRequestT & { id: string; name: string }): Promise<void> {
     const values = await this.toColumns(req);
     await this.db.transaction(async (tx) => {
-      if (await this.repo.exists(tx, req.id)) await this.repo.update(tx, req.id, { ...values, name: req.name });
+      const scopes = await this.repo.scopesOf(tx, req.id, null);
+      if (scopes.includes(SYSTEM_SCOPE)) await this.repo.update(tx, { scope: SYSTEM_SCOPE, id: req.id }, { ...values, name: req.name });
+      else if (scopes.length > 0) throw new Error(`system model ${req.id}: a team's model has this id; give the system model another`);
       else await this.repo.insert(tx, { ...values, id: req.id, name: req.name, teamId: null, isSystem: true });
     });
     this.changed(req.id);
@@ -206,7 +212,7 @@ export class ModelsService {
     this.checkConnection(values.apiBase ?? current.apiBase, values.connectionType ?? current.connectionType);
     this.checkKind(values.kind ?? current.kind, values.apiBase ?? current.apiBase, values.connectionType ?? current.connectionType);
     const row = await this.db.transaction(async (tx) => {
-      const updated = await this.repo.update(tx, id, { ...values, ...(req.name ? { name: req.name } : {}) });
+      const updated = await this.repo.update(tx, current, { ...values, ...(req.name ? { name: req.name } : {}) });
       await recordAudit(tx, {
         action: 'model.update',
         actor: caller,
@@ -224,7 +230,7 @@ export class ModelsService {
     const m = await this.repo.findVisible(this.db, caller.teamId, id);
     if (!m) throw notFound('Model');
     await this.db.transaction(async (tx) => {
-      await this.repo.addToTeam(tx, caller.teamId, id);
+      await this.repo.addToTeam(tx, caller.teamId, m);
       await recordAudit(tx, { action: 'model.update', actor: caller, target: { type: 'model', id }, details: { name: m.name, team: 'added' } });
     });
     return toModelView({ ...m, inTeam: true });
@@ -273,8 +279,8 @@ export class ModelsService {
   }
 
   /** Ids among `ids` that are not chat models, embedding or rerank (for workspace validation: a workspace chats). */
-  async embeddingModelIds(ids: string[]): Promise<string[]> {
-    const emb = await this.repo.embeddingIds(this.db, ids);
+  async embeddingModelIds(teamId: string, ids: string[]): Promise<string[]> {
+    const emb = await this.repo.embeddingIds(this.db, teamId, ids);
     return ids.filter((id) => emb.has(id));
   }
 
@@ -289,7 +295,7 @@ export class ModelsService {
 
   /** The provider target of a model, key decrypted; only for calling the provider, never for output. */
   async resolve(row: ModelRow): Promise<ResolvedModel> {
-    const key = `${row.id}:${row.updated.getTime()}`;
+    const key = `${row.scope}/${row.id}:${row.updated.getTime()}`;
     const hit = this.resolved.get(key);
     if (hit) return hit;
     const r = await this.resolveNow(row);

@@ -97,20 +97,20 @@ export class PlusContext {
    * (re)built in the background.
    */
   private async searchEntry(v: Viewer, plusId: string, question: string): Promise<{ entry: Pick<PlusRow, 'teamId' | 'context'>; retrieved: Retrieved }> {
-    const scope = { plusIds: [plusId], fileIds: [] };
-    if (this.lexical?.has(plusId)) {
+    const scope = { teamId: v.teamId, plusIds: [plusId], fileIds: [] };
+    if (this.lexical?.has(v.teamId, plusId)) {
       const found = await this.repo.findWithLexemes(this.db, v, plusId, question);
       if (!found) throw notFound('Plus entry');
       const { entry, lexemes } = found;
-      const index = this.lexical.current(plusId, entry.lexicalVersion);
+      const index = this.lexical.current(v.teamId, plusId, entry.lexicalVersion);
       if (index && index.chunks === entry.chunkCount)
-        return { entry, retrieved: await this.retrieval.searchIndexes(this.db, [index], entry.chunkCount, lexemes, CANDIDATES) };
+        return { entry, retrieved: await this.retrieval.searchIndexes(this.db, v.teamId, [index], entry.chunkCount, lexemes, CANDIDATES) };
       return { entry, retrieved: await this.retrieval.retrieve(this.db, scope, question, CANDIDATES) };
     }
     const found = await this.repo.findWithTerms(this.db, v, plusId, question);
     if (!found) throw notFound('Plus entry');
     const { entry, terms, tokens, files } = found;
-    this.lexical?.current(plusId, entry.lexicalVersion);
+    this.lexical?.current(v.teamId, plusId, entry.lexicalVersion);
     return { entry, retrieved: await this.retrieval.retrieveWith(this.db, scope, { n: entry.chunkCount, tokens, files, terms }, CANDIDATES) };
   }
 
@@ -120,10 +120,17 @@ export class PlusContext {
    */
   private async searchScope(scope: ChunkScope, entries: PlusRow[], question: Question): Promise<Retrieved> {
     if (this.lexical && scope.fileIds.length === 0 && entries.length > 0) {
-      const indexes = entries.map((e) => this.lexical!.current(e.id, e.lexicalVersion));
+      const indexes = entries.map((e) => this.lexical!.current(e.teamId, e.id, e.lexicalVersion));
       if (indexes.every((i, k) => i && i.chunks === entries[k]!.chunkCount)) {
         const n = entries.reduce((t, e) => t + e.chunkCount, 0);
-        return this.retrieval.searchIndexes(this.db, indexes as EntryIndex[], n, await this.retrieval.questionLexemes(this.db, question), CANDIDATES);
+        return this.retrieval.searchIndexes(
+          this.db,
+          scope.teamId,
+          indexes as EntryIndex[],
+          n,
+          await this.retrieval.questionLexemes(this.db, question),
+          CANDIDATES,
+        );
       }
     }
     return this.retrieval.retrieve(this.db, scope, question, CANDIDATES);
@@ -159,7 +166,7 @@ export class PlusContext {
     explain = false,
   ): Promise<Static<typeof ContextForPromptResponse>> {
     const { entry, retrieved } = await this.searchEntry(v, plusId, question);
-    const scope = { plusIds: [plusId], fileIds: [] };
+    const scope = { teamId: v.teamId, plusIds: [plusId], fileIds: [] };
     const ranked = await this.reranked(entry.teamId, { text: question }, await this.withVectors(entry.teamId, scope, { text: question }, retrieved));
     const { plan, chunks } = await this.pack([{ title: null, text: entry.context ?? '' }], ranked, maxTokens, explain ? ranked : []);
     const packed = renderPack(plan);
@@ -198,7 +205,7 @@ export class PlusContext {
       ? await this.repo.threadFiles(this.db, v.teamId, q.threadId, workspace.contextType === 'PRIVATE' ? v.userId : undefined)
       : [];
     if (entries.length === 0 && threadFiles.length === 0) return { text: '', sources: [] };
-    const scope = { plusIds: entries.map((e) => e.id), fileIds: threadFiles.map((f) => f.id) };
+    const scope = { teamId: v.teamId, plusIds: entries.map((e) => e.id), fileIds: threadFiles.map((f) => f.id) };
     const question = { text: q.query, carry: q.carry ?? null };
     const retrieved = await this.searchScope(scope, entries, question);
     // the relevance cut: a turn's sources leave out the candidates far weaker than the best

@@ -18,6 +18,7 @@ export interface Viewer {
 
 const FILE_COLUMNS = {
   id: plusFiles.id,
+  teamId: plusFiles.teamId,
   plusId: plusFiles.plusId,
   userId: plusFiles.userId,
   threadId: plusFiles.threadId,
@@ -32,6 +33,7 @@ const FILE_COLUMNS = {
 
 export interface NewFile {
   id: string;
+  teamId: string;
   plusId: string;
   userId: number;
   threadId: string | null;
@@ -125,7 +127,7 @@ export class PlusRepo {
   /** The query of `findWithTerms` (the retrieval benchmark runs it as raw SQL). */
   findWithTermsQuery(db: Executor, v: Viewer, id: string, question: string) {
     return db
-      .select({ entry: plusEntries, terms: sql<unknown>`${entryTermsSql(sql`${plusEntries.id}`, question)}`.as('terms') })
+      .select({ entry: plusEntries, terms: sql<unknown>`${entryTermsSql(sql`${plusEntries.teamId}`, sql`${plusEntries.id}`, question)}`.as('terms') })
       .from(plusEntries)
       .where(and(eq(plusEntries.id, id), this.visible(v)));
   }
@@ -170,8 +172,12 @@ export class PlusRepo {
     return rows.map((r) => r.id);
   }
 
-  async exists(db: Executor, id: string): Promise<boolean> {
-    const [row] = await db.select({ id: plusEntries.id }).from(plusEntries).where(eq(plusEntries.id, id));
+  /** Whether the team has an entry of this id (another team's of the same id is no concern: ids are per team). */
+  async exists(db: Executor, teamId: string, id: string): Promise<boolean> {
+    const [row] = await db
+      .select({ id: plusEntries.id })
+      .from(plusEntries)
+      .where(and(eq(plusEntries.teamId, teamId), eq(plusEntries.id, id)));
     return row !== undefined;
   }
 
@@ -179,15 +185,15 @@ export class PlusRepo {
     await db.insert(plusEntries).values(v);
   }
 
-  async update(db: Executor, id: string, v: Partial<typeof plusEntries.$inferInsert>): Promise<void> {
+  async update(db: Executor, teamId: string, id: string, v: Partial<typeof plusEntries.$inferInsert>): Promise<void> {
     await db
       .update(plusEntries)
       .set({ ...v, updated: new Date() })
-      .where(eq(plusEntries.id, id));
+      .where(and(eq(plusEntries.teamId, teamId), eq(plusEntries.id, id)));
   }
 
-  async delete(db: Executor, id: string): Promise<void> {
-    await db.delete(plusEntries).where(eq(plusEntries.id, id));
+  async delete(db: Executor, teamId: string, id: string): Promise<void> {
+    await db.delete(plusEntries).where(and(eq(plusEntries.teamId, teamId), eq(plusEntries.id, id)));
   }
 
   /**
@@ -200,34 +206,39 @@ export class PlusRepo {
       const { chunks, ...file } = f;
       await tx.insert(plusFiles).values({ ...file, bytes: file.content.length });
       for (let i = 0; i < chunks.length; i += CHUNK_INSERT_BATCH) {
-        await tx.insert(plusChunks).values(chunks.slice(i, i + CHUNK_INSERT_BATCH).map((c) => ({ ...c, fileId: f.id, plusId: f.plusId })));
+        await tx.insert(plusChunks).values(chunks.slice(i, i + CHUNK_INSERT_BATCH).map((c) => ({ ...c, fileId: f.id, teamId: f.teamId, plusId: f.plusId })));
       }
     }
     const byEntry = new Map<string, NewFile[]>();
-    for (const f of files) byEntry.set(f.plusId, [...(byEntry.get(f.plusId) ?? []), f]);
-    for (const [plusId, group] of byEntry) {
+    for (const f of files) byEntry.set(`${f.teamId}/${f.plusId}`, [...(byEntry.get(`${f.teamId}/${f.plusId}`) ?? []), f]);
+    for (const group of byEntry.values()) {
+      const { teamId, plusId } = group[0]!;
       const chunkCount = group.reduce((n, f) => n + f.chunks.length, 0);
       // The entry's row first: its lock orders concurrent writers of the entry's statistics.
       await tx
         .update(plusEntries)
         .set({ chunkCount: sql`${plusEntries.chunkCount} + ${chunkCount}` })
-        .where(eq(plusEntries.id, plusId));
+        .where(and(eq(plusEntries.teamId, teamId), eq(plusEntries.id, plusId)));
       if (chunkCount === 0) continue;
       await tx.execute(sql`
-        insert into plus_terms (plus_id, lexeme, df)
-        select ${plusId}::uuid, s.word, s.ndoc
+        insert into plus_terms (team_id, plus_id, lexeme, df)
+        select ${teamId}::uuid, ${plusId}::uuid, s.word, s.ndoc
         from ts_stat(${chunkVectorsOf(group.map((f) => f.id))}) s
         order by s.word
-        on conflict (plus_id, lexeme) do update set df = plus_terms.df + excluded.df`);
+        on conflict (team_id, plus_id, lexeme) do update set df = plus_terms.df + excluded.df`);
     }
     // Merge the new chunks' GIN entries into the index now, in bulk: left in the index's pending
     // list (up to 4 MB), they would be scanned by every search until a vacuum.
     await tx.execute(sql`select gin_clean_pending_list('plus_chunks_search_idx'::regclass)`);
   }
 
-  async filesOf(db: Executor, plusIds: string[]): Promise<PlusFileRow[]> {
+  async filesOf(db: Executor, teamId: string, plusIds: string[]): Promise<PlusFileRow[]> {
     if (plusIds.length === 0) return [];
-    return db.select(FILE_COLUMNS).from(plusFiles).where(inArray(plusFiles.plusId, plusIds)).orderBy(asc(plusFiles.created), asc(plusFiles.id));
+    return db
+      .select(FILE_COLUMNS)
+      .from(plusFiles)
+      .where(and(eq(plusFiles.teamId, teamId), inArray(plusFiles.plusId, plusIds)))
+      .orderBy(asc(plusFiles.created), asc(plusFiles.id));
   }
 
   async chunksOf(db: Executor, fileIds: string[]): Promise<ChunkRow[]> {
@@ -251,7 +262,7 @@ export class PlusRepo {
     const [row] = await db
       .select({ file: FILE_COLUMNS, entry: plusEntries })
       .from(plusFiles)
-      .innerJoin(plusEntries, eq(plusEntries.id, plusFiles.plusId))
+      .innerJoin(plusEntries, and(eq(plusEntries.teamId, plusFiles.teamId), eq(plusEntries.id, plusFiles.plusId)))
       .where(and(eq(plusFiles.id, fileId), this.visible(v)));
     return row;
   }
@@ -267,19 +278,21 @@ export class PlusRepo {
     const [file] = await tx
       .update(plusEntries)
       .set({ chunkCount: sql`greatest(0, ${plusEntries.chunkCount} - (select count(*) from ${plusChunks} where ${plusChunks.fileId} = ${fileId}))::int` })
-      .where(sql`${plusEntries.id} = (select ${plusFiles.plusId} from ${plusFiles} where ${plusFiles.id} = ${fileId})`)
-      .returning({ plusId: plusEntries.id });
+      .where(
+        sql`(${plusEntries.teamId}, ${plusEntries.id}) = (select ${plusFiles.teamId}, ${plusFiles.plusId} from ${plusFiles} where ${plusFiles.id} = ${fileId})`,
+      )
+      .returning({ teamId: plusEntries.teamId, plusId: plusEntries.id });
     if (file) {
       // rows that reach 0 go; the others lose the file's counts (disjoint rows, one statement)
       await tx.execute(sql`
         with s as (select word, ndoc from ts_stat(${stats})),
         gone as (
           delete from plus_terms t using s
-          where t.plus_id = ${file.plusId}::uuid and t.lexeme = s.word and t.df <= s.ndoc
+          where t.team_id = ${file.teamId}::uuid and t.plus_id = ${file.plusId}::uuid and t.lexeme = s.word and t.df <= s.ndoc
         )
         update plus_terms t set df = t.df - s.ndoc
         from s
-        where t.plus_id = ${file.plusId}::uuid and t.lexeme = s.word and t.df > s.ndoc`);
+        where t.team_id = ${file.teamId}::uuid and t.plus_id = ${file.plusId}::uuid and t.lexeme = s.word and t.df > s.ndoc`);
     }
     await tx.delete(plusFiles).where(eq(plusFiles.id, fileId));
   }
@@ -289,7 +302,7 @@ export class PlusRepo {
     return db
       .select({ id: plusFiles.id, plusId: plusFiles.plusId })
       .from(plusFiles)
-      .innerJoin(plusEntries, eq(plusEntries.id, plusFiles.plusId))
+      .innerJoin(plusEntries, and(eq(plusEntries.teamId, plusFiles.teamId), eq(plusEntries.id, plusFiles.plusId)))
       .where(and(eq(plusFiles.threadId, threadId), eq(plusEntries.teamId, teamId), onlyUserId !== undefined ? eq(plusFiles.userId, onlyUserId) : undefined));
   }
 
@@ -298,8 +311,8 @@ export class PlusRepo {
     const rows = await db
       .selectDistinct({ title: plusEntries.title })
       .from(plusEntries)
-      .innerJoin(plusFiles, eq(plusFiles.plusId, plusEntries.id))
-      .where(and(this.visible(v), sql`${plusFiles.threadId} in (select id from chat_threads where workspace_id = ${workspaceId})`))
+      .innerJoin(plusFiles, and(eq(plusFiles.teamId, plusEntries.teamId), eq(plusFiles.plusId, plusEntries.id)))
+      .where(and(this.visible(v), sql`${plusFiles.threadId} in (select id from chat_threads where team_id = ${v.teamId} and workspace_id = ${workspaceId})`))
       .limit(5);
     return rows.map((r) => r.title).filter((t): t is string => !!t);
   }

@@ -107,7 +107,7 @@ export class PlusService {
   }
 
   private async view(entry: PlusRow) {
-    const files = await this.repo.filesOf(this.db, [entry.id]);
+    const files = await this.repo.filesOf(this.db, entry.teamId, [entry.id]);
     const chunks = await this.repo.chunksOf(
       this.db,
       files.map((f) => f.id),
@@ -146,7 +146,7 @@ export class PlusService {
   async readingNow(caller: Principal, plusId: string): Promise<{ files: Reading[] }> {
     const entry = await this.repo.find(this.db, viewer(caller), plusId);
     if (!entry) throw notFound('Plus entry');
-    return { files: [...(this.reading.get(plusId) ?? [])].map((r) => ({ ...r })) };
+    return { files: [...(this.reading.get(`${caller.teamId}/${plusId}`) ?? [])].map((r) => ({ ...r })) };
   }
 
   async fileContent(caller: Principal, fileId: string): Promise<{ file: PlusFileRow; content: Buffer }> {
@@ -166,7 +166,8 @@ export class PlusService {
   }
 
   /** Parse every file before anything is stored: one bad file fails the request, naming it. */
-  private async ingest(files: UploadedFile[], plusId: string, userId: number, threadId: string | null): Promise<NewFile[]> {
+  private async ingest(files: UploadedFile[], teamId: string, plusId: string, userId: number, threadId: string | null): Promise<NewFile[]> {
+    const readingKey = `${teamId}/${plusId}`;
     const out: NewFile[] = [];
     const now = Date.now();
     for (const f of files) {
@@ -175,8 +176,8 @@ export class PlusService {
       const reading: Reading = { filename, pages: 0, pagesRead: 0 };
       const onOcr = ({ pages, pagesRead }: { pages: number; pagesRead: number }): void => {
         Object.assign(reading, { pages, pagesRead });
-        const files = this.reading.get(plusId) ?? new Set();
-        this.reading.set(plusId, files.add(reading));
+        const files = this.reading.get(readingKey) ?? new Set();
+        this.reading.set(readingKey, files.add(reading));
       };
       try {
         doc = await this.ingestPool.ingest(new Uint8Array(f.bytes.buffer, f.bytes.byteOffset, f.bytes.byteLength), filename, f.declaredMime, onOcr);
@@ -184,12 +185,13 @@ export class PlusService {
         if (err instanceof IngestError) throw ingestProblem(err, filename);
         throw err;
       } finally {
-        const files = this.reading.get(plusId);
+        const files = this.reading.get(readingKey);
         files?.delete(reading);
-        if (files?.size === 0) this.reading.delete(plusId);
+        if (files?.size === 0) this.reading.delete(readingKey);
       }
       out.push({
         id: randomUUID(),
+        teamId,
         plusId,
         userId,
         threadId,
@@ -212,13 +214,14 @@ export class PlusService {
   async save(caller: Principal, fields: PlusFields, files: UploadedFile[]) {
     const v = viewer(caller);
     const existing = fields.id ? await this.repo.find(this.db, v, fields.id) : undefined;
-    if (fields.id && !existing && (await this.repo.exists(this.db, fields.id))) {
-      // an entry the caller cannot see: as if it did not exist, but its id is taken
+    if (fields.id && !existing && (await this.repo.exists(this.db, caller.teamId, fields.id))) {
+      // a teammate's entry the caller cannot see: its id is taken in the team (ids are per team,
+      // so another team's entry of this id is no concern: this one is created beside it)
       throw idTaken('Plus entry');
     }
     if (existing) this.requireChange(caller, existing);
     const id = existing?.id ?? fields.id ?? randomUUID();
-    const newFiles = await this.ingest(files, id, caller.userId, null);
+    const newFiles = await this.ingest(files, caller.teamId, id, caller.userId, null);
     const changes = {
       ...(fields.context !== undefined ? { context: fields.context } : {}),
       ...(fields.title !== undefined ? { title: fields.title } : {}),
@@ -226,7 +229,7 @@ export class PlusService {
       ...(fields.isPublic !== undefined ? { isPublic: fields.isPublic } : {}),
     };
     await this.db.transaction(async (tx) => {
-      if (existing) await this.repo.update(tx, id, changes);
+      if (existing) await this.repo.update(tx, caller.teamId, id, changes);
       else await this.repo.insert(tx, { id, teamId: caller.teamId, userId: caller.userId, ...changes });
       await this.repo.insertFiles(tx, newFiles);
       await this.embeddings.enqueueFiles(
@@ -259,7 +262,7 @@ export class PlusService {
     const entry = await this.repo.find(this.db, viewer(caller), plusId);
     if (!entry) throw notFound('Plus entry');
     this.requireChange(caller, entry);
-    const newFiles = await this.ingest(files, plusId, caller.userId, opts.threadId);
+    const newFiles = await this.ingest(files, caller.teamId, plusId, caller.userId, opts.threadId);
     if (opts.summarizeWith) {
       const modelId = opts.summarizeWith[0];
       if (!modelId)
@@ -298,7 +301,7 @@ export class PlusService {
         tx,
         newFiles.map((f) => f.id),
       );
-      await this.repo.update(tx, plusId, {});
+      await this.repo.update(tx, caller.teamId, plusId, {});
       await recordAudit(tx, { action: 'plus.update', actor: caller, target: { type: 'plus', id: plusId }, details: { filesAdded: newFiles.length } });
     });
     this.embeddings.kick();
@@ -310,7 +313,7 @@ export class PlusService {
     if (!entry) throw notFound('Plus entry');
     this.requireChange(caller, entry);
     await this.db.transaction(async (tx) => {
-      await this.repo.delete(tx, id);
+      await this.repo.delete(tx, caller.teamId, id);
       await recordAudit(tx, { action: 'plus.delete', actor: caller, target: { type: 'plus', id } });
     });
   }

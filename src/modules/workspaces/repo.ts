@@ -1,6 +1,6 @@
 import { and, asc, eq, inArray, notInArray, or, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
-import { models } from '../../db/schema/models.js';
+import { models, SYSTEM_SCOPE } from '../../db/schema/models.js';
 import { workspaceMcpServers, workspaceModels, workspacePlus, workspaces } from '../../db/schema/workspaces.js';
 
 export type WorkspaceRow = typeof workspaces.$inferSelect;
@@ -16,19 +16,30 @@ export function visibleWorkspaceSql(teamId: string, userId: number): SQL {
   return and(eq(workspaces.teamId, teamId), or(eq(workspaces.sharingType, 'TEAM'), eq(workspaces.userId, userId)))!;
 }
 
+/**
+ * The scope of the model of this id that the team may use: its own, else the system model (a
+ * team model never takes a system model's id, so at most one is found).
+ */
+function modelScopeSql(teamId: string, modelId: string): SQL {
+  return sql`(select m.scope from models m where m.id = ${modelId}::uuid and m.scope in (${teamId}::uuid, ${SYSTEM_SCOPE}::uuid) order by m.scope = ${SYSTEM_SCOPE}::uuid limit 1)`;
+}
+
+/** Workspace ids are unique per team: every query names the team with the id. */
 export class WorkspacesRepo {
   async listVisible(db: Executor, teamId: string, userId: number): Promise<WorkspaceRow[]> {
     return db.select().from(workspaces).where(visibleWorkspaceSql(teamId, userId)).orderBy(asc(workspaces.created), asc(workspaces.id));
   }
 
-  async findById(db: Executor, id: string): Promise<WorkspaceRow | undefined> {
-    const [row] = await db.select().from(workspaces).where(eq(workspaces.id, id));
+  async findById(db: Executor, teamId: string, id: string): Promise<WorkspaceRow | undefined> {
+    const [row] = await db
+      .select()
+      .from(workspaces)
+      .where(and(eq(workspaces.teamId, teamId), eq(workspaces.id, id)));
     return row;
   }
 
-  async exists(db: Executor, id: string): Promise<boolean> {
-    const [row] = await db.select({ id: workspaces.id }).from(workspaces).where(eq(workspaces.id, id));
-    return row !== undefined;
+  async exists(db: Executor, teamId: string, id: string): Promise<boolean> {
+    return (await this.findById(db, teamId, id)) !== undefined;
   }
 
   async insert(db: Executor, v: typeof workspaces.$inferInsert): Promise<WorkspaceRow> {
@@ -36,91 +47,92 @@ export class WorkspacesRepo {
     return row!;
   }
 
-  async update(db: Executor, id: string, v: Partial<typeof workspaces.$inferInsert>): Promise<WorkspaceRow> {
+  async update(db: Executor, teamId: string, id: string, v: Partial<typeof workspaces.$inferInsert>): Promise<WorkspaceRow> {
     const [row] = await db
       .update(workspaces)
       .set({ ...v, updated: new Date() })
-      .where(eq(workspaces.id, id))
+      .where(and(eq(workspaces.teamId, teamId), eq(workspaces.id, id)))
       .returning();
     return row!;
   }
 
-  async delete(db: Executor, id: string): Promise<void> {
-    await db.delete(workspaces).where(eq(workspaces.id, id));
+  async delete(db: Executor, teamId: string, id: string): Promise<void> {
+    await db.delete(workspaces).where(and(eq(workspaces.teamId, teamId), eq(workspaces.id, id)));
   }
 
-  async modelsOf(db: Executor, workspaceIds: string[]): Promise<WorkspaceModelRow[]> {
+  async modelsOf(db: Executor, teamId: string, workspaceIds: string[]): Promise<WorkspaceModelRow[]> {
     if (workspaceIds.length === 0) return [];
     const rows = await db
       .select({ wm: workspaceModels, modelName: models.name })
       .from(workspaceModels)
-      .innerJoin(models, eq(models.id, workspaceModels.modelId))
-      .where(inArray(workspaceModels.workspaceId, workspaceIds))
+      .innerJoin(models, and(eq(models.scope, workspaceModels.modelScope), eq(models.id, workspaceModels.modelId)))
+      .where(and(eq(workspaceModels.teamId, teamId), inArray(workspaceModels.workspaceId, workspaceIds)))
       .orderBy(asc(workspaceModels.position));
     return rows.map((r) => ({ ...r.wm, modelName: r.modelName }));
   }
 
   /** Make the workspace's models exactly `modelIds`, in that order, keeping settings of those that stay. */
-  async setModels(db: Executor, workspaceId: string, modelIds: string[]): Promise<void> {
+  async setModels(db: Executor, teamId: string, workspaceId: string, modelIds: string[]): Promise<void> {
+    const ofWorkspace = and(eq(workspaceModels.teamId, teamId), eq(workspaceModels.workspaceId, workspaceId));
     if (modelIds.length === 0) {
-      await db.delete(workspaceModels).where(eq(workspaceModels.workspaceId, workspaceId));
+      await db.delete(workspaceModels).where(ofWorkspace);
       return;
     }
-    await db.delete(workspaceModels).where(and(eq(workspaceModels.workspaceId, workspaceId), notInArray(workspaceModels.modelId, modelIds)));
+    await db.delete(workspaceModels).where(and(ofWorkspace, notInArray(workspaceModels.modelId, modelIds)));
     await db
       .insert(workspaceModels)
-      .values(modelIds.map((modelId, position) => ({ workspaceId, modelId, position })))
+      .values(modelIds.map((modelId, position) => ({ teamId, workspaceId, modelScope: modelScopeSql(teamId, modelId), modelId, position })))
       .onConflictDoUpdate({
-        target: [workspaceModels.workspaceId, workspaceModels.modelId],
+        target: [workspaceModels.teamId, workspaceModels.workspaceId, workspaceModels.modelId],
         set: { position: sql`excluded.position` },
       });
   }
 
   /** The Plus entries each workspace draws on, in order, by workspace id. */
-  async plusOf(db: Executor, workspaceIds: string[]): Promise<Map<string, string[]>> {
+  async plusOf(db: Executor, teamId: string, workspaceIds: string[]): Promise<Map<string, string[]>> {
     const out = new Map<string, string[]>(workspaceIds.map((id) => [id, []]));
     if (workspaceIds.length === 0) return out;
     const rows = await db
       .select({ workspaceId: workspacePlus.workspaceId, plusId: workspacePlus.plusId })
       .from(workspacePlus)
-      .where(inArray(workspacePlus.workspaceId, workspaceIds))
+      .where(and(eq(workspacePlus.teamId, teamId), inArray(workspacePlus.workspaceId, workspaceIds)))
       .orderBy(asc(workspacePlus.position));
     for (const r of rows) out.get(r.workspaceId)?.push(r.plusId);
     return out;
   }
 
   /** Make the workspace's Plus entries exactly `plusIds`, in that order. */
-  async setPlus(db: Executor, workspaceId: string, plusIds: string[]): Promise<void> {
-    await db.delete(workspacePlus).where(eq(workspacePlus.workspaceId, workspaceId));
-    if (plusIds.length > 0) await db.insert(workspacePlus).values(plusIds.map((plusId, position) => ({ workspaceId, plusId, position })));
+  async setPlus(db: Executor, teamId: string, workspaceId: string, plusIds: string[]): Promise<void> {
+    await db.delete(workspacePlus).where(and(eq(workspacePlus.teamId, teamId), eq(workspacePlus.workspaceId, workspaceId)));
+    if (plusIds.length > 0) await db.insert(workspacePlus).values(plusIds.map((plusId, position) => ({ teamId, workspaceId, plusId, position })));
   }
 
   /** The MCP servers each workspace's turns use, in order, by workspace id. */
-  async mcpOf(db: Executor, workspaceIds: string[]): Promise<Map<string, string[]>> {
+  async mcpOf(db: Executor, teamId: string, workspaceIds: string[]): Promise<Map<string, string[]>> {
     const out = new Map<string, string[]>(workspaceIds.map((id) => [id, []]));
     if (workspaceIds.length === 0) return out;
     const rows = await db
       .select({ workspaceId: workspaceMcpServers.workspaceId, serverId: workspaceMcpServers.serverId })
       .from(workspaceMcpServers)
-      .where(inArray(workspaceMcpServers.workspaceId, workspaceIds))
+      .where(and(eq(workspaceMcpServers.teamId, teamId), inArray(workspaceMcpServers.workspaceId, workspaceIds)))
       .orderBy(asc(workspaceMcpServers.position));
     for (const r of rows) out.get(r.workspaceId)?.push(r.serverId);
     return out;
   }
 
   /** Make the workspace's MCP servers exactly `serverIds`, in that order. */
-  async setMcp(db: Executor, workspaceId: string, serverIds: string[]): Promise<void> {
-    await db.delete(workspaceMcpServers).where(eq(workspaceMcpServers.workspaceId, workspaceId));
-    if (serverIds.length > 0) await db.insert(workspaceMcpServers).values(serverIds.map((serverId, position) => ({ workspaceId, serverId, position })));
+  async setMcp(db: Executor, teamId: string, workspaceId: string, serverIds: string[]): Promise<void> {
+    await db.delete(workspaceMcpServers).where(and(eq(workspaceMcpServers.teamId, teamId), eq(workspaceMcpServers.workspaceId, workspaceId)));
+    if (serverIds.length > 0) await db.insert(workspaceMcpServers).values(serverIds.map((serverId, position) => ({ teamId, workspaceId, serverId, position })));
   }
 
-  async upsertModelSettings(db: Executor, workspaceId: string, modelId: string, settings: Partial<WorkspaceModelInsert>): Promise<void> {
+  async upsertModelSettings(db: Executor, teamId: string, workspaceId: string, modelId: string, settings: Partial<WorkspaceModelInsert>): Promise<void> {
     const [{ next } = { next: 0 }] = await db
       .select({ next: sql<number>`coalesce(max(${workspaceModels.position}) + 1, 0)::int` })
       .from(workspaceModels)
-      .where(eq(workspaceModels.workspaceId, workspaceId));
-    const insert = db.insert(workspaceModels).values({ ...settings, workspaceId, modelId, position: next });
+      .where(and(eq(workspaceModels.teamId, teamId), eq(workspaceModels.workspaceId, workspaceId)));
+    const insert = db.insert(workspaceModels).values({ ...settings, teamId, workspaceId, modelScope: modelScopeSql(teamId, modelId), modelId, position: next });
     if (Object.keys(settings).length === 0) await insert.onConflictDoNothing();
-    else await insert.onConflictDoUpdate({ target: [workspaceModels.workspaceId, workspaceModels.modelId], set: settings });
+    else await insert.onConflictDoUpdate({ target: [workspaceModels.teamId, workspaceModels.workspaceId, workspaceModels.modelId], set: settings });
   }
 }

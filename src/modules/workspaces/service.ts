@@ -58,6 +58,9 @@ export interface PlusVisibility {
 /** docs/API.md, Tenancy: TEAM workspaces are seen by the team, PRIVATE ones by their creator. */
 const canSee = (caller: Principal, w: WorkspaceRow) => w.teamId === caller.teamId && (w.sharingType === 'TEAM' || w.userId === caller.userId);
 
+/** A workspace's key in the cache: its id is unique in its team only. */
+const cacheKey = (teamId: string, id: string) => `${teamId}/${id}`;
+
 export class WorkspacesService {
   private readonly repo = new WorkspacesRepo();
 
@@ -73,7 +76,8 @@ export class WorkspacesService {
   async list(caller: Principal): Promise<WorkspaceT[]> {
     const rows = await this.repo.listVisible(this.db, caller.teamId, caller.userId);
     const ids = rows.map((r) => r.id);
-    const [ms, plus, mcp] = await Promise.all([this.repo.modelsOf(this.db, ids), this.repo.plusOf(this.db, ids), this.repo.mcpOf(this.db, ids)]);
+    const t = caller.teamId;
+    const [ms, plus, mcp] = await Promise.all([this.repo.modelsOf(this.db, t, ids), this.repo.plusOf(this.db, t, ids), this.repo.mcpOf(this.db, t, ids)]);
     const seen = await this.seenBy(caller, [...plus.values()].flat());
     return rows.map((r) => view(r, ms, (plus.get(r.id) ?? []).filter(seen), mcp.get(r.id) ?? []));
   }
@@ -87,13 +91,19 @@ export class WorkspacesService {
 
   /** The workspace as the caller may see it; 404 when it does not exist or is not visible. */
   async load(caller: Principal, id: string): Promise<WorkspaceWithModels> {
-    let w = this.cache.get(id);
+    // ids are unique per team: the caller's team is part of the key (another team's workspace of this id is another workspace)
+    const t = caller.teamId;
+    let w = this.cache.get(cacheKey(t, id));
     if (!w) {
-      const row = await this.repo.findById(this.db, id);
+      const row = await this.repo.findById(this.db, t, id);
       if (!row) throw notFound('Workspace');
-      const [models, plus, mcp] = await Promise.all([this.repo.modelsOf(this.db, [id]), this.repo.plusOf(this.db, [id]), this.repo.mcpOf(this.db, [id])]);
+      const [models, plus, mcp] = await Promise.all([
+        this.repo.modelsOf(this.db, t, [id]),
+        this.repo.plusOf(this.db, t, [id]),
+        this.repo.mcpOf(this.db, t, [id]),
+      ]);
       w = { row, models, plusIds: plus.get(id) ?? [], mcpServerIds: mcp.get(id) ?? [] };
-      this.cache.set(id, w);
+      this.cache.set(cacheKey(t, id), w);
     }
     if (!canSee(caller, w.row)) throw notFound('Workspace');
     return w;
@@ -113,7 +123,8 @@ export class WorkspacesService {
     await this.checkPlus(caller, plusIds);
     await this.checkMcp(caller, mcpServerIds);
     const row = await this.db.transaction(async (tx) => {
-      if (await this.repo.exists(tx, id)) throw idTaken('workspace');
+      // taken in the caller's team only: another team's workspace of this id is no concern (ids are per team)
+      if (await this.repo.exists(tx, caller.teamId, id)) throw idTaken('workspace');
       const w = await this.repo.insert(tx, {
         id,
         teamId: caller.teamId,
@@ -127,13 +138,13 @@ export class WorkspacesService {
         followUpSearch: rest.followUpSearch ?? 'carry',
         allowedTools: rest.allowedTools ?? null,
       });
-      await this.repo.setModels(tx, id, modelIds);
-      await this.repo.setPlus(tx, id, plusIds);
-      await this.repo.setMcp(tx, id, mcpServerIds);
+      await this.repo.setModels(tx, caller.teamId, id, modelIds);
+      await this.repo.setPlus(tx, caller.teamId, id, plusIds);
+      await this.repo.setMcp(tx, caller.teamId, id, mcpServerIds);
       await recordAudit(tx, { action: 'workspace.create', actor: caller, target: { type: 'workspace', id }, details: { name: w.name } });
       return w;
     });
-    return view(row, await this.repo.modelsOf(this.db, [id]), plusIds, mcpServerIds);
+    return view(row, await this.repo.modelsOf(this.db, caller.teamId, [id]), plusIds, mcpServerIds);
   }
 
   async update(caller: Principal, id: string, body: PatchWorkspaceBodyT): Promise<WorkspaceT> {
@@ -152,10 +163,10 @@ export class WorkspacesService {
       plus = [...plus, ...currentPlus.filter((p) => !seen(p) && !plus!.includes(p))];
     }
     const row = await this.db.transaction(async (tx) => {
-      const w = await this.repo.update(tx, id, fields);
-      if (ids) await this.repo.setModels(tx, id, ids);
-      if (plus) await this.repo.setPlus(tx, id, plus);
-      if (mcp) await this.repo.setMcp(tx, id, mcp);
+      const w = await this.repo.update(tx, caller.teamId, id, fields);
+      if (ids) await this.repo.setModels(tx, caller.teamId, id, ids);
+      if (plus) await this.repo.setPlus(tx, caller.teamId, id, plus);
+      if (mcp) await this.repo.setMcp(tx, caller.teamId, id, mcp);
       await recordAudit(tx, {
         action: 'workspace.update',
         actor: caller,
@@ -164,8 +175,13 @@ export class WorkspacesService {
       });
       return w;
     });
-    this.cache.delete(id);
-    const [ms, plusNow, mcpNow] = await Promise.all([this.repo.modelsOf(this.db, [id]), this.repo.plusOf(this.db, [id]), this.repo.mcpOf(this.db, [id])]);
+    this.cache.delete(cacheKey(caller.teamId, id));
+    const t = caller.teamId;
+    const [ms, plusNow, mcpNow] = await Promise.all([
+      this.repo.modelsOf(this.db, t, [id]),
+      this.repo.plusOf(this.db, t, [id]),
+      this.repo.mcpOf(this.db, t, [id]),
+    ]);
     const now = plusNow.get(id) ?? [];
     return view(row, ms, now.filter(await this.seenBy(caller, now)), mcpNow.get(id) ?? []);
   }
@@ -174,10 +190,10 @@ export class WorkspacesService {
     const { row } = await this.load(caller, id);
     this.requireManage(caller, row);
     await this.db.transaction(async (tx) => {
-      await this.repo.delete(tx, id);
+      await this.repo.delete(tx, caller.teamId, id);
       await recordAudit(tx, { action: 'workspace.delete', actor: caller, target: { type: 'workspace', id }, details: { name: row.name } });
     });
-    this.cache.delete(id);
+    this.cache.delete(cacheKey(caller.teamId, id));
   }
 
   /** Upsert one model's settings in a workspace (adding the model when it is not there yet). */
@@ -189,7 +205,7 @@ export class WorkspacesService {
     this.models.assertKind(model, 'chat', 'params/modelId');
     assertMaxTokensFit(model, settings.maxTokens);
     await this.db.transaction(async (tx) => {
-      await this.repo.upsertModelSettings(tx, workspaceId, modelId, settings);
+      await this.repo.upsertModelSettings(tx, caller.teamId, workspaceId, modelId, settings);
       await recordAudit(tx, {
         action: 'workspace.update',
         actor: caller,
@@ -197,8 +213,8 @@ export class WorkspacesService {
         details: { name: row.name, modelId, fields: changedFields(settings) },
       });
     });
-    this.cache.delete(workspaceId);
-    const wm = (await this.repo.modelsOf(this.db, [workspaceId])).find((m) => m.modelId === modelId)!;
+    this.cache.delete(cacheKey(caller.teamId, workspaceId));
+    const wm = (await this.repo.modelsOf(this.db, caller.teamId, [workspaceId])).find((m) => m.modelId === modelId)!;
     return modelView(wm);
   }
 
@@ -246,7 +262,7 @@ export class WorkspacesService {
         bad.map((id) => ({ path: `body/modelIds/${ids.indexOf(id)}`, message: 'is not a model this team uses' })),
       );
     }
-    const embedding = await this.models.embeddingModelIds(ids);
+    const embedding = await this.models.embeddingModelIds(caller.teamId, ids);
     if (embedding.length > 0) {
       throw badRequest(
         'not_a_chat_model',

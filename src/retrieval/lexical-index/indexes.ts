@@ -30,6 +30,7 @@ const BUILD_BATCH = 2000;
  */
 export async function buildEntryIndex(
   db: Executor,
+  teamId: string,
   plusId: string,
   maxChunks: number,
   stopped: () => boolean = () => false,
@@ -38,14 +39,16 @@ export async function buildEntryIndex(
   const head = async () =>
     (
       (await db.execute(sql`
-      select e.lexical_version as version, e.chunk_count, (select coalesce(sum(f.token_size), 0) from plus_files f where f.plus_id = e.id)::float8 as tokens
-      from plus_entries e where e.id = ${plusId}::uuid`)) as unknown as { rows: Head[] }
+      select e.lexical_version as version, e.chunk_count, (select coalesce(sum(f.token_size), 0) from plus_files f where f.team_id = e.team_id and f.plus_id = e.id)::float8 as tokens
+      from plus_entries e where e.team_id = ${teamId}::uuid and e.id = ${plusId}::uuid`)) as unknown as { rows: Head[] }
     ).rows[0];
   const before = await head();
   if (!before) return null;
   if (before.chunk_count > maxChunks) return { unusable: Number(before.version) };
   const builder = new IndexBuilder();
-  const files = (await db.execute(sql`select f.id, f.filename, f.token_size from plus_files f where f.plus_id = ${plusId}::uuid`)) as unknown as {
+  const files = (await db.execute(
+    sql`select f.id, f.filename, f.token_size from plus_files f where f.team_id = ${teamId}::uuid and f.plus_id = ${plusId}::uuid`,
+  )) as unknown as {
     rows: Array<{ id: string; filename: string; token_size: number }>;
   };
   for (const f of files.rows) builder.addFile(f.id, f.filename, Number(f.token_size));
@@ -54,7 +57,7 @@ export async function buildEntryIndex(
     if (stopped()) return null;
     const res = (await db.execute(sql`
       select c.id, c.file_id, c.token_size, c.search::text as search
-      from plus_chunks c where c.plus_id = ${plusId}::uuid and c.id > ${last}
+      from plus_chunks c where c.team_id = ${teamId}::uuid and c.plus_id = ${plusId}::uuid and c.id > ${last}
       order by c.id limit ${BUILD_BATCH}`)) as unknown as { rows: Array<{ id: number | string; file_id: string; token_size: number; search: string | null }> };
     // a chunk of a file added since the files were read: the entry changed, read it again later
     for (const r of res.rows) if (!builder.addChunk(Number(r.id), r.file_id, r.token_size, r.search ?? '')) return null;
@@ -74,6 +77,9 @@ export interface IndexStats {
   bytes: number;
   building: number;
 }
+
+/** An entry's key among the indexes: its id is unique in its team only. */
+const keyOf = (teamId: string, plusId: string) => `${teamId}/${plusId}`;
 
 /**
  * The indexes of the entries searched lately, at most `maxChunks` chunks in all (the least
@@ -96,24 +102,25 @@ export class LexicalIndexes {
   ) {}
 
   /** Whether the entry has an index (at some version): a search reads the entry's version, then asks `current`. */
-  has(plusId: string): boolean {
-    return this.ready.has(plusId);
+  has(teamId: string, plusId: string): boolean {
+    return this.ready.has(keyOf(teamId, plusId));
   }
 
   /**
    * The entry's index if it was built at `version` of the entry; otherwise undefined, an older
    * index is dropped, and (unless the entry is too large) a build is queued.
    */
-  current(plusId: string, version: number): EntryIndex | undefined {
-    const idx = this.ready.get(plusId);
+  current(teamId: string, plusId: string, version: number): EntryIndex | undefined {
+    const key = keyOf(teamId, plusId);
+    const idx = this.ready.get(key);
     if (idx && idx.version === version) {
-      this.ready.delete(plusId);
-      this.ready.set(plusId, idx); // most recently used last
+      this.ready.delete(key);
+      this.ready.set(key, idx); // most recently used last
       return idx;
     }
-    if (idx) this.ready.delete(plusId);
-    if (this.unusable.get(plusId) !== version && !this.closed) {
-      this.queue.add(plusId);
+    if (idx) this.ready.delete(key);
+    if (this.unusable.get(key) !== version && !this.closed) {
+      this.queue.add(key);
       this.running ??= this.drain();
     }
     return undefined;
@@ -143,13 +150,14 @@ export class LexicalIndexes {
 
   private async drain(): Promise<void> {
     try {
-      for (const plusId of this.queue) {
-        this.queue.delete(plusId);
+      for (const key of this.queue) {
+        this.queue.delete(key);
         if (this.closed) break;
+        const [teamId, plusId] = key.split('/') as [string, string];
         try {
-          const built = await buildEntryIndex(this.db, plusId, this.maxChunks, () => this.closed);
-          if (built instanceof EntryIndex) this.add(built);
-          else if (built) this.unusable.set(plusId, built.unusable);
+          const built = await buildEntryIndex(this.db, teamId, plusId, this.maxChunks, () => this.closed);
+          if (built instanceof EntryIndex) this.add(key, built);
+          else if (built) this.unusable.set(key, built.unusable);
         } catch (err) {
           if (!this.closed) this.onError(err, plusId);
         }
@@ -159,9 +167,9 @@ export class LexicalIndexes {
     }
   }
 
-  private add(idx: EntryIndex): void {
-    this.ready.delete(idx.plusId);
-    this.unusable.delete(idx.plusId);
+  private add(key: string, idx: EntryIndex): void {
+    this.ready.delete(key);
+    this.unusable.delete(key);
     let chunks = idx.chunks;
     for (const i of this.ready.values()) chunks += i.chunks;
     for (const [id, i] of this.ready) {
@@ -169,6 +177,6 @@ export class LexicalIndexes {
       this.ready.delete(id);
       chunks -= i.chunks;
     }
-    this.ready.set(idx.plusId, idx);
+    this.ready.set(key, idx);
   }
 }
