@@ -45,6 +45,7 @@ import { McpServer, McpServerTest } from './modules/mcp/schema.js';
 import { modelRoutes } from './modules/models/routes.js';
 import { openaiCompatRoutes } from './modules/openai-compat/routes.js';
 import { OpenAIChatCompletion, OpenAIChatCompletionChunk, OpenAIError, OpenAIImagesResponse, OpenAIModelList } from './modules/openai-compat/schema.js';
+import { evaluationRoutes } from './modules/plus/evaluation-routes.js';
 import { plusRoutes } from './modules/plus/routes.js';
 import { Plus, PlusSummary } from './modules/plus/schema.js';
 import { promptLogRoutes } from './modules/prompt-logs/routes.js';
@@ -270,6 +271,7 @@ export async function buildApp(
         await api.register(shareRoutes, { share: svc('share'), publicUrl: config.auth.publicUrl });
         await api.register(savedPromptRoutes, { prompts: svc('prompts') });
         await api.register(plusRoutes, { plus: svc('plus'), limits: config.upload });
+        await api.register(evaluationRoutes, { evaluation: late(() => services?.plus.evaluation, 'plus') });
         await api.register(usageRoutes, { usage: svc('usage') });
         await api.register(embeddingRoutes, { embeddings: svc('embeddings') });
         await api.register(auditRoutes, { audit: svc('audit') });
