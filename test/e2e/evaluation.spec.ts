@@ -38,7 +38,7 @@ test('documents: an evaluation set is kept, run and shown in words', async ({ pa
 
   const add = panel.getByRole('form', { name: 'Add a question' });
   const addQuestion = async (question: string, passage: string) => {
-    await add.getByRole('textbox', { name: 'Evaluation question' }).fill(question);
+    await add.getByRole('textbox', { name: 'What someone asks' }).fill(question);
     await add.getByRole('textbox', { name: 'Passage that answers it' }).fill(passage);
     await add.getByRole('button', { name: 'Add question' }).click();
     await expect(panel.getByRole('list', { name: 'Evaluation questions' })).toContainText(question);
@@ -55,7 +55,7 @@ test('documents: an evaluation set is kept, run and shown in words', async ({ pa
   // edit one question's passage
   await list.getByRole('button', { name: 'Edit question: Where is the gym?' }).click();
   const edit = list.getByRole('form', { name: 'Edit question' });
-  await edit.getByRole('textbox', { name: 'Evaluation question' }).fill('Where do I park?');
+  await edit.getByRole('textbox', { name: 'What someone asks' }).fill('Where do I park?');
   await edit.getByRole('textbox', { name: 'Passage that answers it' }).fill('The parking garage is at the back of the building');
   await edit.getByRole('button', { name: 'Save' }).click();
   await expect(list).toContainText('Where do I park?');

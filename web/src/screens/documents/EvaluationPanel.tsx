@@ -93,8 +93,14 @@ function QuestionForm({
       )}
     >
       <label>
-        Evaluation question
-        <input value={question} maxLength={2000} required onInput={(e) => setQuestion(e.currentTarget.value)} placeholder="What would someone ask?" />
+        What someone asks
+        <input
+          value={question}
+          maxLength={2000}
+          required
+          onInput={(e) => setQuestion(e.currentTarget.value)}
+          placeholder="e.g. How many days of leave do I get?"
+        />
       </label>
       <label>
         Passage that answers it
