@@ -33,6 +33,7 @@ import { modelRoutes } from './modules/models/routes.js';
 import { Model } from './modules/models/schema.js';
 import { openaiCompatRoutes } from './modules/openai-compat/routes.js';
 import { OpenAIChatCompletion, OpenAIChatCompletionChunk, OpenAIError, OpenAIImagesResponse, OpenAIModelList } from './modules/openai-compat/schema.js';
+import { evaluationRoutes } from './modules/plus/evaluation-routes.js';
 import { plusRoutes } from './modules/plus/routes.js';
 import { Plus, PlusSummary } from './modules/plus/schema.js';
 import { promptLogRoutes } from './modules/prompt-logs/routes.js';
@@ -121,6 +122,7 @@ async function apiRoutes(api: FastifyInstance, s: Services, config: Config): Pro
   await api.register(shareRoutes, { share: s.share, publicUrl });
   await api.register(savedPromptRoutes, { prompts: s.prompts });
   await api.register(plusRoutes, { plus: s.plus, limits: config.upload });
+  await api.register(evaluationRoutes, { evaluation: s.plus.evaluation });
   await api.register(usageRoutes, { usage: s.usage });
   await api.register(embeddingRoutes, { embeddings: s.embeddings });
   await api.register(auditRoutes, { audit: s.audit });

@@ -7,15 +7,14 @@ import path from 'node:path';
 import { ROOT } from './child.js';
 import type { Row } from './report.js';
 import { round } from './stats.js';
+import { K_MRR, K_NDCG, K_RECALL, scoreRanking, type RankScores } from '../../src/retrieval/metrics.js';
 
 export const DATA_DIR = path.join(ROOT, 'bench/retrieval-data');
 const SETS = [
   { name: 'hard.json', label: 'harder set' },
   { name: 'questions.json', label: 'first set' },
 ];
-export const K_RECALL = 5;
-export const K_MRR = 10;
-export const K_NDCG = 10;
+export { K_MRR, K_NDCG, K_RECALL };
 
 export type Kind = 'easy' | 'hard' | 'followup';
 export const KINDS: readonly Kind[] = ['easy', 'hard', 'followup'];
@@ -73,30 +72,9 @@ export function loadSets(): LabelledSet[] {
   return out;
 }
 
-/** One question's figures from a ranked list of chunk ids and the ids that answer it. */
-export interface Scores {
-  /** 1-based rank of the first answering chunk, 0 if none in the list */
-  first: number;
-  recall: number;
-  rr: number;
-  ndcg: number;
-}
-
-export function score(ranked: readonly number[], relevant: ReadonlySet<number>): Scores {
-  const at = ranked.findIndex((id) => relevant.has(id));
-  let dcg = 0;
-  ranked.slice(0, K_NDCG).forEach((id, i) => {
-    if (relevant.has(id)) dcg += 1 / Math.log2(i + 2);
-  });
-  let ideal = 0;
-  for (let i = 0; i < Math.min(relevant.size, K_NDCG); i++) ideal += 1 / Math.log2(i + 2);
-  return {
-    first: at + 1,
-    recall: at >= 0 && at < K_RECALL ? 1 : 0,
-    rr: at >= 0 && at < K_MRR ? 1 / (at + 1) : 0,
-    ndcg: ideal > 0 ? dcg / ideal : 0,
-  };
-}
+/** One question's figures from a ranked list of chunk ids and the ids that answer it (src/retrieval/metrics.ts). */
+export type Scores = RankScores;
+export const score = (ranked: readonly number[], relevant: ReadonlySet<number>): Scores => scoreRanking(ranked, relevant);
 
 /** A method's row: recall@5, MRR@10, nDCG@10 per kind of question and over all of them. */
 export function summaryRow(method: string, questions: readonly Labelled[], scores: readonly Scores[], counts?: Map<string, number>): Row {

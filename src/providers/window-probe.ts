@@ -78,13 +78,18 @@ async function probeGoogle(target: ProviderTarget, signal: AbortSignal): Promise
 
 /** The window the provider reports for this target, or null when it cannot tell (or did not answer in time). */
 export async function probeContextWindow(target: ProviderTarget, timeoutMs = PROBE_TIMEOUT_MS): Promise<ProbedWindow | null> {
-  const signal = AbortSignal.timeout(timeoutMs);
+  // A timer cleared with the answer, not AbortSignal.timeout's, which stays armed for the whole
+  // timeout after an early answer (a closed app would still hold it).
+  const abort = new AbortController();
+  const timer = setTimeout(() => abort.abort(), timeoutMs);
   try {
-    if (target.apiBase === 'OPENAI' && target.connectionType === 'URL') return await probeOpenAI(target, signal);
-    if (target.apiBase === 'GOOGLE') return await probeGoogle(target, signal);
+    if (target.apiBase === 'OPENAI' && target.connectionType === 'URL') return await probeOpenAI(target, abort.signal);
+    if (target.apiBase === 'GOOGLE') return await probeGoogle(target, abort.signal);
     return null;
   } catch {
     return null;
+  } finally {
+    clearTimeout(timer);
   }
 }
 

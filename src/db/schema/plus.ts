@@ -2,7 +2,7 @@
  * Plus entries, their files, chunks and term statistics (owner: modules/plus).
  */
 import { sql } from 'drizzle-orm';
-import { bigint, boolean, foreignKey, index, integer, pgTable, primaryKey, text, uuid } from 'drizzle-orm/pg-core';
+import { bigint, boolean, doublePrecision, foreignKey, index, integer, jsonb, pgTable, primaryKey, text, uuid } from 'drizzle-orm/pg-core';
 import { bytea, created, ts, tsvector } from './columns.js';
 import { teams, users } from './teams.js';
 
@@ -108,3 +108,64 @@ export const plusTerms = pgTable(
     foreignKey({ columns: [t.teamId, t.plusId], foreignColumns: [plusEntries.teamId, plusEntries.id] }).onDelete('cascade'),
   ],
 );
+
+/**
+ * An entry's evaluation set: questions, each with the passage that answers it — text the right
+ * chunk must contain (whitespace and letter case aside), so that it survives re-ingestion, which
+ * gives the chunks new ids. `position` orders the set as the team wrote it.
+ */
+export const plusEvalQuestions = pgTable(
+  'plus_eval_questions',
+  {
+    id: uuid('id').primaryKey(),
+    teamId: uuid('team_id').notNull(),
+    plusId: uuid('plus_id').notNull(),
+    position: integer('position').notNull(),
+    question: text('question').notNull(),
+    passage: text('passage').notNull(),
+    created: created(),
+    updated: ts('updated').notNull().defaultNow(),
+  },
+  (t) => [
+    index('plus_eval_questions_plus_idx').on(t.teamId, t.plusId, t.position),
+    foreignKey({ columns: [t.teamId, t.plusId], foreignColumns: [plusEntries.teamId, plusEntries.id] }).onDelete('cascade'),
+  ],
+);
+
+/**
+ * The last run of an entry's evaluation set (one row an entry, replaced by each run): when, by
+ * whom, how it ranked, the overall figures and each question's (its text and passage as they
+ * were, and the rank its passage came at).
+ */
+export const plusEvalRuns = pgTable(
+  'plus_eval_runs',
+  {
+    teamId: uuid('team_id').notNull(),
+    plusId: uuid('plus_id').notNull(),
+    userId: integer('user_id').notNull(),
+    ran: ts('ran').notNull(),
+    method: text('method').notNull(),
+    recallAt5: doublePrecision('recall_at5').notNull(),
+    mrrAt10: doublePrecision('mrr_at10').notNull(),
+    ndcgAt10: doublePrecision('ndcg_at10').notNull(),
+    results: jsonb('results').$type<StoredEvalResult[]>().notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.teamId, t.plusId] }),
+    foreignKey({ columns: [t.teamId, t.plusId], foreignColumns: [plusEntries.teamId, plusEntries.id] }).onDelete('cascade'),
+  ],
+);
+
+/** One question's figures in a stored run (plus_eval_runs.results). */
+export interface StoredEvalResult {
+  questionId: string;
+  question: string;
+  passage: string;
+  /** 1-based rank of the first chunk holding the passage in the top 10; null: not there */
+  rank: number | null;
+  /** chunks of the entry holding the passage (0: the documents no longer contain it) */
+  matchingChunks: number;
+  recallAt5: number;
+  reciprocalRankAt10: number;
+  ndcgAt10: number;
+}

@@ -25,6 +25,8 @@ export const AUDIT_ACTIONS = [
   'plus.create',
   'plus.update',
   'plus.delete',
+  'plus.evaluation_update',
+  'plus.evaluation_run',
   'budget.create',
   'budget.update',
   'budget.delete',

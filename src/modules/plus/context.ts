@@ -157,6 +157,27 @@ export class PlusContext {
     }
   }
 
+  /** An entry's ranking for a question, as context-for-prompt makes it: full text, fused with vectors and reranked when the team has those models. */
+  private async rank(v: Viewer, plusId: string, question: string) {
+    const { entry, retrieved } = await this.searchEntry(v, plusId, question);
+    const scope = { teamId: v.teamId, plusIds: [plusId], fileIds: [] };
+    const ranked = await this.reranked(entry.teamId, { text: question }, await this.withVectors(entry.teamId, scope, { text: question }, retrieved));
+    return { entry, retrieved, ranked };
+  }
+
+  /**
+   * The first `k` chunks context-for-prompt would rank for a question, with their texts, and how
+   * the list was ranked (an evaluation set's run: modules/plus/evaluation.ts). Not found: the
+   * entry is not visible to `v`.
+   */
+  async topChunks(v: Viewer, plusId: string, question: string, k: number): Promise<{ method: string; chunks: ScoredChunk[] }> {
+    const { retrieved, ranked } = await this.rank(v, plusId, question);
+    let top = ranked.slice(0, k);
+    const gone = await this.retrieval.hydrate(this.db, top);
+    if (gone.size > 0) top = top.filter((c) => !gone.has(c.chunkId));
+    return { method: methodOf(top, retrieved), chunks: top };
+  }
+
   /** An entry's context for a question (context-for-prompt), with how it was found when `explain`. */
   async forPrompt(
     v: Viewer,
@@ -165,9 +186,7 @@ export class PlusContext {
     maxTokens = DEFAULT_CONTEXT_TOKENS,
     explain = false,
   ): Promise<Static<typeof ContextForPromptResponse>> {
-    const { entry, retrieved } = await this.searchEntry(v, plusId, question);
-    const scope = { teamId: v.teamId, plusIds: [plusId], fileIds: [] };
-    const ranked = await this.reranked(entry.teamId, { text: question }, await this.withVectors(entry.teamId, scope, { text: question }, retrieved));
+    const { entry, retrieved, ranked } = await this.rank(v, plusId, question);
     const { plan, chunks } = await this.pack([{ title: null, text: entry.context ?? '' }], ranked, maxTokens, explain ? ranked : []);
     const packed = renderPack(plan);
     if (!explain) return { content: packed.content };
@@ -177,7 +196,7 @@ export class PlusContext {
     return {
       content: packed.content,
       explain: {
-        method: chunks.length === 0 ? 'none' : ranked.some((c) => c.ranking.vector) ? 'hybrid' : retrieved.leading ? 'leading' : 'lexical',
+        method: methodOf(chunks, retrieved),
         terms: (choice?.rank ?? []).map((lexeme, i) => ({ lexeme, df: dfOf.get(lexeme) ?? 0, idf: round6(choice!.idf[i]!), carried: choice!.carried[i]! })),
         results: chunks.map((c) => ({
           rank: c.rank,
@@ -237,6 +256,9 @@ export class PlusContext {
   }
 }
 
+/** How a list was ranked (explain's `method`). */
+const methodOf = (chunks: readonly ScoredChunk[], retrieved: Retrieved): string =>
+  chunks.length === 0 ? 'none' : chunks.some((c) => c.ranking.vector) ? 'hybrid' : retrieved.leading ? 'leading' : 'lexical';
 const round6 = (x: number): number => Math.round(x * 1e6) / 1e6;
 const excerptOf = (text: string): string => (text.length > EXCERPT_CHARS ? `${text.slice(0, EXCERPT_CHARS)}…` : text);
 const roundIn = (r: RankIn | null): RankIn | null => r && { score: round6(r.score), rank: r.rank };

@@ -159,3 +159,71 @@ export const ChatAddFileQuery = Type.Object({
   models: Type.Optional(Type.Array(Uuid, { maxItems: 20 })),
   summarize: Type.Boolean({ default: false, description: 'also store a model-written summary of each file, using the first of models' }),
 });
+
+// ---- evaluation set --------------------------------------------------------------------
+
+const NonBlank = (maxLength: number, description: string) => Type.String({ minLength: 1, maxLength, pattern: '\\S', description });
+
+/** A question of an entry's evaluation set as written (add, edit, replace the set). */
+export const EvalQuestionInput = Type.Object(
+  {
+    question: NonBlank(2_000, 'a question people would ask of these documents'),
+    passage: NonBlank(
+      4_000,
+      "text the answering chunk must contain, quoted from the documents (spacing and letter case do not matter); keep it short: a passage cut by a chunk's end is never found",
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const EvalQuestion = Type.Object({
+  id: Uuid,
+  question: Type.String(),
+  passage: Type.String(),
+  created: DateTime,
+  updated: DateTime,
+});
+
+export const EvalSetBody = Type.Object(
+  { questions: Type.Array(EvalQuestionInput, { maxItems: 100, description: 'the whole set, in order (at most 100 questions)' }) },
+  { additionalProperties: false },
+);
+
+export const EvalQuestionParams = Type.Object({ plusId: Uuid, questionId: Uuid });
+
+export const EvalQuestionResult = Type.Object({
+  questionId: Uuid,
+  question: Type.String({ description: 'the question as it was run' }),
+  passage: Type.String({ description: 'its passage as it was run' }),
+  rank: Nullable(
+    Type.Integer({ minimum: 1, maximum: 10, description: 'where the first chunk holding the passage came (1 is first); null: not in the top 10' }),
+  ),
+  matchingChunks: Type.Integer({
+    minimum: 0,
+    description: 'chunks of the entry holding the passage; 0: the documents no longer contain it (edit the passage)',
+  }),
+  recallAt5: Type.Number({ description: '1 when the passage came in the top 5, else 0' }),
+  reciprocalRankAt10: Type.Number({ description: '1 / rank within the top 10, else 0' }),
+  ndcgAt10: Type.Number({ description: 'the chunks holding the passage in the top 10, weighed by place, against the best possible order' }),
+});
+
+export const EvalRun = Type.Object({
+  ran: DateTime,
+  userId: Type.Integer({ description: 'who ran it' }),
+  method: Type.Union([Type.Literal('lexical'), Type.Literal('hybrid')], {
+    description:
+      'how the entry was searched: "hybrid" (full text and vectors fused: the team has an embedding model and the chunks are embedded) or "lexical" (full text)',
+  }),
+  questions: Type.Integer({ minimum: 1 }),
+  foundInTop5: Type.Integer({ minimum: 0, description: 'questions whose passage came in the top 5' }),
+  recallAt5: Type.Number({ description: 'share of questions whose passage came in the top 5' }),
+  mrrAt10: Type.Number({ description: 'mean reciprocal rank at 10' }),
+  ndcgAt10: Type.Number({ description: 'mean nDCG at 10' }),
+  results: Type.Array(EvalQuestionResult),
+});
+
+export const Evaluation = Type.Object({
+  questions: Type.Array(EvalQuestion),
+  lastRun: Nullable({ ...EvalRun, description: 'the last run of the set (figures as they were then); null: never run' }),
+  canEdit: Type.Boolean({ description: 'the caller may change the set and run it (the creator of the entry, or a team owner/admin)' }),
+});

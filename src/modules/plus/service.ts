@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { Static } from 'typebox';
 import type { Db } from '../../db/client.js';
 import type { StoredSource } from '../../db/schema/chat.js';
-import { AppError, badRequest, forbidden, idTaken, notFound, upstreamError } from '../../errors.js';
+import { AppError, badRequest, idTaken, notFound, upstreamError } from '../../errors.js';
 import type { IngestConfig } from '../../config.js';
 import { IngestError, IngestPool, sanitizeFilename, type IngestPoolStats } from '../../ingest/index.js';
 import { classifyProviderError, getAdapter } from '../../providers/index.js';
@@ -16,6 +16,8 @@ import { isTeamAdmin, type Principal } from '../teams/service.js';
 import type { WorkspaceRow } from '../workspaces/repo.js';
 import type { ContextForPromptResponse } from './schema.js';
 import { PlusContext, type TurnQuery } from './context.js';
+import { EvaluationService } from './evaluation.js';
+import { requireChange } from './policy.js';
 import { PlusRepo, type NewFile, type PlusFileRow, type PlusRow, type Viewer } from './repo.js';
 
 const SUMMARY_INPUT_TOKENS = 6000;
@@ -51,6 +53,8 @@ const viewer = (p: Principal): Viewer => ({ teamId: p.teamId, userId: p.userId, 
 export class PlusService {
   private readonly repo = new PlusRepo();
   private readonly context: PlusContext;
+  /** Entries' evaluation sets (modules/plus/evaluation.ts). */
+  readonly evaluation: EvaluationService;
   /** Uploaded files are parsed in worker threads, never on the event loop (src/ingest/pool.ts). */
   private readonly ingestPool: IngestPool;
   /** Files of uploads in progress being read by OCR, by entry (this node's; gone with the upload). */
@@ -66,6 +70,7 @@ export class PlusService {
     private readonly lexical: LexicalIndexes | null = null,
   ) {
     this.context = new PlusContext(db, this.repo, embeddings, lexical);
+    this.evaluation = new EvaluationService(db, this.repo, this.context);
     this.ingestPool = new IngestPool({
       workers: ingest.workers,
       maxMemoryMb: ingest.workerMaxMemoryMb,
@@ -159,12 +164,6 @@ export class PlusService {
 
   // ---- writing -------------------------------------------------------------------------
 
-  private requireChange(caller: Principal, entry: PlusRow): void {
-    if (entry.userId !== caller.userId && !isTeamAdmin(caller)) {
-      throw forbidden('Only the creator of this Plus entry or a team owner/admin may change it');
-    }
-  }
-
   /** Parse every file before anything is stored: one bad file fails the request, naming it. */
   private async ingest(files: UploadedFile[], teamId: string, plusId: string, userId: number, threadId: string | null): Promise<NewFile[]> {
     const readingKey = `${teamId}/${plusId}`;
@@ -219,7 +218,7 @@ export class PlusService {
       // so another team's entry of this id is no concern: this one is created beside it)
       throw idTaken('Plus entry');
     }
-    if (existing) this.requireChange(caller, existing);
+    if (existing) requireChange(caller, existing);
     const id = existing?.id ?? fields.id ?? randomUUID();
     const newFiles = await this.ingest(files, caller.teamId, id, caller.userId, null);
     const changes = {
@@ -261,7 +260,7 @@ export class PlusService {
     if (files.length === 0) throw badRequest('validation_failed', 'Send at least one file', [{ path: 'files', message: 'is required' }]);
     const entry = await this.repo.find(this.db, viewer(caller), plusId);
     if (!entry) throw notFound('Plus entry');
-    this.requireChange(caller, entry);
+    requireChange(caller, entry);
     const newFiles = await this.ingest(files, caller.teamId, plusId, caller.userId, opts.threadId);
     if (opts.summarizeWith) {
       const modelId = opts.summarizeWith[0];
@@ -311,7 +310,7 @@ export class PlusService {
   async delete(caller: Principal, id: string): Promise<void> {
     const entry = await this.repo.find(this.db, viewer(caller), id);
     if (!entry) throw notFound('Plus entry');
-    this.requireChange(caller, entry);
+    requireChange(caller, entry);
     await this.db.transaction(async (tx) => {
       await this.repo.delete(tx, caller.teamId, id);
       await recordAudit(tx, { action: 'plus.delete', actor: caller, target: { type: 'plus', id } });
@@ -321,7 +320,7 @@ export class PlusService {
   async deleteFile(caller: Principal, fileId: string): Promise<void> {
     const found = await this.repo.findFile(this.db, viewer(caller), fileId);
     if (!found) throw notFound('File');
-    this.requireChange(caller, found.entry);
+    requireChange(caller, found.entry);
     // one transaction with the entry's retrieval statistics (PlusRepo.deleteFile)
     await this.db.transaction(async (tx) => {
       await this.repo.deleteFile(tx, fileId);

@@ -962,6 +962,76 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/plus/{plusId}/evaluation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A Plus entry's evaluation set and its last run */
+        get: operations["getPlusEvaluation"];
+        /** Replace a Plus entry's evaluation set (the creator of the entry or a team owner/admin) */
+        put: operations["replacePlusEvaluation"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/plus/{plusId}/evaluation/questions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Add a question with its passage to the evaluation set */
+        post: operations["addPlusEvaluationQuestion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/plus/{plusId}/evaluation/questions/{questionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Change a question of the evaluation set, or its passage */
+        put: operations["updatePlusEvaluationQuestion"];
+        post?: never;
+        /** Remove a question from the evaluation set */
+        delete: operations["deletePlusEvaluationQuestion"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/plus/{plusId}/evaluation/run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Run the evaluation set with the entry's retrieval and keep the figures (recall@5, MRR@10, nDCG@10) */
+        post: operations["runPlusEvaluation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/budgets": {
         parameters: {
             query?: never;
@@ -7838,6 +7908,587 @@ export interface operations {
                 content: {
                     "application/json": {
                         deleted: boolean;
+                    };
+                };
+            };
+            /** @description Bad request: malformed JSON, a wrong type, a value out of range, a bad UUID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No or unknown API key or session */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role for this (or, with the session cookie, the request came from another origin: code csrf) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource visible to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getPlusEvaluation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                plusId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        questions: {
+                            /** Format: uuid */
+                            id: string;
+                            question: string;
+                            passage: string;
+                            /** Format: date-time */
+                            created: string;
+                            /** Format: date-time */
+                            updated: string;
+                        }[];
+                        lastRun: {
+                            /** Format: date-time */
+                            ran: string;
+                            /** @description who ran it */
+                            userId: number;
+                            /** @description how the entry was searched: "hybrid" (full text and vectors fused: the team has an embedding model and the chunks are embedded) or "lexical" (full text) */
+                            method: "lexical" | "hybrid";
+                            questions: number;
+                            /** @description questions whose passage came in the top 5 */
+                            foundInTop5: number;
+                            /** @description share of questions whose passage came in the top 5 */
+                            recallAt5: number;
+                            /** @description mean reciprocal rank at 10 */
+                            mrrAt10: number;
+                            /** @description mean nDCG at 10 */
+                            ndcgAt10: number;
+                            results: {
+                                /** Format: uuid */
+                                questionId: string;
+                                /** @description the question as it was run */
+                                question: string;
+                                /** @description its passage as it was run */
+                                passage: string;
+                                rank: number | null;
+                                /** @description chunks of the entry holding the passage; 0: the documents no longer contain it (edit the passage) */
+                                matchingChunks: number;
+                                /** @description 1 when the passage came in the top 5, else 0 */
+                                recallAt5: number;
+                                /** @description 1 / rank within the top 10, else 0 */
+                                reciprocalRankAt10: number;
+                                /** @description the chunks holding the passage in the top 10, weighed by place, against the best possible order */
+                                ndcgAt10: number;
+                            }[];
+                        } | null;
+                        /** @description the caller may change the set and run it (the creator of the entry, or a team owner/admin) */
+                        canEdit: boolean;
+                    };
+                };
+            };
+            /** @description Bad request: malformed JSON, a wrong type, a value out of range, a bad UUID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No or unknown API key or session */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role for this (or, with the session cookie, the request came from another origin: code csrf) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource visible to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    replacePlusEvaluation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                plusId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the whole set, in order (at most 100 questions) */
+                    questions: {
+                        /** @description a question people would ask of these documents */
+                        question: string;
+                        /** @description text the answering chunk must contain, quoted from the documents (spacing and letter case do not matter); keep it short: a passage cut by a chunk's end is never found */
+                        passage: string;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        questions: {
+                            /** Format: uuid */
+                            id: string;
+                            question: string;
+                            passage: string;
+                            /** Format: date-time */
+                            created: string;
+                            /** Format: date-time */
+                            updated: string;
+                        }[];
+                        lastRun: {
+                            /** Format: date-time */
+                            ran: string;
+                            /** @description who ran it */
+                            userId: number;
+                            /** @description how the entry was searched: "hybrid" (full text and vectors fused: the team has an embedding model and the chunks are embedded) or "lexical" (full text) */
+                            method: "lexical" | "hybrid";
+                            questions: number;
+                            /** @description questions whose passage came in the top 5 */
+                            foundInTop5: number;
+                            /** @description share of questions whose passage came in the top 5 */
+                            recallAt5: number;
+                            /** @description mean reciprocal rank at 10 */
+                            mrrAt10: number;
+                            /** @description mean nDCG at 10 */
+                            ndcgAt10: number;
+                            results: {
+                                /** Format: uuid */
+                                questionId: string;
+                                /** @description the question as it was run */
+                                question: string;
+                                /** @description its passage as it was run */
+                                passage: string;
+                                rank: number | null;
+                                /** @description chunks of the entry holding the passage; 0: the documents no longer contain it (edit the passage) */
+                                matchingChunks: number;
+                                /** @description 1 when the passage came in the top 5, else 0 */
+                                recallAt5: number;
+                                /** @description 1 / rank within the top 10, else 0 */
+                                reciprocalRankAt10: number;
+                                /** @description the chunks holding the passage in the top 10, weighed by place, against the best possible order */
+                                ndcgAt10: number;
+                            }[];
+                        } | null;
+                        /** @description the caller may change the set and run it (the creator of the entry, or a team owner/admin) */
+                        canEdit: boolean;
+                    };
+                };
+            };
+            /** @description Bad request: malformed JSON, a wrong type, a value out of range, a bad UUID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No or unknown API key or session */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role for this (or, with the session cookie, the request came from another origin: code csrf) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource visible to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body or file too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    addPlusEvaluationQuestion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                plusId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description a question people would ask of these documents */
+                    question: string;
+                    /** @description text the answering chunk must contain, quoted from the documents (spacing and letter case do not matter); keep it short: a passage cut by a chunk's end is never found */
+                    passage: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        question: string;
+                        passage: string;
+                        /** Format: date-time */
+                        created: string;
+                        /** Format: date-time */
+                        updated: string;
+                    };
+                };
+            };
+            /** @description Bad request: malformed JSON, a wrong type, a value out of range, a bad UUID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No or unknown API key or session */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role for this (or, with the session cookie, the request came from another origin: code csrf) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource visible to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body or file too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updatePlusEvaluationQuestion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                plusId: string;
+                questionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description a question people would ask of these documents */
+                    question: string;
+                    /** @description text the answering chunk must contain, quoted from the documents (spacing and letter case do not matter); keep it short: a passage cut by a chunk's end is never found */
+                    passage: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        question: string;
+                        passage: string;
+                        /** Format: date-time */
+                        created: string;
+                        /** Format: date-time */
+                        updated: string;
+                    };
+                };
+            };
+            /** @description Bad request: malformed JSON, a wrong type, a value out of range, a bad UUID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No or unknown API key or session */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role for this (or, with the session cookie, the request came from another origin: code csrf) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource visible to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body or file too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deletePlusEvaluationQuestion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                plusId: string;
+                questionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        deleted: boolean;
+                    };
+                };
+            };
+            /** @description Bad request: malformed JSON, a wrong type, a value out of range, a bad UUID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No or unknown API key or session */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role for this (or, with the session cookie, the request came from another origin: code csrf) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource visible to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    runPlusEvaluation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                plusId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        ran: string;
+                        /** @description who ran it */
+                        userId: number;
+                        /** @description how the entry was searched: "hybrid" (full text and vectors fused: the team has an embedding model and the chunks are embedded) or "lexical" (full text) */
+                        method: "lexical" | "hybrid";
+                        questions: number;
+                        /** @description questions whose passage came in the top 5 */
+                        foundInTop5: number;
+                        /** @description share of questions whose passage came in the top 5 */
+                        recallAt5: number;
+                        /** @description mean reciprocal rank at 10 */
+                        mrrAt10: number;
+                        /** @description mean nDCG at 10 */
+                        ndcgAt10: number;
+                        results: {
+                            /** Format: uuid */
+                            questionId: string;
+                            /** @description the question as it was run */
+                            question: string;
+                            /** @description its passage as it was run */
+                            passage: string;
+                            rank: number | null;
+                            /** @description chunks of the entry holding the passage; 0: the documents no longer contain it (edit the passage) */
+                            matchingChunks: number;
+                            /** @description 1 when the passage came in the top 5, else 0 */
+                            recallAt5: number;
+                            /** @description 1 / rank within the top 10, else 0 */
+                            reciprocalRankAt10: number;
+                            /** @description the chunks holding the passage in the top 10, weighed by place, against the best possible order */
+                            ndcgAt10: number;
+                        }[];
                     };
                 };
             };

@@ -1,7 +1,7 @@
 /**
  * One document set: its files (type, size, token size), each file's chunks, download of the
- * original, uploads, deletion with confirmation, and the "test a question" box. Who may change
- * it (its creator, a team owner/admin) sees the controls; others read it.
+ * original, uploads, deletion with confirmation, the "test a question" box and the evaluation
+ * set. Who may change it (its creator, a team owner/admin) sees the controls; others read it.
  */
 import '../../components/admin.css';
 import { useState } from 'preact/hooks';
@@ -15,6 +15,7 @@ import { navigate } from '../../router';
 import { useSession } from '../../session';
 import { AskBox } from './AskBox';
 import { DocumentForm } from './DocumentForm';
+import { EvaluationPanel } from './EvaluationPanel';
 import { UploadZone } from './UploadZone';
 
 type PlusFile = Plus['files'][number];
@@ -134,6 +135,8 @@ export function DocumentScreen({ plusId }: { plusId: string }) {
       </section>
 
       <AskBox plusId={p.id} />
+
+      <EvaluationPanel plusId={p.id} />
     </section>
   );
 }
