@@ -5,6 +5,7 @@
  */
 import path from 'node:path';
 import { benchChatSearch } from './chat-search.js';
+import { benchEventLoop } from './event-loop.js';
 import { benchGateway } from './gateway.js';
 import { benchImageTurns } from './image-turn.js';
 import { benchIngestHostile } from './ingest-hostile.js';
@@ -74,6 +75,7 @@ const BENCHMARKS: Array<{ name: string; run: () => Promise<Section> }> = [
   { name: 'Telemetry overhead', run: benchTelemetry },
   { name: 'Tool step', run: benchToolStep },
   { name: 'Image turns', run: benchImageTurns },
+  { name: 'Event loop', run: benchEventLoop },
 ];
 
 /**
