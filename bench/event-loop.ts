@@ -22,7 +22,7 @@ import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { sql } from 'drizzle-orm';
 import type { Principal } from '../src/modules/teams/service.js';
-import { newTeam, startTestApp, type TestApp } from '../test/helpers/app.js';
+import { newTeam, startTestApp, testConfig, type TestApp } from '../test/helpers/app.js';
 import { createModel, createWorkspace } from '../test/helpers/factories.js';
 import { docx, DOCX_MIME, para } from '../test/ingest/hostile-files.js';
 import { multipart } from '../test/helpers/multipart.js';
@@ -186,9 +186,15 @@ async function measure(ctx: Ctx, mode: string, task: Task): Promise<Measured> {
   const sw = stopwatch();
   loop.enable();
   let settled = false;
-  const work = task.run(ctx).finally(() => (settled = true));
+  const work = task.run(ctx).then(
+    (what) => ({ what }),
+    (error: unknown) => ({ error }),
+  );
+  void work.finally(() => (settled = true));
   const during = await probe(ctx, () => settled);
-  const what = await work;
+  const done = await work;
+  if ('error' in done) throw done.error;
+  const what = done.what;
   loop.disable();
   const seconds = sw.elapsedMs() / 1000;
   const healthMax = Math.max(...during.health);
@@ -221,7 +227,9 @@ async function measure(ctx: Ctx, mode: string, task: Task): Promise<Measured> {
 async function runMode(mode: 'own thread' | 'app thread'): Promise<Measured[]> {
   const standIn = await startStandInProvider();
   const dataDir = mkdtempSync(path.join(tmpdir(), 'atrium-loop-'));
-  const t = await startTestApp({ databaseUrl: null, dataDir, embeddedDbThread: mode === 'own thread' });
+  // the caps are the defaults; only the time limit is raised, so a loaded machine still reads the file
+  const ingest = { ...testConfig().ingest, timeoutMs: 600_000 };
+  const t = await startTestApp({ databaseUrl: null, dataDir, embeddedDbThread: mode === 'own thread', ingest });
   try {
     const team = await newTeam(t);
     const model = await createModel(t, team.ownerKey, { url: standIn.openaiBaseUrl });
