@@ -243,6 +243,7 @@ async function runMode(mode: 'own thread' | 'app thread'): Promise<Measured[]> {
     for (const task of [idle, upload, csv, search]) {
       process.stderr.write(`bench: event loop, ${mode}: ${task.name}\n`);
       const m = await measure(ctx, mode, task);
+      process.stderr.write(`bench: event loop, ${mode}: ${JSON.stringify(m.row)}\n`);
       if (task !== idle) out.push(m);
       else out.push({ ...m, target: null });
     }
