@@ -264,6 +264,7 @@ export async function benchEventLoop(): Promise<Section> {
     tables: [{ rows: results.map((r) => r.row) }],
     notes: [
       'A chat turn that arrives while the upload is being stored waits for that transaction (PGlite has one connection); /healthz never touches the database, so its latency is the event loop’s.',
+      'The probes run in the same process: one cannot start while the loop is held, so a long hold shows in the loop delay max, not in the /healthz max (which counts from the probe’s start).',
       `Load average when the run ended: ${os
         .loadavg()
         .map((l) => l.toFixed(1))
