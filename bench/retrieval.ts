@@ -122,6 +122,7 @@ export async function seedChunks(
   plusId: string,
   userId: number,
   sentences: string[],
+  chunks = CHUNKS,
 ): Promise<{ seconds: number; avgChars: number }> {
   const db = app.database.db;
   const started = now();
@@ -135,7 +136,7 @@ export async function seedChunks(
     }
   ).rows;
   const rand = prng(20_240_601);
-  const perFile = CHUNKS / FILES;
+  const perFile = chunks / FILES;
   let chars = 0;
   let batch: Array<{ file_id: string; idx: number; txt: string }> = [];
   const flush = async (): Promise<void> => {
@@ -165,14 +166,14 @@ export async function seedChunks(
     select ${teamId}::uuid, ${plusId}::uuid, s.word, s.ndoc from ts_stat(${`select search from plus_chunks where team_id = '${teamId}' and plus_id = '${plusId}'`}) s
     order by s.word
     on conflict (team_id, plus_id, lexeme) do update set df = plus_terms.df + excluded.df`);
-  await db.execute(sql`update plus_entries set chunk_count = chunk_count + ${CHUNKS} where team_id = ${teamId}::uuid and id = ${plusId}::uuid`);
+  await db.execute(sql`update plus_entries set chunk_count = chunk_count + ${chunks} where team_id = ${teamId}::uuid and id = ${plusId}::uuid`);
   // a file's token_size is the sum of its chunks' (as ingestion stores it; retrieval's average chunk length)
   await db.execute(
     sql`update plus_files f set token_size = (select coalesce(sum(c.token_size), 0) from plus_chunks c where c.file_id = f.id) where f.team_id = ${teamId}::uuid and f.plus_id = ${plusId}::uuid`,
   );
   // and, as it does, merge the GIN index's pending list (else every search scans it)
   await db.execute(sql`select gin_clean_pending_list('plus_chunks_search_idx'::regclass)`);
-  return { seconds: (now() - started) / 1000, avgChars: chars / CHUNKS };
+  return { seconds: (now() - started) / 1000, avgChars: chars / chunks };
 }
 
 const STOP = new Set(

@@ -5,6 +5,7 @@
  */
 import path from 'node:path';
 import { benchChatSearch } from './chat-search.js';
+import { benchEventLoop } from './event-loop.js';
 import { benchGateway } from './gateway.js';
 import { benchImageTurns } from './image-turn.js';
 import { benchIngestHostile } from './ingest-hostile.js';
@@ -74,6 +75,7 @@ const BENCHMARKS: Array<{ name: string; run: () => Promise<Section> }> = [
   { name: 'Telemetry overhead', run: benchTelemetry },
   { name: 'Tool step', run: benchToolStep },
   { name: 'Image turns', run: benchImageTurns },
+  { name: 'Event loop', run: benchEventLoop },
 ];
 
 /**
@@ -84,7 +86,9 @@ const BENCHMARKS: Array<{ name: string; run: () => Promise<Section> }> = [
  */
 async function main(): Promise<number> {
   const words = process.argv.slice(2).filter((a) => !a.startsWith('-'));
-  const chosen = words.length === 0 ? BENCHMARKS : BENCHMARKS.filter((b) => words.some((w) => b.name.toLowerCase().includes(w.toLowerCase())));
+  // a word matches a name case-insensitively, a hyphen standing for a space ("event-loop" → "Event loop")
+  const norm = (s: string) => s.toLowerCase().replace(/-/g, ' ');
+  const chosen = words.length === 0 ? BENCHMARKS : BENCHMARKS.filter((b) => words.some((w) => norm(b.name).includes(norm(w))));
   if (chosen.length === 0) {
     process.stderr.write(`bench: no benchmark matches ${words.join(', ')}; names: ${BENCHMARKS.map((b) => b.name).join(', ')}\n`);
     return 1;

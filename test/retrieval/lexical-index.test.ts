@@ -157,7 +157,7 @@ describe('what it reads', () => {
     b.addFile('f', 'f.txt', 0);
     expect(b.addChunk(1, 'f', 10, res.rows[0]!.v)).toBe(true);
     expect(b.addChunk(2, 'not added', 10, "'x':1")).toBe(false);
-    const idx = b.seal('p', 0, 10);
+    const idx = await b.seal('p', 0, 10);
     expect(idx.df("it's")).toBe(1);
     expect(idx.df('back\\slash')).toBe(1);
     expect(idx.df('plain')).toBe(1);

@@ -2,7 +2,19 @@
  * Building one entry's postings: the chunks' stored tsvectors (text form) parsed as they are
  * added, then sealed into an EntryIndex (a counting sort by lexeme).
  */
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { EntryIndex, SKIP, type IndexedFile } from './entry-index.js';
+
+/** Rows of one slice of a pass in `seal` (some milliseconds of work). */
+const SEAL_SLICE = 250_000;
+
+/** `work` over [0, n) in slices, in order, yielding to the event loop between them. */
+async function sliced(n: number, work: (from: number, to: number) => void): Promise<void> {
+  for (let from = 0; from < n; from += SEAL_SLICE) {
+    if (from > 0) await nextTurn();
+    work(from, Math.min(n, from + SEAL_SLICE));
+  }
+}
 
 /** Growable typed arrays for building. */
 class Grow<T extends Int32Array | Uint16Array | Float64Array> {
@@ -137,39 +149,54 @@ export class IndexBuilder {
     return true;
   }
 
-  /** The postings: each lexeme's chunks in chunk order (a counting sort of what was added). */
-  seal(plusId: string, version: number, tokens: number): EntryIndex {
+  /**
+   * The postings: each lexeme's chunks in chunk order (a counting sort of what was added). A
+   * 100k-chunk entry has millions of rows: each pass over them runs in slices, the event loop
+   * turning between them, so /healthz and chat turns are not held while an index is sealed.
+   */
+  async seal(plusId: string, version: number, tokens: number): Promise<EntryIndex> {
     const nLex = this.lexemes.length;
     const rows = this.fLex.length;
     const fLex = this.fLex.a;
+    const fTf = this.fTf.a;
+    const fOther = this.fOther.a;
+    const fSlot = this.fSlot.a;
     const postStart = new Int32Array(nLex + 1);
-    for (let r = 0; r < rows; r++) postStart[fLex[r]! + 1]!++;
+    await sliced(rows, (from, to) => {
+      for (let r = from; r < to; r++) postStart[fLex[r]! + 1]!++;
+    });
     for (let l = 0; l < nLex; l++) postStart[l + 1]! += postStart[l]!;
     // where each row's positions start among the added ones
     const fPosStart = new Int32Array(rows + 1);
-    for (let r = 0; r < rows; r++) fPosStart[r + 1] = fPosStart[r]! + this.fTf.a[r]! + (this.fOther.a[r]! & 0x7fff);
+    await sliced(rows, (from, to) => {
+      for (let r = from; r < to; r++) fPosStart[r + 1] = fPosStart[r]! + fTf[r]! + (fOther[r]! & 0x7fff);
+    });
     const cursor = postStart.slice(0, nLex);
     const postSlot = new Int32Array(rows);
     const postTf = new Uint16Array(rows);
     const postOther = new Uint16Array(rows);
     const rowOf = new Int32Array(rows);
-    for (let r = 0; r < rows; r++) {
-      const g = cursor[fLex[r]!]!++;
-      postSlot[g] = this.fSlot.a[r]!;
-      postTf[g] = this.fTf.a[r]!;
-      postOther[g] = this.fOther.a[r]!;
-      rowOf[g] = r;
-    }
+    await sliced(rows, (from, to) => {
+      for (let r = from; r < to; r++) {
+        const g = cursor[fLex[r]!]!++;
+        postSlot[g] = fSlot[r]!;
+        postTf[g] = fTf[r]!;
+        postOther[g] = fOther[r]!;
+        rowOf[g] = r;
+      }
+    });
     const positions = new Uint16Array(fPosStart[rows]!);
     const fPos = this.fPos.a;
     const skip = new Int32Array(Math.ceil(rows / SKIP) + 1);
     let at = 0;
-    for (let g = 0; g < rows; g++) {
-      if (g % SKIP === 0) skip[g / SKIP] = at;
-      const r = rowOf[g]!;
-      const to = fPosStart[r + 1]!;
-      for (let k = fPosStart[r]!; k < to; k++) positions[at++] = fPos[k]!;
-    }
+    await sliced(rows, (from, to) => {
+      for (let g = from; g < to; g++) {
+        if (g % SKIP === 0) skip[g / SKIP] = at;
+        const r = rowOf[g]!;
+        const end = fPosStart[r + 1]!;
+        for (let k = fPosStart[r]!; k < end; k++) positions[at++] = fPos[k]!;
+      }
+    });
     const sorted = [...this.lexemes].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
     return new EntryIndex(
       plusId,

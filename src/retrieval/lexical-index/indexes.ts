@@ -14,6 +14,7 @@
  * the index in the background). So no write path, cascade or other node can leave it answering
  * from stale chunks. docs/DECISIONS.md, "In-memory lexical index".
  */
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { IndexBuilder } from './builder.js';
@@ -21,6 +22,8 @@ import { EntryIndex } from './entry-index.js';
 
 /** Chunks read per statement while building (other queries run between them). */
 const BUILD_BATCH = 2000;
+/** Chunks parsed between two turns of the event loop while building. */
+const PARSE_SLICE = 250;
 
 /**
  * Build an entry's index from the database. `unusable` at a version: the entry holds more than
@@ -60,7 +63,12 @@ export async function buildEntryIndex(
       from plus_chunks c where c.team_id = ${teamId}::uuid and c.plus_id = ${plusId}::uuid and c.id > ${last}
       order by c.id limit ${BUILD_BATCH}`)) as unknown as { rows: Array<{ id: number | string; file_id: string; token_size: number; search: string | null }> };
     // a chunk of a file added since the files were read: the entry changed, read it again later
-    for (const r of res.rows) if (!builder.addChunk(Number(r.id), r.file_id, r.token_size, r.search ?? '')) return null;
+    for (let i = 0; i < res.rows.length; i++) {
+      // parsing a chunk's vector takes tens of microseconds: let the event loop turn now and then
+      if (i > 0 && i % PARSE_SLICE === 0) await nextTurn();
+      const r = res.rows[i]!;
+      if (!builder.addChunk(Number(r.id), r.file_id, r.token_size, r.search ?? '')) return null;
+    }
     if (res.rows.length < BUILD_BATCH) break;
     last = Number(res.rows[res.rows.length - 1]!.id);
     if (builder.chunks > maxChunks) return { unusable: Number(before.version) };
@@ -68,7 +76,7 @@ export async function buildEntryIndex(
   const after = await head();
   if (!after || Number(after.version) !== Number(before.version)) return null;
   if (builder.chunks !== after.chunk_count) return { unusable: Number(before.version) };
-  return builder.seal(plusId, Number(before.version), Number(before.tokens));
+  return await builder.seal(plusId, Number(before.version), Number(before.tokens));
 }
 
 export interface IndexStats {
