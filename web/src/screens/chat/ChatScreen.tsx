@@ -121,7 +121,10 @@ export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; thr
     // A search result's message may be far back: such a thread opens with as many messages as a page holds.
     const m = focusParam();
     data(api.GET('/api/v1/chat/{workspaceId}/history/{threadId}', { params: { path: { workspaceId, threadId }, query: { limit: m ? 1000 : PAGE } } })).then(
-      (t) => {
+      async (t) => {
+        if (shownThread.current !== threadId) return;
+        // A result in another version (an edited question, a regenerated answer): its branch becomes the one shown.
+        if (m && !t.messages.some((x) => x.id === m)) t = await showBranch(threadId, m).catch(() => t);
         if (shownThread.current !== threadId) return;
         const loaded = t.messages.map(fromStored);
         setItems(loaded);
@@ -271,6 +274,10 @@ export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; thr
     [streaming, items],
   );
 
+  /** Makes the path through a message the thread's active one (a search result in another version): the thread as it then reads. */
+  const showBranch = (forThread: string, messageId: string) =>
+    data(api.POST('/api/v1/chat/{workspaceId}/history/{threadId}/active', { params: { path: { workspaceId, threadId: forThread } }, body: { messageId } }));
+
   const onQuery = (q: string) => {
     lastQuery = q;
     setQuery(q);
@@ -279,7 +286,14 @@ export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; thr
     setSidebarOpen(false);
     if (h.workspaceId === workspaceId && h.threadId === threadId) {
       navigate(`/w/${workspaceId}/t/${threadId}?m=${h.messageId}`, { replace: true });
-      setFocus({ id: h.messageId, n: ++localKeys });
+      if (items.some((x) => x.id === h.messageId) || abort.current) return setFocus({ id: h.messageId, n: ++localKeys });
+      // not on the path shown: switch to its branch first
+      showBranch(threadId, h.messageId).then((t) => {
+        if (shownThread.current !== threadId) return;
+        setItems(t.messages.map(fromStored));
+        setHasEarlier(false);
+        setFocus({ id: h.messageId, n: ++localKeys });
+      }, setError);
     } else navigate(`/w/${h.workspaceId}/t/${h.threadId}?m=${h.messageId}`);
   };
 
