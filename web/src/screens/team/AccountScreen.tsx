@@ -14,6 +14,11 @@ import { Preferences } from './Preferences';
 import { PromptLibrary } from './PromptLibrary';
 import { t } from '../../i18n';
 
+/** A team role in people's words. */
+export function roleName(role: string): string {
+  return role === 'owner' ? t('role.owner') : role === 'admin' ? t('role.admin') : t('role.member');
+}
+
 export function AccountScreen() {
   const { me } = useSession();
   const methods = useLoad(loadSignInMethods, []);
@@ -21,7 +26,7 @@ export function AccountScreen() {
     <section class="page narrow stack">
       <h1>{t('account.title')}</h1>
       <p class="muted">
-        {me.user.name} · {me.user.email} · {me.user.role} of {me.team.name}
+        {me.user.name} · {me.user.email} · {t('account.roleOf', { role: roleName(me.user.role), team: me.team.name })}
       </p>
       <Preferences />
       <ApiKeys />
