@@ -402,7 +402,7 @@ export const de: Catalogue = {
   'upload.notSent': 'Nicht gesendet',
   'upload.rejected': 'Abgelehnt',
   'test.embedSample': 'Wie viele Tage bezahlten Urlaub bekomme ich?',
-  'test.chatSample': 'Antworte mit einem kurzen Satz, um zu bestätigen, dass du das lesen kannst.',
+  'test.chatSample': 'Antworten Sie mit einem kurzen Satz, um zu bestätigen, dass Sie dies lesen können.',
   'test.of': 'Verbindung von {name} testen',
   'test.textToEmbed': 'Einzubettender Text',
   'test.prompt': 'Test-Prompt',
