@@ -1,5 +1,5 @@
 /** How numbers, sizes and dates read on the screens, in the language spoken (i18n/). */
-import { locale } from '../i18n';
+import { locale, t } from '../i18n';
 
 export function formatBytes(n: number): string {
   const one = (x: number) => x.toLocaleString(locale(), { minimumFractionDigits: 1, maximumFractionDigits: 1 });
@@ -26,4 +26,9 @@ export function dayToIso(day: string, end = false): string | undefined {
 
 export function isTeamAdmin(role: string): boolean {
   return role === 'owner' || role === 'admin';
+}
+
+/** A team role in people's words. */
+export function roleName(role: string): string {
+  return role === 'owner' ? t('role.owner') : role === 'admin' ? t('role.admin') : t('role.member');
 }

@@ -5,7 +5,7 @@ import { api, data } from '../../api/client';
 import { loadSignInMethods } from '../../api/session';
 import { ConfirmButton } from '../../components/ConfirmButton';
 import { CopyButton } from '../../components/CopyButton';
-import { formatDate } from '../../components/format';
+import { formatDate, roleName } from '../../components/format';
 import { ErrorNote } from '../../components/Problem';
 import { useLoad } from '../../components/useLoad';
 import { useSubmit } from '../../components/useSubmit';
@@ -13,11 +13,6 @@ import { useSession } from '../../session';
 import { Preferences } from './Preferences';
 import { PromptLibrary } from './PromptLibrary';
 import { t } from '../../i18n';
-
-/** A team role in people's words. */
-export function roleName(role: string): string {
-  return role === 'owner' ? t('role.owner') : role === 'admin' ? t('role.admin') : t('role.member');
-}
 
 export function AccountScreen() {
   const { me } = useSession();
