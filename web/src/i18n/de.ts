@@ -599,7 +599,7 @@ export const de: Catalogue = {
   'usage.word.month': 'Monat',
   'usage.word.total': 'gesamt',
   'team.notAllowed': 'Nur die Eigentümer und Admins des Teams verwalten seine Benutzer. Ihre eigenen API-Schlüssel und Ihr Passwort finden Sie unter „Konto“.',
-  'team.title': 'Team: {name}',
+  'team.title': 'Team „{name}“',
   'team.users': 'Benutzer',
   'team.you': 'Sie',
   'team.instanceAdmin': 'Instanz-Admin',
