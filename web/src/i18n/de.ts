@@ -2,7 +2,7 @@
  * German, in the Sie-form throughout (docs/DECISIONS.md, "The app's language"); loaded only when
  * chosen. Typed against the English keys: a missing or extra key is a type error.
  */
-import type { Catalogue } from './en';
+import type { Catalogue } from './en.js';
 
 export const de: Catalogue = {
   'common.loading': 'Wird geladen …',
@@ -644,4 +644,20 @@ export const de: Catalogue = {
   'sharing.title': 'Chats teilen',
   'sharing.allow': 'Mitglieder dürfen Chats per Link teilen (Lesen ohne Anmeldung)',
   'sharing.hint': 'Beim Ausschalten werden alle Links, die das Team geteilt hat, sofort widerrufen. Wieder eingeschaltet, kommen sie nicht zurück.',
+  'notFound.title': 'Nicht gefunden',
+  'notFound.body': 'Unter dieser Adresse gibt es nichts.',
+  'images.generated': 'Erzeugte Bilder',
+  'images.attached': 'Angehängte Bilder',
+  'images.fullSize': 'In voller Größe öffnen',
+  'images.generatedAlt': 'Erzeugtes Bild {n} ({size})',
+  'images.alt': 'Bild {n} ({size})',
+  'images.n': 'Bild {n}',
+  'answer.table': 'Tabelle',
+  'answer.source': 'Quelle {n}: {label}',
+  'code.copy': 'Code kopieren',
+  'md.imageAltHost': 'Bild: {alt} ({host})',
+  'md.imageHost': 'Bild von {host}',
+  'md.imageAlt': 'Bild: {alt}',
+  'md.image': 'Bild',
+  'code.copyFailed': 'Kopieren fehlgeschlagen',
 };

@@ -632,6 +632,22 @@ export const en = {
   'sharing.title': 'Sharing chats',
   'sharing.allow': 'Members may share chats by link (read without signing in)',
   'sharing.hint': 'Turning this off revokes every link the team has shared, at once. Turning it on again does not bring them back.',
+  'notFound.title': 'Not found',
+  'notFound.body': 'There is nothing at this address.',
+  'images.generated': 'Generated images',
+  'images.attached': 'Attached images',
+  'images.fullSize': 'Open full size',
+  'images.generatedAlt': 'Generated image {n} ({size})',
+  'images.alt': 'Image {n} ({size})',
+  'images.n': 'Image {n}',
+  'answer.table': 'Table',
+  'answer.source': 'Source {n}: {label}',
+  'code.copy': 'Copy code',
+  'md.imageAltHost': 'Image: {alt} ({host})',
+  'md.imageHost': 'Image from {host}',
+  'md.imageAlt': 'Image: {alt}',
+  'md.image': 'Image',
+  'code.copyFailed': 'Copy failed',
 } satisfies Record<string, Text>;
 
 export type Key = keyof typeof en;

@@ -5,11 +5,14 @@
  * text with plural forms picks one by `params.count` (Intl.PluralRules). Dates and numbers are
  * written with the same locale (`locale()`). Pure apart from `navigator`, so node tests use it too.
  */
-import { en, type Catalogue, type Key, type Text } from './en';
+import { en, type Catalogue, type Key, type Text } from './en.js';
 
-export type { Key } from './en';
+export type { Key } from './en.js';
 export type Language = 'en' | 'de';
 export const LANGUAGES: readonly Language[] = ['en', 'de'];
+
+// Also run in node (the catalogue and problem-word tests), where there is no DOM.
+const dom = globalThis as { navigator?: { languages?: readonly string[]; language?: string }; document?: { documentElement: { lang: string } } };
 
 let language: Language = 'en';
 let catalogue: Catalogue = en;
@@ -18,7 +21,8 @@ const listeners = new Set<() => void>();
 
 /** The first of the browser's languages the app speaks (English when none is). */
 export function browserLanguage(): Language {
-  const wanted = typeof navigator === 'undefined' ? [] : (navigator.languages ?? [navigator.language]);
+  const nav = dom.navigator;
+  const wanted = nav ? (nav.languages ?? [nav.language]) : [];
   for (const tag of wanted) {
     const base = (tag ?? '').toLowerCase().split('-')[0] as Language;
     if (LANGUAGES.includes(base)) return base;
@@ -33,13 +37,13 @@ export function locale(): Language {
 
 /** Loads the language's catalogue (German on first use) and makes it the one spoken; `<html lang>` follows. */
 export async function setLanguage(next: Language): Promise<void> {
-  if (typeof document !== 'undefined') document.documentElement.lang = language;
+  if (dom.document) dom.document.documentElement.lang = language;
   if (next === language) return;
-  const words = next === 'de' ? (await import('./de')).de : en;
+  const words = next === 'de' ? (await import('./de.js')).de : en;
   language = next;
   catalogue = words;
   plurals = new Intl.PluralRules(next);
-  if (typeof document !== 'undefined') document.documentElement.lang = next;
+  if (dom.document) dom.document.documentElement.lang = next;
   for (const l of listeners) l();
 }
 

@@ -4,6 +4,7 @@
  * as "Plus entry", resource ids); this turns them into what the screens say. Pure, so it is tested
  * in node (test/web/problem-words.test.ts).
  */
+import { t } from '../i18n/index.js';
 
 /** What of a problem document (api/client.ts's Problem) the words are made from. */
 export interface Problem {
@@ -115,5 +116,3 @@ export function problemWords(p: Problem, labels: FieldLabels = {}): ProblemWords
   const passes = p.status === 429 && p.code !== 'budget_exceeded' && !/try again|versuchen sie es/i.test(text);
   return { text: passes ? `${text} ${t('problem.tryAgain')}` : text, fields: [] };
 }
-
-import { t } from '../i18n';
