@@ -660,4 +660,5 @@ export const de: Catalogue = {
   'md.imageAlt': 'Bild: {alt}',
   'md.image': 'Bild',
   'code.copyFailed': 'Kopieren fehlgeschlagen',
+  'model.testOf': 'Verbindung von {name} testen',
 };

@@ -648,6 +648,7 @@ export const en = {
   'md.imageAlt': 'Image: {alt}',
   'md.image': 'Image',
   'code.copyFailed': 'Copy failed',
+  'model.testOf': 'Test connection of {name}',
 } satisfies Record<string, Text>;
 
 export type Key = keyof typeof en;

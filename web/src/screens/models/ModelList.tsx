@@ -112,7 +112,13 @@ function ModelRow({ model: m, canEdit, canTest, membership }: { model: Model; ca
         <div class="actions">
           {membership}
           {canTest && (
-            <button type="button" class="small-button" aria-expanded={testing} aria-label={t('test.of', { name: m.name })} onClick={() => setTesting(!testing)}>
+            <button
+              type="button"
+              class="small-button"
+              aria-expanded={testing}
+              aria-label={t('model.testOf', { name: m.name })}
+              onClick={() => setTesting(!testing)}
+            >
               {t('model.test')}
             </button>
           )}
