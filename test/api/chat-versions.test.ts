@@ -88,6 +88,36 @@ describe.each([false, true])('versions (streamed: %s)', (stream) => {
   });
 });
 
+describe('versions: messageCount', () => {
+  it('counts the messages of the active path, in the list and on the thread, whichever version is shown', async () => {
+    const { team, ws } = await setup();
+    const k = team.ownerKey;
+    const a = await turn(k, ws.id, { prompt: 'q1' });
+    await turn(k, ws.id, { prompt: 'q2', threadId: a.threadId });
+    const q2 = (await thread(k, ws.id, a.threadId))[2]!;
+    // an edit and two regenerations: 4 + 2 + 2 = 8 messages stored, 4 on the path
+    const edited = await turn(k, ws.id, { prompt: 'q2 edited', editOf: q2.id });
+    await turn(k, ws.id, { regenerate: edited.messageId });
+    await turn(k, ws.id, { regenerate: edited.messageId });
+    const count = async () => {
+      const list = await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/history`, key: k });
+      const one = await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/history/${a.threadId}`, key: k });
+      const listed = (list.json() as Array<{ id: string; messageCount: number }>).find((x) => x.id === a.threadId)!.messageCount;
+      const full = one.json() as { messageCount: number; messages: unknown[] };
+      expect(full.messageCount).toBe(full.messages.length);
+      expect(listed).toBe(full.messageCount);
+      return listed;
+    };
+    expect(await count()).toBe(4);
+    // back to the first answer alone: a shorter path
+    const first = await t.request({ method: 'POST', url: `/api/v1/chat/${ws.id}/history/${a.threadId}/active`, key: k, payload: { messageId: a.messageId } });
+    expect(first.statusCode).toBe(200);
+    expect(await count()).toBe(4);
+    await turn(k, ws.id, { prompt: 'q3', threadId: a.threadId });
+    expect(await count()).toBe(6);
+  });
+});
+
 describe('versions three deep', () => {
   it('branches at three levels, switches between them, and continues from an older version', async () => {
     const { team, ws } = await setup();

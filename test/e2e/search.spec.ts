@@ -77,3 +77,44 @@ test('search finds an early message of a long thread and opens the thread at it'
     }
   }
 });
+
+test('a result in an earlier version of a question switches the thread to that version and focuses it', async ({ page, atrium }) => {
+  const model = await createStandInModel(atrium, `Search versions ${Date.now()}`);
+  const ws = await atrium.api<{ id: string }>('POST', '/api/v1/workspaces', { name: 'Garden', modelIds: [model.id] });
+  const first = await atrium.api<{ threadId: string }>('POST', `/api/v1/chat/${ws.id}/completions`, { prompt: 'When do tulips flower?' });
+  await atrium.api('POST', `/api/v1/chat/${ws.id}/completions`, { prompt: 'And how deep do rhododendron roots grow?', threadId: first.threadId });
+  const thread = await atrium.api<{ messages: Array<{ id: string }> }>('GET', `/api/v1/chat/${ws.id}/history/${first.threadId}`);
+  const old = thread.messages[2]!.id;
+  // the edit becomes the path shown; the question about rhododendrons is only a version now
+  await atrium.api('POST', `/api/v1/chat/${ws.id}/completions`, { prompt: 'And how deep do camellia roots grow?', editOf: old });
+
+  await signIn(page);
+  await page.goto(`/w/${ws.id}/t/${first.threadId}`);
+  await expect(page.getByRole('article', { name: 'Your message' }).nth(1)).toContainText('camellia');
+  await page.keyboard.press('Control+k');
+  await page.getByRole('searchbox', { name: 'Search chats' }).pressSequentially('rhododendron');
+  await page
+    .getByRole('navigation', { name: 'Search results' })
+    .getByRole('button', { name: /rhododendron/ })
+    .click();
+
+  // the result is the question or its answer, both only in the earlier version
+  await expect(page).toHaveURL(/\?m=[0-9a-f-]+$/);
+  const hitId = new URL(page.url()).searchParams.get('m')!;
+  const target = page.locator(`[data-message-id="${hitId}"]`);
+  await expect(target).toContainText('rhododendron');
+  await expect(target).toBeFocused();
+  await expect(page.locator(`[data-message-id="${old}"]`).getByRole('group', { name: 'Versions of this question' })).toContainText('1 / 2');
+  await expect(page.getByRole('article', { name: 'Answer' }).last()).toContainText('Echo: And how deep do rhododendron roots grow?');
+  // the server's active path moved with it: a reload shows the same version
+  await page.goto(`/w/${ws.id}/t/${first.threadId}`);
+  await expect(page.getByRole('article', { name: 'Your message' }).nth(1)).toContainText('rhododendron');
+
+  // opened from another page (a link with ?m=), the same
+  await atrium.api('POST', `/api/v1/chat/${ws.id}/history/${first.threadId}/active`, { messageId: thread.messages[2]!.id });
+  const edited = await atrium.api<{ id: string }[]>('GET', `/api/v1/chat/${ws.id}/history/${first.threadId}/versions/${old}`);
+  await page.goto(`/w/${ws.id}/t/${first.threadId}?m=${edited[1]!.id}`);
+  const second = page.locator(`[data-message-id="${edited[1]!.id}"]`);
+  await expect(second).toContainText('camellia');
+  await expect(second).toBeFocused();
+});

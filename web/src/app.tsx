@@ -11,6 +11,7 @@ import { navigate, usePath } from './router';
 import { SignIn } from './screens/SignIn';
 import { SessionProvider, type SessionValue } from './session';
 import { settings } from './settings';
+import { onLanguage, t } from './i18n';
 
 // Opened once per person, so loaded only then.
 const InviteScreen = lazyScreen(() => import('./screens/Invite').then((m) => m.InviteScreen));
@@ -25,6 +26,9 @@ type State = { kind: 'loading' } | { kind: 'signed-out' } | { kind: 'signed-in';
 export function App() {
   const [state, setState] = useState<State>({ kind: 'loading' });
   const path = usePath();
+  // Another language chosen: every screen renders again in it (a new key remounts them).
+  const [language, setLanguage] = useState(0);
+  useEffect(() => onLanguage(() => setLanguage((n) => n + 1)), []);
 
   useEffect(() => {
     loadMe().then(
@@ -56,13 +60,14 @@ export function App() {
 
   // A shared chat is read by anyone with its link, signed in or not.
   const shared = /^\/share\/([^/]+)$/.exec(path);
-  if (shared) return <SharedThreadScreen token={decodeURIComponent(shared[1]!)} />;
+  if (shared) return <SharedThreadScreen key={language} token={decodeURIComponent(shared[1]!)} />;
 
   // An invite link is for the person invited, whoever is signed in in this browser (if anyone):
   // accepting it signs that person in.
   if (path === '/invite') {
     return (
       <InviteScreen
+        key={language}
         onSignedIn={(me) => {
           setState({ kind: 'signed-in', me });
           navigate('/', { replace: true });
@@ -75,7 +80,7 @@ export function App() {
     case 'loading':
       return (
         <p class="loading" aria-busy="true">
-          Loading…
+          {t('common.loading')}
         </p>
       );
     case 'failed':
@@ -84,16 +89,18 @@ export function App() {
         <main class="signin">
           <ErrorNote error={state.error} />
           <button type="button" onClick={() => window.location.reload()}>
-            Try again
+            {t('common.tryAgain')}
           </button>
         </main>
       );
     case 'signed-out':
-      return <SignIn onSignedIn={(me) => setState({ kind: 'signed-in', me })} />;
+      return <SignIn key={language} onSignedIn={(me) => setState({ kind: 'signed-in', me })} />;
     case 'signed-in':
       return (
         <SessionProvider value={session!}>
-          <Shell path={path}>{renderRoute(path)}</Shell>
+          <Shell key={language} path={path}>
+            {renderRoute(path)}
+          </Shell>
         </SessionProvider>
       );
   }

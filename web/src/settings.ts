@@ -1,14 +1,17 @@
 /**
  * Personal preferences, kept in this browser (localStorage; docs/DECISIONS.md, "Personal
- * settings"): the theme, whether Enter sends, the workspace the app opens in and the model a chat
- * starts with. Changes apply at once, in every tab of the app.
+ * settings"): the theme, the language, whether Enter sends, the workspace the app opens in and the
+ * model a chat starts with. Changes apply at once, in every tab of the app.
  */
 import { useEffect, useState } from 'preact/hooks';
+import { browserLanguage, LANGUAGES, setLanguage, type Language } from './i18n';
 
 export type Theme = 'system' | 'light' | 'dark';
 
 export interface Settings {
   theme: Theme;
+  /** the app's language; 'system': the first of the browser's languages the app speaks (i18n/) */
+  language: 'system' | Language;
   /** true: Enter sends and Shift+Enter adds a line; false: Enter adds a line and Ctrl/⌘+Enter sends */
   sendOnEnter: boolean;
   /** the workspace the app opens in (null: the list of workspaces) */
@@ -18,7 +21,7 @@ export interface Settings {
 }
 
 const KEY = 'atrium.settings';
-const DEFAULTS: Settings = { theme: 'system', sendOnEnter: true, defaultWorkspaceId: null, defaultModelId: null };
+const DEFAULTS: Settings = { theme: 'system', language: 'system', sendOnEnter: true, defaultWorkspaceId: null, defaultModelId: null };
 const THEMES: readonly Theme[] = ['system', 'light', 'dark'];
 
 /** What is stored, field by field: a value of the wrong kind (an older version, a hand edit) is the default. */
@@ -32,6 +35,7 @@ function read(): Settings {
   const id = (v: unknown) => (typeof v === 'string' && v.length > 0 && v.length <= 100 ? v : null);
   return {
     theme: THEMES.includes(raw.theme as Theme) ? (raw.theme as Theme) : DEFAULTS.theme,
+    language: LANGUAGES.includes(raw.language as Language) ? (raw.language as Language) : DEFAULTS.language,
     sendOnEnter: typeof raw.sendOnEnter === 'boolean' ? raw.sendOnEnter : DEFAULTS.sendOnEnter,
     defaultWorkspaceId: id(raw.defaultWorkspaceId),
     defaultModelId: id(raw.defaultModelId),
@@ -43,6 +47,7 @@ const listeners = new Set<(s: Settings) => void>();
 
 function publish(): void {
   applyTheme();
+  void applyLanguage();
   for (const l of listeners) l(current);
 }
 
@@ -74,6 +79,16 @@ export function applyTheme(): void {
   const root = document.documentElement;
   if (current.theme === 'system') delete root.dataset.theme;
   else root.dataset.theme = current.theme;
+}
+
+/** The language the settings choose: the person's, else the browser's. */
+export function chosenLanguage(): Language {
+  return current.language === 'system' ? browserLanguage() : current.language;
+}
+
+/** Speaks the chosen language (its catalogue loaded first: i18n/index.ts); the screens then render again. */
+export function applyLanguage(): Promise<void> {
+  return setLanguage(chosenLanguage());
 }
 
 export function useSettings(): Settings {

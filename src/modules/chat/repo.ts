@@ -113,7 +113,15 @@ export class ChatRepo {
     )!;
   }
 
-  private readonly messageCount = sql<number>`(select count(*)::int from chat_messages m where m.thread_id = "chat_threads"."id")`;
+  /**
+   * The messages of the thread as listed: its active path (versions.ts), not every version. The
+   * path is walked from the active leaf up its parents; the depth guard is the one of versions.ts.
+   */
+  private readonly messageCount = sql<number>`(with recursive p (id, parent_id, depth) as (
+      select m.id, m.parent_id, 1 from chat_messages m where m.id = "chat_threads"."active_message_id" and m.thread_id = "chat_threads"."id"
+      union all
+      select m.id, m.parent_id, p.depth + 1 from p join chat_messages m on m.id = p.parent_id where p.depth < 1000000
+    ) select count(*)::int from p)`;
 
   async listThreads(db: Executor, s: ThreadScope): Promise<ThreadWithCount[]> {
     const rows = await db

@@ -95,7 +95,7 @@ const threadFields = {
   userId: Type.Integer(),
   created: DateTime,
   updated: DateTime,
-  messageCount: Type.Integer(),
+  messageCount: Type.Integer({ description: "the messages on the thread's active path (as listed), not every version" }),
   pinned: Type.Boolean({ description: "kept by the team's retention whatever its age" }),
 };
 export const ChatThread = Type.Object(threadFields, { $id: 'ChatThread' });

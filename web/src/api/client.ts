@@ -7,6 +7,7 @@
 import createClient from 'openapi-fetch';
 import { problemWords } from '../lib/problem-words';
 import type { components, paths } from './openapi';
+import { t } from '../i18n';
 
 export type Schemas = components['schemas'];
 export type Problem = Schemas['Problem'];
@@ -42,8 +43,8 @@ export function onUnauthorized(listener: UnauthorizedListener): () => void {
   return () => unauthorizedListeners.delete(listener);
 }
 
-export function networkProblem(detail = 'The server could not be reached. Check your connection and try again.'): Problem {
-  return { type: 'about:blank', title: 'Connection lost', status: 0, detail, code: 'network_error' };
+export function networkProblem(detail = t('net.unreachable')): Problem {
+  return { type: 'about:blank', title: t('net.lost'), status: 0, detail, code: 'network_error' };
 }
 
 /** Reads a failed response as a problem document whatever its body is. */
@@ -56,7 +57,13 @@ export async function problemOf(res: Response): Promise<Problem> {
   }
   const p = body as Partial<Problem> | null;
   if (p && typeof p === 'object' && typeof p.status === 'number' && typeof p.code === 'string') return p as Problem;
-  return { type: 'about:blank', title: res.statusText || 'Error', status: res.status, detail: `The server answered ${res.status}.`, code: 'http_error' };
+  return {
+    type: 'about:blank',
+    title: res.statusText || t('tools.error'),
+    status: res.status,
+    detail: t('net.status', { status: String(res.status) }),
+    code: 'http_error',
+  };
 }
 
 export function raise(problem: Problem): never {

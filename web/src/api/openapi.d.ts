@@ -1655,6 +1655,7 @@ export interface components {
             created: string;
             /** Format: date-time */
             updated: string;
+            /** @description the messages on the thread's active path (as listed), not every version */
             messageCount: number;
             /** @description kept by the team's retention whatever its age */
             pinned: boolean;
@@ -1670,6 +1671,7 @@ export interface components {
             created: string;
             /** Format: date-time */
             updated: string;
+            /** @description the messages on the thread's active path (as listed), not every version */
             messageCount: number;
             /** @description kept by the team's retention whatever its age */
             pinned: boolean;

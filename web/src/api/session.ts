@@ -1,6 +1,7 @@
 /** Who is signed in: the session cookie's user, read from GET /api/v1/me. */
 import { api, ApiError, data } from './client';
 import type { paths } from './openapi';
+import { t } from '../i18n';
 
 export type Me = paths['/api/v1/me']['get']['responses'][200]['content']['application/json'];
 
@@ -28,7 +29,7 @@ export async function loadSignInMethods(): Promise<SignInMethods> {
 export async function signIn(email: string, password: string): Promise<Me> {
   await data(api.POST('/api/v1/auth/login', { body: { email, password } }));
   const me = await loadMe();
-  if (!me) throw new Error('Signed in, but the session was not accepted. Are cookies enabled?');
+  if (!me) throw new Error(t('net.noSession'));
   return me;
 }
 

@@ -5,6 +5,7 @@
  * problem (413, 415, 400 …), a cut connection with a status-0 one.
  */
 import { networkProblem, raise, type Plus, type Problem } from './client';
+import { t } from '../i18n';
 
 export function uploadForm(url: string, form: FormData, onProgress?: (fraction: number) => void, signal?: AbortSignal): Promise<Plus> {
   return new Promise((resolve, reject) => {
@@ -21,7 +22,7 @@ export function uploadForm(url: string, form: FormData, onProgress?: (fraction: 
       const problem: Problem =
         body && typeof body.status === 'number' && typeof body.code === 'string'
           ? (body as Problem)
-          : { type: 'about:blank', title: 'Upload failed', status: xhr.status, detail: `The server answered ${xhr.status}.`, code: 'http_error' };
+          : { type: 'about:blank', title: t('upload.failed'), status: xhr.status, detail: t('net.status', { status: String(xhr.status) }), code: 'http_error' };
       try {
         raise(problem);
       } catch (err) {
@@ -30,7 +31,7 @@ export function uploadForm(url: string, form: FormData, onProgress?: (fraction: 
     };
     xhr.onerror = () => {
       try {
-        raise(networkProblem('The upload was interrupted. Check your connection and try again.'));
+        raise(networkProblem(t('upload.interrupted')));
       } catch (err) {
         reject(err);
       }

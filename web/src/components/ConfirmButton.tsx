@@ -3,6 +3,7 @@
  * button and Cancel, in place (no modal to trap focus in, works the same on a phone).
  */
 import { useState } from 'preact/hooks';
+import { t } from '../i18n';
 
 interface Props {
   /** Button text, e.g. "Delete". */
@@ -19,16 +20,20 @@ export function ConfirmButton({ label, what, confirmLabel, onConfirm, disabled }
   const [busy, setBusy] = useState(false);
   if (!asking) {
     return (
-      <button type="button" class="danger small-button" aria-label={`${label} ${what}`} disabled={disabled} onClick={() => setAsking(true)}>
+      <button
+        type="button"
+        class="danger small-button"
+        aria-label={t('confirm.named', { action: label, actionLower: label.toLowerCase(), what })}
+        disabled={disabled}
+        onClick={() => setAsking(true)}
+      >
         {label}
       </button>
     );
   }
   return (
-    <span class="confirm" role="group" aria-label={`Confirm: ${label.toLowerCase()} ${what}`}>
-      <span>
-        {label} {what}?
-      </span>
+    <span class="confirm" role="group" aria-label={t('confirm.group', { action: label.toLowerCase(), what })}>
+      <span>{t('confirm.question', { action: label, actionLower: label.toLowerCase(), what })}</span>
       <button
         type="button"
         class="danger small-button"
@@ -42,10 +47,10 @@ export function ConfirmButton({ label, what, confirmLabel, onConfirm, disabled }
           });
         }}
       >
-        {confirmLabel ?? `Yes, ${label.toLowerCase()}`}
+        {confirmLabel ?? t('confirm.yes', { action: label.toLowerCase() })}
       </button>
       <button type="button" class="small-button" onClick={() => setAsking(false)}>
-        Cancel
+        {t('common.cancel')}
       </button>
     </span>
   );

@@ -5,6 +5,7 @@
  */
 import type { ComponentChildren } from 'preact';
 import { dayToIso } from './format';
+import { t } from '../i18n';
 
 export interface DayRange {
   /** YYYY-MM-DD or '' (open) */
@@ -37,11 +38,11 @@ export function FilterBar<T extends DayRange>({
       }}
     >
       <label>
-        From
+        {t('filter.from')}
         <input type="date" value={draft.from} max={draft.to || undefined} onInput={(e) => onDraft({ ...draft, from: e.currentTarget.value })} />
       </label>
       <label>
-        To
+        {t('filter.to')}
         <input type="date" value={draft.to} min={draft.from || undefined} onInput={(e) => onDraft({ ...draft, to: e.currentTarget.value })} />
       </label>
       {children}

@@ -5,6 +5,7 @@
 import type { ComponentType } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { ErrorNote } from './Problem';
+import { t } from '../i18n';
 
 export function lazyScreen<P extends object>(load: () => Promise<ComponentType<P>>): ComponentType<P> {
   let loaded: ComponentType<P> | null = null;
@@ -26,13 +27,13 @@ export function lazyScreen<P extends object>(load: () => Promise<ComponentType<P
     if (error)
       return (
         <section class="page">
-          <ErrorNote error={new Error('This screen could not be loaded. Check your connection and reload the page.')} />
+          <ErrorNote error={new Error(t('lazy.failed'))} />
         </section>
       );
     if (!Screen)
       return (
         <p class="loading" aria-busy="true">
-          Loading…
+          {t('common.loading')}
         </p>
       );
     return <Screen {...props} />;

@@ -1,5 +1,6 @@
 /** What the app shows when it opened without a connection to its server (the kept shell). */
 import { useEffect } from 'preact/hooks';
+import { t } from '../i18n';
 
 export function Offline() {
   // Back online: start again, as if opened now.
@@ -11,10 +12,10 @@ export function Offline() {
   return (
     <main class="signin" aria-labelledby="offline-title">
       <div class="notice">
-        <h1 id="offline-title">You are offline</h1>
-        <p>Atrium needs a connection to its server. It opens again by itself when you are back online.</p>
+        <h1 id="offline-title">{t('offline.title')}</h1>
+        <p>{t('offline.body')}</p>
         <button type="button" onClick={() => window.location.reload()}>
-          Try again
+          {t('common.tryAgain')}
         </button>
       </div>
     </main>

@@ -1,5 +1,6 @@
 /** Previous / next under a page of results (a Spring-style page), with where the reader is and how many there are. */
 import { formatNumber } from './format';
+import { t } from '../i18n';
 
 interface PageInfo {
   number: number;
@@ -12,15 +13,15 @@ interface PageInfo {
 /** `onStep(-1)` / `onStep(1)`: the caller moves its own page number (the one it asked for). */
 export function Pager({ page, what, onStep }: { page: PageInfo; what: string; onStep: (delta: -1 | 1) => void }) {
   return (
-    <nav class="pager" aria-label="Pages">
+    <nav class="pager" aria-label={t('pager.label')}>
       <button type="button" disabled={page.first} onClick={() => onStep(-1)}>
-        Previous
+        {t('pager.previous')}
       </button>
       <span>
-        Page {page.number + 1} of {Math.max(page.totalPages, 1)} · {formatNumber(page.totalElements)} {what}
+        {t('pager.page', { n: page.number + 1, of: Math.max(page.totalPages, 1) })} · {formatNumber(page.totalElements)} {what}
       </span>
       <button type="button" disabled={page.last} onClick={() => onStep(1)}>
-        Next
+        {t('pager.next')}
       </button>
     </nav>
   );

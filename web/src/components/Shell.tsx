@@ -5,6 +5,7 @@ import { isCurrent, visibleNav } from '../nav';
 import { useSession } from '../session';
 import { Icon } from './Icon';
 import { Link } from './Link';
+import { t } from '../i18n';
 
 export function Shell({ path, children }: { path: string; children: ComponentChildren }) {
   const { me, signOut } = useSession();
@@ -13,23 +14,23 @@ export function Shell({ path, children }: { path: string; children: ComponentChi
   return (
     <div class="shell">
       <header class="topbar">
-        <Link href="/" class="brand" aria-label="Atrium home">
+        <Link href="/" class="brand" aria-label={t('shell.home')}>
           Atrium
         </Link>
         <button
           type="button"
           class="icon-button nav-toggle"
-          aria-label="Menu"
+          aria-label={t('shell.menu')}
           aria-expanded={menuOpen}
           aria-controls="main-nav"
           onClick={() => setMenuOpen(!menuOpen)}
         >
           <Icon name="menu" />
         </button>
-        <nav id="main-nav" aria-label="Main" class={menuOpen ? 'open' : ''}>
+        <nav id="main-nav" aria-label={t('shell.mainNav')} class={menuOpen ? 'open' : ''}>
           {visibleNav(me).map((e) => (
             <Link key={e.href} href={e.href} aria-current={isCurrent(e, path) ? 'page' : undefined} onNavigate={() => setMenuOpen(false)}>
-              {e.label}
+              {e.label()}
             </Link>
           ))}
           <span class="account" title={me.user.email}>
@@ -44,7 +45,7 @@ export function Shell({ path, children }: { path: string; children: ComponentChi
               void signOut().finally(() => setSigningOut(false));
             }}
           >
-            Sign out
+            {t('shell.signOut')}
           </button>
         </nav>
       </header>

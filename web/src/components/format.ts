@@ -1,15 +1,18 @@
-/** How numbers, sizes and dates read on the admin screens. */
+/** How numbers, sizes and dates read on the screens, in the language spoken (i18n/). */
+import { locale, t } from '../i18n';
+
 export function formatBytes(n: number): string {
+  const one = (x: number) => x.toLocaleString(locale(), { minimumFractionDigits: 1, maximumFractionDigits: 1 });
   if (n < 1024) return `${n} B`;
-  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
-  return `${(n / 1024 / 1024).toFixed(1)} MB`;
+  if (n < 1024 * 1024) return `${one(n / 1024)} KB`;
+  return `${one(n / 1024 / 1024)} MB`;
 }
 
-export const formatNumber = (n: number | null | undefined): string => (n == null ? '—' : n.toLocaleString('en-US'));
+export const formatNumber = (n: number | null | undefined): string => (n == null ? '—' : n.toLocaleString(locale()));
 
 export function formatDate(iso: string): string {
   const d = new Date(iso);
-  return Number.isNaN(d.getTime()) ? iso : d.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+  return Number.isNaN(d.getTime()) ? iso : d.toLocaleString(locale(), { dateStyle: 'medium', timeStyle: 'short' });
 }
 
 /** A `<input type="date">` value (local day) as the ISO instant of its start; `end`: the next day's start. */
@@ -23,4 +26,9 @@ export function dayToIso(day: string, end = false): string | undefined {
 
 export function isTeamAdmin(role: string): boolean {
   return role === 'owner' || role === 'admin';
+}
+
+/** A team role in people's words. */
+export function roleName(role: string): string {
+  return role === 'owner' ? t('role.owner') : role === 'admin' ? t('role.admin') : t('role.member');
 }

@@ -5,6 +5,7 @@
  * DOM API are added to the nodes, never HTML text, so the result stays as safe as markdown.ts made it.
  */
 import { CITATION } from './citations';
+import { t } from '../i18n';
 
 /** Text inside these is shown as written: code, links and buttons are never rewritten. */
 const KEEP = 'code, pre, a, button';
@@ -27,7 +28,7 @@ export function decorateAnswer(root: DocumentFragment, count: number, label: Cit
     // scrolled with the keyboard too (Tab to it, then the arrow keys)
     box.tabIndex = 0;
     box.setAttribute('role', 'region');
-    box.setAttribute('aria-label', 'Table');
+    box.setAttribute('aria-label', t('answer.table'));
     table.replaceWith(box);
     box.append(table);
   }
@@ -39,17 +40,17 @@ function linkCitations(root: DocumentFragment, count: number, label: CiteLabel):
   const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
   const texts: Text[] = [];
   for (let n = walker.nextNode(); n; n = walker.nextNode()) {
-    const t = n as Text;
-    if (t.data.includes('[') && !t.parentElement?.closest(KEEP)) texts.push(t);
+    const node = n as Text;
+    if (node.data.includes('[') && !node.parentElement?.closest(KEEP)) texts.push(node);
   }
-  for (const t of texts) {
+  for (const text of texts) {
     const parts: Array<string | Node> = [];
     let last = 0;
     let changed = false;
-    for (const m of t.data.matchAll(CITATION)) {
+    for (const m of text.data.matchAll(CITATION)) {
       const nums = m[1]!.split(',').map((s) => Number(s.trim()));
       if (!nums.every((n) => n >= 1 && n <= count)) continue;
-      parts.push(t.data.slice(last, m.index));
+      parts.push(text.data.slice(last, m.index));
       const group = document.createElement('span');
       group.className = 'cites';
       for (const n of nums) {
@@ -58,7 +59,7 @@ function linkCitations(root: DocumentFragment, count: number, label: CiteLabel):
         b.className = 'cite';
         b.dataset['cite'] = String(n);
         b.textContent = String(n);
-        b.setAttribute('aria-label', `Source ${n}: ${label(n)}`);
+        b.setAttribute('aria-label', t('answer.source', { n, label: label(n) }));
         group.append(b);
       }
       parts.push(group);
@@ -66,7 +67,7 @@ function linkCitations(root: DocumentFragment, count: number, label: CiteLabel):
       changed = true;
     }
     if (!changed) continue;
-    parts.push(t.data.slice(last));
-    t.replaceWith(...parts.filter((p) => p !== ''));
+    parts.push(text.data.slice(last));
+    text.replaceWith(...parts.filter((p) => p !== ''));
   }
 }

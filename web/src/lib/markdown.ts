@@ -30,6 +30,7 @@ import xml from 'highlight.js/lib/languages/xml';
 import yaml from 'highlight.js/lib/languages/yaml';
 import { Marked } from 'marked';
 import { mathExtension } from './math';
+import { t } from '../i18n';
 
 const LANGUAGES = { bash, css, javascript, json, python, sql, typescript, xml, yaml };
 for (const [name, lang] of Object.entries(LANGUAGES)) hljs.registerLanguage(name, lang);
@@ -87,8 +88,8 @@ function addCopyButton(pre: HTMLPreElement): void {
   const button = document.createElement('button');
   button.type = 'button';
   button.className = 'copy-code';
-  button.setAttribute('aria-label', 'Copy code');
-  button.textContent = 'Copy';
+  button.setAttribute('aria-label', t('code.copy'));
+  button.textContent = t('copy.copy');
   pre.replaceWith(block);
   block.append(button, pre);
 }
@@ -115,7 +116,13 @@ function linkRemoteImage(img: HTMLImageElement): void {
   }
   const web = url && (url.protocol === 'https:' || url.protocol === 'http:') ? url : null;
   const alt = (img.getAttribute('alt') ?? '').trim();
-  const label = web ? (alt ? `Image: ${alt} (${web.hostname})` : `Image from ${web.hostname}`) : alt ? `Image: ${alt}` : 'Image';
+  const label = web
+    ? alt
+      ? t('md.imageAltHost', { alt, host: web.hostname })
+      : t('md.imageHost', { host: web.hostname })
+    : alt
+      ? t('md.imageAlt', { alt })
+      : t('md.image');
   const inLink = img.closest('a') !== null;
   const shown = document.createElement(web && !inLink ? 'a' : 'span');
   shown.className = 'remote-image';
@@ -146,11 +153,11 @@ export function copyCodeOnClick(e: MouseEvent): void {
   const code = button.parentElement?.querySelector('pre')?.textContent ?? '';
   void navigator.clipboard?.writeText(code).then(
     () => {
-      button.textContent = 'Copied';
-      setTimeout(() => (button.textContent = 'Copy'), 1500);
+      button.textContent = t('copy.copied');
+      setTimeout(() => (button.textContent = t('copy.copy')), 1500);
     },
     () => {
-      button.textContent = 'Copy failed';
+      button.textContent = t('code.copyFailed');
     },
   );
 }

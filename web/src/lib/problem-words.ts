@@ -4,6 +4,7 @@
  * as "Plus entry", resource ids); this turns them into what the screens say. Pure, so it is tested
  * in node (test/web/problem-words.test.ts).
  */
+import { t } from '../i18n/index.js';
 
 /** What of a problem document (api/client.ts's Problem) the words are made from. */
 export interface Problem {
@@ -54,14 +55,14 @@ function words(name: string): string {
 }
 
 /** Field names whose plain words are not the app's. */
-const KNOWN: FieldLabels = {
-  plusIds: 'Document sets',
-  plusId: 'Document set',
-  modelIds: 'Models',
-  modelId: 'Model',
-  embeddingModelId: 'Embedding model',
-  scopeId: 'Who it applies to',
-};
+const KNOWN = (): FieldLabels => ({
+  plusIds: t('problem.field.plusIds'),
+  plusId: t('problem.field.plusId'),
+  modelIds: t('problem.field.modelIds'),
+  modelId: t('composer.model'),
+  embeddingModelId: t('problem.field.embeddingModelId'),
+  scopeId: t('problem.field.scopeId'),
+});
 
 const sentence = (text: string) => (/[.!?]$/.test(text) ? text : `${text}.`);
 
@@ -71,23 +72,23 @@ export function fieldLabel(path: string, labels: FieldLabels = {}): string {
   if (['body', 'query', 'querystring', 'params', 'headers'].includes(parts[0] ?? '')) parts.shift();
   const names = parts.filter((p) => !/^\d+$/.test(p));
   const last = names[names.length - 1];
-  if (!last) return 'The request';
-  const item = /^\d+$/.test(parts[parts.length - 1] ?? '') ? ` (item ${Number(parts[parts.length - 1]) + 1})` : '';
-  return `${labels[last] ?? KNOWN[last] ?? appWords(words(last))}${item}`;
+  if (!last) return t('problem.theRequest');
+  const item = /^\d+$/.test(parts[parts.length - 1] ?? '') ? ` ${t('problem.item', { n: Number(parts[parts.length - 1]) + 1 })}` : '';
+  return `${labels[last] ?? KNOWN()[last] ?? appWords(words(last))}${item}`;
 }
 
 /** A schema checker's message in plain words (`must NOT have fewer than 8 characters`). */
 function fieldMessage(message: string): string {
   const required = /^must have required property/.exec(message);
-  if (required) return 'is required';
+  if (required) return t('problem.required');
   return appWords(
     message
-      .replace(/^must NOT have additional properties$/, 'has a field that is not accepted')
-      .replace(/^must be equal to one of the allowed values$/, 'is not one of the choices')
-      .replace(/^must match pattern .*$/, 'is not in the expected form')
-      .replace(/^must match format "(\w+)"$/, 'must be a valid $1')
-      .replace(/^must be string$/, 'must be text')
-      .replace(/^must be (integer|number)$/, 'must be a number')
+      .replace(/^must NOT have additional properties$/, t('problem.extraField'))
+      .replace(/^must be equal to one of the allowed values$/, t('problem.notAChoice'))
+      .replace(/^must match pattern .*$/, t('problem.form'))
+      .replace(/^must match format "(\w+)"$/, (_, f: string) => t('problem.format', { format: f }))
+      .replace(/^must be string$/, t('problem.text'))
+      .replace(/^must be (integer|number)$/, t('problem.number'))
       .replace(/NOT/g, 'not'),
   ).replace(/^./, (c) => c.toLowerCase());
 }
@@ -107,11 +108,11 @@ export function problemWords(p: Problem, labels: FieldLabels = {}): ProblemWords
   const errors = p.errors ?? [];
   const line = (e: { path: string; message: string }) => sentence(`${fieldLabel(e.path, labels)} ${fieldMessage(e.message)}`);
   if (errors.length > 0 && !readable(p)) {
-    return errors.length === 1 ? { text: line(errors[0]!), fields: [] } : { text: 'Some fields need a change:', fields: errors.map(line) };
+    return errors.length === 1 ? { text: line(errors[0]!), fields: [] } : { text: t('problem.someFields'), fields: errors.map(line) };
   }
-  const text = sentence(appWords(p.detail || p.title || 'Something went wrong'));
+  const text = sentence(appWords(p.detail || p.title || t('problem.wrong')));
   // A rate limit (ours or the provider's) passes within a minute or so; a budget says when it
   // resets and the sign-in throttle says "later", so they get nothing added: one message each.
-  const passes = p.status === 429 && p.code !== 'budget_exceeded' && !/try again/i.test(text);
-  return { text: passes ? `${text} Try again in a moment.` : text, fields: [] };
+  const passes = p.status === 429 && p.code !== 'budget_exceeded' && !/try again|versuchen sie es/i.test(text);
+  return { text: passes ? `${text} ${t('problem.tryAgain')}` : text, fields: [] };
 }

@@ -8,11 +8,12 @@ import { api, ApiError, data } from '../api/client';
 import { loadMe, type Me } from '../api/session';
 import { ErrorNote } from '../components/Problem';
 import { useSubmit } from '../components/useSubmit';
+import { t } from '../i18n';
 
 type Invite = { user: { name: string; email: string }; team: { name: string } };
 type State = { kind: 'checking' } | { kind: 'ready'; invite: Invite } | { kind: 'unusable'; error: unknown };
 
-const NO_TOKEN = new Error("This address has no invite in it. Open the whole link you were sent, or ask your team's admin for a new invite.");
+const noToken = () => new Error(t('invite.noToken'));
 
 function tokenOf(hash: string): string | null {
   return new URLSearchParams(hash.replace(/^#/, '')).get('token')?.trim() || null;
@@ -20,7 +21,7 @@ function tokenOf(hash: string): string | null {
 
 export function InviteScreen({ onSignedIn }: { onSignedIn: (me: Me) => void }) {
   const [token] = useState(() => tokenOf(window.location.hash));
-  const [state, setState] = useState<State>(token ? { kind: 'checking' } : { kind: 'unusable', error: NO_TOKEN });
+  const [state, setState] = useState<State>(token ? { kind: 'checking' } : { kind: 'unusable', error: noToken() });
   const [attempt, setAttempt] = useState(0);
 
   useEffect(() => {
@@ -35,7 +36,7 @@ export function InviteScreen({ onSignedIn }: { onSignedIn: (me: Me) => void }) {
   if (state.kind === 'checking')
     return (
       <p class="loading" aria-busy="true">
-        Checking your invite…
+        {t('invite.checking')}
       </p>
     );
   if (state.kind === 'unusable') {
@@ -44,16 +45,16 @@ export function InviteScreen({ onSignedIn }: { onSignedIn: (me: Me) => void }) {
     return (
       <main class="signin">
         <section class="card stack invite" aria-labelledby="invite-title">
-          <h1 id="invite-title">{refused ? 'This invite link cannot be used' : 'Your invite could not be checked'}</h1>
+          <h1 id="invite-title">{refused ? t('invite.refused') : t('invite.unchecked')}</h1>
           <ErrorNote error={state.error} />
           <div class="actions">
             {!refused && (
               <button type="button" class="primary" onClick={() => setAttempt((n) => n + 1)}>
-                Try again
+                {t('common.tryAgain')}
               </button>
             )}
             <a class="button" href="/">
-              Go to sign-in
+              {t('invite.toSignIn')}
             </a>
           </div>
         </section>
@@ -68,26 +69,26 @@ function SetPassword({ token, invite, onSignedIn }: { token: string; invite: Inv
   const [repeat, setRepeat] = useState('');
   const submit = useSubmit();
   const accept = async () => {
-    if (password !== repeat) throw new Error('The two passwords are not the same: type the same password in both fields.');
+    if (password !== repeat) throw new Error(t('invite.pwDiffer'));
     await data(api.POST('/api/v1/auth/accept-invite', { body: { token, password } }));
     const me = await loadMe();
-    if (!me)
-      throw new Error('Your password is set, but this browser did not keep you signed in. Are cookies enabled? Then sign in with your email and new password.');
+    if (!me) throw new Error(t('invite.noSession'));
     onSignedIn(me);
   };
   return (
     <main class="signin">
       <form class="card invite" aria-labelledby="invite-title" onSubmit={submit.handler(accept)}>
-        <h1 id="invite-title">Set your password</h1>
+        <h1 id="invite-title">{t('invite.title')}</h1>
         <p class="muted">
-          Welcome, {invite.user.name}. Choose a password to join <strong>{invite.team.name}</strong>; you will sign in with it from now on.
+          {t('invite.welcome.before', { name: invite.user.name })} <strong>{invite.team.name}</strong>
+          {t('invite.welcome.after')}
         </p>
         <label>
-          Email
+          {t('signin.email')}
           <input type="email" name="email" autocomplete="username" value={invite.user.email} readOnly />
         </label>
         <label>
-          Password
+          {t('signin.password')}
           <input
             type="password"
             name="password"
@@ -101,10 +102,10 @@ function SetPassword({ token, invite, onSignedIn }: { token: string; invite: Inv
           />
         </label>
         <p class="hint" id="password-hint">
-          At least 8 characters. A few unrelated words make a strong one.
+          {t('invite.pwHint')}
         </p>
         <label>
-          Repeat password
+          {t('invite.pwRepeat')}
           <input
             type="password"
             name="repeat"
@@ -117,7 +118,7 @@ function SetPassword({ token, invite, onSignedIn }: { token: string; invite: Inv
         </label>
         <ErrorNote error={submit.error} />
         <button type="submit" class="primary" disabled={submit.busy}>
-          {submit.busy ? 'Setting your password…' : 'Set password and sign in'}
+          {submit.busy ? t('invite.busy') : t('invite.submit')}
         </button>
       </form>
     </main>

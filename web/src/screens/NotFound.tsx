@@ -1,11 +1,12 @@
 import { Link } from '../components/Link';
+import { t } from '../i18n';
 
 export function NotFound() {
   return (
     <section class="page">
-      <h1>Not found</h1>
+      <h1>{t('notFound.title')}</h1>
       <p>
-        There is nothing at this address. <Link href="/">Back to the workspaces</Link>
+        {t('notFound.body')} <Link href="/">{t('chat.backToWorkspaces')}</Link>
       </p>
     </section>
   );

@@ -7,7 +7,9 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError, data } from '../api/client';
 import type { components } from '../api/openapi';
 import { Markdown } from '../components/Markdown';
+import { formatDate } from '../components/format';
 import { ErrorNote } from '../components/Problem';
+import { t } from '../i18n';
 
 type Shared = components['schemas']['SharedThread'];
 
@@ -24,33 +26,33 @@ export function SharedThreadScreen({ token }: { token: string }) {
   if (error)
     return (
       <main class="shared-thread">
-        <h1>This shared chat is not available</h1>
-        <p>The link is wrong, or whoever shared the chat has stopped sharing it.</p>
+        <h1>{t('shared.gone')}</h1>
+        <p>{t('shared.goneWhy')}</p>
         <ErrorNote error={error instanceof ApiError && error.problem.status === 404 ? null : error} />
       </main>
     );
   if (!thread)
     return (
       <p class="loading" aria-busy="true">
-        Loading…
+        {t('common.loading')}
       </p>
     );
   return (
     <main class="shared-thread">
       <header>
         <h1>{thread.title}</h1>
-        <p class="small muted">A chat shared from Atrium on {new Date(thread.created).toLocaleString()}. Read only.</p>
+        <p class="small muted">{t('shared.note', { when: formatDate(thread.created) })}</p>
       </header>
       {thread.messages.map((m) => (
-        <article key={m.id} class={`message ${m.role} ${m.status}`} aria-label={m.role === 'user' ? 'Question' : 'Answer'}>
+        <article key={m.id} class={`message ${m.role} ${m.status}`} aria-label={m.role === 'user' ? t('shared.question') : t('message.answer')}>
           {m.modelName && <div class="message-meta">{m.modelName}</div>}
           {m.role === 'user' ? <div class="user-text">{m.content}</div> : <Markdown class="markdown" text={m.content} highlight />}
-          {m.status === 'error' && <p class="mark failed">This answer failed.</p>}
-          {m.status === 'interrupted' && <p class="mark interrupted">Interrupted: the answer was stopped before it finished.</p>}
+          {m.status === 'error' && <p class="mark failed">{t('shared.failed')}</p>}
+          {m.status === 'interrupted' && <p class="mark interrupted">{t('message.interrupted')}</p>}
           {m.sources.length > 0 && (
-            <ol class="shared-sources" aria-label="Sources">
+            <ol class="shared-sources" aria-label={t('sources.label')}>
               {m.sources.map((s, i) => (
-                <li key={i}>{s.filename ?? 'A source that is not shared'}</li>
+                <li key={i}>{s.filename ?? t('shared.hiddenSource')}</li>
               ))}
             </ol>
           )}

@@ -2,22 +2,23 @@ import { useEffect, useState } from 'preact/hooks';
 import { loadSignInMethods, signIn, type Me, type SignInMethods } from '../api/session';
 import { ErrorNote } from '../components/Problem';
 import { useSubmit } from '../components/useSubmit';
+import { t } from '../i18n';
 
 /** Words for the reasons the server gives when a sign-in with the identity provider fails (`/?signInError=<reason>`). */
 function providerFailure(reason: string, name: string): string {
   switch (reason) {
     case 'not_mapped':
-      return `Your ${name} account is in no group that has access to Atrium. Ask your administrator to add you to one.`;
+      return t('signin.fail.notMapped', { name });
     case 'no_email':
-      return `${name} did not share your email address, which Atrium needs. Ask your administrator.`;
+      return t('signin.fail.noEmail', { name });
     case 'email_taken':
-      return `A team already has a user with your email address who is not linked to your ${name} account. Ask your team's admin.`;
+      return t('signin.fail.emailTaken', { name });
     case 'denied':
-      return `The sign-in was cancelled or refused at ${name}.`;
+      return t('signin.fail.denied', { name });
     case 'unavailable':
-      return `${name} could not be reached. Try again in a moment.`;
+      return t('signin.fail.unavailable', { name });
     default:
-      return 'The sign-in could not be completed (it may have taken too long, or the link was used already). Please try again.';
+      return t('signin.fail.other');
   }
 }
 
@@ -44,7 +45,7 @@ export function SignIn({ onSignedIn }: { onSignedIn: (me: Me) => void }) {
   if (!methods) {
     return (
       <p class="loading" aria-busy="true">
-        Loading…
+        {t('common.loading')}
       </p>
     );
   }
@@ -52,26 +53,26 @@ export function SignIn({ onSignedIn }: { onSignedIn: (me: Me) => void }) {
   return (
     <main class="signin">
       <section class="card signin-box" aria-labelledby="signin-title">
-        <h1 id="signin-title">Sign in to Atrium</h1>
+        <h1 id="signin-title">{t('signin.title')}</h1>
         {failure !== null && (
           <div class="error-note" role="alert">
-            <p>{providerFailure(failure, oidc?.name ?? 'the identity provider')}</p>
+            <p>{providerFailure(failure, oidc?.name ?? t('signin.theProvider'))}</p>
           </div>
         )}
         {oidc && (
           <button type="button" class="primary" onClick={() => window.location.assign(oidc.loginUrl)}>
-            Sign in with {oidc.name}
+            {t('signin.with', { name: oidc.name })}
           </button>
         )}
-        {oidc && methods.password && <p class="signin-or">or with your email and password</p>}
+        {oidc && methods.password && <p class="signin-or">{t('signin.or')}</p>}
         {methods.password && (
           <form onSubmit={submit.handler(() => signIn(email.trim(), password).then(onSignedIn))}>
             <label>
-              Email
+              {t('signin.email')}
               <input type="email" name="email" autocomplete="username" required value={email} onInput={(e) => setEmail(e.currentTarget.value)} />
             </label>
             <label>
-              Password
+              {t('signin.password')}
               <input
                 type="password"
                 name="password"
@@ -83,11 +84,11 @@ export function SignIn({ onSignedIn }: { onSignedIn: (me: Me) => void }) {
             </label>
             <ErrorNote error={submit.error} />
             <button type="submit" class={oidc ? undefined : 'primary'} disabled={submit.busy}>
-              {submit.busy ? 'Signing in…' : 'Sign in'}
+              {submit.busy ? t('signin.busy') : t('signin.submit')}
             </button>
           </form>
         )}
-        {!methods.password && !oidc && <p>Signing in to this server with a browser is turned off; programs use API keys.</p>}
+        {!methods.password && !oidc && <p>{t('signin.off')}</p>}
       </section>
     </main>
   );

@@ -13,6 +13,7 @@ import { TableWrap } from '../../components/TableWrap';
 import { useLoad } from '../../components/useLoad';
 import { Pager } from '../../components/Pager';
 import { useSession } from '../../session';
+import { t } from '../../i18n';
 
 type Entry = Schemas['AuditEntry'];
 
@@ -43,8 +44,8 @@ export function AuditScreen() {
   const { me } = useSession();
   if (!isTeamAdmin(me.user.role) && !me.user.instanceAdmin) {
     return (
-      <NotAllowed title="Audit log" back={{ href: '/account', label: 'Go to my account' }}>
-        Only the team's owners and admins read its audit log.
+      <NotAllowed title={t('nav.audit')} back={{ href: '/account', label: t('audit.toAccount') }}>
+        {t('audit.notAllowed')}
       </NotAllowed>
     );
   }
@@ -54,7 +55,7 @@ export function AuditScreen() {
 function AuditLog() {
   const { me } = useSession();
   const users = useLoad(() => data(api.GET('/api/v1/users')), []);
-  const userName = (id: number | null) => (id === null ? 'System' : (users.value?.find((u) => u.id === id)?.name ?? `User ${id}`));
+  const userName = (id: number | null) => (id === null ? t('audit.system') : (users.value?.find((u) => u.id === id)?.name ?? t('audit.user', { id })));
   const [draft, setDraft] = useState<Filter>({ from: '', to: '', action: '', actorId: '' });
   const [filter, setFilter] = useState<Filter>(draft);
   const [page, setPage] = useState(0);
@@ -74,26 +75,28 @@ function AuditLog() {
   return (
     <section class="page stack wide">
       <div class="page-head">
-        <h1>Audit log</h1>
+        <h1>{t('nav.audit')}</h1>
         <a class="button" href={`/api/v1/audit/csv?${csv.toString()}`} download="audit.csv">
-          Download CSV
+          {t('audit.csv')}
         </a>
       </div>
-      <p class="muted small">{me.user.instanceAdmin ? 'Every team of this server.' : 'Who did what in the team.'} Entries are never changed or removed.</p>
+      <p class="muted small">
+        {me.user.instanceAdmin ? t('audit.every') : t('audit.who')} {t('audit.never')}
+      </p>
       <FilterBar
-        label="Filter the audit log"
+        label={t('audit.filter')}
         draft={draft}
         onDraft={setDraft}
-        submit="Apply"
+        submit={t('audit.apply')}
         onApply={(f) => {
           setPage(0);
           setFilter(f);
         }}
       >
         <label>
-          Action
-          <select aria-label="Action" value={draft.action} onChange={(e) => setDraft({ ...draft, action: e.currentTarget.value })}>
-            <option value="">All actions</option>
+          {t('audit.action')}
+          <select aria-label={t('audit.action')} value={draft.action} onChange={(e) => setDraft({ ...draft, action: e.currentTarget.value })}>
+            <option value="">{t('audit.allActions')}</option>
             {ACTIONS.map((a) => (
               <option key={a} value={a}>
                 {a.includes('.') ? a : `${a}.*`}
@@ -102,9 +105,9 @@ function AuditLog() {
           </select>
         </label>
         <label>
-          Actor
-          <select aria-label="Actor" value={draft.actorId} onChange={(e) => setDraft({ ...draft, actorId: e.currentTarget.value })}>
-            <option value="">Anyone</option>
+          {t('audit.actor')}
+          <select aria-label={t('audit.actor')} value={draft.actorId} onChange={(e) => setDraft({ ...draft, actorId: e.currentTarget.value })}>
+            <option value="">{t('audit.anyone')}</option>
             {(users.value ?? []).map((u) => (
               <option key={u.id} value={String(u.id)}>
                 {u.name}
@@ -114,20 +117,20 @@ function AuditLog() {
         </label>
       </FilterBar>
       <ErrorNote error={entries.error} />
-      {entries.loading && !p && <p aria-busy="true">Loading…</p>}
-      {p && p.empty && <p class="muted">No entry matches.</p>}
+      {entries.loading && !p && <p aria-busy="true">{t('common.loading')}</p>}
+      {p && p.empty && <p class="muted">{t('audit.none')}</p>}
       {p && !p.empty && (
         <>
-          <TableWrap label="Audit log">
-            <table class="table" aria-label="Audit log">
+          <TableWrap label={t('nav.audit')}>
+            <table class="table" aria-label={t('nav.audit')}>
               <thead>
                 <tr>
-                  <th scope="col">When</th>
-                  <th scope="col">Actor</th>
-                  <th scope="col">Action</th>
-                  <th scope="col">Target</th>
-                  <th scope="col">Outcome</th>
-                  <th scope="col">Details</th>
+                  <th scope="col">{t('audit.col.when')}</th>
+                  <th scope="col">{t('audit.actor')}</th>
+                  <th scope="col">{t('audit.action')}</th>
+                  <th scope="col">{t('audit.col.target')}</th>
+                  <th scope="col">{t('audit.col.outcome')}</th>
+                  <th scope="col">{t('audit.col.details')}</th>
                 </tr>
               </thead>
               <tbody>
@@ -137,7 +140,7 @@ function AuditLog() {
               </tbody>
             </table>
           </TableWrap>
-          <Pager page={p} what="entries" onStep={(d) => setPage(page + d)} />
+          <Pager page={p} what={t('audit.entries')} onStep={(d) => setPage(page + d)} />
         </>
       )}
     </section>
@@ -154,7 +157,7 @@ function Row({ entry: e, actor }: { entry: Entry; actor: string }) {
       <td>
         {actor}
         {e.actor.ip && <span class="muted small"> · {e.actor.ip}</span>}
-        {e.actor.apiKeyId && <span class="muted small"> · API key</span>}
+        {e.actor.apiKeyId && <span class="muted small"> · {t('model.apiKey')}</span>}
       </td>
       <td>
         <code>{e.action}</code>

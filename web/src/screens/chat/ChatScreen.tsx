@@ -29,6 +29,7 @@ import { ThreadList } from './ThreadList';
 import { streamTurn, type TurnBody } from './turn';
 import { fromStored, lastModel, type ChatItem } from './types';
 import { preferredModel } from '../../settings';
+import { t } from '../../i18n';
 
 let localKeys = 0;
 /** The "Search chats" text survives opening a result in another workspace (a new screen). */
@@ -121,7 +122,10 @@ export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; thr
     // A search result's message may be far back: such a thread opens with as many messages as a page holds.
     const m = focusParam();
     data(api.GET('/api/v1/chat/{workspaceId}/history/{threadId}', { params: { path: { workspaceId, threadId }, query: { limit: m ? 1000 : PAGE } } })).then(
-      (t) => {
+      async (t) => {
+        if (shownThread.current !== threadId) return;
+        // A result in another version (an edited question, a regenerated answer): its branch becomes the one shown.
+        if (m && !t.messages.some((x) => x.id === m)) t = await showBranch(threadId, m).catch(() => t);
         if (shownThread.current !== threadId) return;
         const loaded = t.messages.map(fromStored);
         setItems(loaded);
@@ -271,6 +275,10 @@ export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; thr
     [streaming, items],
   );
 
+  /** Makes the path through a message the thread's active one (a search result in another version): the thread as it then reads. */
+  const showBranch = (forThread: string, messageId: string) =>
+    data(api.POST('/api/v1/chat/{workspaceId}/history/{threadId}/active', { params: { path: { workspaceId, threadId: forThread } }, body: { messageId } }));
+
   const onQuery = (q: string) => {
     lastQuery = q;
     setQuery(q);
@@ -279,7 +287,14 @@ export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; thr
     setSidebarOpen(false);
     if (h.workspaceId === workspaceId && h.threadId === threadId) {
       navigate(`/w/${workspaceId}/t/${threadId}?m=${h.messageId}`, { replace: true });
-      setFocus({ id: h.messageId, n: ++localKeys });
+      if (items.some((x) => x.id === h.messageId) || abort.current) return setFocus({ id: h.messageId, n: ++localKeys });
+      // not on the path shown: switch to its branch first
+      showBranch(threadId, h.messageId).then((t) => {
+        if (shownThread.current !== threadId) return;
+        setItems(t.messages.map(fromStored));
+        setHasEarlier(false);
+        setFocus({ id: h.messageId, n: ++localKeys });
+      }, setError);
     } else navigate(`/w/${h.workspaceId}/t/${h.threadId}?m=${h.messageId}`);
   };
 
@@ -299,13 +314,13 @@ export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; thr
     return (
       <section class="page">
         <ErrorNote error={error} />
-        <Link href="/">Back to the workspaces</Link>
+        <Link href="/">{t('chat.backToWorkspaces')}</Link>
       </section>
     );
   if (!workspace)
     return (
       <p class="loading" aria-busy="true">
-        Loading…
+        {t('common.loading')}
       </p>
     );
 
@@ -315,7 +330,7 @@ export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; thr
   const last = items.at(-1);
   return (
     <div class={`chat ${sidebarOpen ? 'sidebar-open' : ''}`}>
-      <aside class="chat-sidebar" aria-label="Chats of this workspace" ref={sidebar}>
+      <aside class="chat-sidebar" aria-label={t('chat.sidebar')} ref={sidebar}>
         <ThreadList
           workspaces={workspaces.length ? workspaces : [workspace]}
           workspace={workspace}
@@ -344,13 +359,13 @@ export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; thr
           }}
         />
       </aside>
-      {sidebarOpen && <button type="button" class="sidebar-backdrop" aria-label="Hide chats" onClick={() => setSidebarOpen(false)} />}
-      <section class="chat-main" aria-label="Chat">
+      {sidebarOpen && <button type="button" class="sidebar-backdrop" aria-label={t('chat.hideChats')} onClick={() => setSidebarOpen(false)} />}
+      <section class="chat-main" aria-label={t('chat.main')}>
         <header class="chat-head">
           <button type="button" class="ghost sidebar-toggle" ref={sidebarToggle} aria-expanded={sidebarOpen} onClick={() => setSidebarOpen(!sidebarOpen)}>
-            Chats
+            {t('chat.chats')}
           </button>
-          <h1>{threadId ? (thread?.title ?? 'Chat') : 'New chat'}</h1>
+          <h1>{threadId ? (thread?.title ?? t('chat.main')) : t('chat.newChat')}</h1>
           <span class="muted small ws-name">{workspace.name}</span>
           {shortcuts.button}
           {threadId && thread && <ShareButton workspaceId={workspaceId} threadId={threadId} />}
@@ -374,9 +389,9 @@ export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; thr
               <ErrorNote error={threadError} />
             ) : !threadId ? (
               <div class="empty-chat">
-                <p class="greeting">{greeting ?? `Ask anything in ${workspace.name}.`}</p>
+                <p class="greeting">{greeting ?? t('chat.askAnything', { name: workspace.name })}</p>
                 {samples.length > 0 && (
-                  <ul class="samples" aria-label="Sample prompts">
+                  <ul class="samples" aria-label={t('chat.samples')}>
                     {samples.map((s) => (
                       <li key={s}>
                         <button type="button" onClick={() => send(s)} disabled={streaming}>
@@ -393,13 +408,13 @@ export function ChatScreen({ workspaceId, threadId }: { workspaceId: string; thr
             !streaming && last?.role === 'assistant' && last.status !== 'error' && last.id ? (
               <div class="after-answer">
                 <button type="button" class="ghost small" onClick={regenerate}>
-                  Regenerate
+                  {t('chat.regenerate')}
                 </button>
               </div>
             ) : null
           }
         />
-        {workspace.models.length === 0 && <p class="error-note">This workspace has no model: edit it to add one.</p>}
+        {workspace.models.length === 0 && <p class="error-note">{t('chat.noModel')}</p>}
         <Composer
           streaming={streaming}
           onSend={send}

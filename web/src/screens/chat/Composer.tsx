@@ -10,6 +10,7 @@ import { Icon } from '../../components/Icon';
 import { useSettings } from '../../settings';
 import { usePromptMenu, type LibraryPrompt } from './PromptMenu';
 import { IMAGE_TYPES, type ComposerImages } from './images';
+import { t } from '../../i18n';
 
 export interface Upload {
   id: string;
@@ -53,11 +54,11 @@ export function Composer(p: Props) {
   return (
     <div class="composer">
       {p.uploads.length > 0 && (
-        <ul class="uploads" aria-label="Attached files">
+        <ul class="uploads" aria-label={t('composer.attached')}>
           {p.uploads.map((u) => (
             <li key={u.id} class={u.state}>
               <span class="name">{u.name}</span>
-              {u.state === 'uploading' && <progress max={1} value={u.progress} aria-label={`Uploading ${u.name}`} />}
+              {u.state === 'uploading' && <progress max={1} value={u.progress} aria-label={t('composer.uploading', { name: u.name })} />}
               {u.state === 'done' && <span class="ok">attached</span>}
               {u.state === 'failed' && (
                 <span class="failed" role="alert">
@@ -65,7 +66,7 @@ export function Composer(p: Props) {
                 </span>
               )}
               {u.state !== 'uploading' && (
-                <button type="button" class="icon-button ghost" aria-label={`Dismiss ${u.name}`} onClick={() => p.onDismissUpload(u.id)}>
+                <button type="button" class="icon-button ghost" aria-label={t('composer.dismiss', { name: u.name })} onClick={() => p.onDismissUpload(u.id)}>
                   <Icon name="close" />
                 </button>
               )}
@@ -74,11 +75,11 @@ export function Composer(p: Props) {
         </ul>
       )}
       {img.pending.length > 0 && (
-        <ul class="pending-images" aria-label="Images to send">
+        <ul class="pending-images" aria-label={t('composer.imagesToSend')}>
           {img.pending.map((i) => (
             <li key={i.key}>
               <img src={i.preview} alt={i.name} />
-              <button type="button" class="icon-button ghost" aria-label={`Remove ${i.name}`} onClick={() => img.remove(i.key)}>
+              <button type="button" class="icon-button ghost" aria-label={t('composer.remove', { name: i.name })} onClick={() => img.remove(i.key)}>
                 <Icon name="close" />
               </button>
             </li>
@@ -101,12 +102,8 @@ export function Composer(p: Props) {
         <textarea
           ref={box}
           {...menu.inputProps}
-          aria-label="Message"
-          placeholder={
-            sendOnEnter
-              ? 'Ask something… (Enter sends, Shift+Enter for a new line, / for saved prompts)'
-              : 'Ask something… (Ctrl+Enter sends, Enter for a new line, / for saved prompts)'
-          }
+          aria-label={t('composer.message')}
+          placeholder={sendOnEnter ? t('composer.placeholder.enter') : t('composer.placeholder.ctrlEnter')}
           rows={2}
           value={text}
           onInput={(e) => setText(e.currentTarget.value)}
@@ -127,7 +124,13 @@ export function Composer(p: Props) {
           }}
         />
         <div class="composer-controls">
-          <button type="button" class="icon-button ghost" aria-label="Attach files" title="Attach files" onClick={() => fileInput.current?.click()}>
+          <button
+            type="button"
+            class="icon-button ghost"
+            aria-label={t('composer.attachFiles')}
+            title={t('composer.attachFiles')}
+            onClick={() => fileInput.current?.click()}
+          >
             <Icon name="clip" />
           </button>
           <input
@@ -136,7 +139,7 @@ export function Composer(p: Props) {
             multiple
             class="visually-hidden"
             tabIndex={-1}
-            aria-label="Files to attach"
+            aria-label={t('composer.filesToAttach')}
             accept=".txt,.md,.markdown,.csv,.json,.html,.htm,.pdf,.docx,text/*,application/pdf,application/json"
             onChange={(e) => {
               const files = Array.from(e.currentTarget.files ?? []);
@@ -147,8 +150,8 @@ export function Composer(p: Props) {
           <button
             type="button"
             class="icon-button ghost"
-            aria-label="Attach images"
-            title={img.note ?? 'Attach images (or paste them)'}
+            aria-label={t('composer.attachImages')}
+            title={img.note ?? t('composer.attachImagesTitle')}
             onClick={() => (img.vision ? imageInput.current?.click() : img.explain())}
           >
             <Icon name="image" />
@@ -159,7 +162,7 @@ export function Composer(p: Props) {
             multiple
             class="visually-hidden"
             tabIndex={-1}
-            aria-label="Images to attach"
+            aria-label={t('composer.imagesToAttach')}
             accept={IMAGE_TYPES.join(',')}
             onChange={(e) => {
               const files = Array.from(e.currentTarget.files ?? []);
@@ -168,7 +171,7 @@ export function Composer(p: Props) {
             }}
           />
           {p.models.length > 1 && (
-            <select aria-label="Model" value={p.modelId} onChange={(e) => p.onModel(e.currentTarget.value)}>
+            <select aria-label={t('composer.model')} value={p.modelId} onChange={(e) => p.onModel(e.currentTarget.value)}>
               {p.models.map((m) => (
                 <option key={m.modelId} value={m.modelId}>
                   {m.modelName}
@@ -188,16 +191,17 @@ export function Composer(p: Props) {
             }}
           >
             <summary>
-              Docs<span class="visually-hidden"> for this chat</span>
+              {t('composer.docs')}
+              <span class="visually-hidden"> {t('composer.docsForChat')}</span>
               {p.selectedPlus.length > 0 ? ` (${p.selectedPlus.length})` : ''}
             </summary>
             <div class="plus-menu">
-              {p.plus === null && <p class="muted small">Loading…</p>}
-              {p.plus?.length === 0 && <p class="muted small">No document collection yet.</p>}
+              {p.plus === null && <p class="muted small">{t('common.loading')}</p>}
+              {p.plus?.length === 0 && <p class="muted small">{t('composer.noDocs')}</p>}
               {p.plus?.map((e) => (
                 <label key={e.id} class="check">
                   <input type="checkbox" checked={p.selectedPlus.includes(e.id)} onChange={() => p.onTogglePlus(e.id)} />
-                  {e.title || 'Untitled'}
+                  {e.title || t('common.untitled')}
                 </label>
               ))}
             </div>
@@ -205,11 +209,11 @@ export function Composer(p: Props) {
           <span class="spacer" />
           {p.streaming ? (
             <button type="button" class="danger" onClick={p.onStop}>
-              Stop
+              {t('composer.stop')}
             </button>
           ) : (
             <button type="submit" class="primary" disabled={!text.trim()}>
-              Send
+              {t('composer.send')}
             </button>
           )}
         </div>

@@ -17,6 +17,7 @@ import { useLive, type LiveAnswer } from './live';
 import type { MessageActionHandlers } from './MessageActions';
 import { MessageView } from './MessageView';
 import type { ChatItem } from './types';
+import { t } from '../../i18n';
 
 const NEAR_BOTTOM_PX = 48;
 /** How much of the question stays in view above a new answer whose start is pinned to the top. */
@@ -216,7 +217,7 @@ export function Conversation({
         class="conversation"
         ref={scroller}
         role="log"
-        aria-label="Conversation"
+        aria-label={t('conversation.label')}
         aria-live="polite"
         aria-busy={loading}
         onScroll={(e) => {
@@ -231,7 +232,7 @@ export function Conversation({
           {hasEarlier && (
             <div ref={top} class="earlier">
               <button type="button" class="ghost small" onClick={loadEarlier} disabled={loading}>
-                {loading ? 'Loading earlier messages…' : 'Show earlier messages'}
+                {loading ? t('conversation.loadingEarlier') : t('conversation.showEarlier')}
               </button>
             </div>
           )}
@@ -243,7 +244,7 @@ export function Conversation({
       </div>
       {showJump && (
         <button type="button" class="jump" onClick={toBottom}>
-          Jump to latest
+          {t('conversation.jump')}
         </button>
       )}
     </div>

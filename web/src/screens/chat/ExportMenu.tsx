@@ -5,6 +5,7 @@
  */
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { Icon } from '../../components/Icon';
+import { t } from '../../i18n';
 
 const FORMATS = [
   { format: 'md', label: 'Markdown' },
@@ -42,10 +43,10 @@ export function ExportMenu({ workspaceId, threadId }: { workspaceId: string; thr
     >
       <button type="button" class="ghost" ref={button} aria-expanded={open} aria-controls="thread-export-menu" onClick={() => setOpen(!open)}>
         <Icon name="down" />
-        Export
+        {t('export.button')}
       </button>
       {open && (
-        <ul id="thread-export-menu" class="export-menu" aria-label="Export this chat as">
+        <ul id="thread-export-menu" class="export-menu" aria-label={t('export.as')}>
           {FORMATS.map((f) => (
             <li key={f.format}>
               <a href={`${base}?format=${f.format}`} download onClick={() => setOpen(false)}>

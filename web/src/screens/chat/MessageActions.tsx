@@ -6,6 +6,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { Icon } from '../../components/Icon';
 import type { ChatItem } from './types';
+import { t } from '../../i18n';
 
 export interface MessageActionHandlers {
   /** Ask `text` as a new version of the question `item`. */
@@ -17,16 +18,27 @@ export interface MessageActionHandlers {
 export function VersionPager({ item, actions }: { item: ChatItem; actions: MessageActionHandlers | undefined }) {
   const v = item.versions;
   if (!v || v.count < 2) return null;
-  const what = item.role === 'user' ? 'question' : 'answer';
   return (
-    <span class="versions" role="group" aria-label={`Versions of this ${what}`}>
-      <button type="button" class="icon-button" aria-label="Previous version" disabled={!actions || v.index <= 1} onClick={() => actions?.onVersion(item, -1)}>
+    <span class="versions" role="group" aria-label={item.role === 'user' ? t('versions.ofQuestion') : t('versions.ofAnswer')}>
+      <button
+        type="button"
+        class="icon-button"
+        aria-label={t('versions.previous')}
+        disabled={!actions || v.index <= 1}
+        onClick={() => actions?.onVersion(item, -1)}
+      >
         ‹
       </button>
       <span class="small muted">
         {v.index} / {v.count}
       </span>
-      <button type="button" class="icon-button" aria-label="Next version" disabled={!actions || v.index >= v.count} onClick={() => actions?.onVersion(item, 1)}>
+      <button
+        type="button"
+        class="icon-button"
+        aria-label={t('versions.next')}
+        disabled={!actions || v.index >= v.count}
+        onClick={() => actions?.onVersion(item, 1)}
+      >
         ›
       </button>
     </span>
@@ -59,7 +71,7 @@ export function EditableQuestion({ item, actions }: { item: ChatItem; actions: M
         <div class="message-actions">
           <VersionPager item={item} actions={actions} />
           {actions && item.id && (
-            <button type="button" class="icon-button" aria-label="Edit" ref={editButton} onClick={() => setEditing(true)}>
+            <button type="button" class="icon-button" aria-label={t('common.edit')} ref={editButton} onClick={() => setEditing(true)}>
               <Icon name="edit" />
             </button>
           )}
@@ -75,7 +87,7 @@ export function EditableQuestion({ item, actions }: { item: ChatItem; actions: M
       }}
     >
       <label class="visually-hidden" for={`edit-${item.key}`}>
-        Edit your question
+        {t('versions.editQuestion')}
       </label>
       <textarea
         id={`edit-${item.key}`}
@@ -95,10 +107,10 @@ export function EditableQuestion({ item, actions }: { item: ChatItem; actions: M
       />
       <div class="edit-buttons">
         <button type="button" class="ghost small" onClick={close}>
-          Cancel
+          {t('common.cancel')}
         </button>
         <button type="submit" class="small" disabled={!text.trim() || text === item.content}>
-          Save and ask
+          {t('versions.saveAndAsk')}
         </button>
       </div>
     </form>

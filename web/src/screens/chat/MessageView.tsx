@@ -15,6 +15,7 @@ import { SourceList } from './SourceList';
 import { StreamingMarkdown } from './StreamingMarkdown';
 import { ToolCalls } from './ToolCalls';
 import type { ChatItem } from './types';
+import { t } from '../../i18n';
 
 interface Props {
   item: ChatItem;
@@ -27,7 +28,7 @@ interface Props {
 }
 
 function problemText(item: ChatItem): string {
-  return item.problem ? problemWords(item.problem).text : 'The answer failed.';
+  return item.problem ? problemWords(item.problem).text : t('message.failed');
 }
 
 export function MessageBody({ item, onShowSource, modelName, onRetry, actions }: Props) {
@@ -50,7 +51,7 @@ export function MessageBody({ item, onShowSource, modelName, onRetry, actions }:
   return (
     <article
       class={`message ${item.role} ${item.status}`}
-      aria-label={item.role === 'user' ? 'Your message' : 'Answer'}
+      aria-label={item.role === 'user' ? t('message.yours') : t('message.answer')}
       data-status={item.status}
       data-message-id={item.key}
       onClick={onCite}
@@ -72,17 +73,17 @@ export function MessageBody({ item, onShowSource, modelName, onRetry, actions }:
       )}
       {item.role === 'assistant' && <MessageImages images={item.images ?? []} generated />}
       {streaming && item.content === '' && !item.images?.length && (
-        <p class="muted typing" aria-label="Waiting for the answer">
+        <p class="muted typing" aria-label={t('message.waiting')}>
           …
         </p>
       )}
-      {item.status === 'interrupted' && <p class="mark interrupted">Interrupted: the answer was stopped before it finished.</p>}
+      {item.status === 'interrupted' && <p class="mark interrupted">{t('message.interrupted')}</p>}
       {item.status === 'error' && (
         <div class="mark failed">
           <p role="alert">{problemText(item)}</p>
           {onRetry && (
             <button type="button" class="small" onClick={onRetry}>
-              Retry
+              {t('message.retry')}
             </button>
           )}
         </div>

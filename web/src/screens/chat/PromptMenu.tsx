@@ -6,6 +6,7 @@
  */
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { api, data } from '../../api/client';
+import { t } from '../../i18n';
 
 export interface LibraryPrompt {
   key: string;
@@ -90,7 +91,7 @@ export function usePromptMenu(text: string, setText: (t: string) => void, prompt
       }}
     />
   ) : shown ? (
-    <ul id="prompt-menu" class="prompt-menu" role="listbox" aria-label="Prompts">
+    <ul id="prompt-menu" class="prompt-menu" role="listbox" aria-label={t('prompts.label')}>
       {matches.map((p, i) => (
         <li
           key={p.key}
@@ -104,7 +105,7 @@ export function usePromptMenu(text: string, setText: (t: string) => void, prompt
           }}
         >
           <span class="prompt-title">{p.title}</span>
-          <span class="muted small">{p.source}</span>
+          <span class="muted small">{p.source === 'Team' ? t('prompts.team') : p.source === 'Mine' ? t('prompts.mine') : t('prompts.sample')}</span>
         </li>
       ))}
     </ul>
@@ -119,7 +120,7 @@ function VariableForm({ prompt, onDone }: { prompt: LibraryPrompt; onDone: (text
   return (
     <form
       class="prompt-variables"
-      aria-label={`Fill in ${prompt.title}`}
+      aria-label={t('prompts.fillIn', { title: prompt.title })}
       onSubmit={(e) => {
         e.preventDefault();
         onDone(fillVariables(prompt.content, values));
@@ -140,10 +141,10 @@ function VariableForm({ prompt, onDone }: { prompt: LibraryPrompt; onDone: (text
       ))}
       <div class="edit-buttons">
         <button type="button" class="ghost small" onClick={() => onDone(null)}>
-          Cancel
+          {t('common.cancel')}
         </button>
         <button type="submit" class="small">
-          Insert
+          {t('prompts.insert')}
         </button>
       </div>
     </form>

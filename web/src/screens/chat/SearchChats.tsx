@@ -8,6 +8,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, data, type Schemas } from '../../api/client';
 import { formatDate } from '../../components/format';
 import { ErrorNote } from '../../components/Problem';
+import { t } from '../../i18n';
 
 /** As the typed client reads it (its fetch types read the [start, end] pairs as arrays). */
 export type SearchHit = Omit<Schemas['ChatSearchHit'], 'highlights' | 'titleHighlights'> & { highlights: number[][]; titleHighlights: number[][] };
@@ -40,8 +41,8 @@ export const SearchBox = forwardRef<HTMLInputElement, Pick<Props, 'query' | 'onQ
       ref={ref}
       type="search"
       class="search-chats"
-      aria-label="Search chats"
-      placeholder="Search chats (Ctrl+K)"
+      aria-label={t('search.label')}
+      placeholder={t('search.placeholder')}
       value={query}
       onInput={(e) => onQuery(e.currentTarget.value)}
       onKeyDown={(e) => {
@@ -80,22 +81,22 @@ export function SearchResults({ query, onPick }: Pick<Props, 'query' | 'onPick'>
   }, [query]);
 
   if (error) return <ErrorNote error={error} />;
-  if (hits === null) return <p class="muted small">Searching…</p>;
+  if (hits === null) return <p class="muted small">{t('search.searching')}</p>;
   return (
-    <nav aria-label="Search results">
+    <nav aria-label={t('search.results')}>
       <p class="muted small" role="status">
         {total === 0
-          ? 'No chat matches.'
-          : total === 1
-            ? '1 chat matches.'
-            : `${total} chats match${total > hits.length ? `; the best ${hits.length} are shown` : ''}.`}
+          ? t('search.none')
+          : total > hits.length
+            ? t('search.countShown', { count: total, shown: hits.length })
+            : t('search.count', { count: total })}
       </p>
       <ul class="search-results">
         {hits.map((h) => (
           <li key={h.threadId}>
             <button type="button" class="search-hit ghost" onClick={() => onPick(h)}>
               <span class="hit-title">
-                <Marked text={h.title || 'Untitled chat'} spans={h.title ? h.titleHighlights : []} />
+                <Marked text={h.title || t('threads.untitled')} spans={h.title ? h.titleHighlights : []} />
               </span>
               <span class="hit-snippet">
                 <Marked text={h.snippet} spans={h.highlights} />

@@ -7,7 +7,9 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiError, data } from '../../api/client';
 import { CopyButton } from '../../components/CopyButton';
 import { Icon } from '../../components/Icon';
+import { formatDate } from '../../components/format';
 import { ErrorNote } from '../../components/Problem';
+import { t } from '../../i18n';
 
 type Share = { url: string; token: string; created: string };
 
@@ -18,7 +20,7 @@ export function ShareButton({ workspaceId, threadId }: { workspaceId: string; th
   return (
     <>
       <button type="button" class="ghost" ref={button} aria-haspopup="dialog" onClick={() => setOpen(true)}>
-        Share
+        {t('share.button')}
       </button>
       {open && (
         <ShareDialog
@@ -61,34 +63,34 @@ function ShareDialog({ workspaceId, threadId, onClose }: { workspaceId: string; 
   return (
     <dialog ref={ref} class="share-dialog" aria-labelledby="share-title" onClose={onClose}>
       <header>
-        <h2 id="share-title">Share this chat</h2>
-        <button type="button" class="icon-button" aria-label="Close" onClick={() => ref.current?.close()}>
+        <h2 id="share-title">{t('share.title')}</h2>
+        <button type="button" class="icon-button" aria-label={t('common.close')} onClick={() => ref.current?.close()}>
           <Icon name="close" />
         </button>
       </header>
       <ErrorNote error={error} />
-      {share === undefined && !error && <p aria-busy="true">Loading…</p>}
+      {share === undefined && !error && <p aria-busy="true">{t('common.loading')}</p>}
       {share === null && (
         <>
-          <p>Anyone with the link can read this chat as it is now, without signing in. Later messages are not shared.</p>
+          <p>{t('share.intro')}</p>
           <button type="button" onClick={create} disabled={busy}>
-            Create link
+            {t('share.create')}
           </button>
         </>
       )}
       {share && (
         <>
-          <p class="small muted">Shared {new Date(share.created).toLocaleString()}. Anyone with this link can read the chat as it was then.</p>
+          <p class="small muted">{t('share.shared', { when: formatDate(share.created) })}</p>
           <div class="share-link">
-            <input type="text" readOnly value={share.url} aria-label="Share link" onFocus={(e) => e.currentTarget.select()} />
-            <CopyButton text={share.url} label="Copy link" what="Share link" />
+            <input type="text" readOnly value={share.url} aria-label={t('share.link')} onFocus={(e) => e.currentTarget.select()} />
+            <CopyButton text={share.url} label={t('share.copy')} what={t('share.link')} />
           </div>
           <div class="share-buttons">
             <button type="button" class="ghost small" onClick={create} disabled={busy}>
-              Update to the chat as it is now
+              {t('share.update')}
             </button>
             <button type="button" class="ghost small danger" onClick={revoke} disabled={busy}>
-              Revoke link
+              {t('share.revoke')}
             </button>
           </div>
         </>

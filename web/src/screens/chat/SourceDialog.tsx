@@ -3,6 +3,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, data, type Source } from '../../api/client';
 import { Icon } from '../../components/Icon';
 import { ErrorNote } from '../../components/Problem';
+import { t } from '../../i18n';
 
 export function SourceDialog({ source, onClose }: { source: Source; onClose: () => void }) {
   const ref = useRef<HTMLDialogElement>(null);
@@ -15,24 +16,24 @@ export function SourceDialog({ source, onClose }: { source: Source; onClose: () 
       if (source.chunkId === null) return setText(plus.context ?? source.excerpt);
       const chunk = plus.files.find((f) => f.id === source.fileId)?.fileChunks.find((c) => c.id === source.chunkId);
       setText(chunk ? chunk.fileData : null);
-      if (!chunk) setError(new Error('This passage is no longer in the document (the file was changed or removed).'));
+      if (!chunk) setError(new Error(t('sources.gone')));
     }, setError);
   }, [source]);
 
   return (
     <dialog ref={ref} class="source-dialog" aria-labelledby="source-title" onClose={onClose}>
       <header>
-        <h2 id="source-title">{source.filename ?? 'Entry context'}</h2>
-        <button type="button" class="icon-button" aria-label="Close" onClick={() => ref.current?.close()}>
+        <h2 id="source-title">{source.filename ?? t('sources.entryContext')}</h2>
+        <button type="button" class="icon-button" aria-label={t('common.close')} onClick={() => ref.current?.close()}>
           <Icon name="close" />
         </button>
       </header>
       <p class="muted small">
-        Relevance score {source.score.toFixed(3)}
-        {source.chunkId !== null && ` · passage ${source.chunkId}`}
+        {t('sources.scoreOf', { score: source.score.toFixed(3) })}
+        {source.chunkId !== null && ` · ${t('sources.passage', { id: source.chunkId })}`}
       </p>
       <ErrorNote error={error} />
-      {text === null && !error && <p aria-busy="true">Loading…</p>}
+      {text === null && !error && <p aria-busy="true">{t('common.loading')}</p>}
       {text !== null && <pre class="chunk-text">{text}</pre>}
     </dialog>
   );

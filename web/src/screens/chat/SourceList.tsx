@@ -7,6 +7,7 @@ import { forwardRef } from 'preact/compat';
 import { useEffect, useImperativeHandle, useMemo, useRef, useState } from 'preact/hooks';
 import type { Source } from '../../api/client';
 import { splitSources } from './sources';
+import { t } from '../../i18n';
 
 export interface SourceListHandle {
   /** Opens the list and brings source n into view, focused (a citation was clicked). */
@@ -48,7 +49,7 @@ export const SourceList = forwardRef<SourceListHandle, Props>(function SourceLis
 
   const shown = showLess ? [...listed, ...less].sort((a, b) => a.n - b.n) : listed;
   return (
-    <section class="sources" aria-label="Sources" ref={box}>
+    <section class="sources" aria-label={t('sources.label')} ref={box}>
       <details open={open} onToggle={(e) => setOpen(e.currentTarget.open)}>
         <summary>Sources ({listed.length})</summary>
         <ol>
@@ -58,10 +59,15 @@ export const SourceList = forwardRef<SourceListHandle, Props>(function SourceLis
                 [{n}]
               </span>
               <div class="source-body">
-                <button type="button" class="link-button" onClick={() => onShow(s)} aria-label={`Show source ${n}: ${s.filename ?? 'entry context'}`}>
-                  {s.filename ?? 'Entry context'}
+                <button
+                  type="button"
+                  class="link-button"
+                  onClick={() => onShow(s)}
+                  aria-label={t('sources.show', { n, name: s.filename ?? t('sources.entryContextLower') })}
+                >
+                  {s.filename ?? t('sources.entryContext')}
                 </button>
-                <span class="score" title="Relevance score">
+                <span class="score" title={t('sources.score')}>
                   {s.score.toFixed(2)}
                 </span>
                 <p class="excerpt">{s.excerpt}</p>
@@ -71,7 +77,7 @@ export const SourceList = forwardRef<SourceListHandle, Props>(function SourceLis
         </ol>
         {less.length > 0 && !showLess && (
           <button type="button" class="ghost small" onClick={() => setShowLess(true)}>
-            Show {less.length} less relevant {less.length === 1 ? 'passage' : 'passages'}
+            {t('sources.showLess', { count: less.length })}
           </button>
         )}
       </details>

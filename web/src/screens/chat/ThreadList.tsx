@@ -5,7 +5,8 @@ import { Icon } from '../../components/Icon';
 import { Link } from '../../components/Link';
 import { navigate } from '../../router';
 import { SearchBox, SearchResults, type SearchHit } from './SearchChats';
-import { groupByDay } from './thread-groups';
+import { groupByDay, type GroupName } from './thread-groups';
+import { t } from '../../i18n';
 
 interface Props {
   workspaces: Workspace[];
@@ -26,13 +27,22 @@ interface Props {
 
 const groupId = (name: string) => `threads-${name.toLowerCase().replace(/\s+/g, '-')}`;
 
+/** The day groups (thread-groups.ts) as the list heads them. */
+const GROUP_LABELS: Record<GroupName, () => string> = {
+  Today: () => t('threads.today'),
+  Yesterday: () => t('threads.yesterday'),
+  'Last 7 days': () => t('threads.last7'),
+  'Last 30 days': () => t('threads.last30'),
+  Older: () => t('threads.older'),
+};
+
 export function ThreadList({ workspaces, workspace, threads, currentId, canEdit, canChange, onRename, onDelete, onPin, onNavigate, search }: Props) {
   const [editing, setEditing] = useState<string | null>(null);
   const [title, setTitle] = useState('');
   return (
     <div class="threads">
       <label class="workspace-switch">
-        Workspace
+        {t('threads.workspace')}
         <select value={workspace.id} onChange={(e) => navigate(`/w/${e.currentTarget.value}`)}>
           {workspaces.map((w) => (
             <option key={w.id} value={w.id}>
@@ -43,11 +53,11 @@ export function ThreadList({ workspaces, workspace, threads, currentId, canEdit,
       </label>
       <div class="thread-actions">
         <Link href={`/w/${workspace.id}`} class="button primary" onNavigate={onNavigate}>
-          New chat
+          {t('chat.newChat')}
         </Link>
         {canEdit && (
-          <Link href={`/workspaces/${workspace.id}/edit`} class="button ghost" aria-label={`Edit workspace ${workspace.name}`}>
-            Edit
+          <Link href={`/workspaces/${workspace.id}/edit`} class="button ghost" aria-label={t('threads.editWorkspace', { name: workspace.name })}>
+            {t('common.edit')}
           </Link>
         )}
       </div>
@@ -55,66 +65,73 @@ export function ThreadList({ workspaces, workspace, threads, currentId, canEdit,
       {search.query.trim() ? (
         <SearchResults query={search.query.trim()} onPick={search.onPick} />
       ) : (
-        <nav aria-label="Chats">
-          {threads === null && <p class="muted">Loading…</p>}
-          {threads?.length === 0 && <p class="muted small">No chat yet.</p>}
-          {groupByDay(threads ?? [], (t) => t.updated).map((g) => (
+        <nav aria-label={t('chat.chats')}>
+          {threads === null && <p class="muted">{t('common.loading')}</p>}
+          {threads?.length === 0 && <p class="muted small">{t('threads.none')}</p>}
+          {groupByDay(threads ?? [], (th) => th.updated).map((g) => (
             <div key={g.name} class="thread-group">
-              <h2 id={groupId(g.name)}>{g.name}</h2>
+              <h2 id={groupId(g.name)}>{GROUP_LABELS[g.name]()}</h2>
               <ul aria-labelledby={groupId(g.name)}>
-                {g.items.map((t) => (
-                  <li key={t.id} class={t.id === currentId ? 'current' : ''}>
-                    {editing === t.id ? (
+                {g.items.map((th) => (
+                  <li key={th.id} class={th.id === currentId ? 'current' : ''}>
+                    {editing === th.id ? (
                       <form
                         class="rename"
                         onSubmit={(e) => {
                           e.preventDefault();
-                          void onRename(t, title.trim()).then(() => setEditing(null));
+                          void onRename(th, title.trim()).then(() => setEditing(null));
                         }}
                       >
-                        <input aria-label="Chat title" value={title} maxLength={200} required onInput={(e) => setTitle(e.currentTarget.value)} autoFocus />
+                        <input
+                          aria-label={t('threads.title')}
+                          value={title}
+                          maxLength={200}
+                          required
+                          onInput={(e) => setTitle(e.currentTarget.value)}
+                          autoFocus
+                        />
                         <button type="submit" class="small">
-                          Save
+                          {t('common.save')}
                         </button>
                         <button type="button" class="small ghost" onClick={() => setEditing(null)}>
-                          Cancel
+                          {t('common.cancel')}
                         </button>
                       </form>
                     ) : (
                       <>
                         <Link
-                          href={`/w/${workspace.id}/t/${t.id}`}
-                          aria-current={t.id === currentId ? 'page' : undefined}
+                          href={`/w/${workspace.id}/t/${th.id}`}
+                          aria-current={th.id === currentId ? 'page' : undefined}
                           onNavigate={onNavigate}
-                          title={t.title}
+                          title={th.title}
                         >
-                          {t.pinned && (
-                            <span class="pinned-mark" title="Pinned: kept whatever the retention">
+                          {th.pinned && (
+                            <span class="pinned-mark" title={t('threads.pinned')}>
                               <Icon name="pin" />
-                              <span class="visually-hidden">Pinned: </span>
+                              <span class="visually-hidden">{t('threads.pinnedMark')} </span>
                             </span>
                           )}
-                          {t.title || 'Untitled chat'}
+                          {th.title || t('threads.untitled')}
                         </Link>
-                        {canChange(t) && (
+                        {canChange(th) && (
                           <span class="thread-buttons">
                             <button
                               type="button"
                               class="icon-button ghost"
-                              aria-label={`Pin ${t.title}`}
-                              aria-pressed={t.pinned}
-                              title={t.pinned ? 'Unpin: the retention may delete it again' : 'Pin: keep it whatever the retention'}
-                              onClick={() => void onPin(t, !t.pinned)}
+                              aria-label={t('threads.pin', { title: th.title })}
+                              aria-pressed={th.pinned}
+                              title={th.pinned ? t('threads.unpinTitle') : t('threads.pinTitle')}
+                              onClick={() => void onPin(th, !th.pinned)}
                             >
                               <Icon name="pin" />
                             </button>
                             <button
                               type="button"
                               class="icon-button ghost"
-                              aria-label={`Rename ${t.title}`}
+                              aria-label={t('threads.rename', { title: th.title })}
                               onClick={() => {
-                                setTitle(t.title);
-                                setEditing(t.id);
+                                setTitle(th.title);
+                                setEditing(th.id);
                               }}
                             >
                               <Icon name="edit" />
@@ -122,9 +139,9 @@ export function ThreadList({ workspaces, workspace, threads, currentId, canEdit,
                             <button
                               type="button"
                               class="icon-button ghost danger"
-                              aria-label={`Delete ${t.title}`}
+                              aria-label={t('threads.delete', { title: th.title })}
                               onClick={() => {
-                                if (window.confirm(`Delete the chat "${t.title}"? This cannot be undone.`)) void onDelete(t);
+                                if (window.confirm(t('threads.deleteConfirm', { title: th.title }))) void onDelete(th);
                               }}
                             >
                               <Icon name="trash" />

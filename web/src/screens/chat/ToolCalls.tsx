@@ -3,6 +3,7 @@
  * opened, the arguments and the result as the model got them. While a call runs it says so.
  */
 import type { ToolCallItem } from './types';
+import { t } from '../../i18n';
 
 function pretty(json: string): string {
   try {
@@ -14,22 +15,22 @@ function pretty(json: string): string {
 
 export function ToolCalls({ calls }: { calls: ToolCallItem[] }) {
   return (
-    <div class="tool-calls" aria-label="Tool calls">
+    <div class="tool-calls" aria-label={t('tools.label')}>
       {calls.map((c) => (
         <details key={c.id} class={`tool-call ${c.ok === undefined ? 'running' : c.ok ? 'ok' : 'failed'}`}>
           <summary>
             <code>{c.name}</code>{' '}
             <span class="muted">
-              {c.ok === undefined ? 'running…' : c.ok ? 'done' : 'failed'}
+              {c.ok === undefined ? t('tools.running') : c.ok ? t('tools.done') : t('tools.failed')}
               {c.durationMs !== undefined && ` · ${c.durationMs < 1000 ? `${c.durationMs} ms` : `${(c.durationMs / 1000).toFixed(1)} s`}`}
             </span>
           </summary>
           <div class="tool-call-body">
-            <div class="muted small">Arguments</div>
+            <div class="muted small">{t('tools.arguments')}</div>
             <pre>{pretty(c.arguments || '{}')}</pre>
             {c.content !== undefined && (
               <>
-                <div class="muted small">{c.ok ? 'Result' : 'Error'}</div>
+                <div class="muted small">{c.ok ? t('tools.result') : t('tools.error')}</div>
                 <pre>{c.content}</pre>
               </>
             )}

@@ -9,6 +9,7 @@ import { useRef, useState } from 'preact/hooks';
 import { messageOf, type Plus } from '../../api/client';
 import { uploadForm } from '../../api/upload';
 import type { Upload } from './Composer';
+import { t } from '../../i18n';
 
 export interface ChatPlusMemory {
   plusIds: string[];
@@ -83,7 +84,7 @@ export function useChatFiles(workspaceName: string | undefined, currentThread: (
     setUploads((u) => [...u, ...batch]);
     const patch = (id: string, p: Partial<Upload>) => setUploads((u) => u.map((x) => (x.id === id ? { ...x, ...p } : x)));
     if (!filesPlus.current) {
-      filesPlus.current = createFilesEntry(`Files of a chat in ${workspaceName ?? 'a workspace'}`).then((e) => {
+      filesPlus.current = createFilesEntry(t('files.entryTitle', { name: workspaceName ?? t('files.aWorkspace') })).then((e) => {
         setSelectedPlus((s) => (s.includes(e.id) ? s : [...s, e.id]));
         const t = currentThread();
         if (t) rememberPlus(t, { plusIds: [...selectedPlus, e.id], filesPlusId: e.id });

@@ -5,6 +5,7 @@
  */
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { api, data } from '../../api/client';
+import { t } from '../../i18n';
 
 export const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/webp', 'image/gif'];
 const MAX_IMAGES = 8;
@@ -58,7 +59,7 @@ export function useComposerImages(modelId: string, modelName: string | null) {
   const [pending, setPending] = useState<PendingImage[]>([]);
   const [refusal, setRefusal] = useState<string | null>(null);
   const vision = abilities?.get(modelId)?.hasVision === true;
-  const note = abilities === null || vision ? null : `${modelName ?? 'This model'} does not take images: choose a model with vision to attach one.`;
+  const note = abilities === null || vision ? null : t('images.noVision', { name: modelName ?? t('images.thisModel') });
   // Images attached for a model with vision do not go to one without.
   useEffect(() => {
     if (!vision) setPending((p) => (p.length ? [] : p));
@@ -73,9 +74,9 @@ export function useComposerImages(modelId: string, modelName: string | null) {
       async add(files: File[]) {
         setRefusal(null);
         const images = files.filter((f) => IMAGE_TYPES.includes(f.type));
-        if (images.length < files.length) setRefusal('Only PNG, JPEG, WebP and GIF images can be attached to a message.');
+        if (images.length < files.length) setRefusal(t('images.kinds'));
         const fit = images.filter((f) => f.size <= MAX_BYTES);
-        if (fit.length < images.length) setRefusal('An image may have at most 10 MB.');
+        if (fit.length < images.length) setRefusal(t('images.size'));
         const read = await Promise.all(
           fit.map(async (f) => ({
             key: `img-${++keys}`,
@@ -87,7 +88,7 @@ export function useComposerImages(modelId: string, modelName: string | null) {
         );
         setPending((p) => {
           const all = [...p, ...read];
-          if (all.length > MAX_IMAGES) setRefusal(`At most ${MAX_IMAGES} images go with one message.`);
+          if (all.length > MAX_IMAGES) setRefusal(t('images.max', { count: MAX_IMAGES }));
           return all.slice(0, MAX_IMAGES);
         });
       },

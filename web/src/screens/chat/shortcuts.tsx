@@ -5,16 +5,21 @@
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { Icon } from '../../components/Icon';
+import { t } from '../../i18n';
 
-const MOD = typeof navigator !== 'undefined' && /Mac|iPhone|iPad/.test(navigator.platform) ? 'Cmd' : 'Ctrl';
+const MAC = typeof navigator !== 'undefined' && /Mac|iPhone|iPad/.test(navigator.platform);
+const mod = () => (MAC ? 'Cmd' : t('keys.ctrl'));
+const shift = () => t('keys.shift');
+const esc = () => t('keys.esc');
 
-export const SHORTCUTS: ReadonlyArray<{ keys: string[]; what: string }> = [
-  { keys: [MOD, 'Shift', 'O'], what: 'New chat' },
-  { keys: [MOD, 'K'], what: 'Search chats' },
-  { keys: ['Shift', 'Esc'], what: 'Focus the message box' },
-  { keys: ['Esc'], what: 'Stop the answer (or close what is open)' },
-  { keys: [MOD, 'Shift', 'C'], what: 'Copy the last answer' },
-  { keys: ['?'], what: 'Show these shortcuts' },
+/** `keys` as the keyboard labels them (in the language spoken), `what` in the language spoken. */
+export const SHORTCUTS: ReadonlyArray<{ keys: () => string[]; what: () => string }> = [
+  { keys: () => [mod(), shift(), 'O'], what: () => t('chat.newChat') },
+  { keys: () => [mod(), 'K'], what: () => t('search.label') },
+  { keys: () => [shift(), esc()], what: () => t('shortcuts.focus') },
+  { keys: () => [esc()], what: () => t('shortcuts.stop') },
+  { keys: () => [mod(), shift(), 'C'], what: () => t('shortcuts.copy') },
+  { keys: () => ['?'], what: () => t('shortcuts.show') },
 ];
 
 const inTextField = (t: EventTarget | null) => t instanceof HTMLElement && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName));
@@ -44,8 +49,8 @@ export function useChatShortcuts(actions: ShortcutActions) {
         const text = a.lastAnswer();
         if (text === null) return;
         void navigator.clipboard?.writeText(text).then(
-          () => setSaid('Last answer copied'),
-          () => setSaid('The clipboard refused the answer'),
+          () => setSaid(t('shortcuts.copied')),
+          () => setSaid(t('shortcuts.copyRefused')),
         );
       } else if ((e.key === '?' && !mod && !inTextField(e.target)) || (mod && !e.shiftKey && e.key === '/')) setSheet(true);
       else return;
@@ -58,8 +63,8 @@ export function useChatShortcuts(actions: ShortcutActions) {
     <button
       type="button"
       class="icon-button ghost shortcuts-button"
-      aria-label="Keyboard shortcuts"
-      title="Keyboard shortcuts (?)"
+      aria-label={t('shortcuts.title')}
+      title={t('shortcuts.buttonTitle')}
       onClick={() => setSheet(true)}
     >
       ?
@@ -86,18 +91,18 @@ function ShortcutSheet({ onClose }: { onClose: () => void }) {
   return (
     <dialog ref={ref} class="shortcuts-dialog" aria-labelledby="shortcuts-title" onClose={onClose}>
       <header>
-        <h2 id="shortcuts-title">Keyboard shortcuts</h2>
-        <button type="button" class="icon-button" aria-label="Close" onClick={() => ref.current?.close()}>
+        <h2 id="shortcuts-title">{t('shortcuts.title')}</h2>
+        <button type="button" class="icon-button" aria-label={t('common.close')} onClick={() => ref.current?.close()}>
           <Icon name="close" />
         </button>
       </header>
       <table class="shortcuts">
         <tbody>
           {SHORTCUTS.map((s) => (
-            <tr key={s.what}>
-              <th scope="row">{s.what}</th>
+            <tr key={s.what()}>
+              <th scope="row">{s.what()}</th>
               <td>
-                {s.keys.map((k, i) => (
+                {s.keys().map((k, i) => (
                   <span key={k}>
                     {i > 0 && ' + '}
                     <kbd>{k}</kbd>
@@ -108,7 +113,7 @@ function ShortcutSheet({ onClose }: { onClose: () => void }) {
           ))}
         </tbody>
       </table>
-      <p class="muted small">In the message box: Enter sends, Shift+Enter starts a new line. Every control is reachable with Tab.</p>
+      <p class="muted small">{t('shortcuts.note')}</p>
     </dialog>
   );
 }

@@ -9,6 +9,7 @@
 import { networkProblem, problemOf, raise, type Problem, type Source, type StreamEvent } from '../../api/client';
 import type { paths } from '../../api/openapi';
 import { readSse } from '../../api/sse';
+import { t } from '../../i18n';
 
 export type TurnBody = NonNullable<paths['/api/v1/chat/{workspaceId}/completions/stream']['post']['requestBody']>['content']['application/json'];
 
@@ -75,13 +76,13 @@ export async function streamTurn(workspaceId: string, body: TurnBody, h: TurnHan
         case 'done':
           return h.onEnd({ kind: 'ok', finishReason: e.finishReason });
         case 'error':
-          return h.onEnd({ kind: 'error', problem: { type: 'about:blank', title: 'The model failed', status: e.status, code: e.code, detail: e.detail } });
+          return h.onEnd({ kind: 'error', problem: { type: 'about:blank', title: t('turn.modelFailed'), status: e.status, code: e.code, detail: e.detail } });
       }
     }
   } catch {
     if (signal.aborted) return h.onEnd({ kind: 'interrupted' });
-    return h.onEnd({ kind: 'lost', problem: networkProblem('The connection was lost before the answer finished. What arrived is kept.') });
+    return h.onEnd({ kind: 'lost', problem: networkProblem(t('turn.connectionLost')) });
   }
   if (signal.aborted) return h.onEnd({ kind: 'interrupted' });
-  h.onEnd({ kind: 'lost', problem: networkProblem('The answer stopped before it finished. What arrived is kept.') });
+  h.onEnd({ kind: 'lost', problem: networkProblem(t('turn.stopped')) });
 }

@@ -1,5 +1,6 @@
 import type { Problem, Source, StoredMessage } from '../../api/client';
 import type { StoredImageRef } from './images';
+import { t } from '../../i18n';
 
 /** A message as the conversation shows it: stored, sent just now, or still streaming. */
 export interface ChatItem {
@@ -48,7 +49,7 @@ export function fromStored(m: StoredMessage): ChatItem {
   if (m.images?.length) item.images = m.images;
   // A failed turn is stored with its problem, so a reload says what failed.
   if (m.toolCalls?.length) item.toolCalls = m.toolCalls;
-  if (m.error) item.problem = { type: 'about:blank', title: 'The answer failed', status: m.error.status, code: m.error.code, detail: m.error.detail };
+  if (m.error) item.problem = { type: 'about:blank', title: t('turn.answerFailed'), status: m.error.status, code: m.error.code, detail: m.error.detail };
   return item;
 }
 

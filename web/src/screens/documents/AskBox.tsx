@@ -8,6 +8,7 @@ import { ApiError } from '../../api/client';
 import { sendJson } from '../../components/json';
 import { ErrorNote } from '../../components/Problem';
 import { TableWrap } from '../../components/TableWrap';
+import { t } from '../../i18n';
 
 interface ExplainResult {
   rank: number;
@@ -44,7 +45,7 @@ export function AskBox({ plusId }: { plusId: string }) {
   const [busy, setBusy] = useState(false);
   return (
     <section class="card stack" aria-labelledby="ask-title">
-      <h2 id="ask-title">Test a question</h2>
+      <h2 id="ask-title">{t('ask.title')}</h2>
       <form
         class="ask-form"
         onSubmit={(e) => {
@@ -58,27 +59,27 @@ export function AskBox({ plusId }: { plusId: string }) {
         }}
       >
         <label class="grow">
-          Question
-          <input value={q} maxLength={100000} onInput={(e) => setQ(e.currentTarget.value)} placeholder="What would someone ask?" />
+          {t('shared.question')}
+          <input value={q} maxLength={100000} onInput={(e) => setQ(e.currentTarget.value)} placeholder={t('ask.placeholder')} />
         </label>
         <button type="submit" class="primary" disabled={busy || !q.trim()}>
-          Show context
+          {t('ask.show')}
         </button>
       </form>
       <ErrorNote error={error} />
       {answer && (
-        <div class="stack" aria-label="Context for the question">
+        <div class="stack" aria-label={t('ask.context')}>
           {answer.explain && (
-            <TableWrap label="Ranked chunks">
-              <table class="table ranked" aria-label="Ranked chunks">
+            <TableWrap label={t('ask.ranked')}>
+              <table class="table ranked" aria-label={t('ask.ranked')}>
                 <thead>
                   <tr>
                     <th scope="col">#</th>
-                    <th scope="col">Score</th>
-                    <th scope="col">File</th>
-                    <th scope="col">Tokens</th>
-                    <th scope="col">In context</th>
-                    <th scope="col">Excerpt</th>
+                    <th scope="col">{t('ask.col.score')}</th>
+                    <th scope="col">{t('ask.col.file')}</th>
+                    <th scope="col">{t('ask.col.tokens')}</th>
+                    <th scope="col">{t('ask.col.inContext')}</th>
+                    <th scope="col">{t('ask.col.excerpt')}</th>
                   </tr>
                 </thead>
                 <tbody>
@@ -96,12 +97,8 @@ export function AskBox({ plusId }: { plusId: string }) {
               </table>
             </TableWrap>
           )}
-          <h3 class="small">What a chat receives</h3>
-          {answer.content ? (
-            <pre class="context-text">{answer.content}</pre>
-          ) : (
-            <p class="muted">Nothing: the document set has no context text and no chunk matched.</p>
-          )}
+          <h3 class="small">{t('ask.receives')}</h3>
+          {answer.content ? <pre class="context-text">{answer.content}</pre> : <p class="muted">{t('ask.nothing')}</p>}
         </div>
       )}
     </section>

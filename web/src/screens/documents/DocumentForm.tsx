@@ -2,6 +2,7 @@
 import { useState } from 'preact/hooks';
 import { ApiError, problemOf, raise, networkProblem, type Plus } from '../../api/client';
 import { ErrorNote } from '../../components/Problem';
+import { t } from '../../i18n';
 
 export interface PlusFields {
   title: string;
@@ -49,7 +50,7 @@ export function DocumentForm({ initial, submitLabel, onSaved, onCancel }: Props)
       class="stack"
       onSubmit={(e) => {
         e.preventDefault();
-        if (!f.title.trim()) return setError(new Error('Give the document set a title.'));
+        if (!f.title.trim()) return setError(new Error(t('docs.needTitle')));
         setBusy(true);
         setError(null);
         savePlus(f, initial?.id)
@@ -58,21 +59,21 @@ export function DocumentForm({ initial, submitLabel, onSaved, onCancel }: Props)
       }}
     >
       <label>
-        Title
+        {t('library.titleField')}
         <input value={f.title} maxLength={2000} required onInput={(e) => setF({ ...f, title: e.currentTarget.value })} />
       </label>
       <label>
-        Description
+        {t('docs.description')}
         <input value={f.description} maxLength={2000} onInput={(e) => setF({ ...f, description: e.currentTarget.value })} />
       </label>
       <label>
-        Context text
+        {t('docs.contextText')}
         <textarea rows={4} value={f.context} maxLength={200000} onInput={(e) => setF({ ...f, context: e.currentTarget.value })} />
-        <span class="hint">Always sent with the relevant chunks, before them.</span>
+        <span class="hint">{t('docs.contextHint')}</span>
       </label>
       <label class="check">
         <input type="checkbox" checked={f.isPublic} onChange={(e) => setF({ ...f, isPublic: e.currentTarget.checked })} />
-        Public: every member of the team can read it
+        {t('docs.publicField')}
       </label>
       <ErrorNote error={error} />
       <div class="actions">
@@ -81,7 +82,7 @@ export function DocumentForm({ initial, submitLabel, onSaved, onCancel }: Props)
         </button>
         {onCancel && (
           <button type="button" onClick={onCancel}>
-            Cancel
+            {t('common.cancel')}
           </button>
         )}
       </div>

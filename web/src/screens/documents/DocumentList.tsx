@@ -4,30 +4,31 @@ import { api, data } from '../../api/client';
 import { Link } from '../../components/Link';
 import { ErrorNote } from '../../components/Problem';
 import { useLoad } from '../../components/useLoad';
+import { t } from '../../i18n';
 
 export function DocumentList() {
   const list = useLoad(() => data(api.GET('/api/v1/plus', { params: { query: { showPublic: true } } })), []);
   return (
     <section class="page">
       <div class="page-head">
-        <h1>Documents</h1>
+        <h1>{t('nav.documents')}</h1>
         <Link href="/documents/new" class="button primary">
-          New document set
+          {t('docs.new')}
         </Link>
       </div>
-      <p class="muted">Document sets hold files whose text grounds the answers in chats that use them.</p>
+      <p class="muted">{t('docs.intro')}</p>
       <ErrorNote error={list.error} />
-      {list.loading && !list.value && <p aria-busy="true">Loading…</p>}
-      {list.value?.length === 0 && <p class="muted">No document set yet. Create one and upload files to it.</p>}
+      {list.loading && !list.value && <p aria-busy="true">{t('common.loading')}</p>}
+      {list.value?.length === 0 && <p class="muted">{t('docs.none')}</p>}
       {list.value && list.value.length > 0 && (
-        <ul class="cards" aria-label="Document sets">
+        <ul class="cards" aria-label={t('problem.field.plusIds')}>
           {list.value.map((p) => (
             <li key={p.id} class="card">
               <Link href={`/documents/${p.id}`} class="workspace-link">
-                <strong>{p.title || 'Untitled'}</strong>
-                <span class="muted">{p.description || 'No description'}</span>
+                <strong>{p.title || t('common.untitled')}</strong>
+                <span class="muted">{p.description || t('docs.noDescription')}</span>
               </Link>
-              <span class="badge">{p.isPublic ? 'Public to the team' : 'Private'}</span>
+              <span class="badge">{p.isPublic ? t('docs.public') : t('docs.private')}</span>
             </li>
           ))}
         </ul>

@@ -17,14 +17,15 @@ import { AskBox } from './AskBox';
 import { DocumentForm } from './DocumentForm';
 import { EvaluationPanel } from './EvaluationPanel';
 import { UploadZone } from './UploadZone';
+import { t } from '../../i18n';
 
 type PlusFile = Plus['files'][number];
 
 export function NewDocument() {
   return (
     <section class="page narrow">
-      <h1>New document set</h1>
-      <DocumentForm submitLabel="Create" onSaved={(p) => navigate(`/documents/${p.id}`, { replace: true })} onCancel={() => navigate('/documents')} />
+      <h1>{t('docs.new')}</h1>
+      <DocumentForm submitLabel={t('docs.create')} onSaved={(p) => navigate(`/documents/${p.id}`, { replace: true })} onCancel={() => navigate('/documents')} />
     </section>
   );
 }
@@ -39,13 +40,13 @@ export function DocumentScreen({ plusId }: { plusId: string }) {
     return (
       <section class="page">
         <ErrorNote error={entry.error} />
-        <Link href="/documents">Back to documents</Link>
+        <Link href="/documents">{t('docs.back')}</Link>
       </section>
     );
   if (!p)
     return (
       <p class="loading" aria-busy="true">
-        Loading…
+        {t('common.loading')}
       </p>
     );
   const canChange = p.userId === me.user.id || isTeamAdmin(me.user.role);
@@ -58,16 +59,16 @@ export function DocumentScreen({ plusId }: { plusId: string }) {
           <Link href="/documents" class="small">
             ← Documents
           </Link>
-          <h1>{p.title || 'Untitled'}</h1>
+          <h1>{p.title || t('common.untitled')}</h1>
         </div>
         {canChange && !editing && (
           <div class="actions">
             <button type="button" class="small-button" onClick={() => setEditing(true)}>
-              Edit details
+              {t('docs.editDetails')}
             </button>
             <ConfirmButton
-              label="Delete"
-              what={`document set ${p.title || 'Untitled'}`}
+              label={t('common.delete')}
+              what={t('docs.setWhat', { title: p.title || t('common.untitled') })}
               onConfirm={() =>
                 data(api.DELETE('/api/v1/plus/{plusId}', { params: { path: { plusId } } })).then(() => navigate('/documents', { replace: true }), setError)
               }
@@ -80,7 +81,7 @@ export function DocumentScreen({ plusId }: { plusId: string }) {
         <div class="card">
           <DocumentForm
             initial={p}
-            submitLabel="Save"
+            submitLabel={t('common.save')}
             onSaved={(saved) => {
               entry.set(saved);
               setEditing(false);
@@ -90,14 +91,14 @@ export function DocumentScreen({ plusId }: { plusId: string }) {
         </div>
       ) : (
         <div class="card stack-tight">
-          <p>{p.description || <span class="muted">No description</span>}</p>
+          <p>{p.description || <span class="muted">{t('docs.noDescription')}</span>}</p>
           <p class="muted small">
-            {p.isPublic ? 'Public to the team' : 'Private'} · created {formatDate(p.created)} · {p.files.length} file{p.files.length === 1 ? '' : 's'},{' '}
-            {formatNumber(totalTokens)} tokens
+            {p.isPublic ? t('docs.public') : t('docs.private')} · {t('account.createdOn', { when: formatDate(p.created) })} ·{' '}
+            {t('docs.files', { count: p.files.length })}, {t('docs.tokens', { tokens: formatNumber(totalTokens) })}
           </p>
           {p.context && (
             <details>
-              <summary>Context text</summary>
+              <summary>{t('docs.contextText')}</summary>
               <pre class="context-text">{p.context}</pre>
             </details>
           )}
@@ -106,17 +107,17 @@ export function DocumentScreen({ plusId }: { plusId: string }) {
 
       {canChange && (
         <section aria-labelledby="upload-title" class="stack">
-          <h2 id="upload-title">Add files</h2>
+          <h2 id="upload-title">{t('docs.addFiles')}</h2>
           <UploadZone plusId={p.id} onUploaded={(updated) => entry.set(updated)} />
         </section>
       )}
 
       <section aria-labelledby="files-title" class="stack">
-        <h2 id="files-title">Files</h2>
+        <h2 id="files-title">{t('docs.filesTitle')}</h2>
         {p.files.length === 0 ? (
-          <p class="muted">No file yet.</p>
+          <p class="muted">{t('docs.noFile')}</p>
         ) : (
-          <ul class="file-list" aria-label="Files">
+          <ul class="file-list" aria-label={t('docs.filesTitle')}>
             {p.files.map((f) => (
               <FileRow
                 key={f.id}
@@ -150,8 +151,8 @@ function FileRow({ file, canChange, onDelete }: { file: PlusFile; canChange: boo
           <strong class="file-name">
             {file.filename}{' '}
             {file.ocr && (
-              <span class="badge" title="Its text was read by OCR from scanned images">
-                OCR<span class="visually-hidden"> (scanned: text read by OCR)</span>
+              <span class="badge" title={t('docs.ocrTitle')}>
+                OCR<span class="visually-hidden"> {t('docs.ocrHidden')}</span>
               </span>
             )}
           </strong>
@@ -165,20 +166,25 @@ function FileRow({ file, canChange, onDelete }: { file: PlusFile; canChange: boo
             type="button"
             class="small-button"
             aria-expanded={open}
-            aria-label={`${open ? 'Hide' : 'Show'} chunks of ${file.filename}`}
+            aria-label={open ? t('docs.hideChunksOf', { name: file.filename }) : t('docs.showChunksOf', { name: file.filename })}
             onClick={() => setOpen(!open)}
           >
-            {open ? 'Hide chunks' : 'Chunks'}
+            {open ? t('docs.hideChunks') : t('docs.chunks')}
           </button>
-          <a class="button small-button" href={`/api/v1/plus/file/${file.id}/content`} download={file.filename} aria-label={`Download ${file.filename}`}>
-            Download
+          <a
+            class="button small-button"
+            href={`/api/v1/plus/file/${file.id}/content`}
+            download={file.filename}
+            aria-label={t('docs.downloadName', { name: file.filename })}
+          >
+            {t('docs.download')}
           </a>
-          {canChange && <ConfirmButton label="Delete" what={file.filename} onConfirm={onDelete} />}
+          {canChange && <ConfirmButton label={t('common.delete')} what={file.filename} onConfirm={onDelete} />}
         </div>
       </div>
       {file.summary && <p class="small">{file.summary}</p>}
       {open && (
-        <ol class="chunks" aria-label={`Chunks of ${file.filename}`}>
+        <ol class="chunks" aria-label={t('docs.chunksOf', { name: file.filename })}>
           {file.fileChunks.map((c, i) => (
             <li key={c.id} class="chunk">
               <span class="muted small">

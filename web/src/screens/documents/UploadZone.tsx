@@ -3,6 +3,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiError, data, messageOf, type Plus } from '../../api/client';
 import { formatBytes } from '../../components/format';
 import { rejectionTitle, uploadFile } from './upload';
+import { t } from '../../i18n';
 
 interface Item {
   key: number;
@@ -74,16 +75,16 @@ export function UploadZone({ plusId, onUploaded }: { plusId: string; onUploaded:
           if (e.dataTransfer?.files.length) send(e.dataTransfer.files);
         }}
       >
-        <p>Drop files here, or</p>
+        <p>{t('upload.drop')}</p>
         <button type="button" onClick={() => input.current?.click()}>
-          Choose files…
+          {t('upload.choose')}
         </button>
         <input
           ref={input}
           type="file"
           multiple
           class="visually-hidden"
-          aria-label="Files to upload"
+          aria-label={t('upload.files')}
           tabIndex={-1}
           onChange={(e) => {
             const files = e.currentTarget.files;
@@ -91,26 +92,26 @@ export function UploadZone({ plusId, onUploaded }: { plusId: string; onUploaded:
             e.currentTarget.value = '';
           }}
         />
-        <p class="hint">Text, Markdown, CSV, JSON, HTML, PDF and DOCX; scans (PDF pages without text, PNG, JPEG, TIFF, WebP) are read by OCR.</p>
+        <p class="hint">{t('upload.kinds')}</p>
       </div>
       {items.length > 0 && (
-        <ul class="upload-list" aria-label="Uploads">
+        <ul class="upload-list" aria-label={t('upload.list')}>
           {items.map((i) => (
-            <li key={i.key} class={`upload ${i.state}`} aria-label={`Upload of ${i.name}`}>
+            <li key={i.key} class={`upload ${i.state}`} aria-label={t('upload.of', { name: i.name })}>
               <span class="upload-name">
                 {i.name} <span class="muted">({formatBytes(i.size)})</span>
               </span>
               {i.state === 'sending' && (
-                <progress max={1} value={i.progress} aria-label={`Progress of ${i.name}`}>
+                <progress max={1} value={i.progress} aria-label={t('upload.progress', { name: i.name })}>
                   {Math.round(i.progress * 100)}%
                 </progress>
               )}
               {i.state === 'sending' && i.progress >= 1 && (
                 <span class="muted small" aria-live="polite">
-                  {reading[i.name] ? `Reading by OCR: ${reading[i.name]!.pagesRead} of ${reading[i.name]!.pages} pages read` : 'Reading…'}
+                  {reading[i.name] ? t('upload.ocr', { read: reading[i.name]!.pagesRead, pages: reading[i.name]!.pages }) : t('upload.reading')}
                 </span>
               )}
-              {i.state === 'done' && <span class="ok">Added</span>}
+              {i.state === 'done' && <span class="ok">{t('upload.added')}</span>}
               {i.state === 'rejected' && (
                 <span class="error-note" role="alert">
                   <strong>{rejectionTitle(i.status ?? 0)}:</strong> {i.message}

@@ -5,6 +5,7 @@
  */
 import type { Plus } from '../../api/client';
 import { uploadForm } from '../../api/upload';
+import { t } from '../../i18n';
 
 export function uploadFile(plusId: string, file: File, onProgress: (fraction: number) => void, signal?: AbortSignal): Promise<Plus> {
   const form = new FormData();
@@ -16,14 +17,14 @@ export function uploadFile(plusId: string, file: File, onProgress: (fraction: nu
 export function rejectionTitle(status: number): string {
   switch (status) {
     case 413:
-      return 'Too large';
+      return t('upload.tooLarge');
     case 415:
-      return 'Unsupported type';
+      return t('upload.unsupported');
     case 400:
-      return 'Could not be read';
+      return t('upload.unreadable');
     case 0:
-      return 'Not sent';
+      return t('upload.notSent');
     default:
-      return 'Rejected';
+      return t('upload.rejected');
   }
 }

@@ -13,16 +13,17 @@ import { TableWrap } from '../../components/TableWrap';
 import { useLoad } from '../../components/useLoad';
 import { Pager } from '../../components/Pager';
 import { useSession } from '../../session';
+import { t } from '../../i18n';
 
 type Log = Schemas['PromptLog'];
 const SORTS = [
-  ['created,desc', 'Newest first'],
-  ['created,asc', 'Oldest first'],
-  ['latencyMs,desc', 'Slowest first'],
-  ['promptTokens,desc', 'Most prompt tokens'],
-  ['completionTokens,desc', 'Most answer tokens'],
-  ['modelName,asc', 'Model name'],
-  ['status,asc', 'Status'],
+  ['created,desc', () => t('logs.sort.newest')],
+  ['created,asc', () => t('logs.sort.oldest')],
+  ['latencyMs,desc', () => t('logs.sort.slowest')],
+  ['promptTokens,desc', () => t('logs.sort.prompt')],
+  ['completionTokens,desc', () => t('logs.sort.answer')],
+  ['modelName,asc', () => t('logs.sort.model')],
+  ['status,asc', () => t('logs.sort.status')],
 ] as const;
 
 interface Filter extends DayRange {
@@ -62,45 +63,45 @@ export function LogsScreen() {
   return (
     <section class="page stack wide">
       <div class="page-head">
-        <h1>Prompt logs</h1>
+        <h1>{t('logs.title')}</h1>
         <a class="button" href={`/api/v1/chat/prompt-logs/csv?${csvParams.toString()}`} download="prompt-logs.csv">
-          Download CSV
+          {t('audit.csv')}
         </a>
       </div>
-      <p class="muted small">{admin ? 'Every call made in the team.' : 'Your own calls.'}</p>
+      <p class="muted small">{admin ? t('logs.every') : t('logs.own')}</p>
       <FilterBar
-        label="Filter prompt logs"
+        label={t('logs.filter')}
         draft={draft}
         onDraft={setDraft}
-        submit="Apply"
+        submit={t('audit.apply')}
         onApply={(f) => {
           setPage(0);
           setFilter(f);
         }}
       >
         <label class="grow">
-          Search
+          {t('logs.search')}
           <input
             type="search"
             value={draft.q}
             maxLength={500}
-            placeholder="prompt or response text"
+            placeholder={t('logs.searchPlaceholder')}
             onInput={(e) => setDraft({ ...draft, q: e.currentTarget.value })}
           />
         </label>
         <label>
-          Sort
-          <select aria-label="Sort" value={draft.sort} onChange={(e) => setDraft({ ...draft, sort: e.currentTarget.value })}>
+          {t('logs.sort')}
+          <select aria-label={t('logs.sort')} value={draft.sort} onChange={(e) => setDraft({ ...draft, sort: e.currentTarget.value })}>
             {SORTS.map(([v, l]) => (
               <option key={v} value={v}>
-                {l}
+                {l()}
               </option>
             ))}
           </select>
         </label>
         <label>
-          Per page
-          <select aria-label="Per page" value={draft.size} onChange={(e) => setDraft({ ...draft, size: Number(e.currentTarget.value) })}>
+          {t('logs.perPage')}
+          <select aria-label={t('logs.perPage')} value={draft.size} onChange={(e) => setDraft({ ...draft, size: Number(e.currentTarget.value) })}>
             {[20, 50, 100].map((n) => (
               <option key={n} value={n}>
                 {n}
@@ -110,21 +111,21 @@ export function LogsScreen() {
         </label>
       </FilterBar>
       <ErrorNote error={logs.error} />
-      {logs.loading && !p && <p aria-busy="true">Loading…</p>}
-      {p && p.empty && <p class="muted">No prompt log matches.</p>}
+      {logs.loading && !p && <p aria-busy="true">{t('common.loading')}</p>}
+      {p && p.empty && <p class="muted">{t('logs.none')}</p>}
       {p && !p.empty && (
         <>
-          <TableWrap label="Prompt logs">
-            <table class="table logs" aria-label="Prompt logs">
+          <TableWrap label={t('logs.title')}>
+            <table class="table logs" aria-label={t('logs.title')}>
               <thead>
                 <tr>
-                  <th scope="col">When</th>
-                  <th scope="col">User</th>
-                  <th scope="col">Model</th>
-                  <th scope="col">Prompt</th>
-                  <th scope="col">Tokens</th>
-                  <th scope="col">Latency</th>
-                  <th scope="col">Status</th>
+                  <th scope="col">{t('audit.col.when')}</th>
+                  <th scope="col">{t('logs.col.user')}</th>
+                  <th scope="col">{t('composer.model')}</th>
+                  <th scope="col">{t('library.prompt')}</th>
+                  <th scope="col">{t('ask.col.tokens')}</th>
+                  <th scope="col">{t('logs.col.latency')}</th>
+                  <th scope="col">{t('logs.sort.status')}</th>
                 </tr>
               </thead>
               <tbody>
@@ -141,7 +142,7 @@ export function LogsScreen() {
               </tbody>
             </table>
           </TableWrap>
-          <Pager page={p} what="logs" onStep={(d) => setPage(page + d)} />
+          <Pager page={p} what={t('logs.logs')} onStep={(d) => setPage(page + d)} />
         </>
       )}
     </section>
@@ -157,8 +158,8 @@ function LogRow({ log: l, user, workspace, open, onToggle }: { log: Log; user: s
         <td>{l.modelName ?? '—'}</td>
         <td class="excerpt">
           <button type="button" class="link-button" aria-expanded={open} onClick={onToggle}>
-            <span class="visually-hidden">{open ? 'Hide' : 'Show'} the full prompt and response: </span>
-            {l.prompt.length > 80 ? `${l.prompt.slice(0, 80)}…` : l.prompt || '(empty)'}
+            <span class="visually-hidden">{open ? t('logs.hideFull') : t('logs.showFull')} </span>
+            {l.prompt.length > 80 ? `${l.prompt.slice(0, 80)}…` : l.prompt || t('logs.empty')}
           </button>
         </td>
         <td>
@@ -172,23 +173,24 @@ function LogRow({ log: l, user, workspace, open, onToggle }: { log: Log; user: s
       {open && (
         <tr class="log-detail">
           <td colSpan={7}>
-            <h3 class="small">Prompt</h3>
+            <h3 class="small">{t('library.prompt')}</h3>
             <pre>{l.prompt}</pre>
-            <h3 class="small">Response</h3>
-            <pre>{l.response ?? '(none)'}</pre>
+            <h3 class="small">{t('logs.response')}</h3>
+            <pre>{l.response ?? t('logs.none2')}</pre>
             {l.error && (
               <p class="error-note">
-                <strong>Error:</strong> {l.error}
+                <strong>{t('logs.error')}</strong> {l.error}
               </p>
             )}
             <p class="muted small">
-              {user} · model {l.modelName ?? '—'} · {formatNumber(l.promptTokens)} prompt / {formatNumber(l.completionTokens)} answer tokens ·{' '}
+              {user} · {t('logs.modelOf', { name: l.modelName ?? '—' })} ·{' '}
+              {t('logs.tokens', { prompt: formatNumber(l.promptTokens), answer: formatNumber(l.completionTokens) })} ·{' '}
               {l.latencyMs == null ? '—' : `${formatNumber(l.latencyMs)} ms`}
-              {workspace && ` · workspace ${workspace}`}
+              {workspace && ` · ${t('logs.workspaceOf', { name: workspace })}`}
               {l.workspaceId && l.threadId && (
                 <>
                   {' · '}
-                  <Link href={`/w/${l.workspaceId}/t/${l.threadId}`}>Open the chat</Link>
+                  <Link href={`/w/${l.workspaceId}/t/${l.threadId}`}>{t('logs.openChat')}</Link>
                 </>
               )}
             </p>

@@ -13,6 +13,7 @@ import { ErrorNote } from '../../components/Problem';
 import { useLoad } from '../../components/useLoad';
 import { useSubmit } from '../../components/useSubmit';
 import { useSession } from '../../session';
+import { t } from '../../i18n';
 
 type Server = Schemas['McpServer'];
 type TestResult = Schemas['McpServerTest'];
@@ -23,13 +24,13 @@ export function parseHeaders(text: string): Record<string, string> {
   for (const line of text.split('\n').map((l) => l.trim())) {
     if (!line) continue;
     const i = line.indexOf(':');
-    if (i <= 0) throw new Error(`The header line "${line.slice(0, 60)}" needs the form Name: value.`);
+    if (i <= 0) throw new Error(t('mcp.headerForm', { line: line.slice(0, 60) }));
     out[line.slice(0, i).trim()] = line.slice(i + 1).trim();
   }
   return out;
 }
 
-const LABELS = { name: 'Name', url: 'URL', headers: 'Headers' };
+const LABELS = () => ({ name: t('ws.f.name'), url: 'URL', headers: t('mcp.headers') });
 
 export function McpServersScreen() {
   const { me } = useSession();
@@ -39,16 +40,14 @@ export function McpServersScreen() {
   return (
     <section class="page stack">
       <div class="page-head">
-        <h1>MCP servers</h1>
+        <h1>{t('nav.mcp')}</h1>
       </div>
-      <p class="muted">
-        Tool servers the team's workspaces can use: a chat in a workspace with a server may call its tools. Choose a workspace's servers in its settings.
-      </p>
+      <p class="muted">{t('mcp.intro')}</p>
       <ErrorNote error={list.error ?? error} />
-      {list.loading && !list.value && <p aria-busy="true">Loading…</p>}
-      {list.value?.length === 0 && <p class="muted">The team has no MCP server yet.</p>}
+      {list.loading && !list.value && <p aria-busy="true">{t('common.loading')}</p>}
+      {list.value?.length === 0 && <p class="muted">{t('mcp.none')}</p>}
       {list.value && list.value.length > 0 && (
-        <ul class="model-list" aria-label="MCP servers">
+        <ul class="model-list" aria-label={t('nav.mcp')}>
           {list.value.map((s) => (
             <ServerRow key={s.id} server={s} admin={admin} onChanged={list.reload} onError={setError} />
           ))}
@@ -77,7 +76,7 @@ function ServerRow({ server: s, admin, onChanged, onError }: { server: Server; a
       <div class="file-head">
         <div class="file-meta">
           <strong>
-            {s.name} {!s.enabled && <span class="badge">off</span>}
+            {s.name} {!s.enabled && <span class="badge">{t('tools.off')}</span>}
           </strong>
           <span class="muted small">
             {s.url}
@@ -86,20 +85,25 @@ function ServerRow({ server: s, admin, onChanged, onError }: { server: Server; a
         </div>
         {admin && (
           <div class="actions">
-            <button type="button" class="small-button" aria-label={`Test ${s.name}`} disabled={testing} onClick={test}>
-              {testing ? 'Testing…' : 'Test'}
+            <button type="button" class="small-button" aria-label={t('mcp.testNamed', { name: s.name })} disabled={testing} onClick={test}>
+              {testing ? t('test.busy') : t('model.test')}
             </button>
-            <button type="button" class="small-button" aria-label={`${s.enabled ? 'Switch off' : 'Switch on'} ${s.name}`} onClick={() => void toggle()}>
-              {s.enabled ? 'Switch off' : 'Switch on'}
+            <button
+              type="button"
+              class="small-button"
+              aria-label={s.enabled ? t('mcp.offNamed', { name: s.name }) : t('mcp.onNamed', { name: s.name })}
+              onClick={() => void toggle()}
+            >
+              {s.enabled ? t('mcp.off') : t('mcp.on')}
             </button>
-            <ConfirmButton label="Delete" what={s.name} onConfirm={remove} />
+            <ConfirmButton label={t('common.delete')} what={s.name} onConfirm={remove} />
           </div>
         )}
       </div>
       {result?.ok && (
         <div class="ok-note" role="status">
-          <strong>Connected</strong>: {result.tools.length} {result.tools.length === 1 ? 'tool' : 'tools'}
-          <ul class="tool-names" aria-label={`Tools of ${s.name}`}>
+          <strong>{t('test.connected')}</strong>: {t('mcp.tools', { count: result.tools.length })}
+          <ul class="tool-names" aria-label={t('mcp.toolsOf', { name: s.name })}>
             {result.tools.map((t) => (
               <li key={t.name}>
                 <code>{t.name}</code> {t.description && <span class="muted small">— {t.description}</span>}
@@ -110,7 +114,7 @@ function ServerRow({ server: s, admin, onChanged, onError }: { server: Server; a
       )}
       {result && !result.ok && (
         <div class="error-note" role="alert">
-          <strong>Connection failed:</strong> {result.error}
+          <strong>{t('test.failed')}</strong> {result.error}
         </div>
       )}
     </li>
@@ -135,10 +139,10 @@ function AddServer({ onAdded }: { onAdded: () => void }) {
     onAdded();
   };
   return (
-    <form class="card stack" aria-label="Add an MCP server" onSubmit={submit.handler(save)}>
-      <h2>Add a server</h2>
+    <form class="card stack" aria-label={t('mcp.addLabel')} onSubmit={submit.handler(save)}>
+      <h2>{t('mcp.addTitle')}</h2>
       <label>
-        Name
+        {t('ws.f.name')}
         <input required maxLength={200} value={name} onInput={(e) => setName(e.currentTarget.value)} />
       </label>
       <label>
@@ -146,14 +150,14 @@ function AddServer({ onAdded }: { onAdded: () => void }) {
         <input required type="url" maxLength={2048} placeholder="https://tools.example.com/mcp" value={url} onInput={(e) => setUrl(e.currentTarget.value)} />
       </label>
       <label>
-        Headers
+        {t('mcp.headers')}
         <textarea rows={2} placeholder="Authorization: Bearer …" value={headers} onInput={(e) => setHeaders(e.currentTarget.value)} />
       </label>
-      <p class="hint">One header a line, Name: value. They are stored encrypted and never shown again; only their names are.</p>
-      <ErrorNote error={submit.error} labels={LABELS} />
+      <p class="hint">{t('mcp.headersHint')}</p>
+      <ErrorNote error={submit.error} labels={LABELS()} />
       <div class="actions">
         <button type="submit" class="primary" disabled={submit.busy}>
-          {submit.busy ? 'Adding…' : 'Add server'}
+          {submit.busy ? t('mcp.adding') : t('mcp.add')}
         </button>
       </div>
     </form>

@@ -7,6 +7,7 @@ import { useState } from 'preact/hooks';
 import { api, data, type Schemas } from '../../api/client';
 import { ErrorNote } from '../../components/Problem';
 import { problemWords } from '../../lib/problem-words';
+import { t } from '../../i18n';
 
 type Result = NonNullable<Awaited<ReturnType<typeof runTest>>>;
 
@@ -16,14 +17,14 @@ function runTest(modelId: string, prompt: string) {
 
 export function ConnectionTest({ model }: { model: Pick<Schemas['Model'], 'id' | 'name' | 'kind'> }) {
   const embedding = model.kind === 'embedding';
-  const [prompt, setPrompt] = useState(embedding ? 'How many days of paid leave do I get?' : 'Reply with one short sentence to confirm you can read this.');
+  const [prompt, setPrompt] = useState(() => (embedding ? t('test.embedSample') : t('test.chatSample')));
   const [result, setResult] = useState<Result | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   return (
     <form
       class="stack connection-test"
-      aria-label={`Test the connection of ${model.name}`}
+      aria-label={t('test.of', { name: model.name })}
       onSubmit={(e) => {
         e.preventDefault();
         setBusy(true);
@@ -36,23 +37,23 @@ export function ConnectionTest({ model }: { model: Pick<Schemas['Model'], 'id' |
     >
       <div class="ask-form">
         <label class="grow">
-          {embedding ? 'Text to embed' : 'Test prompt'}
+          {embedding ? t('test.textToEmbed') : t('test.prompt')}
           <input value={prompt} maxLength={2000} required onInput={(e) => setPrompt(e.currentTarget.value)} />
         </label>
         <button type="submit" disabled={busy || !prompt.trim()}>
-          {busy ? 'Testing…' : 'Test connection'}
+          {busy ? t('test.busy') : t('test.button')}
         </button>
       </div>
       <ErrorNote error={error} />
       {result?.ok && (
         <div class="ok-note" role="status">
-          <strong>Connected</strong> ({result.latencyMs} ms): {result.content}
+          <strong>{t('test.connected')}</strong> ({result.latencyMs} ms): {result.content}
         </div>
       )}
       {result && !result.ok && result.error && (
         <div class="error-note" role="alert">
           <p>
-            <strong>Connection failed:</strong> {problemWords(result.error).text}
+            <strong>{t('test.failed')}</strong> {problemWords(result.error).text}
           </p>
         </div>
       )}

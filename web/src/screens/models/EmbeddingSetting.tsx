@@ -9,6 +9,7 @@ import { formatNumber } from '../../components/format';
 import { ErrorNote } from '../../components/Problem';
 import { useLoad } from '../../components/useLoad';
 import { useSubmit } from '../../components/useSubmit';
+import { t } from '../../i18n';
 
 const NONE = '';
 
@@ -25,13 +26,11 @@ export function EmbeddingSetting({ models, canChoose }: { models: Model[]; canCh
 
   return (
     <section class="card stack" aria-labelledby="embedding-title">
-      <h2 id="embedding-title">Searching documents by meaning</h2>
+      <h2 id="embedding-title">{t('embed.title')}</h2>
       <ErrorNote error={settings.error} />
       {settings.value && (
         <p class="muted">
-          {settings.value.embeddingModelId
-            ? `Documents are searched by their words and by meaning, with ${settings.value.modelName ?? 'a model no longer available'}.`
-            : 'Documents are searched by their words only: no embedding model is chosen.'}
+          {settings.value.embeddingModelId ? t('embed.on', { name: settings.value.modelName ?? t('embed.gone') }) : t('embed.off')}
           {files && settings.value.embeddingModelId && (
             <>
               {' '}
@@ -44,7 +43,7 @@ export function EmbeddingSetting({ models, canChoose }: { models: Model[]; canCh
       {canChoose && settings.value && (
         <form
           class="stack"
-          aria-label="Embedding model"
+          aria-label={t('problem.field.embeddingModelId')}
           onSubmit={submit.handler(async () => {
             setSaved(false);
             const next = await data(api.PUT('/api/v1/embeddings/settings', { body: { embeddingModelId: choice || null } }));
@@ -54,7 +53,7 @@ export function EmbeddingSetting({ models, canChoose }: { models: Model[]; canCh
         >
           <div class="row">
             <label>
-              Embedding model
+              {t('problem.field.embeddingModelId')}
               <select
                 value={choice}
                 onChange={(e) => {
@@ -62,7 +61,7 @@ export function EmbeddingSetting({ models, canChoose }: { models: Model[]; canCh
                   setSaved(false);
                 }}
               >
-                <option value={NONE}>None: search by words only</option>
+                <option value={NONE}>{t('embed.none')}</option>
                 {usable.map((m) => (
                   <option key={m.id} value={m.id}>
                     {m.name}
@@ -71,19 +70,15 @@ export function EmbeddingSetting({ models, canChoose }: { models: Model[]; canCh
               </select>
             </label>
           </div>
-          <p class="hint">
-            {usable.length === 0
-              ? 'The team has no embedding model yet: add one (kind "Embedding") with New model, or add a system one to the team.'
-              : 'Saving a model embeds every file of the team again, in the background; chats keep working meanwhile.'}
-          </p>
-          <ErrorNote error={submit.error} labels={{ embeddingModelId: 'Embedding model' }} />
+          <p class="hint">{usable.length === 0 ? t('embed.noModel') : t('embed.saveHint')}</p>
+          <ErrorNote error={submit.error} labels={{ embeddingModelId: t('problem.field.embeddingModelId') }} />
           <div class="actions">
             <button type="submit" class="primary" disabled={submit.busy || (choice === current && choice === NONE)}>
-              {submit.busy ? 'Saving…' : 'Save embedding model'}
+              {submit.busy ? t('common.saving') : t('embed.save')}
             </button>
             {saved && (
               <span role="status" class="muted">
-                Saved.
+                {t('common.saved')}
               </span>
             )}
           </div>

@@ -14,17 +14,18 @@ import { useSubmit } from '../../components/useSubmit';
 import { navigate } from '../../router';
 import { useSession } from '../../session';
 import { ConnectionTest } from './ConnectionTest';
+import { t } from '../../i18n';
 
 type ModelRequest = NonNullable<paths['/api/v1/models/{modelId}']['patch']['requestBody']>['content']['application/json'];
 
 const FLAGS = [
-  ['active', 'Active (can be used)'],
-  ['usesSystemPrompts', 'Takes system prompts'],
-  ['instructionFollowing', 'Follows instructions'],
-  ['hasVision', 'Reads images'],
-  ['imageGen', 'Generates images'],
-  ['specialized', 'Specialised'],
-  ['internalUseOnly', 'Internal use only'],
+  ['active', () => t('model.flag.active')],
+  ['usesSystemPrompts', () => t('model.flag.system')],
+  ['instructionFollowing', () => t('model.flag.instructions')],
+  ['hasVision', () => t('model.flag.vision')],
+  ['imageGen', () => t('model.flag.imageGen')],
+  ['specialized', () => t('model.flag.specialised')],
+  ['internalUseOnly', () => t('model.flag.internal')],
 ] as const;
 type Flag = (typeof FLAGS)[number][0];
 
@@ -93,18 +94,18 @@ function toRequest(f: FormState): ModelRequest {
 /** Who may use this form: team models are an owner's or admin's; system models the instance admin's. */
 export function ModelForm(props: { modelId?: string; system?: boolean }) {
   const { me } = useSession();
-  const back = { href: '/models', label: 'Back to models' };
+  const back = { href: '/models', label: t('model.back') };
   if (!isTeamAdmin(me.user.role)) {
     return (
-      <NotAllowed title={props.modelId ? 'Edit a model' : 'New model'} back={back}>
-        Only the team's owners and admins add and change models. You can use the team's models in any workspace.
+      <NotAllowed title={props.modelId ? t('model.editA') : t('model.new')} back={back}>
+        {t('model.notAllowed')}
       </NotAllowed>
     );
   }
   if (props.system && !props.modelId && !me.user.instanceAdmin) {
     return (
-      <NotAllowed title="New system model" back={back}>
-        Only the instance admin adds system models. Your team's owners and admins add models for the team.
+      <NotAllowed title={t('model.newSystem')} back={back}>
+        {t('model.notAllowedSystem')}
       </NotAllowed>
     );
   }
@@ -124,12 +125,12 @@ function ModelEditor({ modelId, system = false, instanceAdmin }: { modelId?: str
       setF(fromModel(m));
     }, setError);
   }, [modelId]);
-  if (modelId && !model) return <section class="page narrow">{error ? <ErrorNote error={error} /> : <p aria-busy="true">Loading…</p>}</section>;
+  if (modelId && !model) return <section class="page narrow">{error ? <ErrorNote error={error} /> : <p aria-busy="true">{t('common.loading')}</p>}</section>;
   const isSystem = model ? model.system : system;
   if (model?.system && !instanceAdmin) {
     return (
-      <NotAllowed title={`Edit ${model.name}`} back={{ href: '/models', label: 'Back to models' }}>
-        Only the instance admin changes system models. Your team can add it or remove it on the Models screen.
+      <NotAllowed title={t('common.editWhat', { name: model.name })} back={{ href: '/models', label: t('model.back') }}>
+        {t('model.notAllowedChangeSystem')}
       </NotAllowed>
     );
   }
@@ -137,7 +138,7 @@ function ModelEditor({ modelId, system = false, instanceAdmin }: { modelId?: str
 
   return (
     <section class="page narrow stack">
-      <h1>{model ? `Edit ${model.name}` : isSystem ? 'New system model' : 'New model'}</h1>
+      <h1>{model ? t('common.editWhat', { name: model.name }) : isSystem ? t('model.newSystem') : t('model.new')}</h1>
       <form
         class="stack"
         onSubmit={submit.handler(() => {
@@ -154,14 +155,14 @@ function ModelEditor({ modelId, system = false, instanceAdmin }: { modelId?: str
         })}
       >
         <label>
-          Name
+          {t('ws.f.name')}
           <input value={f.name} required maxLength={200} onInput={(e) => set({ name: e.currentTarget.value })} />
         </label>
         <div class="row">
           <label>
-            Kind
+            {t('model.kind')}
             <select
-              aria-label="Kind"
+              aria-label={t('model.kind')}
               value={f.kind}
               onChange={(e) =>
                 set({
@@ -171,43 +172,43 @@ function ModelEditor({ modelId, system = false, instanceAdmin }: { modelId?: str
                 })
               }
             >
-              <option value="chat">Chat: answers in workspaces</option>
-              <option value="embedding">Embedding: turns documents into vectors</option>
+              <option value="chat">{t('model.kind.chat')}</option>
+              <option value="embedding">{t('model.kind.embedding')}</option>
               <option value="rerank">Rerank: orders the passages found for a question (POST {'{url}'}/rerank)</option>
             </select>
           </label>
           {f.kind === 'embedding' && (
             <label>
-              Vector size
+              {t('model.vectorSize')}
               <input
                 type="number"
                 min={1}
                 max={16000}
                 step={1}
                 value={f.embeddingDimensions}
-                placeholder="the model's own"
+                placeholder={t('model.own')}
                 aria-describedby="dims-hint"
                 onInput={(e) => set({ embeddingDimensions: e.currentTarget.value })}
               />
               <span class="hint" id="dims-hint">
-                Empty: the model's own size, found on first use.
+                {t('model.vectorHint')}
               </span>
             </label>
           )}
         </div>
         <fieldset>
-          <legend>Provider</legend>
+          <legend>{t('model.provider')}</legend>
           <div class="row">
             <label>
-              Protocol
+              {t('model.protocol')}
               <select
-                aria-label="Protocol"
+                aria-label={t('model.protocol')}
                 value={f.apiBase}
                 onChange={(e) =>
                   set({ apiBase: e.currentTarget.value as FormState['apiBase'], ...(e.currentTarget.value !== 'OPENAI' ? { connectionType: 'URL' } : {}) })
                 }
               >
-                <option value="OPENAI">OpenAI-compatible</option>
+                <option value="OPENAI">{t('model.openaiCompatible')}</option>
                 <option value="ANTHROPIC" disabled={f.kind !== 'chat'}>
                   Anthropic{f.kind === 'embedding' ? ' (no embeddings API)' : f.kind === 'rerank' ? ' (no rerank API)' : ''}
                 </option>
@@ -217,9 +218,9 @@ function ModelEditor({ modelId, system = false, instanceAdmin }: { modelId?: str
               </select>
             </label>
             <label>
-              Connection type
+              {t('model.connectionType')}
               <select
-                aria-label="Connection type"
+                aria-label={t('model.connectionType')}
                 value={f.connectionType}
                 onChange={(e) => set({ connectionType: e.currentTarget.value as FormState['connectionType'] })}
               >
@@ -232,45 +233,45 @@ function ModelEditor({ modelId, system = false, instanceAdmin }: { modelId?: str
           </div>
           <label>
             URL
-            <input value={f.url} maxLength={2048} placeholder="empty: the provider's public address" onInput={(e) => set({ url: e.currentTarget.value })} />
+            <input value={f.url} maxLength={2048} placeholder={t('model.urlPlaceholder')} onInput={(e) => set({ url: e.currentTarget.value })} />
           </label>
           <label>
-            Base model
+            {t('model.baseModel')}
             <input
               value={f.baseModel}
               maxLength={200}
-              placeholder={f.connectionType === 'AZURE' ? 'deployment name' : 'e.g. gpt-4o-mini'}
+              placeholder={f.connectionType === 'AZURE' ? t('model.deployment') : t('model.baseExample')}
               onInput={(e) => set({ baseModel: e.currentTarget.value })}
             />
           </label>
           <label>
-            API key
+            {t('model.apiKey')}
             <input
               type="password"
               autoComplete="new-password"
               value={f.newKey}
               disabled={f.removeKey}
               maxLength={4096}
-              placeholder={model?.apiKey ? `stored: ${model.apiKey} — type to replace` : 'none stored'}
+              placeholder={model?.apiKey ? t('model.keyStoredPlaceholder', { key: model.apiKey }) : t('model.noKey')}
               aria-describedby="key-hint"
               onInput={(e) => set({ newKey: e.currentTarget.value })}
             />
             <span class="hint" id="key-hint">
-              {model?.apiKey ? `A key is stored (${model.apiKey}). It is never shown; leave this empty to keep it.` : 'Stored encrypted; never shown again.'}
+              {model?.apiKey ? t('model.keyStored', { key: model.apiKey }) : t('model.keyNew')}
             </span>
           </label>
           {model?.apiKey && (
             <label class="check">
               <input type="checkbox" checked={f.removeKey} onChange={(e) => set({ removeKey: e.currentTarget.checked, newKey: '' })} />
-              Remove the stored key
+              {t('model.removeKey')}
             </label>
           )}
         </fieldset>
         <fieldset>
-          <legend>Limits and price</legend>
+          <legend>{t('model.limits')}</legend>
           <div class="row numbers">
             <label>
-              Context window (tokens)
+              {t('model.window')}
               <input
                 type="number"
                 min={1}
@@ -280,39 +281,37 @@ function ModelEditor({ modelId, system = false, instanceAdmin }: { modelId?: str
                 onInput={(e) => set({ contextWindow: e.currentTarget.value })}
               />
               <span class="hint" id="window-hint">
-                {model?.contextWindowSource === 'probed'
-                  ? `Empty: the ${formatNumber(model.contextWindowUsed)} tokens the provider reports.`
-                  : 'Empty: the window the provider reports when you save, else 8,192.'}
+                {model?.contextWindowSource === 'probed' ? t('model.windowProbed', { tokens: formatNumber(model.contextWindowUsed) }) : t('model.windowHint')}
               </span>
             </label>
             <label>
-              Credits per 1,000 tokens
+              {t('model.credits')}
               <input type="number" min={0} max={1000000} step={1} value={f.chatCredits} onInput={(e) => set({ chatCredits: e.currentTarget.value })} />
             </label>
             <label>
-              Rating (0–100)
+              {t('model.rating')}
               <input type="number" min={0} max={100} value={f.modelRating} onInput={(e) => set({ modelRating: e.currentTarget.value })} />
             </label>
           </div>
         </fieldset>
         <fieldset>
-          <legend>Prompt wrapper</legend>
+          <legend>{t('model.wrapper')}</legend>
           <label>
-            Wrapper name
+            {t('model.wrapperName')}
             <input value={f.wrapperName} maxLength={200} onInput={(e) => set({ wrapperName: e.currentTarget.value })} />
           </label>
           <label>
-            Wrapper template
+            {t('model.wrapperTemplate')}
             <textarea rows={3} value={f.wrapperValue} maxLength={20000} onInput={(e) => set({ wrapperValue: e.currentTarget.value })} />
           </label>
         </fieldset>
         <fieldset>
-          <legend>Flags</legend>
+          <legend>{t('model.flags')}</legend>
           <div class="flags">
             {FLAGS.map(([k, label]) => (
               <label class="check" key={k}>
                 <input type="checkbox" checked={f.flags[k]} onChange={(e) => set({ flags: { ...f.flags, [k]: e.currentTarget.checked } })} />
-                {label}
+                {label()}
               </label>
             ))}
           </div>
@@ -327,17 +326,17 @@ function ModelEditor({ modelId, system = false, instanceAdmin }: { modelId?: str
         )}
         <div class="actions">
           <button type="submit" class="primary" disabled={busy}>
-            {model ? 'Save' : 'Create'}
+            {model ? t('common.save') : t('docs.create')}
           </button>
           <button type="button" onClick={() => navigate('/models')}>
-            Back to models
+            {t('model.back')}
           </button>
         </div>
       </form>
       {model && (
         <section class="card stack" aria-labelledby="test-title">
-          <h2 id="test-title">Test the connection</h2>
-          <p class="hint">Uses the saved settings: save first.</p>
+          <h2 id="test-title">{t('model.testTitle')}</h2>
+          <p class="hint">{t('model.testHint')}</p>
           <ConnectionTest model={model} />
         </section>
       )}

@@ -14,6 +14,7 @@ import { useLoad } from '../../components/useLoad';
 import { useSession } from '../../session';
 import { ConnectionTest } from './ConnectionTest';
 import { EmbeddingSetting } from './EmbeddingSetting';
+import { t } from '../../i18n';
 
 export function ModelList() {
   const { me } = useSession();
@@ -29,38 +30,38 @@ export function ModelList() {
   return (
     <section class="page stack">
       <div class="page-head">
-        <h1>Models</h1>
+        <h1>{t('nav.models')}</h1>
         {admin && (
           <div class="actions">
             <Link href="/models/new" class="button primary">
-              New model
+              {t('model.new')}
             </Link>
             {me.user.instanceAdmin && (
               <Link href="/models/new?system=true" class="button">
-                New system model
+                {t('model.newSystem')}
               </Link>
             )}
           </div>
         )}
       </div>
       <ErrorNote error={list.error ?? error} />
-      {list.loading && !list.value && <p aria-busy="true">Loading…</p>}
+      {list.loading && !list.value && <p aria-busy="true">{t('common.loading')}</p>}
       {list.value && (
         <>
           <section aria-labelledby="team-models" class="stack">
-            <h2 id="team-models">Team models</h2>
-            {team.length === 0 && <p class="muted">The team has no model of its own yet.</p>}
-            <ul class="model-list" aria-label="Team models">
+            <h2 id="team-models">{t('model.team')}</h2>
+            {team.length === 0 && <p class="muted">{t('model.teamNone')}</p>}
+            <ul class="model-list" aria-label={t('model.team')}>
               {team.map((m) => (
                 <ModelRow key={m.id} model={m} canEdit={admin} canTest={admin} />
               ))}
             </ul>
           </section>
           <section aria-labelledby="system-models" class="stack">
-            <h2 id="system-models">System models</h2>
-            <p class="muted small">Defined for the whole instance; a team uses one once it has added it.</p>
-            {system.length === 0 && <p class="muted">No system model on this instance.</p>}
-            <ul class="model-list" aria-label="System models">
+            <h2 id="system-models">{t('model.system')}</h2>
+            <p class="muted small">{t('model.systemHint')}</p>
+            {system.length === 0 && <p class="muted">{t('model.systemNone')}</p>}
+            <ul class="model-list" aria-label={t('model.system')}>
               {system.map((m) => (
                 <ModelRow
                   key={m.id}
@@ -72,10 +73,10 @@ export function ModelList() {
                       <button
                         type="button"
                         class="small-button"
-                        aria-label={`${m.inTeam ? 'Remove' : 'Add'} ${m.name} ${m.inTeam ? 'from' : 'to'} the team`}
+                        aria-label={m.inTeam ? t('model.removeNamed', { name: m.name }) : t('model.addNamed', { name: m.name })}
                         onClick={() => void membership(m, !m.inTeam)}
                       >
-                        {m.inTeam ? 'Remove from team' : 'Add to team'}
+                        {m.inTeam ? t('model.remove') : t('model.add')}
                       </button>
                     ) : null
                   }
@@ -97,26 +98,33 @@ function ModelRow({ model: m, canEdit, canTest, membership }: { model: Model; ca
       <div class="file-head">
         <div class="file-meta">
           <strong>
-            {m.name} {m.kind !== 'chat' && <span class="badge">{m.kind}</span>} {!m.active && <span class="badge">inactive</span>}{' '}
-            {m.system && <span class="badge">{m.inTeam ? 'in team' : 'not in team'}</span>}
+            {m.name} {m.kind !== 'chat' && <span class="badge">{m.kind}</span>} {!m.active && <span class="badge">{t('model.inactive')}</span>}{' '}
+            {m.system && <span class="badge">{m.inTeam ? t('model.inTeam') : t('model.notInTeam')}</span>}
           </strong>
           <span class="muted small">
             {m.apiBase}
-            {m.connectionType === 'AZURE' ? ' (Azure)' : ''} · {m.baseModel ?? 'no base model'} · window {formatNumber(m.contextWindowUsed)}
-            {m.contextWindowSource === 'probed' ? ' (reported by the provider)' : m.contextWindowSource === 'default' ? ' (default)' : ''} ·{' '}
-            {m.chatCredits ? `${m.chatCredits} ${m.chatCredits === 1 ? 'credit' : 'credits'} / 1K tokens` : 'free'}
+            {m.connectionType === 'AZURE' ? ' (Azure)' : ''} · {m.baseModel ?? t('model.noBase')} ·{' '}
+            {t('model.windowOf', { tokens: formatNumber(m.contextWindowUsed) })}
+            {m.contextWindowSource === 'probed' ? ` ${t('model.reported')}` : m.contextWindowSource === 'default' ? ` ${t('model.defaultWindow')}` : ''} ·{' '}
+            {m.chatCredits ? t('model.price', { count: m.chatCredits }) : t('model.free')}
           </span>
         </div>
         <div class="actions">
           {membership}
           {canTest && (
-            <button type="button" class="small-button" aria-expanded={testing} aria-label={`Test connection of ${m.name}`} onClick={() => setTesting(!testing)}>
-              Test
+            <button
+              type="button"
+              class="small-button"
+              aria-expanded={testing}
+              aria-label={t('model.testOf', { name: m.name })}
+              onClick={() => setTesting(!testing)}
+            >
+              {t('model.test')}
             </button>
           )}
           {canEdit && (
-            <Link href={`/models/${m.id}/edit`} class="button small-button" aria-label={`Edit ${m.name}`}>
-              Edit
+            <Link href={`/models/${m.id}/edit`} class="button small-button" aria-label={t('common.editWhat', { name: m.name })}>
+              {t('common.edit')}
             </Link>
           )}
         </div>

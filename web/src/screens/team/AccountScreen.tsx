@@ -5,22 +5,23 @@ import { api, data } from '../../api/client';
 import { loadSignInMethods } from '../../api/session';
 import { ConfirmButton } from '../../components/ConfirmButton';
 import { CopyButton } from '../../components/CopyButton';
-import { formatDate } from '../../components/format';
+import { formatDate, roleName } from '../../components/format';
 import { ErrorNote } from '../../components/Problem';
 import { useLoad } from '../../components/useLoad';
 import { useSubmit } from '../../components/useSubmit';
 import { useSession } from '../../session';
 import { Preferences } from './Preferences';
 import { PromptLibrary } from './PromptLibrary';
+import { t } from '../../i18n';
 
 export function AccountScreen() {
   const { me } = useSession();
   const methods = useLoad(loadSignInMethods, []);
   return (
     <section class="page narrow stack">
-      <h1>My account</h1>
+      <h1>{t('account.title')}</h1>
       <p class="muted">
-        {me.user.name} · {me.user.email} · {me.user.role} of {me.team.name}
+        {me.user.name} · {me.user.email} · {t('account.roleOf', { role: roleName(me.user.role), team: me.team.name })}
       </p>
       <Preferences />
       <ApiKeys />
@@ -37,8 +38,8 @@ function ApiKeys() {
   const submit = useSubmit();
   return (
     <section class="card stack" aria-labelledby="keys-title">
-      <h2 id="keys-title">My API keys</h2>
-      <p class="muted small">For programs (the API, OpenAI-compatible clients). A key acts as you.</p>
+      <h2 id="keys-title">{t('account.keys')}</h2>
+      <p class="muted small">{t('account.keysNote')}</p>
       <form
         class="ask-form"
         onSubmit={submit.handler(() =>
@@ -50,38 +51,38 @@ function ApiKeys() {
         )}
       >
         <label class="grow">
-          Key name
-          <input value={name} required maxLength={200} placeholder="e.g. laptop script" onInput={(e) => setName(e.currentTarget.value)} />
+          {t('account.keyName')}
+          <input value={name} required maxLength={200} placeholder={t('account.keyNameExample')} onInput={(e) => setName(e.currentTarget.value)} />
         </label>
         <button type="submit" class="primary" disabled={submit.busy || !name.trim()}>
-          Create key
+          {t('account.createKey')}
         </button>
       </form>
       {fresh && (
-        <div class="shown-once" role="status" aria-label="New API key">
+        <div class="shown-once" role="status" aria-label={t('account.newKey')}>
           <p>
-            Key <strong>{fresh.name}</strong> created. Copy it now: it is shown only once.
+            {t('account.created.before')} <strong>{fresh.name}</strong> {t('account.created.after')}
           </p>
           <p class="secret-line">
-            <code>{fresh.key}</code> <CopyButton text={fresh.key} what="new API key" />
+            <code>{fresh.key}</code> <CopyButton text={fresh.key} what={t('account.newKeyLower')} />
           </p>
         </div>
       )}
       <ErrorNote error={keys.error ?? submit.error} />
-      {keys.value && keys.value.length === 0 && <p class="muted">No key.</p>}
+      {keys.value && keys.value.length === 0 && <p class="muted">{t('account.noKey')}</p>}
       {keys.value && keys.value.length > 0 && (
-        <ul class="user-list" aria-label="API keys">
+        <ul class="user-list" aria-label={t('account.apiKeys')}>
           {keys.value.map((k) => (
             <li key={k.id} class="user-row">
               <div class="file-meta">
                 <strong>{k.name}</strong>
                 <span class="muted small">
-                  <code>{k.prefix}…</code> · created {formatDate(k.created)}
+                  <code>{k.prefix}…</code> · {t('account.createdOn', { when: formatDate(k.created) })}
                 </span>
               </div>
               <ConfirmButton
-                label="Revoke"
-                what={`key ${k.name}`}
+                label={t('account.revoke')}
+                what={t('account.keyWhat', { name: k.name })}
                 onConfirm={() => data(api.DELETE('/api/v1/api-keys/{id}', { params: { path: { id: k.id } } })).then(keys.reload, submit.setError)}
               />
             </li>
@@ -100,13 +101,13 @@ function PasswordForm() {
   const submit = useSubmit();
   return (
     <section class="card stack" aria-labelledby="password-title">
-      <h2 id="password-title">My password</h2>
+      <h2 id="password-title">{t('account.password')}</h2>
       <form
         class="stack"
         onSubmit={submit.handler(async () => {
           setDone(false);
-          if (next.length < 8) throw new Error('The new password needs at least 8 characters.');
-          if (next !== again) throw new Error('The two new passwords differ.');
+          if (next.length < 8) throw new Error(t('account.pwShort'));
+          if (next !== again) throw new Error(t('account.pwDiffer'));
           await data(api.POST('/api/v1/me/password', { body: { currentPassword: current, newPassword: next } }));
           setDone(true);
           setCurrent('');
@@ -115,26 +116,26 @@ function PasswordForm() {
         })}
       >
         <label>
-          Current password
+          {t('account.pwCurrent')}
           <input type="password" autoComplete="current-password" value={current} required onInput={(e) => setCurrent(e.currentTarget.value)} />
         </label>
         <label>
-          New password
+          {t('account.pwNew')}
           <input type="password" autoComplete="new-password" minLength={8} value={next} required onInput={(e) => setNext(e.currentTarget.value)} />
         </label>
         <label>
-          New password again
+          {t('account.pwAgain')}
           <input type="password" autoComplete="new-password" minLength={8} value={again} required onInput={(e) => setAgain(e.currentTarget.value)} />
         </label>
         <ErrorNote error={submit.error} />
         {done && (
           <p class="ok-note" role="status">
-            Password changed.
+            {t('account.pwChanged')}
           </p>
         )}
         <div class="actions">
           <button type="submit" class="primary" disabled={submit.busy}>
-            Change password
+            {t('account.pwChange')}
           </button>
         </div>
       </form>

@@ -1,14 +1,23 @@
-/** My preferences (settings.ts): theme, Enter to send, the workspace the app opens in and the model a chat starts with. */
+/** My preferences (settings.ts): theme, language, Enter to send, the workspace the app opens in and the model a chat starts with. */
 import { api, data } from '../../api/client';
 import { ErrorNote } from '../../components/Problem';
 import { useLoad } from '../../components/useLoad';
-import { updateSettings, useSettings, type Theme } from '../../settings';
+import { browserLanguage } from '../../i18n';
+import { updateSettings, useSettings, type Settings, type Theme } from '../../settings';
+import { t } from '../../i18n';
 
-const THEMES: Array<[Theme, string]> = [
-  ['system', 'Same as this device'],
-  ['light', 'Light'],
-  ['dark', 'Dark'],
+const THEMES: Array<[Theme, () => string]> = [
+  ['system', () => t('prefs.theme.system')],
+  ['light', () => t('prefs.theme.light')],
+  ['dark', () => t('prefs.theme.dark')],
 ];
+/** Each language in its own words, so that it is found whatever the app speaks now. */
+const LANGUAGE_NAMES: Array<[Settings['language'], () => string]> = [
+  ['system', () => t('prefs.language.system', { name: LANGUAGE_OWN_NAMES[browserLanguage()] })],
+  ['en', () => LANGUAGE_OWN_NAMES.en],
+  ['de', () => LANGUAGE_OWN_NAMES.de],
+];
+const LANGUAGE_OWN_NAMES = { en: 'English', de: 'Deutsch' } as const;
 
 export function Preferences() {
   const s = useSettings();
@@ -20,31 +29,41 @@ export function Preferences() {
     id !== null && !!known && !known.some(([k]) => k === id);
   return (
     <section class="card stack" aria-labelledby="prefs-title">
-      <h2 id="prefs-title">Preferences</h2>
-      <p class="muted small">Kept in this browser.</p>
+      <h2 id="prefs-title">{t('prefs.title')}</h2>
+      <p class="muted small">{t('prefs.kept')}</p>
+      <label>
+        {t('prefs.language')}
+        <select value={s.language} onChange={(e) => updateSettings({ language: e.currentTarget.value as Settings['language'] })}>
+          {LANGUAGE_NAMES.map(([value, label]) => (
+            <option key={value} value={value} lang={value === 'system' ? undefined : value}>
+              {label()}
+            </option>
+          ))}
+        </select>
+      </label>
       <fieldset>
-        <legend>Theme</legend>
+        <legend>{t('prefs.theme')}</legend>
         {THEMES.map(([value, label]) => (
           <label key={value} class="check">
             <input type="radio" name="theme" value={value} checked={s.theme === value} onChange={() => updateSettings({ theme: value })} />
-            {label}
+            {label()}
           </label>
         ))}
       </fieldset>
       <label class="check">
         <input type="checkbox" checked={s.sendOnEnter} onChange={(e) => updateSettings({ sendOnEnter: e.currentTarget.checked })} />
-        Enter sends the message (otherwise Ctrl+Enter or ⌘+Enter sends, and Enter adds a line)
+        {t('prefs.enterSends')}
       </label>
       <label>
-        Open Atrium in
+        {t('prefs.openIn')}
         <select
           value={s.defaultWorkspaceId ?? ''}
           onChange={(e) => updateSettings({ defaultWorkspaceId: e.currentTarget.value || null })}
           disabled={!workspaces.value}
         >
-          <option value="">The list of workspaces</option>
+          <option value="">{t('prefs.openIn.list')}</option>
           {gone(s.defaultWorkspaceId, workspaces.value && list.map((w) => [w.id, w.name] as const)) && (
-            <option value={s.defaultWorkspaceId!}>A workspace that is no longer available</option>
+            <option value={s.defaultWorkspaceId!}>{t('prefs.openIn.gone')}</option>
           )}
           {list.map((w) => (
             <option key={w.id} value={w.id}>
@@ -54,17 +73,17 @@ export function Preferences() {
         </select>
       </label>
       <label>
-        Start chats with
+        {t('prefs.startWith')}
         <select value={s.defaultModelId ?? ''} onChange={(e) => updateSettings({ defaultModelId: e.currentTarget.value || null })} disabled={!workspaces.value}>
-          <option value="">The workspace's first model</option>
-          {gone(s.defaultModelId, workspaces.value && models) && <option value={s.defaultModelId!}>A model that is no longer available</option>}
+          <option value="">{t('prefs.startWith.first')}</option>
+          {gone(s.defaultModelId, workspaces.value && models) && <option value={s.defaultModelId!}>{t('prefs.startWith.gone')}</option>}
           {models.map(([id, name]) => (
             <option key={id} value={id}>
               {name}
             </option>
           ))}
         </select>
-        <span class="muted small">Where a workspace does not offer it, a chat starts with the workspace's first model.</span>
+        <span class="muted small">{t('prefs.startWith.note')}</span>
       </label>
       <ErrorNote error={workspaces.error} />
     </section>

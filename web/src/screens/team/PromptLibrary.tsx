@@ -11,6 +11,7 @@ import { ErrorNote } from '../../components/Problem';
 import { useLoad } from '../../components/useLoad';
 import { useSubmit } from '../../components/useSubmit';
 import { useSession } from '../../session';
+import { t } from '../../i18n';
 
 export function PromptLibrary() {
   const { me } = useSession();
@@ -23,22 +24,22 @@ export function PromptLibrary() {
   const submit = useSubmit();
   return (
     <section class="card stack" aria-labelledby="prompts-title">
-      <h2 id="prompts-title">Saved prompts</h2>
+      <h2 id="prompts-title">{t('library.title')}</h2>
       <p class="muted small">
-        Type <kbd>/</kbd> in an empty message box to use one. Write <code>{'{{name}}'}</code> where the prompt should ask for something when it is used.
+        {t('library.hint.type')} <kbd>/</kbd> {t('library.hint.use')} <code>{'{{name}}'}</code> {t('library.hint.ask')}
       </p>
       <ErrorNote error={prompts.error ?? error} />
       {prompts.value && prompts.value.length > 0 && (
-        <ul class="prompt-list stack" aria-label="Saved prompts">
+        <ul class="prompt-list stack" aria-label={t('library.title')}>
           {prompts.value.map((p) => (
             <li key={p.id} class="prompt-row">
               <div>
-                <strong>{p.title}</strong> <span class="badge">{p.scope === 'team' ? 'team' : 'mine'}</span>
+                <strong>{p.title}</strong> <span class="badge">{p.scope === 'team' ? t('library.team') : t('library.mine')}</span>
                 <div class="muted small prompt-text">{p.content}</div>
               </div>
               {(p.scope === 'personal' || admin) && (
                 <ConfirmButton
-                  label="Delete"
+                  label={t('common.delete')}
                   what={p.title}
                   onConfirm={() => data(api.DELETE('/api/v1/prompts/{promptId}', { params: { path: { promptId: p.id } } })).then(prompts.reload, setError)}
                 />
@@ -57,23 +58,23 @@ export function PromptLibrary() {
         })}
       >
         <label>
-          Title
+          {t('library.titleField')}
           <input value={title} required maxLength={200} onInput={(e) => setTitle(e.currentTarget.value)} />
         </label>
         <label>
-          Prompt
+          {t('library.prompt')}
           <textarea value={content} required rows={3} maxLength={20000} onInput={(e) => setContent(e.currentTarget.value)} />
         </label>
         {admin && (
           <label class="check">
             <input type="checkbox" checked={team} onChange={(e) => setTeam(e.currentTarget.checked)} />
-            For the whole team
+            {t('library.forTeam')}
           </label>
         )}
         <ErrorNote error={submit.error} />
         <div class="actions">
           <button type="submit" class="primary" disabled={submit.busy}>
-            Save prompt
+            {t('library.save')}
           </button>
         </div>
       </form>

@@ -7,6 +7,7 @@ import { api, data } from '../../api/client';
 import { ErrorNote } from '../../components/Problem';
 import { useLoad } from '../../components/useLoad';
 import { useSubmit } from '../../components/useSubmit';
+import { t } from '../../i18n';
 
 /** A day count as typed: '' keeps everything. */
 const toDays = (v: string): number | null => (v.trim() === '' ? null : Number(v));
@@ -29,11 +30,8 @@ export function RetentionForm({ teamId, owner }: { teamId: string; owner: boolea
   }, [team.value]);
   return (
     <section class="card stack" aria-labelledby="retention-title">
-      <h2 id="retention-title">Retention</h2>
-      <p class="muted small">
-        Chats with no activity for longer, and prompt logs older, than these many days are deleted (checked every hour). Pinned chats are kept. Leave a field
-        empty to keep everything.
-      </p>
+      <h2 id="retention-title">{t('retention.title')}</h2>
+      <p class="muted small">{t('retention.hint')}</p>
       <ErrorNote error={team.error} />
       <form
         class="stack"
@@ -52,11 +50,11 @@ export function RetentionForm({ teamId, owner }: { teamId: string; owner: boolea
       >
         <div class="row">
           <label>
-            Keep chats (days)
+            {t('retention.chats')}
             <input type="number" min={1} max={36500} step={1} value={threads} disabled={!owner || !ready} onInput={(e) => setThreads(e.currentTarget.value)} />
           </label>
           <label>
-            Keep prompt logs (days)
+            {t('retention.logs')}
             <input type="number" min={1} max={36500} step={1} value={logs} disabled={!owner || !ready} onInput={(e) => setLogs(e.currentTarget.value)} />
           </label>
         </div>
@@ -64,12 +62,12 @@ export function RetentionForm({ teamId, owner }: { teamId: string; owner: boolea
         {owner ? (
           <div class="actions">
             <button type="submit" class="primary" disabled={submit.busy || !ready}>
-              Save retention
+              {t('retention.save')}
             </button>
-            {saved && <span role="status">Saved.</span>}
+            {saved && <span role="status">{t('common.saved')}</span>}
           </div>
         ) : (
-          <p class="muted small">Only the team's owner changes the retention.</p>
+          <p class="muted small">{t('retention.ownerOnly')}</p>
         )}
       </form>
     </section>

@@ -7,28 +7,28 @@ import { api, data } from '../../api/client';
 import { CopyButton } from '../../components/CopyButton';
 import { ErrorNote } from '../../components/Problem';
 import { useSubmit } from '../../components/useSubmit';
+import { t } from '../../i18n';
 
 export function ScimTokenCard() {
   const [token, setToken] = useState<string | null>(null);
   const submit = useSubmit();
   return (
     <section class="card stack" aria-labelledby="scim-title">
-      <h2 id="scim-title">Provisioning (SCIM)</h2>
+      <h2 id="scim-title">{t('scim.title')}</h2>
       <p class="muted small">
-        Your identity provider can add, change and deactivate this team's people at <code>{`${window.location.origin}/scim/v2`}</code> with a token. A new token
-        replaces the previous one at once.
+        {t('scim.hint.before')} <code>{`${window.location.origin}/scim/v2`}</code> {t('scim.hint.after')}
       </p>
       <form class="actions" onSubmit={submit.handler(() => data(api.POST('/api/v1/scim/token')).then((r) => setToken(r.token)))}>
         <button type="submit" disabled={submit.busy}>
-          Create SCIM token
+          {t('scim.create')}
         </button>
       </form>
       <ErrorNote error={submit.error} />
       {token && (
-        <div class="shown-once" role="status" aria-label="SCIM token">
-          <p>Copy it into your identity provider now: it is shown only once.</p>
+        <div class="shown-once" role="status" aria-label={t('scim.token')}>
+          <p>{t('scim.copyNow')}</p>
           <p class="secret-line">
-            <span>SCIM token</span> <code>{token}</code> <CopyButton text={token} what="SCIM token" />
+            <span>{t('scim.token')}</span> <code>{token}</code> <CopyButton text={token} what={t('scim.token')} />
           </p>
         </div>
       )}

@@ -3,6 +3,7 @@ import { useState } from 'preact/hooks';
 import { api, data } from '../../api/client';
 import { ErrorNote } from '../../components/Problem';
 import { useLoad } from '../../components/useLoad';
+import { t } from '../../i18n';
 
 export function SharingSetting() {
   const sharing = useLoad(() => data(api.GET('/api/v1/chat/sharing')), []);
@@ -23,15 +24,15 @@ export function SharingSetting() {
   };
   return (
     <section class="card stack" aria-labelledby="sharing-title">
-      <h2 id="sharing-title">Sharing chats</h2>
+      <h2 id="sharing-title">{t('sharing.title')}</h2>
       <ErrorNote error={sharing.error ?? error} />
       {sharing.value && (
         <label class="check">
           <input type="checkbox" checked={chosen ?? sharing.value.enabled} disabled={busy} onChange={(e) => set(e.currentTarget.checked)} />
-          Members may share chats by link (read without signing in)
+          {t('sharing.allow')}
         </label>
       )}
-      <p class="muted small">Turning this off revokes every link the team has shared, at once. Turning it on again does not bring them back.</p>
+      <p class="muted small">{t('sharing.hint')}</p>
     </section>
   );
 }

@@ -9,7 +9,7 @@ import { useState } from 'preact/hooks';
 import { api, data, type Schemas } from '../../api/client';
 import { ConfirmButton } from '../../components/ConfirmButton';
 import { CopyButton } from '../../components/CopyButton';
-import { formatDate } from '../../components/format';
+import { formatDate, roleName } from '../../components/format';
 import { NotAllowed } from '../../components/NotAllowed';
 import { ErrorNote } from '../../components/Problem';
 import { useLoad } from '../../components/useLoad';
@@ -18,6 +18,7 @@ import { useSubmit } from '../../components/useSubmit';
 import { useSession } from '../../session';
 import { RetentionForm } from './RetentionForm';
 import { ScimTokenCard } from './ScimTokenCard';
+import { t } from '../../i18n';
 
 type User = Schemas['User'];
 type Role = User['role'];
@@ -33,8 +34,8 @@ export function TeamScreen() {
   const { me } = useSession();
   if (me.user.role !== 'owner' && me.user.role !== 'admin') {
     return (
-      <NotAllowed title="Team" back={{ href: '/account', label: 'Go to my account' }}>
-        Only the team's owners and admins manage its users. Your own API keys and password are under Account.
+      <NotAllowed title={t('nav.team')} back={{ href: '/account', label: t('audit.toAccount') }}>
+        {t('team.notAllowed')}
       </NotAllowed>
     );
   }
@@ -50,13 +51,13 @@ function TeamAdmin() {
 
   return (
     <section class="page stack">
-      <h1>Team: {me.team.name}</h1>
+      <h1>{t('team.title', { name: me.team.name })}</h1>
       <ErrorNote error={users.error ?? error} />
       <section aria-labelledby="users-title" class="stack">
-        <h2 id="users-title">Users</h2>
-        {users.loading && !users.value && <p aria-busy="true">Loading…</p>}
+        <h2 id="users-title">{t('team.users')}</h2>
+        {users.loading && !users.value && <p aria-busy="true">{t('common.loading')}</p>}
         {users.value && (
-          <ul class="user-list" aria-label="Users">
+          <ul class="user-list" aria-label={t('team.users')}>
             {users.value.map((u) => {
               const self = u.id === me.user.id;
               const changeable = !self && (isOwner || u.role !== 'owner');
@@ -64,7 +65,7 @@ function TeamAdmin() {
                 <li key={u.id} class="card user-row">
                   <div class="file-meta">
                     <strong>
-                      {u.name} {self && <span class="badge">you</span>} {u.instanceAdmin && <span class="badge">instance admin</span>}
+                      {u.name} {self && <span class="badge">{t('team.you')}</span>} {u.instanceAdmin && <span class="badge">{t('team.instanceAdmin')}</span>}
                     </strong>
                     <span class="muted small">
                       {u.email} · since {formatDate(u.created)}
@@ -73,10 +74,10 @@ function TeamAdmin() {
                   <div class="actions">
                     {changeable ? (
                       <label class="inline">
-                        <span class="visually-hidden">Role of {u.name}</span>
+                        <span class="visually-hidden">{t('team.roleOf', { name: u.name })}</span>
                         <select
                           value={u.role}
-                          aria-label={`Role of ${u.name}`}
+                          aria-label={t('team.roleOf', { name: u.name })}
                           onChange={(e) => {
                             const role = e.currentTarget.value as Role;
                             setError(null);
@@ -93,11 +94,11 @@ function TeamAdmin() {
                         </select>
                       </label>
                     ) : (
-                      <span class="badge">{u.role}</span>
+                      <span class="badge">{roleName(u.role)}</span>
                     )}
                     {changeable && (
                       <ConfirmButton
-                        label="Remove"
+                        label={t('team.remove')}
                         what={u.name}
                         onConfirm={() => data(api.DELETE('/api/v1/users/{userId}', { params: { path: { userId: u.id } } })).then(users.reload, setError)}
                       />
@@ -126,7 +127,7 @@ function InviteForm({ roles, onCreated }: { roles: Role[]; onCreated: () => void
   const submit = useSubmit();
   return (
     <section class="card stack" aria-labelledby="invite-title">
-      <h2 id="invite-title">Invite a user</h2>
+      <h2 id="invite-title">{t('team.invite')}</h2>
       <form
         class="stack"
         onSubmit={submit.handler(() => {
@@ -141,16 +142,16 @@ function InviteForm({ roles, onCreated }: { roles: Role[]; onCreated: () => void
       >
         <div class="row">
           <label>
-            Name
+            {t('ws.f.name')}
             <input value={name} required maxLength={200} onInput={(e) => setName(e.currentTarget.value)} />
           </label>
           <label>
-            Email
+            {t('signin.email')}
             <input type="email" value={email} required maxLength={320} onInput={(e) => setEmail(e.currentTarget.value)} />
           </label>
           <label>
-            Role
-            <select aria-label="Role" value={role} onChange={(e) => setRole(e.currentTarget.value as Role)}>
+            {t('team.role')}
+            <select aria-label={t('team.role')} value={role} onChange={(e) => setRole(e.currentTarget.value as Role)}>
               <RoleOptions roles={roles} />
             </select>
           </label>
@@ -158,7 +159,7 @@ function InviteForm({ roles, onCreated }: { roles: Role[]; onCreated: () => void
         <ErrorNote error={submit.error} />
         <div class="actions">
           <button type="submit" class="primary" disabled={submit.busy}>
-            Invite
+            {t('team.inviteButton')}
           </button>
         </div>
       </form>
@@ -170,15 +171,12 @@ function InviteForm({ roles, onCreated }: { roles: Role[]; onCreated: () => void
 /** The secrets of a new user, shown this once: the invite link (to set a password) and/or the API key. */
 function ShownOnce({ created }: { created: Created }) {
   return (
-    <div class="shown-once" role="status" aria-label={`Invitation for ${created.user.name}`}>
+    <div class="shown-once" role="status" aria-label={t('team.invitationFor', { name: created.user.name })}>
       <p>
-        <strong>{created.user.name}</strong> was added.{' '}
-        {created.inviteUrl
-          ? 'Send them this link: with it they choose their password and sign in (it works once, for 7 days). It is shown only now.'
-          : 'They sign in with the password you chose. Their API key is shown only now.'}
+        <strong>{created.user.name}</strong> {t('team.added')} {created.inviteUrl ? t('team.sendLink') : t('team.passwordChosen')}
       </p>
-      {created.inviteUrl && <SecretLine label="Invite link" value={created.inviteUrl} what="invite link" />}
-      {created.apiKey && <SecretLine label="API key (for programs)" value={created.apiKey} what="API key" />}
+      {created.inviteUrl && <SecretLine label={t('team.inviteLink')} value={created.inviteUrl} what={t('team.inviteLinkLower')} />}
+      {created.apiKey && <SecretLine label={t('team.apiKeyPrograms')} value={created.apiKey} what={t('model.apiKey')} />}
     </div>
   );
 }
@@ -189,8 +187,8 @@ function CreateTeamForm() {
   const submit = useSubmit();
   return (
     <section class="card stack" aria-labelledby="teams-title">
-      <h2 id="teams-title">Create a team</h2>
-      <p class="muted small">As the instance admin you create teams; each gets its owner.</p>
+      <h2 id="teams-title">{t('team.create')}</h2>
+      <p class="muted small">{t('team.createHint')}</p>
       <form
         class="stack"
         onSubmit={submit.handler(() =>
@@ -202,32 +200,32 @@ function CreateTeamForm() {
       >
         <div class="row">
           <label>
-            Team name
+            {t('team.name')}
             <input value={f.name} required maxLength={200} onInput={(e) => setF({ ...f, name: e.currentTarget.value })} />
           </label>
           <label>
-            Owner's name
+            {t('team.ownerName')}
             <input value={f.ownerName} required maxLength={200} onInput={(e) => setF({ ...f, ownerName: e.currentTarget.value })} />
           </label>
           <label>
-            Owner's email
+            {t('team.ownerEmail')}
             <input type="email" value={f.ownerEmail} required maxLength={320} onInput={(e) => setF({ ...f, ownerEmail: e.currentTarget.value })} />
           </label>
         </div>
         <ErrorNote error={submit.error} />
         <div class="actions">
           <button type="submit" class="primary" disabled={submit.busy}>
-            Create team
+            {t('team.createButton')}
           </button>
         </div>
       </form>
       {created && (
-        <div class="shown-once" role="status" aria-label={`Team ${created.team.name} created`}>
+        <div class="shown-once" role="status" aria-label={t('team.createdLabel', { name: created.team.name })}>
           <p>
-            Team <strong>{created.team.name}</strong> created with its owner {created.owner.name}. Shown only once:
+            {t('team.created.before')} <strong>{created.team.name}</strong> {t('team.created.after', { owner: created.owner.name })}
           </p>
-          {created.inviteUrl && <SecretLine label="Invite link" value={created.inviteUrl} what="owner's invite link" />}
-          <SecretLine label="Owner's API key" value={created.apiKey} what="owner's API key" />
+          {created.inviteUrl && <SecretLine label={t('team.inviteLink')} value={created.inviteUrl} what={t('team.ownerInvite')} />}
+          <SecretLine label={t('team.ownerKey')} value={created.apiKey} what={t('team.ownerKeyLower')} />
         </div>
       )}
     </section>
@@ -239,7 +237,7 @@ function RoleOptions({ roles }: { roles: Role[] }) {
     <>
       {roles.map((r) => (
         <option key={r} value={r}>
-          {r}
+          {roleName(r)}
         </option>
       ))}
     </>

@@ -14,6 +14,7 @@ import { TableWrap } from '../../components/TableWrap';
 import { useLoad } from '../../components/useLoad';
 import { useSubmit } from '../../components/useSubmit';
 import { useSession } from '../../session';
+import { locale, t } from '../../i18n';
 
 type Budget = Schemas['Budget'];
 type User = Schemas['User'];
@@ -21,15 +22,21 @@ type GroupBy = 'day' | 'user' | 'model' | 'workspace' | 'apiKey';
 interface Filter extends DayRange {
   groupBy: GroupBy;
 }
-const GROUPS: Array<[GroupBy, string]> = [
-  ['day', 'Day'],
-  ['user', 'User'],
-  ['model', 'Model'],
-  ['workspace', 'Workspace'],
-  ['apiKey', 'API key'],
+const GROUPS: Array<[GroupBy, () => string]> = [
+  ['day', () => t('usage.day')],
+  ['user', () => t('logs.col.user')],
+  ['model', () => t('composer.model')],
+  ['workspace', () => t('threads.workspace')],
+  ['apiKey', () => t('model.apiKey')],
 ];
-const PERIODS: Record<Budget['period'], string> = { day: 'Day', month: 'Month', total: 'Total (never resets)' };
-const credits = (n: number | null) => (n == null ? '—' : n.toLocaleString('en-US', { maximumFractionDigits: 2 }));
+const PERIODS: Record<Budget['period'], () => string> = { day: () => t('usage.day'), month: () => t('usage.month'), total: () => t('usage.total') };
+/** The period inside a sentence ("Uma's day budget"). */
+const PERIOD_WORDS: Record<Budget['period'], () => string> = {
+  day: () => t('usage.word.day'),
+  month: () => t('usage.word.month'),
+  total: () => t('usage.word.total'),
+};
+const credits = (n: number | null) => (n == null ? '—' : n.toLocaleString(locale(), { maximumFractionDigits: 2 }));
 /** A budget's two limits as typed: '' is no such limit. */
 interface Limits {
   credits: string;
@@ -53,54 +60,55 @@ export function UsageScreen() {
   // Names, never raw ids: what is gone (or not the caller's to see) says so in words.
   const label = (key: string | null): string => {
     if (key === null) return q.groupBy === 'apiKey' ? 'signed-in (no key)' : '—';
-    if (q.groupBy === 'model') return names.value?.find((m) => m.id === key)?.name ?? 'A deleted model';
-    if (q.groupBy === 'user') return users.value?.find((u) => String(u.id) === key)?.name ?? (key === String(me.user.id) ? me.user.name : 'A removed user');
-    if (q.groupBy === 'workspace') return workspaces.value?.find((w) => w.id === key)?.name ?? 'A deleted or private workspace';
-    if (q.groupBy === 'apiKey') return keys.value?.find((k) => k.id === key)?.name ?? 'Another API key (not yours, or revoked)';
+    if (q.groupBy === 'model') return names.value?.find((m) => m.id === key)?.name ?? t('usage.deletedModel');
+    if (q.groupBy === 'user')
+      return users.value?.find((u) => String(u.id) === key)?.name ?? (key === String(me.user.id) ? me.user.name : t('usage.removedUser'));
+    if (q.groupBy === 'workspace') return workspaces.value?.find((w) => w.id === key)?.name ?? t('usage.deletedWorkspace');
+    if (q.groupBy === 'apiKey') return keys.value?.find((k) => k.id === key)?.name ?? t('usage.otherKey');
     return key;
   };
-  const groupName = GROUPS.find(([g]) => g === q.groupBy)![1];
+  const groupName = GROUPS.find(([g]) => g === q.groupBy)![1]();
 
   return (
     <section class="page stack">
       <div class="page-head">
-        <h1>Usage</h1>
+        <h1>{t('nav.usage')}</h1>
         <a class="button" href={`/api/v1/usage/csv?${new URLSearchParams(query).toString()}`} download="usage.csv">
-          Download CSV
+          {t('audit.csv')}
         </a>
       </div>
-      <p class="muted small">{admin ? 'Every call made in the team.' : 'Your own calls.'}</p>
+      <p class="muted small">{admin ? t('logs.every') : t('logs.own')}</p>
       {mine.value && (
         <p class="muted">
           My spend: {credits(mine.value.spent.day)} credits today · {credits(mine.value.spent.month)} this month · {credits(mine.value.spent.total)} in total
         </p>
       )}
       <ErrorNote error={mine.error} />
-      <FilterBar label="Usage range" draft={draft} onDraft={setDraft} onApply={setQ} submit="Show">
+      <FilterBar label={t('usage.range')} draft={draft} onDraft={setDraft} onApply={setQ} submit={t('usage.show')}>
         <label>
-          Group by
-          <select aria-label="Group by" value={draft.groupBy} onChange={(e) => setDraft({ ...draft, groupBy: e.currentTarget.value as GroupBy })}>
+          {t('usage.groupBy')}
+          <select aria-label={t('usage.groupBy')} value={draft.groupBy} onChange={(e) => setDraft({ ...draft, groupBy: e.currentTarget.value as GroupBy })}>
             {GROUPS.filter(([g]) => admin || g !== 'user').map(([g, l]) => (
               <option key={g} value={g}>
-                {l}
+                {l()}
               </option>
             ))}
           </select>
         </label>
       </FilterBar>
       <ErrorNote error={rows.error} />
-      {rows.loading && !rows.value && <p aria-busy="true">Loading…</p>}
-      {rows.value && rows.value.length === 0 && <p class="muted">No usage in this range.</p>}
+      {rows.loading && !rows.value && <p aria-busy="true">{t('common.loading')}</p>}
+      {rows.value && rows.value.length === 0 && <p class="muted">{t('usage.none')}</p>}
       {rows.value && rows.value.length > 0 && (
-        <TableWrap label={`Usage by ${groupName.toLowerCase()}`}>
-          <table class="table numbers" aria-label={`Usage by ${groupName.toLowerCase()}`}>
+        <TableWrap label={t('usage.by', { group: groupName })}>
+          <table class="table numbers" aria-label={t('usage.by', { group: groupName })}>
             <thead>
               <tr>
                 <th scope="col">{groupName}</th>
-                <th scope="col">Requests</th>
-                <th scope="col">Prompt tokens</th>
-                <th scope="col">Answer tokens</th>
-                <th scope="col">Credits</th>
+                <th scope="col">{t('usage.col.requests')}</th>
+                <th scope="col">{t('usage.col.prompt')}</th>
+                <th scope="col">{t('usage.col.answer')}</th>
+                <th scope="col">{t('usage.col.credits')}</th>
               </tr>
             </thead>
             <tbody>
@@ -120,7 +128,7 @@ export function UsageScreen() {
       {admin ? (
         <Budgets teamId={me.team.id} users={users.value ?? []} />
       ) : (
-        mine.value && <BudgetTable budgets={mine.value.budgets} users={[]} title="Budgets that apply to me" />
+        mine.value && <BudgetTable budgets={mine.value.budgets} users={[]} title={t('usage.mine')} />
       )}
     </section>
   );
@@ -128,10 +136,10 @@ export function UsageScreen() {
 
 /** What a budget limits, as a person reads it ("You" for the caller's own). */
 function appliesTo(b: Budget, users: User[], selfId: number): string {
-  if (b.scope === 'team') return 'Whole team';
-  if (b.scope === 'user' && b.scopeId === String(selfId)) return 'You';
-  if (b.scope === 'user') return users.find((u) => String(u.id) === b.scopeId)?.name ?? `User ${b.scopeId}`;
-  return 'One API key';
+  if (b.scope === 'team') return t('usage.wholeTeam');
+  if (b.scope === 'user' && b.scopeId === String(selfId)) return t('usage.you');
+  if (b.scope === 'user') return users.find((u) => String(u.id) === b.scopeId)?.name ?? t('audit.user', { id: b.scopeId });
+  return t('usage.oneKey');
 }
 
 function BudgetTable({
@@ -153,24 +161,24 @@ function BudgetTable({
     <section class="stack" aria-label={title}>
       <h2>{title}</h2>
       {budgets.length === 0 ? (
-        <p class="muted">No budget.</p>
+        <p class="muted">{t('usage.noBudget')}</p>
       ) : (
         <TableWrap label={title}>
           <table class="table numbers" aria-label={title}>
             <thead>
               <tr>
-                <th scope="col">Applies to</th>
-                <th scope="col">Period</th>
-                <th scope="col">Credits</th>
-                <th scope="col">Spent</th>
-                <th scope="col">Requests / min</th>
-                <th scope="col">Resets</th>
-                {onDelete && <th scope="col">Actions</th>}
+                <th scope="col">{t('usage.appliesTo')}</th>
+                <th scope="col">{t('usage.period')}</th>
+                <th scope="col">{t('usage.col.credits')}</th>
+                <th scope="col">{t('usage.col.spent')}</th>
+                <th scope="col">{t('usage.col.rpm')}</th>
+                <th scope="col">{t('usage.col.resets')}</th>
+                {onDelete && <th scope="col">{t('usage.col.actions')}</th>}
               </tr>
             </thead>
             <tbody>
               {budgets.map((b) => {
-                const what = `${appliesTo(b, users, selfId)} ${b.period} budget`;
+                const what = t('usage.budgetWhat', { who: appliesTo(b, users, selfId), period: PERIOD_WORDS[b.period]() });
                 return editing === b.id && onSaved ? (
                   <tr key={b.id} class="editing">
                     <td colSpan={7}>
@@ -187,18 +195,18 @@ function BudgetTable({
                 ) : (
                   <tr key={b.id}>
                     <td>{appliesTo(b, users, selfId)}</td>
-                    <td>{PERIODS[b.period]}</td>
+                    <td>{PERIODS[b.period]()}</td>
                     <td>{credits(b.credits)}</td>
                     <td>{credits(b.spent)}</td>
                     <td>{b.requestsPerMinute ?? '—'}</td>
-                    <td>{b.resetsAt ? formatDate(b.resetsAt) : 'never'}</td>
+                    <td>{b.resetsAt ? formatDate(b.resetsAt) : t('usage.never')}</td>
                     {onDelete && (
                       <td>
                         <div class="actions">
-                          <button type="button" class="small-button" aria-label={`Edit ${what}`} onClick={() => setEditing(b.id)}>
-                            Edit
+                          <button type="button" class="small-button" aria-label={t('common.editWhat', { name: what })} onClick={() => setEditing(b.id)}>
+                            {t('common.edit')}
                           </button>
-                          <ConfirmButton label="Delete" what={what} onConfirm={() => onDelete(b)} />
+                          <ConfirmButton label={t('common.delete')} what={what} onConfirm={() => onDelete(b)} />
                         </div>
                       </td>
                     )}
@@ -223,7 +231,7 @@ function BudgetEdit({ budget: b, what, onDone }: { budget: Budget; what: string;
   return (
     <form
       class="stack"
-      aria-label={`Edit ${what}`}
+      aria-label={t('common.editWhat', { name: what })}
       onSubmit={submit.handler(() =>
         data(api.PATCH('/api/v1/budgets/{id}', { params: { path: { id: b.id } }, body: { credits: limit(f.credits), requestsPerMinute: limit(f.rpm) } })).then(
           () => onDone(true),
@@ -231,7 +239,7 @@ function BudgetEdit({ budget: b, what, onDone }: { budget: Budget; what: string;
       )}
     >
       <p class="small">
-        <strong>{what}</strong> · spent {credits(b.spent)} this period. Leave a field empty for no such limit.
+        <strong>{what}</strong> · {t('usage.spentHint', { spent: credits(b.spent) })}
       </p>
       <div class="row numbers">
         <LimitFields value={f} onChange={setF} />
@@ -239,10 +247,10 @@ function BudgetEdit({ budget: b, what, onDone }: { budget: Budget; what: string;
       <ErrorNote error={submit.error} />
       <div class="actions">
         <button type="submit" class="primary" disabled={submit.busy}>
-          Save budget
+          {t('usage.save')}
         </button>
         <button type="button" onClick={() => onDone(false)}>
-          Cancel
+          {t('common.cancel')}
         </button>
       </div>
     </form>
@@ -253,11 +261,11 @@ function LimitFields({ value: f, onChange }: { value: Limits; onChange: (l: Limi
   return (
     <>
       <label>
-        Credits
+        {t('usage.col.credits')}
         <input type="number" min={0} step="any" value={f.credits} onInput={(e) => onChange({ ...f, credits: e.currentTarget.value })} />
       </label>
       <label>
-        Requests per minute
+        {t('usage.rpm')}
         <input type="number" min={1} step={1} value={f.rpm} onInput={(e) => onChange({ ...f, rpm: e.currentTarget.value })} />
       </label>
     </>
@@ -275,13 +283,13 @@ function Budgets({ teamId, users }: { teamId: string; users: User[] }) {
         <BudgetTable
           budgets={budgets.value}
           users={users}
-          title="Budgets"
+          title={t('usage.budgets')}
           onSaved={budgets.reload}
           onDelete={(b) => data(api.DELETE('/api/v1/budgets/{id}', { params: { path: { id: b.id } } })).then(budgets.reload, submit.setError)}
         />
       )}
       <section class="card stack" aria-labelledby="budget-title">
-        <h2 id="budget-title">New budget</h2>
+        <h2 id="budget-title">{t('usage.new')}</h2>
         <form
           class="stack"
           aria-labelledby="budget-title"
@@ -297,18 +305,22 @@ function Budgets({ teamId, users }: { teamId: string; users: User[] }) {
         >
           <div class="row">
             <label>
-              Applies to
-              <select aria-label="Applies to" value={f.scope} onChange={(e) => setF({ ...f, scope: e.currentTarget.value as Budget['scope'], scopeId: '' })}>
-                <option value="team">The whole team</option>
-                <option value="user">One user</option>
-                <option value="apiKey">One API key</option>
+              {t('usage.appliesTo')}
+              <select
+                aria-label={t('usage.appliesTo')}
+                value={f.scope}
+                onChange={(e) => setF({ ...f, scope: e.currentTarget.value as Budget['scope'], scopeId: '' })}
+              >
+                <option value="team">{t('usage.theWholeTeam')}</option>
+                <option value="user">{t('usage.oneUser')}</option>
+                <option value="apiKey">{t('usage.oneKey')}</option>
               </select>
             </label>
             {f.scope === 'user' && (
               <label>
-                User
-                <select aria-label="User" value={f.scopeId} required onChange={(e) => setF({ ...f, scopeId: e.currentTarget.value })}>
-                  <option value="">Choose…</option>
+                {t('logs.col.user')}
+                <select aria-label={t('logs.col.user')} value={f.scopeId} required onChange={(e) => setF({ ...f, scopeId: e.currentTarget.value })}>
+                  <option value="">{t('usage.choose')}</option>
                   {users.map((u) => (
                     <option key={u.id} value={u.id}>
                       {u.name} ({u.email})
@@ -319,27 +331,27 @@ function Budgets({ teamId, users }: { teamId: string; users: User[] }) {
             )}
             {f.scope === 'apiKey' && (
               <label>
-                API key id
+                {t('usage.keyId')}
                 <input value={f.scopeId} required maxLength={64} onInput={(e) => setF({ ...f, scopeId: e.currentTarget.value })} />
               </label>
             )}
             <label>
-              Period
-              <select aria-label="Period" value={f.period} onChange={(e) => setF({ ...f, period: e.currentTarget.value as Budget['period'] })}>
+              {t('usage.period')}
+              <select aria-label={t('usage.period')} value={f.period} onChange={(e) => setF({ ...f, period: e.currentTarget.value as Budget['period'] })}>
                 {Object.entries(PERIODS).map(([p, l]) => (
                   <option key={p} value={p}>
-                    {l}
+                    {l()}
                   </option>
                 ))}
               </select>
             </label>
             <LimitFields value={f} onChange={(l) => setF({ ...f, ...l })} />
           </div>
-          <p class="hint">Set credits, requests per minute, or both.</p>
+          <p class="hint">{t('usage.setHint')}</p>
           <ErrorNote error={submit.error} />
           <div class="actions">
             <button type="submit" class="primary" disabled={submit.busy}>
-              Add budget
+              {t('usage.add')}
             </button>
           </div>
         </form>

@@ -4,6 +4,7 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import { api, data, type Schemas } from '../../api/client';
+import { t } from '../../i18n';
 
 interface Props {
   serverIds: string[];
@@ -33,9 +34,9 @@ export function ToolsFieldset({ serverIds, onServerIds, allowedText, onAllowedTe
   }, []);
   return (
     <fieldset>
-      <legend>Tools</legend>
-      {servers === null && <p aria-busy="true">Loading MCP servers…</p>}
-      {servers?.length === 0 && <p class="muted">The team has no MCP server: an owner or admin adds one under MCP servers.</p>}
+      <legend>{t('ws.f.tools')}</legend>
+      {servers === null && <p aria-busy="true">{t('tools.loadingServers')}</p>}
+      {servers?.length === 0 && <p class="muted">{t('tools.noServers')}</p>}
       {servers?.map((s) => (
         <label key={s.id} class="check">
           <input
@@ -44,16 +45,16 @@ export function ToolsFieldset({ serverIds, onServerIds, allowedText, onAllowedTe
             onChange={(e) => onServerIds(e.currentTarget.checked ? [...serverIds, s.id] : serverIds.filter((x) => x !== s.id))}
           />
           {s.name}
-          {!s.enabled && <span class="badge">off</span>}
+          {!s.enabled && <span class="badge">{t('tools.off')}</span>}
         </label>
       ))}
       {serverIds.length > 0 && (
         <label>
-          Only these tools
-          <textarea rows={2} placeholder="every tool of the servers chosen" value={allowedText} onInput={(e) => onAllowedText(e.currentTarget.value)} />
+          {t('ws.f.onlyTools')}
+          <textarea rows={2} placeholder={t('tools.everyTool')} value={allowedText} onInput={(e) => onAllowedText(e.currentTarget.value)} />
         </label>
       )}
-      <p class="hint">Chats in this workspace may call the tools of the servers chosen (names one a line or comma-separated to allow only those).</p>
+      <p class="hint">{t('tools.hint')}</p>
     </fieldset>
   );
 }

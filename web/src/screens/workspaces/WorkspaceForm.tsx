@@ -15,6 +15,7 @@ import { useSubmit } from '../../components/useSubmit';
 import { navigate } from '../../router';
 import { useSession } from '../../session';
 import { allowedToolsOf, ToolsFieldset } from './ToolsFieldset';
+import { t } from '../../i18n';
 
 type Settings = Pick<
   WorkspaceModel,
@@ -34,18 +35,18 @@ const EMPTY: Settings = {
 
 interface NumberSpec {
   key: 'temperature' | 'maxTokens' | 'topP' | 'n' | 'frequencyPenalty' | 'presencePenalty';
-  label: string;
+  label: () => string;
   min: number;
   max?: number;
   step: number;
 }
 const NUMBERS: NumberSpec[] = [
-  { key: 'temperature', label: 'Temperature', min: 0, max: 2, step: 0.1 },
-  { key: 'topP', label: 'Top P', min: 0, max: 1, step: 0.05 },
-  { key: 'maxTokens', label: 'Max tokens', min: 1, step: 1 },
-  { key: 'n', label: 'Answers (n)', min: 1, max: 8, step: 1 },
-  { key: 'frequencyPenalty', label: 'Frequency penalty', min: -2, max: 2, step: 0.1 },
-  { key: 'presencePenalty', label: 'Presence penalty', min: -2, max: 2, step: 0.1 },
+  { key: 'temperature', label: () => t('ws.f.temperature'), min: 0, max: 2, step: 0.1 },
+  { key: 'topP', label: () => t('ws.f.topP'), min: 0, max: 1, step: 0.05 },
+  { key: 'maxTokens', label: () => t('ws.f.maxTokens'), min: 1, step: 1 },
+  { key: 'n', label: () => t('ws.f.n'), min: 1, max: 8, step: 1 },
+  { key: 'frequencyPenalty', label: () => t('ws.f.frequencyPenalty'), min: -2, max: 2, step: 0.1 },
+  { key: 'presencePenalty', label: () => t('ws.f.presencePenalty'), min: -2, max: 2, step: 0.1 },
 ];
 
 const settingsOf = (m: WorkspaceModel): Settings => ({
@@ -65,19 +66,19 @@ const same = (a: Settings, b: Settings) => JSON.stringify(a) === JSON.stringify(
 export const answersChats = (m: Model) => m.inTeam && m.active && m.kind === 'chat' && !m.imageGen;
 
 /** The form's field names as its labels say them, for refusals (components/Problem.tsx). */
-const LABELS = {
-  name: 'Name',
-  modelIds: 'Models',
-  plusIds: 'Document sets',
-  mcpServerIds: 'Tools',
-  allowedTools: 'Only these tools',
-  greeting: 'Greeting',
-  samplePrompts: 'Sample prompts',
-  topP: 'Top P',
-  maxTokens: 'Max tokens',
-  n: 'Answers (n)',
-  logitBias: 'Logit bias',
-};
+const LABELS = () => ({
+  name: t('ws.f.name'),
+  modelIds: t('problem.field.modelIds'),
+  plusIds: t('problem.field.plusIds'),
+  mcpServerIds: t('ws.f.tools'),
+  allowedTools: t('ws.f.onlyTools'),
+  greeting: t('ws.f.greeting'),
+  samplePrompts: t('chat.samples'),
+  topP: t('ws.f.topP'),
+  maxTokens: t('ws.f.maxTokens'),
+  n: t('ws.f.n'),
+  logitBias: t('ws.f.logitBias'),
+});
 
 export function WorkspaceForm({ workspaceId }: { workspaceId?: string }) {
   const { me } = useSession();
@@ -154,7 +155,7 @@ export function WorkspaceForm({ workspaceId }: { workspaceId?: string }) {
         try {
           parsedBias[id] = JSON.parse(text) as Record<string, number>;
         } catch {
-          throw new Error(`Logit bias of ${nameOf(id)} is not valid JSON (e.g. {"50256": -100}).`);
+          throw new Error(t('ws.biasInvalid', { name: nameOf(id) }));
         }
       }
     }
@@ -169,12 +170,13 @@ export function WorkspaceForm({ workspaceId }: { workspaceId?: string }) {
     navigate(`/w/${ws.id}`);
   }
 
-  const title = workspaceId ? `Edit ${existing?.name ?? 'workspace'}` : 'New workspace';
-  if (workspaceId && !existing) return <section class="page narrow">{error ? <ErrorNote error={error} /> : <p aria-busy="true">Loading…</p>}</section>;
+  const title = workspaceId ? t('common.editWhat', { name: existing?.name ?? t('ws.aWorkspace') }) : t('ws.new');
+  if (workspaceId && !existing)
+    return <section class="page narrow">{error ? <ErrorNote error={error} /> : <p aria-busy="true">{t('common.loading')}</p>}</section>;
   if (existing && existing.userId !== me.user.id && !isTeamAdmin(me.user.role)) {
     return (
-      <NotAllowed title={title} back={{ href: `/w/${existing.id}`, label: `Back to ${existing.name}` }}>
-        Only the person who made this workspace and the team's owners and admins change it. You can chat in it as it is.
+      <NotAllowed title={title} back={{ href: `/w/${existing.id}`, label: t('common.backTo', { name: existing.name }) }}>
+        {t('ws.notAllowed')}
       </NotAllowed>
     );
   }
@@ -183,14 +185,14 @@ export function WorkspaceForm({ workspaceId }: { workspaceId?: string }) {
       <h1>{title}</h1>
       <form class="stack" aria-label={title} onSubmit={submit.handler(save)}>
         <label>
-          Name
+          {t('ws.f.name')}
           <input required maxLength={200} value={name} onInput={(e) => setName(e.currentTarget.value)} />
         </label>
 
         <fieldset>
-          <legend>Models</legend>
-          {models === null && <p aria-busy="true">Loading models…</p>}
-          {models?.length === 0 && <p class="muted">The team has no model yet: an owner or admin adds one under Models.</p>}
+          <legend>{t('problem.field.modelIds')}</legend>
+          {models === null && <p aria-busy="true">{t('ws.loadingModels')}</p>}
+          {models?.length === 0 && <p class="muted">{t('ws.noModels')}</p>}
           {models !== null &&
             offered.map((m) => (
               <label key={m.id} class="check">
@@ -200,16 +202,16 @@ export function WorkspaceForm({ workspaceId }: { workspaceId?: string }) {
                   onChange={(e) => setModelIds((ids) => (e.currentTarget.checked ? [...ids, m.id] : ids.filter((x) => x !== m.id)))}
                 />
                 {m.name}
-                {modelIds[0] === m.id && <span class="badge">default</span>}
+                {modelIds[0] === m.id && <span class="badge">{t('ws.default')}</span>}
               </label>
             ))}
-          <p class="hint">The first model chosen answers unless the chat picks another. Only chat models the team uses are listed.</p>
+          <p class="hint">{t('ws.modelsHint')}</p>
         </fieldset>
 
         <fieldset>
-          <legend>Document sets</legend>
-          {documents === null && <p aria-busy="true">Loading document sets…</p>}
-          {documents?.length === 0 && <p class="muted">No document set yet: make one under Documents, then add it here.</p>}
+          <legend>{t('problem.field.plusIds')}</legend>
+          {documents === null && <p aria-busy="true">{t('ws.loadingDocs')}</p>}
+          {documents?.length === 0 && <p class="muted">{t('ws.noDocs')}</p>}
           {documents?.map((d) => (
             <label key={d.id} class="check">
               <input
@@ -217,61 +219,55 @@ export function WorkspaceForm({ workspaceId }: { workspaceId?: string }) {
                 checked={plusIds.includes(d.id)}
                 onChange={(e) => setPlusIds((ids) => (e.currentTarget.checked ? [...ids, d.id] : ids.filter((x) => x !== d.id)))}
               />
-              {d.title || 'Untitled'}
-              {!d.isPublic && <span class="badge">private</span>}
+              {d.title || t('common.untitled')}
+              {!d.isPublic && <span class="badge">{t('ws.private')}</span>}
             </label>
           ))}
-          <p class="hint">Every chat in this workspace draws on the document sets chosen here, besides those picked in the chat itself.</p>
+          <p class="hint">{t('ws.docsHint')}</p>
         </fieldset>
 
         <ToolsFieldset serverIds={mcpServerIds} onServerIds={setMcpServerIds} allowedText={allowedText} onAllowedText={setAllowedText} onError={setError} />
 
         <div class="row">
           <label>
-            Sharing
+            {t('ws.sharing')}
             <select value={sharingType} onChange={(e) => setSharing(e.currentTarget.value as Workspace['sharingType'])}>
-              <option value="TEAM">Team (every member)</option>
-              <option value="PRIVATE">Private (only me)</option>
+              <option value="TEAM">{t('ws.sharing.team')}</option>
+              <option value="PRIVATE">{t('ws.sharing.private')}</option>
             </select>
           </label>
           <label>
-            Chat history
+            {t('ws.history')}
             <select value={chatHistoryType} onChange={(e) => setHistory(e.currentTarget.value as Workspace['chatHistoryType'])}>
-              <option value="USER">Each user their own</option>
-              <option value="TEAM">Everyone sees all</option>
+              <option value="USER">{t('ws.history.user')}</option>
+              <option value="TEAM">{t('ws.history.team')}</option>
             </select>
           </label>
           <label>
-            Context
+            {t('ws.context')}
             <select value={contextType} onChange={(e) => setContext(e.currentTarget.value as Workspace['contextType'])}>
-              <option value="SHARED">Shared with all</option>
-              <option value="PRIVATE">Private to who added</option>
+              <option value="SHARED">{t('ws.context.shared')}</option>
+              <option value="PRIVATE">{t('ws.context.private')}</option>
             </select>
           </label>
         </div>
-        <p class="hint">
-          Sharing: who sees the workspace. Chat history: who sees whose chats. Context: whether files added in a chat help everyone in the workspace or only the
-          person who added them.
-        </p>
+        <p class="hint">{t('ws.choicesHint')}</p>
 
         <label>
-          Follow-up questions
+          {t('ws.followUp')}
           <select value={followUpSearch} onChange={(e) => setFollowUp(e.currentTarget.value as Workspace['followUpSearch'])}>
-            <option value="carry">Carry the last question's words</option>
-            <option value="rewrite">Rewrite with the model first</option>
+            <option value="carry">{t('ws.followUp.carry')}</option>
+            <option value="rewrite">{t('ws.followUp.rewrite')}</option>
           </select>
         </label>
-        <p class="hint">
-          How a follow-up such as "and what about the second one?" searches the documents: with the previous question's key words added, or as the chat's model
-          rewrites it into a standalone question (one short extra call, counted in its usage).
-        </p>
+        <p class="hint">{t('ws.followUpHint')}</p>
 
         <label>
-          Greeting
+          {t('ws.f.greeting')}
           <textarea rows={2} value={greeting} onInput={(e) => setGreeting(e.currentTarget.value)} />
         </label>
         <label>
-          Sample prompts (one per line)
+          {t('ws.samplesField')}
           <textarea rows={3} value={samples} onInput={(e) => setSamples(e.currentTarget.value)} />
         </label>
 
@@ -280,25 +276,25 @@ export function WorkspaceForm({ workspaceId }: { workspaceId?: string }) {
           const window = modelById.get(id)?.contextWindow ?? undefined;
           return (
             <fieldset key={id} class="model-settings">
-              <legend>Settings of {nameOf(id)}</legend>
+              <legend>{t('ws.settingsOf', { name: nameOf(id) })}</legend>
               <label>
-                System instructions
+                {t('ws.system')}
                 <textarea rows={2} value={s.systemInstructions ?? ''} onInput={(e) => setSetting(id, { systemInstructions: e.currentTarget.value || null })} />
               </label>
               <label>
-                Added context
+                {t('ws.addedContext')}
                 <textarea rows={2} value={s.addedContext ?? ''} onInput={(e) => setSetting(id, { addedContext: e.currentTarget.value || null })} />
               </label>
               <div class="row numbers">
                 {NUMBERS.map((n) => (
                   <label key={n.key}>
-                    {n.label}
+                    {n.label()}
                     <input
                       type="number"
                       min={n.min}
                       max={n.key === 'maxTokens' ? window : n.max}
                       step={n.step}
-                      placeholder="default"
+                      placeholder={t('ws.default')}
                       value={s[n.key] ?? ''}
                       onInput={(e) => {
                         const v = e.currentTarget.value;
@@ -309,20 +305,20 @@ export function WorkspaceForm({ workspaceId }: { workspaceId?: string }) {
                 ))}
               </div>
               <label>
-                Logit bias (JSON, values −100 to 100)
+                {t('ws.biasField')}
                 <input value={biasText[id] ?? ''} placeholder='{"50256": -100}' onInput={(e) => setBiasText((b) => ({ ...b, [id]: e.currentTarget.value }))} />
               </label>
             </fieldset>
           );
         })}
 
-        <ErrorNote error={error} labels={LABELS} />
+        <ErrorNote error={error} labels={LABELS()} />
         <div class="actions">
           <button type="submit" class="primary" disabled={busy}>
-            {workspaceId ? 'Save workspace' : 'Create workspace'}
+            {workspaceId ? t('ws.save') : t('ws.create')}
           </button>
           <Link href={workspaceId ? `/w/${workspaceId}` : '/'} class="button ghost">
-            Cancel
+            {t('common.cancel')}
           </Link>
         </div>
       </form>

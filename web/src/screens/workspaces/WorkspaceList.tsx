@@ -5,6 +5,7 @@ import { isTeamAdmin } from '../../components/format';
 import { Link } from '../../components/Link';
 import { ErrorNote } from '../../components/Problem';
 import { useSession } from '../../session';
+import { t } from '../../i18n';
 
 export function WorkspaceList() {
   const { me } = useSession();
@@ -17,27 +18,27 @@ export function WorkspaceList() {
   return (
     <section class="page">
       <div class="page-head">
-        <h1>Workspaces</h1>
+        <h1>{t('ws.title')}</h1>
         <Link href="/workspaces/new" class="button primary">
-          New workspace
+          {t('ws.new')}
         </Link>
       </div>
       <ErrorNote error={error} />
-      {list === null && !error && <p aria-busy="true">Loading…</p>}
-      {list?.length === 0 && <p class="muted">No workspace yet. Create one to start chatting.</p>}
+      {list === null && !error && <p aria-busy="true">{t('common.loading')}</p>}
+      {list?.length === 0 && <p class="muted">{t('ws.none')}</p>}
       {list && list.length > 0 && (
-        <ul class="cards" aria-label="Workspaces">
+        <ul class="cards" aria-label={t('ws.title')}>
           {list.map((w) => (
             <li key={w.id} class="card workspace-card">
               <Link href={`/w/${w.id}`} class="workspace-link">
                 <strong>{w.name}</strong>
                 <span class="muted">
-                  {w.models.map((m) => m.modelName).join(', ') || 'no model'} · {w.sharingType === 'TEAM' ? 'shared with the team' : 'private'}
+                  {w.models.map((m) => m.modelName).join(', ') || t('ws.noModel')} · {w.sharingType === 'TEAM' ? t('ws.sharedTeam') : t('ws.private')}
                 </span>
               </Link>
               {(admin || w.userId === me.user.id) && (
-                <Link href={`/workspaces/${w.id}/edit`} class="small" aria-label={`Edit ${w.name}`}>
-                  Edit
+                <Link href={`/workspaces/${w.id}/edit`} class="small" aria-label={t('common.editWhat', { name: w.name })}>
+                  {t('common.edit')}
                 </Link>
               )}
             </li>

@@ -1,0 +1,78 @@
+/**
+ * The web app's message catalogues (web/src/i18n): English and German hold the same keys, every
+ * key is used in web/src and every `t('…')` there names a key; a text's `{name}` placeholders and
+ * plural forms are the same in both; `t` fills them in and picks the plural by Intl.PluralRules.
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { de } from '../../web/src/i18n/de.js';
+import { en } from '../../web/src/i18n/en.js';
+import { setLanguage, t } from '../../web/src/i18n/index.js';
+
+const SRC = path.resolve(import.meta.dirname, '../../web/src');
+
+function sources(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const file = path.join(dir, name);
+    if (statSync(file).isDirectory()) return name === 'i18n' ? [] : sources(file);
+    return /\.tsx?$/.test(name) && !name.endsWith('.d.ts') ? [file] : [];
+  });
+}
+
+/** Every key a source names: `t('key'` (keys are always literal, so that this finds them all). */
+function usedKeys(): Map<string, string[]> {
+  const used = new Map<string, string[]>();
+  for (const file of sources(SRC)) {
+    for (const m of readFileSync(file, 'utf8').matchAll(/\bt\(\s*'([^']+)'/g)) used.set(m[1]!, [...(used.get(m[1]!) ?? []), path.relative(SRC, file)]);
+  }
+  return used;
+}
+
+/** A text's placeholders; `{xLower}` counts as `{x}` (the same word in lower case, for a language that needs it mid-sentence). */
+const placeholders = (text: unknown): string[] =>
+  [
+    ...new Set(
+      Object.values(typeof text === 'string' ? { other: text } : (text as object)).flatMap((s: string) =>
+        [...s.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!.replace(/Lower$/, '')),
+      ),
+    ),
+  ].sort();
+
+describe('message catalogues', () => {
+  it('hold the same keys in English and German', () => {
+    expect(Object.keys(de).sort()).toEqual(Object.keys(en).sort());
+  });
+
+  it('name only keys that exist, and every key is used', () => {
+    const used = usedKeys();
+    const missing = [...used.entries()].filter(([k]) => !(k in en)).map(([k, files]) => `${k} (${files.join(', ')})`);
+    expect(missing, 'named in web/src but in no catalogue').toEqual([]);
+    const unused = Object.keys(en).filter((k) => !used.has(k));
+    expect(unused, 'in the catalogues but used nowhere').toEqual([]);
+  });
+
+  it('give each text the same placeholders, and the same plural form or none, in both languages', () => {
+    const differ = (Object.keys(en) as Array<keyof typeof en>).filter(
+      (k) => placeholders(en[k]).join() !== placeholders(de[k]).join() || typeof en[k] !== typeof de[k],
+    );
+    expect(differ).toEqual([]);
+    // German texts are not left in English by mistake (a few words are the same in both)
+    const same = (Object.keys(en) as Array<keyof typeof en>).filter((k) => typeof en[k] === 'string' && en[k] === de[k] && /\s/.test(en[k] as string));
+    expect(same).toEqual([]);
+  });
+});
+
+describe('t', () => {
+  afterAll(() => setLanguage('en'));
+  it('fills in parameters and picks the plural form by the language', async () => {
+    await setLanguage('en');
+    expect(t('signin.with', { name: 'Okta' })).toBe('Sign in with Okta');
+    expect(t('search.count', { count: 1 })).toBe('1 chat matches.');
+    expect(t('search.count', { count: 1234 })).toBe('1,234 chats match.');
+    await setLanguage('de');
+    expect(t('signin.with', { name: 'Okta' })).toBe('Mit Okta anmelden');
+    expect(t('search.count', { count: 1 })).toBe('1 Chat passt.');
+    expect(t('search.count', { count: 1234 })).toBe('1.234 Chats passen.');
+  });
+});
