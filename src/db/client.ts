@@ -7,6 +7,7 @@ import type { SharedBuffersSetting } from './pglite-memory.js';
 import { dumpPglite } from './pglite-dump.js';
 import { openPglite } from './pglite-open.js';
 import { PGliteThread } from './pglite-thread.js';
+import { usePreparedStatements } from './prepared.js';
 import * as schema from './schema.js';
 import { schemaUpToDate } from './schema-version.js';
 import { traceStatements } from '../observability/hooks.js';
@@ -88,11 +89,13 @@ export async function openDatabase(opts: {
   if (opts.databaseUrl === null || opts.databaseUrl === 'memory://') {
     const inMemory = opts.databaseUrl === 'memory://';
     const register = inMemory ? wantVector : registerVector(opts.dataDir, setting);
-    const [client, { drizzle: drizzlePglite }] = await Promise.all([
+    const [client, { drizzle: drizzlePglite }, { preparedRunner }] = await Promise.all([
       openPglite(inMemory ? undefined : pgliteDir(opts.dataDir), register, opts.sharedBuffers),
       import('drizzle-orm/pglite'),
+      import('./pglite-prepared.js'),
     ]);
     const db = drizzlePglite({ client: traceStatements(client, 'pglite'), schema }) as unknown as Db;
+    usePreparedStatements(client, traceStatements({ query: preparedRunner(client) }, 'pglite'));
     const opened = embedded(client, db, inMemory ? { registered: register, marker: null } : onDisk(register));
     return inMemory ? opened : { ...opened, dumpDataDir: () => dumpPglite(client) };
   }
