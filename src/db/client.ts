@@ -8,6 +8,7 @@ import { dumpPglite } from './pglite-dump.js';
 import { openPglite } from './pglite-open.js';
 import { PGliteThread } from './pglite-thread.js';
 import { usePreparedStatements } from './prepared.js';
+import { isPglite, pglitePrepared } from './raw.js';
 import * as schema from './schema.js';
 import { schemaUpToDate } from './schema-version.js';
 import { traceStatements } from '../observability/hooks.js';
@@ -89,13 +90,17 @@ export async function openDatabase(opts: {
   if (opts.databaseUrl === null || opts.databaseUrl === 'memory://') {
     const inMemory = opts.databaseUrl === 'memory://';
     const register = inMemory ? wantVector : registerVector(opts.dataDir, setting);
-    const [client, { drizzle: drizzlePglite }, { preparedRunner }] = await Promise.all([
+    const [client, { drizzle: drizzlePglite }] = await Promise.all([
       openPglite(inMemory ? undefined : pgliteDir(opts.dataDir), register, opts.sharedBuffers),
       import('drizzle-orm/pglite'),
-      import('./pglite-prepared.js'),
     ]);
     const db = drizzlePglite({ client: traceStatements(client, 'pglite'), schema }) as unknown as Db;
-    usePreparedStatements(client, traceStatements({ query: preparedRunner(client) }, 'pglite'));
+    // A chat turn's statements are prepared once by name (db/prepared.ts); `query` is what tracing wraps.
+    if (isPglite(client))
+      usePreparedStatements(
+        client,
+        traceStatements({ query: (text: string, params: readonly unknown[]) => pglitePrepared(client, text, params, true) }, 'pglite'),
+      );
     const opened = embedded(client, db, inMemory ? { registered: register, marker: null } : onDisk(register));
     return inMemory ? opened : { ...opened, dumpDataDir: () => dumpPglite(client) };
   }

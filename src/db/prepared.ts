@@ -1,6 +1,5 @@
 import type { SQL } from 'drizzle-orm';
 import type { Executor } from './client.js';
-import type { PreparedRunner } from './pglite-prepared.js';
 
 /**
  * At most this many statement texts get a name (a chat turn's statements differ by batch size and
@@ -19,11 +18,12 @@ interface DrizzleInternals {
   };
 }
 
-/** The in-process PGlite's prepared-statement runner (db/pglite-prepared.ts), by the client drizzle holds. */
-const pgliteRunners = new WeakMap<object, { query(text: string, params: readonly unknown[]): ReturnType<PreparedRunner> }>();
+/** The in-process PGlite's prepared-statement runner (db/raw.ts, pglitePrepared), by the client drizzle holds. */
+type Runner = { query(text: string, params: readonly unknown[]): Promise<unknown[] | undefined> };
+const pgliteRunners = new WeakMap<object, Runner>();
 
 /** Run this PGlite's `executePrepared` statements through `runner` (its `query` is what tracing wraps). */
-export function usePreparedStatements(client: object, runner: { query(text: string, params: readonly unknown[]): ReturnType<PreparedRunner> }): void {
+export function usePreparedStatements(client: object, runner: Runner): void {
   pgliteRunners.set(client, runner);
 }
 
@@ -34,17 +34,17 @@ export function usePreparedStatements(client: object, runner: { query(text: stri
  * statement 1 with its budget CTEs that was ~0.3 ms of ~0.9 (bench/budget-check.ts,
  * docs/DECISIONS.md). The name is a stable function of the text, so every connection agrees.
  * On the in-process PGlite (not in a transaction) the statement is prepared once by name too
- * (db/pglite-prepared.ts); its thread's client ignores the name (the same call as `db.execute`).
+ * (db/raw.ts, pglitePrepared); its thread's client ignores the name (the same call as `db.execute`).
  */
 export async function executePrepared<Row>(db: Executor, query: SQL): Promise<{ rows: Row[] }> {
   const d = db as unknown as DrizzleInternals;
   const built = d.dialect.sqlToQuery(query);
   const runner = pgliteRunners.get(d.session.client);
   if (runner) {
-    const out = await runner.query(built.sql, built.params);
-    if (out) {
+    const rows = await runner.query(built.sql, built.params);
+    if (rows) {
       d.session.logger?.logQuery(built.sql, built.params);
-      return out as { rows: Row[] };
+      return { rows: rows as Row[] };
     }
   }
   let name = names.get(built.sql);
