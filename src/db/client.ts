@@ -7,6 +7,8 @@ import type { SharedBuffersSetting } from './pglite-memory.js';
 import { dumpPglite } from './pglite-dump.js';
 import { openPglite } from './pglite-open.js';
 import { PGliteThread } from './pglite-thread.js';
+import { usePreparedStatements } from './prepared.js';
+import { isPglite, pglitePrepared } from './raw.js';
 import * as schema from './schema.js';
 import { schemaUpToDate } from './schema-version.js';
 import { traceStatements } from '../observability/hooks.js';
@@ -93,6 +95,12 @@ export async function openDatabase(opts: {
       import('drizzle-orm/pglite'),
     ]);
     const db = drizzlePglite({ client: traceStatements(client, 'pglite'), schema }) as unknown as Db;
+    // A chat turn's statements are prepared once by name (db/prepared.ts); `query` is what tracing wraps.
+    if (isPglite(client))
+      usePreparedStatements(
+        client,
+        traceStatements({ query: (text: string, params: readonly unknown[]) => pglitePrepared(client, text, params, true) }, 'pglite'),
+      );
     const opened = embedded(client, db, inMemory ? { registered: register, marker: null } : onDisk(register));
     return inMemory ? opened : { ...opened, dumpDataDir: () => dumpPglite(client) };
   }

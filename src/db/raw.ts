@@ -35,7 +35,7 @@ interface PgliteInternals {
   parsers: Record<number, (x: string, typeId?: number) => unknown>;
 }
 
-function isPglite(client: unknown): client is PGlite & PgliteInternals {
+export function isPglite(client: unknown): client is PGlite & PgliteInternals {
   const c = client as Partial<PgliteInternals>;
   return (
     typeof c.execProtocol === 'function' &&
@@ -68,9 +68,11 @@ const isPlain = (v: unknown): boolean => v === null || v === undefined || typeof
  * awaits nothing else before them, so a read issued before `close()` runs before it. Parameters
  * are sent as text (the statement casts them); rows are parsed by PGlite's own type parsers, as
  * `query` returns them. Undefined (the caller falls back to `query`): no name left, or a
- * parameter that is not plain text, a number, a boolean or a Date.
+ * parameter that is not plain text, a number, a boolean or a Date. `write`: the statement writes
+ * (a chat turn's, db/prepared.ts), so its changes are written back to the file system before it
+ * resolves, as `PGlite.query` does.
  */
-async function pglitePrepared(pg: PgliteInternals, text: string, params: unknown[]): Promise<unknown[] | undefined> {
+export async function pglitePrepared(pg: PgliteInternals, text: string, params: readonly unknown[], write = false): Promise<unknown[] | undefined> {
   let names = preparedBy.get(pg);
   if (!names) preparedBy.set(pg, (names = new Map()));
   if ((!names.has(text) && names.size >= MAX_PREPARED) || !params.every(isPlain)) return undefined;
@@ -91,8 +93,8 @@ async function pglitePrepared(pg: PgliteInternals, text: string, params: unknown
           names.set(text, (name = fresh));
         }
         const message = concat([s.bind({ statement: name, values }), s.describe({ type: 'P' }), s.execute({}), s.sync()]);
-        // read-only statements: nothing to write back to the file system
-        const { messages } = await pg.execProtocol(message, { syncToFs: false, throwOnError: true });
+        // a read-only statement has nothing to write back to the file system; a write (`write`) is written back before it resolves, as PGlite.query does
+        const { messages } = await pg.execProtocol(message, { syncToFs: write, throwOnError: true });
         return mod.parse.parseResults(messages as never, pg.parsers as never)[0]?.rows ?? [];
       };
       try {

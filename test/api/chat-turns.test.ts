@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { promptLogs } from '../../src/db/schema/prompt-logs.js';
 import { expectProblem, newTeam, startTestApp, type TestApp } from '../helpers/app.js';
@@ -104,12 +105,46 @@ describe('prompt logs always end final', () => {
     const { team, ws } = await setup();
     standIn.set({ delayMs: 400 });
     const pending = complete(team.ownerKey, ws.id, { prompt: 'are you still there' });
-    while (standIn.inFlight === 0) await new Promise((r) => setTimeout(r, 10));
+    // A new thread's provider call starts beside its first write: wait for both.
+    while (standIn.inFlight === 0 || (await logsOf(team.ownerKey)).length === 0) await new Promise((r) => setTimeout(r, 10));
     expect((await t.request({ method: 'DELETE', url: `/api/v1/workspaces/${ws.id}`, key: team.ownerKey })).statusCode).toBe(200);
     const p = expectProblem(await pending, 409);
     expect(p.code).toBe('thread_deleted');
     const [log] = await logsOf(team.ownerKey);
     expect(log).toMatchObject({ status: 'interrupted', prompt: 'are you still there' });
+  });
+
+  it('a new thread whose first write fails is answered with the failure, not the answer, and keeps nothing', async () => {
+    const { team, ws } = await setup();
+    // The provider call of a new thread starts beside its first write; the write failing must still fail the turn.
+    const marker = `refused by the database ${randomUUID()}`;
+    const fn = `refuse_${randomUUID().replace(/-/g, '')}`;
+    await t.database.db.execute(
+      sql.raw(`create function ${fn}() returns trigger language plpgsql as $$ begin
+        if new.prompt = '${marker}' then raise exception 'refused for the test'; end if; return new; end $$`),
+    );
+    await t.database.db.execute(sql.raw(`create trigger ${fn} before insert on prompt_logs for each row execute function ${fn}()`));
+    try {
+      for (const path of ['completions', 'completions/stream']) {
+        const res = await t.request({ method: 'POST', url: `/api/v1/chat/${ws.id}/${path}`, key: team.ownerKey, payload: { prompt: marker } });
+        expect(res.statusCode).toBe(500);
+        expect(res.body).not.toContain('Echo:');
+      }
+      const v1 = await t.request({
+        method: 'POST',
+        url: '/v1/chat/completions',
+        key: team.ownerKey,
+        payload: { model: `workspace/${ws.id}`, messages: [{ role: 'user', content: marker }] },
+      });
+      expect(v1.statusCode).toBe(500);
+      expect(v1.body).not.toContain('Echo:');
+    } finally {
+      await t.database.db.execute(sql.raw(`drop trigger ${fn} on prompt_logs`));
+      await t.database.db.execute(sql.raw(`drop function ${fn}()`));
+    }
+    expect(await logsOf(team.ownerKey)).toEqual([]);
+    const threads = await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/history`, key: team.ownerKey });
+    expect(JSON.stringify(threads.json())).not.toContain(marker);
   });
 
   it('a follow-up to a deleted thread is a 404 that stores nothing', async () => {

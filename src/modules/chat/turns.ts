@@ -19,11 +19,11 @@ import type { ChatImages } from './images.js';
 import { assemblePrompt, titleFrom, type AssemblyInput } from './prompt.js';
 import { runWithTools, toolTurnCost } from './tool-loop.js';
 import { REWRITE_ALLOWANCE_TOKENS, rewriteFollowUp, type Rewritten } from './follow-up.js';
-import { callProvider, ZERO_USAGE, type Fit } from './provider-call.js';
+import { callProvider, ZERO_USAGE, type Fit, type Outcome } from './provider-call.js';
 import { branchOf, VersionsRepo, type TurnBranch } from './versions.js';
 import { threadScope } from './visibility.js';
 import type { ImageRow } from './images-repo.js';
-import { ChatRepo, type AnswerRecord, type StoredAnswer, type StoredUserTurn, type UserTurnRecord } from './repo.js';
+import { ChatRepo, type AnswerRecord, type HistoryMessage, type StoredAnswer, type StoredUserTurn, type UserTurnRecord } from './repo.js';
 import type { ChatAnswerT, ChatCompletionRequestT } from './schema.js';
 import { contextBudget, costOf, planTurn, previousFrom, question, questionIndex, toolDefinitionTokens, type Plan } from './turn-plan.js';
 import { answerRecord, endEvent, estimateIfMissing, ledgerEntry, promptText, responseText } from './turn-records.js';
@@ -146,48 +146,61 @@ export class TurnService {
     );
     // 3. Store the user's turn and pending log; the same statement checks the thread and reads its
     //    history (and, with budgets on the database, reserves): a refusal (429) stores nothing.
+    //    A turn that needs nothing back from it — a new or ephemeral thread (no history, no files),
+    //    no reservation taken by the statement, no rewrite, no workspace tools, no images — starts
+    //    its provider call first, so the call and the write overlap; its events wait for the write
+    //    (nothing is said before the turn is stored), and the call is aborted if the write fails.
     const ids = { messageId: randomUUID(), logId: randomUUID() };
     const started = Date.now();
-    const stored = await this.storeUserTurn(caller, plan, ids.logId, hold, branch);
+    const cap = hold ? (plan.params.maxTokens ?? null) : null;
+    const early =
+      plan.historyScope === null &&
+      branch === null &&
+      !rewrites &&
+      !plan.toolbox &&
+      !plan.model.imageGen &&
+      !hold?.inStatement &&
+      plan.newTurns.every((m) => !m.images?.length)
+        ? this.startEarly(plan, context, opts, cap)
+        : null;
+    let stored: Awaited<ReturnType<typeof this.storeUserTurn>>;
+    try {
+      stored = await this.storeUserTurn(caller, plan, ids.logId, hold, branch);
+    } catch (err) {
+      await early?.cancel();
+      throw err;
+    }
     hold?.stored(stored.reservedCredits);
     let finished = false;
     try {
-      // 4. A thread with files searches them (known only from the write above); a follow-up in a
-      //    workspace that rewrites them is searched as the model rewrote it (carrying terms if that failed).
       let rewrite: Rewritten | null = null;
-      if (rewrites && (named || stored.threadHasFiles)) {
-        rewrite = await this.rewrite(plan, stored.history, opts.signal);
-        const query = rewrite?.rewrite?.query;
-        context = await this.retrieve(caller, plan, query ? null : previousFrom(plan, stored.history), query);
-      } else if (!named && stored.threadHasFiles) context = await this.retrieve(caller, plan, previousFrom(plan, stored.history));
-      // 5. The prompt: system text, history fitted to the window (in the provider's own token count,
-      //    calibrated on the thread's previous answer by this model), the new turn(s).
-      const input: AssemblyInput = {
-        systemInstructions: plan.settings.systemInstructions,
-        addedContext: plan.settings.addedContext,
-        retrievedContext: context.text || null,
-        historyNewestFirst: this.images.history(stored.history, plan),
-        newTurns: plan.newTurns,
-        contextWindow: plan.model.contextWindow,
-        maxTokens: plan.params.maxTokens ?? null,
-        usesSystemPrompts: plan.model.usesSystemPrompts,
-        promptWrapper: plan.model.promptWrapper,
-        calibration: calibrationFrom(stored.history, plan.model.id, this.usage.promptRatioOf(plan.model.id)),
-        toolTokens: toolDefinitionTokens(plan.tools),
-      };
-      const fit: Fit = { input, assembled: assemblePrompt(input) };
-      await this.images.loadBytes(fit.assembled.messages);
+      let fit: Fit;
+      if (early) fit = early.fit;
+      else {
+        // 4. A thread with files searches them (known only from the write above); a follow-up in a
+        //    workspace that rewrites them is searched as the model rewrote it (carrying terms if that failed).
+        if (rewrites && (named || stored.threadHasFiles)) {
+          rewrite = await this.rewrite(plan, stored.history, opts.signal);
+          const query = rewrite?.rewrite?.query;
+          context = await this.retrieve(caller, plan, query ? null : previousFrom(plan, stored.history), query);
+        } else if (!named && stored.threadHasFiles) context = await this.retrieve(caller, plan, previousFrom(plan, stored.history));
+        // 5. The prompt: system text, history fitted to the window (in the provider's own token count,
+        //    calibrated on the thread's previous answer by this model), the new turn(s).
+        fit = this.fitPrompt(plan, context, stored.history);
+        await this.images.loadBytes(fit.assembled.messages);
+      }
       yield { type: 'start', threadId: plan.threadId, messageId: ids.messageId, modelId: plan.model.id };
       if (context.sources.length > 0) yield { type: 'sources', sources: context.sources };
       // 6. The provider call.
       //    A budgeted turn's answer is cut at the output tokens it reserved, whatever the provider does with its cap.
       //    With the workspace's tools, the calls the model asks for run and it is asked again (tool-loop.ts).
-      const cap = hold ? (plan.params.maxTokens ?? null) : null;
-      let outcome = plan.toolbox
-        ? yield* runWithTools({ ...plan, toolbox: plan.toolbox }, fit, opts, cap, this.timeouts, (spent, next) =>
-            hold ? this.usage.creditsOf(plan.model.price, spent.promptTokens + next, spent.completionTokens + (cap ?? 0)) <= hold.reservedCredits() : true,
-          )
-        : yield* callProvider(plan, fit, opts, cap, this.timeouts);
+      let outcome = early
+        ? yield* early.events()
+        : plan.toolbox
+          ? yield* runWithTools({ ...plan, toolbox: plan.toolbox }, fit, opts, cap, this.timeouts, (spent, next) =>
+              hold ? this.usage.creditsOf(plan.model.price, spent.promptTokens + next, spent.completionTokens + (cap ?? 0)) <= hold.reservedCredits() : true,
+            )
+          : yield* callProvider(plan, fit, opts, cap, this.timeouts);
       if (outcome.kind === 'answered' && !outcome.tools?.calls.length)
         this.usage.notePromptCount(plan.model.id, outcome.usage.promptTokens, fit.assembled.estimatedPromptTokens);
       // 7. Store the answer and finish the log (statement 2), then say how the turn ended.
@@ -220,6 +233,7 @@ export class TurnService {
     } finally {
       // A bug or a lost database between the two writes (or a consumer that stopped listening).
       if (!finished) {
+        await early?.cancel();
         await this.logs.fail(ids.logId, Date.now() - started, 'internal: the turn stopped before its answer was stored').catch(() => undefined);
         await hold?.release().catch(() => undefined);
       }
@@ -281,6 +295,67 @@ export class TurnService {
       }
     }
     throw new Error('turn ended without done or error');
+  }
+
+  /** Step 5: the prompt — system text, history fitted to the window (calibrated on the thread's previous answer by this model), the new turn(s). */
+  private fitPrompt(plan: Plan, context: { text: string }, history: readonly HistoryMessage[]): Fit {
+    const input: AssemblyInput = {
+      systemInstructions: plan.settings.systemInstructions,
+      addedContext: plan.settings.addedContext,
+      retrievedContext: context.text || null,
+      historyNewestFirst: this.images.history(history, plan),
+      newTurns: plan.newTurns,
+      contextWindow: plan.model.contextWindow,
+      maxTokens: plan.params.maxTokens ?? null,
+      usesSystemPrompts: plan.model.usesSystemPrompts,
+      promptWrapper: plan.model.promptWrapper,
+      calibration: calibrationFrom(history, plan.model.id, this.usage.promptRatioOf(plan.model.id)),
+      toolTokens: toolDefinitionTokens(plan.tools),
+    };
+    return { input, assembled: assemblePrompt(input) };
+  }
+
+  /**
+   * The provider call of a turn that needs nothing from statement 1 (no history, no files), started
+   * before that statement is written: its first event is asked for at once (which sends the
+   * request), later ones only as the turn reads them — after the write. `cancel` aborts it (the
+   * write failed, or the turn ended first).
+   */
+  private startEarly(plan: Plan, context: { text: string }, opts: TurnOptions, cap: number | null) {
+    const fit = this.fitPrompt(plan, context, []);
+    const abort = new AbortController();
+    const signal = opts.signal ? AbortSignal.any([opts.signal, abort.signal]) : abort.signal;
+    const call = callProvider(plan, fit, { ...opts, signal }, cap, this.timeouts);
+    const first = call.next();
+    first.catch(() => undefined); // read (or dropped by cancel) later
+    let done = false;
+    return {
+      fit,
+      async *events(): AsyncGenerator<TurnEvent, Outcome> {
+        try {
+          for (let r = await first; ; r = await call.next()) {
+            if (r.done) {
+              done = true;
+              return r.value;
+            }
+            yield r.value;
+          }
+        } finally {
+          if (!done) {
+            done = true;
+            abort.abort();
+            await call.return(undefined as never).catch(() => undefined);
+          }
+        }
+      },
+      async cancel(): Promise<void> {
+        if (done) return;
+        done = true;
+        abort.abort();
+        await first.catch(() => undefined);
+        await call.return(undefined as never).catch(() => undefined);
+      },
+    };
   }
 
   // ---- the steps that read or write through the service (the others: turn-plan.ts, provider-call.ts, turn-records.ts)
