@@ -1,7 +1,8 @@
 /**
  * The web app's message catalogues (web/src/i18n): English and German hold the same keys, every
  * key is used in web/src and every `t('…')` there names a key; a text's `{name}` placeholders and
- * plural forms are the same in both; `t` fills them in and picks the plural by Intl.PluralRules.
+ * plural forms are the same in both; `t` fills them in and picks the plural (or ordinal) form by
+ * Intl.PluralRules.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -70,9 +71,11 @@ describe('t', () => {
     expect(t('signin.with', { name: 'Okta' })).toBe('Sign in with Okta');
     expect(t('search.count', { count: 1 })).toBe('1 chat matches.');
     expect(t('search.count', { count: 1234 })).toBe('1,234 chats match.');
+    expect([2, 3, 11, 21, 112].map((n) => t('eval.foundAt', { ordinal: n }))).toEqual(['Found 2nd', 'Found 3rd', 'Found 11th', 'Found 21st', 'Found 112th']);
     await setLanguage('de');
     expect(t('signin.with', { name: 'Okta' })).toBe('Mit Okta anmelden');
     expect(t('search.count', { count: 1 })).toBe('1 Chat passt.');
     expect(t('search.count', { count: 1234 })).toBe('1.234 Chats passen.');
+    expect(t('eval.foundAt', { ordinal: 2 })).toBe('An 2. Stelle gefunden');
   });
 });

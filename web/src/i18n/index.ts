@@ -2,7 +2,8 @@
  * The app's words in the person's language (docs/DECISIONS.md, "The app's language"): `t(key,
  * params)` reads the catalogue of the language chosen — English (en.ts, the source of the keys)
  * or German (de.ts, loaded only when chosen). `{name}` in a text is replaced by `params.name`; a
- * text with plural forms picks one by `params.count` (Intl.PluralRules). Dates and numbers are
+ * text with plural forms picks one by `params.count` (Intl.PluralRules), or by the ordinal rules
+ * when it is given `params.ordinal` instead ("2nd", "3rd"). Dates and numbers are
  * written with the same locale (`locale()`). Pure apart from `navigator`, so node tests use it too.
  */
 import { en, type Catalogue, type Key, type Text } from './en.js';
@@ -17,6 +18,7 @@ const dom = globalThis as { navigator?: { languages?: readonly string[]; languag
 let language: Language = 'en';
 let catalogue: Catalogue = en;
 let plurals = new Intl.PluralRules('en');
+let ordinals = new Intl.PluralRules('en', { type: 'ordinal' });
 const listeners = new Set<() => void>();
 
 /** The first of the browser's languages the app speaks (English when none is). */
@@ -43,6 +45,7 @@ export async function setLanguage(next: Language): Promise<void> {
   language = next;
   catalogue = words;
   plurals = new Intl.PluralRules(next);
+  ordinals = new Intl.PluralRules(next, { type: 'ordinal' });
   if (dom.document) dom.document.documentElement.lang = next;
   for (const l of listeners) l();
 }
@@ -66,7 +69,6 @@ function fill(text: string, params: Params): string {
 export function t(key: Key, params: Params = {}): string {
   const text: Text = catalogue[key] ?? en[key];
   if (typeof text === 'string') return fill(text, params);
-  const count = Number(params.count ?? 0);
-  const form = plurals.select(count) as keyof typeof text;
+  const form = (params.ordinal !== undefined ? ordinals.select(Number(params.ordinal)) : plurals.select(Number(params.count ?? 0))) as keyof typeof text;
   return fill(text[form] ?? text.other, params);
 }

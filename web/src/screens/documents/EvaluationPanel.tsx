@@ -3,13 +3,15 @@
  * that answers it; "Run" searches each question as a chat would and shows where the passage came,
  * in words first ("Found the right passage in the top 5 for 7 of 9 questions"), the measures
  * (recall@5, MRR@10, nDCG@10) beside them. Who may change the set (the creator, a team
- * owner/admin) adds, edits, removes and runs; others read the set and its last run.
+ * owner/admin) adds, edits, removes and runs; others read the set and its last run. Its words are
+ * the catalogues' `eval.*` texts, its figures written in the language spoken.
  */
 import { useState } from 'preact/hooks';
 import { api, data } from '../../api/client';
 import type { paths } from '../../api/openapi';
 import { ConfirmButton } from '../../components/ConfirmButton';
 import { formatDate } from '../../components/format';
+import { locale, t } from '../../i18n';
 import { ErrorNote } from '../../components/Problem';
 import { useLoad } from '../../components/useLoad';
 import { useSubmit } from '../../components/useSubmit';
@@ -19,46 +21,44 @@ type EvalQuestion = Evaluation['questions'][number];
 type EvalRun = NonNullable<Evaluation['lastRun']>;
 type EvalResult = EvalRun['results'][number];
 
-const ordinal = (n: number) => `${n}${n % 10 === 1 && n !== 11 ? 'st' : n % 10 === 2 && n !== 12 ? 'nd' : n % 10 === 3 && n !== 13 ? 'rd' : 'th'}`;
-const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+/** A measure between 0 and 1 with two decimals, in the language spoken ("0.67", "0,67"). */
+const measure = (n: number) => n.toLocaleString(locale(), { minimumFractionDigits: 2, maximumFractionDigits: 2 });
 
 /** A question's line of the last run, in words. */
 function resultWords(r: EvalResult | undefined, q: EvalQuestion): { text: string; tone: 'good' | 'fair' | 'bad' | 'none' } {
-  if (!r) return { text: 'Not run yet', tone: 'none' };
-  if (r.question !== q.question || r.passage !== q.passage) return { text: 'Changed since the last run', tone: 'none' };
-  if (r.matchingChunks === 0) return { text: 'The documents do not contain this passage (check its wording)', tone: 'bad' };
-  if (r.rank === null) return { text: 'Not in the top 10', tone: 'bad' };
-  if (r.rank === 1) return { text: 'Found first', tone: 'good' };
-  return { text: `Found ${ordinal(r.rank)}`, tone: r.rank <= 5 ? 'good' : 'fair' };
+  if (!r) return { text: t('eval.notRunYet'), tone: 'none' };
+  if (r.question !== q.question || r.passage !== q.passage) return { text: t('eval.changed'), tone: 'none' };
+  if (r.matchingChunks === 0) return { text: t('eval.notContained'), tone: 'bad' };
+  if (r.rank === null) return { text: t('eval.notInTop10'), tone: 'bad' };
+  if (r.rank === 1) return { text: t('eval.foundFirst'), tone: 'good' };
+  return { text: t('eval.foundAt', { ordinal: r.rank }), tone: r.rank <= 5 ? 'good' : 'fair' };
 }
 
 function RunSummary({ run }: { run: EvalRun }) {
   const missing = run.results.filter((r) => r.matchingChunks === 0).length;
   return (
-    <div class="eval-summary stack-tight" aria-label="Last run">
-      <p class="eval-headline">
-        Found the right passage in the top 5 for {run.foundInTop5} of {plural(run.questions, 'question')}.
-      </p>
-      {missing > 0 && <p class="small">{plural(missing, 'passage')} could not be found in the documents at all: check the wording against the files.</p>}
+    <div class="eval-summary stack-tight" aria-label={t('eval.lastRun')}>
+      <p class="eval-headline">{t('eval.headline', { found: run.foundInTop5, count: run.questions })}</p>
+      {missing > 0 && <p class="small">{t('eval.missing', { count: missing })}</p>}
       <dl class="eval-figures">
         <div>
-          <dt>Recall@5</dt>
-          <dd>{run.recallAt5.toFixed(2)}</dd>
-          <dd class="muted small">share of questions answered in the top 5</dd>
+          <dt>{t('eval.recall')}</dt>
+          <dd>{measure(run.recallAt5)}</dd>
+          <dd class="muted small">{t('eval.recallHint')}</dd>
         </div>
         <div>
-          <dt>MRR@10</dt>
-          <dd>{run.mrrAt10.toFixed(2)}</dd>
-          <dd class="muted small">1 when the passage always comes first</dd>
+          <dt>{t('eval.mrr')}</dt>
+          <dd>{measure(run.mrrAt10)}</dd>
+          <dd class="muted small">{t('eval.mrrHint')}</dd>
         </div>
         <div>
-          <dt>nDCG@10</dt>
-          <dd>{run.ndcgAt10.toFixed(2)}</dd>
-          <dd class="muted small">how high the passage came, 1 at best</dd>
+          <dt>{t('eval.ndcg')}</dt>
+          <dd>{measure(run.ndcgAt10)}</dd>
+          <dd class="muted small">{t('eval.ndcgHint')}</dd>
         </div>
       </dl>
       <p class="muted small">
-        Last run {formatDate(run.ran)} with {run.method === 'hybrid' ? 'full-text and embedding search' : 'full-text search'}.
+        {run.method === 'hybrid' ? t('eval.ranHybrid', { when: formatDate(run.ran) }) : t('eval.ranText', { when: formatDate(run.ran) })}
       </p>
     </div>
   );
@@ -82,7 +82,7 @@ function QuestionForm({
   return (
     <form
       class="stack-tight eval-form"
-      aria-label={initial ? 'Edit question' : 'Add a question'}
+      aria-label={initial ? t('eval.editForm') : t('eval.addForm')}
       onSubmit={submit.handler(() =>
         onSubmit({ question: question.trim(), passage: passage.trim() }).then(() => {
           if (!initial) {
@@ -93,19 +93,13 @@ function QuestionForm({
       )}
     >
       <label>
-        What someone asks
-        <input
-          value={question}
-          maxLength={2000}
-          required
-          onInput={(e) => setQuestion(e.currentTarget.value)}
-          placeholder="e.g. How many days of leave do I get?"
-        />
+        {t('eval.question')}
+        <input value={question} maxLength={2000} required onInput={(e) => setQuestion(e.currentTarget.value)} placeholder={t('eval.questionExample')} />
       </label>
       <label>
-        Passage that answers it
+        {t('eval.passage')}
         <textarea rows={2} value={passage} maxLength={4000} required onInput={(e) => setPassage(e.currentTarget.value)} />
-        <span class="hint">Copy a sentence or two from the documents. Spacing and capitals do not matter.</span>
+        <span class="hint">{t('eval.passageHint')}</span>
       </label>
       <ErrorNote error={submit.error} />
       <div class="actions">
@@ -114,7 +108,7 @@ function QuestionForm({
         </button>
         {onCancel && (
           <button type="button" class="small-button" onClick={onCancel}>
-            Cancel
+            {t('common.cancel')}
           </button>
         )}
       </div>
@@ -132,8 +126,8 @@ export function EvaluationPanel({ plusId }: { plusId: string }) {
   if (!e) {
     return (
       <section class="card stack" aria-labelledby="eval-title">
-        <h2 id="eval-title">Evaluation set</h2>
-        {ev.error ? <ErrorNote error={ev.error} /> : <p class="loading">Loading…</p>}
+        <h2 id="eval-title">{t('eval.title')}</h2>
+        {ev.error ? <ErrorNote error={ev.error} /> : <p class="loading">{t('common.loading')}</p>}
       </section>
     );
   }
@@ -143,26 +137,24 @@ export function EvaluationPanel({ plusId }: { plusId: string }) {
   return (
     <section class="card stack eval-panel" aria-labelledby="eval-title">
       <div class="page-head">
-        <h2 id="eval-title">Evaluation set</h2>
+        <h2 id="eval-title">{t('eval.title')}</h2>
         {e.canEdit && (
           <form onSubmit={run.handler(() => data(api.POST('/api/v1/plus/{plusId}/evaluation/run', path)).then((lastRun) => ev.set({ ...e, lastRun })))}>
             <button type="submit" class="primary" disabled={run.busy || e.questions.length === 0} aria-busy={run.busy}>
-              {run.busy ? 'Running…' : 'Run'}
+              {run.busy ? t('eval.running') : t('eval.run')}
             </button>
           </form>
         )}
       </div>
-      <p class="muted small">
-        Questions people ask of these documents, each with the passage that answers it. Run them to see whether search brings the right passage to a chat.
-      </p>
+      <p class="muted small">{t('eval.intro')}</p>
       <ErrorNote error={run.error} />
       <ErrorNote error={error} />
-      {e.lastRun ? <RunSummary run={e.lastRun} /> : e.questions.length > 0 && <p class="muted">Not run yet.</p>}
+      {e.lastRun ? <RunSummary run={e.lastRun} /> : e.questions.length > 0 && <p class="muted">{t('eval.notRunYetSentence')}</p>}
 
       {e.questions.length === 0 ? (
-        <p class="muted">No question yet.</p>
+        <p class="muted">{t('eval.noQuestion')}</p>
       ) : (
-        <ol class="eval-list" aria-label="Evaluation questions">
+        <ol class="eval-list" aria-label={t('eval.questions')}>
           {e.questions.map((q) => {
             const words = resultWords(results.get(q.id), q);
             return (
@@ -170,7 +162,7 @@ export function EvaluationPanel({ plusId }: { plusId: string }) {
                 {editing === q.id ? (
                   <QuestionForm
                     initial={q}
-                    submitLabel="Save"
+                    submitLabel={t('common.save')}
                     onCancel={() => setEditing(null)}
                     onSubmit={(body) =>
                       data(api.PUT('/api/v1/plus/{plusId}/evaluation/questions/{questionId}', { params: { path: { plusId, questionId: q.id } }, body })).then(
@@ -190,12 +182,12 @@ export function EvaluationPanel({ plusId }: { plusId: string }) {
                     </div>
                     {e.canEdit && (
                       <div class="actions">
-                        <button type="button" class="small-button" aria-label={`Edit question: ${q.question}`} onClick={() => setEditing(q.id)}>
-                          Edit
+                        <button type="button" class="small-button" aria-label={t('eval.editNamed', { question: q.question })} onClick={() => setEditing(q.id)}>
+                          {t('common.edit')}
                         </button>
                         <ConfirmButton
-                          label="Delete"
-                          what={`question: ${q.question}`}
+                          label={t('common.delete')}
+                          what={t('eval.questionWhat', { question: q.question })}
                           onConfirm={() =>
                             data(
                               api.DELETE('/api/v1/plus/{plusId}/evaluation/questions/{questionId}', { params: { path: { plusId, questionId: q.id } } }),
@@ -214,9 +206,9 @@ export function EvaluationPanel({ plusId }: { plusId: string }) {
 
       {e.canEdit && e.questions.length < 100 && (
         <div class="eval-add stack-tight">
-          <h3>Add a question</h3>
+          <h3>{t('eval.addForm')}</h3>
           <QuestionForm
-            submitLabel="Add question"
+            submitLabel={t('eval.add')}
             onSubmit={(body) =>
               data(api.POST('/api/v1/plus/{plusId}/evaluation/questions', { ...path, body })).then((added) => withQuestions([...e.questions, added]))
             }
