@@ -72,5 +72,6 @@ describe('shared_buffers of the embedded database', () => {
         await db.close();
       }
     }
-  });
+    // three on-disk starts of the embedded database, the first creating it: slow on a busy machine
+  }, 120_000);
 });

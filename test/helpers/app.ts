@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -86,4 +87,12 @@ export function expectProblem(res: LightMyRequestResponse, status: number): Reco
   const body = expectShape(ProblemSchema, res.json());
   if (body.status !== status) throw new Error(`problem status ${body.status} != ${status}`);
   return body;
+}
+
+/** Every stored message of a thread, whatever its version or branch (a thread lists only its active path). */
+export async function storedMessageCount(t: App, threadId: string): Promise<number> {
+  const res = (await t.database.db.execute(sql`select count(*)::int as n from chat_messages where thread_id = ${threadId}::uuid`)) as unknown as {
+    rows: Array<{ n: number }>;
+  };
+  return Number(res.rows[0]?.n ?? 0);
 }
