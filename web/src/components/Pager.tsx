@@ -20,7 +20,7 @@ export function Pager({ page, count, onStep }: { page: PageInfo; count: string; 
         {t('pager.previous')}
       </button>
       <span>
-        {t('pager.page', { n: page.number + 1, of: Math.max(page.totalPages, 1) })} · {count}
+        <span class="pager-part">{t('pager.page', { n: page.number + 1, of: Math.max(page.totalPages, 1) })}</span> · <span class="pager-part">{count}</span>
       </span>
       <button type="button" disabled={page.last} onClick={() => onStep(1)}>
         {t('pager.next')}
