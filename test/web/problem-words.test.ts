@@ -59,6 +59,12 @@ describe('problemWords', () => {
     expect(w).toEqual({ text: 'Some fields need a change:', fields: ['Temperature must be <= 2.', 'Top P must be <= 1.'] });
   });
 
+  it('says a refused file by its name once, as it was written', () => {
+    const detail = '"myNotes.exe" is a binary file, not text. Supported types: PDF, Word (.docx), Markdown, plain text.';
+    const w = problemWords(problem({ status: 415, code: 'unsupported_type', detail, errors: [{ path: 'files/myNotes.exe', message: detail }] }));
+    expect(w).toEqual({ text: detail, fields: [] });
+  });
+
   it('calls Plus entries document sets and drops ids, whether in the detail or a field', () => {
     const notFound = problemWords(problem({ status: 404, code: 'not_found', detail: 'Plus entry not found' }));
     expect(notFound.text).toBe('Document set not found.');

@@ -10,6 +10,10 @@ export function formatBytes(n: number): string {
 
 export const formatNumber = (n: number | null | undefined): string => (n == null ? '—' : n.toLocaleString(locale()));
 
+/** A number with exactly `digits` decimals, in the language's notation (0.54 / 0,54). */
+export const formatDecimal = (n: number, digits: number): string =>
+  n.toLocaleString(locale(), { minimumFractionDigits: digits, maximumFractionDigits: digits, useGrouping: false });
+
 export function formatDate(iso: string): string {
   const d = new Date(iso);
   return Number.isNaN(d.getTime()) ? iso : d.toLocaleString(locale(), { dateStyle: 'medium', timeStyle: 'short' });

@@ -21,8 +21,8 @@ export type FieldLabels = Record<string, string>;
 const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
 /** One id or a list of them, with the colon or quotes around them: `: 3f2a…, 9b1c…`, `(3f2a…)`. */
 const IDS = new RegExp(`\\s*:?\\s*[("'“]?${UUID}[)"'”]?(?:\\s*,\\s*[("'“]?${UUID}[)"'”]?)*`, 'gi');
-/** An API field name inside a sentence (`requestsPerMinute`). */
-const CAMEL = /\b[a-z]+(?:[A-Z][a-z]*)+\b/g;
+/** An API field name inside a sentence (`requestsPerMinute`), or a quoted name left as it is (`"myNotes.md"`). */
+const CAMEL = /"[^"]*"|\b[a-z]+(?:[A-Z][a-z]*)+\b/g;
 
 /** The API's names as the app calls them, without raw ids. */
 export function appWords(text: string): string {
@@ -33,7 +33,7 @@ export function appWords(text: string): string {
       .replace(/\bPlus entry\b/g, 'document set')
       .replace(/\bPlus context\b/g, 'document context')
       .replace(/\bPlus\b/g, 'document set')
-      .replace(CAMEL, (w) => words(w)),
+      .replace(CAMEL, (w) => (w.startsWith('"') ? w : words(w))),
   );
 }
 
@@ -100,8 +100,8 @@ export interface ProblemWords {
   fields: string[];
 }
 
-/** Whether a problem's detail is a sentence for people rather than a field path and a rule. */
-const readable = (p: Problem) => /^[A-Z]/.test(p.detail ?? '') && !/\b(body|query|params)\//.test(p.detail ?? '');
+/** Whether a problem's detail is a sentence for people (perhaps opening with a quoted name) rather than a field path and a rule. */
+const readable = (p: Problem) => /^([A-Z]|"[^"]+" )/.test(p.detail ?? '') && !/\b(body|query|params)\//.test(p.detail ?? '');
 
 /** The one message of a refusal (and the fields it names, when there are several). */
 export function problemWords(p: Problem, labels: FieldLabels = {}): ProblemWords {

@@ -140,7 +140,7 @@ function AuditLog() {
               </tbody>
             </table>
           </TableWrap>
-          <Pager page={p} what={t('audit.entries')} onStep={(d) => setPage(page + d)} />
+          <Pager page={p} count={t('audit.count', { count: p.totalElements })} onStep={(d) => setPage(page + d)} />
         </>
       )}
     </section>

@@ -59,7 +59,7 @@ export function Composer(p: Props) {
             <li key={u.id} class={u.state}>
               <span class="name">{u.name}</span>
               {u.state === 'uploading' && <progress max={1} value={u.progress} aria-label={t('composer.uploading', { name: u.name })} />}
-              {u.state === 'done' && <span class="ok">attached</span>}
+              {u.state === 'done' && <span class="ok">{t('composer.attachedOne')}</span>}
               {u.state === 'failed' && (
                 <span class="failed" role="alert">
                   {u.message}

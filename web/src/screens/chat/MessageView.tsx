@@ -35,7 +35,7 @@ export function MessageBody({ item, onShowSource, modelName, onRetry, actions }:
   const streaming = item.status === 'streaming';
   const { sources } = item;
   const decorate = useMemo(
-    () => (root: DocumentFragment) => decorateAnswer(root, sources.length, (n) => sources[n - 1]?.filename ?? 'entry context'),
+    () => (root: DocumentFragment) => decorateAnswer(root, sources.length, (n) => sources[n - 1]?.filename ?? t('sources.entryContextLower')),
     [sources],
   );
   const cited = useMemo(

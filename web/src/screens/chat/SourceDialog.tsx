@@ -3,6 +3,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, data, type Source } from '../../api/client';
 import { Icon } from '../../components/Icon';
 import { ErrorNote } from '../../components/Problem';
+import { formatDecimal } from '../../components/format';
 import { t } from '../../i18n';
 
 export function SourceDialog({ source, onClose }: { source: Source; onClose: () => void }) {
@@ -29,7 +30,7 @@ export function SourceDialog({ source, onClose }: { source: Source; onClose: () 
         </button>
       </header>
       <p class="muted small">
-        {t('sources.scoreOf', { score: source.score.toFixed(3) })}
+        {t('sources.scoreOf', { score: formatDecimal(source.score, 3) })}
         {source.chunkId !== null && ` · ${t('sources.passage', { id: source.chunkId })}`}
       </p>
       <ErrorNote error={error} />

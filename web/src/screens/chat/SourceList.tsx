@@ -7,6 +7,7 @@ import { forwardRef } from 'preact/compat';
 import { useEffect, useImperativeHandle, useMemo, useRef, useState } from 'preact/hooks';
 import type { Source } from '../../api/client';
 import { splitSources } from './sources';
+import { formatDecimal } from '../../components/format';
 import { t } from '../../i18n';
 
 export interface SourceListHandle {
@@ -68,7 +69,7 @@ export const SourceList = forwardRef<SourceListHandle, Props>(function SourceLis
                   {s.filename ?? t('sources.entryContext')}
                 </button>
                 <span class="score" title={t('sources.score')}>
-                  {s.score.toFixed(2)}
+                  {formatDecimal(s.score, 2)}
                 </span>
                 <p class="excerpt">{s.excerpt}</p>
               </div>

@@ -3,6 +3,7 @@
  * opened, the arguments and the result as the model got them. While a call runs it says so.
  */
 import type { ToolCallItem } from './types';
+import { formatDecimal } from '../../components/format';
 import { t } from '../../i18n';
 
 function pretty(json: string): string {
@@ -22,7 +23,7 @@ export function ToolCalls({ calls }: { calls: ToolCallItem[] }) {
             <code>{c.name}</code>{' '}
             <span class="muted">
               {c.ok === undefined ? t('tools.running') : c.ok ? t('tools.done') : t('tools.failed')}
-              {c.durationMs !== undefined && ` · ${c.durationMs < 1000 ? `${c.durationMs} ms` : `${(c.durationMs / 1000).toFixed(1)} s`}`}
+              {c.durationMs !== undefined && ` · ${c.durationMs < 1000 ? `${c.durationMs} ms` : `${formatDecimal(c.durationMs / 1000, 1)} s`}`}
             </span>
           </summary>
           <div class="tool-call-body">

@@ -8,6 +8,7 @@ import { ApiError } from '../../api/client';
 import { sendJson } from '../../components/json';
 import { ErrorNote } from '../../components/Problem';
 import { TableWrap } from '../../components/TableWrap';
+import { formatDecimal } from '../../components/format';
 import { t } from '../../i18n';
 
 interface ExplainResult {
@@ -86,10 +87,10 @@ export function AskBox({ plusId }: { plusId: string }) {
                   {answer.explain.results.map((r) => (
                     <tr key={r.chunkId}>
                       <td>{r.rank}</td>
-                      <td>{r.score.toFixed(3)}</td>
+                      <td>{formatDecimal(r.score, 3)}</td>
                       <td>{r.filename}</td>
                       <td>{r.tokenSize}</td>
-                      <td>{r.used ? 'yes' : 'no'}</td>
+                      <td>{r.used ? t('ask.used') : t('ask.unused')}</td>
                       <td class="excerpt">{r.excerpt}</td>
                     </tr>
                   ))}

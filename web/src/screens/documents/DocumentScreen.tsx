@@ -57,7 +57,7 @@ export function DocumentScreen({ plusId }: { plusId: string }) {
       <div class="page-head">
         <div>
           <Link href="/documents" class="small">
-            ← Documents
+            ← {t('nav.documents')}
           </Link>
           <h1>{p.title || t('common.untitled')}</h1>
         </div>
@@ -157,8 +157,8 @@ function FileRow({ file, canChange, onDelete }: { file: PlusFile; canChange: boo
             )}
           </strong>
           <span class="muted small">
-            {file.mimeType} · {formatBytes(file.bytes)} · {formatNumber(file.tokenSize)} tokens · {file.fileChunks.length} chunk
-            {file.fileChunks.length === 1 ? '' : 's'}
+            {file.mimeType} · {formatBytes(file.bytes)} · {t('docs.tokens', { tokens: formatNumber(file.tokenSize) })} ·{' '}
+            {t('docs.chunkCount', { count: file.fileChunks.length })}
           </span>
         </div>
         <div class="actions">
@@ -188,7 +188,7 @@ function FileRow({ file, canChange, onDelete }: { file: PlusFile; canChange: boo
           {file.fileChunks.map((c, i) => (
             <li key={c.id} class="chunk">
               <span class="muted small">
-                Chunk {i + 1} of {file.fileChunks.length} · {formatNumber(c.tokenSize)} tokens
+                {t('docs.chunkOf', { n: i + 1, count: file.fileChunks.length })} · {t('docs.tokens', { tokens: formatNumber(c.tokenSize) })}
               </span>
               <pre>{c.fileData}</pre>
             </li>

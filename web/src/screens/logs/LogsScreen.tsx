@@ -142,7 +142,7 @@ export function LogsScreen() {
               </tbody>
             </table>
           </TableWrap>
-          <Pager page={p} what={t('logs.logs')} onStep={(d) => setPage(page + d)} />
+          <Pager page={p} count={t('logs.count', { count: p.totalElements })} onStep={(d) => setPage(page + d)} />
         </>
       )}
     </section>

@@ -80,7 +80,7 @@ function ServerRow({ server: s, admin, onChanged, onError }: { server: Server; a
           </strong>
           <span class="muted small">
             {s.url}
-            {s.headerNames.length > 0 && ` · headers: ${s.headerNames.join(', ')}`}
+            {s.headerNames.length > 0 && ` · ${t('mcp.headerNames', { names: s.headerNames.join(', ') })}`}
           </span>
         </div>
         {admin && (

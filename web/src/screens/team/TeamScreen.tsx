@@ -68,7 +68,7 @@ function TeamAdmin() {
                       {u.name} {self && <span class="badge">{t('team.you')}</span>} {u.instanceAdmin && <span class="badge">{t('team.instanceAdmin')}</span>}
                     </strong>
                     <span class="muted small">
-                      {u.email} · since {formatDate(u.created)}
+                      {u.email} · {t('team.since', { when: formatDate(u.created) })}
                     </span>
                   </div>
                   <div class="actions">

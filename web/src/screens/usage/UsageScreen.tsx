@@ -80,7 +80,7 @@ export function UsageScreen() {
       <p class="muted small">{admin ? t('logs.every') : t('logs.own')}</p>
       {mine.value && (
         <p class="muted">
-          My spend: {credits(mine.value.spent.day)} credits today · {credits(mine.value.spent.month)} this month · {credits(mine.value.spent.total)} in total
+          {t('usage.mySpend', { day: credits(mine.value.spent.day), month: credits(mine.value.spent.month), total: credits(mine.value.spent.total) })}
         </p>
       )}
       <ErrorNote error={mine.error} />

@@ -124,9 +124,9 @@ export function WorkspaceForm({ workspaceId }: { workspaceId?: string }) {
   }, [workspaceId]);
 
   const modelById = new Map((models ?? []).map((m) => [m.id, m]));
-  const nameOf = (id: string) => modelById.get(id)?.name ?? existing?.models.find((m) => m.modelId === id)?.modelName ?? 'a model no longer available';
+  const nameOf = (id: string) => modelById.get(id)?.name ?? existing?.models.find((m) => m.modelId === id)?.modelName ?? t('ws.modelGone');
   // A model already in the workspace stays listed (so it can be taken out) even when it no longer answers chats.
-  const offered = [...(models ?? []), ...modelIds.filter((id) => !modelById.has(id)).map((id) => ({ id, name: `${nameOf(id)} (not available)` }))];
+  const offered = [...(models ?? []), ...modelIds.filter((id) => !modelById.has(id)).map((id) => ({ id, name: t('ws.notAvailable', { name: nameOf(id) }) }))];
   const setSetting = (modelId: string, patch: Partial<Settings>) => setSettings((s) => ({ ...s, [modelId]: { ...(s[modelId] ?? EMPTY), ...patch } }));
 
   async function save() {
