@@ -20,7 +20,7 @@ test('/ inserts a saved prompt, its variables filled in, and offers the workspac
   const section = page.getByRole('region', { name: 'Saved prompts' });
   await section.getByLabel('Title').fill(`Translate ${Date.now()}`);
   const title = await section.getByLabel('Title').inputValue();
-  await section.getByLabel('Prompt').fill('Translate {{text}} into {{language}}.');
+  await section.getByLabel('Prompt', { exact: true }).fill('Translate {{text}} into {{language}}.');
   await section.getByRole('button', { name: 'Save prompt' }).click();
   await expect(section.getByRole('list', { name: 'Saved prompts' })).toContainText(title);
   await everyView(page, 'account-prompts');
