@@ -414,9 +414,9 @@ export async function benchGateway(): Promise<Section> {
       thread?: boolean;
       db: () => Promise<{ url: string | null; drop(): Promise<void> } | { error: string }>;
     }> = [
-      { label: 'PGlite (on disk)', proc: 'atrium-pglite', db: async () => ({ url: null, drop: async () => {} }) },
-      // The opt-in arrangement (EMBEDDED_DB_THREAD=on), measured in the same run: PGlite on its own thread.
-      { label: 'PGlite (on disk, own thread)', proc: 'atrium-pglite-thread', thread: true, db: async () => ({ url: null, drop: async () => {} }) },
+      { label: 'PGlite (on disk, app thread)', proc: 'atrium-pglite', db: async () => ({ url: null, drop: async () => {} }) },
+      // The default arrangement (EMBEDDED_DB_THREAD=on), measured in the same run: PGlite on its own thread.
+      { label: 'PGlite (on disk, own thread: the default)', proc: 'atrium-pglite-thread', thread: true, db: async () => ({ url: null, drop: async () => {} }) },
       {
         label: 'PostgreSQL',
         proc: 'atrium-postgres',
@@ -539,7 +539,7 @@ export async function benchGateway(): Promise<Section> {
   return {
     name: 'Gateway overhead (chat completions through Atrium)',
     method: [
-      'The stand-in provider (test/support/standin-provider.ts), a bare Fastify pass-through (one route: parse JSON, `fetch` to the stand-in, return its JSON; no auth, no DB) and Atrium (`buildApp` + `listen`, on-disk PGlite — on the application thread as `npm start` runs it, and on a thread of its own (`EMBEDDED_DB_THREAD=on`) for comparison — or PostgreSQL with the default pool of 10) each run in their own Node process; the load generator (node:http, keep-alive agent) runs in the bench process, all on this machine.',
+      'The stand-in provider (test/support/standin-provider.ts), a bare Fastify pass-through (one route: parse JSON, `fetch` to the stand-in, return its JSON; no auth, no DB) and Atrium (`buildApp` + `listen`, on-disk PGlite — on a thread of its own as `npm start` runs it (`EMBEDDED_DB_THREAD=on`, the default), and on the application thread (`off`) for comparison — or PostgreSQL with the default pool of 10) each run in their own Node process; the load generator (node:http, keep-alive agent) runs in the bench process, all on this machine.',
       "Atrium requests are `POST /api/v1/chat/{workspaceId}/completions` with `{prompt}` — every request opens a new thread (thread + user message + pending prompt log in one statement, provider call, then answer + log update in a second statement; under concurrency both are group-committed). Direct and bare requests send the exact OpenAI body Atrium sent to the stand-in (copied from the stand-in's request log).",
       `Latency: ${WARMUP} warm-up requests per path, then ${LATENCY_ROUNDS} interleaved rounds (direct, bare, Atrium new thread, Atrium follow-up) at concurrency 1; "added" = path minus direct at the same percentile. A follow-up is a \`{prompt, threadId}\` turn in a thread of at most ${FOLLOW_UPS_PER_THREAD} earlier turns (opening a new thread every ${FOLLOW_UPS_PER_THREAD} turns is not measured); it costs the same two statements, the first also reading the history.`,
       `Streams: ${STREAM_ROUNDS} interleaved rounds at concurrency 1; time-to-first-token = request start → first byte of the first content chunk (stand-in: \`"delta":{"content":"\`; Atrium: \`event: delta\`).`,
