@@ -12,6 +12,7 @@
  *
  * The caller runs the SSRF check on the URL first (as for any provider call); redirects are not followed.
  */
+import { withDeadline } from '../deadline.js';
 import { googleBaseUrl } from './google.js';
 import type { ProviderTarget } from './types.js';
 import { trimSlashes } from './util.js';
@@ -78,18 +79,14 @@ async function probeGoogle(target: ProviderTarget, signal: AbortSignal): Promise
 
 /** The window the provider reports for this target, or null when it cannot tell (or did not answer in time). */
 export async function probeContextWindow(target: ProviderTarget, timeoutMs = PROBE_TIMEOUT_MS): Promise<ProbedWindow | null> {
-  // A timer cleared with the answer, not AbortSignal.timeout's, which stays armed for the whole
-  // timeout after an early answer (a closed app would still hold it).
-  const abort = new AbortController();
-  const timer = setTimeout(() => abort.abort(), timeoutMs);
   try {
-    if (target.apiBase === 'OPENAI' && target.connectionType === 'URL') return await probeOpenAI(target, abort.signal);
-    if (target.apiBase === 'GOOGLE') return await probeGoogle(target, abort.signal);
-    return null;
+    return await withDeadline(timeoutMs, async (signal) => {
+      if (target.apiBase === 'OPENAI' && target.connectionType === 'URL') return await probeOpenAI(target, signal);
+      if (target.apiBase === 'GOOGLE') return await probeGoogle(target, signal);
+      return null;
+    });
   } catch {
     return null;
-  } finally {
-    clearTimeout(timer);
   }
 }
 

@@ -1,4 +1,5 @@
 import type { StoredToolCall } from '../../db/schema.js';
+import { withDeadline } from '../../deadline.js';
 import { countTokens, firstTokens } from '../../ingest/tokens.js';
 import { ProviderError } from '../../providers/index.js';
 import type { ChatMessage, ProviderTimeouts, ToolCall, Usage } from '../../providers/types.js';
@@ -145,25 +146,26 @@ async function* runCalls(toolbox: Toolbox, wanted: ToolCall[], step: number, sig
 /** One call under its timeout and the turn's abort; never throws: a failure is an error result. */
 async function runCall(toolbox: Toolbox, c: ToolCall, step: number, signal: AbortSignal | undefined): Promise<StoredToolCall> {
   const started = Date.now();
-  const timeout = AbortSignal.timeout(toolbox.timeoutMs);
-  const both = signal ? AbortSignal.any([signal, timeout]) : timeout;
-  const record = (ok: boolean, content: string): StoredToolCall => ({
-    id: c.id,
-    name: c.name,
-    arguments: c.arguments,
-    ok,
-    content,
-    durationMs: Date.now() - started,
-    step,
+  return withDeadline(toolbox.timeoutMs, async (timeout) => {
+    const both = signal ? AbortSignal.any([signal, timeout]) : timeout;
+    const record = (ok: boolean, content: string): StoredToolCall => ({
+      id: c.id,
+      name: c.name,
+      arguments: c.arguments,
+      ok,
+      content,
+      durationMs: Date.now() - started,
+      step,
+    });
+    try {
+      const r = await toolbox.call(c.name, c.arguments, both, toolbox.timeoutMs);
+      return record(r.ok, cutResult(r.content));
+    } catch (err) {
+      if (signal?.aborted) return record(false, 'The call was cancelled: the client went away');
+      if (timeout.aborted || (err as { code?: number }).code === -32001) return record(false, `The tool did not answer within ${toolbox.timeoutMs / 1000} s`);
+      return record(false, cutResult(describe(err)));
+    }
   });
-  try {
-    const r = await toolbox.call(c.name, c.arguments, both, toolbox.timeoutMs);
-    return record(r.ok, cutResult(r.content));
-  } catch (err) {
-    if (signal?.aborted) return record(false, 'The call was cancelled: the client went away');
-    if (timeout.aborted || (err as { code?: number }).code === -32001) return record(false, `The tool did not answer within ${toolbox.timeoutMs / 1000} s`);
-    return record(false, cutResult(describe(err)));
-  }
 }
 
 /** Text is counted in pieces of this many characters: o200k's BPE slows down quadratically on one long run without breaks. */

@@ -1,4 +1,5 @@
 import { TtlCache } from '../../cache.js';
+import { withDeadline } from '../../deadline.js';
 import type { Db, Executor } from '../../db/client.js';
 import { AppError, badRequest, notFound } from '../../errors.js';
 import type { ToolDefinition } from '../../providers/types.js';
@@ -135,7 +136,7 @@ export class McpService {
     requireTeamAdmin(caller);
     const row = await this.load(caller, id);
     try {
-      const tools = await this.clients.listTools(this.endpoint(row), { fresh: true, signal: AbortSignal.timeout(LIST_TIMEOUT_MS) });
+      const tools = await withDeadline(LIST_TIMEOUT_MS, (signal) => this.clients.listTools(this.endpoint(row), { fresh: true, signal }));
       return { ok: true, tools: tools.map((t) => ({ name: t.name, description: t.description })) };
     } catch (err) {
       return { ok: false, tools: [], error: describe(err) };
