@@ -10,6 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { de } from '../../web/src/i18n/de.js';
 import { en } from '../../web/src/i18n/en.js';
 import { setLanguage, t } from '../../web/src/i18n/index.js';
+import { AUDIT_ACTIONS } from '../../src/modules/audit/record.js';
 
 const SRC = path.resolve(import.meta.dirname, '../../web/src');
 
@@ -40,7 +41,33 @@ const placeholders = (text: unknown): string[] =>
     ),
   ].sort();
 
+/** Keys the audit screen composes from a code the server sends (checked against the server's codes below). */
+const DYNAMIC = ['audit.act.', 'audit.group.', 'audit.outcome.', 'audit.target.'];
+const keysUnder = (prefix: string) =>
+  Object.keys(en)
+    .filter((k) => k.startsWith(prefix))
+    .map((k) => k.slice(prefix.length))
+    .sort();
+
 describe('message catalogues', () => {
+  it('name every audit action, resource, outcome and target type the server records, and nothing else', () => {
+    expect(keysUnder('audit.act.')).toEqual([...AUDIT_ACTIONS].sort());
+    expect(keysUnder('audit.group.')).toEqual([...new Set(AUDIT_ACTIONS.map((a) => a.split('.')[0]!))].sort());
+    expect(keysUnder('audit.outcome.')).toEqual(['failure', 'success']);
+    // every target type a service records (`target: { type: '…'`)
+    const recorded = new Set<string>();
+    const walk = (dir: string): void => {
+      for (const name of readdirSync(dir)) {
+        const file = path.join(dir, name);
+        if (statSync(file).isDirectory()) walk(file);
+        else if (name.endsWith('.ts')) for (const m of readFileSync(file, 'utf8').matchAll(/target: \{ type: '(\w+)'/g)) recorded.add(m[1]!);
+      }
+    };
+    walk(path.resolve(import.meta.dirname, '../../src/modules'));
+    expect(recorded.size).toBeGreaterThan(5);
+    expect(keysUnder('audit.target.')).toEqual([...recorded].sort());
+  });
+
   it('hold the same keys in English and German', () => {
     expect(Object.keys(de).sort()).toEqual(Object.keys(en).sort());
   });
@@ -49,7 +76,7 @@ describe('message catalogues', () => {
     const used = usedKeys();
     const missing = [...used.entries()].filter(([k]) => !(k in en)).map(([k, files]) => `${k} (${files.join(', ')})`);
     expect(missing, 'named in web/src but in no catalogue').toEqual([]);
-    const unused = Object.keys(en).filter((k) => !used.has(k));
+    const unused = Object.keys(en).filter((k) => !used.has(k) && !DYNAMIC.some((prefix) => k.startsWith(prefix)));
     expect(unused, 'in the catalogues but used nowhere').toEqual([]);
   });
 

@@ -13,7 +13,8 @@ import { TableWrap } from '../../components/TableWrap';
 import { useLoad } from '../../components/useLoad';
 import { Pager } from '../../components/Pager';
 import { useSession } from '../../session';
-import { t } from '../../i18n';
+import { t, type Key } from '../../i18n';
+import { en } from '../../i18n/en';
 
 type Entry = Schemas['AuditEntry'];
 
@@ -30,10 +31,23 @@ const ACTIONS = [
   'workspace',
   'plus',
   'budget',
+  'mcp',
+  'share',
   'thread',
   'export',
-  'retention.purge',
+  'retention',
+  'scim',
 ];
+
+/**
+ * An action, a resource's actions, an outcome or a target in the person's words; a code the app
+ * has no words for (a newer server) is shown as it is.
+ */
+function words(key: string, fallback: string): string {
+  return key in en ? t(key as Key) : fallback;
+}
+const actionWords = (a: string) => (a.includes('.') ? words(`audit.act.${a}`, a) : words(`audit.group.${a}`, `${a}.*`));
+const targetWords = (target: { type: string; id: string }) => `${words(`audit.target.${target.type}`, target.type)} ${target.id}`;
 
 interface Filter extends DayRange {
   action: string;
@@ -99,7 +113,7 @@ function AuditLog() {
             <option value="">{t('audit.allActions')}</option>
             {ACTIONS.map((a) => (
               <option key={a} value={a}>
-                {a.includes('.') ? a : `${a}.*`}
+                {actionWords(a)}
               </option>
             ))}
           </select>
@@ -160,11 +174,13 @@ function Row({ entry: e, actor }: { entry: Entry; actor: string }) {
         {e.actor.apiKeyId && <span class="muted small"> · {t('model.apiKey')}</span>}
       </td>
       <td>
-        <code>{e.action}</code>
+        {actionWords(e.action)}
+        <br />
+        <code class="muted small">{e.action}</code>
       </td>
-      <td>{e.target ? `${e.target.type} ${e.target.id}` : '—'}</td>
+      <td>{e.target ? targetWords(e.target) : '—'}</td>
       <td>
-        <span class={`badge status-${e.outcome === 'success' ? 'ok' : 'error'}`}>{e.outcome}</span>
+        <span class={`badge status-${e.outcome === 'success' ? 'ok' : 'error'}`}>{words(`audit.outcome.${e.outcome}`, e.outcome)}</span>
       </td>
       <td class="small">{details || '—'}</td>
     </tr>
