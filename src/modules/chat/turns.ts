@@ -1,7 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { TtlCache } from '../../cache.js';
 import type { Db } from '../../db/client.js';
-import { GroupCommit } from '../../db/group-commit.js';
 import type { StoredSource } from '../../db/schema.js';
 import { AppError, notFound, type ErrorKind } from '../../errors.js';
 import { observe } from '../../observability/hooks.js';
@@ -11,22 +9,21 @@ import type { ModelsService } from '../models/service.js';
 import type { PlusService } from '../plus/service.js';
 import type { PromptLogsService } from '../prompt-logs/service.js';
 import type { Principal } from '../teams/service.js';
-import type { BudgetHold } from '../usage/counters.js';
 import type { UsageService } from '../usage/service.js';
 import type { WorkspacesService } from '../workspaces/service.js';
 import { calibrationFrom } from './context-fit.js';
 import type { ChatImages } from './images.js';
-import { assemblePrompt, titleFrom, type AssemblyInput } from './prompt.js';
+import { assemblePrompt, type AssemblyInput } from './prompt.js';
 import { runWithTools, toolTurnCost } from './tool-loop.js';
 import { REWRITE_ALLOWANCE_TOKENS, rewriteFollowUp, type Rewritten } from './follow-up.js';
 import { callProvider, ZERO_USAGE, type Fit, type Outcome } from './provider-call.js';
 import { branchOf, VersionsRepo, type TurnBranch } from './versions.js';
 import { threadScope } from './visibility.js';
-import type { ImageRow } from './images-repo.js';
-import { ChatRepo, type AnswerRecord, type HistoryMessage, type StoredAnswer, type StoredUserTurn, type UserTurnRecord } from './repo.js';
+import type { HistoryMessage } from './repo.js';
 import type { ChatAnswerT, ChatCompletionRequestT } from './schema.js';
 import { contextBudget, costOf, planTurn, previousFrom, question, questionIndex, toolDefinitionTokens, type Plan } from './turn-plan.js';
-import { answerRecord, endEvent, estimateIfMissing, ledgerEntry, promptText, responseText } from './turn-records.js';
+import { TurnStore } from './turn-store.js';
+import { answerRecord, endEvent, estimateIfMissing, ledgerEntry, responseText } from './turn-records.js';
 
 /**
  * A chat turn, start to end, in the order it happens (docs/ARCHITECTURE.md "A chat turn").
@@ -86,15 +83,9 @@ export type ContextSource = Pick<PlusService, 'contextForTurn' | 'visibleIds'>;
 
 const NO_CONTEXT = Object.freeze({ text: '', sources: [] as StoredSource[] });
 /** How long a thread's last-exchange size is kept (it is only ever replaced by this node's own answers). */
-const EXCHANGE_TTL_MS = 10 * 60_000;
-
 export class TurnService {
-  private readonly repo = new ChatRepo();
   private readonly versions = new VersionsRepo();
-  private readonly userTurns = new GroupCommit<UserTurnRecord, StoredUserTurn>((items) => this.repo.recordUserTurns(this.db, items));
-  private readonly answers = new GroupCommit<AnswerRecord, StoredAnswer>((items) => this.repo.recordAnswers(this.db, items));
-  /** Per thread, the tokens of its last exchange (lastExchangeTokens); a thread's value changes only with its answers, stored here. */
-  private readonly exchanges = new TtlCache<string, number>(EXCHANGE_TTL_MS);
+  private readonly store: TurnStore;
 
   constructor(
     private readonly db: Db,
@@ -108,7 +99,9 @@ export class TurnService {
     private readonly images: ChatImages,
     /** a follow-up's rewrite failed (the turn carried terms instead): reported, not thrown */
     private readonly onRewriteFailure: (why: string) => void = () => {},
-  ) {}
+  ) {
+    this.store = new TurnStore(db, images, usage);
+  }
 
   /**
    * One turn as events: `start`, `sources` (when context was used), `delta`…, then `done` or
@@ -142,7 +135,7 @@ export class TurnService {
       caller,
       plan.model.price,
       () => (plan.toolbox ? toolTurnCost(costOf(plan, context.text, extra)) : costOf(plan, context.text, extra)),
-      plan.historyScope ? () => this.lastExchangeTokens(plan.threadId) : null,
+      plan.historyScope ? () => this.store.lastExchangeTokens(plan.threadId) : null,
     );
     // 3. Store the user's turn and pending log; the same statement checks the thread and reads its
     //    history (and, with budgets on the database, reserves): a refusal (429) stores nothing.
@@ -163,9 +156,9 @@ export class TurnService {
       plan.newTurns.every((m) => !m.images?.length)
         ? this.startEarly(plan, context, opts, cap)
         : null;
-    let stored: Awaited<ReturnType<typeof this.storeUserTurn>>;
+    let stored: Awaited<ReturnType<TurnStore['storeUserTurn']>>;
     try {
-      stored = await this.storeUserTurn(caller, plan, ids.logId, hold, branch);
+      stored = await this.store.storeUserTurn(caller, plan, ids.logId, hold, branch);
     } catch (err) {
       await early?.cancel();
       throw err;
@@ -223,11 +216,11 @@ export class TurnService {
       );
       if (record.message) Object.assign(record.message, { images: made.images, imageRows: made.rows });
       const ledger = ledgerEntry(this.usage, caller, plan, ids.logId, outcome, usage, created, rewrite?.used ?? null, hold?.reservedCredits() ?? null);
-      const kept = await this.storeAnswer({ ...record, ledger, settle: hold?.settlementInStatement() ?? null });
+      const kept = await this.store.storeAnswer({ ...record, ledger, settle: hold?.settlementInStatement() ?? null });
       finished = true;
       hold?.settled(ledger.credits);
       observe.chatTurn(ledger);
-      if (kept && record.message) this.exchanges.set(plan.threadId, usage.promptTokens + usage.completionTokens);
+      if (kept && record.message) this.store.exchangeStored(plan.threadId, usage.promptTokens + usage.completionTokens);
       if (kept || !plan.store) yield* made.events;
       yield endEvent(outcome, usage, created, kept);
     } finally {
@@ -409,82 +402,5 @@ export class TurnService {
       },
       (why) => this.onRewriteFailure(why),
     );
-  }
-
-  /** Statement 1; also answers the message the answer will follow (the turn's last, or a regenerate's stored question). */
-  private async storeUserTurn(
-    caller: Principal,
-    plan: Plan,
-    logId: string,
-    hold: BudgetHold | null,
-    branch: TurnBranch | null,
-  ): Promise<NonNullable<StoredUserTurn> & { questionId: string | null }> {
-    const now = new Date();
-    const firstUser = plan.newTurns.find((m) => m.role === 'user') ?? plan.newTurns[0]!;
-    // A regenerate stores no message: its question is the stored one.
-    const rows: ImageRow[] = [];
-    const messages = branch?.questionId
-      ? []
-      : plan.newTurns.map((m, i) => {
-          const id = randomUUID();
-          const created = new Date(now.getTime() + i);
-          const own = this.images.storedOf(m, id, created);
-          rows.push(...own.rows);
-          return { id, role: m.role, content: m.content, created, images: own.images };
-        });
-    const stored = await this.userTurns
-      .add({
-        reservation: hold?.inStatement ?? null,
-        thread: { id: plan.threadId, teamId: caller.teamId, workspaceId: plan.workspace.id, userId: caller.userId, title: titleFrom(firstUser.content) },
-        existing: plan.historyScope,
-        after: branch ? { parentId: branch.parentId } : null,
-        messages,
-        images: rows,
-        store: plan.store,
-        log: {
-          id: logId,
-          teamId: caller.teamId,
-          userId: caller.userId,
-          workspaceId: plan.workspace.id,
-          threadId: plan.store ? plan.threadId : null,
-          modelId: plan.model.id,
-          modelName: plan.model.name,
-          prompt: promptText(plan.newTurns.at(-1)!),
-          created: now,
-        },
-        now,
-      })
-      .catch(async (err: unknown) => {
-        await hold?.release();
-        // A budget or rate limit refused the reservation in the statement: the whole statement was undone.
-        throw (hold?.inStatement && (await this.usage.refusal(caller, err))) || err;
-      });
-    if (!stored) {
-      await hold?.release();
-      throw notFound('Thread');
-    }
-    return { ...stored, questionId: branch?.questionId ?? messages.at(-1)?.id ?? null };
-  }
-
-  /**
-   * What the thread's history adds to a follow-up's prompt at most — its last exchange (the
-   * answered prompt + answer), as statement 1's reservation counts it (usageSql.reserve): asked
-   * only by counters that reserve before statement 1; kept per thread, read once when unknown.
-   */
-  private async lastExchangeTokens(threadId: string): Promise<number> {
-    const hit = this.exchanges.get(threadId);
-    if (hit !== undefined) return hit;
-    const n = await this.repo.lastExchangeTokens(this.db, threadId);
-    this.exchanges.set(threadId, n);
-    return n;
-  }
-
-  /** Statement 2. A write that lost a race with a thread delete (FK violation) is retried once: the retry sees the thread gone. */
-  private async storeAnswer(rec: AnswerRecord): Promise<boolean> {
-    try {
-      return (await this.answers.add(rec)).kept;
-    } catch {
-      return (await this.repo.recordAnswers(this.db, [rec]))[0]!.kept;
-    }
   }
 }

@@ -1,0 +1,119 @@
+import { randomUUID } from 'node:crypto';
+import { TtlCache } from '../../cache.js';
+import type { Db } from '../../db/client.js';
+import { GroupCommit } from '../../db/group-commit.js';
+import { notFound } from '../../errors.js';
+import type { Principal } from '../teams/service.js';
+import type { BudgetHold } from '../usage/counters.js';
+import type { UsageService } from '../usage/service.js';
+import type { ChatImages } from './images.js';
+import type { ImageRow } from './images-repo.js';
+import { titleFrom } from './prompt.js';
+import { ChatRepo, type AnswerRecord, type StoredAnswer, type StoredUserTurn, type UserTurnRecord } from './repo.js';
+import type { Plan } from './turn-plan.js';
+import { promptText } from './turn-records.js';
+import type { TurnBranch } from './versions.js';
+
+const EXCHANGE_TTL_MS = 10 * 60_000;
+
+/**
+ * What a chat turn writes: statement 1 (the user's turn, the thread, the prompt log and the budget
+ * reservation in one statement) and statement 2 (the answer, the ledger entry, the settlement),
+ * each batched with other turns' statements (db/group-commit.ts), and the per-thread size of the
+ * last exchange that statement 1's reservation counts.
+ */
+export class TurnStore {
+  private readonly repo = new ChatRepo();
+  private readonly userTurns = new GroupCommit<UserTurnRecord, StoredUserTurn>((items) => this.repo.recordUserTurns(this.db, items));
+  private readonly answers = new GroupCommit<AnswerRecord, StoredAnswer>((items) => this.repo.recordAnswers(this.db, items));
+  /** Per thread, the tokens of its last exchange (lastExchangeTokens); a thread's value changes only with its answers, stored here. */
+  private readonly exchanges = new TtlCache<string, number>(EXCHANGE_TTL_MS);
+
+  constructor(
+    private readonly db: Db,
+    private readonly images: ChatImages,
+    private readonly usage: Pick<UsageService, 'refusal'>,
+  ) {}
+
+  /** Statement 1; also answers the message the answer will follow (the turn's last, or a regenerate's stored question). */
+  async storeUserTurn(
+    caller: Principal,
+    plan: Plan,
+    logId: string,
+    hold: BudgetHold | null,
+    branch: TurnBranch | null,
+  ): Promise<NonNullable<StoredUserTurn> & { questionId: string | null }> {
+    const now = new Date();
+    const firstUser = plan.newTurns.find((m) => m.role === 'user') ?? plan.newTurns[0]!;
+    // A regenerate stores no message: its question is the stored one.
+    const rows: ImageRow[] = [];
+    const messages = branch?.questionId
+      ? []
+      : plan.newTurns.map((m, i) => {
+          const id = randomUUID();
+          const created = new Date(now.getTime() + i);
+          const own = this.images.storedOf(m, id, created);
+          rows.push(...own.rows);
+          return { id, role: m.role, content: m.content, created, images: own.images };
+        });
+    const stored = await this.userTurns
+      .add({
+        reservation: hold?.inStatement ?? null,
+        thread: { id: plan.threadId, teamId: caller.teamId, workspaceId: plan.workspace.id, userId: caller.userId, title: titleFrom(firstUser.content) },
+        existing: plan.historyScope,
+        after: branch ? { parentId: branch.parentId } : null,
+        messages,
+        images: rows,
+        store: plan.store,
+        log: {
+          id: logId,
+          teamId: caller.teamId,
+          userId: caller.userId,
+          workspaceId: plan.workspace.id,
+          threadId: plan.store ? plan.threadId : null,
+          modelId: plan.model.id,
+          modelName: plan.model.name,
+          prompt: promptText(plan.newTurns.at(-1)!),
+          created: now,
+        },
+        now,
+      })
+      .catch(async (err: unknown) => {
+        await hold?.release();
+        // A budget or rate limit refused the reservation in the statement: the whole statement was undone.
+        throw (hold?.inStatement && (await this.usage.refusal(caller, err))) || err;
+      });
+    if (!stored) {
+      await hold?.release();
+      throw notFound('Thread');
+    }
+    return { ...stored, questionId: branch?.questionId ?? messages.at(-1)?.id ?? null };
+  }
+
+  /**
+   * What the thread's history adds to a follow-up's prompt at most — its last exchange (the
+   * answered prompt + answer), as statement 1's reservation counts it (usageSql.reserve): asked
+   * only by counters that reserve before statement 1; kept per thread, read once when unknown.
+   */
+  async lastExchangeTokens(threadId: string): Promise<number> {
+    const hit = this.exchanges.get(threadId);
+    if (hit !== undefined) return hit;
+    const n = await this.repo.lastExchangeTokens(this.db, threadId);
+    this.exchanges.set(threadId, n);
+    return n;
+  }
+
+  /** Statement 2. A write that lost a race with a thread delete (FK violation) is retried once: the retry sees the thread gone. */
+  async storeAnswer(rec: AnswerRecord): Promise<boolean> {
+    try {
+      return (await this.answers.add(rec)).kept;
+    } catch {
+      return (await this.repo.recordAnswers(this.db, [rec]))[0]!.kept;
+    }
+  }
+
+  /** A stored answer's exchange (its prompt and answer tokens) is the thread's last one now. */
+  exchangeStored(threadId: string, tokens: number): void {
+    this.exchanges.set(threadId, tokens);
+  }
+}
