@@ -113,9 +113,9 @@ test('the admin screens in German fit and pass the checks, with data on them', a
       { name: 'installationsprogramm.exe', mimeType: 'application/octet-stream', buffer: Buffer.from([0x4d, 0x5a, 0x90, 0, 3, 0, 0, 0, 0xff, 0xfe]) },
     ]);
   await expect(page.getByRole('listitem', { name: 'Hochladen von installationsprogramm.exe' }).getByRole('alert')).toBeVisible();
-  await page.getByRole('button', { name: /^Abschnitte von .* zeigen$/ }).click();
+  await page.getByRole('button', { name: /^Abschnitte von .* anzeigen$/ }).click();
   await page.getByRole('textbox', { name: 'Frage' }).fill('Wie viele Tage bezahlten Urlaub?');
-  await page.getByRole('button', { name: 'Kontext zeigen' }).click();
+  await page.getByRole('button', { name: 'Kontext anzeigen' }).click();
   await expect(page.getByLabel('Kontext für die Frage')).toContainText('achtundzwanzig');
   await expect(page.getByRole('region', { name: 'Testfragen' }).getByLabel('Letzte Ausführung')).toBeVisible();
   await everyView(page, 'de-document');
@@ -140,7 +140,7 @@ test('the admin screens in German fit and pass the checks, with data on them', a
   // prompt logs
   await page.goto('/logs');
   await page
-    .getByRole('button', { name: /Ganzen Prompt und ganze Antwort zeigen/ })
+    .getByRole('button', { name: /Ganzen Prompt und ganze Antwort anzeigen/ })
     .first()
     .click();
   await expect(page.getByRole('button', { name: /ausblenden/ }).first()).toBeVisible();
@@ -168,7 +168,7 @@ test('the admin screens in German fit and pass the checks, with data on them', a
 
   // audit log
   await page.goto('/audit');
-  await expect(page.getByRole('table', { name: 'Audit-Log' })).toContainText('auth.login');
+  await expect(page.getByRole('table', { name: 'Audit-Protokoll' })).toContainText('auth.login');
   await everyView(page, 'de-audit');
 
   // account: API keys, saved prompts, preferences

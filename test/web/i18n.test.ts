@@ -101,8 +101,8 @@ describe('t', () => {
     expect([2, 3, 11, 21, 112].map((n) => t('eval.foundAt', { ordinal: n }))).toEqual(['Found 2nd', 'Found 3rd', 'Found 11th', 'Found 21st', 'Found 112th']);
     await setLanguage('de');
     expect(t('signin.with', { name: 'Okta' })).toBe('Mit Okta anmelden');
-    expect(t('search.count', { count: 1 })).toBe('1 Chat passt.');
-    expect(t('search.count', { count: 1234 })).toBe('1.234 Chats passen.');
+    expect(t('search.count', { count: 1 })).toBe('1 passender Chat.');
+    expect(t('search.count', { count: 1234 })).toBe('1.234 passende Chats.');
     expect(t('eval.foundAt', { ordinal: 2 })).toBe('An 2. Stelle gefunden');
   });
 });

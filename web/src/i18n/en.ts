@@ -93,7 +93,7 @@ export const en = {
   'composer.model': 'Model',
   'composer.docs': 'Docs',
   'composer.docsForChat': 'for this chat',
-  'composer.noDocs': 'No document collection yet.',
+  'composer.noDocs': 'No document set yet.',
   'common.untitled': 'Untitled',
   'composer.stop': 'Stop',
   'composer.send': 'Send',
