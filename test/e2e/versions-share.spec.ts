@@ -93,7 +93,7 @@ test('a shared link opens signed out and dies when revoked', async ({ page, atri
   const link = dialog.getByRole('textbox', { name: 'Share link' });
   await expect(link).toHaveValue(/\/share\/[A-Za-z0-9_-]{43}$/);
   const url = await link.inputValue();
-  await expect(dialog.getByRole('button', { name: 'Copy link Share link' })).toBeVisible();
+  await expect(dialog.getByRole('button', { name: 'Copy share link' })).toBeVisible();
   await everyView(page, 'chat-share');
 
   // a browser with no session reads it

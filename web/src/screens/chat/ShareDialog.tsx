@@ -83,7 +83,7 @@ function ShareDialog({ workspaceId, threadId, onClose }: { workspaceId: string; 
           <p class="small muted">{t('share.shared', { when: formatDate(share.created) })}</p>
           <div class="share-link">
             <input type="text" readOnly value={share.url} aria-label={t('share.link')} onFocus={(e) => e.currentTarget.select()} />
-            <CopyButton text={share.url} label={t('share.copy')} what={t('share.link')} />
+            <CopyButton text={share.url} what={t('share.linkLower')} />
           </div>
           <div class="share-buttons">
             <button type="button" class="ghost small" onClick={create} disabled={busy}>
