@@ -46,7 +46,7 @@ export const INTERNALS = {
   drizzleMigrationsTable: { ...DRIZZLE, pattern: /__drizzle_migrations/ },
   /** drizzle's PGlite driver calls its client's `query(text, params, { rowMode, parsers })` (identity parsers only) and `transaction(f)`, nothing else: db/pglite-thread.ts implements just that. */
   drizzlePgliteClientCalls: { ...DRIZZLE, pattern: null },
-  /** `db.execute` rows: `{ rows }` on both drivers (typed unknown), with timestamp, timestamptz, date and interval (and their arrays, and numeric[]) left as text; executePrepared gives PostgreSQL's named statements the same (TEXT_TYPES). */
+  /** `db.execute` rows: `{ rows }` on both drivers (typed unknown), with timestamp, timestamptz, date and interval (and their arrays, and numeric[]) left as text; executePrepared gives its prepared statements the same (TEXT_TYPES), on either driver. */
   drizzleExecuteRows: { ...DRIZZLE, pattern: /\b(db|tx|t)\.execute\(/ },
 } as const satisfies Record<string, Internal>;
 
@@ -140,6 +140,8 @@ export async function executePrepared<Row>(db: Executor, query: SQL): Promise<{ 
 const MAX_NAMED = 256;
 /** The types drizzle's node-postgres driver leaves as text (INTERNALS.drizzleExecuteRows): timestamp, timestamptz, date, interval, their arrays, numeric[]. */
 const TEXT_TYPES = new Set([1114, 1184, 1082, 1186, 1115, 1185, 1182, 1187, 1231]);
+const asText = (v: string) => v;
+const TEXT_PARSERS = Object.fromEntries([...TEXT_TYPES].map((oid) => [oid, asText]));
 type PgTypes = { getTypeParser(oid: number, format?: string): (value: string) => unknown };
 type PgPool = { query(config: { name?: string; text: string; values: unknown[]; types: PgTypes }): Promise<{ rows: unknown[] }> };
 
@@ -149,14 +151,14 @@ type PgPool = { query(config: { name?: string; text: string; values: unknown[]; 
  */
 export function usePreparedStatements(client: object, pgTypes?: PgTypes): void {
   if (isPglite(client)) {
-    const traced = traceStatements({ query: (text: string, params: unknown[]) => pglitePrepared(client, text, params, true) }, 'pglite');
+    const traced = traceStatements({ query: (text: string, params: unknown[]) => pglitePrepared(client, text, params, true, TEXT_PARSERS) }, 'pglite');
     preparedFor.set(client, (text, params) => traced.query(text, params));
     return;
   }
   if (!pgTypes) return;
   const pool = client as PgPool;
   const names = new Map<string, string>();
-  const types: PgTypes = { getTypeParser: (oid, format) => (TEXT_TYPES.has(oid) ? (v: string) => v : pgTypes.getTypeParser(oid, format)) };
+  const types: PgTypes = { getTypeParser: (oid, format) => (TEXT_TYPES.has(oid) ? asText : pgTypes.getTypeParser(oid, format)) };
   preparedFor.set(client, async (text, values) => {
     let name = names.get(text);
     if (name === undefined && names.size < MAX_NAMED) names.set(text, (name = `atrium_q${names.size}`));
@@ -230,12 +232,18 @@ const isPlain = (v: unknown): boolean => v === null || v === undefined || typeof
  * `PGlite.query`, in the same order, so it never runs inside another caller's transaction, and
  * awaits nothing else before them, so a read issued before `close()` runs before it. Parameters
  * are sent as text (the statement casts them); rows are parsed by PGlite's own type parsers, as
- * `query` returns them. Undefined (the caller falls back to `query`): no name left, or a
+ * `query` returns them, or with `parsers` over them (executePrepared's: as drizzle's). Undefined (the caller falls back to `query`): no name left, or a
  * parameter that is not plain text, a number, a boolean or a Date. `write`: the statement writes
  * (a chat turn's, executePrepared), so its changes are written back to the file system before it
  * resolves, as `PGlite.query` does.
  */
-async function pglitePrepared(pg: PgliteInternals, text: string, params: readonly unknown[], write = false): Promise<unknown[] | undefined> {
+async function pglitePrepared(
+  pg: PgliteInternals,
+  text: string,
+  params: readonly unknown[],
+  write = false,
+  parsers?: Record<number, (x: string) => unknown>,
+): Promise<unknown[] | undefined> {
   let names = preparedBy.get(pg);
   if (!names) preparedBy.set(pg, (names = new Map()));
   if ((!names.has(text) && names.size >= MAX_PREPARED) || !params.every(isPlain)) return undefined;
@@ -258,7 +266,7 @@ async function pglitePrepared(pg: PgliteInternals, text: string, params: readonl
         const message = concat([s.bind({ statement: name, values }), s.describe({ type: 'P' }), s.execute({}), s.sync()]);
         // a read-only statement has nothing to write back to the file system; a write (`write`) is written back before it resolves, as PGlite.query does
         const { messages } = await pg.execProtocol(message, { syncToFs: write, throwOnError: true });
-        return mod.parse.parseResults(messages as never, pg.parsers as never)[0]?.rows ?? [];
+        return mod.parse.parseResults(messages as never, pg.parsers as never, parsers ? { parsers } : undefined)[0]?.rows ?? [];
       };
       try {
         return await run();
