@@ -7,10 +7,8 @@ import type { SharedBuffersSetting } from './pglite-memory.js';
 import { dumpPglite } from './pglite-dump.js';
 import { openPglite } from './pglite-open.js';
 import { PGliteThread } from './pglite-thread.js';
-import { usePreparedStatements } from './prepared.js';
-import { isPglite, pglitePrepared } from './raw.js';
+import { MIGRATIONS_TABLE, schemaUpToDate, statementLog, usePreparedStatements } from './driver.js';
 import * as schema from './schema.js';
-import { schemaUpToDate } from './schema-version.js';
 import { traceStatements } from '../observability/hooks.js';
 
 export type Schema = typeof schema;
@@ -83,7 +81,7 @@ export async function openDatabase(opts: {
       await client.close();
       throw err;
     }
-    const db = drizzlePglite({ client: traceStatements(client, 'pglite') as never, schema }) as unknown as Db;
+    const db = drizzlePglite({ client: traceStatements(client, 'pglite') as never, schema, logger: statementLog(client) }) as unknown as Db;
     return { ...embedded(client, db, onDisk(client.vector)), dumpDataDir: () => client.dumpDataDir() };
   }
   // Only the driver in use is loaded (each costs start-up time).
@@ -94,13 +92,9 @@ export async function openDatabase(opts: {
       openPglite(inMemory ? undefined : pgliteDir(opts.dataDir), register, opts.sharedBuffers),
       import('drizzle-orm/pglite'),
     ]);
-    const db = drizzlePglite({ client: traceStatements(client, 'pglite'), schema }) as unknown as Db;
-    // A chat turn's statements are prepared once by name (db/prepared.ts); `query` is what tracing wraps.
-    if (isPglite(client))
-      usePreparedStatements(
-        client,
-        traceStatements({ query: (text: string, params: readonly unknown[]) => pglitePrepared(client, text, params, true) }, 'pglite'),
-      );
+    const db = drizzlePglite({ client: traceStatements(client, 'pglite'), schema, logger: statementLog(client) }) as unknown as Db;
+    // A chat turn's statements are prepared once by name (db/driver.ts, executePrepared).
+    usePreparedStatements(client);
     const opened = embedded(client, db, inMemory ? { registered: register, marker: null } : onDisk(register));
     return inMemory ? opened : { ...opened, dumpDataDir: () => dumpPglite(client) };
   }
@@ -117,7 +111,7 @@ export async function openDatabase(opts: {
   try {
     if (!(await schemaUpToDate(MIGRATIONS, (q) => lockClient.query(q)))) {
       await lockClient.query('select pg_advisory_lock($1)', [MIGRATION_LOCK]);
-      await migratePg(drizzlePg({ client: lockClient as never }), { migrationsFolder: MIGRATIONS });
+      await migratePg(drizzlePg({ client: lockClient as never }), { migrationsFolder: MIGRATIONS, ...MIGRATIONS_TABLE });
       await lockClient.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK]);
     }
   } catch (err) {
@@ -126,7 +120,8 @@ export async function openDatabase(opts: {
     throw err;
   }
   lockClient.release();
-  const db = drizzlePg({ client: pool, schema }) as unknown as Db;
+  const db = drizzlePg({ client: pool, schema, logger: statementLog(pool) }) as unknown as Db;
+  usePreparedStatements(pool, pg.types);
   return {
     db,
     kind: 'postgres',

@@ -1,7 +1,7 @@
 import type { PGlite } from '@electric-sql/pglite';
 import { MIGRATIONS, seedIfEmpty } from './files.js';
 import { sharedBuffersFor, sharedBuffersParam, type SharedBuffersSetting } from './pglite-memory.js';
-import { schemaUpToDate } from './schema-version.js';
+import { MIGRATIONS_TABLE, schemaUpToDate } from './driver.js';
 import { tuneWasmTiering } from './wasm-tiering.js';
 
 /**
@@ -25,7 +25,7 @@ export async function openPglite(dir: string | undefined, vector: boolean, share
   try {
     if (!(await schemaUpToDate(MIGRATIONS, (q) => pg.query(q)))) {
       const [{ drizzle }, { migrate }] = await Promise.all([import('drizzle-orm/pglite'), import('drizzle-orm/pglite/migrator')]);
-      await migrate(drizzle({ client: pg }), { migrationsFolder: MIGRATIONS });
+      await migrate(drizzle({ client: pg }), { migrationsFolder: MIGRATIONS, ...MIGRATIONS_TABLE });
     }
   } catch (err) {
     await pg.close();

@@ -20,9 +20,10 @@ export interface PGliteQueries {
 /**
  * The application thread's end of the embedded database (db/pglite-worker.ts runs PGlite): the
  * client drizzle is given in place of a PGlite instance — `query`, `transaction` and `close`, the
- * calls drizzle's PGlite driver makes. Values cross by structured clone. Type parsers: drizzle
- * hands PGlite identity parsers (timestamps, dates and intervals stay strings); those, and only
- * those, are passed on by type id — any other parser is refused rather than silently dropped.
+ * calls drizzle's PGlite driver makes (relied upon: db/driver.ts, INTERNALS). Values cross by
+ * structured clone. Type parsers: drizzle hands PGlite identity parsers (timestamps, dates and
+ * intervals stay strings); those, and only those, are passed on by type id — any other parser is
+ * refused rather than silently dropped.
  */
 export class PGliteThread implements PGliteQueries {
   private readonly worker: Worker;

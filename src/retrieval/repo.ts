@@ -1,5 +1,5 @@
 import type { Executor } from '../db/client.js';
-import { rawRows } from '../db/raw.js';
+import { execute, rawRows } from '../db/driver.js';
 import { indexTermStats, orderHits } from './lexical-index/order.js';
 import type { EntryIndex, Hit } from './lexical-index/entry-index.js';
 import { lexemesOfVector, type QuestionLexeme } from './lexical-index/question-lexemes.js';
@@ -107,9 +107,10 @@ export class RetrievalRepo {
 
   async termStats(db: Executor, scope: ChunkScope, question: Question): Promise<TermStats> {
     if (isEmptyScope(scope)) return { n: 0, terms: [] };
-    const res = (await db.execute(termStatsSql(scope, question))) as unknown as {
-      rows: Array<{ lexeme: string; df: number; pos: number | null; carried: boolean; n: number; tokens: number | string; files: number }>;
-    };
+    const res = await execute<{ lexeme: string; df: number; pos: number | null; carried: boolean; n: number; tokens: number | string; files: number }>(
+      db,
+      termStatsSql(scope, question),
+    );
     return {
       n: res.rows[0]?.n ?? 0,
       tokens: Number(res.rows[0]?.tokens ?? 0),
@@ -121,19 +122,19 @@ export class RetrievalRepo {
   /** The best-matching chunks in scope of one step of a term choice (query.ts), best first. */
   async search(db: Executor, scope: ChunkScope, choice: TermChoice, step: Step, limit: number, avgLen = 0, avgFile = 0): Promise<ScoredChunk[]> {
     if (isEmptyScope(scope)) return [];
-    return this.toChunks(db, (await db.execute(searchSql(scope, choice, step, limit, avgLen, avgFile))) as unknown as { rows: Row[] });
+    return this.toChunks(db, await execute<Row>(db, searchSql(scope, choice, step, limit, avgLen, avgFile)));
   }
 
   /** When nothing matches (a question of stop words, "summarise this"), the documents' opening chunks. */
   async leading(db: Executor, scope: ChunkScope, limit: number): Promise<ScoredChunk[]> {
     if (isEmptyScope(scope)) return [];
-    return this.toChunks(db, (await db.execute(leadingSql(scope, limit))) as unknown as { rows: Row[] });
+    return this.toChunks(db, await execute<Row>(db, leadingSql(scope, limit)));
   }
 
   private async toChunks(db: Executor, res: { rows: Row[] }): Promise<ScoredChunk[]> {
     const missing = this.filenames.missing(res.rows.map((r) => r.file_id));
     if (missing.length > 0) {
-      const found = (await db.execute(filenamesSql(missing))) as unknown as { rows: Array<{ id: string; filename: string }> };
+      const found = await execute<{ id: string; filename: string }>(db, filenamesSql(missing));
       for (const f of found.rows) this.filenames.set(f.id, f.filename);
     }
     return res.rows.map((r) => ({
@@ -271,7 +272,7 @@ export class RetrievalRepo {
     const gone = new Set<number>();
     const missing = chunks.filter((c) => c.text === null);
     if (missing.length === 0) return gone;
-    // past drizzle (db/raw.ts): it runs on every search of an in-memory index
+    // past drizzle (db/driver.ts): it runs on every search of an in-memory index
     const rows = await rawRows<{ id: number | string; text: string; heading: string | null }>(
       db,
       'select c.id, c.file_data_processed as text, c.heading from plus_chunks c where c.id = any($1::bigint[])',

@@ -2,6 +2,7 @@ import { sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../db/client.js';
 import type { ScoredChunk } from './repo.js';
 import type { ChunkScope } from './search-sql.js';
+import { execute } from '../db/driver.js';
 
 /**
  * Vector search over plus_chunk_vectors: the chunks in scope, embedded with `modelId`, nearest to
@@ -77,7 +78,7 @@ type Row = {
 /** The `limit` chunks in scope nearest to the question's vector, nearest first. */
 export async function vectorSearch(db: Executor, scope: ChunkScope, q: VectorQuery, limit: number, vectorOps: boolean): Promise<ScoredChunk[]> {
   if (scope.plusIds.length === 0 && scope.fileIds.length === 0) return [];
-  const res = (await db.execute(vectorSearchSql(scope, q, limit, vectorOps))) as unknown as { rows: Row[] };
+  const res = await execute<Row>(db, vectorSearchSql(scope, q, limit, vectorOps));
   return res.rows.map((r, i) => {
     const score = Number(r.score);
     return {
@@ -106,12 +107,13 @@ export async function cosinesOf(db: Executor, q: VectorQuery, chunkIds: readonly
   const score = vectorOps
     ? sql`1 - (v.embedding::vector <=> ${`[${q.vector.map(num).join(',')}]`}::vector)`
     : sql`(select sum(a * b) from unnest(v.embedding, ${`{${q.vector.map(num).join(',')}}`}::real[]) as t(a, b))`;
-  const res = (await db.execute(sql`
+  const res = await execute<{ chunk_id: number | string; score: number | string }>(
+    db,
+    sql`
     select v.chunk_id, ${score} as score
     from plus_chunk_vectors v
-    where v.chunk_id = any(${`{${chunkIds.join(',')}}`}::bigint[]) and v.model_id = ${q.modelId}::uuid and array_length(v.embedding, 1) = ${q.vector.length}`)) as unknown as {
-    rows: Array<{ chunk_id: number | string; score: number | string }>;
-  };
+    where v.chunk_id = any(${`{${chunkIds.join(',')}}`}::bigint[]) and v.model_id = ${q.modelId}::uuid and array_length(v.embedding, 1) = ${q.vector.length}`,
+  );
   for (const r of res.rows) out.set(Number(r.chunk_id), Number(r.score));
   return out;
 }

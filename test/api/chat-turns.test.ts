@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { watchStatements } from '../../src/db/driver.js';
 import { promptLogs } from '../../src/db/schema/prompt-logs.js';
 import { expectProblem, newTeam, startTestApp, type TestApp } from '../helpers/app.js';
 import { createModel, createWorkspace } from '../helpers/factories.js';
@@ -180,16 +181,14 @@ describe('prompt logs always end final', () => {
 });
 
 describe('statements per turn', () => {
-  /** The SQL the app sends while `fn` runs (drizzle's logger on the app's one database handle). */
+  /** The SQL the app sends while `fn` runs (on the app's one database handle). */
   async function statementsDuring(fn: () => Promise<unknown>): Promise<string[]> {
-    const session = (t.database.db as unknown as { session: { logger: { logQuery(q: string): void } } }).session;
-    const before = session.logger;
     const seen: string[] = [];
-    session.logger = { logQuery: (q: string) => void seen.push(q) };
+    watchStatements(t.database.db, (q) => void seen.push(q));
     try {
       await fn();
     } finally {
-      session.logger = before;
+      watchStatements(t.database.db, null);
     }
     return seen;
   }

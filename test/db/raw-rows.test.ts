@@ -1,10 +1,10 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../src/db/client.js';
-import { rawRows } from '../../src/db/raw.js';
+import { rawRows } from '../../src/db/driver.js';
 
 /**
- * rawRows (db/raw.ts): on PGlite in this process a statement prepared by name and run as one
+ * rawRows (db/driver.ts): on PGlite in this process a statement prepared by name and run as one
  * protocol message, elsewhere the driver's query — the same rows either way, and the database
  * left usable after a failure. Runs on the suite's database (PGlite in memory, or PostgreSQL).
  */
@@ -24,7 +24,7 @@ const TYPED = 'select $1::int as n, $2::bigint as big, $3::text as label, $4::bo
 describe('rawRows', () => {
   it('returns the rows the driver query returns, types parsed the same way, on every run', async () => {
     const params = [7, '9007199254740993', "it's", true, null, '6f2b3c4d-1e2f-4a5b-8c9d-0e1f2a3b4c5d'];
-    const client = (database.db as unknown as { session: { client: { query(t: string, p: unknown[]): Promise<{ rows: unknown[] }> } } }).session.client;
+    const client = (database.db as unknown as { $client: { query(t: string, p: unknown[]): Promise<{ rows: unknown[] }> } }).$client;
     const expected = (await client.query(TYPED, params)).rows;
     expect(expected).toHaveLength(1);
     for (let i = 0; i < 3; i++) expect(await rawRows(database.db, TYPED, params)).toEqual(expected);

@@ -1,6 +1,6 @@
 import { and, desc, eq, getTableColumns, inArray, lt, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
-import { executePrepared } from '../../db/prepared.js';
+import { execute, executePrepared } from '../../db/driver.js';
 import {
   chatMessages,
   chatThreads,
@@ -181,11 +181,12 @@ export class ChatRepo {
    * SQL when it reserves; 0 for a thread without an answer).
    */
   async lastExchangeTokens(db: Executor, threadId: string): Promise<number> {
-    const res = (await db.execute(sql`select coalesce((
+    const res = await execute<{ n: number }>(
+      db,
+      sql`select coalesce((
         select (usage->>'promptTokens')::int + (usage->>'completionTokens')::int from chat_messages
-        where thread_id = ${threadId}::uuid and role = 'assistant' and usage is not null order by seq desc limit 1), 0)::int as n`)) as unknown as {
-      rows: Array<{ n: number }>;
-    };
+        where thread_id = ${threadId}::uuid and role = 'assistant' and usage is not null order by seq desc limit 1), 0)::int as n`,
+    );
     return Number(res.rows[0]?.n ?? 0);
   }
 
@@ -255,7 +256,7 @@ export class ChatRepo {
     const reserved = reserving.length
       ? sql`, ${usageSql.refusalCheck()} as refused, (select c.credits from usage_cost c where c.key = ok.key) as reserved`
       : sql`, 0 as reserved`;
-    const res = (await executePrepared(
+    const res = await executePrepared<{ key: number; history: string; has_files: boolean; reserved: number | null }>(
       db,
       sql`
       with recursive req (key, thread_id, is_new, team_id, workspace_id, user_id, scope_user, title, now, anchored, anchor, active_to) as (
@@ -288,7 +289,7 @@ export class ChatRepo {
         ) end as history,
         case when ok.is_new then false else ${plusFileSql.threadHasFiles(sql`ok.thread_id`)} end as has_files
       from ok`,
-    )) as unknown as { rows: Array<{ key: number; history: string; has_files: boolean; reserved: number | null }> };
+    );
     const out: StoredUserTurn[] = turns.map(() => null);
     for (const r of res.rows)
       out[r.key] = { history: JSON.parse(r.history) as HistoryMessage[], threadHasFiles: r.has_files, reservedCredits: Number(r.reserved ?? 0) };
@@ -362,7 +363,7 @@ export class ChatRepo {
     });
     const logs = answers.map((v, i) => promptLogSql.finishedRow(key(i), v.logId, v.log));
     const imageRows = answers.flatMap((v, i) => (v.message?.imageRows ?? []).map((row) => ({ key: i, row })));
-    const res = (await executePrepared(
+    const res = await executePrepared<{ key: number; kept: boolean }>(
       db,
       sql`
       with a (key, msg_id, parent_id, thread_id, content, model_id, usage, sources, status, error, tool_calls, images, created) as (values ${sql.join(rows, sql`, `)}),
@@ -375,7 +376,7 @@ export class ChatRepo {
       l as (${promptLogSql.finish(logs, sql`select key from lost`, THREAD_DELETED)}),
       ${usageSql.record(answers.map((v) => ({ entry: v.ledger, settle: v.settle })))}
       select a.key, a.key not in (select key from lost) as kept from a`,
-    )) as unknown as { rows: Array<{ key: number; kept: boolean }> };
+    );
     const out: StoredAnswer[] = answers.map(() => ({ kept: false }));
     for (const r of res.rows) out[r.key] = { kept: r.kept };
     return out;

@@ -2,6 +2,7 @@ import { sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import type { Principal } from '../teams/service.js';
 import { readableThreadsSql } from './visibility.js';
+import { execute } from '../../db/driver.js';
 
 /**
  * What a search looks for: the words before the last as whole words, the last one also as a
@@ -112,7 +113,19 @@ export class ChatSearchRepo {
     const marks = sql`'StartSel=' || chr(2) || ', StopSel=' || chr(3)`;
     const clean = (text: SQL) => sql`translate(${text}, chr(2) || chr(3), '')`;
     const q = this.query(terms);
-    const res = (await db.execute(sql`${this.hits(caller, terms, workspaceId)},
+    const res = await execute<{
+      thread_id: string;
+      workspace_id: string;
+      total: number;
+      message_id: string;
+      created_ms: number;
+      marked_title: string;
+      marked_snippet: string;
+      cut_start: boolean;
+      cut_end: boolean;
+    }>(
+      db,
+      sql`${this.hits(caller, terms, workspaceId)},
       page as (
         select hit.*, count(*) over () as total from hit
         order by score desc, updated desc, id limit ${page.size} offset ${page.page * page.size}
@@ -137,19 +150,8 @@ export class ChatSearchRepo {
           ) c
         ) c
       ) m
-      order by page.score desc, page.updated desc, page.id`)) as unknown as {
-      rows: Array<{
-        thread_id: string;
-        workspace_id: string;
-        total: number;
-        message_id: string;
-        created_ms: number;
-        marked_title: string;
-        marked_snippet: string;
-        cut_start: boolean;
-        cut_end: boolean;
-      }>;
-    };
+      order by page.score desc, page.updated desc, page.id`,
+    );
     const rows = res.rows.map((r) => ({
       threadId: r.thread_id,
       workspaceId: r.workspace_id,
@@ -167,9 +169,7 @@ export class ChatSearchRepo {
   }
 
   private async count(db: Executor, caller: Principal, terms: SearchTerms, workspaceId: string | null): Promise<number> {
-    const res = (await db.execute(sql`${this.hits(caller, terms, workspaceId)} select count(*)::int as n from hit`)) as unknown as {
-      rows: Array<{ n: number }>;
-    };
+    const res = await execute<{ n: number }>(db, sql`${this.hits(caller, terms, workspaceId)} select count(*)::int as n from hit`);
     return Number(res.rows[0]?.n ?? 0);
   }
 }

@@ -16,6 +16,7 @@ import { models, SYSTEM_SCOPE } from '../../db/schema/models.js';
 import { badRequest, notFound } from '../../errors.js';
 import type { MessageRow, ThreadScope } from './repo.js';
 import type { TurnRequest } from './turns.js';
+import { execute } from '../../db/driver.js';
 
 export interface Versions {
   /** 1-based, in the order the versions were written */
@@ -58,7 +59,6 @@ const VERSIONS_SQL = sql`
   (select count(*)::int from chat_messages s where ${SIBLINGS} and s.seq <= m.seq) as idx,
   (select count(*)::int from chat_messages s where ${SIBLINGS}) as cnt`;
 
-type Rows<T> = { rows: T[] };
 const { search: _search, ...messageColumns } = getTableColumns(chatMessages);
 
 export class VersionsRepo {
@@ -74,13 +74,16 @@ export class VersionsRepo {
   ): Promise<{ rows: Array<MessageRow & { versions: Versions }>; hasEarlier: boolean } | undefined> {
     const cut = before === null ? sql`0` : sql`(select depth from path where id = ${before}::uuid)`;
     // One row at least (the page left-joined to a constant), so that a `before` not on the path shows as a null cut.
-    const res = (await db.execute(sql`with recursive ${pathSql(threadId, activeLeaf(threadId))}
+    const res = await execute<{ cut: number | null; id: string | null; idx: number; cnt: number }>(
+      db,
+      sql`with recursive ${pathSql(threadId, activeLeaf(threadId))}
       select ${cut} as cut, page.id, page.idx, page.cnt from (select 1) one left join (
         select p.id, p.depth, ${VERSIONS_SQL}
         from path p join chat_messages m on m.id = p.id
         where p.depth > coalesce(${cut}, 0)
         order by p.depth asc limit ${Math.min(limit, MAX_DEPTH) + 1}
-      ) page on true order by page.depth asc`)) as unknown as Rows<{ cut: number | null; id: string | null; idx: number; cnt: number }>;
+      ) page on true order by page.depth asc`,
+    );
     if (res.rows[0]?.cut === null) return undefined;
     const found = res.rows.filter((r): r is typeof r & { id: string } => r.id !== null);
     const page = found.slice(0, limit);
@@ -102,7 +105,7 @@ export class VersionsRepo {
    */
   async pathIds(db: Executor, threadId: string, leaf?: string): Promise<string[]> {
     const from = leaf === undefined ? activeLeaf(threadId) : sql`${leaf}::uuid`;
-    const res = (await db.execute(sql`with recursive ${pathSql(threadId, from)} select id from path order by depth desc`)) as unknown as Rows<{ id: string }>;
+    const res = await execute<{ id: string }>(db, sql`with recursive ${pathSql(threadId, from)} select id from path order by depth desc`);
     return res.rows.map((r) => r.id);
   }
 
@@ -130,10 +133,13 @@ export class VersionsRepo {
   async lastQuestion(db: Executor, threadId: string, from: string | null | undefined): Promise<string | null> {
     if (from === null) return null;
     const leaf = from === undefined ? activeLeaf(threadId) : sql`${from}::uuid`;
-    const res = (await db.execute(sql`with recursive ${pathSql(threadId, leaf)}
-      select m.content from path p join chat_messages m on m.id = p.id where m.role = 'user' order by p.depth limit 1`)) as unknown as Rows<{
+    const res = await execute<{
       content: string;
-    }>;
+    }>(
+      db,
+      sql`with recursive ${pathSql(threadId, leaf)}
+      select m.content from path p join chat_messages m on m.id = p.id where m.role = 'user' order by p.depth limit 1`,
+    );
     return res.rows[0]?.content ?? null;
   }
 
@@ -165,8 +171,11 @@ export class VersionsRepo {
 
   /** The versions of a message of the thread (itself included), in order; undefined when it is not one of the thread's. */
   async versionsOf(db: Executor, threadId: string, messageId: string): Promise<Array<{ id: string; created: Date }> | undefined> {
-    const res = (await db.execute(sql`select s.id, s.created from chat_messages m join chat_messages s on ${SIBLINGS}
-      where m.id = ${messageId}::uuid and m.thread_id = ${threadId}::uuid order by s.seq`)) as unknown as Rows<{ id: string; created: Date | string }>;
+    const res = await execute<{ id: string; created: Date | string }>(
+      db,
+      sql`select s.id, s.created from chat_messages m join chat_messages s on ${SIBLINGS}
+      where m.id = ${messageId}::uuid and m.thread_id = ${threadId}::uuid order by s.seq`,
+    );
     return res.rows.length === 0 ? undefined : res.rows.map((r) => ({ id: r.id, created: new Date(r.created) }));
   }
 
@@ -175,13 +184,16 @@ export class VersionsRepo {
    * the newest child at each step. False when the message is not one of the thread's.
    */
   async activate(db: Executor, threadId: string, messageId: string): Promise<boolean> {
-    const res = (await db.execute(sql`with recursive down (id, depth) as (
+    const res = await execute<unknown>(
+      db,
+      sql`with recursive down (id, depth) as (
         select m.id, 0 from chat_messages m where m.id = ${messageId}::uuid and m.thread_id = ${threadId}::uuid
         union all
         select (select c.id from chat_messages c where c.parent_id = d.id order by c.seq desc limit 1), d.depth + 1
         from down d where d.id is not null and d.depth < ${MAX_DEPTH}
       ), leaf as (select id from down where id is not null order by depth desc limit 1)
-      update chat_threads t set active_message_id = leaf.id from leaf where t.id = ${threadId}::uuid returning t.id`)) as unknown as Rows<unknown>;
+      update chat_threads t set active_message_id = leaf.id from leaf where t.id = ${threadId}::uuid returning t.id`,
+    );
     return res.rows.length > 0;
   }
 }

@@ -2,6 +2,7 @@ import { and, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { Executor, Tx } from '../../db/client.js';
 import type { ModelKey } from '../models/repo.js';
 import { plusChunkVectors, plusFileEmbeddings, teamEmbeddingModels, teamRerankModels } from '../../db/schema/embeddings.js';
+import { execute } from '../../db/driver.js';
 
 export type FileEmbeddingRow = typeof plusFileEmbeddings.$inferSelect;
 export type EmbeddingStatus = FileEmbeddingRow['status'];
@@ -39,11 +40,14 @@ export class EmbeddingsRepo {
       .insert(teamEmbeddingModels)
       .values({ teamId, modelScope: model.scope, modelId })
       .onConflictDoUpdate({ target: teamEmbeddingModels.teamId, set: { modelScope: model.scope, modelId, updated: new Date() } });
-    await tx.execute(sql`delete from plus_chunk_vectors v where v.team_id = ${teamId}::uuid and v.model_id <> ${modelId}::uuid`);
-    await tx.execute(sql`
+    await execute(tx, sql`delete from plus_chunk_vectors v where v.team_id = ${teamId}::uuid and v.model_id <> ${modelId}::uuid`);
+    await execute(
+      tx,
+      sql`
       update plus_file_embeddings
       set model_id = ${modelId}::uuid, status = 'pending', attempts = 0, error = null, next_attempt = now(), claimed_until = null, updated = now()
-      where team_id = ${teamId}::uuid`);
+      where team_id = ${teamId}::uuid`,
+    );
     await this.enqueueMissing(tx, sql`e.team_id = ${teamId}::uuid`);
   }
 
@@ -75,14 +79,17 @@ export class EmbeddingsRepo {
 
   /** `pending` rows for files (matching `where` over plus_entries e / plus_files f) of teams with a model that have none. */
   private async enqueueMissing(db: Executor, where: SQL): Promise<void> {
-    await db.execute(sql`
+    await execute(
+      db,
+      sql`
       insert into plus_file_embeddings (file_id, team_id, model_id, status)
       select f.id, e.team_id, t.model_id, 'pending'
       from plus_files f
       join plus_entries e on e.team_id = f.team_id and e.id = f.plus_id
       join team_embedding_models t on t.team_id = e.team_id
       where ${where} and not exists (select 1 from plus_file_embeddings s where s.file_id = f.id)
-      on conflict (file_id) do nothing`);
+      on conflict (file_id) do nothing`,
+    );
   }
 
   /** New files, in the transaction that stores them: queued when their team has an embedding model (else nothing). */
@@ -108,7 +115,9 @@ export class EmbeddingsRepo {
    * another node is claiming are skipped (FOR UPDATE SKIP LOCKED), so nodes never share a file.
    */
   async claim(db: Executor, limit: number, claimMs: number): Promise<ClaimedFile[]> {
-    const res = (await db.execute(sql`
+    const res = await execute<{ file_id: string; team_id: string; model_id: string; attempts: number }>(
+      db,
+      sql`
       update plus_file_embeddings s
       set status = 'embedding', claimed_until = now() + ${claimMs} * interval '1 millisecond', attempts = s.attempts + 1, updated = now()
       where s.file_id in (
@@ -117,17 +126,17 @@ export class EmbeddingsRepo {
         order by d.next_attempt, d.file_id
         limit ${limit}
         for update skip locked)
-      returning s.file_id, s.team_id, s.model_id, s.attempts`)) as unknown as {
-      rows: Array<{ file_id: string; team_id: string; model_id: string; attempts: number }>;
-    };
+      returning s.file_id, s.team_id, s.model_id, s.attempts`,
+    );
     return res.rows.map((r) => ({ fileId: r.file_id, teamId: r.team_id, modelId: r.model_id, attempts: Number(r.attempts) }));
   }
 
   async chunksOf(db: Executor, fileId: string): Promise<Array<{ id: number; plusId: string; text: string }>> {
-    const res = (await db.execute(sql`
-      select id, plus_id, file_data_processed as text from plus_chunks where file_id = ${fileId}::uuid order by idx, id`)) as unknown as {
-      rows: Array<{ id: number | string; plus_id: string; text: string }>;
-    };
+    const res = await execute<{ id: number | string; plus_id: string; text: string }>(
+      db,
+      sql`
+      select id, plus_id, file_data_processed as text from plus_chunks where file_id = ${fileId}::uuid order by idx, id`,
+    );
     return res.rows.map((r) => ({ id: Number(r.id), plusId: r.plus_id, text: r.text }));
   }
 
@@ -178,11 +187,12 @@ export class EmbeddingsRepo {
       .groupBy(plusFileEmbeddings.status);
     const counts: Record<EmbeddingStatus, number> = { pending: 0, embedding: 0, ready: 0, failed: 0 };
     for (const r of rows) counts[r.status] = Number(r.n);
-    const dims = (await db.execute(sql`
+    const dims = await execute<{ dims: number }>(
+      db,
+      sql`
       select array_length(v.embedding, 1) as dims from plus_chunk_vectors v
-      where v.team_id = ${teamId}::uuid and v.model_id = ${modelId}::uuid limit 1`)) as unknown as {
-      rows: Array<{ dims: number }>;
-    };
+      where v.team_id = ${teamId}::uuid and v.model_id = ${modelId}::uuid limit 1`,
+    );
     return { counts, dimensions: dims.rows[0]?.dims ?? null };
   }
 }

@@ -5,6 +5,7 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { plusEvalQuestions, plusEvalRuns } from '../../db/schema/plus.js';
+import { execute } from '../../db/driver.js';
 
 export type EvalQuestionRow = typeof plusEvalQuestions.$inferSelect;
 export type EvalRunRow = typeof plusEvalRuns.$inferSelect;
@@ -51,7 +52,7 @@ export class EvaluationRepo {
 
   /** The entry's row locked until the transaction ends (adds to one set run one after another). */
   async lockEntry(tx: Executor, entry: EntryKey): Promise<void> {
-    await tx.execute(sql`select 1 from plus_entries where team_id = ${entry.teamId}::uuid and id = ${entry.id}::uuid for update`);
+    await execute(tx, sql`select 1 from plus_entries where team_id = ${entry.teamId}::uuid and id = ${entry.id}::uuid for update`);
   }
 
   async count(db: Executor, entry: EntryKey): Promise<number> {
@@ -135,13 +136,16 @@ export class EvaluationRepo {
       passages.map((p) => sql`${p}`),
       sql`, `,
     );
-    const res = (await db.execute(sql`
+    const res = await execute<{ i: number; id: number | string }>(
+      db,
+      sql`
       with c as materialized (
         select c.id, translate(regexp_replace(c.file_data_processed, ${PASSAGE_SPACES}, ' ', 'g'), 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz') as t
         from plus_chunks c where c.team_id = ${entry.teamId}::uuid and c.plus_id = ${entry.id}::uuid)
       select (q.i - 1)::int as i, c.id
       from unnest(array[${list}]::text[]) with ordinality as q(p, i)
-      join c on strpos(c.t, q.p) > 0`)) as unknown as { rows: Array<{ i: number; id: number | string }> };
+      join c on strpos(c.t, q.p) > 0`,
+    );
     for (const r of res.rows) out.get(Number(r.i))?.add(Number(r.id));
     return out;
   }

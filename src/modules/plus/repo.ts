@@ -1,7 +1,7 @@
 import { and, asc, eq, inArray, or, sql, type SQL } from 'drizzle-orm';
 import type { Executor, Tx } from '../../db/client.js';
 import { entryTermsSql, MAX_QUESTION_CHARS, parseEntryTerms } from '../../retrieval/search-sql.js';
-import { rawRows } from '../../db/raw.js';
+import { execute, rawRows } from '../../db/driver.js';
 import { lexemesOfVector, type QuestionLexeme } from '../../retrieval/lexical-index/question-lexemes.js';
 import type { TermStat } from '../../retrieval/query.js';
 import { plusChunks, plusEntries, plusFiles } from '../../db/schema/plus.js';
@@ -135,7 +135,7 @@ export class PlusRepo {
   /**
    * What a search of the entry's in-memory index needs of it, if it is visible — its version and
    * chunk count (is the index current?), team and context — and in the same statement the
-   * question's lexemes. Sent past drizzle (db/raw.ts): it runs on every context-for-prompt.
+   * question's lexemes. Sent past drizzle (db/driver.ts): it runs on every context-for-prompt.
    */
   async findWithLexemes(db: Executor, v: Viewer, id: string, question: string): Promise<{ entry: EntryForSearch; lexemes: QuestionLexeme[] } | undefined> {
     const [row] = await rawRows<{
@@ -220,16 +220,19 @@ export class PlusRepo {
         .set({ chunkCount: sql`${plusEntries.chunkCount} + ${chunkCount}` })
         .where(and(eq(plusEntries.teamId, teamId), eq(plusEntries.id, plusId)));
       if (chunkCount === 0) continue;
-      await tx.execute(sql`
+      await execute(
+        tx,
+        sql`
         insert into plus_terms (team_id, plus_id, lexeme, df)
         select ${teamId}::uuid, ${plusId}::uuid, s.word, s.ndoc
         from ts_stat(${chunkVectorsOf(group.map((f) => f.id))}) s
         order by s.word
-        on conflict (team_id, plus_id, lexeme) do update set df = plus_terms.df + excluded.df`);
+        on conflict (team_id, plus_id, lexeme) do update set df = plus_terms.df + excluded.df`,
+      );
     }
     // Merge the new chunks' GIN entries into the index now, in bulk: left in the index's pending
     // list (up to 4 MB), they would be scanned by every search until a vacuum.
-    await tx.execute(sql`select gin_clean_pending_list('plus_chunks_search_idx'::regclass)`);
+    await execute(tx, sql`select gin_clean_pending_list('plus_chunks_search_idx'::regclass)`);
   }
 
   async filesOf(db: Executor, teamId: string, plusIds: string[]): Promise<PlusFileRow[]> {
@@ -284,7 +287,9 @@ export class PlusRepo {
       .returning({ teamId: plusEntries.teamId, plusId: plusEntries.id });
     if (file) {
       // rows that reach 0 go; the others lose the file's counts (disjoint rows, one statement)
-      await tx.execute(sql`
+      await execute(
+        tx,
+        sql`
         with s as (select word, ndoc from ts_stat(${stats})),
         gone as (
           delete from plus_terms t using s
@@ -292,7 +297,8 @@ export class PlusRepo {
         )
         update plus_terms t set df = t.df - s.ndoc
         from s
-        where t.team_id = ${file.teamId}::uuid and t.plus_id = ${file.plusId}::uuid and t.lexeme = s.word and t.df > s.ndoc`);
+        where t.team_id = ${file.teamId}::uuid and t.plus_id = ${file.plusId}::uuid and t.lexeme = s.word and t.df > s.ndoc`,
+      );
     }
     await tx.delete(plusFiles).where(eq(plusFiles.id, fileId));
   }

@@ -3,6 +3,7 @@ import type { Executor } from '../../db/client.js';
 import { oidcLogins, userIdentities } from '../../db/schema/sign-in.js';
 import { teams, users } from '../../db/schema/teams.js';
 import type { UserRow } from './repo.js';
+import { execute } from '../../db/driver.js';
 
 export interface PendingLogin {
   browserHash: string;
@@ -38,7 +39,7 @@ export class OidcRepo {
 
   /** Serialises placing people by their groups across nodes (two first sign-ins must not create one team twice); released at commit. */
   async lockPlacement(db: Executor): Promise<void> {
-    await db.execute(sql`select pg_advisory_xact_lock(74657203)`);
+    await execute(db, sql`select pg_advisory_xact_lock(74657203)`);
   }
 
   /** Every user row (deleted ones too) linked to this identity, with its team's name. */

@@ -2,6 +2,7 @@ import { and, asc, count, eq, isNull, sql } from 'drizzle-orm';
 import { emailKey } from '../../security/email.js';
 import type { Executor } from '../../db/client.js';
 import { apiKeys, teams, users } from '../../db/schema/teams.js';
+import { execute } from '../../db/driver.js';
 
 export type Role = 'owner' | 'admin' | 'member';
 export type TeamRow = typeof teams.$inferSelect;
@@ -22,7 +23,7 @@ export class TeamsRepo {
 
   /** Serialises bootstrap across nodes sharing one PostgreSQL (released at commit). */
   async lockBootstrap(db: Executor): Promise<void> {
-    await db.execute(sql`select pg_advisory_xact_lock(74657202)`);
+    await execute(db, sql`select pg_advisory_xact_lock(74657202)`);
   }
 
   async listTeams(db: Executor): Promise<TeamRow[]> {

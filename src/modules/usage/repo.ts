@@ -2,6 +2,7 @@ import { and, asc, eq, gte, lt, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { budgets, usageLedger } from '../../db/schema/usage.js';
 import { promptLogSql } from '../prompt-logs/repo.js';
+import { execute } from '../../db/driver.js';
 
 export type BudgetRow = typeof budgets.$inferSelect;
 export type BudgetScope = BudgetRow['scope'];
@@ -272,13 +273,16 @@ export class UsageRepo {
       (b) =>
         sql`(${b.id}::uuid, ${b.scope}::text, ${b.scope === 'user' ? Number(b.scopeId) : null}::int, ${b.scope === 'apiKey' ? b.scopeId : null}::uuid, ${iso(b.since)}::timestamptz)`,
     );
-    const res = (await db.execute(sql`
+    const res = await execute<{ id: string; spent: number }>(
+      db,
+      sql`
       select v.id::text as id, coalesce((
         select sum(l.credits) from usage_ledger l
         where l.team_id = ${teamId}::uuid and l.created >= v.since
           and (v.scope = 'team' or l.user_id = v.user_id or l.api_key_id = v.key_id)
       ), 0)::float8 as spent
-      from (values ${sql.join(rows, sql`, `)}) as v(id, scope, user_id, key_id, since)`)) as unknown as { rows: Array<{ id: string; spent: number }> };
+      from (values ${sql.join(rows, sql`, `)}) as v(id, scope, user_id, key_id, since)`,
+    );
     return new Map(res.rows.map((r) => [r.id, Number(r.spent)]));
   }
 
@@ -343,7 +347,9 @@ export class UsageRepo {
    * in the period it was reserved in. Returns how many turns' reservations were given back.
    */
   async releaseAbandoned(db: Executor): Promise<number> {
-    const res = (await db.execute(sql`
+    const res = await execute<{ n: number }>(
+      db,
+      sql`
       with taken as (${promptLogSql.takeAbandonedReservations()}),
       freed as (
         select (e->>0)::uuid as id, (e->>1)::timestamptz as win, sum(coalesce((t.reservation->>'credits')::float8, 0)) as credits
@@ -352,7 +358,8 @@ export class UsageRepo {
       released as (
         update budgets b set used = greatest(0, b.used - f.credits) from freed f where b.id = f.id and b.window_start = f.win
       )
-      select count(*)::int as n from taken`)) as unknown as { rows: Array<{ n: number }> };
+      select count(*)::int as n from taken`,
+    );
     return Number(res.rows[0]?.n ?? 0);
   }
 
@@ -360,13 +367,16 @@ export class UsageRepo {
   async release(db: Executor, s: Settlement): Promise<void> {
     if (s.budgets.length === 0 || s.reservedCredits === 0) return;
     const rows = s.budgets.map((b) => sql`(${b.id}::uuid, ${iso(b.window)}::timestamptz)`);
-    await db.execute(sql`update budgets b set used = greatest(0, b.used - ${s.reservedCredits}::float8)
-      from (values ${sql.join(rows, sql`, `)}) as v(id, win) where b.id = v.id and b.window_start = v.win`);
+    await execute(
+      db,
+      sql`update budgets b set used = greatest(0, b.used - ${s.reservedCredits}::float8)
+      from (values ${sql.join(rows, sql`, `)}) as v(id, win) where b.id = v.id and b.window_start = v.win`,
+    );
   }
 
   /** The ids of a user's API keys (a member sees the budgets of their own keys). */
   async keyIdsOf(db: Executor, userId: number): Promise<string[]> {
-    const res = (await db.execute(sql`select id::text as id from api_keys where user_id = ${userId}::int`)) as unknown as { rows: Array<{ id: string }> };
+    const res = await execute<{ id: string }>(db, sql`select id::text as id from api_keys where user_id = ${userId}::int`);
     return res.rows.map((r) => r.id);
   }
 
@@ -382,7 +392,7 @@ export class UsageRepo {
         : scope === 'user'
           ? sql`select exists (select 1 from users where id = ${Number(scopeId)}::int and team_id = ${teamId}::uuid and deleted is null) as ok`
           : sql`select exists (select 1 from api_keys k join users u on u.id = k.user_id where k.id = ${scopeId}::uuid and u.team_id = ${teamId}::uuid) as ok`;
-    const res = (await db.execute(q)) as unknown as { rows: Array<{ ok: boolean }> };
+    const res = await execute<{ ok: boolean }>(db, q);
     return res.rows[0]?.ok === true;
   }
 }

@@ -19,6 +19,7 @@ import { sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { IndexBuilder } from './builder.js';
 import { EntryIndex } from './entry-index.js';
+import { execute } from '../../db/driver.js';
 
 /** Chunks read per statement while building (other queries run between them). */
 const BUILD_BATCH = 2000;
@@ -41,27 +42,32 @@ export async function buildEntryIndex(
   type Head = { version: number | string; chunk_count: number; tokens: number | string };
   const head = async () =>
     (
-      (await db.execute(sql`
+      await execute<Head>(
+        db,
+        sql`
       select e.lexical_version as version, e.chunk_count, (select coalesce(sum(f.token_size), 0) from plus_files f where f.team_id = e.team_id and f.plus_id = e.id)::float8 as tokens
-      from plus_entries e where e.team_id = ${teamId}::uuid and e.id = ${plusId}::uuid`)) as unknown as { rows: Head[] }
+      from plus_entries e where e.team_id = ${teamId}::uuid and e.id = ${plusId}::uuid`,
+      )
     ).rows[0];
   const before = await head();
   if (!before) return null;
   if (before.chunk_count > maxChunks) return { unusable: Number(before.version) };
   const builder = new IndexBuilder();
-  const files = (await db.execute(
+  const files = await execute<{ id: string; filename: string; token_size: number }>(
+    db,
     sql`select f.id, f.filename, f.token_size from plus_files f where f.team_id = ${teamId}::uuid and f.plus_id = ${plusId}::uuid`,
-  )) as unknown as {
-    rows: Array<{ id: string; filename: string; token_size: number }>;
-  };
+  );
   for (const f of files.rows) builder.addFile(f.id, f.filename, Number(f.token_size));
   let last = 0;
   for (;;) {
     if (stopped()) return null;
-    const res = (await db.execute(sql`
+    const res = await execute<{ id: number | string; file_id: string; token_size: number; search: string | null }>(
+      db,
+      sql`
       select c.id, c.file_id, c.token_size, c.search::text as search
       from plus_chunks c where c.team_id = ${teamId}::uuid and c.plus_id = ${plusId}::uuid and c.id > ${last}
-      order by c.id limit ${BUILD_BATCH}`)) as unknown as { rows: Array<{ id: number | string; file_id: string; token_size: number; search: string | null }> };
+      order by c.id limit ${BUILD_BATCH}`,
+    );
     // a chunk of a file added since the files were read: the entry changed, read it again later
     for (let i = 0; i < res.rows.length; i++) {
       // parsing a chunk's vector takes tens of microseconds: let the event loop turn now and then
