@@ -3,7 +3,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { watchStatements } from '../../src/db/driver.js';
 import { promptLogs } from '../../src/db/schema/prompt-logs.js';
-import { expectProblem, newTeam, startTestApp, type TestApp } from '../helpers/app.js';
+import { expectProblem, newTeam, startTestApp, testConfig, type TestApp } from '../helpers/app.js';
 import { createModel, createWorkspace } from '../helpers/factories.js';
 import { parseSse, parseSseControl } from '../helpers/sse.js';
 import { startStandInProvider, type StandInProvider } from '../support/standin-provider.js';
@@ -16,7 +16,13 @@ let baseUrl: string;
 beforeAll(async () => {
   standIn = await startStandInProvider();
   // a fast heartbeat and sweep, so both can be observed without waiting (nothing here asserts on time)
-  t = await startTestApp({ providerTimeouts: { connectMs: 2000, totalMs: 3000, idleMs: 2000 }, sseHeartbeatMs: 20, promptLogSweepMs: 50 });
+  // no embedding worker: its look for files to embed (every 2 s) reads plus_ tables, which a turn's statement count would take for the turn's
+  t = await startTestApp({
+    providerTimeouts: { connectMs: 2000, totalMs: 3000, idleMs: 2000 },
+    sseHeartbeatMs: 20,
+    promptLogSweepMs: 50,
+    embeddings: { ...testConfig().embeddings, workerIntervalMs: 0 },
+  });
   baseUrl = await t.app.listen({ port: 0, host: '127.0.0.1' });
 });
 afterAll(async () => {
@@ -213,7 +219,10 @@ describe('statements per turn', () => {
     const turn = seen.filter(
       (q) => !/^update "prompt_logs" set "status" = \$1, "error" = \$2 where|^\s*with taken as \(update prompt_logs p set reservation = null/.test(q),
     );
-    expect(turn.filter((q) => turnTables.test(q))).toHaveLength(2);
+    expect(
+      turn.filter((q) => turnTables.test(q)),
+      turn.join('\n---\n'),
+    ).toHaveLength(2);
     // anything else can only be a cache refill (key, workspace, model) or, on PostgreSQL, the key and
     // the team's budgets, which every node reads on every request so a change binds at once
     for (const q of turn.filter((s) => !turnTables.test(s))) expect(q).toMatch(/api_keys|workspaces|models|from "budgets"/);
