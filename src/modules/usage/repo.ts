@@ -1,6 +1,7 @@
 import { and, asc, eq, gte, lt, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { budgets, usageLedger } from '../../db/schema/usage.js';
+import { readableUsageSql, type Viewer } from '../../policy/index.js';
 import { promptLogSql } from '../prompt-logs/repo.js';
 
 export type BudgetRow = typeof budgets.$inferSelect;
@@ -186,9 +187,8 @@ export const usageSql = {
 };
 
 export interface UsageFilter {
-  teamId: string;
-  /** members see only their own */
-  userId?: number;
+  /** whose usage: the team's or only their own (policy/activity.ts) */
+  reader: Viewer;
   from?: Date;
   to?: Date;
 }
@@ -214,8 +214,7 @@ const GROUP_KEYS: Record<GroupBy, SQL> = {
 export class UsageRepo {
   private where(f: UsageFilter): SQL {
     return and(
-      eq(usageLedger.teamId, f.teamId),
-      f.userId !== undefined ? eq(usageLedger.userId, f.userId) : undefined,
+      readableUsageSql(f.reader, usageLedger),
       f.from ? gte(usageLedger.created, f.from) : undefined,
       f.to ? lt(usageLedger.created, f.to) : undefined,
     )!;
