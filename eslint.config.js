@@ -22,8 +22,8 @@ const MODULE_ORDER = [
   'retention',
   'scim',
 ];
-/** Layers that know nothing of teams, workspaces or HTTP. */
-const LEAF_LAYERS = ['providers', 'ingest', 'retrieval', 'db', 'security'];
+/** Layers that know nothing of the feature modules or HTTP (policy/: the rules, which modules import). */
+const LEAF_LAYERS = ['providers', 'ingest', 'retrieval', 'db', 'security', 'policy'];
 
 const srcPart = (file) => {
   const parts = path.normalize(file).split(path.sep);

@@ -21,7 +21,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { sql } from 'drizzle-orm';
-import type { Principal } from '../src/modules/teams/service.js';
+import type { Principal } from '../src/policy/index.js';
 import { newTeam, startTestApp, testConfig, type TestApp } from '../test/helpers/app.js';
 import { createModel, createWorkspace } from '../test/helpers/factories.js';
 import { docx, DOCX_MIME, para } from '../test/ingest/hostile-files.js';

@@ -19,7 +19,7 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { buildApp, type App } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
-import type { Principal } from '../src/modules/teams/service.js';
+import type { Principal } from '../src/policy/index.js';
 import { vectorSearch } from '../src/retrieval/vector.js';
 import { ADMIN_KEY } from '../test/helpers/app.js';
 import { startStandInProvider } from '../test/support/standin-provider.js';

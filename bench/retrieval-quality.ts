@@ -19,7 +19,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { sql } from 'drizzle-orm';
 import MiniSearch from 'minisearch';
-import type { Principal } from '../src/modules/teams/service.js';
+import type { Principal } from '../src/policy/index.js';
 import { hybridRank, lexicalTop } from '../src/retrieval/fusion.js';
 import { RetrievalRepo, type Retrieved, type ScoredChunk } from '../src/retrieval/repo.js';
 import { cosinesOf, followUpVector, vectorSearch } from '../src/retrieval/vector.js';

@@ -18,7 +18,7 @@ import { sql } from 'drizzle-orm';
 import { buildApp, type App } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { PlusRepo } from '../src/modules/plus/repo.js';
-import { isTeamAdmin, type Principal } from '../src/modules/teams/service.js';
+import type { Principal } from '../src/policy/index.js';
 import { chooseTerms, rankQuery, type TermChoice } from '../src/retrieval/query.js';
 import { RetrievalRepo } from '../src/retrieval/repo.js';
 import { leadingSql, parseEntryTerms, searchSql, termStatsSql, type ChunkScope } from '../src/retrieval/search-sql.js';
@@ -264,7 +264,7 @@ async function latencyOnBackend(label: string, databaseUrl: string | null, sente
     client.close();
     client = new HttpClient(1);
     const plusRepo = new PlusRepo();
-    const viewer = { teamId: caller.teamId, userId: caller.userId, admin: isTeamAdmin(caller) };
+    const viewer = { teamId: caller.teamId, userId: caller.userId, role: caller.role };
     // PostgreSQL's autovacuum would analyze the new rows at some point; do it now so both
     // backends plan with statistics (PGlite has no autovacuum daemon).
     await db.execute(sql`analyze plus_chunks`);

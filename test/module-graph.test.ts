@@ -46,6 +46,10 @@ describe('module graph rule', () => {
       expect.stringContaining('retrieval/ knows nothing'),
     ]);
     expect(problems('src/providers/openai.ts', "import { x } from '../http/sse.js';")).toHaveLength(1);
+    expect(problems('src/policy/plus.ts', "import type { PlusRow } from '../modules/plus/repo.js';")).toEqual([
+      expect.stringContaining('policy/ knows nothing'),
+    ]);
+    expect(problems('src/modules/chat/service.ts', "import { threadScope } from '../../policy/index.js';")).toEqual([]);
   });
 
   it('asks for a new module to be placed in the order', () => {

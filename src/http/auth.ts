@@ -1,7 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.js';
 import type { AuthService } from '../modules/teams/auth-service.js';
-import type { Principal, TeamsService } from '../modules/teams/service.js';
+import type { Principal } from '../policy/index.js';
+import type { TeamsService } from '../modules/teams/service.js';
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -259,7 +259,7 @@ describe('question words absent from the documents', () => {
     const r = await ranked(e.plusId, 'What does the licence say?');
     expect(r[0]!.chunkId).toBe(e.chunkIds[0]![0]);
     // through the entry lookup too (PlusRepo.findWithTerms: the service's path)
-    const found = await plusRepo.findWithTerms(db(), { teamId: team.teamId, userId: team.ownerId, admin: true }, e.plusId, 'What does the licence say?');
+    const found = await plusRepo.findWithTerms(db(), { teamId: team.teamId, userId: team.ownerId, role: 'owner' }, e.plusId, 'What does the licence say?');
     expect(found?.terms.map((t) => t.lexeme)).toEqual(['licens']);
   });
 

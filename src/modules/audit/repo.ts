@@ -1,12 +1,13 @@
 import { and, count, desc, eq, gte, like, lt, lte, or, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { auditLog } from '../../db/schema/audit.js';
+import { readableAuditSql, type AuditReader } from '../../policy/index.js';
 
 export type AuditRow = typeof auditLog.$inferSelect;
 
 export interface AuditFilter {
-  /** undefined: every team (the instance admin) */
-  teamId?: string;
+  /** whose entries: their team's, every team's for the instance admin (policy/audit.ts) */
+  reader: AuditReader;
   from?: Date;
   to?: Date;
   /** an exact action, or a resource prefix such as `auth.` */
@@ -18,7 +19,7 @@ export interface AuditFilter {
 export class AuditRepo {
   private where(f: AuditFilter): SQL | undefined {
     return and(
-      f.teamId !== undefined ? eq(auditLog.teamId, f.teamId) : undefined,
+      readableAuditSql(f.reader, auditLog),
       f.from ? gte(auditLog.time, f.from) : undefined,
       f.to ? lte(auditLog.time, f.to) : undefined,
       f.action ? ('exact' in f.action ? eq(auditLog.action, f.action.exact) : like(auditLog.action, `${f.action.prefix}%`)) : undefined,

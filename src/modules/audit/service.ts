@@ -4,6 +4,7 @@ import type { Db } from '../../db/client.js';
 import { badRequest, forbidden } from '../../errors.js';
 import { toPage } from '../../http/paging.js';
 import { filterDetails, recordAudit, type Actor } from './record.js';
+import { mayReadAuditLog } from '../../policy/index.js';
 import { AuditRepo, type AuditFilter, type AuditRow } from './repo.js';
 import type { AuditEntryT, AuditFilterQuery } from './schema.js';
 
@@ -41,7 +42,7 @@ export class AuditService {
   constructor(private readonly db: Db) {}
 
   private filter(reader: AuditReader, q: AuditFilterQuery): AuditFilter {
-    if (!reader.instanceAdmin && reader.role !== 'owner' && reader.role !== 'admin') throw forbidden('Only a team owner or admin may read the audit log');
+    if (!mayReadAuditLog(reader)) throw forbidden('Only a team owner or admin may read the audit log');
     const from = q.from ? new Date(q.from) : undefined;
     const to = q.to ? new Date(q.to) : undefined;
     if (from && to && from > to) throw badRequest('validation_failed', 'from must not be after to', [{ path: 'querystring/from', message: 'is after to' }]);
@@ -53,7 +54,7 @@ export class AuditService {
           ? { prefix: `${q.action}.` }
           : undefined;
     return {
-      ...(reader.instanceAdmin ? {} : { teamId: reader.teamId }),
+      reader,
       ...(from ? { from } : {}),
       ...(to ? { to } : {}),
       ...(action ? { action } : {}),

@@ -15,6 +15,7 @@ import { plusFileSql } from '../plus/repo.js';
 import { insertImagesSql, type ImageRow } from './images-repo.js';
 import { promptLogSql, type FinishedLog, type PendingLog } from '../prompt-logs/repo.js';
 import { reservedCredits, usageSql, type LedgerEntry, type Reservation, type Settlement } from '../usage/repo.js';
+import type { ThreadScope } from '../../policy/index.js';
 
 // The search vectors (conversation search, search-repo.ts) are never read back with a row.
 const { search: _threadSearch, ...threadColumns } = getTableColumns(chatThreads);
@@ -95,14 +96,8 @@ const HISTORY_LIMIT = 200;
 
 export const THREAD_DELETED = 'thread_deleted: the thread was deleted while the answer was being generated';
 
-/** Which threads of a workspace a user sees (docs/API.md, Tenancy: chatHistoryType). */
-export interface ThreadScope {
-  /** the workspace's team: workspace ids are unique per team */
-  teamId: string;
-  workspaceId: string;
-  /** set when the workspace's history is per user */
-  onlyUserId?: number;
-}
+/** Which threads of a workspace a user sees: policy/threads.ts builds it (`threadScope`), the queries here apply it. */
+export type { ThreadScope };
 
 export class ChatRepo {
   private scope(s: ThreadScope): SQL {

@@ -4,11 +4,11 @@
  * when a prompt is picked from the composer's `/` menu.
  */
 import { randomUUID } from 'node:crypto';
-import { and, asc, desc, eq, or } from 'drizzle-orm';
+import { and, asc, desc, eq } from 'drizzle-orm';
 import type { Db, Executor } from '../../db/client.js';
 import { savedPrompts } from '../../db/schema/chat.js';
 import { forbidden, notFound } from '../../errors.js';
-import { isTeamAdmin, type Principal } from '../teams/service.js';
+import { mayAddSavedPrompt, mayChangeSavedPrompt, readableSavedPromptsSql, type Principal, type Viewer } from '../../policy/index.js';
 
 type Row = typeof savedPrompts.$inferSelect;
 
@@ -33,20 +33,20 @@ function view(r: Row) {
 
 class SavedPromptsRepo {
   /** The team's prompts and the user's own, team ones first, each by title. */
-  async list(db: Executor, teamId: string, userId: number): Promise<Row[]> {
+  async list(db: Executor, v: Viewer): Promise<Row[]> {
     return db
       .select()
       .from(savedPrompts)
-      .where(and(eq(savedPrompts.teamId, teamId), or(eq(savedPrompts.scope, 'team'), eq(savedPrompts.userId, userId))))
+      .where(readableSavedPromptsSql(v, savedPrompts))
       .orderBy(desc(savedPrompts.scope), asc(savedPrompts.title), asc(savedPrompts.id));
   }
 
   /** One the user sees (404 otherwise). */
-  async find(db: Executor, teamId: string, userId: number, id: string): Promise<Row | undefined> {
+  async find(db: Executor, v: Viewer, id: string): Promise<Row | undefined> {
     const [row] = await db
       .select()
       .from(savedPrompts)
-      .where(and(eq(savedPrompts.id, id), eq(savedPrompts.teamId, teamId), or(eq(savedPrompts.scope, 'team'), eq(savedPrompts.userId, userId))));
+      .where(and(eq(savedPrompts.id, id), readableSavedPromptsSql(v, savedPrompts)));
     return row;
   }
 
@@ -75,13 +75,13 @@ export class SavedPromptsService {
   constructor(private readonly db: Db) {}
 
   async list(caller: Principal) {
-    return (await this.repo.list(this.db, caller.teamId, caller.userId)).map(view);
+    return (await this.repo.list(this.db, caller)).map(view);
   }
 
   /** A personal prompt for anyone; a team prompt for a team owner/admin (403 otherwise). */
   async create(caller: Principal, body: { title: string; content: string; scope?: 'team' | 'personal' | undefined }) {
     const scope = body.scope ?? 'personal';
-    if (scope === 'team' && !isTeamAdmin(caller)) throw forbidden('Only a team owner or admin may add a prompt for the whole team');
+    if (!mayAddSavedPrompt(caller, scope)) throw forbidden('Only a team owner or admin may add a prompt for the whole team');
     const now = new Date();
     const row = await this.repo.insert(this.db, {
       id: randomUUID(),
@@ -112,9 +112,9 @@ export class SavedPromptsService {
 
   /** One the caller may change: their own personal prompt; a team prompt for owners/admins (members: 403). */
   private async writable(caller: Principal, id: string): Promise<Row> {
-    const row = await this.repo.find(this.db, caller.teamId, caller.userId, id);
+    const row = await this.repo.find(this.db, caller, id);
     if (!row) throw notFound('Prompt');
-    if (row.scope === 'team' && !isTeamAdmin(caller)) throw forbidden('Only a team owner or admin may change the team\u2019s prompts');
+    if (!mayChangeSavedPrompt(caller, row)) throw forbidden('Only a team owner or admin may change the team\u2019s prompts');
     return row;
   }
 }

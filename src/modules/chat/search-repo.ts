@@ -1,7 +1,8 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
-import type { Principal } from '../teams/service.js';
-import { readableThreadsSql } from './visibility.js';
+import { chatThreads } from '../../db/schema/chat.js';
+import { workspaces } from '../../db/schema/workspaces.js';
+import { readableThreadsSql, type Principal } from '../../policy/index.js';
 import { execute } from '../../db/driver.js';
 
 /**
@@ -74,6 +75,7 @@ export class ChatSearchRepo {
     // — applied to the matching threads only, so a rare word costs its matches, not the team's
     // threads. Each thread is scored by its best message (an aggregate, no sort of the matches);
     // which message that is, is looked up only for the threads of the page asked for.
+    const readable = readableThreadsSql(caller, chatThreads, workspaces);
     const inWorkspace = workspaceId ? sql` and chat_threads.team_id = ${caller.teamId}::uuid and chat_threads.workspace_id = ${workspaceId}::uuid` : sql``;
     return sql`
       with matched as materialized (
@@ -85,13 +87,13 @@ export class ChatSearchRepo {
         from matched m
         join chat_threads on chat_threads.id = m.thread_id
         join workspaces on workspaces.team_id = chat_threads.team_id and workspaces.id = chat_threads.workspace_id
-        where ${readableThreadsSql(caller)}${inWorkspace}
+        where ${readable}${inWorkspace}
         group by m.thread_id
       ),
       titled as (
         select chat_threads.id, 1 + ts_rank(chat_threads.search, ${q}) as rank
         from chat_threads join workspaces on workspaces.team_id = chat_threads.team_id and workspaces.id = chat_threads.workspace_id
-        where chat_threads.search @@ ${q} and ${readableThreadsSql(caller)}${inWorkspace}
+        where chat_threads.search @@ ${q} and ${readable}${inWorkspace}
       ),
       hit as (
         select t.id, t.workspace_id, t.title, t.updated, best.rank is not null as in_messages,

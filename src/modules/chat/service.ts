@@ -4,7 +4,7 @@ import { AppError, badRequest, forbidden, notFound } from '../../errors.js';
 import { toPage } from '../../http/paging.js';
 import type { UploadedFile } from '../../http/multipart.js';
 import type { PlusService } from '../plus/service.js';
-import { isTeamAdmin, type Principal } from '../teams/service.js';
+import { mayChangeThread, threadScope, type Principal } from '../../policy/index.js';
 import type { WorkspacesService, WorkspaceWithModels } from '../workspaces/service.js';
 import { defaultGreeting, defaultSamplePrompts } from './defaults.js';
 import { snippetOf, unmark } from './highlight.js';
@@ -13,7 +13,6 @@ import { ChatRepo, type MessageRow, type ThreadWithCount } from './repo.js';
 import { VersionsRepo, type Versions } from './versions.js';
 import type { ChatSearchHitT, ChatSearchQueryT } from './schema.js';
 import { ChatSearchRepo, searchTerms } from './search-repo.js';
-import { threadScope } from './visibility.js';
 import { exportChunks, type ExportFormat, type ExportMessage } from './export.js';
 import { safeFilename } from '../../http/download.js';
 
@@ -155,7 +154,7 @@ export class ChatService {
   }
 
   private requireOwnOrAdmin(caller: Principal, thread: ThreadWithCount): void {
-    if (thread.userId !== caller.userId && !isTeamAdmin(caller)) {
+    if (!mayChangeThread(caller, thread)) {
       throw forbidden('Only the user who started this thread or a team owner/admin may change it');
     }
   }
@@ -191,7 +190,7 @@ export class ChatService {
   async deleteHistory(caller: Principal, workspaceId: string): Promise<number> {
     const { row: ws } = await this.workspaces.load(caller, workspaceId);
     const threads = await this.repo.listThreads(this.db, threadScope(caller, ws));
-    const mine = threads.filter((t) => isTeamAdmin(caller) || t.userId === caller.userId);
+    const mine = threads.filter((t) => mayChangeThread(caller, t));
     return this.repo.deleteThreads(
       this.db,
       mine.map((t) => t.id),

@@ -18,7 +18,7 @@ import { chatShares, chatTeamSettings, type StoredSource } from '../../db/schema
 import { AppError, badRequest, notFound } from '../../errors.js';
 import { recordAudit } from '../audit/record.js';
 import type { PlusService } from '../plus/service.js';
-import { requireTeamAdmin, type Principal } from '../teams/service.js';
+import { requireTeamAdmin, type Principal } from '../../policy/index.js';
 import type { ChatService } from './service.js';
 import { VersionsRepo } from './versions.js';
 

@@ -3,7 +3,7 @@ import { statusOf, upstreamError } from '../../errors.js';
 import { countTokens } from '../../ingest/tokens.js';
 import { describeForLog } from '../../providers/index.js';
 import type { ChatMessage, ToolCall, Usage } from '../../providers/types.js';
-import type { Principal } from '../teams/service.js';
+import type { Principal } from '../../policy/index.js';
 import type { LedgerEntry } from '../usage/repo.js';
 import type { UsageService } from '../usage/service.js';
 import type { CalibratedUsage } from './context-fit.js';

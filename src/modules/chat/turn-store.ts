@@ -3,7 +3,7 @@ import { TtlCache } from '../../cache.js';
 import type { Db } from '../../db/client.js';
 import { GroupCommit } from '../../db/group-commit.js';
 import { notFound } from '../../errors.js';
-import type { Principal } from '../teams/service.js';
+import type { Principal } from '../../policy/index.js';
 import type { BudgetHold } from '../usage/counters.js';
 import type { UsageService } from '../usage/service.js';
 import type { ChatImages } from './images.js';

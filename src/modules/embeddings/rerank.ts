@@ -13,7 +13,7 @@ import type { ProviderTimeouts } from '../../providers/types.js';
 import type { ScoredChunk } from '../../retrieval/repo.js';
 import type { ModelsService } from '../models/service.js';
 import type { ModelRow } from '../models/repo.js';
-import { requireTeamAdmin, type Principal } from '../teams/service.js';
+import { requireTeamAdmin, type Principal } from '../../policy/index.js';
 import { EmbeddingsRepo } from './repo.js';
 import type { RerankSettingsT } from './schema.js';
 

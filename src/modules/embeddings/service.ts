@@ -6,7 +6,7 @@ import { classifyProviderError, embed, unitVector } from '../../providers/index.
 import type { ProviderTimeouts } from '../../providers/types.js';
 import { followUpVector, type VectorQuery } from '../../retrieval/vector.js';
 import type { ModelsService } from '../models/service.js';
-import { requireTeamAdmin, type Principal } from '../teams/service.js';
+import { requireTeamAdmin, type Principal } from '../../policy/index.js';
 import { RerankService } from './rerank.js';
 import { EmbeddingsRepo, type ClaimedFile, type EmbeddingStatus } from './repo.js';
 import type { EmbeddingSettingsT, FileEmbeddingT } from './schema.js';

@@ -6,7 +6,7 @@ import type { ToolDefinition } from '../../providers/types.js';
 import { assertProviderUrlAllowed, type ProviderUrlPolicy } from '../../providers/url-guard.js';
 import type { SecretBox } from '../../security/secret-box.js';
 import { recordAudit, type AuditAction as AuditActionName } from '../audit/record.js';
-import { requireTeamAdmin, type Principal } from '../teams/service.js';
+import { requireTeamAdmin, type Principal } from '../../policy/index.js';
 import { LIST_TIMEOUT_MS, McpClients, type McpCallResult, type McpEndpoint, type McpTool } from './client.js';
 import { McpRepo, type McpServerInsert, type McpServerRow } from './repo.js';
 import type { CreateMcpServerBodyT, McpServerT, McpServerTestT, PatchMcpServerBodyT } from './schema.js';

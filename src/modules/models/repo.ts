@@ -1,6 +1,7 @@
 import { and, asc, eq, ne, gte, inArray, or, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
-import { models, SYSTEM_SCOPE, teamModels } from '../../db/schema/models.js';
+import { models, teamModels } from '../../db/schema/models.js';
+import { visibleModelsSql } from '../../policy/index.js';
 
 export type ModelRow = typeof models.$inferSelect;
 export type ModelInsert = typeof models.$inferInsert;
@@ -22,7 +23,7 @@ export class ModelsRepo {
 
   /** Models a team may see: its own and every system model. */
   private visible(teamId: string): SQL {
-    return inArray(models.scope, [teamId, SYSTEM_SCOPE]);
+    return visibleModelsSql(teamId, models);
   }
 
   async list(

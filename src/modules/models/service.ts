@@ -7,7 +7,7 @@ import type { ApiBase, ConnectionType, ProviderTarget } from '../../providers/ty
 import { assertProviderUrlAllowed } from '../../providers/url-guard.js';
 import { probeContextWindow, windowWarning } from '../../providers/window-probe.js';
 import { keyHint, maskSecret, type SecretBox } from '../../security/secret-box.js';
-import { requireInstanceAdmin, requireTeamAdmin, type Principal } from '../teams/service.js';
+import { requireManageModel, requireTeamAdmin, type Principal } from '../../policy/index.js';
 import { connectionTestCall, testFailure } from './connection-test.js';
 import { SYSTEM_SCOPE } from '../../db/schema/models.js';
 import { ModelsRepo, type ModelInsert, type ModelRow, type ModelWithMembership } from './repo.js';
@@ -135,8 +135,7 @@ export class ModelsService {
 
   async create(caller: Principal | null, req: ModelRequestT, opts: { system: boolean; teamId?: string }): Promise<ModelT> {
     if (caller) {
-      if (opts.system) requireInstanceAdmin(caller);
-      else requireTeamAdmin(caller);
+      requireManageModel(caller, opts.system);
     }
     if (!req.name) throw badRequest('validation_failed', 'name is required', [{ path: 'body/name', message: 'is required' }]);
     const values = await this.toColumns(req);
@@ -205,8 +204,7 @@ export class ModelsService {
   async update(caller: Principal, id: string, req: ModelRequestT): Promise<ModelT> {
     const current = await this.repo.findVisible(this.db, caller.teamId, id);
     if (!current) throw notFound('Model');
-    if (current.isSystem) requireInstanceAdmin(caller);
-    else requireTeamAdmin(caller);
+    requireManageModel(caller, current.isSystem);
     if (req.id !== undefined && req.id !== id) throw badRequest('id_mismatch', 'The body id differs from the path id');
     const values = await this.toColumns(req);
     this.checkConnection(values.apiBase ?? current.apiBase, values.connectionType ?? current.connectionType);

@@ -2,7 +2,7 @@ import type { StoredSource } from '../../db/schema.js';
 import { AppError, badRequest, type ErrorKind } from '../../errors.js';
 import type { ChatMessage, ImageContent, Usage } from '../../providers/types.js';
 import { errorOfEvent, type TurnEvent, type TurnRequest, type TurnService } from '../chat/turns.js';
-import type { Principal } from '../teams/service.js';
+import type { Principal } from '../../policy/index.js';
 import type { WorkspaceModelT } from '../workspaces/schema.js';
 import type { WorkspacesService } from '../workspaces/service.js';
 import type {

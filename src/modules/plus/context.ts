@@ -220,9 +220,7 @@ export class PlusContext {
     const also = (q.workspacePlusIds ?? []).filter((id) => !q.plusIds.includes(id));
     const entries = await this.repo.findMany(this.db, v, [...q.plusIds, ...also]);
     if (entries.filter((e) => q.plusIds.includes(e.id)).length !== q.plusIds.length) throw notFound('Plus entry');
-    const threadFiles = q.threadId
-      ? await this.repo.threadFiles(this.db, v.teamId, q.threadId, workspace.contextType === 'PRIVATE' ? v.userId : undefined)
-      : [];
+    const threadFiles = q.threadId ? await this.repo.threadFiles(this.db, v, q.threadId, workspace.contextType) : [];
     if (entries.length === 0 && threadFiles.length === 0) return { text: '', sources: [] };
     const scope = { teamId: v.teamId, plusIds: entries.map((e) => e.id), fileIds: threadFiles.map((f) => f.id) };
     const question = { text: q.query, carry: q.carry ?? null };

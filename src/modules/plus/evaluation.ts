@@ -13,11 +13,10 @@ import type { StoredEvalResult } from '../../db/schema/plus.js';
 import { badRequest, notFound } from '../../errors.js';
 import { K_MRR, scoreRanking } from '../../retrieval/metrics.js';
 import { recordAudit } from '../audit/record.js';
-import { isTeamAdmin, type Principal } from '../teams/service.js';
+import { mayChangePlus, requireChangePlus, type Principal } from '../../policy/index.js';
 import type { PlusContext } from './context.js';
 import { EvaluationRepo, normalisePassage, type EvalQuestionRow, type EvalRunRow } from './evaluation-repo.js';
-import { mayChange, requireChange } from './policy.js';
-import type { PlusRepo, PlusRow, Viewer } from './repo.js';
+import type { PlusRepo, PlusRow } from './repo.js';
 import type { EvalQuestion, EvalQuestionInput, EvalRun, Evaluation } from './schema.js';
 
 /** Questions a set may hold (the schema's limit for a whole set, and for one added at a time). */
@@ -25,7 +24,6 @@ export const MAX_EVAL_QUESTIONS = 100;
 
 type QuestionInput = Static<typeof EvalQuestionInput>;
 
-const viewer = (p: Principal): Viewer => ({ teamId: p.teamId, userId: p.userId, admin: isTeamAdmin(p) });
 const round4 = (x: number): number => Math.round(x * 1e4) / 1e4;
 const clean = (q: QuestionInput) => ({ question: q.question.trim(), passage: q.passage.trim() });
 
@@ -40,16 +38,16 @@ export class EvaluationService {
 
   /** The entry, if the caller may read it (else 404, as an unknown id); with `change`, also the right to change it (else 403). */
   private async entry(caller: Principal, plusId: string, change: boolean): Promise<PlusRow> {
-    const entry = await this.entries.find(this.db, viewer(caller), plusId);
+    const entry = await this.entries.find(this.db, caller, plusId);
     if (!entry) throw notFound('Plus entry');
-    if (change) requireChange(caller, entry);
+    if (change) requireChangePlus(caller, entry);
     return entry;
   }
 
   async get(caller: Principal, plusId: string): Promise<Static<typeof Evaluation>> {
     const entry = await this.entry(caller, plusId, false);
     const [questions, run] = await Promise.all([this.repo.questions(this.db, entry), this.repo.lastRun(this.db, entry)]);
-    return { questions: questions.map(questionView), lastRun: run ? runView(run) : null, canEdit: mayChange(caller, entry) };
+    return { questions: questions.map(questionView), lastRun: run ? runView(run) : null, canEdit: mayChangePlus(caller, entry) };
   }
 
   /** Replace the whole set. */
@@ -132,7 +130,7 @@ export class EvaluationService {
     const methods = new Set<string>();
     const results: StoredEvalResult[] = [];
     for (const [i, q] of questions.entries()) {
-      const { method, chunks } = await this.context.topChunks(viewer(caller), plusId, q.question, K_MRR);
+      const { method, chunks } = await this.context.topChunks(caller, plusId, q.question, K_MRR);
       methods.add(method);
       const relevant = holding.get(i)!;
       const s = scoreRanking(

@@ -1,20 +1,26 @@
-import { and, asc, eq, inArray, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { Executor, Tx } from '../../db/client.js';
 import { entryTermsSql, MAX_QUESTION_CHARS, parseEntryTerms } from '../../retrieval/search-sql.js';
 import { execute, rawRows } from '../../db/driver.js';
 import { lexemesOfVector, type QuestionLexeme } from '../../retrieval/lexical-index/question-lexemes.js';
 import type { TermStat } from '../../retrieval/query.js';
 import { plusChunks, plusEntries, plusFiles } from '../../db/schema/plus.js';
+import {
+  everyMemberReadsPlusSql,
+  isTeamAdmin,
+  usableContextFilesSql,
+  visiblePlusSql,
+  visiblePlusText,
+  type ContextType,
+  type Viewer,
+} from '../../policy/index.js';
 
 export type PlusRow = typeof plusEntries.$inferSelect;
 export type PlusFileRow = Omit<typeof plusFiles.$inferSelect, 'content' | 'text'>;
 export type ChunkRow = Pick<typeof plusChunks.$inferSelect, 'id' | 'fileId' | 'idx' | 'fileData' | 'fileDataProcessed' | 'tokenSize'>;
 
-export interface Viewer {
-  teamId: string;
-  userId: number;
-  admin: boolean;
-}
+/** Who reads: policy/plus.ts decides which entries they see. */
+export type { Viewer };
 
 const FILE_COLUMNS = {
   id: plusFiles.id,
@@ -79,17 +85,17 @@ export interface EntryForSearch {
   lexicalVersion: number;
 }
 
-/** PlusRepo.findWithLexemes's statement: `visible` and questionLexemesSql, written out ($1 id, $2 team, $3 admin, $4 user, $5 question). */
+/** PlusRepo.findWithLexemes's statement: `visible` and questionLexemesSql, written out ($1 id, $2 team, $3 team admin, $4 user, $5 question). */
 const FIND_WITH_LEXEMES = `
   select e.id, e.team_id, e.context, e.chunk_count, e.lexical_version,
          to_tsvector('english', $5::text)::text as lexemes
   from plus_entries e
-  where e.id = $1::uuid and e.team_id = $2::uuid and ($3::boolean or e.is_public or e.user_id = $4::int)`;
+  where e.id = $1::uuid and ${visiblePlusText('e', { team: '$2', admin: '$3', user: '$4' })}`;
 
 export class PlusRepo {
-  /** docs/API.md, Tenancy: public entries are seen by the team; private ones by their creator and the team's owners/admins. */
+  /** The entries the viewer reads (policy/plus.ts). */
   visible(v: Viewer): SQL {
-    return and(eq(plusEntries.teamId, v.teamId), v.admin ? undefined : or(eq(plusEntries.isPublic, true), eq(plusEntries.userId, v.userId)))!;
+    return visiblePlusSql(v, plusEntries);
   }
 
   async list(db: Executor, v: Viewer, showPublic: boolean): Promise<PlusRow[]> {
@@ -145,7 +151,7 @@ export class PlusRepo {
       chunk_count: number;
       lexical_version: number | string;
       lexemes: string;
-    }>(db, FIND_WITH_LEXEMES, [id, v.teamId, v.admin, v.userId, question.slice(0, MAX_QUESTION_CHARS)]);
+    }>(db, FIND_WITH_LEXEMES, [id, v.teamId, isTeamAdmin(v), v.userId, question.slice(0, MAX_QUESTION_CHARS)]);
     return (
       row && {
         entry: { id: row.id, teamId: row.team_id, context: row.context, chunkCount: row.chunk_count, lexicalVersion: Number(row.lexical_version) },
@@ -168,7 +174,7 @@ export class PlusRepo {
     const rows = await db
       .select({ id: plusEntries.id })
       .from(plusEntries)
-      .where(and(inArray(plusEntries.id, ids), eq(plusEntries.teamId, teamId), eq(plusEntries.isPublic, true)));
+      .where(and(inArray(plusEntries.id, ids), everyMemberReadsPlusSql(teamId, plusEntries)));
     return rows.map((r) => r.id);
   }
 
@@ -303,13 +309,13 @@ export class PlusRepo {
     await tx.delete(plusFiles).where(eq(plusFiles.id, fileId));
   }
 
-  /** Files linked to a thread through the chat's add-file (`onlyUserId`: a PRIVATE-context workspace). */
-  async threadFiles(db: Executor, teamId: string, threadId: string, onlyUserId?: number): Promise<Array<{ id: string; plusId: string }>> {
+  /** Files linked to a thread through the chat's add-file that the viewer's turn may use, by the workspace's contextType (policy/context.ts). */
+  async threadFiles(db: Executor, v: Viewer, threadId: string, contextType: ContextType): Promise<Array<{ id: string; plusId: string }>> {
     return db
       .select({ id: plusFiles.id, plusId: plusFiles.plusId })
       .from(plusFiles)
       .innerJoin(plusEntries, and(eq(plusEntries.teamId, plusFiles.teamId), eq(plusEntries.id, plusFiles.plusId)))
-      .where(and(eq(plusFiles.threadId, threadId), eq(plusEntries.teamId, teamId), onlyUserId !== undefined ? eq(plusFiles.userId, onlyUserId) : undefined));
+      .where(and(eq(plusFiles.threadId, threadId), eq(plusEntries.teamId, v.teamId), usableContextFilesSql(v, contextType, plusFiles)));
   }
 
   /** Titles of entries whose files were added to the workspace's threads, for default greetings. */

@@ -12,13 +12,12 @@ import type { LexicalIndexes } from '../../retrieval/lexical-index/indexes.js';
 import type { UploadedFile } from '../../http/multipart.js';
 import type { EmbeddingsService } from '../embeddings/service.js';
 import type { ModelsService } from '../models/service.js';
-import { isTeamAdmin, type Principal } from '../teams/service.js';
+import { requireChangePlus, type Principal } from '../../policy/index.js';
 import type { WorkspaceRow } from '../workspaces/repo.js';
 import type { ContextForPromptResponse } from './schema.js';
 import { PlusContext, type TurnQuery } from './context.js';
 import { EvaluationService } from './evaluation.js';
-import { requireChange } from './policy.js';
-import { PlusRepo, type NewFile, type PlusFileRow, type PlusRow, type Viewer } from './repo.js';
+import { PlusRepo, type NewFile, type PlusFileRow, type PlusRow } from './repo.js';
 
 const SUMMARY_INPUT_TOKENS = 6000;
 
@@ -47,8 +46,6 @@ interface Reading {
   pages: number;
   pagesRead: number;
 }
-
-const viewer = (p: Principal): Viewer => ({ teamId: p.teamId, userId: p.userId, admin: isTeamAdmin(p) });
 
 export class PlusService {
   private readonly repo = new PlusRepo();
@@ -97,7 +94,7 @@ export class PlusService {
   // ---- reading -------------------------------------------------------------------------
 
   async list(caller: Principal, showPublic: boolean) {
-    return (await this.repo.list(this.db, viewer(caller), showPublic)).map((e) => ({
+    return (await this.repo.list(this.db, caller, showPublic)).map((e) => ({
       id: e.id,
       title: e.title,
       description: e.description,
@@ -106,7 +103,7 @@ export class PlusService {
   }
 
   async get(caller: Principal, id: string) {
-    const entry = await this.repo.find(this.db, viewer(caller), id);
+    const entry = await this.repo.find(this.db, caller, id);
     if (!entry) throw notFound('Plus entry');
     return this.view(entry);
   }
@@ -149,13 +146,13 @@ export class PlusService {
 
   /** The files of uploads to a visible entry being read by OCR now, with their pages read. */
   async readingNow(caller: Principal, plusId: string): Promise<{ files: Reading[] }> {
-    const entry = await this.repo.find(this.db, viewer(caller), plusId);
+    const entry = await this.repo.find(this.db, caller, plusId);
     if (!entry) throw notFound('Plus entry');
     return { files: [...(this.reading.get(`${caller.teamId}/${plusId}`) ?? [])].map((r) => ({ ...r })) };
   }
 
   async fileContent(caller: Principal, fileId: string): Promise<{ file: PlusFileRow; content: Buffer }> {
-    const found = await this.repo.findFile(this.db, viewer(caller), fileId);
+    const found = await this.repo.findFile(this.db, caller, fileId);
     if (!found) throw notFound('File');
     const content = await this.repo.fileContent(this.db, fileId);
     if (!content) throw notFound('File');
@@ -211,14 +208,14 @@ export class PlusService {
 
   /** Create an entry, or update one the caller may change (by `fields.id`) and add the files. */
   async save(caller: Principal, fields: PlusFields, files: UploadedFile[]) {
-    const v = viewer(caller);
+    const v = caller;
     const existing = fields.id ? await this.repo.find(this.db, v, fields.id) : undefined;
     if (fields.id && !existing && (await this.repo.exists(this.db, caller.teamId, fields.id))) {
       // a teammate's entry the caller cannot see: its id is taken in the team (ids are per team,
       // so another team's entry of this id is no concern: this one is created beside it)
       throw idTaken('Plus entry');
     }
-    if (existing) requireChange(caller, existing);
+    if (existing) requireChangePlus(caller, existing);
     const id = existing?.id ?? fields.id ?? randomUUID();
     const newFiles = await this.ingest(files, caller.teamId, id, caller.userId, null);
     const changes = {
@@ -258,9 +255,9 @@ export class PlusService {
     opts: { threadId: string | null; summarizeWith: string[] | null } = { threadId: null, summarizeWith: null },
   ) {
     if (files.length === 0) throw badRequest('validation_failed', 'Send at least one file', [{ path: 'files', message: 'is required' }]);
-    const entry = await this.repo.find(this.db, viewer(caller), plusId);
+    const entry = await this.repo.find(this.db, caller, plusId);
     if (!entry) throw notFound('Plus entry');
-    requireChange(caller, entry);
+    requireChangePlus(caller, entry);
     const newFiles = await this.ingest(files, caller.teamId, plusId, caller.userId, opts.threadId);
     if (opts.summarizeWith) {
       const modelId = opts.summarizeWith[0];
@@ -308,9 +305,9 @@ export class PlusService {
   }
 
   async delete(caller: Principal, id: string): Promise<void> {
-    const entry = await this.repo.find(this.db, viewer(caller), id);
+    const entry = await this.repo.find(this.db, caller, id);
     if (!entry) throw notFound('Plus entry');
-    requireChange(caller, entry);
+    requireChangePlus(caller, entry);
     await this.db.transaction(async (tx) => {
       await this.repo.delete(tx, caller.teamId, id);
       await recordAudit(tx, { action: 'plus.delete', actor: caller, target: { type: 'plus', id } });
@@ -318,9 +315,9 @@ export class PlusService {
   }
 
   async deleteFile(caller: Principal, fileId: string): Promise<void> {
-    const found = await this.repo.findFile(this.db, viewer(caller), fileId);
+    const found = await this.repo.findFile(this.db, caller, fileId);
     if (!found) throw notFound('File');
-    requireChange(caller, found.entry);
+    requireChangePlus(caller, found.entry);
     // one transaction with the entry's retrieval statistics (PlusRepo.deleteFile)
     await this.db.transaction(async (tx) => {
       await this.repo.deleteFile(tx, fileId);
@@ -337,16 +334,16 @@ export class PlusService {
     maxTokens?: number,
     explain = false,
   ): Promise<Static<typeof ContextForPromptResponse>> {
-    return this.context.forPrompt(viewer(caller), plusId, question, maxTokens, explain);
+    return this.context.forPrompt(caller, plusId, question, maxTokens, explain);
   }
 
   contextForTurn(caller: Principal, workspace: WorkspaceRow, q: TurnQuery): Promise<{ text: string; sources: StoredSource[] }> {
-    return this.context.forTurn(viewer(caller), workspace, q);
+    return this.context.forTurn(caller, workspace, q);
   }
 
   /** Which of `ids` are entries the caller may see (a workspace's plusIds are checked with it). */
   async visibleIds(caller: Principal, ids: string[]): Promise<string[]> {
-    return (await this.repo.findMany(this.db, viewer(caller), ids)).map((e) => e.id);
+    return (await this.repo.findMany(this.db, caller, ids)).map((e) => e.id);
   }
 
   /** Which of `ids` are public entries of the team (a shared thread names only their files). */
@@ -355,7 +352,7 @@ export class PlusService {
   }
 
   async titlesFor(caller: Principal, workspace: WorkspaceRow): Promise<string[]> {
-    return this.repo.titlesForWorkspace(this.db, viewer(caller), workspace.id);
+    return this.repo.titlesForWorkspace(this.db, caller, workspace.id);
   }
 }
 

@@ -2,6 +2,7 @@ import { and, asc, count, desc, eq, gt, gte, lt, lte, or, sql, type SQL } from '
 import type { Executor } from '../../db/client.js';
 import { type SearchRewrite } from '../../db/schema/chat.js';
 import { promptLogs } from '../../db/schema/prompt-logs.js';
+import { readablePromptLogsSql, type Viewer } from '../../policy/index.js';
 
 /** Retention: delete the team's prompt logs created before `before`; answers how many (called by modules/retention in its transaction). */
 export async function purgePromptLogs(db: Executor, teamId: string, before: Date): Promise<number> {
@@ -92,9 +93,8 @@ export const promptLogSql = {
 };
 
 export interface LogFilter {
-  teamId: string;
-  /** members see only their own */
-  userId?: number;
+  /** whose logs: the team's or only their own (policy/activity.ts) */
+  reader: Viewer;
   q?: string;
   start?: Date;
   end?: Date;
@@ -135,8 +135,7 @@ export type PromptLogView = { [K in keyof typeof SELECT]: PromptLogRow[K] };
 export class PromptLogsRepo {
   private where(f: LogFilter): SQL {
     return and(
-      eq(promptLogs.teamId, f.teamId),
-      f.userId !== undefined ? eq(promptLogs.userId, f.userId) : undefined,
+      readablePromptLogsSql(f.reader, promptLogs),
       f.start ? gte(promptLogs.created, f.start) : undefined,
       f.end ? lte(promptLogs.created, f.end) : undefined,
       // Word search on the indexed tsvector of prompt and response ('simple' config: no stemming, any language).

@@ -5,7 +5,7 @@ import type { Db } from '../../db/client.js';
 import { AppError, badRequest } from '../../errors.js';
 import { pageRequest, toPage } from '../../http/paging.js';
 import { withoutUpstreamDetail } from '../../providers/errors.js';
-import { isTeamAdmin, type Principal } from '../teams/service.js';
+import { mayReadUpstreamDetail, type Principal } from '../../policy/index.js';
 import type { PromptLogT } from './schema.js';
 import { PromptLogsRepo, SORTABLE, type LogFilter, type PromptLogView } from './repo.js';
 
@@ -80,8 +80,7 @@ export class PromptLogsService {
       throw badRequest('validation_failed', 'startDate must not be after endDate', [{ path: 'querystring/startDate', message: 'is after endDate' }]);
     }
     return {
-      teamId: caller.teamId,
-      ...(isTeamAdmin(caller) ? {} : { userId: caller.userId }),
+      reader: caller,
       ...(q.q ? { q: q.q } : {}),
       ...(start ? { start } : {}),
       ...(end ? { end } : {}),
@@ -99,7 +98,9 @@ export class PromptLogsService {
         `The range holds ${total} logs, more than ${this.opts.maxRows}: narrow it or use GET /api/v1/chat/prompt-logs/paged or /csv`,
       );
     }
-    return (await this.repo.list(this.db, f, { limit: this.opts.maxRows, offset: 0, sort: [] })).map((r) => logView(forReader(r, isTeamAdmin(caller))));
+    return (await this.repo.list(this.db, f, { limit: this.opts.maxRows, offset: 0, sort: [] })).map((r) =>
+      logView(forReader(r, mayReadUpstreamDetail(caller))),
+    );
   }
 
   async paged(caller: Principal, q: { q?: string; startDate?: string; endDate?: string; page: number; size: number; sort?: string[] }) {
@@ -110,7 +111,7 @@ export class PromptLogsService {
       this.repo.list(this.db, f, { limit: p.size, offset: p.page * p.size, sort: p.sort }),
     ]);
     return toPage(
-      rows.map((r) => logView(forReader(r, isTeamAdmin(caller)))),
+      rows.map((r) => logView(forReader(r, mayReadUpstreamDetail(caller)))),
       total,
       p,
     );
@@ -126,7 +127,7 @@ export class PromptLogsService {
       details: { startDate: q.startDate, endDate: q.endDate, searched: q.q !== undefined },
     });
     const { db, repo } = this;
-    const admin = isTeamAdmin(caller);
+    const admin = mayReadUpstreamDetail(caller);
     async function* rows() {
       let after: { created: Date; id: string } | null = null;
       for (;;) {

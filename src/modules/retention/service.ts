@@ -3,7 +3,7 @@ import { forbidden, notFound } from '../../errors.js';
 import { recordAudit } from '../audit/record.js';
 import { ChatRepo } from '../chat/repo.js';
 import { purgePromptLogs } from '../prompt-logs/repo.js';
-import type { Principal } from '../teams/service.js';
+import { isTeamOwner, type Principal } from '../../policy/index.js';
 import { RetentionRepo, type RetentionRow } from './repo.js';
 import type { PatchTeamBodyT, TeamSettingsT } from './schema.js';
 
@@ -48,7 +48,7 @@ export class RetentionService {
   /** Change the team's retention (team owner); recorded as `team.update`. */
   async update(caller: Principal, teamId: string, body: PatchTeamBodyT): Promise<TeamSettingsT> {
     if (teamId !== caller.teamId) throw notFound('Team');
-    if (caller.role !== 'owner') throw forbidden("Only a team owner may change the team's retention");
+    if (!isTeamOwner(caller)) throw forbidden("Only a team owner may change the team's retention");
     const saved = await this.db.transaction(async (tx) => {
       const current = await this.repo.find(tx, teamId);
       const r = body.retention;

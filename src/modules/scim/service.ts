@@ -2,8 +2,8 @@ import type { Db } from '../../db/client.js';
 import { AppError, badRequest, forbidden, notFound } from '../../errors.js';
 import { generateToken, hashToken } from '../../security/passwords.js';
 import { recordAudit, type Actor } from '../audit/record.js';
-import type { Role } from '../teams/repo.js';
-import type { Principal, TeamsService } from '../teams/service.js';
+import { isTeamOwner, type Principal, type Role } from '../../policy/index.js';
+import type { TeamsService } from '../teams/service.js';
 import { ScimRepo, type ScimUserRow } from './repo.js';
 
 export const SCIM_USER = 'urn:ietf:params:scim:schemas:core:2.0:User';
@@ -80,7 +80,7 @@ export class ScimService {
 
   /** A new SCIM token for the caller's team (owner), replacing the previous one; shown once. */
   async issueToken(caller: Principal): Promise<{ token: string; created: string }> {
-    if (caller.role !== 'owner') throw forbidden('Only a team owner may create the SCIM token');
+    if (!isTeamOwner(caller)) throw forbidden('Only a team owner may create the SCIM token');
     const token = `scim_${generateToken()}`;
     const created = await this.db.transaction(async (tx) => {
       const at = await this.repo.setToken(tx, caller.teamId, hashToken(token));

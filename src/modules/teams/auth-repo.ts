@@ -2,7 +2,7 @@ import { and, asc, eq, gt, isNull, lt, ne, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { loginThrottle, sessions, userInvites, userPasswords } from '../../db/schema/sign-in.js';
 import { teams, users } from '../../db/schema/teams.js';
-import type { Principal } from './service.js';
+import type { Principal } from '../../policy/index.js';
 
 /** The columns of a principal, read with the user and team in one statement. */
 const principalColumns = {

@@ -3,7 +3,7 @@ import { principalOf, readSessionCookie, refuseForeignOrigin, requireSameOrigin,
 import { problems } from '../../http/schemas.js';
 import type { AuthService } from './auth-service.js';
 import { AcceptInviteBody, ChangePasswordBody, CheckInviteBody, InviteInfo, LoginBody, Me } from './schema.js';
-import type { Principal } from './service.js';
+import type { Principal } from '../../policy/index.js';
 
 const meOf = (p: Principal) => ({
   user: { id: p.userId, name: p.name, email: p.email, role: p.role, instanceAdmin: p.instanceAdmin },

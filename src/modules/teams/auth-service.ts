@@ -6,7 +6,7 @@ import { emailKey } from '../../security/email.js';
 import { recordAudit } from '../audit/record.js';
 import { AuthRepo, type SessionRow } from './auth-repo.js';
 import { TeamsRepo } from './repo.js';
-import type { Principal } from './service.js';
+import type { Principal } from '../../policy/index.js';
 
 /** Invite links live seven days. */
 export const INVITE_TTL_SECONDS = 7 * 86_400;

@@ -3,8 +3,8 @@ import { emailKey } from '../../security/email.js';
 import type { Executor } from '../../db/client.js';
 import { apiKeys, teams, users } from '../../db/schema/teams.js';
 import { execute } from '../../db/driver.js';
+import type { Role } from '../../policy/index.js';
 
-export type Role = 'owner' | 'admin' | 'member';
 export type TeamRow = typeof teams.$inferSelect;
 export type UserRow = typeof users.$inferSelect;
 export type ApiKeyRow = typeof apiKeys.$inferSelect;

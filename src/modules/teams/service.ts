@@ -5,33 +5,8 @@ import { generateApiKey, hashApiKey, keyPrefix } from '../../security/api-keys.j
 import { changedFields, recordAudit, type Actor } from '../audit/record.js';
 import type { AuthService } from './auth-service.js';
 import { OidcRepo } from './oidc-repo.js';
-import { TeamsRepo, type ApiKeyRow, type Role, type TeamRow, type UserRow } from './repo.js';
-
-export interface Principal {
-  /** the API key used, or null when signed in with a session cookie */
-  keyId: string | null;
-  /** the session used, or null when called with an API key */
-  sessionId: string | null;
-  userId: number;
-  name: string;
-  email: string;
-  role: Role;
-  instanceAdmin: boolean;
-  teamId: string;
-  teamName: string;
-  /** the request's client address (set by the HTTP layer for the audit log; absent off HTTP) */
-  ip?: string | null;
-}
-
-export const isTeamAdmin = (p: Principal) => p.role === 'owner' || p.role === 'admin';
-
-export function requireTeamAdmin(p: Principal): void {
-  if (!isTeamAdmin(p)) throw forbidden('Only a team owner or admin may do this');
-}
-
-export function requireInstanceAdmin(p: Principal): void {
-  if (!p.instanceAdmin) throw forbidden('Only the instance admin may do this');
-}
+import { mayHandleRole, requireInstanceAdmin, requireTeamAdmin, type Principal, type Role } from '../../policy/index.js';
+import { TeamsRepo, type ApiKeyRow, type TeamRow, type UserRow } from './repo.js';
 
 export interface UserView {
   id: number;
@@ -168,7 +143,7 @@ export class TeamsService {
     input: { name: string; email: string; role: Role; password?: string | undefined },
   ): Promise<{ user: UserView; apiKey: string; inviteToken: string | null }> {
     requireTeamAdmin(caller);
-    if (input.role === 'owner' && caller.role !== 'owner') throw forbidden('Only an owner may create another owner');
+    if (!mayHandleRole(caller, input.role)) throw forbidden('Only an owner may create another owner');
     if (input.password !== undefined && input.password !== null) this.auth.requirePasswordLogin();
     return this.addUser(caller.teamId, input, caller);
   }
@@ -264,7 +239,7 @@ export class TeamsService {
     const user = await this.repo.findUser(this.db, caller.teamId, userId);
     if (!user) throw notFound('User');
     if (user.id === caller.userId) throw new AppError('conflict', 'cannot_delete_self', 'You cannot delete yourself');
-    if (user.role === 'owner' && caller.role !== 'owner') throw forbidden('Only an owner may delete an owner');
+    if (!mayHandleRole(caller, user.role)) throw forbidden('Only an owner may delete an owner');
     await this.db.transaction(async (tx) => {
       await this.repo.markUserDeleted(tx, user.id);
       await this.auth.forgetUser(tx, user.id);
@@ -282,7 +257,7 @@ export class TeamsService {
     const user = await this.repo.findUser(this.db, caller.teamId, userId);
     if (!user) throw notFound('User');
     if (user.id === caller.userId) throw new AppError('conflict', 'cannot_change_own_role', 'You cannot change your own role');
-    if ((user.role === 'owner' || role === 'owner') && caller.role !== 'owner') throw forbidden('Only an owner may grant or remove the owner role');
+    if (!mayHandleRole(caller, user.role, role)) throw forbidden('Only an owner may grant or remove the owner role');
     const row = await this.db.transaction(async (tx) => {
       const changed = await this.repo.setRole(tx, user.id, role);
       await recordAudit(tx, { action: 'user.update', actor: caller, target: { type: 'user', id: user.id }, details: { role, previousRole: user.role } });

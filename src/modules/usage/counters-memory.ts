@@ -1,5 +1,5 @@
 import type { Db } from '../../db/client.js';
-import type { Principal } from '../teams/service.js';
+import type { Principal } from '../../policy/index.js';
 import { refusalError, type BudgetCounters, type BudgetHold } from './counters.js';
 import { minuteStart, periodStart } from './periods.js';
 import { reservedCredits, type BudgetRow, type BudgetRule, type Reservation, type Settlement, type UsageRepo } from './repo.js';

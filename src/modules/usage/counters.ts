@@ -1,7 +1,7 @@
 import type { Db } from '../../db/client.js';
 import { AppError } from '../../errors.js';
 import { observe } from '../../observability/hooks.js';
-import type { Principal } from '../teams/service.js';
+import type { Principal } from '../../policy/index.js';
 import { minuteStart, periodEnd, periodStart, secondsUntil } from './periods.js';
 import { UsageRepo, type BudgetRow, type BudgetRule, type Reservation, type Settlement } from './repo.js';
 

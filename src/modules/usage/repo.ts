@@ -1,6 +1,7 @@
 import { and, asc, eq, gte, lt, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { budgets, usageLedger } from '../../db/schema/usage.js';
+import { readableUsageSql, type Viewer } from '../../policy/index.js';
 import { promptLogSql } from '../prompt-logs/repo.js';
 import { execute } from '../../db/driver.js';
 
@@ -187,9 +188,8 @@ export const usageSql = {
 };
 
 export interface UsageFilter {
-  teamId: string;
-  /** members see only their own */
-  userId?: number;
+  /** whose usage: the team's or only their own (policy/activity.ts) */
+  reader: Viewer;
   from?: Date;
   to?: Date;
 }
@@ -215,8 +215,7 @@ const GROUP_KEYS: Record<GroupBy, SQL> = {
 export class UsageRepo {
   private where(f: UsageFilter): SQL {
     return and(
-      eq(usageLedger.teamId, f.teamId),
-      f.userId !== undefined ? eq(usageLedger.userId, f.userId) : undefined,
+      readableUsageSql(f.reader, usageLedger),
       f.from ? gte(usageLedger.created, f.from) : undefined,
       f.to ? lt(usageLedger.created, f.to) : undefined,
     )!;

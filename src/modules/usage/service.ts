@@ -5,7 +5,7 @@ import { csvStream } from '../../csv.js';
 import { TtlCache } from '../../cache.js';
 import type { Database, Db } from '../../db/client.js';
 import { badRequest, conflict, notFound, type AppError } from '../../errors.js';
-import { isTeamAdmin, requireTeamAdmin, type Principal } from '../teams/service.js';
+import { isTeamAdmin, mayReadBudget, requireTeamAdmin, type Principal } from '../../policy/index.js';
 import { InProcessCounters } from './counters-memory.js';
 import { refusalError, StatementCounters, type BudgetCounters, type BudgetHold } from './counters.js';
 import { minuteStart, periodEnd, periodStart } from './periods.js';
@@ -204,11 +204,10 @@ export class UsageService {
   /** Owner/admin: every budget of the team; member: those that apply to them (team, themselves, their keys). */
   async listBudgets(caller: Principal, now = new Date()): Promise<BudgetT[]> {
     const rows = await this.repo.listBudgets(this.db, caller.teamId);
-    if (isTeamAdmin(caller)) return this.views(caller.teamId, rows, now);
-    const keys = new Set(await this.repo.keyIdsOf(this.db, caller.userId));
+    const keys = isTeamAdmin(caller) ? new Set<string>() : new Set(await this.repo.keyIdsOf(this.db, caller.userId));
     return this.views(
       caller.teamId,
-      rows.filter((r) => r.scope === 'team' || (r.scope === 'user' ? r.scopeId === String(caller.userId) : keys.has(r.scopeId))),
+      rows.filter((r) => mayReadBudget(caller, r, keys)),
       now,
     );
   }
@@ -298,7 +297,7 @@ export class UsageService {
     const to = q.to ? new Date(q.to) : undefined;
     if (from && to && from > to)
       throw badRequest('validation_failed', 'from must not be after to', [{ path: 'querystring/from', message: 'must not be after to' }]);
-    return { teamId: caller.teamId, ...(isTeamAdmin(caller) ? {} : { userId: caller.userId }), ...(from ? { from } : {}), ...(to ? { to } : {}) };
+    return { reader: caller, ...(from ? { from } : {}), ...(to ? { to } : {}) };
   }
 }
 

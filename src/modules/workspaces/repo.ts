@@ -1,20 +1,12 @@
-import { and, asc, eq, inArray, notInArray, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, eq, inArray, notInArray, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { models, SYSTEM_SCOPE } from '../../db/schema/models.js';
 import { workspaceMcpServers, workspaceModels, workspacePlus, workspaces } from '../../db/schema/workspaces.js';
+import { visibleWorkspaceSql, type Viewer } from '../../policy/index.js';
 
 export type WorkspaceRow = typeof workspaces.$inferSelect;
 export type WorkspaceModelRow = typeof workspaceModels.$inferSelect & { modelName: string };
 type WorkspaceModelInsert = typeof workspaceModels.$inferInsert;
-
-/**
- * docs/API.md, Tenancy: TEAM workspaces are seen by the team, PRIVATE ones by their creator — as
- * a condition on `workspaces`, for every query that lists what a user sees (the workspace list,
- * conversation search); `canSee` in service.ts is the same rule for one loaded row.
- */
-export function visibleWorkspaceSql(teamId: string, userId: number): SQL {
-  return and(eq(workspaces.teamId, teamId), or(eq(workspaces.sharingType, 'TEAM'), eq(workspaces.userId, userId)))!;
-}
 
 /**
  * The scope of the model of this id that the team may use: its own, else the system model (a
@@ -26,8 +18,9 @@ function modelScopeSql(teamId: string, modelId: string): SQL {
 
 /** Workspace ids are unique per team: every query names the team with the id. */
 export class WorkspacesRepo {
-  async listVisible(db: Executor, teamId: string, userId: number): Promise<WorkspaceRow[]> {
-    return db.select().from(workspaces).where(visibleWorkspaceSql(teamId, userId)).orderBy(asc(workspaces.created), asc(workspaces.id));
+  /** The workspaces the caller sees (policy/workspaces.ts). */
+  async listVisible(db: Executor, v: Viewer): Promise<WorkspaceRow[]> {
+    return db.select().from(workspaces).where(visibleWorkspaceSql(v, workspaces)).orderBy(asc(workspaces.created), asc(workspaces.id));
   }
 
   async findById(db: Executor, teamId: string, id: string): Promise<WorkspaceRow | undefined> {

@@ -3,7 +3,7 @@ import type { Db } from '../../db/client.js';
 import { badRequest, forbidden, idTaken, notFound } from '../../errors.js';
 import type { McpService } from '../mcp/service.js';
 import { assertMaxTokensFit, type ModelsService } from '../models/service.js';
-import { isTeamAdmin, type Principal } from '../teams/service.js';
+import { canSeeWorkspace, mayManageWorkspace, type Principal } from '../../policy/index.js';
 import type { WorkspaceCache, WorkspaceWithModels } from './cache.js';
 import { WorkspacesRepo, type WorkspaceModelRow, type WorkspaceRow } from './repo.js';
 import type { AddWorkspaceBodyT, PatchWorkspaceBodyT, WorkspaceModelSettingsT, WorkspaceModelT, WorkspaceT } from './schema.js';
@@ -55,9 +55,6 @@ export interface PlusVisibility {
   visibleIds(caller: Principal, ids: string[]): Promise<string[]>;
 }
 
-/** docs/API.md, Tenancy: TEAM workspaces are seen by the team, PRIVATE ones by their creator. */
-const canSee = (caller: Principal, w: WorkspaceRow) => w.teamId === caller.teamId && (w.sharingType === 'TEAM' || w.userId === caller.userId);
-
 /** A workspace's key in the cache: its id is unique in its team only. */
 const cacheKey = (teamId: string, id: string) => `${teamId}/${id}`;
 
@@ -74,7 +71,7 @@ export class WorkspacesService {
   ) {}
 
   async list(caller: Principal): Promise<WorkspaceT[]> {
-    const rows = await this.repo.listVisible(this.db, caller.teamId, caller.userId);
+    const rows = await this.repo.listVisible(this.db, caller);
     const ids = rows.map((r) => r.id);
     const t = caller.teamId;
     const [ms, plus, mcp] = await Promise.all([this.repo.modelsOf(this.db, t, ids), this.repo.plusOf(this.db, t, ids), this.repo.mcpOf(this.db, t, ids)]);
@@ -105,7 +102,7 @@ export class WorkspacesService {
       w = { row, models, plusIds: plus.get(id) ?? [], mcpServerIds: mcp.get(id) ?? [] };
       this.cache.set(cacheKey(t, id), w);
     }
-    if (!canSee(caller, w.row)) throw notFound('Workspace');
+    if (!canSeeWorkspace(caller, w.row)) throw notFound('Workspace');
     return w;
   }
 
@@ -218,9 +215,9 @@ export class WorkspacesService {
     return modelView(wm);
   }
 
-  /** The creator and the team's owners/admins manage a workspace; other members only use it. */
+  /** policy/workspaces.ts: the creator and the team's owners/admins manage a workspace; other members only use it. */
   private requireManage(caller: Principal, w: WorkspaceRow): void {
-    if (w.userId !== caller.userId && !isTeamAdmin(caller)) {
+    if (!mayManageWorkspace(caller, w)) {
       throw forbidden('Only the workspace creator or a team owner/admin may change this workspace');
     }
   }
