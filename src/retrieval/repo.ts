@@ -1,18 +1,21 @@
 import type { Executor } from '../db/client.js';
 import { rawRows } from '../db/raw.js';
-import { indexTermStats, orderHits } from './lexical-index/order.js';
-import type { EntryIndex, Hit } from './lexical-index/entry-index.js';
+import { indexTermStats } from './lexical-index/term-stats.js';
+import type { EntryIndex } from './lexical-index/entry-index.js';
 import { lexemesOfVector, type QuestionLexeme } from './lexical-index/question-lexemes.js';
 import { chooseTerms, TERM_OPTIONS, type Step, type TermChoice, type TermOptions, type TermStat } from './query.js';
+import { rankScored, scoreOf, type Scored } from './score.js';
 import {
+  featuresOf,
+  featuresSql,
   filenamesSql,
   isEmptyScope,
   leadingSql,
   MAX_QUESTION_CHARS,
   QUESTION_VECTORS,
-  searchSql,
   termStatsSql,
   type ChunkScope,
+  type FeatureRow,
   type Question,
 } from './search-sql.js';
 
@@ -74,7 +77,7 @@ export class FilenameCache {
   }
 }
 
-type Row = { id: number | string; file_id: string; plus_id: string; text: string; token_size: number; heading: string | null; score: number | string };
+type Row = { id: number | string; file_id: string; plus_id: string; text: string | null; token_size: number; heading: string | null; score: number | string };
 
 export interface TermStats {
   /** chunks of the entries in scope */
@@ -99,7 +102,7 @@ export interface Retrieved {
   leading: boolean;
 }
 
-/** Full-text search over chunk text and headings: IDF-style term choice (query.ts), GIN index, BM25 in SQL. */
+/** Full-text search over chunk text and headings: IDF-style term choice (query.ts), candidates and features from SQL (GIN index) or in-memory indexes, one scorer (score.ts). */
 export class RetrievalRepo {
   readonly filenames = new FilenameCache();
 
@@ -118,25 +121,45 @@ export class RetrievalRepo {
     };
   }
 
-  /** The best-matching chunks in scope of one step of a term choice (query.ts), best first. */
-  async search(db: Executor, scope: ChunkScope, choice: TermChoice, step: Step, limit: number, avgLen = 0, avgFile = 0): Promise<ScoredChunk[]> {
-    if (isEmptyScope(scope)) return [];
-    return this.toChunks(db, (await db.execute(searchSql(scope, choice, step, limit, avgLen, avgFile))) as unknown as { rows: Row[] });
+  /**
+   * The best chunks in scope of one step of a term choice (query.ts), best first: the step's
+   * candidates with their features read in SQL (featuresSql), scored and ordered by score.ts;
+   * without their texts and headings (`hydrate`).
+   */
+  private async search(
+    db: Executor,
+    scope: ChunkScope,
+    choice: TermChoice,
+    step: Step,
+    limit: number,
+    avgLen: number,
+    avgFile: number,
+  ): Promise<ScoredChunk[]> {
+    const res = (await db.execute(featuresSql(scope, choice, step, avgFile > 0))) as unknown as { rows: FeatureRow[] };
+    const scored = res.rows.map((r) => {
+      const f = featuresOf(r, choice.rank.length, choice.pairs.length);
+      return { ...f, score: scoreOf(f, choice, avgLen, avgFile) };
+    });
+    const top = rankScored(scored, limit);
+    return this.toChunks(
+      db,
+      top.map((c) => ({ id: c.chunkId, file_id: c.fileId, plus_id: c.plusId, text: null, token_size: c.tokenSize, heading: null, score: c.score })),
+    );
   }
 
   /** When nothing matches (a question of stop words, "summarise this"), the documents' opening chunks. */
   async leading(db: Executor, scope: ChunkScope, limit: number): Promise<ScoredChunk[]> {
     if (isEmptyScope(scope)) return [];
-    return this.toChunks(db, (await db.execute(leadingSql(scope, limit))) as unknown as { rows: Row[] });
+    return this.toChunks(db, ((await db.execute(leadingSql(scope, limit))) as unknown as { rows: Row[] }).rows);
   }
 
-  private async toChunks(db: Executor, res: { rows: Row[] }): Promise<ScoredChunk[]> {
-    const missing = this.filenames.missing(res.rows.map((r) => r.file_id));
+  private async toChunks(db: Executor, rows: Row[]): Promise<ScoredChunk[]> {
+    const missing = this.filenames.missing(rows.map((r) => r.file_id));
     if (missing.length > 0) {
       const found = (await db.execute(filenamesSql(missing))) as unknown as { rows: Array<{ id: string; filename: string }> };
       for (const f of found.rows) this.filenames.set(f.id, f.filename);
     }
-    return res.rows.map((r) => ({
+    return rows.map((r) => ({
       chunkId: Number(r.id),
       fileId: r.file_id,
       filename: this.filenames.get(r.file_id) ?? 'file',
@@ -238,7 +261,7 @@ export class RetrievalRepo {
 
   /**
    * lexicalSearch over the entries' in-memory indexes (current ones: `n` is their chunk count):
-   * the same term choice, candidates, scores and order as SQL, with no statement unless nothing
+   * the same term choice, candidates and features as SQL, scored and ordered by the same code, with no statement unless nothing
    * matches (the opening chunks are read). The chunks come without their texts (`hydrate`).
    */
   async searchIndexes(
@@ -257,9 +280,12 @@ export class RetrievalRepo {
     };
     const scope = { teamId, plusIds: indexes.map((i) => i.plusId), fileIds: [] };
     return this.stepwise(db, scope, stats, limit, (choice, step, want, avgLen, avgFile) => {
-      const hits: Hit[] = [];
-      for (const idx of indexes) idx.candidates(choice, step, avgLen, avgFile, hits);
-      return orderHits(hits, want).map((h) => h.index.chunk(h));
+      const hits: Array<Scored & { index: EntryIndex; slot: number }> = [];
+      for (const index of indexes)
+        index.candidates(choice, step, (f, slot) =>
+          hits.push({ index, slot, chunkId: f.chunkId, fileId: f.fileId, tokenSize: f.tokenSize, score: scoreOf(f, choice, avgLen, avgFile) }),
+        );
+      return rankScored(hits, want).map((h) => h.index.chunk(h.slot, h.score));
     });
   }
 

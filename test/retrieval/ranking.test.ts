@@ -15,7 +15,7 @@ import { BM25 } from '../../src/retrieval/scoring.js';
 import { bodyTf } from '../../src/retrieval/search-sql.js';
 import { EntryIndex } from '../../src/retrieval/lexical-index/entry-index.js';
 import { buildEntryIndex } from '../../src/retrieval/lexical-index/indexes.js';
-import { indexTermStats } from '../../src/retrieval/lexical-index/order.js';
+import { indexTermStats } from '../../src/retrieval/lexical-index/term-stats.js';
 import { newTeam, startTestApp, type TeamFixture, type TestApp } from '../helpers/app.js';
 
 let t: TestApp;
@@ -92,6 +92,8 @@ async function ranked(plusId: string, question: string, carry?: string, limit = 
     steps: bySql.steps,
     leading: bySql.leading,
   });
+  // both rank without texts and headings: hydrate reads them
+  await retrieval.hydrate(db(), bySql.chunks);
   return bySql.chunks;
 }
 
