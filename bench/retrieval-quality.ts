@@ -2,7 +2,7 @@
  * Retrieval quality on the labelled sets of bench/retrieval-data/: recall@5, MRR@10 and nDCG@10,
  * split easy / hard (paraphrased) / follow-up, for — in the same run, over the same stored chunks —
  *
- * - full text: RetrievalRepo.retrieve as PlusContext calls it (follow-ups with the previous
+ * - full text: RetrievalRepo.search as PlusContext calls it (follow-ups with the previous
  *   question's key terms carried; and without, to show what carrying adds);
  * - vector alone: the chunks nearest to the question's vector (retrieval/vector.ts), with a real
  *   embedding model, Universal Sentence Encoder Lite (bench/lib/use-lite.ts), which embeds every
@@ -158,8 +158,8 @@ async function measureSet(atrium: Atrium, client: HttpClient, key: string, set: 
     stop: Set<string>;
   }> = [];
   for (const q of set.questions) {
-    const lexical = await repo.retrieve(db, scope, { text: q.question, carry: previous(q) }, CANDIDATES);
-    const alone = q.history.length > 0 ? await repo.retrieve(db, scope, { text: q.question }, K_MRR) : lexical;
+    const lexical = await repo.search(db, { scope, question: { text: q.question, carry: previous(q) } }, CANDIDATES);
+    const alone = q.history.length > 0 ? await repo.search(db, { scope, question: { text: q.question } }, K_MRR) : lexical;
     let near: ScoredChunk[] = [];
     let cosines = new Map<number, number>();
     if (vectors && embedder) {

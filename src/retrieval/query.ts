@@ -8,9 +8,8 @@
  * licences, "use", "file") match a large share of them and say little about which chunk answers.
  * So, much as a search engine's "common terms" query does:
  *
- * - the question's rarest lexemes (at most `maxTerms`) rank the candidates: a chunk scores the
- *   sum of the idf, ln(1 + n/df), of those it holds, times 1 + `ts_rank` over their OR (how often
- *   and how densely they occur), so a chunk holding more of them, and rarer ones, comes first;
+ * - the question's rarest lexemes (at most `maxTerms`) rank the candidates (BM25: score.ts), so a
+ *   chunk holding more of them, and rarer ones, comes first;
  * - a chunk holding one of the rarest lexemes — taken rarest first while their df add up to at
  *   most `budget` chunks — is a candidate (`single`): a chunk need not hold every word of a
  *   question phrased differently from it;
@@ -164,9 +163,4 @@ export function chooseTerms(stats: readonly TermStat[], n: number, opts: Readonl
     before = set.parts;
   }
   return { ...base, steps };
-}
-
-/** The tsquery literal ts_rank ranks the candidates with: the OR of every chosen lexeme. */
-export function rankQuery(choice: TermChoice): string {
-  return choice.rank.map(quoteLexeme).join(' | ');
 }

@@ -1,18 +1,21 @@
 import type { Executor } from '../db/client.js';
 import { execute, rawRows } from '../db/driver.js';
-import { indexTermStats, orderHits } from './lexical-index/order.js';
-import type { EntryIndex, Hit } from './lexical-index/entry-index.js';
+import { indexTermStats } from './lexical-index/term-stats.js';
+import type { EntryIndex } from './lexical-index/entry-index.js';
 import { lexemesOfVector, type QuestionLexeme } from './lexical-index/question-lexemes.js';
 import { chooseTerms, TERM_OPTIONS, type Step, type TermChoice, type TermOptions, type TermStat } from './query.js';
+import { rankScored, scoreOf, type Scored } from './score.js';
 import {
+  featuresOf,
+  featuresSql,
   filenamesSql,
   isEmptyScope,
   leadingSql,
   MAX_QUESTION_CHARS,
   QUESTION_VECTORS,
-  searchSql,
   termStatsSql,
   type ChunkScope,
+  type FeatureRow,
   type Question,
 } from './search-sql.js';
 
@@ -74,7 +77,7 @@ export class FilenameCache {
   }
 }
 
-type Row = { id: number | string; file_id: string; plus_id: string; text: string; token_size: number; heading: string | null; score: number | string };
+type Row = { id: number | string; file_id: string; plus_id: string; text: string | null; token_size: number; heading: string | null; score: number | string };
 
 export interface TermStats {
   /** chunks of the entries in scope */
@@ -99,12 +102,27 @@ export interface Retrieved {
   leading: boolean;
 }
 
-/** Full-text search over chunk text and headings: IDF-style term choice (query.ts), GIN index, BM25 in SQL. */
+/**
+ * What a lexical search runs over, and what is known of the question already:
+ * - `scope` and `question`: SQL, the question's term statistics read first (one statement);
+ * - `scope` and `stats`: SQL, the statistics read already (PlusRepo.findWithTerms, with the entry);
+ * - `indexes`, current in-memory indexes of entries of `teamId` (`n`: their chunks), and the
+ *   question's `lexemes` (PlusRepo.findWithLexemes, with the entry) or the `question` (its
+ *   lexemes read in one statement).
+ */
+export type LexicalRequest =
+  | { scope: ChunkScope; question: Question }
+  | { scope: ChunkScope; stats: TermStats }
+  | { teamId: string; indexes: readonly EntryIndex[]; n: number; lexemes: readonly QuestionLexeme[] }
+  | { teamId: string; indexes: readonly EntryIndex[]; n: number; question: Question };
+
+/** Full-text search over chunk text and headings: IDF-style term choice (query.ts), candidates and features from SQL (GIN index) or in-memory indexes, one scorer (score.ts). */
 export class RetrievalRepo {
   readonly filenames = new FilenameCache();
 
   constructor(private readonly termOptions: Readonly<TermOptions> = TERM_OPTIONS) {}
 
+  /** The question's term statistics in scope (one statement; `search` reads them when not given). */
   async termStats(db: Executor, scope: ChunkScope, question: Question): Promise<TermStats> {
     if (isEmptyScope(scope)) return { n: 0, terms: [] };
     const res = await execute<{ lexeme: string; df: number; pos: number | null; carried: boolean; n: number; tokens: number | string; files: number }>(
@@ -119,25 +137,45 @@ export class RetrievalRepo {
     };
   }
 
-  /** The best-matching chunks in scope of one step of a term choice (query.ts), best first. */
-  async search(db: Executor, scope: ChunkScope, choice: TermChoice, step: Step, limit: number, avgLen = 0, avgFile = 0): Promise<ScoredChunk[]> {
-    if (isEmptyScope(scope)) return [];
-    return this.toChunks(db, await execute<Row>(db, searchSql(scope, choice, step, limit, avgLen, avgFile)));
+  /**
+   * The best chunks in scope of one step of a term choice (query.ts), best first: the step's
+   * candidates with their features read in SQL (featuresSql), scored and ordered by score.ts;
+   * without their texts and headings (`hydrate`).
+   */
+  private async searchStep(
+    db: Executor,
+    scope: ChunkScope,
+    choice: TermChoice,
+    step: Step,
+    limit: number,
+    avgLen: number,
+    avgFile: number,
+  ): Promise<ScoredChunk[]> {
+    const res = await execute<FeatureRow>(db, featuresSql(scope, choice, step, avgFile > 0));
+    const scored = res.rows.map((r) => {
+      const f = featuresOf(r, choice.rank.length, choice.pairs.length);
+      return { ...f, score: scoreOf(f, choice, avgLen, avgFile) };
+    });
+    const top = rankScored(scored, limit);
+    return this.toChunks(
+      db,
+      top.map((c) => ({ id: c.chunkId, file_id: c.fileId, plus_id: c.plusId, text: null, token_size: c.tokenSize, heading: null, score: c.score })),
+    );
   }
 
   /** When nothing matches (a question of stop words, "summarise this"), the documents' opening chunks. */
   async leading(db: Executor, scope: ChunkScope, limit: number): Promise<ScoredChunk[]> {
     if (isEmptyScope(scope)) return [];
-    return this.toChunks(db, await execute<Row>(db, leadingSql(scope, limit)));
+    return this.toChunks(db, (await execute<Row>(db, leadingSql(scope, limit))).rows);
   }
 
-  private async toChunks(db: Executor, res: { rows: Row[] }): Promise<ScoredChunk[]> {
-    const missing = this.filenames.missing(res.rows.map((r) => r.file_id));
+  private async toChunks(db: Executor, rows: Row[]): Promise<ScoredChunk[]> {
+    const missing = this.filenames.missing(rows.map((r) => r.file_id));
     if (missing.length > 0) {
       const found = await execute<{ id: string; filename: string }>(db, filenamesSql(missing));
       for (const f of found.rows) this.filenames.set(f.id, f.filename);
     }
-    return res.rows.map((r) => ({
+    return rows.map((r) => ({
       chunkId: Number(r.id),
       fileId: r.file_id,
       filename: this.filenames.get(r.file_id) ?? 'file',
@@ -152,29 +190,22 @@ export class RetrievalRepo {
   }
 
   /**
-   * The chunks for a question: its lexemes' statistics (one query), the terms chosen from them
-   * (chooseTerms), then lexicalSearch.
-   */
-  async retrieve(db: Executor, scope: ChunkScope, question: string | Question, limit: number): Promise<Retrieved> {
-    if (isEmptyScope(scope)) return { chunks: [], stats: { n: 0, terms: [] }, choice: null, steps: 0, leading: false };
-    return this.lexicalSearch(db, scope, await this.termStats(db, scope, typeof question === 'string' ? { text: question } : question), limit);
-  }
-
-  /** `retrieve` once the question's term statistics are known (e.g. from PlusRepo.findWithTerms). */
-  async retrieveWith(db: Executor, scope: ChunkScope, stats: TermStats, limit: number): Promise<Retrieved> {
-    return this.lexicalSearch(db, scope, stats, limit);
-  }
-
-  /**
    * THE lexical ranked list (what a fusion with other ranked lists takes its top K from): the
-   * terms chosen from the statistics, one search query per step of the choice until `limit`
-   * chunks are found (usually the first), best first, each with `rank` (1-based) and
-   * `ranking.lexical` set; the opening chunks (score 0) when the question has no word in scope
-   * or nothing matches.
+   * terms chosen from the question's statistics (chooseTerms), then per step of the choice, until
+   * `limit` chunks are found (usually in the first), its candidates with their features — from
+   * SQL or from in-memory indexes (`request`) — scored and ordered by score.ts; best first, each
+   * with `rank` (1-based) and `ranking.lexical` set, without texts (`hydrate`); the opening
+   * chunks (score 0) when the question has no word in scope or nothing matches.
    */
-  async lexicalSearch(db: Executor, scope: ChunkScope, stats: TermStats, limit: number): Promise<Retrieved> {
-    if (isEmptyScope(scope)) return { chunks: [], stats, choice: null, steps: 0, leading: false };
-    return this.stepwise(db, scope, stats, limit, (choice, step, want, avgLen, avgFile) => this.search(db, scope, choice, step, want, avgLen, avgFile));
+  async search(db: Executor, request: LexicalRequest, limit: number): Promise<Retrieved> {
+    if ('indexes' in request) {
+      const lexemes = 'lexemes' in request ? request.lexemes : await this.questionLexemes(db, request.question);
+      return this.searchIndexes(db, request.teamId, request.indexes, request.n, lexemes, limit);
+    }
+    const { scope } = request;
+    if (isEmptyScope(scope)) return { chunks: [], stats: 'stats' in request ? request.stats : { n: 0, terms: [] }, choice: null, steps: 0, leading: false };
+    const stats = 'stats' in request ? request.stats : await this.termStats(db, scope, request.question);
+    return this.stepwise(db, scope, stats, limit, (choice, step, want, avgLen, avgFile) => this.searchStep(db, scope, choice, step, want, avgLen, avgFile));
   }
 
   /**
@@ -238,11 +269,11 @@ export class RetrievalRepo {
   }
 
   /**
-   * lexicalSearch over the entries' in-memory indexes (current ones: `n` is their chunk count):
-   * the same term choice, candidates, scores and order as SQL, with no statement unless nothing
-   * matches (the opening chunks are read). The chunks come without their texts (`hydrate`).
+   * `search` over the entries' in-memory indexes (current ones: `n` is their chunk count): the
+   * same term choice, candidates and features as SQL, with no statement unless nothing matches
+   * (the opening chunks are read).
    */
-  async searchIndexes(
+  private async searchIndexes(
     db: Executor,
     teamId: string,
     indexes: readonly EntryIndex[],
@@ -258,9 +289,12 @@ export class RetrievalRepo {
     };
     const scope = { teamId, plusIds: indexes.map((i) => i.plusId), fileIds: [] };
     return this.stepwise(db, scope, stats, limit, (choice, step, want, avgLen, avgFile) => {
-      const hits: Hit[] = [];
-      for (const idx of indexes) idx.candidates(choice, step, avgLen, avgFile, hits);
-      return orderHits(hits, want).map((h) => h.index.chunk(h));
+      const hits: Array<Scored & { index: EntryIndex; slot: number }> = [];
+      for (const index of indexes)
+        index.candidates(choice, step, (f, slot) =>
+          hits.push({ index, slot, chunkId: f.chunkId, fileId: f.fileId, tokenSize: f.tokenSize, score: scoreOf(f, choice, avgLen, avgFile) }),
+        );
+      return rankScored(hits, want).map((h) => h.index.chunk(h.slot, h.score));
     });
   }
 

@@ -1,6 +1,6 @@
 /**
- * The lexical ranking's constants, shared by its two implementations: SQL over the tsvector
- * column (search-sql.ts, searchSql) and the in-memory index (lexical-index/), which must rank alike.
+ * The lexical ranking's constants: the scorer's (score.ts), the features' (NEAR: search-sql.ts and
+ * the in-memory index, lexical-index/), and the term statistics' prefix matching.
  */
 
 /** BM25's term-frequency saturation and chunk-length normalisation (the usual values). */
@@ -17,11 +17,10 @@ export const NEAR = 3;
  * divided by 1 + FILE_PRIOR × (√(file tokens ÷ average file tokens) − 1), so that a long file
  * with generic vocabulary — whose many chunks each hold a few of any question's common words —
  * does not take the first places of questions about the other files. Files of average length or
- * shorter are left alone. √ (not a logarithm): correctly rounded in PostgreSQL and JavaScript
- * alike, so the SQL and the in-memory index keep the same scores.
+ * shorter are left alone.
  */
 export const FILE_PRIOR = 0.3;
-/** Scores this close count as a tie (decided by diversity, then density, never by document order alone). */
+/** Scores equal to this many decimals count as a tie (decided by diversity, then density, never by document order alone). */
 export const TIE_DECIMALS = 9;
 
 /**

@@ -1,10 +1,11 @@
 /**
  * The lexical search as SQL: what a scope and a question are, the question's term statistics
- * (one round trip, prefix matches included), and the BM25 search of one step of a term choice —
- * the statements RetrievalRepo runs (and the benchmarks time).
+ * (one round trip, prefix matches included), and the candidates of one step of a term choice
+ * with their features — the statements RetrievalRepo runs (the scoring is score.ts).
  */
 import { sql, type SQL } from 'drizzle-orm';
-import { BM25, BOOSTS, DERIVED_MAX_CUT, FILE_PRIOR, NEAR, PREFIX_MIN_CHARS, STEM_MIN_CHARS, TIE_DECIMALS } from './scoring.js';
+import { NEAR_HIT, PHRASE, type Features } from './score.js';
+import { DERIVED_MAX_CUT, NEAR, PREFIX_MIN_CHARS, STEM_MIN_CHARS } from './scoring.js';
 import { quoteLexeme, type Step, type TermChoice, type TermPair, type TermStat } from './query.js';
 
 export interface ChunkScope {
@@ -183,53 +184,52 @@ function pairQueries(p: TermPair): { phrase: string; near: string } {
   return { phrase: `${a} <${Math.max(1, p.distance)}> ${b}`, near: near.join(' | ') };
 }
 
+/** A row of featuresSql: the chunk, `t0`… its tf per ranking lexeme, `h` its heading bits, `p0`… its pairs (score.ts Features). */
+export type FeatureRow = Record<string, number | string> & {
+  id: number | string;
+  file_id: string;
+  plus_id: string;
+  token_size: number;
+  file_tokens: number | string;
+};
+
 /**
- * The best chunks in scope of one step of a term choice, best first. The candidates are the
- * chunks matching the step's tsquery (GIN index); each is scored, in SQL, with BM25 over its text
- * — for each ranking lexeme it holds, idf × tf(k1 + 1) / (tf + k1(1 − b + b·len/avglen)), tf its
- * occurrences in the text (weight D of the tsvector), len the chunk's tokens — plus the boosts
- * (BOOSTS): the lexeme in the chunk's headings (weight A), neighbouring lexemes of the question as
- * a phrase or near each other; divided by the file-length prior (FILE_PRIOR, when `avgFile`, the
- * scope's average file tokens, is known). Equal scores are ordered by how many better chunks of the same file
- * come first (diversity: another file's best before a file's second), then the shorter chunk, and
- * only then the chunk id.
+ * The candidates in scope of one step of a term choice — the chunks matching the step's tsquery
+ * (GIN index) — each with its features (score.ts, `Features`): per ranking lexeme its
+ * occurrences in the text (`t<i>`, bodyTf) and whether the headings (weight A) hold it (bit i of
+ * `h`); per neighbouring pair of the question (`p<k>`) PHRASE when found as in the question, NEAR_HIT
+ * when near each other, else 0; the chunk's and (with `fileTokens`) its file's tokens. No score:
+ * the scorer ranks them, as it ranks the in-memory index's.
  */
-export function searchSql(scope: ChunkScope, choice: TermChoice, step: Step, limit: number, avgLen: number, avgFile = 0): SQL {
-  const { k1, b } = BM25;
-  // len/avglen; without a known average (no token counts) no length normalisation
-  const norm = avgLen > 0 ? sql`(${k1}::float8 * (1 - ${b}::float8 + ${b}::float8 * m.token_size / ${avgLen}::float8))` : sql`${k1}::float8`;
-  const pairs = choice.pairs.map((p) => {
+export function featuresSql(scope: ChunkScope, choice: TermChoice, step: Step, fileTokens: boolean): SQL {
+  const tfs = choice.rank.map((l, i) => sql`, ${bodyTf(sql`c.search`, quoteLexeme(l))}::int as ${sql.raw(`t${i}`)}`);
+  const heads = choice.rank.map((l, i) => sql`case when c.search @@ cast(${`${quoteLexeme(l)}:A`} as tsquery) then ${2 ** i}::int else 0 end`);
+  const pairs = choice.pairs.map((p, k) => {
     const q = pairQueries(p);
-    return sql` + ${p.idf}::float8 * (case when m.search @@ cast(${q.phrase} as tsquery) then ${BOOSTS.phrase}::float8 when m.search @@ cast(${q.near} as tsquery) then ${BOOSTS.near}::float8 else 0 end)`;
+    return sql`, case when c.search @@ cast(${q.phrase} as tsquery) then ${PHRASE}::int when c.search @@ cast(${q.near} as tsquery) then ${NEAR_HIT}::int else 0 end as ${sql.raw(`p${k}`)}`;
   });
-  // Per ranking lexeme: tf, its occurrences in the text (bodyTf), and whether the headings hold it.
-  const terms = choice.rank.map((l, i) => {
-    const q = quoteLexeme(l);
-    const tf = bodyTf(sql`m.search`, q);
-    return sql`${choice.idf[i]}::float8 * (${tf} * ${k1 + 1}::float8 / (${tf} + ${norm}) + case when m.search @@ cast(${`${q}:A`} as tsquery) then ${BOOSTS.heading}::float8 else 0 end)`;
-  });
-  // FILE_PRIOR: the score divided by 1 + FILE_PRIOR × max(0, √(file tokens ÷ average) − 1)
-  const prior = (score: SQL) =>
-    avgFile > 0
-      ? sql`(${score}) / (1::float8 + ${FILE_PRIOR}::float8 * greatest(0::float8, sqrt(m.file_tokens::float8 / ${avgFile}::float8) - 1::float8))`
-      : score;
   return sql`
-    with m as (
-      select c.id, c.file_id, c.plus_id, c.token_size, c.search${avgFile > 0 ? sql`, f.token_size as file_tokens` : sql``}
-      from plus_chunks c${avgFile > 0 ? sql` join plus_files f on f.id = c.file_id` : sql``}
-      where c.search @@ cast(${step.match} as tsquery) and ${scopeSql(scope)}
-    ), s as (
-      select m.id, m.file_id, m.plus_id, m.token_size,
-             ${prior(sql.join([...terms.map((t, i) => (i === 0 ? t : sql` + ${t}`)), ...pairs], sql``))} as score
-      from m
-    ), r as (
-      select s.*, row_number() over (partition by s.file_id order by s.score desc, s.token_size, s.id) as in_file
-      from s
-    )
-    select r.id, r.file_id, r.plus_id, c.file_data_processed as text, r.token_size, c.heading, r.score
-    from (select * from r order by round(r.score::numeric, ${TIE_DECIMALS}) desc, r.in_file, r.token_size, r.id limit ${limit}) r
-    join plus_chunks c on c.id = r.id
-    order by round(r.score::numeric, ${TIE_DECIMALS}) desc, r.in_file, r.token_size, r.id`;
+    select c.id, c.file_id, c.plus_id, c.token_size, ${fileTokens ? sql`f.token_size` : sql`0`} as file_tokens${sql.join(tfs, sql``)}, ${sql.join(heads, sql` + `)} as h${sql.join(pairs, sql``)}
+    from plus_chunks c${fileTokens ? sql` join plus_files f on f.id = c.file_id` : sql``}
+    where c.search @@ cast(${step.match} as tsquery) and ${scopeSql(scope)}`;
+}
+
+/** featuresSql's row as Features (`lexemes` and `pairs`: the term choice's counts). */
+export function featuresOf(r: FeatureRow, lexemes: number, pairs: number): Features {
+  const tf = new Array<number>(lexemes);
+  for (let i = 0; i < lexemes; i++) tf[i] = Number(r[`t${i}`]);
+  const p = new Array<number>(pairs);
+  for (let k = 0; k < pairs; k++) p[k] = Number(r[`p${k}`]);
+  return {
+    chunkId: Number(r.id),
+    fileId: r.file_id,
+    plusId: r.plus_id,
+    tokenSize: Number(r.token_size),
+    fileTokens: Number(r.file_tokens),
+    tf,
+    headings: Number(r.h),
+    pairs: p,
+  };
 }
 
 /** The documents' opening chunks. */

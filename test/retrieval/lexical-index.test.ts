@@ -1,6 +1,7 @@
 /**
- * The in-memory lexical index (src/retrieval/lexical-index/): the same ranking as SQL on real
- * documents for many generated questions (one entry and several), the tsvector text it reads,
+ * The in-memory lexical index (src/retrieval/lexical-index/): the same candidates and features
+ * as SQL (hence, scored by the one scorer, the same ranking) on real documents for many
+ * generated questions (one entry and several), the tsvector text it reads,
  * PostgreSQL's rounding of tied scores, the lexical_version that keeps it from answering from
  * stale chunks (uploads, deletes, hand-written SQL), its size limit, and the service's use of it
  * over HTTP — on PGlite, or on PostgreSQL when ATRIUM_TEST_DATABASE_URL is set.
@@ -12,10 +13,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IndexBuilder } from '../../src/retrieval/lexical-index/builder.js';
 import { EntryIndex } from '../../src/retrieval/lexical-index/entry-index.js';
 import { buildEntryIndex, LexicalIndexes } from '../../src/retrieval/lexical-index/indexes.js';
-import { tieKey } from '../../src/retrieval/lexical-index/order.js';
+import { tieKey } from '../../src/retrieval/score.js';
 import { lexemesOfVector } from '../../src/retrieval/lexical-index/question-lexemes.js';
 import { RetrievalRepo } from '../../src/retrieval/repo.js';
-import type { Question } from '../../src/retrieval/search-sql.js';
+import type { TermChoice } from '../../src/retrieval/query.js';
+import { PHRASE, type Features } from '../../src/retrieval/score.js';
+import { featuresOf, featuresSql, type ChunkScope, type FeatureRow, type Question } from '../../src/retrieval/search-sql.js';
 import { newTeam, startTestApp, type TeamFixture, type TestApp } from '../helpers/app.js';
 import { multipart, type Part } from '../helpers/multipart.js';
 
@@ -86,9 +89,28 @@ function questions(text: string, count: number, seed: number): Question[] {
   return out;
 }
 
+const byChunk = (a: Features, b: Features) => a.chunkId - b.chunkId;
+
+/** Every step's candidates with their features, as the SQL reads them (featuresSql) and as the indexes do. */
+async function expectSameFeatures(scope: ChunkScope, indexes: EntryIndex[], choice: TermChoice) {
+  for (const step of choice.steps) {
+    const res = (await db().execute(featuresSql(scope, choice, step, true))) as unknown as { rows: FeatureRow[] };
+    const bySql = res.rows.map((r) => featuresOf(r, choice.rank.length, choice.pairs.length)).sort(byChunk);
+    const inMemory: Features[] = [];
+    for (const index of indexes) index.candidates(choice, step, (f) => inMemory.push({ ...f, tf: [...f.tf], pairs: [...f.pairs] }));
+    expect({ step: step.match, features: inMemory.sort(byChunk) }).toEqual({ step: step.match, features: bySql });
+  }
+}
+
+/**
+ * Both storages: the same term statistics and choice, every step's candidates with the same
+ * features (what the one scorer, score.ts, ranks), hence the same ranking.
+ */
 async function expectSameRanking(plusIds: string[], indexes: EntryIndex[], q: Question, limit = 50) {
-  const bySql = await retrieval.retrieve(db(), { teamId: team.teamId, plusIds, fileIds: [] }, q, limit);
-  const inMemory = await retrieval.searchIndexes(db(), team.teamId, indexes, bySql.stats.n, await retrieval.questionLexemes(db(), q), limit);
+  const scope = { teamId: team.teamId, plusIds, fileIds: [] };
+  const bySql = await retrieval.search(db(), { scope, question: q }, limit);
+  if (bySql.choice) await expectSameFeatures(scope, indexes, bySql.choice);
+  const inMemory = await retrieval.search(db(), { teamId: team.teamId, indexes, n: bySql.stats.n, question: q }, limit);
   const row = (c: { chunkId: number; score: number; rank: number; fileId: string; plusId: string; tokenSize: number }) => [
     c.chunkId,
     c.score,
@@ -102,7 +124,7 @@ async function expectSameRanking(plusIds: string[], indexes: EntryIndex[], q: Qu
   return bySql;
 }
 
-describe('the same ranking as SQL', () => {
+describe('the same candidates and features as SQL', () => {
   it('over real documents of several formats, for generated questions (phrases both ways, prefix matches, follow-ups)', async () => {
     const docs = ['gpl-3.txt', 'mammoth-readme.md', 'users-and-groups.html', 'shared-mime-info-spec.pdf', 'apache-license.docx'];
     const e = await createPlus(docs.map(file));
@@ -134,6 +156,21 @@ describe('the same ranking as SQL', () => {
     ]);
     const r = await expectSameRanking([e.id], [await indexOf(e.id)], { text: 'zebra crossing' });
     expect(r.chunks.length).toBeGreaterThan(1);
+  });
+
+  it('features of what the scorer weighs: tf in the text only, headings, phrase and near pairs, the file', async () => {
+    const e = await createPlus([
+      textFile('one.md', '# Zebra crossing\n\nA zebra crossing is painted white. Crossing zebra zebra here.'),
+      textFile('two.txt', 'Painted crossing lines near a white zebra.'),
+    ]);
+    const index = await indexOf(e.id);
+    const r = await expectSameRanking([e.id], [index], { text: 'zebra crossing painted' });
+    const f: Features[] = [];
+    index.candidates(r.choice!, r.choice!.steps[0]!, (x) => f.push({ ...x, tf: [...x.tf], pairs: [...x.pairs] }));
+    // some chunk holds a ranking lexeme in its headings, one the pair as a phrase
+    expect(f.some((x) => x.headings !== 0)).toBe(true);
+    expect(f.some((x) => x.pairs.includes(PHRASE))).toBe(true);
+    expect(f.every((x) => x.fileTokens > 0 && x.tf.length === r.choice!.rank.length)).toBe(true);
   });
 
   it('rounds scores as PostgreSQL does before comparing them (float8 → numeric at 15 digits, half away from zero)', async () => {

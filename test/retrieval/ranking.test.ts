@@ -15,7 +15,7 @@ import { BM25 } from '../../src/retrieval/scoring.js';
 import { bodyTf } from '../../src/retrieval/search-sql.js';
 import { EntryIndex } from '../../src/retrieval/lexical-index/entry-index.js';
 import { buildEntryIndex } from '../../src/retrieval/lexical-index/indexes.js';
-import { indexTermStats } from '../../src/retrieval/lexical-index/order.js';
+import { indexTermStats } from '../../src/retrieval/lexical-index/term-stats.js';
 import { newTeam, startTestApp, type TeamFixture, type TestApp } from '../helpers/app.js';
 
 let t: TestApp;
@@ -82,16 +82,18 @@ async function entry(files: ChunkSpec[][]): Promise<{ plusId: string; fileIds: s
  */
 async function ranked(plusId: string, question: string, carry?: string, limit = 50): Promise<ScoredChunk[]> {
   const q = { text: question, carry };
-  const bySql = await retrieval.retrieve(db(), { teamId: team.teamId, plusIds: [plusId], fileIds: [] }, q, limit);
+  const bySql = await retrieval.search(db(), { scope: { teamId: team.teamId, plusIds: [plusId], fileIds: [] }, question: q }, limit);
   const index = await buildEntryIndex(db(), team.teamId, plusId, 1_000_000);
   if (!(index instanceof EntryIndex)) throw new Error('the entry was not indexed');
-  const inMemory = await retrieval.searchIndexes(db(), team.teamId, [index], bySql.stats.n, await retrieval.questionLexemes(db(), q), limit);
+  const inMemory = await retrieval.search(db(), { teamId: team.teamId, indexes: [index], n: bySql.stats.n, question: q }, limit);
   expect(inMemory.chunks.map((c) => [c.chunkId, c.score, c.rank])).toEqual(bySql.chunks.map((c) => [c.chunkId, c.score, c.rank]));
   expect({ choice: inMemory.choice, steps: inMemory.steps, leading: inMemory.leading }).toEqual({
     choice: bySql.choice,
     steps: bySql.steps,
     leading: bySql.leading,
   });
+  // both rank without texts and headings: hydrate reads them
+  await retrieval.hydrate(db(), bySql.chunks);
   return bySql.chunks;
 }
 

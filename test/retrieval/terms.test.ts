@@ -185,7 +185,7 @@ describe('retrieval', () => {
     // no lexeme alone is rare enough (budget 1), none is very common: pairs of them only
     const retrieval = new RetrievalRepo({ ...TERM_OPTIONS, budget: 1, commonShare: 1, commonFloor: 0 });
     const scope = { teamId: team.teamId, plusIds: [e.plusId], fileIds: [] };
-    const all = await retrieval.retrieve(db(), scope, 'Alpha, beta, gamma and delta?', 50);
+    const all = await retrieval.search(db(), { scope, question: { text: 'Alpha, beta, gamma and delta?' } }, 50);
     expect(all.choice!.steps.map((s) => s.kind)).toEqual(['rare or rarest pair', 'any pair', 'any pair', 'rarest']);
     expect(all.leading).toBe(false);
     expect(all.steps).toBe(4);
@@ -197,14 +197,18 @@ describe('retrieval', () => {
     expect(new Set(ids.slice(2))).toEqual(new Set([c2, c4]));
     expect(all.chunks.every((c) => c.filename === 'synthetic.txt' && c.plusId === e.plusId && c.fileId === e.fileId)).toBe(true);
     // enough after the second step: the later ones do not run
-    const two = await retrieval.retrieve(db(), scope, 'Alpha, beta, gamma and delta?', 2);
+    const two = await retrieval.search(db(), { scope, question: { text: 'Alpha, beta, gamma and delta?' } }, 2);
     expect(two.steps).toBe(2);
     expect(two.chunks.map((c) => c.chunkId)).toEqual([c1, c3]);
   });
 
   it('falls back to the opening chunks when no word of the question is in scope', async () => {
     const e = await entryWithChunks(['first chunk text', 'second chunk text']);
-    const r = await new RetrievalRepo().retrieve(db(), { teamId: team.teamId, plusIds: [e.plusId], fileIds: [] }, 'What about the xylophone?', 50);
+    const r = await new RetrievalRepo().search(
+      db(),
+      { scope: { teamId: team.teamId, plusIds: [e.plusId], fileIds: [] }, question: { text: 'What about the xylophone?' } },
+      50,
+    );
     expect(r.choice).toBeNull();
     expect(r.leading).toBe(true);
     expect(r.chunks.map((c) => c.chunkId)).toEqual(e.chunkIds);
@@ -218,7 +222,7 @@ describe('retrieval', () => {
     expect(stats).toEqual({ n: 3, tokens: 3, files: 1, terms: [{ lexeme: 'zebra', df: 2, pos: 1 }] });
     const both = await retrieval.termStats(db(), { teamId: team.teamId, plusIds: [other.plusId], fileIds: [e.fileId] }, { text: 'zebra?' });
     expect(both).toEqual({ n: 4, tokens: 4, files: 2, terms: [{ lexeme: 'zebra', df: 3, pos: 1 }] });
-    const r = await retrieval.retrieve(db(), { teamId: team.teamId, plusIds: [], fileIds: [e.fileId] }, 'zebra?', 50);
+    const r = await retrieval.search(db(), { scope: { teamId: team.teamId, plusIds: [], fileIds: [e.fileId] }, question: { text: 'zebra?' } }, 50);
     expect(r.chunks.map((c) => c.chunkId).sort()).toEqual(e.chunkIds.slice(0, 2).sort());
   });
 

@@ -104,14 +104,14 @@ export class PlusContext {
       const { entry, lexemes } = found;
       const index = this.lexical.current(v.teamId, plusId, entry.lexicalVersion);
       if (index && index.chunks === entry.chunkCount)
-        return { entry, retrieved: await this.retrieval.searchIndexes(this.db, v.teamId, [index], entry.chunkCount, lexemes, CANDIDATES) };
-      return { entry, retrieved: await this.retrieval.retrieve(this.db, scope, question, CANDIDATES) };
+        return { entry, retrieved: await this.retrieval.search(this.db, { teamId: v.teamId, indexes: [index], n: entry.chunkCount, lexemes }, CANDIDATES) };
+      return { entry, retrieved: await this.retrieval.search(this.db, { scope, question: { text: question } }, CANDIDATES) };
     }
     const found = await this.repo.findWithTerms(this.db, v, plusId, question);
     if (!found) throw notFound('Plus entry');
     const { entry, terms, tokens, files } = found;
     this.lexical?.current(v.teamId, plusId, entry.lexicalVersion);
-    return { entry, retrieved: await this.retrieval.retrieveWith(this.db, scope, { n: entry.chunkCount, tokens, files, terms }, CANDIDATES) };
+    return { entry, retrieved: await this.retrieval.search(this.db, { scope, stats: { n: entry.chunkCount, tokens, files, terms } }, CANDIDATES) };
   }
 
   /**
@@ -123,17 +123,10 @@ export class PlusContext {
       const indexes = entries.map((e) => this.lexical!.current(e.teamId, e.id, e.lexicalVersion));
       if (indexes.every((i, k) => i && i.chunks === entries[k]!.chunkCount)) {
         const n = entries.reduce((t, e) => t + e.chunkCount, 0);
-        return this.retrieval.searchIndexes(
-          this.db,
-          scope.teamId,
-          indexes as EntryIndex[],
-          n,
-          await this.retrieval.questionLexemes(this.db, question),
-          CANDIDATES,
-        );
+        return this.retrieval.search(this.db, { teamId: scope.teamId, indexes: indexes as EntryIndex[], n, question }, CANDIDATES);
       }
     }
-    return this.retrieval.retrieve(this.db, scope, question, CANDIDATES);
+    return this.retrieval.search(this.db, { scope, question }, CANDIDATES);
   }
 
   /**

@@ -126,16 +126,11 @@ export class PlusRepo {
     id: string,
     question: string,
   ): Promise<{ entry: PlusRow; terms: TermStat[]; tokens: number; files: number } | undefined> {
-    const [row] = await this.findWithTermsQuery(db, v, id, question);
-    return row && { entry: row.entry, ...parseEntryTerms(row.terms) };
-  }
-
-  /** The query of `findWithTerms` (the retrieval benchmark runs it as raw SQL). */
-  findWithTermsQuery(db: Executor, v: Viewer, id: string, question: string) {
-    return db
+    const [row] = await db
       .select({ entry: plusEntries, terms: sql<unknown>`${entryTermsSql(sql`${plusEntries.teamId}`, sql`${plusEntries.id}`, question)}`.as('terms') })
       .from(plusEntries)
       .where(and(eq(plusEntries.id, id), this.visible(v)));
+    return row && { entry: row.entry, ...parseEntryTerms(row.terms) };
   }
 
   /**

@@ -1,9 +1,10 @@
 /**
- * One entry's postings and the search over them: a step's candidates scored exactly as searchSql
- * (retrieval/search-sql.ts) scores them.
+ * One entry's postings and the search over them: a step's candidates with their features, as
+ * featuresSql (retrieval/search-sql.ts) reads them (the scorer is retrieval/score.ts).
  */
 import type { ScoredChunk } from '../repo.js';
-import { BM25, BOOSTS, FILE_PRIOR, NEAR } from '../scoring.js';
+import { NEAR_HIT, PHRASE, type Features } from '../score.js';
+import { NEAR } from '../scoring.js';
 import type { Step, TermChoice } from '../query.js';
 
 /** A file of an indexed entry (file names never change). */
@@ -139,20 +140,29 @@ export class EntryIndex {
   }
 
   /**
-   * The chunks of one step of a term choice with their scores (unordered) — exactly what
-   * searchSql computes for each chunk matching the step's tsquery. `idf`, `avgLen` and `avgFile`
-   * are the scope's (several entries may be searched together).
+   * The chunks of one step of a term choice (those matching its tsquery), each handed to `visit`
+   * with its features — what featuresSql (retrieval/search-sql.ts) reads for it. `visit` gets the
+   * same object every time (copy what it keeps).
    */
-  candidates(choice: TermChoice, step: Step, avgLen: number, avgFile: number, out: Hit[]): void {
-    const { k1, b } = BM25;
+  candidates(choice: TermChoice, step: Step, visit: (f: Features, slot: number) => void): void {
     const rankLex = choice.rank.map((lexeme) => this.lexId.get(lexeme) ?? -1);
     const indexOf = new Map(choice.rank.map((l, i) => [l, i]));
     const clause = (c: string[]) => c.map((l) => indexOf.get(l) ?? -1);
     const clauses = step.clauses.map(clause);
     const excluded = step.excluded.map(clause);
-    const pairs = choice.pairs.map((p) => ({ a: indexOf.get(p.a) ?? -1, b: indexOf.get(p.b) ?? -1, d: Math.max(1, p.distance), idf: p.idf }));
+    const pairs = choice.pairs.map((p) => ({ a: indexOf.get(p.a) ?? -1, b: indexOf.get(p.b) ?? -1, d: Math.max(1, p.distance) }));
     const g = new Int32Array(rankLex.length);
     const holds = (c: number[]) => c.every((i) => i >= 0 && g[i]! >= 0);
+    const f: Features = {
+      chunkId: 0,
+      fileId: '',
+      plusId: this.plusId,
+      tokenSize: 0,
+      fileTokens: 0,
+      tf: rankLex.map(() => 0),
+      headings: 0,
+      pairs: pairs.map(() => 0),
+    };
     const q = ++this.query;
     for (const c of clauses) {
       if (c.some((i) => i < 0 || rankLex[i]! < 0)) continue; // a lexeme the entry does not hold
@@ -182,54 +192,42 @@ export class EntryIndex {
           }
         }
         if (excluded.some(holds)) continue;
-        const len = this.tokenSize[slot]!;
-        const norm = avgLen > 0 ? k1 * (1 - b + (b * len) / avgLen) : k1;
-        // the same float8 operations in the same order as searchSql
-        let score = 0;
+        const file = this.files[this.fileSlot[slot]!]!;
+        f.chunkId = this.chunkId[slot]!;
+        f.fileId = file.id;
+        f.tokenSize = this.tokenSize[slot]!;
+        f.fileTokens = file.tokens;
+        f.headings = 0;
         for (let i = 0; i < rankLex.length; i++) {
           const gi = g[i]!;
-          const tf = gi < 0 ? 0 : this.postTf[gi]!;
-          const heading = gi >= 0 && (this.postOther[gi]! & 0x8000) !== 0 ? BOOSTS.heading : 0;
-          const term = choice.idf[i]! * ((tf * (k1 + 1)) / (tf + norm) + heading);
-          score = i === 0 ? term : score + term;
+          f.tf[i] = gi < 0 ? 0 : this.postTf[gi]!;
+          if (gi >= 0 && (this.postOther[gi]! & 0x8000) !== 0) f.headings |= 1 << i;
         }
-        for (const p of pairs) {
+        for (let k = 0; k < pairs.length; k++) {
+          const p = pairs[k]!;
           const ga = p.a < 0 ? -1 : g[p.a]!;
           const gb = p.b < 0 ? -1 : g[p.b]!;
-          const boost = ga < 0 || gb < 0 ? 0 : this.apart(ga, gb, p.d, false) ? BOOSTS.phrase : this.apart(ga, gb, 0, true) ? BOOSTS.near : 0;
-          score = score + p.idf * boost;
+          f.pairs[k] = ga < 0 || gb < 0 ? 0 : this.apart(ga, gb, p.d, false) ? PHRASE : this.apart(ga, gb, 0, true) ? NEAR_HIT : 0;
         }
-        if (avgFile > 0) score = score / (1 + FILE_PRIOR * Math.max(0, Math.sqrt(this.files[this.fileSlot[slot]!]!.tokens / avgFile) - 1));
-        out.push({ index: this, slot, score, tokenSize: len, chunkId: this.chunkId[slot]!, file: this.fileSlot[slot]!, inFile: 0 });
+        visit(f, slot);
       }
     }
   }
 
-  /** A hit as a ScoredChunk without its text and headings (`hydrate` reads them). */
-  chunk(h: Hit): ScoredChunk {
-    const file = this.files[h.file]!;
+  /** Its chunk in `slot` as a ScoredChunk, without its text and headings (`hydrate` reads them). */
+  chunk(slot: number, score: number): ScoredChunk {
+    const file = this.files[this.fileSlot[slot]!]!;
     return {
-      chunkId: h.chunkId,
+      chunkId: this.chunkId[slot]!,
       fileId: file.id,
       filename: file.filename,
       plusId: this.plusId,
       heading: null,
       text: null,
-      tokenSize: h.tokenSize,
-      score: h.score,
+      tokenSize: this.tokenSize[slot]!,
+      score,
       rank: 0,
       ranking: { lexical: null, vector: null },
     };
   }
-}
-
-export interface Hit {
-  index: EntryIndex;
-  slot: number;
-  score: number;
-  tokenSize: number;
-  chunkId: number;
-  file: number;
-  /** 1 + how many chunks of the same file rank before it */
-  inFile: number;
 }

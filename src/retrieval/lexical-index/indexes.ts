@@ -1,7 +1,7 @@
 /**
- * An in-memory lexical index of Plus entries: the same ranking as searchSql (search-sql.ts) — the same
- * candidates, BM25 scores to the last bit, boosts, ties and order — computed from postings held
- * in this process instead of by the database over the tsvector column.
+ * An in-memory lexical index of Plus entries: the same candidates and features as featuresSql
+ * (search-sql.ts) — hence, scored by the one scorer (score.ts), the same ranking — read from
+ * postings held in this process instead of by the database over the tsvector column.
  *
  * Why: on the embedded database every search step is planned and run in WebAssembly over every
  * candidate row (~10 ms p50 at 100k chunks); here a question costs one small statement (the
