@@ -149,7 +149,7 @@ describe('testing a model connection', () => {
   });
 
   it('lets a team admin test a system model before adding it to the team', async () => {
-    const sys = await createModel(t, ADMIN_KEY, s.modelBody('OPENAI', { name: `sys-${Date.now()}` }), '?system=true');
+    const sys = await createModel(t, ADMIN_KEY, s.modelBody('OPENAI', { name: `sys-${Date.now()}` }), { system: true });
     const a = await newTeam(t);
     const listed = await t.request({ method: 'GET', url: '/api/v1/models?includeSystem=true', key: a.ownerKey });
     expectShape(Type.Array(Type.Object({ id: Type.String() })), listed.json());

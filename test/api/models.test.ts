@@ -186,7 +186,7 @@ describe('system models', () => {
   it('only the instance admin creates them; teams see them with includeSystem and add them', async () => {
     const a = await newTeam(t);
     expectProblem(await t.request({ method: 'POST', url: '/api/v1/models?system=true', key: a.ownerKey, payload: { name: 'sys' } }), 403);
-    const sys = await createModel(t, ADMIN_KEY, { name: 'System GPT', apiKey: 'sk-system-9999' }, '?system=true');
+    const sys = await createModel(t, ADMIN_KEY, { name: 'System GPT', apiKey: 'sk-system-9999' }, { system: true });
     expect(sys).toMatchObject({ system: true });
 
     const plain = await t.request({ method: 'GET', url: '/api/v1/models', key: a.ownerKey });

@@ -198,7 +198,7 @@ describe('an id taken in the caller’s own team', () => {
 
   it('a team model may not take a system model’s id (every team sees system models), nor a system model a team’s', async () => {
     const team = await newTeam(t);
-    const sys = await createModel(t, ADMIN_KEY, { name: 'system one' }, '?system=true');
+    const sys = await createModel(t, ADMIN_KEY, { name: 'system one' }, { system: true });
     expectProblem(await t.request({ method: 'POST', url: '/api/v1/models', key: team.ownerKey, payload: modelBody(sys.id, 'mine') }), 409);
     const mine = await createModel(t, team.ownerKey, { name: 'mine' });
     expectProblem(await t.request({ method: 'POST', url: '/api/v1/models?system=true', key: ADMIN_KEY, payload: modelBody(mine.id, 'system two') }), 409);
