@@ -15,6 +15,7 @@ const MIGRATED = [
   'test/security/small-leaks.test.ts',
   'test/security/team-scoped-ids.test.ts',
   'test/api/workspaces.test.ts',
+  'test/api/typed-client.test.ts',
 ];
 
 const ROOT = path.join(import.meta.dirname, '..');
