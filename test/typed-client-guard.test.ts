@@ -16,6 +16,7 @@ const MIGRATED = [
   'test/security/team-scoped-ids.test.ts',
   'test/api/workspaces.test.ts',
   'test/api/typed-client.test.ts',
+  'test/api/teams.test.ts',
 ];
 
 const ROOT = path.join(import.meta.dirname, '..');
