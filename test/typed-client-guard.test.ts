@@ -17,6 +17,7 @@ const MIGRATED = [
   'test/api/workspaces.test.ts',
   'test/api/typed-client.test.ts',
   'test/api/teams.test.ts',
+  'test/api/models.test.ts',
 ];
 
 const ROOT = path.join(import.meta.dirname, '..');
