@@ -18,6 +18,7 @@ const MIGRATED = [
   'test/api/typed-client.test.ts',
   'test/api/teams.test.ts',
   'test/api/models.test.ts',
+  'test/api/plus.test.ts',
 ];
 
 const ROOT = path.join(import.meta.dirname, '..');
