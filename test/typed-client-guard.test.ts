@@ -19,6 +19,8 @@ const MIGRATED = [
   'test/api/teams.test.ts',
   'test/api/models.test.ts',
   'test/api/plus.test.ts',
+  'test/api/saved-prompts.test.ts',
+  'test/api/user-roles.test.ts',
 ];
 
 const ROOT = path.join(import.meta.dirname, '..');
