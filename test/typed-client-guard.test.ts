@@ -21,6 +21,7 @@ const MIGRATED = [
   'test/api/plus.test.ts',
   'test/api/saved-prompts.test.ts',
   'test/api/user-roles.test.ts',
+  'test/api/model-connection.test.ts',
 ];
 
 const ROOT = path.join(import.meta.dirname, '..');
