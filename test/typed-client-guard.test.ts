@@ -22,6 +22,7 @@ const MIGRATED = [
   'test/api/saved-prompts.test.ts',
   'test/api/user-roles.test.ts',
   'test/api/model-connection.test.ts',
+  'test/api/prompt-logs.test.ts',
 ];
 
 const ROOT = path.join(import.meta.dirname, '..');
