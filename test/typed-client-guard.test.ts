@@ -23,6 +23,7 @@ const MIGRATED = [
   'test/api/user-roles.test.ts',
   'test/api/model-connection.test.ts',
   'test/api/prompt-logs.test.ts',
+  'test/api/chat-search.test.ts',
 ];
 
 const ROOT = path.join(import.meta.dirname, '..');
