@@ -25,6 +25,7 @@ const MIGRATED = [
   'test/api/prompt-logs.test.ts',
   'test/api/chat-search.test.ts',
   'test/api/usage.test.ts',
+  'test/api/chat-export.test.ts',
 ];
 
 const ROOT = path.join(import.meta.dirname, '..');
