@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Type } from 'typebox';
 import { PageOf } from '../../src/http/paging.js';
 import { ChatSearchHit } from '../../src/modules/chat/schema.js';
+import { expectStatus } from '../helpers/api.js';
 import { expectProblem, newTeam, startTestApp, type TeamFixture, type TestApp } from '../helpers/app.js';
 import { createModel, createWorkspace } from '../helpers/factories.js';
 import { expectShape } from '../helpers/shape.js';
@@ -43,15 +44,12 @@ type Page = {
   empty: boolean;
 };
 
-async function search(key: string, query: Record<string, string | number>): Promise<Page> {
-  const res = await t.request({
-    method: 'GET',
-    url: '/api/v1/chat/search',
-    key,
-    query: Object.fromEntries(Object.entries(query).map(([k, v]) => [k, String(v)])),
-  });
-  if (res.statusCode !== 200) throw new Error(`search: ${res.statusCode} ${res.body}`);
-  const page = expectShape(SearchPage, res.json()) as unknown as Page;
+type SearchQuery = { q: string; workspaceId?: string; page?: number; size?: number };
+const searchOf = (key: string | null, query: SearchQuery) => t.api(key).GET('/api/v1/chat/search', { params: { query } });
+
+async function search(key: string, query: SearchQuery): Promise<Page> {
+  const res = await searchOf(key, query);
+  const page = expectShape(SearchPage, expectStatus(res, 200)) as unknown as Page;
   for (const h of page.content) expectShape(ChatSearchHit, h);
   return page;
 }
@@ -63,20 +61,19 @@ async function chatModel(team: TeamFixture) {
 /** One turn in a new thread: the user's prompt and the stand-in's reply (`Echo: prompt` unless `reply`). */
 async function turn(key: string, wsId: string, prompt: string, opts: { reply?: string; threadId?: string } = {}) {
   if (opts.reply) standIn.set({ reply: opts.reply });
-  const res = await t.request({
-    method: 'POST',
-    url: `/api/v1/chat/${wsId}/completions`,
-    key,
-    payload: { prompt, ...(opts.threadId ? { threadId: opts.threadId } : {}) },
+  const res = await t.api(key).POST('/api/v1/chat/{workspaceId}/completions', {
+    params: { path: { workspaceId: wsId } },
+    body: { prompt, ...(opts.threadId ? { threadId: opts.threadId } : {}) },
   });
   standIn.set({ reply: null });
-  if (res.statusCode !== 200) throw new Error(`turn: ${res.statusCode} ${res.body}`);
-  return res.json() as { threadId: string; messageId: string };
+  return expectStatus(res, 200);
 }
 
 async function rename(key: string, wsId: string, threadId: string, title: string) {
-  const res = await t.request({ method: 'POST', url: `/api/v1/chat/${wsId}/history/${threadId}`, key, payload: { title } });
-  if (res.statusCode !== 200) throw new Error(`rename: ${res.statusCode} ${res.body}`);
+  expectStatus(
+    await t.api(key).POST('/api/v1/chat/{workspaceId}/history/{threadId}', { params: { path: { workspaceId: wsId, threadId } }, body: { title } }),
+    200,
+  );
 }
 
 const ids = (p: Page) => p.content.map((h) => h.threadId).sort();
@@ -112,18 +109,21 @@ describe('visibility', () => {
     th.foxtrot = (await turn(B.ownerKey, ws.other, 'zebrafish foxtrot')).threadId;
     // a deleted thread
     th.hotel = (await turn(A.ownerKey, ws.team, 'zebrafish hotel')).threadId;
-    expect((await t.request({ method: 'DELETE', url: `/api/v1/chat/${ws.team}/history/${th.hotel}`, key: A.ownerKey })).statusCode).toBe(200);
+    const hotel = { params: { path: { workspaceId: ws.team, threadId: th.hotel } } };
+    expect((await t.api(A.ownerKey).DELETE('/api/v1/chat/{workspaceId}/history/{threadId}', hotel)).response.status).toBe(200);
     // a failed turn: its question is kept (and found), its error message carries no text to find
     standIn.set({ failStatus: 500 });
-    const failed = await t.request({ method: 'POST', url: `/api/v1/chat/${ws.team}/completions`, key: M2.key, payload: { prompt: 'zebrafish golf' } });
+    const api = t.api(M2.key);
+    const failed = await api.POST('/api/v1/chat/{workspaceId}/completions', { params: { path: { workspaceId: ws.team } }, body: { prompt: 'zebrafish golf' } });
     standIn.reset();
     const problem = expectProblem(failed, 502);
     failedDetail = String(problem.detail);
-    const threads = (await t.request({ method: 'GET', url: `/api/v1/chat/${ws.team}/history`, key: M2.key })).json() as Array<{ id: string; title: string }>;
+    const threads = expectStatus(await api.GET('/api/v1/chat/{workspaceId}/history', { params: { path: { workspaceId: ws.team } } }), 200);
     th.golf = threads.find((x) => x.title.includes('golf'))!.id;
-    const full = (await t.request({ method: 'GET', url: `/api/v1/chat/${ws.team}/history/${th.golf}`, key: M2.key })).json() as {
-      messages: Array<{ id: string; role: string; status: string }>;
-    };
+    const full = expectStatus(
+      await api.GET('/api/v1/chat/{workspaceId}/history/{threadId}', { params: { path: { workspaceId: ws.team, threadId: th.golf } } }),
+      200,
+    );
     expect(full.messages.map((m) => m.status)).toEqual(['ok', 'error']);
     failedUserMessage = full.messages[0]!.id;
   });
@@ -150,9 +150,9 @@ describe('visibility', () => {
   it('never crosses teams, and says 404 for a workspace the caller cannot see', async () => {
     expect((await search(B.ownerKey, { q: 'alpha' })).content).toEqual([]);
     expect((await search(A.ownerKey, { q: 'foxtrot' })).content).toEqual([]);
-    expectProblem(await t.request({ method: 'GET', url: '/api/v1/chat/search', key: B.ownerKey, query: { q: 'alpha', workspaceId: ws.team! } }), 404);
-    expectProblem(await t.request({ method: 'GET', url: '/api/v1/chat/search', key: M2.key, query: { q: 'ember', workspaceId: ws.priv! } }), 404);
-    expectProblem(await t.request({ method: 'GET', url: '/api/v1/chat/search', key: A.ownerKey, query: { q: 'ember', workspaceId: ws.priv! } }), 404);
+    expectProblem(await searchOf(B.ownerKey, { q: 'alpha', workspaceId: ws.team! }), 404);
+    expectProblem(await searchOf(M2.key, { q: 'ember', workspaceId: ws.priv! }), 404);
+    expectProblem(await searchOf(A.ownerKey, { q: 'ember', workspaceId: ws.priv! }), 404);
   });
 
   it('narrows to one workspace, still within its history rule', async () => {
@@ -178,10 +178,11 @@ describe('visibility', () => {
 
   it('finds the same threads as each person’s history lists (one visibility rule)', async () => {
     for (const key of [A.ownerKey, M1.key, M2.key, B.ownerKey]) {
-      const workspaces = (await t.request({ method: 'GET', url: '/api/v1/workspaces', key })).json() as Array<{ id: string }>;
+      const api = t.api(key);
+      const workspaces = expectStatus(await api.GET('/api/v1/workspaces'), 200);
       const listed: string[] = [];
       for (const w of workspaces) {
-        const threads = (await t.request({ method: 'GET', url: `/api/v1/chat/${w.id}/history`, key })).json() as Array<{ id: string }>;
+        const threads = expectStatus(await api.GET('/api/v1/chat/{workspaceId}/history', { params: { path: { workspaceId: w.id } } }), 200);
         listed.push(...threads.map((x) => x.id));
       }
       expect(listed.length).toBeGreaterThan(0);
@@ -213,9 +214,12 @@ describe('ranking, snippets and highlights', () => {
     expect(marked(b.title, b.titleHighlights)).toEqual(['Quokka']);
     expect(marked(b.snippet, b.highlights).map((w) => w.toLowerCase())).toEqual(marked(b.snippet, b.highlights).map(() => 'quokka'));
     // a title hit opens at the thread's first message
-    const full = (await t.request({ method: 'GET', url: `/api/v1/chat/${wsId}/history/${titleOnly.threadId}`, key: team.ownerKey })).json() as {
-      messages: Array<{ id: string; content: string }>;
-    };
+    const full = expectStatus(
+      await t
+        .api(team.ownerKey)
+        .GET('/api/v1/chat/{workspaceId}/history/{threadId}', { params: { path: { workspaceId: wsId, threadId: titleOnly.threadId } } }),
+      200,
+    );
     expect(tOnly).toMatchObject({ messageId: full.messages[0]!.id, title: 'Quokka habitats', snippet: 'where do they live?', highlights: [] });
     expect(marked(tOnly.title, tOnly.titleHighlights)).toEqual(['Quokka']);
     expect(mOnly).toMatchObject({ title: 'Holiday notes', titleHighlights: [], snippet: 'I saw a quokka on holiday' });
@@ -238,9 +242,10 @@ describe('ranking, snippets and highlights', () => {
     expect(hit!.snippet).toContain('The platypus swims at night.');
     expect(hit!.snippet).not.toMatch(/\s{2}|\n/);
     expect(marked(hit!.snippet, hit!.highlights)).toEqual(['platypus', 'swims']);
-    const full = (await t.request({ method: 'GET', url: `/api/v1/chat/${wsId}/history/${threadId}`, key: team.ownerKey })).json() as {
-      messages: Array<{ id: string; created: string }>;
-    };
+    const full = expectStatus(
+      await t.api(team.ownerKey).GET('/api/v1/chat/{workspaceId}/history/{threadId}', { params: { path: { workspaceId: wsId, threadId } } }),
+      200,
+    );
     expect(hit!.created).toBe(full.messages.find((m) => m.id === messageId)!.created);
   });
 
@@ -282,20 +287,23 @@ describe('bad input', () => {
   beforeAll(async () => {
     key = (await newTeam(t)).ownerKey;
   });
-  const get = (query: Record<string, string>, k: string | null = key) => t.request({ method: 'GET', url: '/api/v1/chat/search', key: k, query });
+  const get = (query: SearchQuery, k: string | null = key) => searchOf(k, query);
 
   it('refuses a missing, empty, blank or too long q', async () => {
-    for (const q of [undefined, '', '   ', 'x'.repeat(201)]) {
-      const p = expectProblem(await get(q === undefined ? {} : { q }), 400);
+    // raw: q left out
+    const missing = expectProblem(await t.request({ method: 'GET', url: '/api/v1/chat/search', key }), 400);
+    expect(JSON.stringify(missing.errors)).toContain('querystring/q');
+    for (const q of ['', '   ', 'x'.repeat(201)]) {
+      const p = expectProblem(await get({ q }), 400);
       expect(JSON.stringify(p.errors)).toContain('querystring/q');
     }
   });
 
   it('refuses a bad workspaceId, page or size', async () => {
     expectProblem(await get({ q: 'x', workspaceId: 'not-a-uuid' }), 400);
-    expectProblem(await get({ q: 'x', size: '0' }), 400);
-    expectProblem(await get({ q: 'x', size: '1001' }), 400);
-    expectProblem(await get({ q: 'x', page: '-1' }), 400);
+    expectProblem(await get({ q: 'x', size: 0 }), 400);
+    expectProblem(await get({ q: 'x', size: 1001 }), 400);
+    expectProblem(await get({ q: 'x', page: -1 }), 400);
   });
 
   it('needs a key', async () => {
@@ -304,7 +312,7 @@ describe('bad input', () => {
 
   it('treats query syntax as words, never as an error', async () => {
     for (const q of ['a & b | !c', "'quoted':*", 'x <-> y', '(((', 'é:* ü']) {
-      expect((await get({ q })).statusCode).toBe(200);
+      expect((await get({ q })).response.status).toBe(200);
     }
   });
 });

@@ -16,8 +16,8 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const test = (key: string, id: string, payload: Record<string, unknown> = { prompt: 'Say hi' }) =>
-  t.request({ method: 'POST', url: `/api/v1/models/${id}/test`, key, payload });
+const test = (key: string, modelId: string, body: { prompt: string } = { prompt: 'Say hi' }) =>
+  t.api(key).POST('/api/v1/models/{modelId}/test', { params: { path: { modelId } }, body });
 
 describe('testing a model connection', () => {
   it('sends the one-line prompt and answers with what the provider said, storing no prompt log', async () => {
@@ -26,20 +26,21 @@ describe('testing a model connection', () => {
       const m = await createModel(t, a.ownerKey, s.modelBody(kind));
       const before = s.standIn.requests.length;
       const res = await test(a.ownerKey, m.id, { prompt: `ping ${kind}` });
-      expect(res.statusCode).toBe(200);
-      const body = expectShape(ConnectionTest, res.json());
+      expect(res.response.status).toBe(200);
+      const body = expectShape(ConnectionTest, res.data);
       expect(body).toMatchObject({ ok: true, content: `Echo: ping ${kind}`, error: null });
       expect(body.latencyMs).toBeGreaterThanOrEqual(0);
       expect(s.standIn.requests.length).toBe(before + 1);
     }
-    const logs = await t.request({ method: 'GET', url: '/api/v1/chat/prompt-logs/paged', key: a.ownerKey });
-    expect(logs.json().totalElements).toBe(0);
+    const logs = await t.api(a.ownerKey).GET('/api/v1/chat/prompt-logs/paged');
+    expect(logs.data?.totalElements).toBe(0);
   });
 
   it('uses a default prompt when the body is empty', async () => {
     const a = await newTeam(t);
     const m = await createModel(t, a.ownerKey, s.modelBody('OPENAI'));
-    const res = await test(a.ownerKey, m.id, {});
+    // raw: an empty body (the document lists prompt as required; the server defaults it)
+    const res = await t.request({ method: 'POST', url: `/api/v1/models/${m.id}/test`, key: a.ownerKey, payload: {} });
     expect(res.statusCode).toBe(200);
     expect(res.json().ok).toBe(true);
     expect(res.json().content).toMatch(/^Echo: Reply with one short sentence/);
@@ -51,30 +52,30 @@ describe('testing a model connection', () => {
     const m = await createModel(t, a.ownerKey, s.modelBody('OPENAI', { apiKey: secret }));
     s.standIn.set({ failStatus: 401 });
     const res = await test(a.ownerKey, m.id);
-    expect(res.statusCode).toBe(200);
-    const body = expectShape(ConnectionTest, res.json());
+    expect(res.response.status).toBe(200);
+    const body = expectShape(ConnectionTest, res.data);
     expect(body.ok).toBe(false);
     expect(body.content).toBeNull();
     expect(body.error).toMatchObject({ status: 502, code: 'provider_auth_failed' });
     expect(body.error!.detail).toContain('upstream 401');
-    expect(res.body).not.toContain(secret);
+    expect(JSON.stringify(res.data)).not.toContain(secret);
 
     s.standIn.set({ failStatus: 500 });
     const down = await test(a.ownerKey, m.id);
-    expect(down.json()).toMatchObject({ ok: false, error: { status: 502 } });
+    expect(down.data).toMatchObject({ ok: false, error: { status: 502 } });
   });
 
   it('reports a model without a base model or at an unreachable URL as a failed test', async () => {
     const a = await newTeam(t);
     const unconfigured = await createModel(t, a.ownerKey, { ...s.modelBody('OPENAI'), baseModel: null });
     const res = await test(a.ownerKey, unconfigured.id);
-    expect(res.json()).toMatchObject({ ok: false, error: { status: 400, code: 'model_not_configured' } });
+    expect(res.data).toMatchObject({ ok: false, error: { status: 400, code: 'model_not_configured' } });
 
     const nowhere = await createModel(t, a.ownerKey); // http://127.0.0.1:9/v1: nothing listens
     const r2 = await test(a.ownerKey, nowhere.id);
-    expect(r2.statusCode).toBe(200);
-    expect(r2.json().ok).toBe(false);
-    expect(r2.json().error.status).toBeGreaterThanOrEqual(500);
+    expect(r2.response.status).toBe(200);
+    expect(r2.data!.ok).toBe(false);
+    expect(r2.data!.error!.status).toBeGreaterThanOrEqual(500);
   });
 
   it('is refused to members (403) and to other teams (404); bad input is a 400', async () => {
@@ -87,10 +88,11 @@ describe('testing a model connection', () => {
     expectProblem(await test(member.key, m.id), 403);
     expectProblem(await test(b.ownerKey, m.id), 404);
     expect(s.standIn.requests.length).toBe(before);
-    expect((await test(admin.key, m.id)).json().ok).toBe(true);
+    expect((await test(admin.key, m.id)).data?.ok).toBe(true);
     expectProblem(await test(a.ownerKey, 'not-a-uuid'), 400);
     expectProblem(await test(a.ownerKey, m.id, { prompt: '' }), 400);
-    expectProblem(await test(a.ownerKey, m.id, { prompt: 'x', extra: 1 }), 400);
+    // raw: a field the document does not have
+    expectProblem(await t.request({ method: 'POST', url: `/api/v1/models/${m.id}/test`, key: a.ownerKey, payload: { prompt: 'x', extra: 1 } }), 400);
     expectProblem(await test(a.ownerKey, m.id, { prompt: 'x'.repeat(2001) }), 400);
   });
 
@@ -100,8 +102,8 @@ describe('testing a model connection', () => {
       const m = await createModel(t, a.ownerKey, { ...s.modelBody(kind, { baseModel: `embed-${kind.toLowerCase()}` }), kind: 'embedding' });
       const before = s.standIn.requests.length;
       const res = await test(a.ownerKey, m.id, { prompt: 'how many holiday days' });
-      expect(res.statusCode).toBe(200);
-      const body = expectShape(ConnectionTest, res.json());
+      expect(res.response.status).toBe(200);
+      const body = expectShape(ConnectionTest, res.data);
       expect(body).toMatchObject({ ok: true, dimensions: 5, finishReason: null, error: null });
       expect(body.content).toContain('5 dimensions');
       const sent = s.standIn.requests.slice(before);
@@ -110,14 +112,14 @@ describe('testing a model connection', () => {
     }
     // a chat model's answer has no dimensions
     const chat = await createModel(t, a.ownerKey, s.modelBody('OPENAI'));
-    expect((await test(a.ownerKey, chat.id)).json()).toMatchObject({ ok: true, dimensions: null });
+    expect((await test(a.ownerKey, chat.id)).data).toMatchObject({ ok: true, dimensions: null });
   });
 
   it('an embedding model: a failing endpoint, and a vector of another size than configured, are failed tests', async () => {
     const a = await newTeam(t);
     const m = await createModel(t, a.ownerKey, { ...s.modelBody('OPENAI', { baseModel: 'embed-x' }), kind: 'embedding' });
     s.standIn.set({ failEmbeddings: 401 });
-    const failed = expectShape(ConnectionTest, (await test(a.ownerKey, m.id)).json());
+    const failed = expectShape(ConnectionTest, (await test(a.ownerKey, m.id)).data);
     expect(failed).toMatchObject({ ok: false, content: null, dimensions: null, error: { status: 502, code: 'provider_auth_failed' } });
 
     // a server that ignores the requested size (the stand-in honours it, so this one answers 3 numbers whatever is asked)
@@ -139,7 +141,7 @@ describe('testing a model connection', () => {
     try {
       const url = `http://127.0.0.1:${(fixed.address() as AddressInfo).port}/v1`;
       const sized = await createModel(t, a.ownerKey, { ...s.modelBody('OPENAI', { baseModel: 'embed-y', url }), kind: 'embedding', embeddingDimensions: 8 });
-      const body = expectShape(ConnectionTest, (await test(a.ownerKey, sized.id)).json());
+      const body = expectShape(ConnectionTest, (await test(a.ownerKey, sized.id)).data);
       expect(body).toMatchObject({ ok: false, dimensions: 3, error: { status: 502, code: 'provider_bad_response' } });
       expect(body.error!.detail).toContain('3 dimensions');
       expect(body.error!.detail).toContain('set to 8');
@@ -149,11 +151,11 @@ describe('testing a model connection', () => {
   });
 
   it('lets a team admin test a system model before adding it to the team', async () => {
-    const sys = await createModel(t, ADMIN_KEY, s.modelBody('OPENAI', { name: `sys-${Date.now()}` }), '?system=true');
+    const sys = await createModel(t, ADMIN_KEY, s.modelBody('OPENAI', { name: `sys-${Date.now()}` }), { system: true });
     const a = await newTeam(t);
-    const listed = await t.request({ method: 'GET', url: '/api/v1/models?includeSystem=true', key: a.ownerKey });
-    expectShape(Type.Array(Type.Object({ id: Type.String() })), listed.json());
-    expect(listed.json().some((x: { id: string }) => x.id === sys.id)).toBe(true);
-    expect((await test(a.ownerKey, sys.id)).json()).toMatchObject({ ok: true });
+    const listed = await t.api(a.ownerKey).GET('/api/v1/models', { params: { query: { includeSystem: true } } });
+    expectShape(Type.Array(Type.Object({ id: Type.String() })), listed.data);
+    expect(listed.data?.some((x) => x.id === sys.id)).toBe(true);
+    expect((await test(a.ownerKey, sys.id)).data).toMatchObject({ ok: true });
   });
 });

@@ -4,7 +4,8 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { expectProblem, newTeam, startTestApp, type TeamFixture, type TestApp } from '../helpers/app.js';
 import { createModel, createWorkspace } from '../helpers/factories.js';
-import { multipart, type Part } from '../helpers/multipart.js';
+import { expectStatus, multipartBody } from '../helpers/api.js';
+import type { Part } from '../helpers/multipart.js';
 import { parseSse } from '../helpers/sse.js';
 import { startStandInProvider, type StandInProvider } from '../support/standin-provider.js';
 
@@ -19,11 +20,9 @@ const file = (name: string, contentType?: string, filename = name): Part => ({
 
 let t: TestApp;
 let standIn: StandInProvider;
-let baseUrl: string;
 beforeAll(async () => {
   standIn = await startStandInProvider();
   t = await startTestApp({ upload: { maxFileBytes: 200_000, maxRequestBytes: 400_000, maxFiles: 5 } });
-  baseUrl = await t.app.listen({ port: 0, host: '127.0.0.1' });
 });
 afterAll(async () => {
   await t.close();
@@ -32,14 +31,14 @@ afterAll(async () => {
 beforeEach(() => standIn.reset());
 
 async function savePlus(key: string, fields: Record<string, string>, files: Part[] = []) {
-  const body = multipart([...Object.entries(fields).map(([name, value]) => ({ name, value })), ...files]);
-  return t.request({ method: 'POST', url: '/api/v1/plus', key, ...body });
+  return t.api(key).POST('/api/v1/plus', multipartBody([...Object.entries(fields).map(([name, value]) => ({ name, value })), ...files]));
 }
 async function createPlus(key: string, fields: Record<string, string>, files: Part[] = []) {
-  const res = await savePlus(key, fields, files);
-  if (res.statusCode !== 200) throw new Error(`createPlus: ${res.statusCode} ${res.body}`);
-  return res.json();
+  return expectStatus(await savePlus(key, fields, files), 200);
 }
+const plusAt = (plusId: string) => ({ params: { path: { plusId } } });
+const fileAt = (fileId: string) => ({ params: { path: { fileId } } });
+const addFiles = (files: Part[]) => multipartBody(files);
 async function countRows(table: 'plus_entries' | 'plus_files' | 'plus_chunks'): Promise<number> {
   const r = (await t.database.db.execute(sql.raw(`select count(*)::int as n from ${table}`))) as unknown as { rows: Array<{ n: number }> };
   return r.rows[0]!.n;
@@ -59,25 +58,32 @@ describe('Plus entries: ingestion', () => {
       ],
     );
     expect(plus).toMatchObject({ title: 'Licences and docs', isPublic: true, context: 'Background: open-source licences.' });
-    const byName = Object.fromEntries(plus.files.map((f: { filename: string }) => [f.filename, f]));
-    expect(byName['gpl-3.txt'].mimeType).toBe('text/plain');
-    expect(byName['mammoth-readme.md'].mimeType).toBe('text/markdown');
-    expect(byName['apache-license.docx'].mimeType).toBe('application/vnd.openxmlformats-officedocument.wordprocessingml.document');
-    expect(byName['shared-mime-info-spec.pdf'].mimeType).toBe('application/pdf');
+    const named = new Map(plus.files.map((f) => [f.filename, f]));
+    const byName = (name: string) => named.get(name) ?? expect.fail(`no file ${name}`);
+    expect(byName('gpl-3.txt').mimeType).toBe('text/plain');
+    expect(byName('mammoth-readme.md').mimeType).toBe('text/markdown');
+    expect(byName('apache-license.docx').mimeType).toBe('application/vnd.openxmlformats-officedocument.wordprocessingml.document');
+    expect(byName('shared-mime-info-spec.pdf').mimeType).toBe('application/pdf');
     for (const f of plus.files) {
       expect(f.fileChunks.length).toBeGreaterThan(0);
-      expect(f.tokenSize).toBe(f.fileChunks.reduce((n: number, c: { tokenSize: number }) => n + c.tokenSize, 0));
+      expect(f.tokenSize).toBe(f.fileChunks.reduce((n, c) => n + c.tokenSize, 0));
       for (const c of f.fileChunks) expect(c.tokenSize).toBeGreaterThan(0);
     }
-    expect(byName['gpl-3.txt'].bytes).toBe(fixture('gpl-3.txt').length);
-    expect(byName['gpl-3.txt'].fileChunks.length).toBeGreaterThan(5);
-    expect(byName['apache-license.docx'].fileChunks.map((c: { fileDataProcessed: string }) => c.fileDataProcessed).join(' ')).toContain('Legal Entity');
+    expect(byName('gpl-3.txt').bytes).toBe(fixture('gpl-3.txt').length);
+    expect(byName('gpl-3.txt').fileChunks.length).toBeGreaterThan(5);
+    expect(
+      byName('apache-license.docx')
+        .fileChunks.map((c) => c.fileDataProcessed)
+        .join(' '),
+    ).toContain('Legal Entity');
 
-    const pdf = await t.request({ method: 'GET', url: `/api/v1/plus/file/${byName['shared-mime-info-spec.pdf'].id}/content`, key: team.ownerKey });
-    expect(pdf.statusCode).toBe(200);
-    expect(pdf.headers['content-type']).toBe('application/pdf');
-    expect(pdf.headers['content-disposition']).toContain('filename="shared-mime-info-spec.pdf"');
-    expect(Buffer.compare(pdf.rawPayload, fixture('shared-mime-info-spec.pdf'))).toBe(0);
+    const pdf = await t
+      .api(team.ownerKey)
+      .GET('/api/v1/plus/file/{fileId}/content', { ...fileAt(byName('shared-mime-info-spec.pdf').id), parseAs: 'arrayBuffer' });
+    expect(pdf.response.status).toBe(200);
+    expect(pdf.response.headers.get('content-type')).toBe('application/pdf');
+    expect(pdf.response.headers.get('content-disposition')).toContain('filename="shared-mime-info-spec.pdf"');
+    expect(Buffer.compare(Buffer.from(pdf.data as ArrayBuffer), fixture('shared-mime-info-spec.pdf'))).toBe(0);
   });
 
   it('ingests HTML, CSV and JSON too, and sanitises file names', async () => {
@@ -87,19 +93,19 @@ describe('Plus entries: ingestion', () => {
       file('debian-releases.csv', 'text/csv'),
       file('iso-4217-currencies.json', 'application/json'),
     ]);
-    const names = plus.files.map((f: { filename: string }) => f.filename);
+    const names = plus.files.map((f) => f.filename);
     expect(names).toHaveLength(3);
     expect(names[0]).not.toMatch(/[/\\"]/);
     expect(names[0]).toMatch(/groups\.html$/);
-    const html = plus.files[0];
+    const html = plus.files[0]!;
     expect(html.mimeType).toBe('text/html');
-    expect(html.fileChunks.map((c: { fileDataProcessed: string }) => c.fileDataProcessed).join(' ')).not.toMatch(/<\/?(div|p|script)/i);
-    const res = await t.request({ method: 'GET', url: `/api/v1/plus/file/${html.id}/content`, key: team.ownerKey });
-    expect(res.headers['content-disposition']).not.toContain('..');
-    expect(res.headers['x-content-type-options']).toBe('nosniff');
-    expect(res.headers['content-disposition']).toMatch(/^attachment;/);
+    expect(html.fileChunks.map((c) => c.fileDataProcessed).join(' ')).not.toMatch(/<\/?(div|p|script)/i);
+    const { response: res } = await t.api(team.ownerKey).GET('/api/v1/plus/file/{fileId}/content', { ...fileAt(html.id), parseAs: 'text' });
+    expect(res.headers.get('content-disposition')).not.toContain('..');
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(res.headers.get('content-disposition')).toMatch(/^attachment;/);
     // an uploaded page opened in a tab loads and runs nothing
-    expect(res.headers['content-security-policy']).toMatch(/default-src 'none'.*\bsandbox\b/);
+    expect(res.headers.get('content-security-policy')).toMatch(/default-src 'none'.*\bsandbox\b/);
   });
 
   it('refuses unreadable files with 415 or 400 naming the file, storing nothing', async () => {
@@ -116,7 +122,7 @@ describe('Plus entries: ingestion', () => {
     expectProblem(await savePlus(team.ownerKey, { title: 'x' }, [file('truncated.docx')]), 400);
     expectProblem(await savePlus(team.ownerKey, { title: 'x' }, [file('truncated.json', 'application/json')]), 400);
     expect(await Promise.all([countRows('plus_entries'), countRows('plus_files'), countRows('plus_chunks')])).toEqual(before);
-    expect((await t.request({ method: 'GET', url: '/api/v1/plus', key: team.ownerKey })).json()).toEqual([]);
+    expect((await t.api(team.ownerKey).GET('/api/v1/plus')).data).toEqual([]);
   });
 
   it('enforces size and count limits with 413, and other bad input with 4xx', async () => {
@@ -139,8 +145,10 @@ describe('Plus entries: ingestion', () => {
     expectProblem(await savePlus(team.ownerKey, { title: 'x' }, total), 413);
     expectProblem(await savePlus(team.ownerKey, { title: 'x', isPublic: 'maybe' }), 400);
     expectProblem(await savePlus(team.ownerKey, { id: 'nope' }), 400);
+    // raw: a JSON body, then broken multipart bodies, where the document takes multipart
     expectProblem(await t.request({ method: 'POST', url: '/api/v1/plus', key: team.ownerKey, payload: { title: 'json' } }), 415);
     expectProblem(
+      // raw: see above
       await t.request({ method: 'POST', url: '/api/v1/plus', key: team.ownerKey, headers: { 'content-type': 'multipart/form-data' }, payload: 'abc' }),
       400,
     );
@@ -148,7 +156,7 @@ describe('Plus entries: ingestion', () => {
     expectProblem(
       await t.request({
         method: 'POST',
-        url: '/api/v1/plus',
+        url: '/api/v1/plus', // raw: a multipart body cut short
         key: team.ownerKey,
         headers: { 'content-type': 'multipart/form-data; boundary=XX' },
         payload: cut,
@@ -156,8 +164,8 @@ describe('Plus entries: ingestion', () => {
       400,
     );
     expectProblem(await savePlus(team.ownerKey, { title: 'nul\u0000' }), 400);
-    expectProblem(await t.request({ method: 'GET', url: '/api/v1/plus/not-a-uuid', key: team.ownerKey }), 400);
-    expect((await t.request({ method: 'GET', url: '/api/v1/plus', key: team.ownerKey })).json()).toEqual([]);
+    expectProblem(await t.api(team.ownerKey).GET('/api/v1/plus/{plusId}', plusAt('not-a-uuid')), 400);
+    expect((await t.api(team.ownerKey).GET('/api/v1/plus')).data).toEqual([]);
   });
 
   it('updates an entry by id and adds files; add-file and delete-file work', async () => {
@@ -166,15 +174,15 @@ describe('Plus entries: ingestion', () => {
     const updated = await createPlus(team.ownerKey, { id: p.id, title: 'v2' }, [file('gpl-3.txt', 'text/plain')]);
     expect(updated).toMatchObject({ id: p.id, title: 'v2' });
     expect(updated.files).toHaveLength(1);
-    const body = multipart([file('mammoth-readme.md', 'text/markdown')]);
-    const added = await t.request({ method: 'POST', url: `/api/v1/plus/${p.id}/add-file`, key: team.ownerKey, ...body });
-    expect(added.json().files).toHaveLength(2);
-    const fileId = added.json().files[0].id;
-    expect((await t.request({ method: 'DELETE', url: `/api/v1/plus/file/${fileId}`, key: team.ownerKey })).json()).toEqual({ deleted: true });
-    expectProblem(await t.request({ method: 'GET', url: `/api/v1/plus/file/${fileId}/content`, key: team.ownerKey }), 404);
-    expect((await t.request({ method: 'GET', url: `/api/v1/plus/${p.id}`, key: team.ownerKey })).json().files).toHaveLength(1);
-    expect((await t.request({ method: 'DELETE', url: `/api/v1/plus/${p.id}`, key: team.ownerKey })).json()).toEqual({ deleted: true });
-    expectProblem(await t.request({ method: 'GET', url: `/api/v1/plus/${p.id}`, key: team.ownerKey }), 404);
+    const api = t.api(team.ownerKey);
+    const added = await api.POST('/api/v1/plus/{plusId}/add-file', { ...plusAt(p.id), ...addFiles([file('mammoth-readme.md', 'text/markdown')]) });
+    expect(added.data?.files).toHaveLength(2);
+    const fileId = added.data!.files[0]!.id;
+    expect((await api.DELETE('/api/v1/plus/file/{fileId}', fileAt(fileId))).data).toEqual({ deleted: true });
+    expectProblem(await api.GET('/api/v1/plus/file/{fileId}/content', fileAt(fileId)), 404);
+    expect((await api.GET('/api/v1/plus/{plusId}', plusAt(p.id))).data?.files).toHaveLength(1);
+    expect((await api.DELETE('/api/v1/plus/{plusId}', plusAt(p.id))).data).toEqual({ deleted: true });
+    expectProblem(await api.GET('/api/v1/plus/{plusId}', plusAt(p.id)), 404);
   });
 });
 
@@ -193,26 +201,27 @@ describe('Plus entries: visibility', () => {
     pub = await createPlus(author.key, { title: 'public', isPublic: 'true' }, [file('gpl-3.txt', 'text/plain')]);
     priv = await createPlus(author.key, { title: 'private', isPublic: 'false' }, [file('mammoth-readme.md', 'text/markdown')]);
   });
-  const ids = async (key: string, q = '') => (await t.request({ method: 'GET', url: `/api/v1/plus${q}`, key })).json().map((s: { id: string }) => s.id);
+  const ids = async (key: string, showPublic?: boolean) =>
+    (await t.api(key).GET('/api/v1/plus', { params: { query: showPublic === undefined ? {} : { showPublic } } })).data?.map((s) => s.id);
 
   it('public entries are read-only to the team; private ones are seen by the creator and admins only', async () => {
     expect(await ids(author.key)).toEqual([pub.id, priv.id]);
     expect(await ids(other.key)).toEqual([pub.id]);
-    expect(await ids(other.key, '?showPublic=false')).toEqual([]);
-    expect(await ids(author.key, '?showPublic=false')).toEqual([pub.id, priv.id]);
+    expect(await ids(other.key, false)).toEqual([]);
+    expect(await ids(author.key, false)).toEqual([pub.id, priv.id]);
     expect(await ids(admin.key)).toEqual([pub.id, priv.id]);
-    expectProblem(await t.request({ method: 'GET', url: `/api/v1/plus/${priv.id}`, key: other.key }), 404);
-    expectProblem(await t.request({ method: 'GET', url: `/api/v1/plus/file/${priv.files[0]!.id}/content`, key: other.key }), 404);
-    expectProblem(await t.request({ method: 'POST', url: `/api/v1/plus/${priv.id}/context-for-prompt`, key: other.key, payload: { content: 'mammoth' } }), 404);
-    expect((await t.request({ method: 'GET', url: `/api/v1/plus/${pub.id}`, key: other.key })).statusCode).toBe(200);
+    const api = t.api(other.key);
+    expectProblem(await api.GET('/api/v1/plus/{plusId}', plusAt(priv.id)), 404);
+    expectProblem(await api.GET('/api/v1/plus/file/{fileId}/content', fileAt(priv.files[0]!.id)), 404);
+    expectProblem(await api.POST('/api/v1/plus/{plusId}/context-for-prompt', { ...plusAt(priv.id), body: { content: 'mammoth', explain: false } }), 404);
+    expect((await api.GET('/api/v1/plus/{plusId}', plusAt(pub.id))).response.status).toBe(200);
     // read-only for a member who did not create it
-    expectProblem(await t.request({ method: 'DELETE', url: `/api/v1/plus/${pub.id}`, key: other.key }), 403);
-    expectProblem(await t.request({ method: 'DELETE', url: `/api/v1/plus/file/${pub.files[0]!.id}`, key: other.key }), 403);
+    expectProblem(await api.DELETE('/api/v1/plus/{plusId}', plusAt(pub.id)), 403);
+    expectProblem(await api.DELETE('/api/v1/plus/file/{fileId}', fileAt(pub.files[0]!.id)), 403);
     expectProblem(await savePlus(other.key, { id: pub.id, title: 'hijacked' }), 403);
-    const addBody = multipart([file('gpl-3.txt', 'text/plain')]);
-    expectProblem(await t.request({ method: 'POST', url: `/api/v1/plus/${pub.id}/add-file`, key: other.key, ...addBody }), 403);
+    expectProblem(await api.POST('/api/v1/plus/{plusId}/add-file', { ...plusAt(pub.id), ...addFiles([file('gpl-3.txt', 'text/plain')]) }), 403);
     // an admin may change it
-    expect((await savePlus(admin.key, { id: pub.id, description: 'checked by admin' })).json()).toMatchObject({
+    expect((await savePlus(admin.key, { id: pub.id, description: 'checked by admin' })).data).toMatchObject({
       description: 'checked by admin',
       title: 'public',
     });
@@ -221,22 +230,17 @@ describe('Plus entries: visibility', () => {
   it('another team sees nothing', async () => {
     const b = await newTeam(t);
     expect(await ids(b.ownerKey)).toEqual([]);
-    for (const [method, url] of [
-      ['GET', `/api/v1/plus/${pub.id}`],
-      ['DELETE', `/api/v1/plus/${pub.id}`],
-      ['GET', `/api/v1/plus/file/${pub.files[0]!.id}/content`],
-      ['DELETE', `/api/v1/plus/file/${pub.files[0]!.id}`],
-    ] as const) {
-      expectProblem(await t.request({ method, url, key: b.ownerKey }), 404);
-    }
-    expectProblem(await t.request({ method: 'POST', url: `/api/v1/plus/${pub.id}/context-for-prompt`, key: b.ownerKey, payload: { content: 'licence' } }), 404);
-    const addBody = multipart([file('gpl-3.txt', 'text/plain')]);
-    expectProblem(await t.request({ method: 'POST', url: `/api/v1/plus/${pub.id}/add-file`, key: b.ownerKey, ...addBody }), 404);
-    const chatBody = multipart([file('gpl-3.txt', 'text/plain')]);
-    expectProblem(await t.request({ method: 'POST', url: `/api/v1/chat/${pub.id}/add-file`, key: b.ownerKey, ...chatBody }), 404);
+    const api = t.api(b.ownerKey);
+    expectProblem(await api.GET('/api/v1/plus/{plusId}', plusAt(pub.id)), 404);
+    expectProblem(await api.DELETE('/api/v1/plus/{plusId}', plusAt(pub.id)), 404);
+    expectProblem(await api.GET('/api/v1/plus/file/{fileId}/content', fileAt(pub.files[0]!.id)), 404);
+    expectProblem(await api.DELETE('/api/v1/plus/file/{fileId}', fileAt(pub.files[0]!.id)), 404);
+    expectProblem(await api.POST('/api/v1/plus/{plusId}/context-for-prompt', { ...plusAt(pub.id), body: { content: 'licence', explain: false } }), 404);
+    expectProblem(await api.POST('/api/v1/plus/{plusId}/add-file', { ...plusAt(pub.id), ...addFiles([file('gpl-3.txt', 'text/plain')]) }), 404);
+    expectProblem(await api.POST('/api/v1/chat/{plusId}/add-file', { ...plusAt(pub.id), ...addFiles([file('gpl-3.txt', 'text/plain')]) }), 404);
     // reusing another team's id makes an entry of the caller's team; it cannot overwrite theirs
-    expect((await savePlus(b.ownerKey, { id: pub.id, title: 'mine' })).statusCode).toBe(200);
-    expect((await t.request({ method: 'GET', url: `/api/v1/plus/${pub.id}`, key: author.key })).json()).toMatchObject({ title: 'public' });
+    expect((await savePlus(b.ownerKey, { id: pub.id, title: 'mine' })).response.status).toBe(200);
+    expect((await t.api(author.key).GET('/api/v1/plus/{plusId}', plusAt(pub.id))).data).toMatchObject({ title: 'public' });
   });
 });
 
@@ -247,44 +251,40 @@ describe('context for a prompt', () => {
       file('gpl-3.txt', 'text/plain'),
       file('mammoth-readme.md', 'text/markdown'),
     ]);
-    const res = await t.request({
-      method: 'POST',
-      url: `/api/v1/plus/${p.id}/context-for-prompt`,
-      key: team.ownerKey,
-      payload: { content: 'Am I allowed to charge money when I hand copies to other people?' },
+    const api = t.api(team.ownerKey);
+    const res = await api.POST('/api/v1/plus/{plusId}/context-for-prompt', {
+      ...plusAt(p.id),
+      body: { content: 'Am I allowed to charge money when I hand copies to other people?', explain: false },
     });
-    expect(res.statusCode).toBe(200);
-    const { content } = res.json();
+    const { content } = expectStatus(res, 200);
     expect(content.startsWith('The team ships under the GPL.')).toBe(true);
     expect(content).toContain('### From gpl-3.txt');
     expect(content).toMatch(/charge any price or no price for each copy that you convey/i);
-    const small = (
-      await t.request({
-        method: 'POST',
-        url: `/api/v1/plus/${p.id}/context-for-prompt`,
-        key: team.ownerKey,
-        payload: { content: 'style map for headings', maxTokens: 300 },
-      })
-    ).json();
+    const small = expectStatus(
+      await api.POST('/api/v1/plus/{plusId}/context-for-prompt', {
+        ...plusAt(p.id),
+        body: { content: 'style map for headings', maxTokens: 300, explain: false },
+      }),
+      200,
+    );
     const { countTokens } = await import('../../src/ingest/tokens.js');
     expect(countTokens(small.content)).toBeLessThanOrEqual(300);
     expect(small.content).toContain('### From mammoth-readme.md');
+    // raw: a body without its content
     expectProblem(await t.request({ method: 'POST', url: `/api/v1/plus/${p.id}/context-for-prompt`, key: team.ownerKey, payload: {} }), 400);
-    expectProblem(
-      await t.request({ method: 'POST', url: `/api/v1/plus/${p.id}/context-for-prompt`, key: team.ownerKey, payload: { content: 'x', maxTokens: 0 } }),
-      400,
-    );
+    expectProblem(await api.POST('/api/v1/plus/{plusId}/context-for-prompt', { ...plusAt(p.id), body: { content: 'x', maxTokens: 0, explain: false } }), 400);
   });
 
   it('stops drawing on a deleted file; a question with no word in the entry gets its opening chunks', async () => {
     const team = await newTeam(t);
     const p = await createPlus(team.ownerKey, { title: 'two files' }, [file('gpl-3.txt', 'text/plain'), file('mammoth-readme.md', 'text/markdown')]);
+    const api = t.api(team.ownerKey);
     const ask = async (content: string) =>
-      (await t.request({ method: 'POST', url: `/api/v1/plus/${p.id}/context-for-prompt`, key: team.ownerKey, payload: { content, maxTokens: 800 } })).json()
-        .content as string;
+      expectStatus(await api.POST('/api/v1/plus/{plusId}/context-for-prompt', { ...plusAt(p.id), body: { content, maxTokens: 800, explain: false } }), 200)
+        .content;
     expect(await ask('How does mammoth convert docx style maps?')).toContain('### From mammoth-readme.md');
-    const mammoth = p.files.find((f: { filename: string }) => f.filename === 'mammoth-readme.md');
-    expect((await t.request({ method: 'DELETE', url: `/api/v1/plus/file/${mammoth.id}`, key: team.ownerKey })).statusCode).toBe(200);
+    const mammoth = p.files.find((f) => f.filename === 'mammoth-readme.md')!;
+    expect((await api.DELETE('/api/v1/plus/file/{fileId}', fileAt(mammoth.id))).response.status).toBe(200);
     const after = await ask('How does mammoth convert docx style maps?');
     expect(after).not.toContain('mammoth-readme.md');
     expect(after).toContain('### From gpl-3.txt');
@@ -305,89 +305,68 @@ describe('Plus context in chat', () => {
   it('answers with sources from plusIds, plain and streamed', async () => {
     const { team, ws } = await chatSetup();
     const p = await createPlus(team.ownerKey, { title: 'GPL' }, [file('gpl-3.txt', 'text/plain')]);
-    const res = await t.request({
-      method: 'POST',
-      url: `/api/v1/chat/${ws.id}/completions`,
-      key: team.ownerKey,
-      payload: { prompt: 'What must I do when I modify the program and distribute it?', plusIds: [p.id] },
+    const api = t.api(team.ownerKey);
+    const wsAt = { params: { path: { workspaceId: ws.id } } };
+    const res = await api.POST('/api/v1/chat/{workspaceId}/completions', {
+      ...wsAt,
+      body: { prompt: 'What must I do when I modify the program and distribute it?', plusIds: [p.id] },
     });
-    expect(res.statusCode).toBe(200);
-    const a = res.json();
+    const a = expectStatus(res, 200);
     expect(a.sources.length).toBeGreaterThan(0);
-    expect(a.sources[0]).toMatchObject({ plusId: p.id, fileId: p.files[0].id, filename: 'gpl-3.txt' });
-    expect(typeof a.sources[0].chunkId).toBe('number');
+    expect(a.sources[0]).toMatchObject({ plusId: p.id, fileId: p.files[0]!.id, filename: 'gpl-3.txt' });
+    expect(typeof a.sources[0]!.chunkId).toBe('number');
     const system = standIn.requests[0]!.body.messages[0];
     expect(system.role).toBe('system');
     // The passages are numbered in the order of the sources, and the model is asked to cite them so.
     expect(system.content).toContain('cite it by its number in square brackets, like [1]');
-    a.sources.forEach((src: { filename: string; excerpt: string }, i: number) => {
+    a.sources.forEach((src, i) => {
       expect(system.content).toContain(`### [${i + 1}] From ${src.filename}\n${src.excerpt.replace(/…$/, '')}`);
     });
     expect(system.content).not.toContain(`### [${a.sources.length + 1}]`);
 
-    const s = await fetch(`${baseUrl}/api/v1/chat/${ws.id}/completions/stream`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${team.ownerKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ prompt: 'Is there any warranty for the program?', plusIds: [p.id] }),
+    const s = await api.POST('/api/v1/chat/{workspaceId}/completions/stream', {
+      ...wsAt,
+      body: { prompt: 'Is there any warranty for the program?', plusIds: [p.id] },
+      headers: { accept: 'text/event-stream' },
+      parseAs: 'text',
     });
-    const events = parseSse(await s.text()).map((e) => e.event);
+    const events = parseSse(s.data ?? '').map((e) => e.event);
     expect(events.slice(0, 3)).toEqual(['start', 'sources', 'delta']);
     const other = await newTeam(t);
     const foreign = await createPlus(other.ownerKey, { title: 'theirs' });
-    expectProblem(
-      await t.request({ method: 'POST', url: `/api/v1/chat/${ws.id}/completions`, key: team.ownerKey, payload: { prompt: 'x', plusIds: [foreign.id] } }),
-      404,
-    );
+    expectProblem(await api.POST('/api/v1/chat/{workspaceId}/completions', { ...wsAt, body: { prompt: 'x', plusIds: [foreign.id] } }), 404);
   });
 
   it('files added to a thread from the chat feed its later turns; summarize stores a summary', async () => {
     const { team, model, ws } = await chatSetup();
-    const first = (await t.request({ method: 'POST', url: `/api/v1/chat/${ws.id}/completions`, key: team.ownerKey, payload: { prompt: 'hello' } })).json();
+    const api = t.api(team.ownerKey);
+    const wsAt = { params: { path: { workspaceId: ws.id } } };
+    const first = expectStatus(await api.POST('/api/v1/chat/{workspaceId}/completions', { ...wsAt, body: { prompt: 'hello' } }), 200);
     const p = await createPlus(team.ownerKey, { title: 'Chat uploads' });
-    const body = multipart([file('mammoth-readme.md', 'text/markdown')]);
-    const res = await t.request({
-      method: 'POST',
-      url: `/api/v1/chat/${p.id}/add-file?threadId=${first.threadId}&summarize=true&models=${model.id}&collection=chat`,
-      key: team.ownerKey,
-      ...body,
+    const res = await api.POST('/api/v1/chat/{plusId}/add-file', {
+      params: { path: { plusId: p.id }, query: { threadId: first.threadId, summarize: true, models: [model.id], collection: 'chat' } },
+      ...addFiles([file('mammoth-readme.md', 'text/markdown')]),
     });
-    expect(res.statusCode).toBe(200);
-    const f = res.json().files[0];
+    const f = expectStatus(res, 200).files[0]!;
     expect(f).toMatchObject({ filename: 'mammoth-readme.md', threadId: first.threadId });
     expect(f.summary).toMatch(/^Echo: Summarise the document "mammoth-readme.md"/);
     standIn.reset();
-    const next = (
-      await t.request({
-        method: 'POST',
-        url: `/api/v1/chat/${ws.id}/completions`,
-        key: team.ownerKey,
-        payload: { prompt: 'How do I convert a docx file with custom style maps?', threadId: first.threadId },
-      })
-    ).json();
+    const next = expectStatus(
+      await api.POST('/api/v1/chat/{workspaceId}/completions', {
+        ...wsAt,
+        body: { prompt: 'How do I convert a docx file with custom style maps?', threadId: first.threadId },
+      }),
+      200,
+    );
     expect(next.sources.length).toBeGreaterThan(0);
-    expect(next.sources[0].filename).toBe('mammoth-readme.md');
+    expect(next.sources[0]!.filename).toBe('mammoth-readme.md');
     expect(standIn.requests[0]!.body.messages[0].content).toContain('### [1] From mammoth-readme.md');
     // a thread of another workspace the caller cannot see
     const ghost = '00000000-0000-4000-8000-000000000000';
-    expectProblem(
-      await t.request({
-        method: 'POST',
-        url: `/api/v1/chat/${p.id}/add-file?threadId=${ghost}`,
-        key: team.ownerKey,
-        ...multipart([file('gpl-3.txt', 'text/plain')]),
-      }),
-      404,
-    );
-    expectProblem(
-      await t.request({
-        method: 'POST',
-        url: `/api/v1/chat/${p.id}/add-file?summarize=true`,
-        key: team.ownerKey,
-        ...multipart([file('gpl-3.txt', 'text/plain')]),
-      }),
-      400,
-    );
-    expectProblem(await t.request({ method: 'POST', url: `/api/v1/chat/${p.id}/add-file`, key: team.ownerKey, ...multipart([]) }), 400);
+    const gpl = () => addFiles([file('gpl-3.txt', 'text/plain')]);
+    expectProblem(await api.POST('/api/v1/chat/{plusId}/add-file', { params: { path: { plusId: p.id }, query: { threadId: ghost } }, ...gpl() }), 404);
+    expectProblem(await api.POST('/api/v1/chat/{plusId}/add-file', { params: { path: { plusId: p.id }, query: { summarize: true } }, ...gpl() }), 400);
+    expectProblem(await api.POST('/api/v1/chat/{plusId}/add-file', { params: { path: { plusId: p.id } }, ...addFiles([]) }), 400);
   });
 
   it.each(['SHARED', 'PRIVATE'] as const)(
@@ -396,21 +375,22 @@ describe('Plus context in chat', () => {
       const { team, ws } = await chatSetup({ contextType, chatHistoryType: 'TEAM' });
       const m1 = await team.addUser('member');
       const m2 = await team.addUser('member');
-      const thread = (await t.request({ method: 'POST', url: `/api/v1/chat/${ws.id}/completions`, key: m1.key, payload: { prompt: 'start' } })).json().threadId;
+      const wsAt = { params: { path: { workspaceId: ws.id } } };
+      const ask = async (key: string, body: { prompt: string; threadId?: string }) =>
+        expectStatus(await t.api(key).POST('/api/v1/chat/{workspaceId}/completions', { ...wsAt, body }), 200);
+      const thread = (await ask(m1.key, { prompt: 'start' })).threadId;
       const p = await createPlus(m1.key, { title: 'm1 files', isPublic: 'true' });
-      const up = await t.request({
-        method: 'POST',
-        url: `/api/v1/chat/${p.id}/add-file?threadId=${thread}`,
-        key: m1.key,
-        ...multipart([file('mammoth-readme.md', 'text/markdown')]),
+      const up = await t.api(m1.key).POST('/api/v1/chat/{plusId}/add-file', {
+        params: { path: { plusId: p.id }, query: { threadId: thread } },
+        ...addFiles([file('mammoth-readme.md', 'text/markdown')]),
       });
-      expect(up.statusCode).toBe(200);
+      expect(up.response.status).toBe(200);
       const q = { prompt: 'How do style maps work for headings?', threadId: thread };
-      const mine = (await t.request({ method: 'POST', url: `/api/v1/chat/${ws.id}/completions`, key: m1.key, payload: q })).json();
+      const mine = await ask(m1.key, q);
       expect(mine.sources.length).toBeGreaterThan(0);
-      const theirs = (await t.request({ method: 'POST', url: `/api/v1/chat/${ws.id}/completions`, key: m2.key, payload: q })).json();
+      const theirs = await ask(m2.key, q);
       if (contextType === 'PRIVATE') expect(theirs.sources).toEqual([]);
-      else expect(theirs.sources.map((x: { fileId: string }) => x.fileId)).toEqual(mine.sources.map((x: { fileId: string }) => x.fileId));
+      else expect(theirs.sources.map((x) => x.fileId)).toEqual(mine.sources.map((x) => x.fileId));
     },
   );
 });

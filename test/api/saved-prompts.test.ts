@@ -1,5 +1,6 @@
 /** The prompt library: team and personal prompts, their variables, and who sees and changes which. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectStatus } from '../helpers/api.js';
 import { expectProblem, newTeam, startTestApp, type TestApp } from '../helpers/app.js';
 import { expectShape } from '../helpers/shape.js';
 import { SavedPrompt } from '../../src/modules/chat/schema.js';
@@ -11,8 +12,8 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const create = (key: string, payload: Record<string, unknown>) => t.request({ method: 'POST', url: '/api/v1/prompts', key, payload });
-const list = async (key: string) => (await t.request({ method: 'GET', url: '/api/v1/prompts', key })).json() as Array<{ id: string; title: string }>;
+const create = (key: string, body: { title: string; content: string; scope?: 'team' | 'personal' }) => t.api(key).POST('/api/v1/prompts', { body });
+const list = async (key: string) => expectStatus(await t.api(key).GET('/api/v1/prompts'), 200);
 
 describe('prompt library', () => {
   it('names a prompt\u2019s variables in order of first use', () => {
@@ -24,10 +25,10 @@ describe('prompt library', () => {
     const member = await team.addUser('member');
     const other = await newTeam(t);
     const made = await create(team.ownerKey, { title: 'Summarise', content: 'Summarise {{text}} for {{audience}}.', scope: 'team' });
-    expect(made.statusCode).toBe(201);
-    const p = expectShape(SavedPrompt, made.json());
+    expect(made.response.status).toBe(201);
+    const p = expectShape(SavedPrompt, made.data);
     expect(p).toMatchObject({ scope: 'team', variables: ['text', 'audience'] });
-    const mine = expectShape(SavedPrompt, (await create(member.key, { title: ' Mine ', content: 'Just me' })).json());
+    const mine = expectShape(SavedPrompt, (await create(member.key, { title: ' Mine ', content: 'Just me' })).data);
     expect(mine).toMatchObject({ scope: 'personal', title: 'Mine', variables: [] });
     expectProblem(await create(member.key, { title: 'Team', content: 'x', scope: 'team' }), 403);
 
@@ -36,16 +37,17 @@ describe('prompt library', () => {
     expect(await list(other.ownerKey)).toEqual([]);
 
     // changing: a member their own, not the team's; nobody another's personal prompt (404, as if missing)
-    const patch = (key: string, id: string, payload: Record<string, unknown>) => t.request({ method: 'PATCH', url: `/api/v1/prompts/${id}`, key, payload });
+    const patch = (key: string, promptId: string, body: { title?: string; content?: string }) =>
+      t.api(key).PATCH('/api/v1/prompts/{promptId}', { params: { path: { promptId } }, body });
     expectProblem(await patch(member.key, p.id, { title: 'Mine now' }), 403);
     expectProblem(await patch(team.ownerKey, mine.id, { title: 'Taken' }), 404);
     expectProblem(await patch(other.ownerKey, p.id, { title: 'Taken' }), 404);
-    expect((await patch(member.key, mine.id, { content: 'Just {{me}}' })).json()).toMatchObject({ title: 'Mine', variables: ['me'] });
-    expect((await patch(team.ownerKey, p.id, { title: 'Summary' })).json()).toMatchObject({ title: 'Summary' });
-    const del = (key: string, id: string) => t.request({ method: 'DELETE', url: `/api/v1/prompts/${id}`, key });
+    expect((await patch(member.key, mine.id, { content: 'Just {{me}}' })).data).toMatchObject({ title: 'Mine', variables: ['me'] });
+    expect((await patch(team.ownerKey, p.id, { title: 'Summary' })).data).toMatchObject({ title: 'Summary' });
+    const del = (key: string, promptId: string) => t.api(key).DELETE('/api/v1/prompts/{promptId}', { params: { path: { promptId } } });
     expectProblem(await del(member.key, p.id), 403);
     expectProblem(await del(other.ownerKey, mine.id), 404);
-    expect((await del(member.key, mine.id)).statusCode).toBe(200);
+    expect((await del(member.key, mine.id)).response.status).toBe(200);
     expect((await list(member.key)).map((x) => x.title)).toEqual(['Summary']);
   });
 
@@ -58,7 +60,8 @@ describe('prompt library', () => {
       { title: 'x', content: 'y'.repeat(20_001) },
       { title: 'x', content: 'y', scope: 'all' },
     ])
-      expectProblem(await create(team.ownerKey, payload), 400);
+      // raw: blank, missing, oversized and unknown values
+      expectProblem(await t.request({ method: 'POST', url: '/api/v1/prompts', key: team.ownerKey, payload }), 400);
     expect(await list(team.ownerKey)).toEqual([]);
   });
 });

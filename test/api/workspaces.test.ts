@@ -12,20 +12,21 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
+const at = <P>(p: P) => ({ params: { path: p } });
+
 describe('workspaces', () => {
   it('creates with a client id or without, with models in order and defaults', async () => {
     const a = await newTeam(t);
     const m1 = await createModel(t, a.ownerKey);
     const m2 = await createModel(t, a.ownerKey);
     const id = randomUUID();
-    const res = await t.request({
-      method: 'POST',
-      url: `/api/v1/workspaces/${id}`,
-      key: a.ownerKey,
-      payload: { name: 'Research', modelIds: [m2.id, m1.id], chatHistoryType: 'USER', contextType: 'PRIVATE', sharingType: 'TEAM' },
+    const api = t.api(a.ownerKey);
+    const res = await api.POST('/api/v1/workspaces/{workspaceId}', {
+      ...at({ workspaceId: id }),
+      body: { name: 'Research', modelIds: [m2.id, m1.id], chatHistoryType: 'USER', contextType: 'PRIVATE', sharingType: 'TEAM' },
     });
-    expect(res.statusCode).toBe(200);
-    const ws = expectShape(Workspace, res.json());
+    expect(res.response.status).toBe(200);
+    const ws = expectShape(Workspace, res.data);
     expect(ws).toMatchObject({
       id,
       name: 'Research',
@@ -41,16 +42,16 @@ describe('workspaces', () => {
 
     const noId = await createWorkspace(t, a.ownerKey, { name: 'Plain' });
     expect(noId).toMatchObject({ chatHistoryType: 'TEAM', contextType: 'SHARED', sharingType: 'TEAM', models: [] });
-    expectProblem(await t.request({ method: 'POST', url: `/api/v1/workspaces/${id}`, key: a.ownerKey, payload: { name: 'again' } }), 409);
+    expectProblem(await api.POST('/api/v1/workspaces/{workspaceId}', { ...at({ workspaceId: id }), body: { name: 'again' } }), 409);
   });
 
   it('answers concurrent creates of one id with one 200 and 409s, never a 500', async () => {
     const a = await newTeam(t);
     const id = randomUUID();
     const res = await Promise.all(
-      Array.from({ length: 6 }, () => t.request({ method: 'POST', url: `/api/v1/workspaces/${id}`, key: a.ownerKey, payload: { name: 'race' } })),
+      Array.from({ length: 6 }, () => t.api(a.ownerKey).POST('/api/v1/workspaces/{workspaceId}', { ...at({ workspaceId: id }), body: { name: 'race' } })),
     );
-    const codes = res.map((r) => r.statusCode).sort();
+    const codes = res.map((r) => r.response.status).sort();
     expect(codes).toEqual([200, 409, 409, 409, 409, 409]);
   });
 
@@ -59,11 +60,10 @@ describe('workspaces', () => {
     const m = await createModel(t, a.ownerKey, { contextWindow: 4096 });
     const other = await createModel(t, a.ownerKey);
     const ws = await createWorkspace(t, a.ownerKey, { modelIds: [m.id] });
-    const ok = await t.request({
-      method: 'POST',
-      url: `/api/v1/workspaces/${ws.id}/${m.id}`,
-      key: a.ownerKey,
-      payload: {
+    const api = t.api(a.ownerKey);
+    const ok = await api.POST('/api/v1/workspaces/{workspaceId}/{modelId}', {
+      ...at({ workspaceId: ws.id, modelId: m.id }),
+      body: {
         systemInstructions: 'Be brief.',
         addedContext: 'ctx',
         temperature: 0.3,
@@ -75,8 +75,8 @@ describe('workspaces', () => {
         logitBias: { '50256': -100 },
       },
     });
-    expect(ok.statusCode).toBe(200);
-    expect(expectShape(WorkspaceModel, ok.json())).toMatchObject({
+    expect(ok.response.status).toBe(200);
+    expect(expectShape(WorkspaceModel, ok.data)).toMatchObject({
       workspaceId: ws.id,
       modelId: m.id,
       systemInstructions: 'Be brief.',
@@ -86,13 +86,13 @@ describe('workspaces', () => {
       logitBias: { '50256': -100 },
     });
     // partial update keeps the rest
-    const partial = await t.request({ method: 'POST', url: `/api/v1/workspaces/${ws.id}/${m.id}`, key: a.ownerKey, payload: { temperature: 1 } });
-    expect(partial.json()).toMatchObject({ temperature: 1, systemInstructions: 'Be brief.' });
+    const partial = await api.POST('/api/v1/workspaces/{workspaceId}/{modelId}', { ...at({ workspaceId: ws.id, modelId: m.id }), body: { temperature: 1 } });
+    expect(partial.data).toMatchObject({ temperature: 1, systemInstructions: 'Be brief.' });
     // a model not yet in the workspace is added
-    const added = await t.request({ method: 'POST', url: `/api/v1/workspaces/${ws.id}/${other.id}`, key: a.ownerKey, payload: {} });
-    expect(added.statusCode).toBe(200);
-    const got = await t.request({ method: 'GET', url: `/api/v1/workspaces/${ws.id}`, key: a.ownerKey });
-    expect(got.json().models.map((x: { modelId: string }) => x.modelId)).toEqual([m.id, other.id]);
+    const added = await api.POST('/api/v1/workspaces/{workspaceId}/{modelId}', { ...at({ workspaceId: ws.id, modelId: other.id }), body: {} });
+    expect(added.response.status).toBe(200);
+    const got = await api.GET('/api/v1/workspaces/{workspaceId}', at({ workspaceId: ws.id }));
+    expect(got.data?.models.map((x) => x.modelId)).toEqual([m.id, other.id]);
 
     const bad: Array<Record<string, unknown>> = [
       { temperature: 2.5 },
@@ -110,36 +110,37 @@ describe('workspaces', () => {
       { bogus: true },
     ];
     for (const payload of bad) {
+      // raw: bodies out of the document's ranges and types
       expectProblem(await t.request({ method: 'POST', url: `/api/v1/workspaces/${ws.id}/${m.id}`, key: a.ownerKey, payload }), 400);
     }
-    const after = await t.request({ method: 'GET', url: `/api/v1/workspaces/${ws.id}`, key: a.ownerKey });
-    expect(after.json().models[0]).toMatchObject({ temperature: 1, maxTokens: 512 });
+    const after = await api.GET('/api/v1/workspaces/{workspaceId}', at({ workspaceId: ws.id }));
+    expect(after.data?.models[0]).toMatchObject({ temperature: 1, maxTokens: 512 });
   });
 
   it('rejects models the team does not use', async () => {
     const a = await newTeam(t);
     const b = await newTeam(t);
     const foreign = await createModel(t, b.ownerKey);
-    const p = expectProblem(
-      await t.request({ method: 'POST', url: '/api/v1/workspaces', key: a.ownerKey, payload: { name: 'x', modelIds: [foreign.id] } }),
-      400,
-    );
+    const p = expectProblem(await t.api(a.ownerKey).POST('/api/v1/workspaces', { body: { name: 'x', modelIds: [foreign.id] } }), 400);
     expect(p.code).toBe('unknown_model');
     const ws = await createWorkspace(t, a.ownerKey);
-    expectProblem(await t.request({ method: 'POST', url: `/api/v1/workspaces/${ws.id}/${foreign.id}`, key: a.ownerKey, payload: {} }), 404);
+    expectProblem(
+      await t.api(a.ownerKey).POST('/api/v1/workspaces/{workspaceId}/{modelId}', { ...at({ workspaceId: ws.id, modelId: foreign.id }), body: {} }),
+      404,
+    );
   });
 
   it('renames and changes settings with PATCH', async () => {
     const a = await newTeam(t);
     const ws = await createWorkspace(t, a.ownerKey, { name: 'Old' });
-    const res = await t.request({
-      method: 'PATCH',
-      url: `/api/v1/workspaces/${ws.id}`,
-      key: a.ownerKey,
-      payload: { name: 'New', greeting: 'Hi!', samplePrompts: ['a', 'b'], sharingType: 'PRIVATE' },
+    const api = t.api(a.ownerKey);
+    const res = await api.PATCH('/api/v1/workspaces/{workspaceId}', {
+      ...at({ workspaceId: ws.id }),
+      body: { name: 'New', greeting: 'Hi!', samplePrompts: ['a', 'b'], sharingType: 'PRIVATE' },
     });
-    expect(res.json()).toMatchObject({ name: 'New', greeting: 'Hi!', samplePrompts: ['a', 'b'], sharingType: 'PRIVATE' });
-    expectProblem(await t.request({ method: 'PATCH', url: `/api/v1/workspaces/${ws.id}`, key: a.ownerKey, payload: {} }), 400);
+    expect(res.data).toMatchObject({ name: 'New', greeting: 'Hi!', samplePrompts: ['a', 'b'], sharingType: 'PRIVATE' });
+    expectProblem(await api.PATCH('/api/v1/workspaces/{workspaceId}', { ...at({ workspaceId: ws.id }), body: {} }), 400);
+    // raw: a sharingType the document does not have
     expectProblem(await t.request({ method: 'PATCH', url: `/api/v1/workspaces/${ws.id}`, key: a.ownerKey, payload: { sharingType: 'WORLD' } }), 400);
   });
 
@@ -149,17 +150,16 @@ describe('workspaces', () => {
     const other = await a.addUser('member');
     const priv = await createWorkspace(t, member.key, { sharingType: 'PRIVATE' });
     const shared = await createWorkspace(t, member.key, { sharingType: 'TEAM' });
-    const ids = async (key: string) =>
-      expectShape(Type.Array(Workspace), (await t.request({ method: 'GET', url: '/api/v1/workspaces', key })).json()).map((w) => w.id);
+    const ids = async (key: string) => expectShape(Type.Array(Workspace), (await t.api(key).GET('/api/v1/workspaces')).data).map((w) => w.id);
     expect(await ids(member.key)).toEqual(expect.arrayContaining([priv.id, shared.id]));
     expect(await ids(other.key)).toContain(shared.id);
     expect(await ids(other.key)).not.toContain(priv.id);
     expect(await ids(a.ownerKey)).not.toContain(priv.id);
-    expectProblem(await t.request({ method: 'GET', url: `/api/v1/workspaces/${priv.id}`, key: other.key }), 404);
-    expectProblem(await t.request({ method: 'DELETE', url: `/api/v1/workspaces/${priv.id}`, key: a.ownerKey }), 404);
+    expectProblem(await t.api(other.key).GET('/api/v1/workspaces/{workspaceId}', at({ workspaceId: priv.id })), 404);
+    expectProblem(await t.api(a.ownerKey).DELETE('/api/v1/workspaces/{workspaceId}', at({ workspaceId: priv.id })), 404);
     // a member who did not create a TEAM workspace may use it but not change or delete it
-    expectProblem(await t.request({ method: 'PATCH', url: `/api/v1/workspaces/${shared.id}`, key: other.key, payload: { name: 'x' } }), 403);
-    expectProblem(await t.request({ method: 'DELETE', url: `/api/v1/workspaces/${shared.id}`, key: other.key }), 403);
+    expectProblem(await t.api(other.key).PATCH('/api/v1/workspaces/{workspaceId}', { ...at({ workspaceId: shared.id }), body: { name: 'x' } }), 403);
+    expectProblem(await t.api(other.key).DELETE('/api/v1/workspaces/{workspaceId}', at({ workspaceId: shared.id })), 403);
   });
 
   it('another team gets 404 on every workspace route', async () => {
@@ -167,20 +167,27 @@ describe('workspaces', () => {
     const b = await newTeam(t);
     const m = await createModel(t, a.ownerKey);
     const ws = await createWorkspace(t, a.ownerKey, { modelIds: [m.id] });
-    const base = `/api/v1/workspaces/${ws.id}`;
-    expectProblem(await t.request({ method: 'GET', url: base, key: b.ownerKey }), 404);
-    expectProblem(await t.request({ method: 'PATCH', url: base, key: b.ownerKey, payload: { name: 'x' } }), 404);
-    expectProblem(await t.request({ method: 'DELETE', url: base, key: b.ownerKey }), 404);
-    expectProblem(await t.request({ method: 'POST', url: `${base}/${m.id}`, key: b.ownerKey, payload: { temperature: 1 } }), 404);
-    expect((await t.request({ method: 'GET', url: '/api/v1/workspaces', key: b.ownerKey })).body).not.toContain(ws.id);
+    const api = t.api(b.ownerKey);
+    const base = at({ workspaceId: ws.id });
+    expectProblem(await api.GET('/api/v1/workspaces/{workspaceId}', base), 404);
+    expectProblem(await api.PATCH('/api/v1/workspaces/{workspaceId}', { ...base, body: { name: 'x' } }), 404);
+    expectProblem(await api.DELETE('/api/v1/workspaces/{workspaceId}', base), 404);
+    expectProblem(
+      await api.POST('/api/v1/workspaces/{workspaceId}/{modelId}', { ...at({ workspaceId: ws.id, modelId: m.id }), body: { temperature: 1 } }),
+      404,
+    );
+    const list = await api.GET('/api/v1/workspaces', { parseAs: 'text' });
+    expect(list.response.status).toBe(200);
+    expect(list.data).not.toContain(ws.id);
   });
 
   it('deletes a workspace', async () => {
     const a = await newTeam(t);
     const ws = await createWorkspace(t, a.ownerKey);
-    const res = await t.request({ method: 'DELETE', url: `/api/v1/workspaces/${ws.id}`, key: a.ownerKey });
-    expect(res.json()).toEqual({ deleted: true });
-    expectProblem(await t.request({ method: 'GET', url: `/api/v1/workspaces/${ws.id}`, key: a.ownerKey }), 404);
-    expectProblem(await t.request({ method: 'DELETE', url: '/api/v1/workspaces/123', key: a.ownerKey }), 400);
+    const api = t.api(a.ownerKey);
+    const res = await api.DELETE('/api/v1/workspaces/{workspaceId}', at({ workspaceId: ws.id }));
+    expect(res.data).toEqual({ deleted: true });
+    expectProblem(await api.GET('/api/v1/workspaces/{workspaceId}', at({ workspaceId: ws.id })), 404);
+    expectProblem(await api.DELETE('/api/v1/workspaces/{workspaceId}', at({ workspaceId: '123' })), 400);
   });
 });

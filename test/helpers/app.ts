@@ -7,6 +7,7 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fas
 import { buildApp, type App } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { ProblemSchema } from '../../src/http/schemas.js';
+import { apiClient, expectStatus, type Api, type ApiOptions, type ApiResult } from './api.js';
 import { expectShape } from './shape.js';
 
 /** The same key in every test file: on a shared PostgreSQL only the first file bootstraps the admin. */
@@ -29,6 +30,9 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
 }
 
 export interface TestApp extends App {
+  /** The typed client (test/helpers/api.ts): `key` is the Bearer token, null or none for anonymous. */
+  api(key?: string | null, opts?: ApiOptions): Api;
+  /** Untyped inject, only for what the document cannot type: an invalid body, an unknown URL, raw bytes. */
   request(opts: InjectOptions & { key?: string | null }): Promise<LightMyRequestResponse>;
   close(): Promise<void>;
 }
@@ -38,6 +42,7 @@ export async function startTestApp(overrides: Partial<Config> = {}): Promise<Tes
   const app: FastifyInstance = built.app;
   return {
     ...built,
+    api: (key, opts) => apiClient(app, key, opts),
     request: ({ key, headers, ...rest }) => app.inject({ ...rest, headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...headers } }),
     close: () => app.close(),
   };
@@ -53,38 +58,41 @@ export interface TeamFixture {
 
 /** A fresh team per test, made through the API as the instance admin would. */
 export async function newTeam(t: TestApp, name = `team-${randomUUID().slice(0, 8)}`): Promise<TeamFixture> {
-  const res = await t.request({
-    method: 'POST',
-    url: '/api/v1/teams',
-    key: ADMIN_KEY,
-    payload: { name, ownerName: 'Owner', ownerEmail: `owner-${randomUUID()}@example.com` },
-  });
-  if (res.statusCode !== 201) throw new Error(`newTeam: ${res.statusCode} ${res.body}`);
-  const body = res.json();
-  const ownerKey = body.apiKey as string;
+  const body = expectStatus(
+    await t.api(ADMIN_KEY).POST('/api/v1/teams', { body: { name, ownerName: 'Owner', ownerEmail: `owner-${randomUUID()}@example.com` } }),
+    201,
+  );
+  const ownerKey = body.apiKey;
   return {
     teamId: body.team.id,
     ownerKey,
     ownerId: body.owner.id,
     async addUser(role) {
-      const r = await t.request({
-        method: 'POST',
-        url: '/api/v1/users',
-        key: ownerKey,
-        payload: { name: `${role} user`, email: `${role}-${randomUUID()}@example.com`, role },
-      });
-      if (r.statusCode !== 201) throw new Error(`addUser: ${r.statusCode} ${r.body}`);
-      return { id: r.json().user.id, key: r.json().apiKey };
+      const made = expectStatus(
+        await t.api(ownerKey).POST('/api/v1/users', { body: { name: `${role} user`, email: `${role}-${randomUUID()}@example.com`, role } }),
+        201,
+      );
+      return { id: made.user.id, key: made.apiKey };
     },
   };
 }
 
-export function expectProblem(res: LightMyRequestResponse, status: number): Record<string, unknown> {
-  if (res.statusCode !== status) throw new Error(`expected ${status}, got ${res.statusCode}: ${res.body}`);
-  if (!String(res.headers['content-type']).startsWith('application/problem+json')) {
-    throw new Error(`expected problem+json, got ${res.headers['content-type']}`);
+/** A problem+json answer of this status, from `t.request` or from the typed client (`{ error, response }`). */
+export function expectProblem(res: LightMyRequestResponse | ApiResult, status: number): Record<string, unknown> {
+  const got =
+    'response' in res
+      ? {
+          code: res.response.status,
+          type: res.response.headers.get('content-type'),
+          body: () => res.error ?? res.data,
+          text: () => JSON.stringify(res.error ?? res.data),
+        }
+      : { code: res.statusCode, type: res.headers['content-type'], body: () => res.json() as unknown, text: () => res.body };
+  if (got.code !== status) throw new Error(`expected ${status}, got ${got.code}: ${got.text()}`);
+  if (!String(got.type).startsWith('application/problem+json')) {
+    throw new Error(`expected problem+json, got ${got.type}`);
   }
-  const body = expectShape(ProblemSchema, res.json());
+  const body = expectShape(ProblemSchema, got.body());
   if (body.status !== status) throw new Error(`problem status ${body.status} != ${status}`);
   return body;
 }

@@ -8,7 +8,9 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { OutgoingHttpHeaders } from 'node:http';
+import createClient from 'openapi-fetch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { paths } from '../helpers/api.js';
 import { ADMIN_KEY, newTeam, startTestApp, type TestApp } from '../helpers/app.js';
 import { createModel, createWorkspace } from '../helpers/factories.js';
 import { startStandInProvider, type StandInProvider } from '../support/standin-provider.js';
@@ -86,43 +88,52 @@ function expectSecured(headers: OutgoingHttpHeaders | Headers, kind: 'app' | 'ap
 describe('security headers', () => {
   it('on API JSON and on every kind of problem', async () => {
     const team = await newTeam(t);
-    const cases: Array<[string, Parameters<TestApp['request']>[0], number]> = [
-      ['API JSON', { method: 'GET', url: '/api/v1/me', key: team.ownerKey }, 200],
-      ['401 without a key', { method: 'GET', url: '/api/v1/me' }, 401],
-      ['404 of an unknown API path', { method: 'GET', url: '/api/v1/nothing-here', key: team.ownerKey }, 404],
+    const api = t.api(team.ownerKey);
+    const typed: Array<[string, () => Promise<{ response: Response }>, number]> = [
+      ['API JSON', () => api.GET('/api/v1/me'), 200],
+      ['401 without a key', () => t.api().GET('/api/v1/me'), 401],
+      ['403 of a member', () => api.POST('/api/v1/teams', { body: { name: 'x', ownerName: 'y', ownerEmail: 'y@example.com' } }), 403],
+    ];
+    for (const [what, call, status] of typed) {
+      const { response } = await call();
+      expect(response.status, what).toBe(status);
+      if (status !== 200) expect(response.headers.get('content-type'), what).toMatch(/^application\/problem\+json/);
+      expectSecured(response.headers, 'api', what);
+    }
+    // raw: an unknown path, a malformed body, a bad encoding and a method the document does not have
+    const raw: Array<[string, Parameters<TestApp['request']>[0], number]> = [
+      ['404 of an unknown API path', { method: 'GET', url: '/api/v1/nothing-here', key: team.ownerKey }, 404], // raw: unknown path
       [
         '400 malformed JSON',
-        { method: 'POST', url: '/api/v1/workspaces', key: team.ownerKey, headers: { 'content-type': 'application/json' }, payload: '{"name":' },
+        { method: 'POST', url: '/api/v1/workspaces', key: team.ownerKey, headers: { 'content-type': 'application/json' }, payload: '{"name":' }, // raw: malformed JSON
         400,
       ],
-      ['400 bad percent-encoding (answered before any hook)', { method: 'GET', url: '/api/v1/workspaces/%zz', key: team.ownerKey }, 400],
-      ['405 of a known path', { method: 'PATCH', url: '/api/v1/me', key: team.ownerKey }, 405],
-      [
-        '403 of a member',
-        { method: 'POST', url: '/api/v1/teams', key: team.ownerKey, payload: { name: 'x', ownerName: 'y', ownerEmail: 'y@example.com' } },
-        403,
-      ],
+      ['400 bad percent-encoding (answered before any hook)', { method: 'GET', url: '/api/v1/workspaces/%zz', key: team.ownerKey }, 400], // raw: bad encoding
+      ['405 of a known path', { method: 'PATCH', url: '/api/v1/me', key: team.ownerKey }, 405], // raw: undocumented method
     ];
-    for (const [what, req, status] of cases) {
+    for (const [what, req, status] of raw) {
       const res = await t.request(req);
       expect(res.statusCode, what).toBe(status);
-      if (status !== 200) expect(res.headers['content-type'], what).toMatch(/^application\/problem\+json/);
+      expect(res.headers['content-type'], what).toMatch(/^application\/problem\+json/);
       expectSecured(res.headers, 'api', what);
     }
   });
 
   it('on /v1 in OpenAI shape, /healthz, /readyz and /openapi.json', async () => {
-    const cases: Array<[string, Parameters<TestApp['request']>[0], number]> = [
-      ['/v1 models', { method: 'GET', url: '/v1/models', key: ADMIN_KEY }, 200],
-      ['/v1 error', { method: 'GET', url: '/v1/models' }, 401],
-      ['/healthz', { method: 'GET', url: '/healthz' }, 200],
-      ['/readyz', { method: 'GET', url: '/readyz' }, 200],
-      ['/openapi.json', { method: 'GET', url: '/openapi.json' }, 200],
+    const typed: Array<[string, () => Promise<{ response: Response }>, number]> = [
+      ['/v1 models', () => t.api(ADMIN_KEY).GET('/v1/models'), 200],
+      ['/v1 error', () => t.api().GET('/v1/models'), 401],
     ];
-    for (const [what, req, status] of cases) {
-      const res = await t.request(req);
-      expect(res.statusCode, what).toBe(status);
-      expectSecured(res.headers, 'api', what);
+    for (const [what, call, status] of typed) {
+      const { response } = await call();
+      expect(response.status, what).toBe(status);
+      expectSecured(response.headers, 'api', what);
+    }
+    // raw: the probes and the document itself are not in the document
+    for (const url of ['/healthz', '/readyz', '/openapi.json']) {
+      const res = await t.request({ method: 'GET', url });
+      expect(res.statusCode, url).toBe(200);
+      expectSecured(res.headers, 'api', url);
     }
   });
 
@@ -130,15 +141,17 @@ describe('security headers', () => {
     const team = await newTeam(t);
     const model = await createModel(t, team.ownerKey, { url: standIn.openaiBaseUrl });
     const ws = await createWorkspace(t, team.ownerKey, { modelIds: [model.id] });
-    const res = await fetch(`${baseUrl}/api/v1/chat/${ws.id}/completions/stream`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${team.ownerKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ prompt: 'hello' }),
+    // over a real socket, so the raw response's own headers are seen
+    const api = createClient<paths>({ baseUrl, headers: { authorization: `Bearer ${team.ownerKey}` } });
+    const { data, response } = await api.POST('/api/v1/chat/{workspaceId}/completions/stream', {
+      params: { path: { workspaceId: ws.id } },
+      body: { prompt: 'hello' },
+      parseAs: 'text',
     });
-    expect(res.status).toBe(200);
-    expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
-    expect(await res.text()).toContain('event: done');
-    expectSecured(res.headers, 'api', 'event stream');
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    expect(data).toContain('event: done');
+    expectSecured(response.headers, 'api', 'event stream');
   });
 
   it('on the web app: index.html at any of its paths, its files, and a missing file', async () => {

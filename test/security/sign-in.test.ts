@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { emailKey } from '../../src/security/email.js';
 import { SIGN_IN_ACCOUNTS_PER_EMAIL } from '../../src/modules/teams/auth-service.js';
+import { apiClient, expectStatus } from '../helpers/api.js';
 import { expectProblem, newTeam, startTestApp, testConfig, type TestApp } from '../helpers/app.js';
 import { cookie, login, randomAddress, SAME_ORIGIN, setCookieOf, signedInUser } from '../helpers/session.js';
 
@@ -23,13 +24,8 @@ const PASSWORD = 'correct horse battery';
 
 /** A user of `team` with this exact email and the test password. */
 async function userWithEmail(team: { ownerKey: string }, email: string): Promise<void> {
-  const made = await t.request({
-    method: 'POST',
-    url: '/api/v1/users',
-    key: team.ownerKey,
-    payload: { name: 'Person', email, role: 'member', password: PASSWORD },
-  });
-  expect(made.statusCode, made.body).toBe(201);
+  const { error, response } = await t.api(team.ownerKey).POST('/api/v1/users', { body: { name: 'Person', email, role: 'member', password: PASSWORD } });
+  expect(response.status, JSON.stringify(error)).toBe(201);
 }
 
 describe('one rule for emails', () => {
@@ -58,12 +54,7 @@ describe('one rule for emails', () => {
     const team = await newTeam(t);
     const email = `dup-${randomUUID()}@example.com`;
     await userWithEmail(team, email);
-    const again = await t.request({
-      method: 'POST',
-      url: '/api/v1/users',
-      key: team.ownerKey,
-      payload: { name: 'Twin', email: email.replace('d', '\uff44'), role: 'member' },
-    });
+    const again = await t.api(team.ownerKey).POST('/api/v1/users', { body: { name: 'Twin', email: email.replace('d', '\uff44'), role: 'member' } });
     expectProblem(again, 409);
   });
 });
@@ -114,13 +105,10 @@ describe('behind a proxy', () => {
     const statuses: number[] = [];
     for (let i = 0; i < 10; i++) {
       // the client's own header first, then what the (trusted, one-hop) proxy appended
-      const res = await t.request({
-        method: 'POST',
-        url: '/api/v1/auth/login',
-        payload: { email: `x${i}-${randomUUID()}@example.com`, password: 'whatever it is' },
-        headers: { 'x-forwarded-for': `${randomAddress()}, ${client}` },
-      });
-      statuses.push(res.statusCode);
+      const { response } = await t
+        .api(null, { headers: { 'x-forwarded-for': `${randomAddress()}, ${client}` } })
+        .POST('/api/v1/auth/login', { body: { email: `x${i}-${randomUUID()}@example.com`, password: 'whatever it is' } });
+      statuses.push(response.status);
     }
     expect(statuses).toEqual([401, 401, 401, 401, 401, 401, 401, 401, 429, 429]);
   });
@@ -132,26 +120,20 @@ describe('the session cookie', () => {
   it('is __Host-atrium_session over HTTPS, and a plain atrium_session is then not believed', async () => {
     const team = await newTeam(t);
     const u = await signedInUser(t, team);
-    const res = await t.request({
-      method: 'POST',
-      url: '/api/v1/auth/login',
-      payload: { email: u.email, password: u.password },
-      headers: https,
-      remoteAddress: randomAddress(),
+    const { response: res } = await t.api(null, { headers: https, remoteAddress: randomAddress() }).POST('/api/v1/auth/login', {
+      body: { email: u.email, password: u.password },
     });
-    expect(res.statusCode).toBe(200);
+    expect(res.status).toBe(200);
     const set = setCookieOf(res);
     expect(set).toMatch(/^__Host-atrium_session=[A-Za-z0-9_-]{43}; Path=\/; HttpOnly; SameSite=Lax; Max-Age=\d+; Secure$/);
     const token = /^__Host-atrium_session=([^;]+)/.exec(set)![1]!;
-    expect((await t.request({ method: 'GET', url: '/api/v1/me', headers: { ...https, cookie: `__Host-atrium_session=${token}` } })).statusCode).toBe(200);
-    expectProblem(await t.request({ method: 'GET', url: '/api/v1/me', headers: { ...https, cookie: `atrium_session=${token}` } }), 401);
+    expect((await t.api(null, { headers: { ...https, cookie: `__Host-atrium_session=${token}` } }).GET('/api/v1/me')).response.status).toBe(200);
+    expectProblem(await t.api(null, { headers: { ...https, cookie: `atrium_session=${token}` } }).GET('/api/v1/me'), 401);
     // logging out over HTTPS removes the prefixed cookie
-    const out = await t.request({
-      method: 'POST',
-      url: '/api/v1/auth/logout',
-      headers: { ...https, ...SAME_ORIGIN, cookie: `__Host-atrium_session=${token}` },
-    });
-    expect(out.statusCode).toBe(204);
+    const { response: out } = await t
+      .api(null, { headers: { ...https, ...SAME_ORIGIN, cookie: `__Host-atrium_session=${token}` } })
+      .POST('/api/v1/auth/logout');
+    expect(out.status).toBe(204);
     expect(setCookieOf(out)).toMatch(/^__Host-atrium_session=; .*Max-Age=0; Secure$/);
   });
 
@@ -163,23 +145,21 @@ describe('the session cookie', () => {
       `atrium_session=${attacker.session}; atrium_session=${victim.session}`,
       `atrium_session=${victim.session}; atrium_session=${attacker.session}`,
     ]) {
-      expect(expectProblem(await t.request({ method: 'GET', url: '/api/v1/me', headers: { cookie: order } }), 401).code).toBe('session_ended');
+      expect(expectProblem(await t.api(null, { headers: { cookie: order } }).GET('/api/v1/me'), 401).code).toBe('session_ended');
     }
     // the same cookie twice is still one session
-    expect(
-      (await t.request({ method: 'GET', url: '/api/v1/me', headers: { cookie: `atrium_session=${victim.session}; atrium_session=${victim.session}` } }))
-        .statusCode,
-    ).toBe(200);
+    const twice = { cookie: `atrium_session=${victim.session}; atrium_session=${victim.session}` };
+    expect((await t.api(null, { headers: twice }).GET('/api/v1/me')).response.status).toBe(200);
   });
 
   it('that is no session answers 401 before any CSRF check; a live one without Origin still gets 403 csrf', async () => {
     const team = await newTeam(t);
     const u = await signedInUser(t, team);
     for (const value of ['garbage', 'A'.repeat(43)]) {
-      const res = await t.request({ method: 'POST', url: '/api/v1/api-keys', payload: { name: 'k' }, headers: { cookie: `atrium_session=${value}` } });
+      const res = await t.api(null, { headers: { cookie: `atrium_session=${value}` } }).POST('/api/v1/api-keys', { body: { name: 'k' } });
       expect(expectProblem(res, 401).code).toBe('session_ended');
     }
-    const live = await t.request({ method: 'POST', url: '/api/v1/api-keys', payload: { name: 'k' }, headers: cookie(u.session) });
+    const live = await t.api(null, { headers: cookie(u.session) }).POST('/api/v1/api-keys', { body: { name: 'k' } });
     expect(expectProblem(live, 403).code).toBe('csrf');
   });
 });
@@ -191,15 +171,15 @@ describe.runIf(process.env.ATRIUM_TEST_DATABASE_URL)('on another node', () => {
     try {
       const team = await newTeam(t);
       const u = await signedInUser(t, team);
-      const onOther = (key: string) => other.app.inject({ method: 'GET', url: '/api/v1/me', headers: { authorization: `Bearer ${key}` } });
-      const made = await t.request({ method: 'POST', url: '/api/v1/api-keys', key: u.key, payload: { name: 'short-lived' } });
-      const { id, key } = made.json() as { id: string; key: string };
-      expect((await onOther(key)).statusCode).toBe(200); // now in the other node's hands
-      expect((await t.request({ method: 'DELETE', url: `/api/v1/api-keys/${id}`, key: u.key })).statusCode).toBe(204);
-      expect((await onOther(key)).statusCode).toBe(401);
-      expect((await onOther(u.key)).statusCode).toBe(200);
-      expect((await t.request({ method: 'DELETE', url: `/api/v1/users/${u.id}`, key: team.ownerKey })).statusCode).toBe(204);
-      expect((await onOther(u.key)).statusCode).toBe(401);
+      const onOther = async (key: string) => (await apiClient(other.app, key).GET('/api/v1/me')).response.status;
+      const { id, key } = expectStatus(await t.api(u.key).POST('/api/v1/api-keys', { body: { name: 'short-lived' } }), 201);
+      if (!key) throw new Error('a new API key is shown once, on creation');
+      expect(await onOther(key)).toBe(200); // now in the other node's hands
+      expect((await t.api(u.key).DELETE('/api/v1/api-keys/{id}', { params: { path: { id } } })).response.status).toBe(204);
+      expect(await onOther(key)).toBe(401);
+      expect(await onOther(u.key)).toBe(200);
+      expect((await t.api(team.ownerKey).DELETE('/api/v1/users/{userId}', { params: { path: { userId: u.id } } })).response.status).toBe(204);
+      expect(await onOther(u.key)).toBe(401);
     } finally {
       await other.app.close();
     }

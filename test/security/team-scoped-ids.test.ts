@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_KEY, expectProblem, newTeam, startTestApp, type TeamFixture, type TestApp } from '../helpers/app.js';
 import { createModel } from '../helpers/factories.js';
-import { multipart } from '../helpers/multipart.js';
+import { expectStatus, multipartBody } from '../helpers/api.js';
 import { startStandInProvider, type StandInProvider } from '../support/standin-provider.js';
 
 let t: TestApp;
@@ -33,11 +33,12 @@ function createPlus(key: string, fields: Record<string, string>, text?: string) 
     ...Object.entries(fields).map(([name, value]) => ({ name, value })),
     ...(text ? [{ name: 'files', filename: 'notes.txt', contentType: 'text/plain', data: Buffer.from(text) }] : []),
   ];
-  return t.request({ method: 'POST', url: '/api/v1/plus', key, ...multipart(parts) });
+  return t.api(key).POST('/api/v1/plus', multipartBody(parts));
 }
 
-const modelBody = (id: string, name: string) => ({ id, name, apiBase: 'OPENAI', url: standIn.openaiBaseUrl, baseModel: 'gpt-test', contextWindow: 8192 });
-const get = (key: string, url: string) => t.request({ method: 'GET', url, key });
+const modelBody = (id: string, name: string) =>
+  ({ id, name, apiBase: 'OPENAI', url: standIn.openaiBaseUrl, baseModel: 'gpt-test', contextWindow: 8192 }) as const;
+const path = <P>(p: P) => ({ params: { path: p } });
 
 describe('an id another team holds', () => {
   const wsId = randomUUID();
@@ -54,20 +55,19 @@ describe('an id another team holds', () => {
       [a, own.a],
       [b, own.b],
     ] as const) {
-      const m = await t.request({ method: 'POST', url: '/api/v1/models', key: team.ownerKey, payload: modelBody(modelId, o.model) });
-      expect(m.statusCode).toBe(200);
-      expect(m.json()).toMatchObject({ id: modelId, name: o.model, inTeam: true });
+      const api = t.api(team.ownerKey);
+      const m = await api.POST('/api/v1/models', { body: modelBody(modelId, o.model) });
+      expect(m.response.status).toBe(200);
+      expect(m.data).toMatchObject({ id: modelId, name: o.model, inTeam: true });
       const p = await createPlus(team.ownerKey, { id: plusId, title: o.plus, isPublic: 'true' }, `The ${o.plus} say the secret animal is the ${o.secret}.\n`);
-      expect(p.statusCode).toBe(200);
-      expect(p.json()).toMatchObject({ id: plusId, title: o.plus });
-      const w = await t.request({
-        method: 'POST',
-        url: `/api/v1/workspaces/${wsId}`,
-        key: team.ownerKey,
-        payload: { name: o.ws, modelIds: [modelId], plusIds: [plusId] },
+      expect(p.response.status).toBe(200);
+      expect(p.data).toMatchObject({ id: plusId, title: o.plus });
+      const w = await api.POST('/api/v1/workspaces/{workspaceId}', {
+        ...path({ workspaceId: wsId }),
+        body: { name: o.ws, modelIds: [modelId], plusIds: [plusId] },
       });
-      expect(w.statusCode).toBe(200);
-      expect(w.json()).toMatchObject({ id: wsId, name: o.ws, plusIds: [plusId], models: [{ modelId, modelName: o.model }] });
+      expect(w.response.status).toBe(200);
+      expect(w.data).toMatchObject({ id: wsId, name: o.ws, plusIds: [plusId], models: [{ modelId, modelName: o.model }] });
     }
   });
 
@@ -76,44 +76,47 @@ describe('an id another team holds', () => {
       [a, own.a],
       [b, own.b],
     ] as const) {
-      expect((await get(team.ownerKey, `/api/v1/models/${modelId}`)).json()).toMatchObject({ name: o.model });
-      expect((await get(team.ownerKey, `/api/v1/workspaces/${wsId}`)).json()).toMatchObject({ name: o.ws, models: [{ modelName: o.model }] });
-      const entry = (await get(team.ownerKey, `/api/v1/plus/${plusId}`)).json();
-      expect(entry.title).toBe(o.plus);
-      expect(entry.files).toHaveLength(1);
-      const models = (await get(team.ownerKey, '/api/v1/models')).json() as Array<{ id: string; name: string }>;
-      expect(models.filter((m) => m.id === modelId).map((m) => m.name)).toEqual([o.model]);
-      const workspaces = (await get(team.ownerKey, '/api/v1/workspaces')).json() as Array<{ id: string; name: string }>;
-      expect(workspaces.filter((w) => w.id === wsId).map((w) => w.name)).toEqual([o.ws]);
-      const entries = (await get(team.ownerKey, '/api/v1/plus')).json() as Array<{ id: string; title: string }>;
-      expect(entries.filter((e) => e.id === plusId).map((e) => e.title)).toEqual([o.plus]);
-      const context = await t.request({
-        method: 'POST',
-        url: `/api/v1/plus/${plusId}/context-for-prompt`,
-        key: team.ownerKey,
-        payload: { content: 'Which is the secret animal?' },
+      const api = t.api(team.ownerKey);
+      expect((await api.GET('/api/v1/models/{modelId}', path({ modelId }))).data).toMatchObject({ name: o.model });
+      expect((await api.GET('/api/v1/workspaces/{workspaceId}', path({ workspaceId: wsId }))).data).toMatchObject({
+        name: o.ws,
+        models: [{ modelName: o.model }],
       });
-      expect(context.statusCode).toBe(200);
-      expect(context.json().content).toContain(o.secret);
-      expect(context.json().content).not.toContain(o === own.a ? own.b.secret : own.a.secret);
+      const entry = (await api.GET('/api/v1/plus/{plusId}', path({ plusId }))).data;
+      expect(entry?.title).toBe(o.plus);
+      expect(entry?.files).toHaveLength(1);
+      const models = (await api.GET('/api/v1/models')).data ?? [];
+      expect(models.filter((m) => m.id === modelId).map((m) => m.name)).toEqual([o.model]);
+      const workspaces = (await api.GET('/api/v1/workspaces')).data ?? [];
+      expect(workspaces.filter((w) => w.id === wsId).map((w) => w.name)).toEqual([o.ws]);
+      const entries = (await api.GET('/api/v1/plus')).data ?? [];
+      expect(entries.filter((e) => e.id === plusId).map((e) => e.title)).toEqual([o.plus]);
+      const context = await api.POST('/api/v1/plus/{plusId}/context-for-prompt', {
+        ...path({ plusId }),
+        body: { content: 'Which is the secret animal?', explain: false },
+      });
+      expect(context.response.status).toBe(200);
+      expect(context.data?.content).toContain(o.secret);
+      expect(context.data?.content).not.toContain(o === own.a ? own.b.secret : own.a.secret);
     }
   });
 
   it('updates one team’s without touching the other’s', async () => {
-    const m = await t.request({ method: 'PATCH', url: `/api/v1/models/${modelId}`, key: b.ownerKey, payload: { name: 'Beta model v2' } });
-    expect(m.statusCode).toBe(200);
+    const [apiA, apiB] = [t.api(a.ownerKey), t.api(b.ownerKey)];
+    const m = await apiB.PATCH('/api/v1/models/{modelId}', { ...path({ modelId }), body: { name: 'Beta model v2' } });
+    expect(m.response.status).toBe(200);
     own.b.model = 'Beta model v2';
-    const w = await t.request({ method: 'PATCH', url: `/api/v1/workspaces/${wsId}`, key: b.ownerKey, payload: { name: 'Beta workspace v2' } });
-    expect(w.statusCode).toBe(200);
+    const w = await apiB.PATCH('/api/v1/workspaces/{workspaceId}', { ...path({ workspaceId: wsId }), body: { name: 'Beta workspace v2' } });
+    expect(w.response.status).toBe(200);
     own.b.ws = 'Beta workspace v2';
-    const s = await t.request({ method: 'POST', url: `/api/v1/workspaces/${wsId}/${modelId}`, key: b.ownerKey, payload: { temperature: 0.25 } });
-    expect(s.statusCode).toBe(200);
-    expect(s.json()).toMatchObject({ workspaceId: wsId, modelId, modelName: 'Beta model v2', temperature: 0.25 });
+    const s = await apiB.POST('/api/v1/workspaces/{workspaceId}/{modelId}', { ...path({ workspaceId: wsId, modelId }), body: { temperature: 0.25 } });
+    expect(s.response.status).toBe(200);
+    expect(s.data).toMatchObject({ workspaceId: wsId, modelId, modelName: 'Beta model v2', temperature: 0.25 });
 
-    const wa = (await get(a.ownerKey, `/api/v1/workspaces/${wsId}`)).json();
+    const wa = (await apiA.GET('/api/v1/workspaces/{workspaceId}', path({ workspaceId: wsId }))).data;
     expect(wa).toMatchObject({ name: 'Alpha workspace', models: [{ modelId, modelName: 'Alpha model', temperature: null }] });
-    expect((await get(a.ownerKey, `/api/v1/models/${modelId}`)).json()).toMatchObject({ name: 'Alpha model' });
-    const wb = (await get(b.ownerKey, `/api/v1/workspaces/${wsId}`)).json();
+    expect((await apiA.GET('/api/v1/models/{modelId}', path({ modelId }))).data).toMatchObject({ name: 'Alpha model' });
+    const wb = (await apiB.GET('/api/v1/workspaces/{workspaceId}', path({ workspaceId: wsId }))).data;
     expect(wb).toMatchObject({ name: 'Beta workspace v2', models: [{ modelId, modelName: 'Beta model v2', temperature: 0.25 }] });
   });
 
@@ -123,36 +126,36 @@ describe('an id another team holds', () => {
       [a, own.a, own.b],
       [b, own.b, own.a],
     ] as const) {
-      const res = await t.request({ method: 'POST', url: `/api/v1/chat/${wsId}/completions`, key: team.ownerKey, payload: { prompt: o.prompt } });
-      expect(res.statusCode).toBe(200);
-      const turn = res.json();
+      const res = await t.api(team.ownerKey).POST('/api/v1/chat/{workspaceId}/completions', { ...path({ workspaceId: wsId }), body: { prompt: o.prompt } });
+      expect(res.response.status).toBe(200);
+      const turn = expectStatus(res, 200);
       expect(turn.modelId).toBe(modelId);
       expect(turn.sources.length).toBeGreaterThan(0);
       for (const s of turn.sources) expect(s).toMatchObject({ plusId });
-      expect(turn.sources.map((s: { excerpt: string }) => s.excerpt).join(' ')).toContain(o.secret);
-      expect(turn.sources.map((s: { excerpt: string }) => s.excerpt).join(' ')).not.toContain(other.secret);
+      expect(turn.sources.map((s) => s.excerpt).join(' ')).toContain(o.secret);
+      expect(turn.sources.map((s) => s.excerpt).join(' ')).not.toContain(other.secret);
       threads[o.ws] = turn.threadId;
     }
     for (const [team, o, other] of [
       [a, own.a, own.b],
       [b, own.b, own.a],
     ] as const) {
-      const history = (await get(team.ownerKey, `/api/v1/chat/${wsId}/history`)).json() as Array<{ id: string; title: string }>;
+      const api = t.api(team.ownerKey);
+      const history = (await api.GET('/api/v1/chat/{workspaceId}/history', path({ workspaceId: wsId }))).data ?? [];
       expect(history.map((h) => h.id)).toEqual([threads[o.ws]]);
-      expectProblem(await get(team.ownerKey, `/api/v1/chat/${wsId}/history/${threads[other.ws]}`), 404);
-      const exported = (await get(team.ownerKey, `/api/v1/chat/${wsId}/history/${threads[o.ws]}/export?format=json`)).json();
-      expect(exported.messages.find((m: { role: string }) => m.role === 'assistant')).toMatchObject({ modelId, modelName: o.model });
-      const hits = (await get(team.ownerKey, `/api/v1/chat/search?q=question`)).json().content as Array<{ threadId: string }>;
+      expectProblem(await api.GET('/api/v1/chat/{workspaceId}/history/{threadId}', path({ workspaceId: wsId, threadId: threads[other.ws]! })), 404);
+      const exported = await api.GET('/api/v1/chat/{workspaceId}/history/{threadId}/export', {
+        params: { path: { workspaceId: wsId, threadId: threads[o.ws]! }, query: { format: 'json' } },
+        parseAs: 'json',
+      });
+      const messages = (exported.data as { messages: Array<{ role: string }> }).messages;
+      expect(messages.find((m) => m.role === 'assistant')).toMatchObject({ modelId, modelName: o.model });
+      const hits = (await api.GET('/api/v1/chat/search', { params: { query: { q: 'question' } } })).data?.content ?? [];
       expect(hits.map((h) => h.threadId)).toEqual([threads[o.ws]]);
-      const inWs = (await get(team.ownerKey, `/api/v1/chat/search?q=question&workspaceId=${wsId}`)).json().content as Array<{ threadId: string }>;
+      const inWs = (await api.GET('/api/v1/chat/search', { params: { query: { q: 'question', workspaceId: wsId } } })).data?.content ?? [];
       expect(inWs.map((h) => h.threadId)).toEqual([threads[o.ws]]);
-      const range = 'startDate=2000-01-01T00:00:00Z&endDate=2100-01-01T00:00:00Z';
-      const logs = (await get(team.ownerKey, `/api/v1/chat/prompt-logs?${range}`)).json() as Array<{
-        prompt: string;
-        workspaceId: string;
-        modelId: string;
-        modelName: string;
-      }>;
+      const range = { startDate: '2000-01-01T00:00:00Z', endDate: '2100-01-01T00:00:00Z' };
+      const logs = (await api.GET('/api/v1/chat/prompt-logs', { params: { query: range } })).data ?? [];
       expect(logs.map((l) => [l.workspaceId, l.modelId, l.modelName])).toEqual([[wsId, modelId, o.model]]);
       expect(logs.map((l) => l.prompt).join(' ')).toContain(o.secret);
       expect(logs.map((l) => l.prompt).join(' ')).not.toContain(other.secret);
@@ -160,23 +163,26 @@ describe('an id another team holds', () => {
   });
 
   it('deletes one team’s without touching the other’s', async () => {
-    expect((await t.request({ method: 'DELETE', url: `/api/v1/plus/${plusId}`, key: b.ownerKey })).statusCode).toBe(200);
-    expect((await t.request({ method: 'DELETE', url: `/api/v1/workspaces/${wsId}`, key: b.ownerKey })).statusCode).toBe(200);
-    expectProblem(await get(b.ownerKey, `/api/v1/plus/${plusId}`), 404);
-    expectProblem(await get(b.ownerKey, `/api/v1/workspaces/${wsId}`), 404);
-    expect((await get(b.ownerKey, `/api/v1/chat/search?q=question`)).json().content).toEqual([]);
+    const [apiA, apiB] = [t.api(a.ownerKey), t.api(b.ownerKey)];
+    expect((await apiB.DELETE('/api/v1/plus/{plusId}', path({ plusId }))).response.status).toBe(200);
+    expect((await apiB.DELETE('/api/v1/workspaces/{workspaceId}', path({ workspaceId: wsId }))).response.status).toBe(200);
+    expectProblem(await apiB.GET('/api/v1/plus/{plusId}', path({ plusId })), 404);
+    expectProblem(await apiB.GET('/api/v1/workspaces/{workspaceId}', path({ workspaceId: wsId })), 404);
+    expect((await apiB.GET('/api/v1/chat/search', { params: { query: { q: 'question' } } })).data?.content).toEqual([]);
 
-    const entry = (await get(a.ownerKey, `/api/v1/plus/${plusId}`)).json();
+    const entry = (await apiA.GET('/api/v1/plus/{plusId}', path({ plusId }))).data;
     expect(entry).toMatchObject({ title: 'Alpha notes' });
-    expect(entry.files).toHaveLength(1);
-    expect((await get(a.ownerKey, `/api/v1/workspaces/${wsId}`)).json()).toMatchObject({ name: 'Alpha workspace', plusIds: [plusId] });
-    expect((await get(a.ownerKey, `/api/v1/chat/${wsId}/history`)).json()).toHaveLength(1);
-    const again = await t.request({ method: 'POST', url: `/api/v1/chat/${wsId}/completions`, key: a.ownerKey, payload: { prompt: 'alpha again' } });
-    expect(again.statusCode).toBe(200);
+    expect(entry?.files).toHaveLength(1);
+    expect((await apiA.GET('/api/v1/workspaces/{workspaceId}', path({ workspaceId: wsId }))).data).toMatchObject({
+      name: 'Alpha workspace',
+      plusIds: [plusId],
+    });
+    expect((await apiA.GET('/api/v1/chat/{workspaceId}/history', path({ workspaceId: wsId }))).data).toHaveLength(1);
+    const again = await apiA.POST('/api/v1/chat/{workspaceId}/completions', { ...path({ workspaceId: wsId }), body: { prompt: 'alpha again' } });
+    expect(again.response.status).toBe(200);
     expect(
-      again
-        .json()
-        .sources.map((s: { excerpt: string }) => s.excerpt)
+      expectStatus(again, 200)
+        .sources.map((s) => s.excerpt)
         .join(' '),
     ).toContain('aardvark');
   });
@@ -186,21 +192,22 @@ describe('an id taken in the caller’s own team', () => {
   it('stays a 409 for a workspace, a model and a teammate’s private Plus entry', async () => {
     const team = await newTeam(t);
     const id = randomUUID();
-    expect((await t.request({ method: 'POST', url: `/api/v1/workspaces/${id}`, key: team.ownerKey, payload: { name: 'first' } })).statusCode).toBe(200);
-    expectProblem(await t.request({ method: 'POST', url: `/api/v1/workspaces/${id}`, key: team.ownerKey, payload: { name: 'again' } }), 409);
+    const api = t.api(team.ownerKey);
+    expect((await api.POST('/api/v1/workspaces/{workspaceId}', { ...path({ workspaceId: id }), body: { name: 'first' } })).response.status).toBe(200);
+    expectProblem(await api.POST('/api/v1/workspaces/{workspaceId}', { ...path({ workspaceId: id }), body: { name: 'again' } }), 409);
     await createModel(t, team.ownerKey, { id });
-    expectProblem(await t.request({ method: 'POST', url: '/api/v1/models', key: team.ownerKey, payload: modelBody(id, 'again') }), 409);
+    expectProblem(await api.POST('/api/v1/models', { body: modelBody(id, 'again') }), 409);
     const member = await team.addUser('member');
-    expect((await createPlus(member.key, { id, title: 'private', isPublic: 'false' })).statusCode).toBe(200);
+    expect((await createPlus(member.key, { id, title: 'private', isPublic: 'false' })).response.status).toBe(200);
     const other = await team.addUser('member');
     expectProblem(await createPlus(other.key, { id, title: 'take it' }), 409);
   });
 
   it('a team model may not take a system model’s id (every team sees system models), nor a system model a team’s', async () => {
     const team = await newTeam(t);
-    const sys = await createModel(t, ADMIN_KEY, { name: 'system one' }, '?system=true');
-    expectProblem(await t.request({ method: 'POST', url: '/api/v1/models', key: team.ownerKey, payload: modelBody(sys.id, 'mine') }), 409);
+    const sys = await createModel(t, ADMIN_KEY, { name: 'system one' }, { system: true });
+    expectProblem(await t.api(team.ownerKey).POST('/api/v1/models', { body: modelBody(sys.id, 'mine') }), 409);
     const mine = await createModel(t, team.ownerKey, { name: 'mine' });
-    expectProblem(await t.request({ method: 'POST', url: '/api/v1/models?system=true', key: ADMIN_KEY, payload: modelBody(mine.id, 'system two') }), 409);
+    expectProblem(await t.api(ADMIN_KEY).POST('/api/v1/models', { params: { query: { system: true } }, body: modelBody(mine.id, 'system two') }), 409);
   });
 });
