@@ -1,4 +1,5 @@
 /** recordAudit's last line of defence: a detail whose name could carry a secret or prompt text is refused, never stored. */
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
 import { recordAudit, type AuditDetails } from '../../src/modules/audit/record.js';
@@ -17,6 +18,9 @@ const count = async (action: string) =>
     }
   ).rows[0]!.n;
 
+/** this run's probes: a PostgreSQL database kept from an earlier run holds that run's rows */
+const run = randomUUID();
+
 describe('audit details', () => {
   it('refuses names such as password, token, apiKey, prompt, content, headers; stores ordinary ones', async () => {
     for (const name of [
@@ -33,16 +37,16 @@ describe('audit details', () => {
       'Authorization',
       'cookie',
     ]) {
-      const details = { probe: `refused-${name}`, [name]: 'x' } as AuditDetails;
+      const details = { probe: `refused-${name}-${run}`, [name]: 'x' } as AuditDetails;
       await expect(recordAudit(t.database.db, { action: 'user.update', actor: null, teamId: null, details })).rejects.toThrow(/never recorded/);
-      expect(await count(`refused-${name}`)).toBe(0);
+      expect(await count(`refused-${name}-${run}`)).toBe(0);
     }
     await recordAudit(t.database.db, {
       action: 'user.update',
       actor: null,
       teamId: null,
-      details: { probe: 'kept', role: 'admin', apiKeyId: 'k', promptLogsDays: 3 },
+      details: { probe: `kept-${run}`, role: 'admin', apiKeyId: 'k', promptLogsDays: 3 },
     });
-    expect(await count('kept')).toBe(1);
+    expect(await count(`kept-${run}`)).toBe(1);
   });
 });
