@@ -84,3 +84,25 @@ it('documents the Plus form with its limits, and the stream events', () => {
   expect(events).toEqual(['start', 'sources', 'delta', 'tool_call', 'tool_result', 'image', 'done', 'error']);
   expect(stream.description).toMatch(/heartbeat/);
 });
+
+it('never requires a body field that has a default (the server fills it in, so a client may leave it out)', () => {
+  const resolve = (s: Json): Json => (s.$ref ? doc.components.schemas[(s.$ref as string).split('/').at(-1)!] : s);
+  const wrong: string[] = [];
+  let withDefault = 0;
+  const walk = (schema: Json, at: string): void => {
+    const s = resolve(schema);
+    for (const [name, prop] of Object.entries((s.properties ?? {}) as Record<string, Json>)) {
+      if (resolve(prop).default !== undefined) {
+        withDefault++;
+        if ((s.required ?? []).includes(name)) wrong.push(`${at}.${name}`);
+      }
+      walk(prop, `${at}.${name}`);
+    }
+    for (const sub of [...((s.anyOf ?? []) as Json[]), ...((s.oneOf ?? []) as Json[]), ...((s.allOf ?? []) as Json[])]) walk(sub, at);
+  };
+  for (const { id, op } of operations) {
+    for (const [type, media] of Object.entries((op.requestBody?.content ?? {}) as Record<string, Json>)) walk(media.schema, `${id} ${type}`);
+  }
+  expect(withDefault).toBeGreaterThan(1);
+  expect(wrong).toEqual([]);
+});

@@ -6,6 +6,7 @@ import { acceptWrapped } from '../../http/bodies.js';
 import { bodyErrorResponses, errorResponses, problems, Uuid } from '../../http/schemas.js';
 import {
   ConnectionTest,
+  CONNECTION_TEST_PROMPT,
   ConnectionTestBody,
   CreateModelQuery,
   ModelIds,
@@ -117,6 +118,6 @@ export const modelRoutes: FastifyPluginAsyncTypebox<{ models: ModelsService }> =
         response: { 200: ConnectionTest, ...bodyErrorResponses },
       },
     },
-    async (req) => models.testConnection(principalOf(req), req.params.modelId, req.body.prompt),
+    async (req) => models.testConnection(principalOf(req), req.params.modelId, req.body.prompt ?? CONNECTION_TEST_PROMPT),
   );
 };

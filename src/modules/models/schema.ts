@@ -123,8 +123,10 @@ export const ModelIds = Type.Array(Uuid, { maxItems: 1000 });
 export const CreateModelQuery = Type.Object({ system: Type.Boolean({ default: false, description: 'create a system model (instance admin only)' }) });
 
 /** POST /models/{modelId}/test (web app): one short prompt sent to the provider. */
+export const CONNECTION_TEST_PROMPT = 'Reply with one short sentence to confirm you can read this.';
 export const ConnectionTestBody = Type.Object(
-  { prompt: Type.String({ minLength: 1, maxLength: 2000, default: 'Reply with one short sentence to confirm you can read this.' }) },
+  // optional with a default: a client may leave it out, and the document must say so
+  { prompt: Type.Optional(Type.String({ minLength: 1, maxLength: 2000, default: CONNECTION_TEST_PROMPT })) },
   { additionalProperties: false },
 );
 export const ConnectionTest = Type.Object({

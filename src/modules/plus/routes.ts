@@ -117,7 +117,7 @@ export const plusRoutes: FastifyPluginAsyncTypebox<{ plus: PlusService; limits: 
         response: { 200: ContextForPromptResponse, ...bodyErrorResponses },
       },
     },
-    async (req) => plus.contextForPrompt(principalOf(req), req.params.plusId, req.body.content, req.body.maxTokens, req.body.explain),
+    async (req) => plus.contextForPrompt(principalOf(req), req.params.plusId, req.body.content, req.body.maxTokens, req.body.explain ?? false),
   );
 
   app.get(

@@ -83,10 +83,12 @@ export const ContextForPromptBody = Type.Object(
   {
     content: Type.String({ minLength: 1, maxLength: 100_000 }),
     maxTokens: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),
-    explain: Type.Boolean({
-      default: false,
-      description: 'also return the ranked candidate chunks with their scores and the terms searched for (docs/API.md, Ranking)',
-    }),
+    explain: Type.Optional(
+      Type.Boolean({
+        default: false,
+        description: 'also return the ranked candidate chunks with their scores and the terms searched for (docs/API.md, Ranking)',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -4048,7 +4048,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @default Reply with one short sentence to confirm you can read this. */
-                    prompt: string;
+                    prompt?: string;
                 };
             };
         };
@@ -7709,7 +7709,7 @@ export interface operations {
                      * @description also return the ranked candidate chunks with their scores and the terms searched for (docs/API.md, Ranking)
                      * @default false
                      */
-                    explain: boolean;
+                    explain?: boolean;
                 };
             };
         };
