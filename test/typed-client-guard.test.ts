@@ -28,6 +28,7 @@ const MIGRATED = [
   'test/api/chat-export.test.ts',
   'test/api/chat.test.ts',
   'test/api/budgets.test.ts',
+  'test/api/retention.test.ts',
 ];
 
 const ROOT = path.join(import.meta.dirname, '..');
