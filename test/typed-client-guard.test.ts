@@ -29,6 +29,7 @@ const MIGRATED = [
   'test/api/chat.test.ts',
   'test/api/budgets.test.ts',
   'test/api/retention.test.ts',
+  'test/api/chat-share.test.ts',
 ];
 
 const ROOT = path.join(import.meta.dirname, '..');
