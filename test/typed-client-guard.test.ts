@@ -30,6 +30,7 @@ const MIGRATED = [
   'test/api/budgets.test.ts',
   'test/api/retention.test.ts',
   'test/api/chat-share.test.ts',
+  'test/api/chat-versions.test.ts',
 ];
 
 const ROOT = path.join(import.meta.dirname, '..');
