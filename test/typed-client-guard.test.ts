@@ -31,6 +31,7 @@ const MIGRATED = [
   'test/api/retention.test.ts',
   'test/api/chat-share.test.ts',
   'test/api/chat-versions.test.ts',
+  'test/api/chat-history-paging.test.ts',
 ];
 
 const ROOT = path.join(import.meta.dirname, '..');
