@@ -26,6 +26,12 @@ const MIGRATED = [
   'test/api/chat-search.test.ts',
   'test/api/usage.test.ts',
   'test/api/chat-export.test.ts',
+  'test/api/chat.test.ts',
+  'test/api/budgets.test.ts',
+  'test/api/retention.test.ts',
+  'test/api/chat-share.test.ts',
+  'test/api/chat-versions.test.ts',
+  'test/api/chat-history-paging.test.ts',
 ];
 
 const ROOT = path.join(import.meta.dirname, '..');

@@ -7,6 +7,7 @@ import { eq } from 'drizzle-orm';
 import { promptLogs } from '../../src/db/schema/prompt-logs.js';
 import { countTokens } from '../../src/ingest/tokens.js';
 import { Budget, MeUsage } from '../../src/modules/usage/schema.js';
+import { expectStatus, type paths } from '../helpers/api.js';
 import { expectProblem, newTeam, startTestApp, type TestApp } from '../helpers/app.js';
 import { createModel, createWorkspace } from '../helpers/factories.js';
 import { expectShape } from '../helpers/shape.js';
@@ -44,25 +45,31 @@ async function setup(app: TestApp = t) {
   return { team, model, ws };
 }
 
-const complete = (key: string, wsId: string, app: TestApp = t) => app.request({ method: 'POST', url: `/api/v1/chat/${wsId}/completions`, key, payload: ask });
+type NewBudget = paths['/api/v1/budgets']['post']['requestBody']['content']['application/json'];
+type BudgetChange = paths['/api/v1/budgets/{id}']['patch']['requestBody']['content']['application/json'];
 
-async function createBudget(key: string, body: Record<string, unknown>) {
-  return t.request({ method: 'POST', url: '/api/v1/budgets', key, payload: body });
+const complete = (key: string, wsId: string, app: TestApp = t, body: typeof ask & { threadId?: string } = ask) =>
+  app.api(key).POST('/api/v1/chat/{workspaceId}/completions', { params: { path: { workspaceId: wsId } }, body });
+
+const createBudget = (key: string, body: NewBudget, app: TestApp = t) => app.api(key).POST('/api/v1/budgets', { body });
+// raw: bodies the document rejects (wrong scope ids, periods, limits, extra fields)
+const createBudgetRaw = (key: string, payload: object) => t.request({ method: 'POST', url: '/api/v1/budgets', key, payload });
+
+async function budgetOk(key: string, body: NewBudget) {
+  return expectShape(Budget, expectStatus(await createBudget(key, body), 201));
 }
 
-async function budgetOk(key: string, body: Record<string, unknown>) {
-  const res = await createBudget(key, body);
-  expect(res.statusCode, res.body).toBe(201);
-  return expectShape(Budget, res.json());
-}
+const deleteBudget = (key: string, id: string) => t.api(key).DELETE('/api/v1/budgets/{id}', { params: { path: { id } } });
+const budgetsOf = async (app: TestApp, key: string) => expectStatus(await app.api(key).GET('/api/v1/budgets'), 200);
+const patch = (app: TestApp, key: string, id: string, body: BudgetChange) => app.api(key).PATCH('/api/v1/budgets/{id}', { params: { path: { id } }, body });
+const apiKeyIds = async (key: string) => expectStatus(await t.api(key).GET('/api/v1/api-keys'), 200).map((k) => k.id);
 
 async function ledgerCredits(key: string): Promise<number> {
-  const rows = (await t.request({ method: 'GET', url: '/api/v1/usage?groupBy=user', key })).json() as Array<{ credits: number }>;
-  return rows.reduce((s, r) => s + r.credits, 0);
+  return ledgerCreditsOn(t, key);
 }
 
 async function logCount(key: string): Promise<number> {
-  return (await t.request({ method: 'GET', url: '/api/v1/chat/prompt-logs/paged?size=1', key })).json().totalElements as number;
+  return expectStatus(await t.api(key).GET('/api/v1/chat/prompt-logs/paged', { params: { query: { size: 1 } } }), 200).totalElements;
 }
 
 /** Seconds from now to the next UTC midnight. */
@@ -86,16 +93,16 @@ describe('managing budgets', () => {
     expect(b).toMatchObject({ scope: 'team', scopeId: team.teamId, period: 'month', credits: 1000, requestsPerMinute: null, spent: 0, remaining: 1000 });
     expect(new Date(b.resetsAt!).getTime()).toBeGreaterThan(Date.now());
     expect(expectProblem(await createBudget(member.key, { scope: 'user', scopeId: member.id, period: 'day', credits: 5 }), 403).code).toBe('forbidden');
-    expectProblem(await t.request({ method: 'DELETE', url: `/api/v1/budgets/${b.id}`, key: member.key }), 403);
-    expect((await t.request({ method: 'DELETE', url: `/api/v1/budgets/${b.id}`, key: team.ownerKey })).statusCode).toBe(204);
-    expectProblem(await t.request({ method: 'DELETE', url: `/api/v1/budgets/${b.id}`, key: team.ownerKey }), 404);
+    expectProblem(await deleteBudget(member.key, b.id), 403);
+    expect((await deleteBudget(team.ownerKey, b.id)).response.status).toBe(204);
+    expectProblem(await deleteBudget(team.ownerKey, b.id), 404);
   });
 
   it('validates the body: scope ids of the wrong form are 400, of another team 404, a duplicate 409', async () => {
     const { team } = await setup();
     const other = await newTeam(t);
     const otherMember = await other.addUser('member');
-    const keyOfOther = (await t.request({ method: 'GET', url: '/api/v1/api-keys', key: other.ownerKey })).json()[0].id as string;
+    const keyOfOther = (await apiKeyIds(other.ownerKey))[0]!;
     const k = team.ownerKey;
     for (const body of [
       { scope: 'user', scopeId: 'abc', period: 'day', credits: 1 },
@@ -110,7 +117,7 @@ describe('managing budgets', () => {
       { scope: 'team', scopeId: team.teamId, period: 'day', requestsPerMinute: 0 },
       { scope: 'team', scopeId: team.teamId, period: 'day', credits: 1, extra: true },
     ]) {
-      expectProblem(await createBudget(k, body), 400);
+      expectProblem(await createBudgetRaw(k, body), 400);
     }
     // well formed, but not of this team: not found, exactly as a missing one
     expectProblem(await createBudget(k, { scope: 'team', scopeId: other.teamId, period: 'day', credits: 1 }), 404);
@@ -120,11 +127,11 @@ describe('managing budgets', () => {
     // user ids are accepted as numbers or numeric strings
     await budgetOk(k, { scope: 'user', scopeId: String(team.ownerId), period: 'day', credits: 1 });
     expectProblem(await createBudget(k, { scope: 'user', scopeId: team.ownerId, period: 'day', credits: 2 }), 409);
-    expectProblem(await t.request({ method: 'DELETE', url: '/api/v1/budgets/not-a-uuid', key: k }), 400);
+    expectProblem(await deleteBudget(k, 'not-a-uuid'), 400);
     // another team's budget cannot be deleted (404, no existence leak)
     const theirs = await budgetOk(other.ownerKey, { scope: 'team', scopeId: other.teamId, period: 'day', credits: 1 });
-    expectProblem(await t.request({ method: 'DELETE', url: `/api/v1/budgets/${theirs.id}`, key: k }), 404);
-    expect((await t.request({ method: 'GET', url: '/api/v1/budgets', key: k })).json().map((b: { id: string }) => b.id)).not.toContain(theirs.id);
+    expectProblem(await deleteBudget(k, theirs.id), 404);
+    expect((await budgetsOf(t, k)).map((b) => b.id)).not.toContain(theirs.id);
   });
 
   it('owner/admin change a budget\u2019s limits (left-out fields kept, null removes one, never both); others may not', async () => {
@@ -132,30 +139,30 @@ describe('managing budgets', () => {
     const member = await team.addUser('member');
     const other = await newTeam(t);
     const b = await budgetOk(team.ownerKey, { scope: 'team', scopeId: team.teamId, period: 'day', credits: 100 });
-    const patch = (key: string, id: string, payload: Record<string, unknown>) => t.request({ method: 'PATCH', url: `/api/v1/budgets/${id}`, key, payload });
-    const changed = await patch(team.ownerKey, b.id, { requestsPerMinute: 30 });
-    expect(changed.statusCode, changed.body).toBe(200);
-    expect(expectShape(Budget, changed.json())).toMatchObject({ id: b.id, scope: 'team', period: 'day', credits: 100, requestsPerMinute: 30, remaining: 100 });
-    expect((await patch(team.ownerKey, b.id, { credits: null })).json()).toMatchObject({ credits: null, requestsPerMinute: 30, remaining: null });
+    const change = (key: string, id: string, body: BudgetChange) => patch(t, key, id, body);
+    const changed = expectStatus(await change(team.ownerKey, b.id, { requestsPerMinute: 30 }), 200);
+    expect(expectShape(Budget, changed)).toMatchObject({ id: b.id, scope: 'team', period: 'day', credits: 100, requestsPerMinute: 30, remaining: 100 });
+    expect((await change(team.ownerKey, b.id, { credits: null })).data).toMatchObject({ credits: null, requestsPerMinute: 30, remaining: null });
     // removing the last limit is refused, and nothing changes
-    const both = expectProblem(await patch(team.ownerKey, b.id, { requestsPerMinute: null }), 400);
+    const both = expectProblem(await change(team.ownerKey, b.id, { requestsPerMinute: null }), 400);
     expect(both.detail).toContain('delete it instead');
-    for (const body of [{}, { credits: -1 }, { requestsPerMinute: 0 }, { period: 'month' }, { credits: 1, scope: 'user' }])
-      expectProblem(await patch(team.ownerKey, b.id, body), 400);
-    expectProblem(await patch(team.ownerKey, 'not-a-uuid', { credits: 1 }), 400);
-    expectProblem(await patch(member.key, b.id, { credits: 1 }), 403);
-    expectProblem(await patch(other.ownerKey, b.id, { credits: 1 }), 404);
-    const listed = (await t.request({ method: 'GET', url: '/api/v1/budgets', key: team.ownerKey })).json() as Array<Static<typeof Budget>>;
+    for (const payload of [{}, { credits: -1 }, { requestsPerMinute: 0 }, { period: 'month' }, { credits: 1, scope: 'user' }])
+      // raw: bodies the document rejects (empty, out of range, fields that cannot change)
+      expectProblem(await t.request({ method: 'PATCH', url: `/api/v1/budgets/${b.id}`, key: team.ownerKey, payload }), 400);
+    expectProblem(await change(team.ownerKey, 'not-a-uuid', { credits: 1 }), 400);
+    expectProblem(await change(member.key, b.id, { credits: 1 }), 403);
+    expectProblem(await change(other.ownerKey, b.id, { credits: 1 }), 404);
+    const listed: Array<Static<typeof Budget>> = await budgetsOf(t, team.ownerKey);
     expect(listed.find((x) => x.id === b.id)).toMatchObject({ credits: null, requestsPerMinute: 30 });
   });
 
   it('a changed credit limit is enforced at once and keeps the period\u2019s spend', async () => {
     const { team, ws } = await setup();
     const b = await budgetOk(team.ownerKey, { scope: 'team', scopeId: team.teamId, period: 'day', credits: 1_000_000 });
-    expect((await complete(team.ownerKey, ws.id)).statusCode).toBe(200);
-    const spent = (await t.request({ method: 'GET', url: '/api/v1/budgets', key: team.ownerKey })).json()[0].spent as number;
+    expect((await complete(team.ownerKey, ws.id)).response.status).toBe(200);
+    const spent = (await budgetsOf(t, team.ownerKey))[0]!.spent;
     expect(spent).toBeGreaterThan(0);
-    const lowered = (await t.request({ method: 'PATCH', url: `/api/v1/budgets/${b.id}`, key: team.ownerKey, payload: { credits: spent } })).json();
+    const lowered = (await patch(t, team.ownerKey, b.id, { credits: spent })).data;
     expect(lowered).toMatchObject({ credits: spent, spent, remaining: 0 });
     expect(expectProblem(await complete(team.ownerKey, ws.id), 429).code).toBe('budget_exceeded');
   });
@@ -164,17 +171,16 @@ describe('managing budgets', () => {
     const { team } = await setup();
     const m1 = await team.addUser('member');
     const m2 = await team.addUser('member');
-    const m1Key = (await t.request({ method: 'GET', url: '/api/v1/api-keys', key: m1.key })).json()[0].id as string;
+    const m1Key = (await apiKeyIds(m1.key))[0]!;
     const teamB = await budgetOk(team.ownerKey, { scope: 'team', scopeId: team.teamId, period: 'month', credits: 100 });
     const m1B = await budgetOk(team.ownerKey, { scope: 'user', scopeId: m1.id, period: 'day', credits: 10 });
     const m1KeyB = await budgetOk(team.ownerKey, { scope: 'apiKey', scopeId: m1Key, period: 'total', requestsPerMinute: 100 });
     const m2B = await budgetOk(team.ownerKey, { scope: 'user', scopeId: m2.id, period: 'day', credits: 10 });
-    const ids = async (key: string) =>
-      ((await t.request({ method: 'GET', url: '/api/v1/budgets', key })).json() as Array<{ id: string }>).map((b) => b.id).sort();
+    const ids = async (key: string) => (await budgetsOf(t, key)).map((b) => b.id).sort();
     expect(await ids(m1.key)).toEqual([teamB.id, m1B.id, m1KeyB.id].sort());
     expect(await ids(m2.key)).toEqual([teamB.id, m2B.id].sort());
     expect(await ids(team.ownerKey)).toEqual([teamB.id, m1B.id, m1KeyB.id, m2B.id].sort());
-    const me = expectShape(MeUsage, (await t.request({ method: 'GET', url: '/api/v1/me/usage', key: m2.key })).json());
+    const me = expectShape(MeUsage, (await t.api(m2.key).GET('/api/v1/me/usage')).data);
     expect((me.budgets as Array<Static<typeof Budget>>).map((b) => b.id).sort()).toEqual([teamB.id, m2B.id].sort());
   });
 });
@@ -186,31 +192,33 @@ describe('enforcing budgets', () => {
     const teamBudget = await budgetOk(team.ownerKey, { scope: 'team', scopeId: team.teamId, period: 'month', credits: 100_000 });
     // covers one call's reservation (prompt estimate + 60), not two calls
     await budgetOk(team.ownerKey, { scope: 'user', scopeId: member.id, period: 'day', credits: 100 });
-    expect((await complete(member.key, ws.id)).statusCode).toBe(200);
+    expect((await complete(member.key, ws.id)).response.status).toBe(200);
     expect(standIn.requests).toHaveLength(1);
     const logsBefore = await logCount(team.ownerKey);
 
     const refused = await complete(member.key, ws.id);
     const p = expectProblem(refused, 429);
     expect(p.code).toBe('budget_exceeded');
-    const retryAfter = Number(refused.headers['retry-after']);
+    const retryAfter = Number(refused.response.headers.get('retry-after'));
     expect(Math.abs(retryAfter - secondsToMidnight())).toBeLessThanOrEqual(5);
     expect(standIn.requests).toHaveLength(1);
     expect(await logCount(team.ownerKey)).toBe(logsBefore);
     // the streamed route refuses the same way, before any event
-    const streamed = await t.request({ method: 'POST', url: `/api/v1/chat/${ws.id}/completions/stream`, key: member.key, payload: ask });
+    const streamed = await t.api(member.key).POST('/api/v1/chat/{workspaceId}/completions/stream', {
+      params: { path: { workspaceId: ws.id } },
+      body: ask,
+      parseAs: 'text',
+    });
     expect(expectProblem(streamed, 429).code).toBe('budget_exceeded');
     expect(standIn.requests).toHaveLength(1);
 
     // the owner is not limited by the member's budget; both spend under the team's, settled to the real cost
-    expect((await complete(team.ownerKey, ws.id)).statusCode).toBe(200);
+    expect((await complete(team.ownerKey, ws.id)).response.status).toBe(200);
     const spent = await ledgerCredits(team.ownerKey);
-    const teamNow = (
-      (await t.request({ method: 'GET', url: '/api/v1/budgets', key: team.ownerKey })).json() as Array<{ id: string; spent: number; remaining: number }>
-    ).find((b) => b.id === teamBudget.id)!;
+    const teamNow = (await budgetsOf(t, team.ownerKey)).find((b) => b.id === teamBudget.id)!;
     expect(teamNow.spent).toBeCloseTo(spent, 6);
     expect(teamNow.remaining).toBeCloseTo(100_000 - spent, 6);
-    const me = expectShape(MeUsage, (await t.request({ method: 'GET', url: '/api/v1/me/usage', key: member.key })).json());
+    const me = expectShape(MeUsage, (await t.api(member.key).GET('/api/v1/me/usage')).data);
     const daily = (me.budgets as Array<Static<typeof Budget>>).find((b) => b.scope === 'user')!;
     expect(daily.spent).toBeCloseTo(me.spent.day, 6);
     expect(daily.remaining).toBeCloseTo(100 - me.spent.day, 6);
@@ -218,13 +226,13 @@ describe('enforcing budgets', () => {
 
   it('a total budget refuses without Retry-After; an API key budget limits only that key', async () => {
     const { team, ws } = await setup();
-    const second = (await t.request({ method: 'POST', url: '/api/v1/api-keys', key: team.ownerKey, payload: { name: 'ci' } })).json();
+    const second = expectStatus(await t.api(team.ownerKey).POST('/api/v1/api-keys', { body: { name: 'ci' } }), 201);
     await budgetOk(team.ownerKey, { scope: 'apiKey', scopeId: second.id, period: 'total', credits: 1 });
-    const refused = await complete(second.key, ws.id);
+    const refused = await complete(second.key!, ws.id);
     expect(expectProblem(refused, 429).code).toBe('budget_exceeded');
-    expect(refused.headers['retry-after']).toBeUndefined();
+    expect(refused.response.headers.get('retry-after')).toBeNull();
     expect(standIn.requests).toHaveLength(0);
-    expect((await complete(team.ownerKey, ws.id)).statusCode).toBe(200);
+    expect((await complete(team.ownerKey, ws.id)).response.status).toBe(200);
   });
 
   it('a free model (chatCredits 0) is not held by a credit budget', async () => {
@@ -232,8 +240,8 @@ describe('enforcing budgets', () => {
     const free = await createModel(t, team.ownerKey, { url: standIn.openaiBaseUrl, chatCredits: 0 });
     const ws = await createWorkspace(t, team.ownerKey, { modelIds: [free.id] });
     await budgetOk(team.ownerKey, { scope: 'team', scopeId: team.teamId, period: 'day', credits: 1 });
-    expect((await complete(team.ownerKey, ws.id)).statusCode).toBe(200);
-    expect((await complete(team.ownerKey, ws.id)).statusCode).toBe(200);
+    expect((await complete(team.ownerKey, ws.id)).response.status).toBe(200);
+    expect((await complete(team.ownerKey, ws.id)).response.status).toBe(200);
     expect(await ledgerCredits(team.ownerKey)).toBe(0);
   });
 
@@ -242,18 +250,18 @@ describe('enforcing budgets', () => {
     const member = await team.addUser('member');
     await budgetOk(team.ownerKey, { scope: 'user', scopeId: member.id, period: 'day', requestsPerMinute: 2 });
     await awayFromMinuteEnd();
-    expect((await complete(member.key, ws.id)).statusCode).toBe(200);
-    expect((await complete(member.key, ws.id)).statusCode).toBe(200);
+    expect((await complete(member.key, ws.id)).response.status).toBe(200);
+    expect((await complete(member.key, ws.id)).response.status).toBe(200);
     const refused = await complete(member.key, ws.id);
     expect(expectProblem(refused, 429).code).toBe('rate_limited');
-    const retryAfter = Number(refused.headers['retry-after']);
+    const retryAfter = Number(refused.response.headers.get('retry-after'));
     const toNextMinute = 60 - new Date().getUTCSeconds();
     expect(retryAfter).toBeGreaterThanOrEqual(1);
     expect(Math.abs(retryAfter - toNextMinute)).toBeLessThanOrEqual(2);
     expect(standIn.requests).toHaveLength(2);
     // another member is not limited
     const other = await team.addUser('member');
-    expect((await complete(other.key, ws.id)).statusCode).toBe(200);
+    expect((await complete(other.key, ws.id)).response.status).toBe(200);
   });
 
   it('a failed call gives its reservation back: the budget is charged nothing', async () => {
@@ -261,11 +269,9 @@ describe('enforcing budgets', () => {
     const b = await budgetOk(team.ownerKey, { scope: 'team', scopeId: team.teamId, period: 'day', credits: 1000 });
     standIn.set({ failStatus: 500 });
     expectProblem(await complete(team.ownerKey, ws.id), 502);
-    const now = ((await t.request({ method: 'GET', url: '/api/v1/budgets', key: team.ownerKey })).json() as Array<{ id: string; spent: number }>).find(
-      (x) => x.id === b.id,
-    )!;
+    const now = (await budgetsOf(t, team.ownerKey)).find((x) => x.id === b.id)!;
     expect(now.spent).toBe(0);
-    const rows = (await t.request({ method: 'GET', url: '/api/v1/usage?groupBy=model', key: team.ownerKey })).json();
+    const rows = (await t.api(team.ownerKey).GET('/api/v1/usage', { params: { query: { groupBy: 'model' } } })).data;
     expect(rows).toEqual([expect.objectContaining({ requests: 1, credits: 0 })]);
   });
 });
@@ -282,7 +288,7 @@ describe('concurrency', () => {
     try {
       const { team, ws } = await setup();
       // the real cost of one call, from a call made before the budget exists
-      expect((await complete(team.ownerKey, ws.id)).statusCode).toBe(200);
+      expect((await complete(team.ownerKey, ws.id)).response.status).toBe(200);
       const cost = await ledgerCredits(team.ownerKey);
       expect(cost).toBeGreaterThan(OUT);
       standIn.reset();
@@ -290,10 +296,10 @@ describe('concurrency', () => {
       const credits = cost * 10.5;
       const b = await budgetOk(team.ownerKey, { scope: 'team', scopeId: team.teamId, period: 'month', credits });
       const results = await Promise.all(Array.from({ length: 50 }, (_, i) => complete(team.ownerKey, ws.id, i % 2 === 0 ? t : second)));
-      const served = results.filter((r) => r.statusCode === 200).length;
-      for (const r of results.filter((x) => x.statusCode !== 200)) {
+      const served = results.filter((r) => r.response.status === 200).length;
+      for (const r of results.filter((x) => x.response.status !== 200)) {
         expect(expectProblem(r, 429).code).toBe('budget_exceeded');
-        expect(Number(r.headers['retry-after'])).toBeGreaterThan(0);
+        expect(Number(r.response.headers.get('retry-after'))).toBeGreaterThan(0);
       }
       expect(served).toBeGreaterThanOrEqual(1);
       expect(served).toBeLessThanOrEqual(10);
@@ -302,7 +308,7 @@ describe('concurrency', () => {
       let total = served;
       for (let i = 0; i < 15; i++) {
         const r = await complete(team.ownerKey, ws.id, i % 2 === 0 ? second : t);
-        if (r.statusCode !== 200) {
+        if (r.response.status !== 200) {
           expect(expectProblem(r, 429).code).toBe('budget_exceeded');
           break;
         }
@@ -312,9 +318,7 @@ describe('concurrency', () => {
       expect(standIn.requests).toHaveLength(10);
       const spent = (await ledgerCredits(team.ownerKey)) - cost;
       expect(spent).toBeLessThanOrEqual(credits);
-      const now = ((await t.request({ method: 'GET', url: '/api/v1/budgets', key: team.ownerKey })).json() as Array<{ id: string; spent: number }>).find(
-        (x) => x.id === b.id,
-      )!;
+      const now = (await budgetsOf(t, team.ownerKey)).find((x) => x.id === b.id)!;
       expect(now.spent).toBeCloseTo(spent, 6);
     } finally {
       if (second !== t) await second.close();
@@ -331,7 +335,7 @@ describe('concurrency', () => {
     const second = shared ? await startTestApp() : t;
     try {
       const { team, ws } = await setup();
-      expect((await complete(team.ownerKey, ws.id, second)).statusCode).toBe(200);
+      expect((await complete(team.ownerKey, ws.id, second)).response.status).toBe(200);
       expect(standIn.requests).toHaveLength(1);
       // less than one call's reservation (prompt estimate + OUT), created on the first node
       await budgetOk(team.ownerKey, { scope: 'team', scopeId: team.teamId, period: 'month', credits: OUT });
@@ -359,18 +363,22 @@ describe('concurrency', () => {
       const credits = 2_000;
       await budgetOk(team.ownerKey, { scope: 'team', scopeId: team.teamId, period: 'month', credits });
       const node = (i: number) => (i % 2 === 0 ? t : second);
-      const stream = (i: number) => node(i).request({ method: 'POST', url: `/api/v1/chat/${ws.id}/completions/stream`, key: team.ownerKey, payload: ask });
+      const stream = (i: number) =>
+        node(i)
+          .api(team.ownerKey)
+          .POST('/api/v1/chat/{workspaceId}/completions/stream', { params: { path: { workspaceId: ws.id } }, body: ask, parseAs: 'text' });
       const plain = (i: number) => complete(team.ownerKey, ws.id, node(i));
       const finishes: string[] = [];
       for (let round = 0; round < 3; round++) {
         const results = await Promise.all(Array.from({ length: 16 }, (_, i) => (i % 4 === 0 ? plain(i) : stream(i))));
-        for (const r of results) expect([200, 429]).toContain(r.statusCode);
-        for (const r of results.filter((x) => x.statusCode === 200)) {
-          const streamed = r.headers['content-type']?.toString().startsWith('text/event-stream');
-          const done = /event: done\ndata: (.*)\n/.exec(r.body);
+        for (const r of results) expect([200, 429]).toContain(r.response.status);
+        for (const r of results.filter((x) => x.response.status === 200)) {
+          const streamed = r.response.headers.get('content-type')?.startsWith('text/event-stream');
+          const body = typeof r.data === 'string' ? r.data : JSON.stringify(r.data);
+          const done = /event: done\ndata: (.*)\n/.exec(body);
           // a stream that ended in an error event says which (instead of failing to parse it)
-          expect(!streamed || done !== null, /event: error\ndata: (.*)\n/.exec(r.body)?.[1] ?? r.body.slice(-300)).toBe(true);
-          finishes.push(done ? (JSON.parse(done[1]!) as { finishReason: string }).finishReason : (r.json() as { finishReason: string }).finishReason);
+          expect(!streamed || done !== null, /event: error\ndata: (.*)\n/.exec(body)?.[1] ?? body.slice(-300)).toBe(true);
+          finishes.push(done ? (JSON.parse(done[1]!) as { finishReason: string }).finishReason : (r.data as { finishReason: string }).finishReason);
         }
       }
       const spent = await ledgerCredits(team.ownerKey);
@@ -378,15 +386,16 @@ describe('concurrency', () => {
       expect(spent).toBeLessThanOrEqual(credits + 1e-6);
       expect(finishes.length).toBeGreaterThan(0);
       expect(new Set(finishes)).toEqual(new Set(['length']));
-      const listed = ((await t.request({ method: 'GET', url: '/api/v1/budgets', key: team.ownerKey })).json() as Array<{ spent: number }>)[0]!;
+      const listed = (await budgetsOf(t, team.ownerKey))[0]!;
       expect(listed.spent).toBeCloseTo(spent, 6);
       // every answer stopped at the reserved output: no stored answer is longer than the cap
-      const threads = (await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/history`, key: team.ownerKey })).json() as Array<{ id: string }>;
+      const threads = expectStatus(await t.api(team.ownerKey).GET('/api/v1/chat/{workspaceId}/history', { params: { path: { workspaceId: ws.id } } }), 200);
       expect(threads.length).toBeGreaterThan(0);
       for (const th of threads.slice(0, 5)) {
-        const full = (await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/history/${th.id}`, key: team.ownerKey })).json() as {
-          messages: Array<{ role: string; content: string }>;
-        };
+        const full = expectStatus(
+          await t.api(team.ownerKey).GET('/api/v1/chat/{workspaceId}/history/{threadId}', { params: { path: { workspaceId: ws.id, threadId: th.id } } }),
+          200,
+        );
         for (const m of full.messages.filter((x) => x.role === 'assistant')) expect(countTokens(m.content)).toBeLessThanOrEqual(OUT);
       }
     } finally {
@@ -396,11 +405,6 @@ describe('concurrency', () => {
 });
 
 describe('where the counters live', () => {
-  const budgetsOf = async (app: TestApp, key: string) =>
-    (await app.request({ method: 'GET', url: '/api/v1/budgets', key })).json() as Array<Static<typeof Budget>>;
-  const patch = (app: TestApp, key: string, id: string, payload: Record<string, unknown>) =>
-    app.request({ method: 'PATCH', url: `/api/v1/budgets/${id}`, key, payload });
-
   /**
    * On the embedded database the counters live in the process (modules/usage/counters-memory.ts):
    * a restart must rebuild each budget's spend from the ledger — only what was spent since the
@@ -420,20 +424,12 @@ describe('where the counters live', () => {
       key = team.ownerKey;
       wsId = ws.id;
       // spend before the budget exists is not the budget's
-      expect((await complete(key, ws.id, app)).statusCode).toBe(200);
+      expect((await complete(key, ws.id, app)).response.status).toBe(200);
       const before = await ledgerCreditsOn(app, key);
-      const b = await app.request({
-        method: 'POST',
-        url: '/api/v1/budgets',
-        key,
-        payload: { scope: 'team', scopeId: team.teamId, period: 'month', credits: 100_000 },
-      });
-      expect(b.statusCode, b.body).toBe(201);
-      budgetId = b.json().id as string;
-      const first = await complete(key, ws.id, app);
-      expect(first.statusCode).toBe(200);
-      threadId = first.json().threadId as string;
-      expect((await complete(key, ws.id, app)).statusCode).toBe(200);
+      const b = expectStatus(await createBudget(key, { scope: 'team', scopeId: team.teamId, period: 'month', credits: 100_000 }, app), 201);
+      budgetId = b.id;
+      threadId = expectStatus(await complete(key, ws.id, app), 200).threadId;
+      expect((await complete(key, ws.id, app)).response.status).toBe(200);
       spent = (await ledgerCreditsOn(app, key)) - before;
       expect(spent).toBeGreaterThan(2 * OUT);
       expect((await budgetsOf(app, key))[0]!.spent).toBeCloseTo(spent, 6);
@@ -449,14 +445,14 @@ describe('where the counters live', () => {
       expect(b!.remaining).toBeCloseTo(100_000 - spent, 6);
       // room for one more new-thread call's reservation (prompt estimate + 60), not for the same
       // question in the thread, whose last exchange (~ prompt + 60 tokens) the reservation adds
-      expect((await patch(app, key, budgetId, { credits: spent + 100 })).statusCode).toBe(200);
-      const followUp = await app.request({ method: 'POST', url: `/api/v1/chat/${wsId}/completions`, key, payload: { ...ask, threadId } });
+      expect((await patch(app, key, budgetId, { credits: spent + 100 })).response.status).toBe(200);
+      const followUp = await complete(key, wsId, app, { ...ask, threadId });
       expect(expectProblem(followUp, 429).code).toBe('budget_exceeded');
-      expect((await complete(key, wsId, app)).statusCode).toBe(200);
+      expect((await complete(key, wsId, app)).response.status).toBe(200);
       const after = (await budgetsOf(app, key))[0]!;
       expect(after.spent).toBeGreaterThan(spent + OUT);
       // and less room than one reservation: refused, nothing sent to the provider
-      expect((await patch(app, key, budgetId, { credits: after.spent + 50 })).statusCode).toBe(200);
+      expect((await patch(app, key, budgetId, { credits: after.spent + 50 })).response.status).toBe(200);
       const calls = standIn.requests.length;
       expect(expectProblem(await complete(key, wsId, app), 429).code).toBe('budget_exceeded');
       expect(standIn.requests).toHaveLength(calls);
@@ -480,22 +476,16 @@ describe('where the counters live', () => {
     try {
       const { team, ws } = await setup(app);
       key = team.ownerKey;
-      const b = await app.request({
-        method: 'POST',
-        url: '/api/v1/budgets',
-        key,
-        payload: { scope: 'team', scopeId: team.teamId, period: 'month', credits: 100_000 },
-      });
-      expect(b.statusCode, b.body).toBe(201);
+      expectStatus(await createBudget(key, { scope: 'team', scopeId: team.teamId, period: 'month', credits: 100_000 }, app), 201);
       const calls = [];
       for (let i = 0; i < 3; i++) calls.push(await complete(key, ws.id, app));
-      expect(calls.map((c) => c.statusCode)).toEqual([200, 200, 200]);
+      expect(calls.map((c) => c.response.status)).toEqual([200, 200, 200]);
       settled = (await budgetsOf(app, key))[0]!.spent;
       expect(settled).toBeCloseTo(await ledgerCreditsOn(app, key), 6);
       // a follow-up (its reservation priced with the thread's history in SQL) whose node dies after
       // statement 1: never resumed, so neither statement 2 nor its `finally` runs
-      const me = (await app.request({ method: 'GET', url: '/api/v1/me', key })).json();
-      const keyId = ((await app.request({ method: 'GET', url: '/api/v1/api-keys', key })).json() as Array<{ id: string }>)[0]!.id;
+      const me = expectStatus(await app.api(key).GET('/api/v1/me'), 200);
+      const keyId = expectStatus(await app.api(key).GET('/api/v1/api-keys'), 200)[0]!.id;
       const caller = {
         keyId,
         sessionId: null,
@@ -507,16 +497,13 @@ describe('where the counters live', () => {
         teamId: team.teamId,
         teamName: me.team.name,
       };
-      const turn = app.services.turns.run(caller, ws.id, { prompt: 'lost in a crash', maxTokens: OUT, threadId: calls[0]!.json().threadId }, { stream: true });
+      const turn = app.services.turns.run(caller, ws.id, { prompt: 'lost in a crash', maxTokens: OUT, threadId: calls[0]!.data!.threadId }, { stream: true });
       expect((await turn.next()).value).toMatchObject({ type: 'start' });
       const held = (await budgetsOf(app, key))[0]!.spent;
       expect(held).toBeGreaterThan(settled + OUT);
       if (pg) {
         // what the stale-log sweep does to it once it is older than any call can run (for this log only: the database is shared)
-        const logs = (await app.request({ method: 'GET', url: '/api/v1/chat/prompt-logs/paged?size=10', key })).json().content as Array<{
-          id: string;
-          status: string;
-        }>;
+        const logs = expectStatus(await app.api(key).GET('/api/v1/chat/prompt-logs/paged', { params: { query: { size: 10 } } }), 200).content;
         const lost = logs.find((l) => l.status === 'pending')!;
         await app.database.db.update(promptLogs).set({ status: 'interrupted', error: 'abandoned: test' }).where(eq(promptLogs.id, lost.id));
         const other = await startTestApp();
@@ -544,31 +531,31 @@ describe('where the counters live', () => {
   it('a deleted budget stops counting at once; one created again starts from nothing and binds at once', async () => {
     const { team, ws } = await setup();
     const b = await budgetOk(team.ownerKey, { scope: 'user', scopeId: team.ownerId, period: 'day', credits: 100 });
-    expect((await complete(team.ownerKey, ws.id)).statusCode).toBe(200);
+    expect((await complete(team.ownerKey, ws.id)).response.status).toBe(200);
     expect(expectProblem(await complete(team.ownerKey, ws.id), 429).code).toBe('budget_exceeded');
-    expect((await t.request({ method: 'DELETE', url: `/api/v1/budgets/${b.id}`, key: team.ownerKey })).statusCode).toBe(204);
-    expect((await complete(team.ownerKey, ws.id)).statusCode).toBe(200);
+    expect((await deleteBudget(team.ownerKey, b.id)).response.status).toBe(204);
+    expect((await complete(team.ownerKey, ws.id)).response.status).toBe(200);
     // the same scope and period again: a new budget, with nothing spent yet although the day's ledger has two calls
     const again = await budgetOk(team.ownerKey, { scope: 'user', scopeId: team.ownerId, period: 'day', credits: 200 });
     expect(again.spent).toBe(0);
-    expect((await complete(team.ownerKey, ws.id)).statusCode).toBe(200);
+    expect((await complete(team.ownerKey, ws.id)).response.status).toBe(200);
     const spent = (await budgetsOf(t, team.ownerKey))[0]!.spent;
     expect(spent).toBeGreaterThan(OUT);
     expect(spent).toBeLessThan(200);
     // lowered below what one more call reserves: refused at once
-    expect((await patch(t, team.ownerKey, again.id, { credits: spent + 10 })).statusCode).toBe(200);
+    expect((await patch(t, team.ownerKey, again.id, { credits: spent + 10 })).response.status).toBe(200);
     expect(expectProblem(await complete(team.ownerKey, ws.id), 429).code).toBe('budget_exceeded');
     // a rate limit added to it binds at once too (and a rate-limit refusal says so)
-    expect((await patch(t, team.ownerKey, again.id, { credits: null, requestsPerMinute: 1 })).statusCode).toBe(200);
+    expect((await patch(t, team.ownerKey, again.id, { credits: null, requestsPerMinute: 1 })).response.status).toBe(200);
     await awayFromMinuteEnd();
     const r1 = await complete(team.ownerKey, ws.id);
     const r2 = await complete(team.ownerKey, ws.id);
-    expect([r1.statusCode, r2.statusCode]).toContain(429);
-    expect(expectProblem(r1.statusCode === 429 ? r1 : r2, 429).code).toBe('rate_limited');
+    expect([r1.response.status, r2.response.status]).toContain(429);
+    expect(expectProblem(r1.response.status === 429 ? r1 : r2, 429).code).toBe('rate_limited');
   });
 });
 
 async function ledgerCreditsOn(app: TestApp, key: string): Promise<number> {
-  const rows = (await app.request({ method: 'GET', url: '/api/v1/usage?groupBy=user', key })).json() as Array<{ credits: number }>;
+  const rows = expectStatus(await app.api(key).GET('/api/v1/usage', { params: { query: { groupBy: 'user' } } }), 200);
   return rows.reduce((s, r) => s + r.credits, 0);
 }

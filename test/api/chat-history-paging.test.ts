@@ -1,5 +1,6 @@
 /** Paging back through a long thread: `limit` and the `before` cursor of GET …/history/{threadId}. */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { expectStatus } from '../helpers/api.js';
 import { expectProblem, newTeam, startTestApp, type TestApp } from '../helpers/app.js';
 import { createModel, createWorkspace } from '../helpers/factories.js';
 import { expectShape } from '../helpers/shape.js';
@@ -28,39 +29,36 @@ async function longThread(history: 'TEAM' | 'USER' = 'TEAM') {
   const ws = await createWorkspace(t, team.ownerKey, { modelIds: [m.id], chatHistoryType: history });
   let threadId: string | undefined;
   for (let i = 1; i <= TURNS; i++) {
-    const res = await t.request({
-      method: 'POST',
-      url: `/api/v1/chat/${ws.id}/completions`,
-      key: team.ownerKey,
-      payload: { prompt: `question ${i}`, ...(threadId ? { threadId } : {}) },
+    const res = await t.api(team.ownerKey).POST('/api/v1/chat/{workspaceId}/completions', {
+      params: { path: { workspaceId: ws.id } },
+      body: { prompt: `question ${i}`, ...(threadId ? { threadId } : {}) },
     });
-    expect(res.statusCode).toBe(200);
-    threadId = res.json().threadId as string;
+    threadId = expectStatus(res, 200).threadId;
   }
   return { team, ws, threadId: threadId! };
 }
 
-const url = (wsId: string, threadId: string, query = '') => `/api/v1/chat/${wsId}/history/${threadId}${query}`;
+/** GET …/history/{threadId} with its paging query. */
+const get = (key: string, workspaceId: string, threadId: string, query: { limit?: number; before?: string } = {}) =>
+  t.api(key).GET('/api/v1/chat/{workspaceId}/history/{threadId}', { params: { path: { workspaceId, threadId }, query } });
 const contents = (page: { messages: Array<{ content: string }> }) => page.messages.map((m) => m.content);
 
 describe('thread history paging', () => {
   it('pages back from the newest message to the first, each page oldest first, without gaps or repeats', async () => {
     const { team, ws, threadId } = await longThread();
-    const all = expectShape(ChatThreadFull, (await t.request({ method: 'GET', url: url(ws.id, threadId), key: team.ownerKey })).json());
+    const all = expectShape(ChatThreadFull, (await get(team.ownerKey, ws.id, threadId)).data);
     expect(all.messages).toHaveLength(2 * TURNS);
     expect(all.hasEarlier).toBeUndefined();
 
     const seen: string[][] = [];
-    let query = '?limit=4';
+    let query: { limit: number; before?: string } = { limit: 4 };
     for (;;) {
-      const res = await t.request({ method: 'GET', url: url(ws.id, threadId, query), key: team.ownerKey });
-      expect(res.statusCode).toBe(200);
-      const page = expectShape(ChatThreadFull, res.json());
+      const page = expectShape(ChatThreadFull, expectStatus(await get(team.ownerKey, ws.id, threadId, query), 200));
       expect(page.messageCount).toBe(2 * TURNS);
       seen.unshift(contents(page));
       if (!page.hasEarlier) break;
       expect(page.messages).toHaveLength(4);
-      query = `?limit=4&before=${page.messages[0]!.id}`;
+      query = { limit: 4, before: page.messages[0]!.id };
     }
     expect(seen.map((p) => p.length)).toEqual([2, 4, 4, 4]);
     expect(seen.flat()).toEqual(contents(all));
@@ -69,38 +67,43 @@ describe('thread history paging', () => {
 
   it('a page that holds the first message says nothing earlier remains; `before` alone answers everything before it', async () => {
     const { team, ws, threadId } = await longThread();
-    const exact = (await t.request({ method: 'GET', url: url(ws.id, threadId, `?limit=${2 * TURNS}`), key: team.ownerKey })).json();
+    const exact = expectStatus(await get(team.ownerKey, ws.id, threadId, { limit: 2 * TURNS }), 200);
     expect(exact.messages).toHaveLength(2 * TURNS);
     expect(exact.hasEarlier).toBe(false);
-    const last = exact.messages.at(-1).id as string;
-    const before = (await t.request({ method: 'GET', url: url(ws.id, threadId, `?before=${last}`), key: team.ownerKey })).json();
+    const last = exact.messages.at(-1)!.id;
+    const before = expectStatus(await get(team.ownerKey, ws.id, threadId, { before: last }), 200);
     expect(contents(before)).toEqual(contents(exact).slice(0, -1));
     expect(before.hasEarlier).toBe(false);
-    const first = exact.messages[0].id as string;
-    const none = (await t.request({ method: 'GET', url: url(ws.id, threadId, `?before=${first}&limit=5`), key: team.ownerKey })).json();
+    const first = exact.messages[0]!.id;
+    const none = (await get(team.ownerKey, ws.id, threadId, { before: first, limit: 5 })).data;
     expect(none).toMatchObject({ messages: [], hasEarlier: false });
   });
 
   it('refuses bad paging input with 400 and a cursor from another thread with 404', async () => {
     const { team, ws, threadId } = await longThread();
-    for (const q of ['?limit=0', '?limit=1001', '?limit=two', '?before=not-a-uuid', '?limit=1.5']) {
-      expectProblem(await t.request({ method: 'GET', url: url(ws.id, threadId, q), key: team.ownerKey }), 400);
+    for (const q of [{ limit: 0 }, { limit: 1001 }, { before: 'not-a-uuid' }, { limit: 1.5 }]) {
+      expectProblem(await get(team.ownerKey, ws.id, threadId, q), 400);
     }
-    const other = (
-      await t.request({ method: 'POST', url: `/api/v1/chat/${ws.id}/completions`, key: team.ownerKey, payload: { prompt: 'another thread' } })
-    ).json();
-    expectProblem(await t.request({ method: 'GET', url: url(ws.id, threadId, `?before=${other.messageId}`), key: team.ownerKey }), 404);
-    expectProblem(await t.request({ method: 'GET', url: url(ws.id, threadId, '?before=00000000-0000-4000-8000-000000000000'), key: team.ownerKey }), 404);
+    // raw: a limit that is not a number
+    expectProblem(await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/history/${threadId}?limit=two`, key: team.ownerKey }), 400);
+    const other = expectStatus(
+      await t
+        .api(team.ownerKey)
+        .POST('/api/v1/chat/{workspaceId}/completions', { params: { path: { workspaceId: ws.id } }, body: { prompt: 'another thread' } }),
+      200,
+    );
+    expectProblem(await get(team.ownerKey, ws.id, threadId, { before: other.messageId }), 404);
+    expectProblem(await get(team.ownerKey, ws.id, threadId, { before: '00000000-0000-4000-8000-000000000000' }), 404);
   });
 
   it('nobody pages a thread they may not read: another team, or another member under per-user history', async () => {
     const { team, ws, threadId } = await longThread('USER');
-    const cursor = (await t.request({ method: 'GET', url: url(ws.id, threadId, '?limit=1'), key: team.ownerKey })).json().messages[0].id as string;
+    const cursor = expectStatus(await get(team.ownerKey, ws.id, threadId, { limit: 1 }), 200).messages[0]!.id;
     const member = await team.addUser('member');
     const stranger = await newTeam(t);
     for (const key of [member.key, stranger.ownerKey]) {
-      expectProblem(await t.request({ method: 'GET', url: url(ws.id, threadId, '?limit=2'), key }), 404);
-      expectProblem(await t.request({ method: 'GET', url: url(ws.id, threadId, `?limit=2&before=${cursor}`), key }), 404);
+      expectProblem(await get(key, ws.id, threadId, { limit: 2 }), 404);
+      expectProblem(await get(key, ws.id, threadId, { limit: 2, before: cursor }), 404);
     }
   });
 });

@@ -2,9 +2,9 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { expectStatus, multipartBody, type paths } from '../helpers/api.js';
 import { expectProblem, newTeam, startTestApp, type TeamFixture, type TestApp } from '../helpers/app.js';
 import { createModel, createWorkspace } from '../helpers/factories.js';
-import { multipart } from '../helpers/multipart.js';
 import { expectShape } from '../helpers/shape.js';
 import { ChatShare, SharedThread } from '../../src/modules/chat/schema.js';
 import { startStandInProvider, type StandInProvider } from '../support/standin-provider.js';
@@ -29,19 +29,23 @@ async function setup(ws: Record<string, unknown> = {}, team?: TeamFixture) {
   return { team, ws: w };
 }
 
-async function turn(key: string, wsId: string, payload: Record<string, unknown>) {
-  const res = await t.request({ method: 'POST', url: `/api/v1/chat/${wsId}/completions`, key, payload });
-  expect(res.statusCode).toBe(200);
-  return res.json() as { threadId: string; messageId: string; sources: Array<{ excerpt: string; filename: string }> };
+type Completion = paths['/api/v1/chat/{workspaceId}/completions']['post']['requestBody']['content']['application/json'];
+async function turn(key: string, workspaceId: string, body: Completion) {
+  return expectStatus(await t.api(key).POST('/api/v1/chat/{workspaceId}/completions', { params: { path: { workspaceId } }, body }), 200);
 }
 
-const shareUrl = (wsId: string, threadId: string) => `/api/v1/chat/${wsId}/history/${threadId}/share`;
-const share = (key: string, wsId: string, threadId: string) => t.request({ method: 'POST', url: shareUrl(wsId, threadId), key });
-/** What anyone with the link reads: no key, no cookie. */
-const open = (token: string) => t.request({ method: 'GET', url: `/api/v1/share/${encodeURIComponent(token)}` });
+const thread$ = (workspaceId: string, threadId: string) => ({ params: { path: { workspaceId, threadId } } });
+const share = (key: string, wsId: string, threadId: string) => t.api(key).POST('/api/v1/chat/{workspaceId}/history/{threadId}/share', thread$(wsId, threadId));
+const getShare = (key: string, wsId: string, threadId: string) =>
+  t.api(key).GET('/api/v1/chat/{workspaceId}/history/{threadId}/share', thread$(wsId, threadId));
+const revoke = (key: string, wsId: string, threadId: string) =>
+  t.api(key).DELETE('/api/v1/chat/{workspaceId}/history/{threadId}/share', thread$(wsId, threadId));
+/** What anyone with the link reads: no key, no cookie (openapi-fetch encodes the token). */
+const open = (token: string, app: TestApp = t) => app.api().GET('/api/v1/share/{token}', { params: { path: { token } } });
+const setting = (key: string, enabled: boolean, app: TestApp = t) => app.api(key).PUT('/api/v1/chat/sharing', { body: { enabled } });
 
 async function entry(key: string, isPublic: boolean) {
-  const form = multipart([
+  const form = multipartBody([
     { name: 'title', value: isPublic ? 'Public GPL' : 'Private GPL' },
     { name: 'isPublic', value: String(isPublic) },
     {
@@ -51,10 +55,9 @@ async function entry(key: string, isPublic: boolean) {
       data: readFileSync(path.join(import.meta.dirname, '..', 'fixtures', 'gpl-3.txt')),
     },
   ]);
-  const res = await t.request({ method: 'POST', url: '/api/v1/plus', key, ...form });
-  expect(res.statusCode).toBe(200);
-  expect(res.json().isPublic).toBe(isPublic);
-  return res.json().id as string;
+  const made = expectStatus(await t.api(key).POST('/api/v1/plus', form), 200);
+  expect(made.isPublic).toBe(isPublic);
+  return made.id;
 }
 
 describe('sharing a thread', () => {
@@ -62,9 +65,7 @@ describe('sharing a thread', () => {
     const { team, ws } = await setup();
     const k = team.ownerKey;
     const a = await turn(k, ws.id, { prompt: 'first question' });
-    const res = await share(k, ws.id, a.threadId);
-    expect(res.statusCode).toBe(200);
-    const s = expectShape(ChatShare, res.json());
+    const s = expectShape(ChatShare, expectStatus(await share(k, ws.id, a.threadId), 200));
     expect(s.token).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(s.url).toMatch(new RegExp(`^https?://[^/]+/share/${s.token}$`));
     // later turns and versions are not in the share
@@ -72,9 +73,9 @@ describe('sharing a thread', () => {
     standIn.set({ reply: 'regenerated' });
     await turn(k, ws.id, { regenerate: a.messageId });
     const seen = await open(s.token);
-    expect(seen.statusCode).toBe(200);
-    expect(seen.headers['cache-control']).toBe('no-store');
-    const body = expectShape(SharedThread, seen.json());
+    expect(seen.response.status).toBe(200);
+    expect(seen.response.headers.get('cache-control')).toBe('no-store');
+    const body = expectShape(SharedThread, seen.data);
     expect(body.messages.map((m) => [m.role, m.content])).toEqual([
       ['user', 'first question'],
       ['assistant', 'Echo: first question'],
@@ -85,20 +86,20 @@ describe('sharing a thread', () => {
     expect(page.statusCode).toBe(200);
     expect(page.headers['cache-control']).toBe('no-store');
     // the sharer sees the link again; sharing again keeps it and moves the snapshot to the thread as it reads now
-    const got = await t.request({ method: 'GET', url: shareUrl(ws.id, a.threadId), key: k });
-    expect(got.json()).toEqual(s);
-    const again = expectShape(ChatShare, (await share(k, ws.id, a.threadId)).json());
+    const got = await getShare(k, ws.id, a.threadId);
+    expect(got.data).toEqual(s);
+    const again = expectShape(ChatShare, (await share(k, ws.id, a.threadId)).data);
     expect(again.token).toBe(s.token);
-    expect((await open(s.token)).json().messages.map((m: { content: string }) => m.content)).toEqual(['first question', 'regenerated']);
+    expect(expectStatus(await open(s.token), 200).messages.map((m) => m.content)).toEqual(['first question', 'regenerated']);
     // revoked: 404 at once, the page too
-    const del = await t.request({ method: 'DELETE', url: shareUrl(ws.id, a.threadId), key: k });
-    expect(del.statusCode).toBe(200);
+    const del = await revoke(k, ws.id, a.threadId);
+    expect(del.response.status).toBe(200);
     expectProblem(await open(s.token), 404);
     expect((await t.request({ method: 'GET', url: `/share/${s.token}` })).statusCode).toBe(404);
-    expectProblem(await t.request({ method: 'GET', url: shareUrl(ws.id, a.threadId), key: k }), 404);
-    expectProblem(await t.request({ method: 'DELETE', url: shareUrl(ws.id, a.threadId), key: k }), 404);
+    expectProblem(await getShare(k, ws.id, a.threadId), 404);
+    expectProblem(await revoke(k, ws.id, a.threadId), 404);
     // a new share is a new link: the old one stays dead
-    const fresh = expectShape(ChatShare, (await share(k, ws.id, a.threadId)).json());
+    const fresh = expectShape(ChatShare, (await share(k, ws.id, a.threadId)).data);
     expect(fresh.token).not.toBe(s.token);
     expectProblem(await open(s.token), 404);
   });
@@ -109,8 +110,8 @@ describe('sharing a thread', () => {
     expectProblem(await open('not a token'), 404);
     expect((await t.request({ method: 'GET', url: '/share/nope' })).statusCode).toBe(404);
     const a = await turn(team.ownerKey, ws.id, { prompt: 'gone soon' });
-    const s = (await share(team.ownerKey, ws.id, a.threadId)).json();
-    expect((await t.request({ method: 'DELETE', url: `/api/v1/chat/${ws.id}/history/${a.threadId}`, key: team.ownerKey })).statusCode).toBe(200);
+    const s = expectStatus(await share(team.ownerKey, ws.id, a.threadId), 200);
+    expect((await t.api(team.ownerKey).DELETE('/api/v1/chat/{workspaceId}/history/{threadId}', thread$(ws.id, a.threadId))).response.status).toBe(200);
     expectProblem(await open(s.token), 404);
   });
 
@@ -121,16 +122,18 @@ describe('sharing a thread', () => {
     const publicId = await entry(k, true);
     const a = await turn(k, ws.id, { prompt: 'What must I do when I modify the program and distribute it?', plusIds: [privateId, publicId] });
     expect(a.sources.length).toBeGreaterThan(1);
-    const s = (await share(k, ws.id, a.threadId)).json();
-    const seen = await open(s.token);
-    const body = expectShape(SharedThread, seen.json());
+    const s = expectStatus(await share(k, ws.id, a.threadId), 200);
+    // read as text, so the checks below see the exact bytes sent
+    const seen = await t.api().GET('/api/v1/share/{token}', { params: { path: { token: s.token } }, parseAs: 'text' });
+    const text = expectStatus(seen, 200) as unknown as string;
+    const body = expectShape(SharedThread, JSON.parse(text));
     const sources = body.messages[1]!.sources;
     expect(sources).toHaveLength(a.sources.length);
     // in order, named when public, blank when private
     expect(sources.map((x) => x.filename)).toEqual(a.sources.map((x) => (x.filename === 'public-gpl.txt' ? 'public-gpl.txt' : null)));
     expect(sources.some((x) => x.filename === 'public-gpl.txt')).toBe(true);
-    expect(seen.body).not.toContain('private-gpl.txt');
-    for (const x of a.sources) expect(seen.body).not.toContain(x.excerpt.slice(0, 60));
+    expect(text).not.toContain('private-gpl.txt');
+    for (const x of a.sources) expect(text).not.toContain(x.excerpt.slice(0, 60));
   });
 });
 
@@ -142,13 +145,13 @@ describe('who may share', () => {
     const other = await setup();
     for (const key of [member.key, other.team.ownerKey]) {
       expectProblem(await share(key, ws.id, a.threadId), 404);
-      expectProblem(await t.request({ method: 'GET', url: shareUrl(ws.id, a.threadId), key }), 404);
-      expectProblem(await t.request({ method: 'DELETE', url: shareUrl(ws.id, a.threadId), key }), 404);
+      expectProblem(await getShare(key, ws.id, a.threadId), 404);
+      expectProblem(await revoke(key, ws.id, a.threadId), 404);
     }
     expectProblem(await share(other.team.ownerKey, other.ws.id, a.threadId), 404);
     // the member may share their own thread
     const mine = await turn(member.key, ws.id, { prompt: 'the member asks' });
-    expect((await share(member.key, ws.id, mine.threadId)).statusCode).toBe(200);
+    expect((await share(member.key, ws.id, mine.threadId)).response.status).toBe(200);
   });
 
   it('a team owner/admin turns sharing off: every link dies at once and new ones are refused; a member cannot change it', async () => {
@@ -156,25 +159,23 @@ describe('who may share', () => {
     const member = await team.addUser('member');
     const admin = await team.addUser('admin');
     const a = await turn(member.key, ws.id, { prompt: 'shared by a member' });
-    const s = (await share(member.key, ws.id, a.threadId)).json();
-    expect((await open(s.token)).statusCode).toBe(200);
-    const setting = (key: string, enabled: boolean) => t.request({ method: 'PUT', url: '/api/v1/chat/sharing', key, payload: { enabled } });
+    const s = expectStatus(await share(member.key, ws.id, a.threadId), 200);
+    expect((await open(s.token)).response.status).toBe(200);
     expectProblem(await setting(member.key, false), 403);
-    expect((await t.request({ method: 'GET', url: '/api/v1/chat/sharing', key: member.key })).json()).toEqual({ enabled: true });
-    expect((await setting(admin.key, false)).json()).toEqual({ enabled: false });
+    expect((await t.api(member.key).GET('/api/v1/chat/sharing')).data).toEqual({ enabled: true });
+    expect((await setting(admin.key, false)).data).toEqual({ enabled: false });
     expectProblem(await open(s.token), 404);
     const refused = await share(member.key, ws.id, a.threadId);
-    expectProblem(refused, 403);
-    expect(refused.json().code).toBe('sharing_disabled');
+    expect(expectProblem(refused, 403).code).toBe('sharing_disabled');
     // another team is untouched
     const other = await setup();
     const b = await turn(other.team.ownerKey, other.ws.id, { prompt: 'elsewhere' });
-    expect((await share(other.team.ownerKey, other.ws.id, b.threadId)).statusCode).toBe(200);
+    expect((await share(other.team.ownerKey, other.ws.id, b.threadId)).response.status).toBe(200);
     // on again: old links stay revoked, new ones work
-    expect((await setting(team.ownerKey, true)).json()).toEqual({ enabled: true });
+    expect((await setting(team.ownerKey, true)).data).toEqual({ enabled: true });
     expectProblem(await open(s.token), 404);
-    const s2 = (await share(member.key, ws.id, a.threadId)).json();
-    expect((await open(s2.token)).statusCode).toBe(200);
+    const s2 = expectStatus(await share(member.key, ws.id, a.threadId), 200);
+    expect((await open(s2.token)).response.status).toBe(200);
   });
 });
 
@@ -186,15 +187,15 @@ describe('several nodes', () => {
     try {
       const { team, ws } = await setup();
       const a = await turn(team.ownerKey, ws.id, { prompt: 'seen on two nodes' });
-      const s = (await share(team.ownerKey, ws.id, a.threadId)).json();
-      const read = (token: string) => second.request({ method: 'GET', url: `/api/v1/share/${token}` });
-      expect((await read(s.token)).statusCode).toBe(200);
-      expect((await t.request({ method: 'DELETE', url: shareUrl(ws.id, a.threadId), key: team.ownerKey })).statusCode).toBe(200);
+      const s = expectStatus(await share(team.ownerKey, ws.id, a.threadId), 200);
+      const read = (token: string) => open(token, second);
+      expect((await read(s.token)).response.status).toBe(200);
+      expect((await revoke(team.ownerKey, ws.id, a.threadId)).response.status).toBe(200);
       expectProblem(await read(s.token), 404);
       expect((await second.request({ method: 'GET', url: `/share/${s.token}` })).statusCode).toBe(404);
-      const s2 = (await share(team.ownerKey, ws.id, a.threadId)).json();
-      expect((await read(s2.token)).statusCode).toBe(200);
-      expect((await t.request({ method: 'PUT', url: '/api/v1/chat/sharing', key: team.ownerKey, payload: { enabled: false } })).statusCode).toBe(200);
+      const s2 = expectStatus(await share(team.ownerKey, ws.id, a.threadId), 200);
+      expect((await read(s2.token)).response.status).toBe(200);
+      expect((await setting(team.ownerKey, false)).response.status).toBe(200);
       expectProblem(await read(s2.token), 404);
     } finally {
       if (shared) await second.close();

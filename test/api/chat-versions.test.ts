@@ -1,5 +1,6 @@
 /** Versions: `regenerate` and `editOf` on both chat routes, the active path, switching versions, and who may. */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { expectStatus, type paths, type Schemas } from '../helpers/api.js';
 import { expectProblem, newTeam, startTestApp, type TeamFixture, type TestApp } from '../helpers/app.js';
 import { createModel, createWorkspace } from '../helpers/factories.js';
 import { expectShape } from '../helpers/shape.js';
@@ -29,22 +30,32 @@ async function setup(ws: Record<string, unknown> = {}, team?: TeamFixture) {
   return { team, ws: w };
 }
 
+type Completion = paths['/api/v1/chat/{workspaceId}/completions']['post']['requestBody']['content']['application/json'];
+
 /** One turn on the plain route (stream: false) or the streamed one; answers the turn's ids. */
-async function turn(key: string, wsId: string, payload: Record<string, unknown>, stream = false) {
-  const res = await t.request({ method: 'POST', url: `/api/v1/chat/${wsId}/completions${stream ? '/stream' : ''}`, key, payload });
-  if (res.statusCode !== 200) return { res, threadId: '', messageId: '' };
-  if (!stream) return { res, threadId: res.json().threadId as string, messageId: res.json().messageId as string };
-  const events = parseSse(res.body);
+async function turn(key: string, workspaceId: string, body: Completion, stream = false) {
+  const params = { path: { workspaceId } };
+  if (!stream) {
+    const res = await t.api(key).POST('/api/v1/chat/{workspaceId}/completions', { params, body });
+    return { res, threadId: res.data?.threadId ?? '', messageId: res.data?.messageId ?? '' };
+  }
+  const res = await t.api(key).POST('/api/v1/chat/{workspaceId}/completions/stream', { params, body, parseAs: 'text' });
+  if (res.response.status !== 200) return { res, threadId: '', messageId: '' };
+  const events = parseSse(res.data as unknown as string);
   const start = events.find((e) => e.event === 'start')!.data as { threadId: string; messageId: string };
   expect(events.at(-1)!.event).toBe('done');
   return { res, ...start };
 }
 
-async function thread(key: string, wsId: string, threadId: string, query = '') {
-  const res = await t.request({ method: 'GET', url: `/api/v1/chat/${wsId}/history/${threadId}${query}`, key });
-  expect(res.statusCode).toBe(200);
-  return expectShape(ChatThreadFull, res.json()).messages as Msg[];
+const path$ = (workspaceId: string, threadId: string) => ({ workspaceId, threadId });
+
+async function thread(key: string, wsId: string, threadId: string) {
+  const res = await t.api(key).GET('/api/v1/chat/{workspaceId}/history/{threadId}', { params: { path: path$(wsId, threadId) } });
+  return expectShape(ChatThreadFull, expectStatus(res, 200)).messages as Msg[];
 }
+
+const activate$ = (key: string, wsId: string, threadId: string, messageId: string) =>
+  t.api(key).POST('/api/v1/chat/{workspaceId}/history/{threadId}/active', { params: { path: path$(wsId, threadId) }, body: { messageId } });
 
 const view = (ms: Msg[]) => ms.map((m) => `${m.role[0]}:${m.content} ${m.versions.index}/${m.versions.count}`);
 /** The user texts the provider was sent for the last call (the prompt's history and question). */
@@ -78,9 +89,8 @@ describe.each([false, true])('versions (streamed: %s)', (stream) => {
     expect(lastPromptTexts()).toEqual(['q1', 'Echo: q1', 'q2 edited']);
     expect(view(await thread(k, ws.id, a.threadId))).toEqual(['u:q1 1/1', 'a:Echo: q1 1/1', 'u:q2 edited 2/2', 'a:Echo: q2 edited 1/1']);
     // back to the first version: its answer comes with it
-    const res = await t.request({ method: 'POST', url: `/api/v1/chat/${ws.id}/history/${a.threadId}/active`, key: k, payload: { messageId: q2.id } });
-    expect(res.statusCode).toBe(200);
-    expect(view(expectShape(ChatThreadFull, res.json()).messages as Msg[])).toEqual(['u:q1 1/1', 'a:Echo: q1 1/1', 'u:q2 1/2', 'a:Echo: q2 1/1']);
+    const res = expectStatus(await activate$(k, ws.id, a.threadId, q2.id), 200);
+    expect(view(expectShape(ChatThreadFull, res).messages as Msg[])).toEqual(['u:q1 1/1', 'a:Echo: q1 1/1', 'u:q2 1/2', 'a:Echo: q2 1/1']);
     // the thread continues from the version shown
     await turn(k, ws.id, { prompt: 'q3', threadId: a.threadId }, stream);
     expect(lastPromptTexts()).toEqual(['q1', 'Echo: q1', 'q2', 'Echo: q2', 'q3']);
@@ -100,18 +110,17 @@ describe('versions: messageCount', () => {
     await turn(k, ws.id, { regenerate: edited.messageId });
     await turn(k, ws.id, { regenerate: edited.messageId });
     const count = async () => {
-      const list = await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/history`, key: k });
-      const one = await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/history/${a.threadId}`, key: k });
-      const listed = (list.json() as Array<{ id: string; messageCount: number }>).find((x) => x.id === a.threadId)!.messageCount;
-      const full = one.json() as { messageCount: number; messages: unknown[] };
+      const list = expectStatus(await t.api(k).GET('/api/v1/chat/{workspaceId}/history', { params: { path: { workspaceId: ws.id } } }), 200);
+      const full = expectStatus(await t.api(k).GET('/api/v1/chat/{workspaceId}/history/{threadId}', { params: { path: path$(ws.id, a.threadId) } }), 200);
+      const listed = list.find((x) => x.id === a.threadId)!.messageCount;
       expect(full.messageCount).toBe(full.messages.length);
       expect(listed).toBe(full.messageCount);
       return listed;
     };
     expect(await count()).toBe(4);
     // back to the first answer alone: a shorter path
-    const first = await t.request({ method: 'POST', url: `/api/v1/chat/${ws.id}/history/${a.threadId}/active`, key: k, payload: { messageId: a.messageId } });
-    expect(first.statusCode).toBe(200);
+    const first = await activate$(k, ws.id, a.threadId, a.messageId);
+    expect(first.response.status).toBe(200);
     expect(await count()).toBe(4);
     await turn(k, ws.id, { prompt: 'q3', threadId: a.threadId });
     expect(await count()).toBe(6);
@@ -143,20 +152,24 @@ describe('versions three deep', () => {
     expect(ms).toHaveLength(6);
 
     const activate = async (messageId: string) => {
-      const res = await t.request({ method: 'POST', url: `/api/v1/chat/${ws.id}/history/${a.threadId}/active`, key: k, payload: { messageId } });
-      expect(res.statusCode).toBe(200);
-      return view(res.json().messages as Msg[]);
+      return view(expectStatus(await activate$(k, ws.id, a.threadId, messageId), 200).messages as Msg[]);
     };
     // the export follows the active path too
-    const all = await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/history/${a.threadId}/export?format=json`, key: k });
-    expect(all.json().messages.map((m: Msg) => m.id)).toEqual(ms.map((m) => m.id));
+    const all = await t.api(k).GET('/api/v1/chat/{workspaceId}/history/{threadId}/export', {
+      params: { path: path$(ws.id, a.threadId), query: { format: 'json' } },
+    });
+    expect((expectStatus(all, 200) as Schemas['ChatThreadExport']).messages.map((m) => m.id)).toEqual(ms.map((m) => m.id));
     // the answer's versions, oldest first; another thread's message is not one of them
-    const vs = await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/history/${a.threadId}/versions/${ms[3]!.id}`, key: k });
-    expect(vs.json().map((v: { id: string }) => v.id)).toEqual([firstB, expect.any(String), ms[3]!.id]);
+    const versions = (key: string, messageId: string) =>
+      t.api(key).GET('/api/v1/chat/{workspaceId}/history/{threadId}/versions/{messageId}', {
+        params: { path: { ...path$(ws.id, a.threadId), messageId } },
+      });
+    const vs = expectStatus(await versions(k, ms[3]!.id), 200);
+    expect(vs.map((v) => v.id)).toEqual([firstB, expect.any(String), ms[3]!.id]);
     const elsewhere = await turn(k, ws.id, { prompt: 'elsewhere' });
-    expectProblem(await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/history/${a.threadId}/versions/${elsewhere.messageId}`, key: k }), 404);
+    expectProblem(await versions(k, elsewhere.messageId), 404);
     const stranger = await newTeam(t);
-    expectProblem(await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/history/${a.threadId}/versions/${ms[3]!.id}`, key: stranger.ownerKey }), 404);
+    expectProblem(await versions(stranger.ownerKey, ms[3]!.id), 404);
     // the first version of the middle answer: the path below it is its own (none)
     expect(await activate(firstB)).toEqual(['u:A2 2/2', 'a:Echo: A2 1/1', 'u:B 1/1', 'a:Echo: B 1/3']);
     // back to the newest version: its subtree, with the last edit, comes back
@@ -168,27 +181,24 @@ describe('versions three deep', () => {
     expect(lastPromptTexts()).toEqual(['A', 'Echo: A', 'D']);
     expect(view(await thread(k, ws.id, a.threadId))).toEqual(['u:A 1/2', 'a:Echo: A 1/1', 'u:D 1/1', 'a:Echo: D 1/1']);
     // paging walks the active path
-    const page = await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/history/${a.threadId}?limit=2`, key: k });
-    expect(view(page.json().messages)).toEqual(['u:D 1/1', 'a:Echo: D 1/1']);
-    expect(page.json().hasEarlier).toBe(true);
-    const before = await t.request({
-      method: 'GET',
-      url: `/api/v1/chat/${ws.id}/history/${a.threadId}?limit=5&before=${page.json().messages[0].id}`,
-      key: k,
-    });
-    expect(view(before.json().messages)).toEqual(['u:A 1/2', 'a:Echo: A 1/1']);
-    expect(before.json().hasEarlier).toBe(false);
+    const paged = (query: { limit: number; before?: string }) =>
+      t.api(k).GET('/api/v1/chat/{workspaceId}/history/{threadId}', { params: { path: path$(ws.id, a.threadId), query } });
+    const page = expectStatus(await paged({ limit: 2 }), 200);
+    expect(view(page.messages as Msg[])).toEqual(['u:D 1/1', 'a:Echo: D 1/1']);
+    expect(page.hasEarlier).toBe(true);
+    const before = expectStatus(await paged({ limit: 5, before: page.messages[0]!.id }), 200);
+    expect(view(before.messages as Msg[])).toEqual(['u:A 1/2', 'a:Echo: A 1/1']);
+    expect(before.hasEarlier).toBe(false);
     // a message of another path is no cursor
-    expectProblem(await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/history/${a.threadId}?limit=5&before=${ms[5]!.id}`, key: k }), 404);
+    expectProblem(await paged({ limit: 5, before: ms[5]!.id }), 404);
   });
 
   it('retries a failed answer as a regenerate: one question, the failure kept as a version', async () => {
     const { team, ws } = await setup();
     const k = team.ownerKey;
     standIn.set({ failStatus: 500 });
-    const failed = await t.request({ method: 'POST', url: `/api/v1/chat/${ws.id}/completions`, key: k, payload: { prompt: 'fails once' } });
-    expectProblem(failed, 502);
-    const threads = (await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/history`, key: k })).json() as Array<{ id: string }>;
+    expectProblem((await turn(k, ws.id, { prompt: 'fails once' })).res, 502);
+    const threads = expectStatus(await t.api(k).GET('/api/v1/chat/{workspaceId}/history', { params: { path: { workspaceId: ws.id } } }), 200);
     const threadId = threads[0]!.id;
     const [, answer] = await thread(k, ws.id, threadId);
     standIn.reset();
@@ -205,8 +215,7 @@ describe('versions: who may', () => {
     const [q, ans] = await thread(k, ws.id, a.threadId);
     const member = await team.addUser('member');
     const other = await setup();
-    const active = (key: string, wsId: string, messageId: string) =>
-      t.request({ method: 'POST', url: `/api/v1/chat/${wsId}/history/${a.threadId}/active`, key, payload: { messageId } });
+    const active = (key: string, wsId: string, messageId: string) => activate$(key, wsId, a.threadId, messageId);
     // another team, with its own workspace or this one
     expectProblem(await active(other.team.ownerKey, ws.id, q!.id), 404);
     expectProblem(await active(other.team.ownerKey, other.ws.id, q!.id), 404);

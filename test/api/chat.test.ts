@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { expectStatus, type paths } from '../helpers/api.js';
 import { expectProblem, newTeam, startTestApp, storedMessageCount, type TeamFixture, type TestApp } from '../helpers/app.js';
 import { createModel, createWorkspace } from '../helpers/factories.js';
 import { expectShape } from '../helpers/shape.js';
@@ -42,29 +43,44 @@ async function setup(p: Protocol = 'OPENAI', model: Record<string, unknown> = {}
   return { team, model: m, ws: w };
 }
 
-const complete = (key: string, wsId: string, payload: object) => t.request({ method: 'POST', url: `/api/v1/chat/${wsId}/completions`, key, payload });
+type Completion = paths['/api/v1/chat/{workspaceId}/completions']['post']['requestBody']['content']['application/json'];
+const at = <P>(path: P) => ({ params: { path } });
 
-async function stream(key: string, wsId: string, payload: object) {
-  const res = await fetch(`${baseUrl}/api/v1/chat/${wsId}/completions/stream`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: JSON.stringify(payload),
+const complete = (key: string, wsId: string, body: Completion) =>
+  t.api(key).POST('/api/v1/chat/{workspaceId}/completions', { ...at({ workspaceId: wsId }), body });
+// raw: bodies the document rejects (missing, out of range, unknown fields)
+const completeRaw = (key: string, wsId: string, payload: object) => t.request({ method: 'POST', url: `/api/v1/chat/${wsId}/completions`, key, payload });
+
+async function stream(key: string, wsId: string, body: Completion) {
+  const { data, response } = await t.api(key).POST('/api/v1/chat/{workspaceId}/completions/stream', {
+    ...at({ workspaceId: wsId }),
+    body,
+    headers: { accept: 'text/event-stream' },
+    parseAs: 'stream',
   });
-  return { res, events: res.headers.get('content-type')?.startsWith('text/event-stream') ? parseSse(await res.text()) : [] };
+  let text = '';
+  if (response.headers.get('content-type')?.startsWith('text/event-stream')) {
+    const decoder = new TextDecoder();
+    for await (const chunk of data as unknown as AsyncIterable<Uint8Array>) text += decoder.decode(chunk, { stream: true });
+  }
+  return { res: response, events: parseSse(text) };
 }
+
+const thread$ = (key: string, workspaceId: string, threadId: string) =>
+  t.api(key).GET('/api/v1/chat/{workspaceId}/history/{threadId}', at({ workspaceId, threadId }));
+const history$ = (key: string, workspaceId: string) => t.api(key).GET('/api/v1/chat/{workspaceId}/history', at({ workspaceId }));
+const logs$ = (key: string, size?: number) => t.api(key).GET('/api/v1/chat/prompt-logs/paged', { params: { query: size ? { size } : {} } });
 
 describe.each(['OPENAI', 'AZURE', 'ANTHROPIC', 'GOOGLE'] as const)('completions over %s', (p) => {
   it('answers a plain completion and stores the thread', async () => {
     const { team, model, ws } = await setup(p);
-    const res = await complete(team.ownerKey, ws.id, { prompt: 'hello there world' });
-    expect(res.statusCode).toBe(200);
-    const a = res.json();
+    const a = expectStatus(await complete(team.ownerKey, ws.id, { prompt: 'hello there world' }), 200);
     expect(a).toMatchObject({ modelId: model.id, message: { role: 'assistant', content: 'Echo: hello there world' }, finishReason: 'stop', sources: [] });
     expect(a.usage.completionTokens).toBeGreaterThan(0);
     expect(a.usage.totalTokens).toBe(a.usage.promptTokens + a.usage.completionTokens);
-    const thread = (await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/history/${a.threadId}`, key: team.ownerKey })).json();
+    const thread = expectStatus(await thread$(team.ownerKey, ws.id, a.threadId), 200);
     expect(thread.title).toBe('hello there world');
-    expect(thread.messages.map((m: { role: string; content: string }) => [m.role, m.content])).toEqual([
+    expect(thread.messages.map((m) => [m.role, m.content])).toEqual([
       ['user', 'hello there world'],
       ['assistant', 'Echo: hello there world'],
     ]);
@@ -86,7 +102,7 @@ describe.each(['OPENAI', 'AZURE', 'ANTHROPIC', 'GOOGLE'] as const)('completions 
       .join('');
     expect(text).toBe('Echo: one two three');
     const start = events[0]!.data;
-    const thread = (await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/history/${start.threadId}`, key: team.ownerKey })).json();
+    const thread = expectStatus(await thread$(team.ownerKey, ws.id, start.threadId as string), 200);
     expect(thread.messages.at(-1)).toMatchObject({ id: start.messageId, role: 'assistant', content: text, status: 'ok' });
   });
 });
@@ -94,37 +110,35 @@ describe.each(['OPENAI', 'AZURE', 'ANTHROPIC', 'GOOGLE'] as const)('completions 
 describe('concurrent turns', () => {
   it('stores every turn of many parallel completions, new threads and one shared thread alike', async () => {
     const { team, ws } = await setup('OPENAI');
-    const shared = (await complete(team.ownerKey, ws.id, { prompt: 'shared start' })).json().threadId as string;
+    const shared = expectStatus(await complete(team.ownerKey, ws.id, { prompt: 'shared start' }), 200).threadId;
     const results = await Promise.all(
       Array.from({ length: 24 }, (_, i) =>
         complete(team.ownerKey, ws.id, i % 3 === 0 ? { prompt: `in shared ${i}`, threadId: shared } : { prompt: `alone ${i}` }),
       ),
     );
-    for (const r of results) expect(r.statusCode).toBe(200);
-    const threads = (await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/history`, key: team.ownerKey })).json();
+    for (const r of results) expect(r.response.status).toBe(200);
+    const threads = expectStatus(await history$(team.ownerKey, ws.id), 200);
     expect(threads).toHaveLength(1 + 16);
     // every turn is stored; turns sent together branch from the answer they followed (versions:
     // docs/DECISIONS.md), so the thread lists, and messageCount counts, only its active path
     expect(await storedMessageCount(t, shared)).toBe(2 + 8 * 2);
-    const full = (await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/history/${shared}`, key: team.ownerKey })).json();
-    expect(threads.find((th: { id: string }) => th.id === shared).messageCount).toBe(full.messages.length);
-    expect(full.messages.slice(0, 2).map((m: { content: string }) => m.content)).toEqual(['shared start', 'Echo: shared start']);
-    const logs = (await t.request({ method: 'GET', url: '/api/v1/chat/prompt-logs/paged?size=100', key: team.ownerKey })).json();
+    const full = expectStatus(await thread$(team.ownerKey, ws.id, shared), 200);
+    expect(threads.find((th) => th.id === shared)!.messageCount).toBe(full.messages.length);
+    expect(full.messages.slice(0, 2).map((m) => m.content)).toEqual(['shared start', 'Echo: shared start']);
+    const logs = expectStatus(await logs$(team.ownerKey, 100), 200);
     expect(logs.totalElements).toBe(25);
-    expect(logs.content.every((l: { status: string }) => l.status === 'ok')).toBe(true);
+    expect(logs.content.every((l) => l.status === 'ok')).toBe(true);
   });
 });
 
 describe('prompt assembly', () => {
   it('puts system instructions and added context first, then history, then the new turn', async () => {
     const { team, model, ws } = await setup('OPENAI');
-    await t.request({
-      method: 'POST',
-      url: `/api/v1/workspaces/${ws.id}/${model.id}`,
-      key: team.ownerKey,
-      payload: { systemInstructions: 'Be terse.', addedContext: 'Team facts.', temperature: 0.2, maxTokens: 100 },
+    await t.api(team.ownerKey).POST('/api/v1/workspaces/{workspaceId}/{modelId}', {
+      ...at({ workspaceId: ws.id, modelId: model.id }),
+      body: { systemInstructions: 'Be terse.', addedContext: 'Team facts.', temperature: 0.2, maxTokens: 100 },
     });
-    const first = (await complete(team.ownerKey, ws.id, { prompt: 'first question' })).json();
+    const first = expectStatus(await complete(team.ownerKey, ws.id, { prompt: 'first question' }), 200);
     standIn.reset();
     await complete(team.ownerKey, ws.id, { prompt: 'second question', threadId: first.threadId, temperature: 0.7 });
     const sent = standIn.requests[0]!.body;
@@ -141,11 +155,9 @@ describe('prompt assembly', () => {
   it('places the system text where each protocol wants it', async () => {
     for (const p of ['ANTHROPIC', 'GOOGLE'] as const) {
       const { team, model, ws } = await setup(p);
-      await t.request({
-        method: 'POST',
-        url: `/api/v1/workspaces/${ws.id}/${model.id}`,
-        key: team.ownerKey,
-        payload: { systemInstructions: 'Answer in French.' },
+      await t.api(team.ownerKey).POST('/api/v1/workspaces/{workspaceId}/{modelId}', {
+        ...at({ workspaceId: ws.id, modelId: model.id }),
+        body: { systemInstructions: 'Answer in French.' },
       });
       standIn.reset();
       await complete(team.ownerKey, ws.id, { prompt: 'bonjour' });
@@ -157,7 +169,10 @@ describe('prompt assembly', () => {
 
   it('folds the system text into the user turn when the model has no system prompts, and applies the prompt wrapper', async () => {
     const { team, model, ws } = await setup('OPENAI', { usesSystemPrompts: false, promptWrapper: { wrapperName: 'inst', value: '[INST] {{prompt}} [/INST]' } });
-    await t.request({ method: 'POST', url: `/api/v1/workspaces/${ws.id}/${model.id}`, key: team.ownerKey, payload: { systemInstructions: 'Be kind.' } });
+    await t.api(team.ownerKey).POST('/api/v1/workspaces/{workspaceId}/{modelId}', {
+      ...at({ workspaceId: ws.id, modelId: model.id }),
+      body: { systemInstructions: 'Be kind.' },
+    });
     await complete(team.ownerKey, ws.id, { prompt: 'hi' });
     const msgs = standIn.requests[0]!.body.messages;
     expect(msgs).toEqual([{ role: 'user', content: 'Be kind.\n\n[INST] hi [/INST]' }]);
@@ -168,7 +183,7 @@ describe('prompt assembly', () => {
     const long = 'word '.repeat(60);
     let threadId: string | undefined;
     for (let i = 0; i < 4; i++) {
-      const r = (await complete(team.ownerKey, ws.id, { prompt: `${i} ${long}`, threadId, maxTokens: 50 })).json();
+      const r = expectStatus(await complete(team.ownerKey, ws.id, { prompt: `${i} ${long}`, threadId, maxTokens: 50 }), 200);
       threadId = r.threadId;
     }
     const last = standIn.requests.at(-1)!.body.messages as Array<{ content: string }>;
@@ -185,28 +200,25 @@ describe('failures', () => {
     const res = await complete(team.ownerKey, ws.id, { prompt: 'boom' });
     const p = expectProblem(res, 502);
     expect(p.code).toBe('provider_error');
-    expect(res.body).not.toContain(LEAKED_SECRET);
-    const threads = (await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/history`, key: team.ownerKey })).json();
+    expect(JSON.stringify(res.error)).not.toContain(LEAKED_SECRET);
+    const threads = expectStatus(await history$(team.ownerKey, ws.id), 200);
     expect(threads).toHaveLength(1);
     // the failed turn is kept: an assistant message of status error with the problem, as a reload reads it
-    const thread = expectShape(
-      ChatThreadFull,
-      (await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/history/${threads[0].id}`, key: team.ownerKey })).json(),
-    );
+    const thread = expectShape(ChatThreadFull, (await thread$(team.ownerKey, ws.id, threads[0]!.id)).data);
     expect(thread.messages.map((m) => [m.role, m.status])).toEqual([
       ['user', 'ok'],
       ['assistant', 'error'],
     ]);
     expect(thread.messages[1]).toMatchObject({ content: '', usage: null, error: { status: 502, code: 'provider_error', detail: p.detail } });
     expect(thread.messages[0]!.error).toBeNull();
-    const logs = (await t.request({ method: 'GET', url: '/api/v1/chat/prompt-logs/paged', key: team.ownerKey })).json();
+    const logs = expectStatus(await logs$(team.ownerKey), 200);
     expect(logs.content[0]).toMatchObject({ status: 'error', prompt: 'boom' });
     expect(JSON.stringify(logs)).not.toContain(LEAKED_SECRET);
     expect(JSON.stringify(thread)).not.toContain(LEAKED_SECRET);
     // the next turn of the thread works, and the failure is not sent to the model as history
     standIn.reset();
     const again = await complete(team.ownerKey, ws.id, { prompt: 'boom again', threadId: thread.id });
-    expect(again.statusCode).toBe(200);
+    expect(again.response.status).toBe(200);
     const sent = standIn.requests.at(-1)!.body.messages as Array<{ role: string; content: string }>;
     expect(sent.map((m) => m.role)).toEqual(['user', 'user']);
   });
@@ -214,14 +226,11 @@ describe('failures', () => {
   it('keeps a failed streamed turn too, with the error event\u2019s problem', async () => {
     const { team, ws } = await setup('OPENAI');
     standIn.set({ failStatus: 500 });
-    const res = await t.request({ method: 'POST', url: `/api/v1/chat/${ws.id}/completions/stream`, key: team.ownerKey, payload: { prompt: 'boom' } });
-    expect(res.statusCode).toBe(200);
-    const error = JSON.parse(/event: error\ndata: (.*)\n/.exec(res.body)![1]!) as { status: number; code: string; detail: string };
-    const start = JSON.parse(/event: start\ndata: (.*)\n/.exec(res.body)![1]!) as { threadId: string; messageId: string };
-    const thread = expectShape(
-      ChatThreadFull,
-      (await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/history/${start.threadId}`, key: team.ownerKey })).json(),
-    );
+    const { res, events } = await stream(team.ownerKey, ws.id, { prompt: 'boom' });
+    expect(res.status).toBe(200);
+    const error = events.find((e) => e.event === 'error')!.data as { status: number; code: string; detail: string };
+    const start = events.find((e) => e.event === 'start')!.data as { threadId: string; messageId: string };
+    const thread = expectShape(ChatThreadFull, (await thread$(team.ownerKey, ws.id, start.threadId)).data);
     expect(thread.messages.at(-1)).toMatchObject({
       id: start.messageId,
       role: 'assistant',
@@ -260,7 +269,7 @@ describe('failures', () => {
     expect(last.event).toBe('error');
     expect(last.data).toMatchObject({ status: 502 });
     expect(typeof last.data.code).toBe('string');
-    const thread = (await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/history/${events[0]!.data.threadId}`, key: team.ownerKey })).json();
+    const thread = expectStatus(await thread$(team.ownerKey, ws.id, events[0]!.data.threadId as string), 200);
     expect(thread.messages.at(-1)).toMatchObject({ role: 'assistant', status: 'interrupted' });
   });
 
@@ -275,6 +284,7 @@ describe('failures', () => {
     const { team, ws } = await setup('OPENAI');
     standIn.set({ chunkDelayMs: 150 });
     const abort = new AbortController();
+    // raw: a real socket, so the client can hang up while the answer streams
     const res = await fetch(`${baseUrl}/api/v1/chat/${ws.id}/completions/stream`, {
       method: 'POST',
       headers: { authorization: `Bearer ${team.ownerKey}`, 'content-type': 'application/json' },
@@ -289,14 +299,14 @@ describe('failures', () => {
     await standIn.waitForAbortedRequests(1, 3000);
     let thread;
     for (let i = 0; i < 50; i++) {
-      thread = (await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/history/${threadId}`, key: team.ownerKey })).json();
+      thread = expectStatus(await thread$(team.ownerKey, ws.id, threadId), 200);
       if (thread.messages.length === 2) break;
       await new Promise((r) => setTimeout(r, 50));
     }
-    expect(thread.messages[1]).toMatchObject({ role: 'assistant', status: 'interrupted' });
-    expect(thread.messages[1].content.startsWith('Echo:')).toBe(true);
-    expect(thread.messages[1].content.length).toBeLessThan('Echo: one two three four five six seven eight nine ten'.length);
-    const logs = (await t.request({ method: 'GET', url: '/api/v1/chat/prompt-logs/paged', key: team.ownerKey })).json();
+    expect(thread!.messages[1]).toMatchObject({ role: 'assistant', status: 'interrupted' });
+    expect(thread!.messages[1]!.content.startsWith('Echo:')).toBe(true);
+    expect(thread!.messages[1]!.content.length).toBeLessThan('Echo: one two three four five six seven eight nine ten'.length);
+    const logs = expectStatus(await logs$(team.ownerKey), 200);
     expect(logs.content[0]).toMatchObject({ status: 'interrupted', threadId });
   });
 
@@ -304,6 +314,7 @@ describe('failures', () => {
     const { team, ws } = await setup('OPENAI');
     standIn.set({ delayMs: 1500 });
     const abort = new AbortController();
+    // raw: a real socket, so the client can hang up while the provider is still answering
     const pending = fetch(`${baseUrl}/api/v1/chat/${ws.id}/completions`, {
       method: 'POST',
       headers: { authorization: `Bearer ${team.ownerKey}`, 'content-type': 'application/json' },
@@ -316,7 +327,7 @@ describe('failures', () => {
     await standIn.waitForAbortedRequests(1, 3000);
     let log;
     for (let i = 0; i < 50; i++) {
-      log = (await t.request({ method: 'GET', url: '/api/v1/chat/prompt-logs/paged', key: team.ownerKey })).json().content[0];
+      log = expectStatus(await logs$(team.ownerKey), 200).content[0];
       if (log?.status !== 'pending') break;
       await new Promise((r) => setTimeout(r, 50));
     }
@@ -339,7 +350,8 @@ describe('failures', () => {
       [{ prompt: 'x', extra: 1 }, 400],
     ];
     for (const [payload, status] of cases) {
-      expectProblem(await complete(team.ownerKey, ws.id, payload), status);
+      expectProblem(await completeRaw(team.ownerKey, ws.id, payload), status);
+      // raw: the same bodies the document rejects, on the stream
       const s = await fetch(`${baseUrl}/api/v1/chat/${ws.id}/completions/stream`, {
         method: 'POST',
         headers: { authorization: `Bearer ${team.ownerKey}`, 'content-type': 'application/json' },
@@ -359,27 +371,27 @@ describe('threads and visibility', () => {
     const { team, ws } = await setup('OPENAI', {}, { chatHistoryType: history });
     const m1 = await team.addUser('member');
     const m2 = await team.addUser('member');
-    const t1 = (await complete(m1.key, ws.id, { prompt: 'from member one' })).json().threadId as string;
-    const t2 = (await complete(m2.key, ws.id, { prompt: 'from member two' })).json().threadId as string;
+    const t1 = expectStatus(await complete(m1.key, ws.id, { prompt: 'from member one' }), 200).threadId;
+    const t2 = expectStatus(await complete(m2.key, ws.id, { prompt: 'from member two' }), 200).threadId;
     return { team, ws, m1, m2, t1, t2 };
   }
-  const ids = async (key: string, wsId: string) =>
-    (await t.request({ method: 'GET', url: `/api/v1/chat/${wsId}/history`, key })).json().map((x: { id: string }) => x.id);
+  const ids = async (key: string, wsId: string) => expectStatus(await history$(key, wsId), 200).map((x) => x.id);
 
   it('TEAM history: every member sees every thread, newest first; only the starter or an admin changes one', async () => {
     const { team, ws, m1, m2, t1, t2 } = await teamWithMembers('TEAM');
     expect(await ids(m1.key, ws.id)).toEqual([t2, t1]);
-    const list = (await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/history`, key: m1.key })).json();
+    const list = expectStatus(await history$(m1.key, ws.id), 200);
     expect(list[0]).toMatchObject({ id: t2, workspaceId: ws.id, messageCount: 2, title: 'from member two' });
-    expectProblem(await t.request({ method: 'POST', url: `/api/v1/chat/${ws.id}/history/${t2}`, key: m1.key, payload: { title: 'mine now' } }), 403);
-    expectProblem(await t.request({ method: 'DELETE', url: `/api/v1/chat/${ws.id}/history/${t2}`, key: m1.key }), 403);
-    const renamed = await t.request({ method: 'POST', url: `/api/v1/chat/${ws.id}/history/${t2}`, key: m2.key, payload: { title: 'Renamed', messages: [] } });
-    expect(renamed.json()).toMatchObject({ id: t2, title: 'Renamed' });
+    const one = at({ workspaceId: ws.id, threadId: t2 });
+    expectProblem(await t.api(m1.key).POST('/api/v1/chat/{workspaceId}/history/{threadId}', { ...one, body: { title: 'mine now' } }), 403);
+    expectProblem(await t.api(m1.key).DELETE('/api/v1/chat/{workspaceId}/history/{threadId}', one), 403);
+    const renamed = await t.api(m2.key).POST('/api/v1/chat/{workspaceId}/history/{threadId}', { ...one, body: { title: 'Renamed', messages: [] } });
+    expect(renamed.data).toMatchObject({ id: t2, title: 'Renamed' });
     // a member's "delete all" removes only their own threads
-    expect((await t.request({ method: 'DELETE', url: `/api/v1/chat/${ws.id}/history`, key: m1.key })).statusCode).toBe(200);
+    expect((await t.api(m1.key).DELETE('/api/v1/chat/{workspaceId}/history', at({ workspaceId: ws.id }))).response.status).toBe(200);
     expect(await ids(team.ownerKey, ws.id)).toEqual([t2]);
     // an owner deletes anyone's
-    expect((await t.request({ method: 'DELETE', url: `/api/v1/chat/${ws.id}/history/${t2}`, key: team.ownerKey })).statusCode).toBe(200);
+    expect((await t.api(team.ownerKey).DELETE('/api/v1/chat/{workspaceId}/history/{threadId}', one)).response.status).toBe(200);
     expect(await ids(team.ownerKey, ws.id)).toEqual([]);
   });
 
@@ -388,7 +400,7 @@ describe('threads and visibility', () => {
     expect(await ids(m1.key, ws.id)).toEqual([t1]);
     expect(await ids(m2.key, ws.id)).toEqual([t2]);
     expect(await ids(team.ownerKey, ws.id)).toEqual([]);
-    expectProblem(await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/history/${t2}`, key: m1.key }), 404);
+    expectProblem(await thread$(m1.key, ws.id, t2), 404);
     expectProblem(await complete(m1.key, ws.id, { prompt: 'hijack', threadId: t2 }), 404);
   });
 
@@ -396,16 +408,19 @@ describe('threads and visibility', () => {
     const { team, ws } = await setup('OPENAI', {}, { sharingType: 'PRIVATE' });
     const member = await team.addUser('member');
     const other: TeamFixture = await newTeam(t);
-    const threadId = (await complete(team.ownerKey, ws.id, { prompt: 'secret plans' })).json().threadId;
+    const threadId = expectStatus(await complete(team.ownerKey, ws.id, { prompt: 'secret plans' }), 200).threadId;
+    const one = at({ workspaceId: ws.id, threadId });
+    const all = at({ workspaceId: ws.id });
     for (const key of [member.key, other.ownerKey]) {
+      const api = t.api(key);
       expectProblem(await complete(key, ws.id, { prompt: 'x' }), 404);
-      expectProblem(await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/history`, key }), 404);
-      expectProblem(await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/history/${threadId}`, key }), 404);
-      expectProblem(await t.request({ method: 'POST', url: `/api/v1/chat/${ws.id}/history/${threadId}`, key, payload: { title: 'x' } }), 404);
-      expectProblem(await t.request({ method: 'DELETE', url: `/api/v1/chat/${ws.id}/history/${threadId}`, key }), 404);
-      expectProblem(await t.request({ method: 'DELETE', url: `/api/v1/chat/${ws.id}/history`, key }), 404);
-      expectProblem(await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/greeting`, key }), 404);
-      expectProblem(await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/sample-prompts`, key }), 404);
+      expectProblem(await history$(key, ws.id), 404);
+      expectProblem(await thread$(key, ws.id, threadId), 404);
+      expectProblem(await api.POST('/api/v1/chat/{workspaceId}/history/{threadId}', { ...one, body: { title: 'x' } }), 404);
+      expectProblem(await api.DELETE('/api/v1/chat/{workspaceId}/history/{threadId}', one), 404);
+      expectProblem(await api.DELETE('/api/v1/chat/{workspaceId}/history', all), 404);
+      expectProblem(await api.GET('/api/v1/chat/{workspaceId}/greeting', all), 404);
+      expectProblem(await api.GET('/api/v1/chat/{workspaceId}/sample-prompts', all), 404);
     }
     expect(await ids(team.ownerKey, ws.id)).toEqual([threadId]);
   });
@@ -414,27 +429,22 @@ describe('threads and visibility', () => {
 describe('greeting and sample prompts', () => {
   it('uses the workspace’s own, else defaults drawn from the workspace', async () => {
     const { team, model, ws } = await setup('OPENAI', { name: 'Helper Bot' });
-    const g = (await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/greeting`, key: team.ownerKey })).json();
+    const api = t.api(team.ownerKey);
+    const path = { workspaceId: ws.id };
+    const samples = (limit?: number) => api.GET('/api/v1/chat/{workspaceId}/sample-prompts', { params: { path, query: limit === undefined ? {} : { limit } } });
+    const g = expectStatus(await api.GET('/api/v1/chat/{workspaceId}/greeting', at(path)), 200);
     expect(g.content).toContain(ws.name as string);
     expect(g.content).toContain('Helper Bot');
-    const d = (await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/sample-prompts`, key: team.ownerKey })).json();
+    const d = expectStatus(await samples(), 200);
     expect(d).toHaveLength(6);
-    expect(d.some((p: { content: string }) => p.content.includes(ws.name as string))).toBe(true);
-    expect((await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/sample-prompts?limit=2`, key: team.ownerKey })).json()).toHaveLength(2);
-    expectProblem(await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/sample-prompts?limit=51`, key: team.ownerKey }), 400);
-    expectProblem(await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/sample-prompts?limit=0`, key: team.ownerKey }), 400);
+    expect(d.some((p) => p.content.includes(ws.name as string))).toBe(true);
+    expect(expectStatus(await samples(2), 200)).toHaveLength(2);
+    expectProblem(await samples(51), 400);
+    expectProblem(await samples(0), 400);
 
-    await t.request({
-      method: 'PATCH',
-      url: `/api/v1/workspaces/${ws.id}`,
-      key: team.ownerKey,
-      payload: { greeting: 'Hello team', samplePrompts: ['p1', 'p2', 'p3'] },
-    });
-    expect((await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/greeting`, key: team.ownerKey })).json()).toEqual({ content: 'Hello team' });
-    expect((await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/sample-prompts?limit=2`, key: team.ownerKey })).json()).toEqual([
-      { content: 'p1' },
-      { content: 'p2' },
-    ]);
+    await api.PATCH('/api/v1/workspaces/{workspaceId}', { ...at(path), body: { greeting: 'Hello team', samplePrompts: ['p1', 'p2', 'p3'] } });
+    expect(expectStatus(await api.GET('/api/v1/chat/{workspaceId}/greeting', at(path)), 200)).toEqual({ content: 'Hello team' });
+    expect(expectStatus(await samples(2), 200)).toEqual([{ content: 'p1' }, { content: 'p2' }]);
     void model;
   });
 });

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectStatus, type paths } from '../helpers/api.js';
 import { ADMIN_KEY, expectProblem, newTeam, startTestApp, testConfig, type TeamFixture, type TestApp } from '../helpers/app.js';
 import { createModel, createWorkspace } from '../helpers/factories.js';
 import { expectShape } from '../helpers/shape.js';
@@ -26,25 +27,25 @@ afterAll(async () => {
   await standIn.close();
 });
 
-const teamUrl = (id: string) => `/api/v1/teams/${id}`;
+type Retention = paths['/api/v1/teams/{teamId}']['patch']['requestBody']['content']['application/json']['retention'];
+const team$ = (teamId: string) => ({ params: { path: { teamId } } });
+const getTeam = (key: string, teamId: string) => t.api(key).GET('/api/v1/teams/{teamId}', team$(teamId));
+const setRetention = (key: string, teamId: string, retention: Retention) =>
+  t.api(key).PATCH('/api/v1/teams/{teamId}', { ...team$(teamId), body: { retention } });
+// raw: bodies the document rejects (out of range, wrong types, no retention)
+const patchTeamRaw = (key: string, teamId: string, payload: object) => t.request({ method: 'PATCH', url: `/api/v1/teams/${teamId}`, key, payload });
 
 describe('retention settings', () => {
   it('the team shows its retention; its owner changes it, null turns it off, a field left out stays', async () => {
     const team = await newTeam(t);
-    const got = await t.request({ method: 'GET', url: teamUrl(team.teamId), key: team.ownerKey });
-    expect(expectShape(TeamSettings, got.json())).toMatchObject({ id: team.teamId, retention: { threadsDays: null, promptLogsDays: null } });
-    const set = await t.request({
-      method: 'PATCH',
-      url: teamUrl(team.teamId),
-      key: team.ownerKey,
-      payload: { retention: { threadsDays: 90, promptLogsDays: 30 } },
-    });
-    expect(set.statusCode, set.body).toBe(200);
-    expect(set.json().retention).toEqual({ threadsDays: 90, promptLogsDays: 30 });
-    const off = await t.request({ method: 'PATCH', url: teamUrl(team.teamId), key: team.ownerKey, payload: { retention: { threadsDays: null } } });
-    expect(off.json().retention).toEqual({ threadsDays: null, promptLogsDays: 30 });
+    const got = await getTeam(team.ownerKey, team.teamId);
+    expect(expectShape(TeamSettings, got.data)).toMatchObject({ id: team.teamId, retention: { threadsDays: null, promptLogsDays: null } });
+    const set = expectStatus(await setRetention(team.ownerKey, team.teamId, { threadsDays: 90, promptLogsDays: 30 }), 200);
+    expect(set.retention).toEqual({ threadsDays: 90, promptLogsDays: 30 });
+    const off = await setRetention(team.ownerKey, team.teamId, { threadsDays: null });
+    expect(off.data?.retention).toEqual({ threadsDays: null, promptLogsDays: 30 });
     const member = await team.addUser('member');
-    expect((await t.request({ method: 'GET', url: teamUrl(team.teamId), key: member.key })).json().retention).toEqual({
+    expect((await getTeam(member.key, team.teamId)).data?.retention).toEqual({
       threadsDays: null,
       promptLogsDays: 30,
     });
@@ -54,19 +55,19 @@ describe('retention settings', () => {
     const team = await newTeam(t);
     const other = await newTeam(t);
     const admin = await team.addUser('admin');
-    const body = { retention: { threadsDays: 7 } };
-    expectProblem(await t.request({ method: 'PATCH', url: teamUrl(team.teamId), key: admin.key, payload: body }), 403);
+    const retention = { threadsDays: 7 };
+    expectProblem(await setRetention(admin.key, team.teamId, retention), 403);
     for (const key of [other.ownerKey, ADMIN_KEY]) {
-      expectProblem(await t.request({ method: 'GET', url: teamUrl(team.teamId), key }), 404);
-      expectProblem(await t.request({ method: 'PATCH', url: teamUrl(team.teamId), key, payload: body }), 404);
+      expectProblem(await getTeam(key, team.teamId), 404);
+      expectProblem(await setRetention(key, team.teamId, retention), 404);
     }
-    expectProblem(await t.request({ method: 'GET', url: teamUrl('00000000-0000-4000-8000-000000000000'), key: team.ownerKey }), 404);
-    expectProblem(await t.request({ method: 'GET', url: teamUrl('not-a-uuid'), key: team.ownerKey }), 400);
+    expectProblem(await getTeam(team.ownerKey, '00000000-0000-4000-8000-000000000000'), 404);
+    expectProblem(await getTeam(team.ownerKey, 'not-a-uuid'), 400);
     for (const bad of [{ threadsDays: 0 }, { threadsDays: -1 }, { promptLogsDays: 'x' }, { threadsDays: 1.5 }, { threadsDays: 40_000 }]) {
-      expectProblem(await t.request({ method: 'PATCH', url: teamUrl(team.teamId), key: team.ownerKey, payload: { retention: bad } }), 400);
+      expectProblem(await patchTeamRaw(team.ownerKey, team.teamId, { retention: bad }), 400);
     }
-    expectProblem(await t.request({ method: 'PATCH', url: teamUrl(team.teamId), key: team.ownerKey, payload: {} }), 400);
-    expect((await t.request({ method: 'GET', url: teamUrl(team.teamId), key: team.ownerKey })).json().retention).toEqual({
+    expectProblem(await patchTeamRaw(team.ownerKey, team.teamId, {}), 400);
+    expect((await getTeam(team.ownerKey, team.teamId)).data?.retention).toEqual({
       threadsDays: null,
       promptLogsDays: null,
     });
@@ -80,9 +81,11 @@ async function teamWithThreads(n: number, team?: TeamFixture) {
   const ws = await createWorkspace(t, team.ownerKey, { modelIds: [model.id] });
   const threads: string[] = [];
   for (let i = 0; i < n; i++) {
-    const res = await t.request({ method: 'POST', url: `/api/v1/chat/${ws.id}/completions`, key: team.ownerKey, payload: { prompt: `question ${i}` } });
-    expect(res.statusCode, res.body).toBe(200);
-    threads.push(res.json().threadId);
+    const res = await t.api(team.ownerKey).POST('/api/v1/chat/{workspaceId}/completions', {
+      params: { path: { workspaceId: ws.id } },
+      body: { prompt: `question ${i}` },
+    });
+    threads.push(expectStatus(res, 200).threadId);
   }
   return { team, ws, threads };
 }
@@ -98,8 +101,12 @@ async function age(threadIds: string[], days: number) {
   }
 }
 
-const listThreads = async (team: TeamFixture, wsId: string) =>
-  (await t.request({ method: 'GET', url: `/api/v1/chat/${wsId}/history`, key: team.ownerKey })).json() as Array<{ id: string; pinned: boolean }>;
+const listThreads = async (team: TeamFixture, workspaceId: string) =>
+  expectStatus(await t.api(team.ownerKey).GET('/api/v1/chat/{workspaceId}/history', { params: { path: { workspaceId } } }), 200);
+
+type ThreadChange = paths['/api/v1/chat/{workspaceId}/history/{threadId}']['patch']['requestBody']['content']['application/json'];
+const patchThread = (key: string, workspaceId: string, threadId: string, body: ThreadChange) =>
+  t.api(key).PATCH('/api/v1/chat/{workspaceId}/history/{threadId}', { params: { path: { workspaceId, threadId } }, body });
 
 async function countLogs(teamId: string): Promise<number> {
   const res = (await t.database.db.execute(sql`select count(*)::int as n from prompt_logs where team_id = ${teamId}`)) as unknown as {
@@ -109,28 +116,31 @@ async function countLogs(teamId: string): Promise<number> {
 }
 
 async function purges(team: TeamFixture) {
-  const res = await t.request({ method: 'GET', url: '/api/v1/audit?action=retention.purge', key: team.ownerKey });
-  return res.json().content as Array<{ details: Record<string, unknown>; actor: { userId: number | null } }>;
+  const res = await t.api(team.ownerKey).GET('/api/v1/audit', { params: { query: { action: 'retention.purge' } } });
+  return expectStatus(res, 200).content;
 }
 
 describe('pinning', () => {
   it('who may change a thread pins it; the list shows it; pinning is not activity', async () => {
     const { team, ws, threads } = await teamWithThreads(1);
     const [id] = threads as [string];
-    const before = (await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/history/${id}`, key: team.ownerKey })).json();
+    const before = expectStatus(
+      await t.api(team.ownerKey).GET('/api/v1/chat/{workspaceId}/history/{threadId}', { params: { path: { workspaceId: ws.id, threadId: id } } }),
+      200,
+    );
     expect(before.pinned).toBe(false);
-    const res = await t.request({ method: 'PATCH', url: `/api/v1/chat/${ws.id}/history/${id}`, key: team.ownerKey, payload: { pinned: true } });
-    expect(res.statusCode, res.body).toBe(200);
-    expect(res.json()).toMatchObject({ id, pinned: true, updated: before.updated, title: before.title });
+    const res = expectStatus(await patchThread(team.ownerKey, ws.id, id, { pinned: true }), 200);
+    expect(res).toMatchObject({ id, pinned: true, updated: before.updated, title: before.title });
     expect((await listThreads(team, ws.id)).find((x) => x.id === id)?.pinned).toBe(true);
     const member = await team.addUser('member');
-    expectProblem(await t.request({ method: 'PATCH', url: `/api/v1/chat/${ws.id}/history/${id}`, key: member.key, payload: { pinned: false } }), 403);
+    expectProblem(await patchThread(member.key, ws.id, id, { pinned: false }), 403);
     const other = await newTeam(t);
-    expectProblem(await t.request({ method: 'PATCH', url: `/api/v1/chat/${ws.id}/history/${id}`, key: other.ownerKey, payload: { pinned: false } }), 404);
-    expectProblem(await t.request({ method: 'PATCH', url: `/api/v1/chat/${ws.id}/history/${id}`, key: team.ownerKey, payload: {} }), 400);
+    expectProblem(await patchThread(other.ownerKey, ws.id, id, { pinned: false }), 404);
+    expectProblem(await patchThread(team.ownerKey, ws.id, id, {}), 400);
+    // raw: a pinned that is not a boolean
     expectProblem(await t.request({ method: 'PATCH', url: `/api/v1/chat/${ws.id}/history/${id}`, key: team.ownerKey, payload: { pinned: 'yes' } }), 400);
-    const renamed = await t.request({ method: 'PATCH', url: `/api/v1/chat/${ws.id}/history/${id}`, key: team.ownerKey, payload: { title: 'Kept' } });
-    expect(renamed.json()).toMatchObject({ title: 'Kept', pinned: true });
+    const renamed = await patchThread(team.ownerKey, ws.id, id, { title: 'Kept' });
+    expect(renamed.data).toMatchObject({ title: 'Kept', pinned: true });
   });
 });
 
@@ -138,11 +148,11 @@ describe('the purge', () => {
   it('deletes unpinned threads and prompt logs older than the team says, keeps the rest, records one entry with counts', async () => {
     const { team, ws, threads } = await teamWithThreads(4);
     const [oldA, oldB, pinned, recent] = threads as [string, string, string, string];
-    await t.request({ method: 'PATCH', url: `/api/v1/chat/${ws.id}/history/${pinned}`, key: team.ownerKey, payload: { pinned: true } });
+    expectStatus(await patchThread(team.ownerKey, ws.id, pinned, { pinned: true }), 200);
     await age([oldA, oldB, pinned], 40);
     const untouched = await teamWithThreads(1);
     await age(untouched.threads, 400);
-    await t.request({ method: 'PATCH', url: teamUrl(team.teamId), key: team.ownerKey, payload: { retention: { threadsDays: 30, promptLogsDays: 35 } } });
+    expectStatus(await setRetention(team.ownerKey, team.teamId, { threadsDays: 30, promptLogsDays: 35 }), 200);
 
     await t.services.retention.purge();
     expect((await listThreads(team, ws.id)).map((x) => x.id).sort()).toEqual([pinned, recent].sort());
@@ -166,7 +176,7 @@ describe('the purge', () => {
     const teams = await Promise.all([teamWithThreads(3), teamWithThreads(2), teamWithThreads(2)]);
     for (const x of teams) {
       await age(x.threads, 10);
-      await t.request({ method: 'PATCH', url: teamUrl(x.team.teamId), key: x.team.ownerKey, payload: { retention: { threadsDays: 5, promptLogsDays: 5 } } });
+      expectStatus(await setRetention(x.team.ownerKey, x.team.teamId, { threadsDays: 5, promptLogsDays: 5 }), 200);
     }
     // A second node: another app on the same PostgreSQL database; on the embedded database (one process by construction), a second service over it.
     const second = onPostgres ? await startTestApp() : null;
@@ -200,7 +210,7 @@ describe('the purge', () => {
     const x = onPostgres ? await teamWithThreads(1) : null;
     if (x) {
       await age(x.threads, 3);
-      await t.request({ method: 'PATCH', url: teamUrl(x.team.teamId), key: x.team.ownerKey, payload: { retention: { threadsDays: 1 } } });
+      expectStatus(await setRetention(x.team.ownerKey, x.team.teamId, { threadsDays: 1 }), 200);
     }
     const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'retention'], {
       cwd: path.join(import.meta.dirname, '..', '..'),
