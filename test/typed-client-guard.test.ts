@@ -26,6 +26,7 @@ const MIGRATED = [
   'test/api/chat-search.test.ts',
   'test/api/usage.test.ts',
   'test/api/chat-export.test.ts',
+  'test/api/plus-evaluation.test.ts',
 ];
 
 const ROOT = path.join(import.meta.dirname, '..');
