@@ -27,6 +27,7 @@ const MIGRATED = [
   'test/api/usage.test.ts',
   'test/api/chat-export.test.ts',
   'test/api/plus-evaluation.test.ts',
+  'test/api/mcp-servers.test.ts',
 ];
 
 const ROOT = path.join(import.meta.dirname, '..');
