@@ -28,6 +28,7 @@ const MIGRATED = [
   'test/api/chat-export.test.ts',
   'test/api/plus-evaluation.test.ts',
   'test/api/mcp-servers.test.ts',
+  'test/api/v1-context.test.ts',
 ];
 
 const ROOT = path.join(import.meta.dirname, '..');
