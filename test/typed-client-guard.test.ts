@@ -29,6 +29,7 @@ const MIGRATED = [
   'test/api/plus-evaluation.test.ts',
   'test/api/mcp-servers.test.ts',
   'test/api/v1-context.test.ts',
+  'test/api/audit.test.ts',
 ];
 
 const ROOT = path.join(import.meta.dirname, '..');
