@@ -30,6 +30,7 @@ const MIGRATED = [
   'test/api/mcp-servers.test.ts',
   'test/api/v1-context.test.ts',
   'test/api/audit.test.ts',
+  'test/api/scim.test.ts',
 ];
 
 const ROOT = path.join(import.meta.dirname, '..');
