@@ -31,6 +31,7 @@ const MIGRATED = [
   'test/api/v1-context.test.ts',
   'test/api/audit.test.ts',
   'test/api/scim.test.ts',
+  'test/api/auth.test.ts',
 ];
 
 const ROOT = path.join(import.meta.dirname, '..');
