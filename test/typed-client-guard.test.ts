@@ -32,6 +32,12 @@ const MIGRATED = [
   'test/api/chat-share.test.ts',
   'test/api/chat-versions.test.ts',
   'test/api/chat-history-paging.test.ts',
+  'test/api/plus-evaluation.test.ts',
+  'test/api/mcp-servers.test.ts',
+  'test/api/v1-context.test.ts',
+  'test/api/audit.test.ts',
+  'test/api/scim.test.ts',
+  'test/api/auth.test.ts',
 ];
 
 const ROOT = path.join(import.meta.dirname, '..');

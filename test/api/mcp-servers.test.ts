@@ -9,6 +9,7 @@ import { mcpServers } from '../../src/db/schema/mcp.js';
 import { McpServer, McpServerTest } from '../../src/modules/mcp/schema.js';
 import { expectProblem, newTeam, startTestApp, type TestApp } from '../helpers/app.js';
 import { createWorkspace } from '../helpers/factories.js';
+import { expectStatus, type paths } from '../helpers/api.js';
 import { expectShape } from '../helpers/shape.js';
 import { startMcpTestServer, startServerEverything, type McpTestServer } from '../support/mcp-test-server.js';
 
@@ -27,52 +28,48 @@ afterAll(async () => {
 
 const SECRET = 'Bearer mcp-secret-value-0123456789';
 
-async function create(key: string, payload: object) {
-  return t.request({ method: 'POST', url: '/api/v1/mcp-servers', key, payload });
-}
+type NewServer = paths['/api/v1/mcp-servers']['post']['requestBody']['content']['application/json'];
+type ServerChange = paths['/api/v1/mcp-servers/{serverId}']['patch']['requestBody']['content']['application/json'];
+const create = (key: string, body: NewServer) => t.api(key).POST('/api/v1/mcp-servers', { body });
+const created = async (key: string, body: NewServer) => expectShape(McpServer, expectStatus(await create(key, body), 200));
+const at = (serverId: string) => ({ params: { path: { serverId } } });
+const get = (key: string, id: string) => t.api(key).GET('/api/v1/mcp-servers/{serverId}', at(id));
+const patch = (key: string, id: string, body: ServerChange) => t.api(key).PATCH('/api/v1/mcp-servers/{serverId}', { ...at(id), body });
+const remove = (key: string, id: string) => t.api(key).DELETE('/api/v1/mcp-servers/{serverId}', at(id));
+const testServer = (key: string, id: string) => t.api(key).POST('/api/v1/mcp-servers/{serverId}/test', at(id));
+const list = (key: string) => t.api(key).GET('/api/v1/mcp-servers');
 
 describe('MCP servers', () => {
   it('are created, listed, changed and deleted by an owner; headers are sealed and only their names answered', async () => {
     const team = await newTeam(t);
-    const res = await create(team.ownerKey, { name: 'Everything', url: everything.url, headers: { Authorization: SECRET, 'X-Team': 'a' }, enabled: true });
-    expect(res.statusCode, res.body).toBe(200);
-    const created = expectShape(McpServer, res.json());
-    expect(created).toMatchObject({ name: 'Everything', url: everything.url, enabled: true, headerNames: ['Authorization', 'X-Team'] });
-    expect(res.body).not.toContain(SECRET);
+    const created = await create(team.ownerKey, { name: 'Everything', url: everything.url, headers: { Authorization: SECRET, 'X-Team': 'a' }, enabled: true });
+    const server = expectShape(McpServer, expectStatus(created, 200));
+    expect(server).toMatchObject({ name: 'Everything', url: everything.url, enabled: true, headerNames: ['Authorization', 'X-Team'] });
+    expect(JSON.stringify(server)).not.toContain(SECRET);
 
     // At rest: sealed, not the value.
     const [row] = await t.database.db
       .select()
       .from(mcpServers)
-      .where((await import('drizzle-orm')).eq(mcpServers.id, created.id));
+      .where((await import('drizzle-orm')).eq(mcpServers.id, server.id));
     expect(row!.headersEnc).toMatch(/^v1:/);
     expect(row!.headersEnc).not.toContain('mcp-secret');
 
-    const list = await t.request({ method: 'GET', url: '/api/v1/mcp-servers', key: team.ownerKey });
-    expect(list.statusCode).toBe(200);
-    expect(list.json().map((s: { id: string }) => s.id)).toEqual([created.id]);
-    expect(list.body).not.toContain(SECRET);
+    const all = expectStatus(await list(team.ownerKey), 200);
+    expect(all.map((s) => s.id)).toEqual([server.id]);
+    expect(JSON.stringify(all)).not.toContain(SECRET);
 
-    const patched = await t.request({
-      method: 'PATCH',
-      url: `/api/v1/mcp-servers/${created.id}`,
-      key: team.ownerKey,
-      payload: { name: 'Renamed', headers: null },
-    });
-    expect(patched.statusCode, patched.body).toBe(200);
-    expect(patched.json()).toMatchObject({ name: 'Renamed', headerNames: [] });
+    const patched = expectStatus(await patch(team.ownerKey, server.id, { name: 'Renamed', headers: null }), 200);
+    expect(patched).toMatchObject({ name: 'Renamed', headerNames: [] });
 
-    const del = await t.request({ method: 'DELETE', url: `/api/v1/mcp-servers/${created.id}`, key: team.ownerKey });
-    expect(del.statusCode).toBe(200);
-    expectProblem(await t.request({ method: 'GET', url: `/api/v1/mcp-servers/${created.id}`, key: team.ownerKey }), 404);
+    expect((await remove(team.ownerKey, server.id)).response.status).toBe(200);
+    expectProblem(await get(team.ownerKey, server.id), 404);
   });
 
   it('test connects and lists the tools of the reference server', async () => {
     const team = await newTeam(t);
-    const s = (await create(team.ownerKey, { name: 'Everything', url: everything.url })).json();
-    const res = await t.request({ method: 'POST', url: `/api/v1/mcp-servers/${s.id}/test`, key: team.ownerKey });
-    expect(res.statusCode, res.body).toBe(200);
-    const body = expectShape(McpServerTest, res.json());
+    const s = await created(team.ownerKey, { name: 'Everything', url: everything.url });
+    const body = expectShape(McpServerTest, expectStatus(await testServer(team.ownerKey, s.id), 200));
     expect(body.ok).toBe(true);
     expect(body.error).toBeUndefined();
     const names = body.tools.map((x) => x.name);
@@ -82,47 +79,40 @@ describe('MCP servers', () => {
 
   it('test of a server that is not there is ok: false with why, not an error', async () => {
     const team = await newTeam(t);
-    const s = (await create(team.ownerKey, { name: 'Gone', url: 'http://127.0.0.1:9/mcp' })).json();
-    const res = await t.request({ method: 'POST', url: `/api/v1/mcp-servers/${s.id}/test`, key: team.ownerKey });
-    expect(res.statusCode).toBe(200);
-    expect(res.json()).toMatchObject({ ok: false, tools: [] });
-    expect(res.json().error).toEqual(expect.any(String));
+    const s = await created(team.ownerKey, { name: 'Gone', url: 'http://127.0.0.1:9/mcp' });
+    const res = expectStatus(await testServer(team.ownerKey, s.id), 200);
+    expect(res).toMatchObject({ ok: false, tools: [] });
+    expect(res.error).toEqual(expect.any(String));
   });
 
   it('sends the custom headers to the server', async () => {
     const team = await newTeam(t);
-    const s = (await create(team.ownerKey, { name: 'Tools', url: tools.url, headers: { 'X-Api-Key': 'k-123' } })).json();
+    const s = await created(team.ownerKey, { name: 'Tools', url: tools.url, headers: { 'X-Api-Key': 'k-123' } });
     tools.reset();
-    const res = await t.request({ method: 'POST', url: `/api/v1/mcp-servers/${s.id}/test`, key: team.ownerKey });
-    expect(res.json().ok).toBe(true);
-    expect(res.json().tools.map((x: { name: string }) => x.name)).toEqual(['wait', 'big', 'boom']);
+    const res = (await testServer(team.ownerKey, s.id)).data!;
+    expect(res.ok).toBe(true);
+    expect(res.tools.map((x) => x.name)).toEqual(['wait', 'big', 'boom']);
     expect(tools.lastHeaders['x-api-key']).toBe('k-123');
   });
 
   it('another team’s server answers 404 exactly like a missing one, for every route', async () => {
     const a = await newTeam(t);
     const b = await newTeam(t);
-    const s = (await create(a.ownerKey, { name: 'A', url: everything.url })).json();
+    const s = await created(a.ownerKey, { name: 'A', url: everything.url });
     const missing = randomUUID();
-    for (const [method, suffix, payload] of [
-      ['GET', '', undefined],
-      ['PATCH', '', { name: 'x' }],
-      ['DELETE', '', undefined],
-      ['POST', '/test', undefined],
-    ] as const) {
-      const theirs = expectProblem(
-        await t.request({ method, url: `/api/v1/mcp-servers/${s.id}${suffix}`, key: b.ownerKey, ...(payload ? { payload } : {}) }),
-        404,
-      );
-      const none = expectProblem(
-        await t.request({ method, url: `/api/v1/mcp-servers/${missing}${suffix}`, key: b.ownerKey, ...(payload ? { payload } : {}) }),
-        404,
-      );
+    for (const route of [
+      (id: string) => get(b.ownerKey, id),
+      (id: string) => patch(b.ownerKey, id, { name: 'x' }),
+      (id: string) => remove(b.ownerKey, id),
+      (id: string) => testServer(b.ownerKey, id),
+    ]) {
+      const theirs = expectProblem(await route(s.id), 404);
+      const none = expectProblem(await route(missing), 404);
       expect(theirs).toEqual({ ...none, instance: theirs.instance });
     }
-    expect((await t.request({ method: 'GET', url: '/api/v1/mcp-servers', key: b.ownerKey })).json()).toEqual([]);
+    expect((await list(b.ownerKey)).data).toEqual([]);
     // Still there for its team.
-    expect((await t.request({ method: 'GET', url: `/api/v1/mcp-servers/${s.id}`, key: a.ownerKey })).statusCode).toBe(200);
+    expect((await get(a.ownerKey, s.id)).response.status).toBe(200);
   });
 
   it('members list them but may not change or test them', async () => {
@@ -130,11 +120,11 @@ describe('MCP servers', () => {
     const member = await team.addUser('member');
     const admin = await team.addUser('admin');
     expectProblem(await create(member.key, { name: 'M', url: everything.url }), 403);
-    const s = (await create(admin.key, { name: 'A', url: everything.url })).json();
-    expect((await t.request({ method: 'GET', url: '/api/v1/mcp-servers', key: member.key })).json()).toHaveLength(1);
-    expectProblem(await t.request({ method: 'PATCH', url: `/api/v1/mcp-servers/${s.id}`, key: member.key, payload: { enabled: false } }), 403);
-    expectProblem(await t.request({ method: 'DELETE', url: `/api/v1/mcp-servers/${s.id}`, key: member.key }), 403);
-    expectProblem(await t.request({ method: 'POST', url: `/api/v1/mcp-servers/${s.id}/test`, key: member.key }), 403);
+    const s = await created(admin.key, { name: 'A', url: everything.url });
+    expect((await list(member.key)).data).toHaveLength(1);
+    expectProblem(await patch(member.key, s.id, { enabled: false }), 403);
+    expectProblem(await remove(member.key, s.id), 403);
+    expectProblem(await testServer(member.key, s.id), 403);
   });
 
   it('refuses metadata, link-local and non-http URLs, and bad headers, storing nothing', async () => {
@@ -152,22 +142,19 @@ describe('MCP servers', () => {
     expectProblem(await create(team.ownerKey, { name: 'x', url: everything.url, headers: { 'Bad Name': 'v' } }), 400);
     expectProblem(await create(team.ownerKey, { name: 'x', url: everything.url, headers: { 'X-A': 'line\r\nInjected: 1' } }), 400);
     expectProblem(await create(team.ownerKey, { name: 'x', url: everything.url, headers: { 'X-A': '1', 'x-a': '2' } }), 400);
-    const s = (await create(team.ownerKey, { name: 'ok', url: everything.url })).json();
-    const p = expectProblem(
-      await t.request({ method: 'PATCH', url: `/api/v1/mcp-servers/${s.id}`, key: team.ownerKey, payload: { url: 'http://169.254.169.254/' } }),
-      400,
-    );
+    const s = await created(team.ownerKey, { name: 'ok', url: everything.url });
+    const p = expectProblem(await patch(team.ownerKey, s.id, { url: 'http://169.254.169.254/' }), 400);
     expect(p.code).toBe('mcp_url_refused');
-    const list = (await t.request({ method: 'GET', url: '/api/v1/mcp-servers', key: team.ownerKey })).json();
-    expect(list).toHaveLength(1);
-    expect(list[0].url).toBe(everything.url);
+    const all = expectStatus(await list(team.ownerKey), 200);
+    expect(all).toHaveLength(1);
+    expect(all[0]!.url).toBe(everything.url);
   });
 
   it('refuses private addresses under PROVIDER_URL_POLICY=public-only', async () => {
     const strict = await startTestApp({ providerUrlPolicy: 'public-only' });
     try {
       const team = await newTeam(strict);
-      const res = await strict.request({ method: 'POST', url: '/api/v1/mcp-servers', key: team.ownerKey, payload: { name: 'x', url: everything.url } });
+      const res = await strict.api(team.ownerKey).POST('/api/v1/mcp-servers', { body: { name: 'x', url: everything.url } });
       expect(expectProblem(res, 400).code).toBe('mcp_url_refused');
     } finally {
       await strict.close();
@@ -179,21 +166,22 @@ describe('workspaces and MCP servers', () => {
   it('a workspace takes its team’s servers and an allow-list; another team’s server is refused like a missing one', async () => {
     const a = await newTeam(t);
     const b = await newTeam(t);
-    const mine = (await create(a.ownerKey, { name: 'Mine', url: everything.url })).json();
-    const theirs = (await create(b.ownerKey, { name: 'Theirs', url: everything.url })).json();
+    const mine = await created(a.ownerKey, { name: 'Mine', url: everything.url });
+    const theirs = await created(b.ownerKey, { name: 'Theirs', url: everything.url });
     const ws = await createWorkspace(t, a.ownerKey, { mcpServerIds: [mine.id], allowedTools: ['echo'] });
     expect(ws).toMatchObject({ mcpServerIds: [mine.id], allowedTools: ['echo'] });
 
+    const workspace = { params: { path: { workspaceId: ws.id } } };
     for (const id of [theirs.id, randomUUID()]) {
-      const p = expectProblem(await t.request({ method: 'PATCH', url: `/api/v1/workspaces/${ws.id}`, key: a.ownerKey, payload: { mcpServerIds: [id] } }), 400);
+      const p = expectProblem(await t.api(a.ownerKey).PATCH('/api/v1/workspaces/{workspaceId}', { ...workspace, body: { mcpServerIds: [id] } }), 400);
       expect(p.code).toBe('unknown_mcp_server');
     }
-    const cleared = await t.request({ method: 'PATCH', url: `/api/v1/workspaces/${ws.id}`, key: a.ownerKey, payload: { allowedTools: null } });
-    expect(cleared.json()).toMatchObject({ mcpServerIds: [mine.id], allowedTools: null });
+    const cleared = await t.api(a.ownerKey).PATCH('/api/v1/workspaces/{workspaceId}', { ...workspace, body: { allowedTools: null } });
+    expect(cleared.data).toMatchObject({ mcpServerIds: [mine.id], allowedTools: null });
 
     // Deleting the server takes it out of the workspace.
-    await t.request({ method: 'DELETE', url: `/api/v1/mcp-servers/${mine.id}`, key: a.ownerKey });
-    const after = await t.request({ method: 'GET', url: `/api/v1/workspaces/${ws.id}`, key: a.ownerKey });
-    expect(after.json().mcpServerIds).toEqual([]);
+    await remove(a.ownerKey, mine.id);
+    const after = await t.api(a.ownerKey).GET('/api/v1/workspaces/{workspaceId}', workspace);
+    expect(after.data!.mcpServerIds).toEqual([]);
   });
 });

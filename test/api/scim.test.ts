@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectProblem, newTeam, startTestApp, type TeamFixture, type TestApp } from '../helpers/app.js';
+import { expectStatus } from '../helpers/api.js';
 import { cookie, signedInUser } from '../helpers/session.js';
 
 let t: TestApp;
@@ -18,11 +19,15 @@ afterAll(() => t.close());
 const SCIM = 'application/scim+json';
 
 async function scimToken(team: TeamFixture): Promise<string> {
-  const res = await t.request({ method: 'POST', url: '/api/v1/scim/token', key: team.ownerKey });
-  expect(res.statusCode, res.body).toBe(201);
-  return res.json().token;
+  return expectStatus(await t.api(team.ownerKey).POST('/api/v1/scim/token'), 201).token;
 }
 
+const me = (key: string) => t.api(key).GET('/api/v1/me');
+const meBySession = (session: string) => t.api(null, { headers: cookie(session) }).GET('/api/v1/me');
+const signIn = (email: string, password: string) => t.api().POST('/api/v1/auth/login', { body: { email, password } });
+const teamUsers = async (key: string) => expectStatus(await t.api(key).GET('/api/v1/users'), 200);
+
+// raw: the SCIM endpoints (/scim/v2) are not in the OpenAPI document
 function scim(token: string, method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', url: string, body?: object) {
   return t.request({
     method,
@@ -59,8 +64,8 @@ describe('SCIM users', () => {
     const found = (await scim(token, 'GET', `/Users?filter=${encodeURIComponent(`userName eq "${email.toUpperCase()}"`)}`)).json();
     expect(found.Resources.map((u: { id: string }) => u.id)).toEqual([user.id]);
     // The user is a member of the team.
-    const users = (await t.request({ method: 'GET', url: '/api/v1/users', key: team.ownerKey })).json();
-    expect(users.find((u: { id: number }) => String(u.id) === user.id)).toMatchObject({ role: 'member', name: 'Ada Lovelace', email });
+    const users = await teamUsers(team.ownerKey);
+    expect(users.find((u) => String(u.id) === user.id)).toMatchObject({ role: 'member', name: 'Ada Lovelace', email });
 
     const replaced = await scim(token, 'PUT', `/Users/${user.id}`, { ...oktaUser(email), displayName: 'Ada King', name: { formatted: 'Ada King' } });
     expect(replaced.json()).toMatchObject({ displayName: 'Ada King' });
@@ -78,8 +83,8 @@ describe('SCIM users', () => {
     const team = await newTeam(t);
     const token = await scimToken(team);
     const person = await signedInUser(t, team, 'member', 'deactivate me 12345');
-    expect((await t.request({ method: 'GET', url: '/api/v1/me', key: person.key })).statusCode).toBe(200);
-    expect((await t.request({ method: 'GET', url: '/api/v1/me', headers: cookie(person.session) })).statusCode).toBe(200);
+    expect((await me(person.key)).response.status).toBe(200);
+    expect((await meBySession(person.session)).response.status).toBe(200);
     // Okta deactivates with a path-less replace.
     const off = await scim(token, 'PATCH', `/Users/${person.id}`, {
       schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'],
@@ -87,18 +92,18 @@ describe('SCIM users', () => {
     });
     expect(off.statusCode, off.body).toBe(200);
     expect(off.json().active).toBe(false);
-    expectProblem(await t.request({ method: 'GET', url: '/api/v1/me', key: person.key }), 401);
-    expectProblem(await t.request({ method: 'GET', url: '/api/v1/me', headers: cookie(person.session) }), 401);
-    expect((await t.request({ method: 'POST', url: '/api/v1/auth/login', payload: { email: person.email, password: person.password } })).statusCode).toBe(401);
+    expectProblem(await me(person.key), 401);
+    expectProblem(await meBySession(person.session), 401);
+    expect((await signIn(person.email, person.password)).response.status).toBe(401);
     expect((await scim(token, 'GET', `/Users/${person.id}`)).json().active).toBe(false);
-    const audit = (await t.request({ method: 'GET', url: '/api/v1/audit?action=user.update', key: team.ownerKey })).json().content;
+    const audit = expectStatus(await t.api(team.ownerKey).GET('/api/v1/audit', { params: { query: { action: 'user.update' } } }), 200).content;
     expect(audit[0]).toMatchObject({ target: { id: String(person.id) }, actor: { userId: null }, details: { active: false, via: 'scim' } });
 
     const on = await scim(token, 'PATCH', `/Users/${person.id}`, { Operations: [{ op: 'Replace', path: 'active', value: 'True' }] });
     expect(on.json().active).toBe(true);
-    expect((await t.request({ method: 'POST', url: '/api/v1/auth/login', payload: { email: person.email, password: person.password } })).statusCode).toBe(200);
+    expect((await signIn(person.email, person.password)).response.status).toBe(200);
     // Its keys stay revoked.
-    expectProblem(await t.request({ method: 'GET', url: '/api/v1/me', key: person.key }), 401);
+    expectProblem(await me(person.key), 401);
     // DELETE deactivates as well.
     expect((await scim(token, 'DELETE', `/Users/${person.id}`)).statusCode).toBe(204);
     expect((await scim(token, 'GET', `/Users/${person.id}`)).json().active).toBe(false);
@@ -113,9 +118,9 @@ describe('SCIM users', () => {
     const add = await scim(token, 'PATCH', '/Groups/admin', { Operations: [{ op: 'add', path: 'members', value: [{ value: String(m.id) }] }] });
     expect(add.statusCode, add.body).toBe(200);
     expect(add.json().members).toEqual([{ value: String(m.id), display: 'member user' }]);
-    expect((await t.request({ method: 'GET', url: '/api/v1/me', key: m.key })).json().user.role).toBe('admin');
+    expect((await me(m.key)).data!.user.role).toBe('admin');
     await scim(token, 'PATCH', '/Groups/admin', { Operations: [{ op: 'remove', path: `members[value eq "${m.id}"]` }] });
-    expect((await t.request({ method: 'GET', url: '/api/v1/me', key: m.key })).json().user.role).toBe('member');
+    expect((await me(m.key)).data!.user.role).toBe('member');
   });
 });
 
@@ -129,13 +134,13 @@ describe('SCIM token and errors', () => {
     expect(res.statusCode).toBe(404);
     expect(res.json()).toMatchObject({ schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'], status: '404' });
     expect((await scim(tokenA, 'PATCH', `/Users/${theirs.id}`, { Operations: [{ op: 'replace', value: { active: false } }] })).statusCode).toBe(404);
-    expect((await t.request({ method: 'GET', url: '/api/v1/me', key: theirs.key })).statusCode).toBe(200);
+    expect((await me(theirs.key)).response.status).toBe(200);
     const list = (await scim(tokenA, 'GET', '/Users')).json();
     expect(list.Resources.every((u: { id: string }) => u.id !== String(theirs.id))).toBe(true);
     expect((await scim(a.ownerKey, 'GET', '/Users')).statusCode).toBe(401);
     expect((await scim('scim_nonsense', 'GET', '/Users')).json()).toMatchObject({ status: '401' });
     const admin = await a.addUser('admin');
-    expectProblem(await t.request({ method: 'POST', url: '/api/v1/scim/token', key: admin.key }), 403);
+    expectProblem(await t.api(admin.key).POST('/api/v1/scim/token'), 403);
     const again = await scimToken(a);
     expect((await scim(tokenA, 'GET', '/Users')).statusCode).toBe(401);
     expect((await scim(again, 'GET', '/Users')).statusCode).toBe(200);
@@ -149,6 +154,7 @@ describe('SCIM token and errors', () => {
       await scim(token, 'POST', '/Users', { userName: '' }),
       await scim(token, 'POST', '/Users', { ...oktaUser(`x-${randomUUID()}@example.com`), active: 'maybe' }),
       await scim(token, 'PATCH', '/Users/1', { Operations: [] }),
+      // raw: SCIM is not in the document, and this body is not JSON
       await t.request({ method: 'POST', url: '/scim/v2/Users', headers: { authorization: `Bearer ${token}`, 'content-type': SCIM }, payload: '{not json' }),
     ];
     for (const r of bad) {
@@ -157,8 +163,7 @@ describe('SCIM token and errors', () => {
     }
     expect((await scim(token, 'GET', '/Users/abc')).statusCode).toBe(404);
     expect((await scim(token, 'GET', '/Nope')).statusCode).toBe(404);
-    const users = (await t.request({ method: 'GET', url: '/api/v1/users', key: team.ownerKey })).json();
-    expect(users).toHaveLength(1);
+    expect(await teamUsers(team.ownerKey)).toHaveLength(1);
   });
 });
 
@@ -170,9 +175,9 @@ describe('SCIM guards', () => {
     expect(off.json()).toMatchObject({ status: '409' });
     const demote = await scim(token, 'PATCH', '/Groups/owner', { Operations: [{ op: 'remove', path: `members[value eq "${team.ownerId}"]` }] });
     expect(demote.json()).toMatchObject({ status: '409' });
-    expect((await t.request({ method: 'GET', url: '/api/v1/me', key: team.ownerKey })).json().user.role).toBe('owner');
+    expect((await me(team.ownerKey)).data!.user.role).toBe('owner');
     const second = await team.addUser('owner');
     expect((await scim(token, 'DELETE', `/Users/${team.ownerId}`)).statusCode).toBe(204);
-    expect((await t.request({ method: 'GET', url: '/api/v1/me', key: second.key })).statusCode).toBe(200);
+    expect((await me(second.key)).response.status).toBe(200);
   });
 });

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Workspace } from '../../src/modules/workspaces/schema.js';
 import { expectProblem, startTestApp, storedMessageCount, type TestApp } from '../helpers/app.js';
 import { createWorkspace } from '../helpers/factories.js';
+import { expectStatus, type paths, type Schemas } from '../helpers/api.js';
 import { expectShape } from '../helpers/shape.js';
 import { useStandIn } from '../support/use-standin.js';
 import { createPlus, logsOf, sdk, threadsOf, v1Setup } from './v1-helpers.js';
@@ -24,20 +25,20 @@ afterAll(async () => {
   await t.close();
 });
 
-type Completion = OpenAI.Chat.ChatCompletion & {
-  atrium: { threadId: string | null; messageId: string | null; modelId: string };
-  atrium_sources?: Array<{ plusId: string; excerpt: string }>;
-};
+type ChatBody = paths['/v1/chat/completions']['post']['requestBody']['content']['application/json'];
+type Completion = Schemas['OpenAIChatCompletion'] & Partial<Schemas['OpenAIError']>;
 
-async function chat(key: string, body: Record<string, unknown>): Promise<{ status: number; json: Completion & { error?: { code: string } } }> {
-  const res = await fetch(`${baseUrl}/v1/chat/completions`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  return { status: res.status, json: (await res.json()) as Completion & { error?: { code: string } } };
+/** A /v1 chat completion: its status, and the completion or the OpenAI-style error. */
+async function chat(key: string, body: ChatBody): Promise<{ status: number; json: Completion }> {
+  const res = await t.api(key).POST('/v1/chat/completions', { body });
+  return { status: res.response.status, json: (res.data ?? res.error) as Completion };
 }
 const user = (content: string) => [{ role: 'user', content }];
+const ask = (key: string, workspaceId: string, body: { prompt: string; threadId?: string }) =>
+  t.api(key).POST('/api/v1/chat/{workspaceId}/completions', { params: { path: { workspaceId } }, body });
+const workspace = (key: string, workspaceId: string) => t.api(key).GET('/api/v1/workspaces/{workspaceId}', { params: { path: { workspaceId } } });
+const patchWorkspace = (key: string, workspaceId: string, plusIds: string[]) =>
+  t.api(key).PATCH('/api/v1/workspaces/{workspaceId}', { params: { path: { workspaceId } }, body: { plusIds } });
 
 describe('threads', () => {
   it('keeps no thread by default; atrium.store keeps one, and atrium.threadId continues it', async () => {
@@ -58,7 +59,10 @@ describe('threads', () => {
     expect(sent).toEqual(['kept first', 'Echo: kept first', 'kept second']);
 
     expect(await threadsOf(t, team.ownerKey, ws.id)).toEqual([expect.objectContaining({ id: threadId, messageCount: 4 })]);
-    const full = (await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/history/${threadId}`, key: team.ownerKey })).json();
+    const full = expectStatus(
+      await t.api(team.ownerKey).GET('/api/v1/chat/{workspaceId}/history/{threadId}', { params: { path: { workspaceId: ws.id, threadId } } }),
+      200,
+    );
     expect(full.messages.at(-1)).toMatchObject({ id: second.json.atrium.messageId, role: 'assistant', content: 'Echo: kept second' });
     const logs = await logsOf(t, team.ownerKey);
     expect(logs.map((l) => [l.prompt, l.threadId])).toEqual([
@@ -89,15 +93,12 @@ describe('threads', () => {
 
   it('stores concurrent ephemeral turns and thread follow-ups correctly when they share a group commit', async () => {
     const { team, ws } = await v1Setup(t, s);
-    const opened = await t.request({ method: 'POST', url: `/api/v1/chat/${ws.id}/completions`, key: team.ownerKey, payload: { prompt: 'opening' } });
-    const threadId = opened.json().threadId as string;
+    const threadId = expectStatus(await ask(team.ownerKey, ws.id, { prompt: 'opening' }), 200).threadId;
     const results = await Promise.all([
-      ...[1, 2, 3].map((i) => chat(team.ownerKey, { model: `workspace/${ws.id}`, messages: user(`ephemeral ${i}`) })),
-      ...[1, 2, 3].map((i) =>
-        t.request({ method: 'POST', url: `/api/v1/chat/${ws.id}/completions`, key: team.ownerKey, payload: { prompt: `follow ${i}`, threadId } }),
-      ),
+      ...[1, 2, 3].map(async (i) => (await chat(team.ownerKey, { model: `workspace/${ws.id}`, messages: user(`ephemeral ${i}`) })).status),
+      ...[1, 2, 3].map(async (i) => (await ask(team.ownerKey, ws.id, { prompt: `follow ${i}`, threadId })).response.status),
     ]);
-    expect(results.map((r) => ('statusCode' in r ? r.statusCode : r.status))).toEqual([200, 200, 200, 200, 200, 200]);
+    expect(results).toEqual([200, 200, 200, 200, 200, 200]);
     // the three follow-ups are all stored, as branches of the opening answer (a thread counts its active path)
     expect(await threadsOf(t, team.ownerKey, ws.id)).toEqual([expect.objectContaining({ id: threadId })]);
     expect(await storedMessageCount(t, threadId)).toBe(8);
@@ -114,7 +115,7 @@ describe('threads', () => {
     const { team, ws } = await v1Setup(t, s, { chatHistoryType: 'USER' });
     const member = await team.addUser('member');
     const mine = await chat(team.ownerKey, { model: `workspace/${ws.id}`, messages: user('owner thread'), atrium: { store: true } });
-    const theirs = await chat(member.key, { model: `workspace/${ws.id}`, messages: user('crossing'), atrium: { threadId: mine.json.atrium.threadId } });
+    const theirs = await chat(member.key, { model: `workspace/${ws.id}`, messages: user('crossing'), atrium: { threadId: mine.json.atrium.threadId! } });
     expect(theirs.status).toBe(404);
     expect(theirs.json.error).toMatchObject({ type: 'invalid_request_error', code: 'not_found' });
     expect(await threadsOf(t, team.ownerKey, ws.id)).toEqual([expect.objectContaining({ messageCount: 2 })]);
@@ -164,30 +165,21 @@ describe('workspace plusIds', () => {
 
     const ws = await createWorkspace(t, member.key, { modelIds: [model.id], plusIds: [pub.id] });
     expect(ws.plusIds).toEqual([pub.id]);
-    const read = await t.request({ method: 'GET', url: `/api/v1/workspaces/${ws.id}`, key: member.key });
-    expect(expectShape(Workspace, read.json()).plusIds).toEqual([pub.id]);
+    const read = await workspace(member.key, ws.id);
+    expect(expectShape(Workspace, read.data).plusIds).toEqual([pub.id]);
 
     for (const bad of [[ownersPrivate.id], [foreign.id], [crypto.randomUUID()]]) {
-      const p = expectProblem(
-        await t.request({ method: 'PATCH', url: `/api/v1/workspaces/${ws.id}`, key: member.key, payload: { plusIds: [pub.id, ...bad] } }),
-        400,
-      );
+      const p = expectProblem(await patchWorkspace(member.key, ws.id, [pub.id, ...bad]), 400);
       expect(p).toMatchObject({ code: 'unknown_plus_entry', errors: [{ path: 'body/plusIds/1' }] });
-      expectProblem(await t.request({ method: 'POST', url: '/api/v1/workspaces', key: member.key, payload: { name: 'x', plusIds: bad } }), 400);
+      expectProblem(await t.api(member.key).POST('/api/v1/workspaces', { body: { name: 'x', plusIds: bad } }), 400);
     }
     // unchanged after the refusals
-    expect((await t.request({ method: 'GET', url: `/api/v1/workspaces/${ws.id}`, key: member.key })).json().plusIds).toEqual([pub.id]);
-    const patched = await t.request({
-      method: 'PATCH',
-      url: `/api/v1/workspaces/${ws.id}`,
-      key: team.ownerKey,
-      payload: { plusIds: [ownersPrivate.id, pub.id] },
-    });
-    expect(patched.statusCode).toBe(200);
-    expect(patched.json().plusIds).toEqual([ownersPrivate.id, pub.id]);
+    expect((await workspace(member.key, ws.id)).data!.plusIds).toEqual([pub.id]);
+    const patched = expectStatus(await patchWorkspace(team.ownerKey, ws.id, [ownersPrivate.id, pub.id]), 200);
+    expect(patched.plusIds).toEqual([ownersPrivate.id, pub.id]);
     // a deleted entry leaves the workspace
-    expect((await t.request({ method: 'DELETE', url: `/api/v1/plus/${pub.id}`, key: team.ownerKey })).statusCode).toBe(200);
-    expect((await t.request({ method: 'GET', url: `/api/v1/workspaces/${ws.id}`, key: team.ownerKey })).json().plusIds).toEqual([ownersPrivate.id]);
+    expect((await t.api(team.ownerKey).DELETE('/api/v1/plus/{plusId}', { params: { path: { plusId: pub.id } } })).response.status).toBe(200);
+    expect((await workspace(team.ownerKey, ws.id)).data!.plusIds).toEqual([ownersPrivate.id]);
   });
 
   it('supply context on /v1 (plain and streamed) and on /api/v1/chat, without the request naming them', async () => {
@@ -213,9 +205,8 @@ describe('workspace plusIds', () => {
     expect(chunks[0]!.atrium_sources![0]!.plusId).toBe(entry.id);
     expect(chunks.slice(1).every((c) => c.atrium_sources === undefined)).toBe(true);
 
-    const api = await t.request({ method: 'POST', url: `/api/v1/chat/${ws.id}/completions`, key: team.ownerKey, payload: { prompt: question } });
-    expect(api.statusCode).toBe(200);
-    expect(api.json().sources[0]).toMatchObject({ plusId: entry.id });
+    const api = expectStatus(await ask(team.ownerKey, ws.id, { prompt: question }), 200);
+    expect(api.sources[0]).toMatchObject({ plusId: entry.id });
 
     // without the workspace's entries there is no context
     const bare = await createWorkspace(t, team.ownerKey, { modelIds: [model.id] });
@@ -237,13 +228,13 @@ describe('workspace plusIds', () => {
     expect(asMember.status).toBe(200);
     expect(asMember.json.atrium_sources).toBeUndefined();
     expect(JSON.stringify(s.standIn.requests.at(-1)!.body)).not.toContain('thirty days');
-    const api = await t.request({ method: 'POST', url: `/api/v1/chat/${ws.id}/completions`, key: member.key, payload: { prompt: question } });
-    expect(api.json().sources).toEqual([]);
+    const api = await ask(member.key, ws.id, { prompt: question });
+    expect(api.data!.sources).toEqual([]);
     // nor its id: the workspace shows the member only the entries they can see
-    expect((await t.request({ method: 'GET', url: `/api/v1/workspaces/${ws.id}`, key: member.key })).json().plusIds).toEqual([]);
-    const listed = (await t.request({ method: 'GET', url: '/api/v1/workspaces', key: member.key })).json() as Array<{ id: string; plusIds: string[] }>;
+    expect((await workspace(member.key, ws.id)).data!.plusIds).toEqual([]);
+    const listed = expectStatus(await t.api(member.key).GET('/api/v1/workspaces'), 200);
     expect(listed.find((w) => w.id === ws.id)!.plusIds).toEqual([]);
-    expect((await t.request({ method: 'GET', url: `/api/v1/workspaces/${ws.id}`, key: team.ownerKey })).json().plusIds).toEqual([secret.id]);
+    expect((await workspace(team.ownerKey, ws.id)).data!.plusIds).toEqual([secret.id]);
   });
 
   it('a setter replaces only the entries they can see: another user\u2019s private entry stays', async () => {
@@ -253,11 +244,10 @@ describe('workspace plusIds', () => {
     const secret = await createPlus(t, admin.key, { title: 'Admin notes', isPublic: 'false' }, TEXT);
     const pub = await createPlus(t, member.key, { title: 'Shared', isPublic: 'true' }, TEXT);
     const ws = await createWorkspace(t, member.key, { modelIds: [model.id] });
-    const byAdmin = await t.request({ method: 'PATCH', url: `/api/v1/workspaces/${ws.id}`, key: admin.key, payload: { plusIds: [secret.id] } });
-    expect(byAdmin.json().plusIds).toEqual([secret.id]);
-    const byMember = await t.request({ method: 'PATCH', url: `/api/v1/workspaces/${ws.id}`, key: member.key, payload: { plusIds: [pub.id] } });
-    expect(byMember.statusCode).toBe(200);
-    expect(byMember.json().plusIds).toEqual([pub.id]);
-    expect((await t.request({ method: 'GET', url: `/api/v1/workspaces/${ws.id}`, key: admin.key })).json().plusIds).toEqual([pub.id, secret.id]);
+    const byAdmin = await patchWorkspace(admin.key, ws.id, [secret.id]);
+    expect(byAdmin.data!.plusIds).toEqual([secret.id]);
+    const byMember = expectStatus(await patchWorkspace(member.key, ws.id, [pub.id]), 200);
+    expect(byMember.plusIds).toEqual([pub.id]);
+    expect((await workspace(admin.key, ws.id)).data!.plusIds).toEqual([pub.id, secret.id]);
   });
 });
