@@ -120,7 +120,7 @@ test('usage: by day, user and model after real turns; budgets added, changed, re
   await groupBy('Model');
   expect((await numbers(page.getByRole('table', { name: 'Usage by model' }).getByRole('row').filter({ hasText: model.name })))[0]).toBe(1);
   const mine = page.getByRole('table', { name: 'Budgets that apply to me' });
-  await expect(mine.getByRole('row').filter({ hasText: 'Day' })).toContainText('500');
+  await expect(mine.getByRole('row').filter({ hasText: 'You' }).filter({ hasText: 'Day' })).toContainText('500');
   await expect(page.getByRole('heading', { name: 'New budget' })).toHaveCount(0);
   await expect(page.getByRole('button', { name: /^(Edit|Delete) / })).toHaveCount(0);
   await expect(page.getByRole('button', { name: 'Add budget' })).toHaveCount(0);
