@@ -41,12 +41,11 @@ export function scoreOf(f: Features, choice: TermChoice, avgLen: number, avgFile
   for (let i = 0; i < choice.rank.length; i++) {
     const tf = f.tf[i] ?? 0;
     const heading = (f.headings >> i) & 1 ? BOOSTS.heading : 0;
-    const term = choice.idf[i]! * ((tf * (k1 + 1)) / (tf + norm) + heading);
-    score = i === 0 ? term : score + term;
+    score += choice.idf[i]! * ((tf * (k1 + 1)) / (tf + norm) + heading);
   }
   for (let p = 0; p < choice.pairs.length; p++) {
     const hit = f.pairs[p];
-    score = score + choice.pairs[p]!.idf * (hit === PHRASE ? BOOSTS.phrase : hit === NEAR_HIT ? BOOSTS.near : 0);
+    score += choice.pairs[p]!.idf * (hit === PHRASE ? BOOSTS.phrase : hit === NEAR_HIT ? BOOSTS.near : 0);
   }
   if (avgFile > 0) score = score / (1 + FILE_PRIOR * Math.max(0, Math.sqrt(f.fileTokens / avgFile) - 1));
   return score;

@@ -9,23 +9,19 @@ import { expectProblem, newTeam, startTestApp, type TestApp } from '../helpers/a
 import { createModel, createWorkspace } from '../helpers/factories.js';
 import { signedInUser, SAME_ORIGIN, cookie } from '../helpers/session.js';
 import { parseSse } from '../helpers/sse.js';
-import { startStandInProvider, type StandInProvider } from '../support/standin-provider.js';
+import { useStandIn } from '../support/use-standin.js';
 
+const s = useStandIn();
 let t: TestApp;
-let standIn: StandInProvider;
 beforeAll(async () => {
-  standIn = await startStandInProvider();
   t = await startTestApp();
 });
-afterAll(async () => {
-  await t.close();
-  await standIn.close();
-});
+afterAll(() => t.close());
 
 describe('the typed client over app.inject', () => {
   it('reads an event stream as a stream when it asks for text/event-stream', async () => {
     const team = await newTeam(t);
-    const model = await createModel(t, team.ownerKey, { url: standIn.openaiBaseUrl });
+    const model = await createModel(t, team.ownerKey, { url: s.standIn.openaiBaseUrl });
     const ws = await createWorkspace(t, team.ownerKey, { modelIds: [model.id] });
     const { data, response } = await t.api(team.ownerKey).POST('/api/v1/chat/{workspaceId}/completions/stream', {
       params: { path: { workspaceId: ws.id } },
