@@ -38,6 +38,8 @@ const MIGRATED = [
   'test/api/audit.test.ts',
   'test/api/scim.test.ts',
   'test/api/auth.test.ts',
+  'test/web-serving.test.ts',
+  'test/embeddings/hybrid.test.ts',
 ];
 
 const ROOT = path.join(import.meta.dirname, '..');

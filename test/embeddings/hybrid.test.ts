@@ -7,8 +7,8 @@ import { EmbeddingsRepo } from '../../src/modules/embeddings/repo.js';
 import { HYBRID } from '../../src/retrieval/fusion.js';
 import { vectorSearch } from '../../src/retrieval/vector.js';
 import { expectProblem, newTeam, startTestApp, type TeamFixture, type TestApp } from '../helpers/app.js';
-import { createModel, createWorkspace } from '../helpers/factories.js';
-import { multipart } from '../helpers/multipart.js';
+import { createModel, createWorkspace, type ModelBody } from '../helpers/factories.js';
+import { expectStatus, multipartBody } from '../helpers/api.js';
 import { expectShape } from '../helpers/shape.js';
 import { LEAKED_SECRET } from '../support/standin-provider.js';
 import { useStandIn } from '../support/use-standin.js';
@@ -39,30 +39,38 @@ const QUESTION = 'How do I get my money back for an order?';
 const files = (texts: string[]) => texts.map((text, i) => ({ name: 'files', filename: `doc-${i}.txt`, contentType: 'text/plain', data: Buffer.from(text) }));
 
 async function createPlus(key: string, texts: string[]) {
-  const body = multipart([{ name: 'title', value: 'Handbook' }, { name: 'isPublic', value: 'true' }, ...files(texts)]);
-  const res = await t.request({ method: 'POST', url: '/api/v1/plus', key, ...body });
-  if (res.statusCode !== 200) throw new Error(`createPlus: ${res.statusCode} ${res.body}`);
-  return expectShape(Plus, res.json());
+  const body = multipartBody([{ name: 'title', value: 'Handbook' }, { name: 'isPublic', value: 'true' }, ...files(texts)]);
+  return expectShape(Plus, expectStatus(await t.api(key).POST('/api/v1/plus', body), 200));
 }
 
+const plusAt = (plusId: string) => ({ params: { path: { plusId } } });
+
 async function getPlus(key: string, id: string) {
-  const res = await t.request({ method: 'GET', url: `/api/v1/plus/${id}`, key });
-  expect(res.statusCode).toBe(200);
-  return expectShape(Plus, res.json());
+  return expectShape(Plus, expectStatus(await t.api(key).GET('/api/v1/plus/{plusId}', plusAt(id)), 200));
 }
 
 async function choose(key: string, embeddingModelId: string | null) {
-  return t.request({ method: 'PUT', url: '/api/v1/embeddings/settings', key, payload: { embeddingModelId } });
+  return t.api(key).PUT('/api/v1/embeddings/settings', { body: { embeddingModelId } });
 }
+
+async function settingsOf(key: string) {
+  return expectShape(EmbeddingSettings, expectStatus(await t.api(key).GET('/api/v1/embeddings/settings'), 200));
+}
+
+/** The context-for-prompt text of an entry for a question. */
+async function contextFor(key: string, plusId: string, content: string) {
+  return expectStatus(await t.api(key).POST('/api/v1/plus/{plusId}/context-for-prompt', { ...plusAt(plusId), body: { content } }), 200).content;
+}
+
+const complete = (key: string, workspaceId: string, body: { prompt: string; plusIds?: string[] }) =>
+  t.api(key).POST('/api/v1/chat/{workspaceId}/completions', { params: { path: { workspaceId } }, body });
 
 async function embeddingModel(team: TeamFixture, kind: 'OPENAI' | 'GOOGLE' | 'AZURE' = 'OPENAI', over: Record<string, unknown> = {}) {
   return createModel(t, team.ownerKey, { ...s.modelBody(kind, { baseModel: `embed-${kind.toLowerCase()}` }), kind: 'embedding', ...over });
 }
 
 async function chat(key: string, workspaceId: string, plusId: string) {
-  const res = await t.request({ method: 'POST', url: `/api/v1/chat/${workspaceId}/completions`, key, payload: { prompt: QUESTION, plusIds: [plusId] } });
-  expect(res.statusCode, res.body).toBe(200);
-  return expectShape(ChatAnswer, res.json());
+  return expectShape(ChatAnswer, expectStatus(await complete(key, workspaceId, { prompt: QUESTION, plusIds: [plusId] }), 200));
 }
 
 const embedRequests = () => s.standIn.requests.filter((r) => /embed/i.test(r.path));
@@ -82,11 +90,9 @@ describe('hybrid retrieval', () => {
     expect(answer.sources.map((x) => x.fileId)).not.toContain(refundFile.id);
     // full-text only: each source's ranking names its lexical place and no vector one
     for (const src of answer.sources) expect(src.ranking).toMatchObject({ lexical: { rank: expect.any(Number) }, vector: null });
-    const ctx = await t.request({ method: 'POST', url: `/api/v1/plus/${plus.id}/context-for-prompt`, key: team.ownerKey, payload: { content: QUESTION } });
-    expect(ctx.json().content).not.toContain('Reimbursement');
+    expect(await contextFor(team.ownerKey, plus.id, QUESTION)).not.toContain('Reimbursement');
     expect(embedRequests()).toHaveLength(0);
-    const settings = await t.request({ method: 'GET', url: '/api/v1/embeddings/settings', key: team.ownerKey });
-    expect(expectShape(EmbeddingSettings, settings.json())).toMatchObject({ embeddingModelId: null, files: { pending: 0, ready: 0 } });
+    expect(await settingsOf(team.ownerKey)).toMatchObject({ embeddingModelId: null, files: { pending: 0, ready: 0 } });
   });
 
   it.each(['OPENAI', 'GOOGLE', 'AZURE'] as const)('with an %s embedding model, fusion surfaces the chunk only the vectors find', async (kind) => {
@@ -95,16 +101,13 @@ describe('hybrid retrieval', () => {
     const ws = await createWorkspace(t, team.ownerKey, { modelIds: [chatModel.id] });
     const plus = await createPlus(team.ownerKey, [REFUND, ...FILLERS]);
     const emb = await embeddingModel(team, kind);
-    const chosen = await choose(team.ownerKey, emb.id);
-    expect(chosen.statusCode, chosen.body).toBe(200);
-    expect(chosen.json()).toMatchObject({ embeddingModelId: emb.id, files: { pending: 5 } });
+    expect(expectStatus(await choose(team.ownerKey, emb.id), 200)).toMatchObject({ embeddingModelId: emb.id, files: { pending: 5 } });
     expect((await getPlus(team.ownerKey, plus.id)).files.map((f) => f.embedding?.status)).toEqual(['pending', 'pending', 'pending', 'pending', 'pending']);
 
     expect(await t.services.embeddings.runOnce()).toBe(5);
     const after = await getPlus(team.ownerKey, plus.id);
     expect(after.files.map((f) => f.embedding?.status)).toEqual(['ready', 'ready', 'ready', 'ready', 'ready']);
-    const settings = expectShape(EmbeddingSettings, (await t.request({ method: 'GET', url: '/api/v1/embeddings/settings', key: team.ownerKey })).json());
-    expect(settings).toMatchObject({ embeddingModelId: emb.id, dimensions: 5, files: { ready: 5, pending: 0, failed: 0 } });
+    expect(await settingsOf(team.ownerKey)).toMatchObject({ embeddingModelId: emb.id, dimensions: 5, files: { ready: 5, pending: 0, failed: 0 } });
 
     const answer = await chat(team.ownerKey, ws.id, plus.id);
     const refundFile = after.files.find((f) => f.fileChunks[0]!.fileData.startsWith('Reimbursement'))!;
@@ -124,8 +127,7 @@ describe('hybrid retrieval', () => {
       if (!r.lexical) expect(src.score).toBeLessThanOrEqual(HYBRID.weight + 1e-6);
     }
     expect(answer.sources.map((x) => x.score)).toEqual([...answer.sources.map((x) => x.score)].sort((a, b) => b - a));
-    const ctx = await t.request({ method: 'POST', url: `/api/v1/plus/${plus.id}/context-for-prompt`, key: team.ownerKey, payload: { content: QUESTION } });
-    expect(ctx.json().content).toContain('Reimbursement');
+    expect(await contextFor(team.ownerKey, plus.id, QUESTION)).toContain('Reimbursement');
     // the question is embedded with the same model as the chunks
     const models = new Set(embedRequests().map((r) => r.body.model ?? r.path));
     expect([...models].every((m) => String(m).includes(`embed-${kind.toLowerCase()}`))).toBe(true);
@@ -134,7 +136,7 @@ describe('hybrid retrieval', () => {
   it('batches chunks per provider request (EMBEDDING_BATCH_SIZE)', async () => {
     const team = await newTeam(t);
     const emb = await embeddingModel(team);
-    expect((await choose(team.ownerKey, emb.id)).statusCode).toBe(200);
+    expectStatus(await choose(team.ownerKey, emb.id), 200);
     // one file of several chunks: a long text the chunker splits
     const long = Array.from({ length: 400 }, (_, i) => `Paragraph ${i} says something about the office and its many rooms.`).join('\n\n');
     const plus = await createPlus(team.ownerKey, [long]);
@@ -150,7 +152,7 @@ describe('hybrid retrieval', () => {
   it('a failing endpoint marks files failed with a code (no provider text), and a later pass retries them', async () => {
     const team = await newTeam(t);
     const emb = await embeddingModel(team);
-    expect((await choose(team.ownerKey, emb.id)).statusCode).toBe(200);
+    expectStatus(await choose(team.ownerKey, emb.id), 200);
     const plus = await createPlus(team.ownerKey, [REFUND, FILLERS[0]!]);
     s.standIn.set({ failStatus: 500 });
     await t.services.embeddings.runOnce();
@@ -175,7 +177,7 @@ describe('hybrid retrieval', () => {
     const chatModel = await createModel(t, team.ownerKey, s.modelBody('OPENAI'));
     const ws = await createWorkspace(t, team.ownerKey, { modelIds: [chatModel.id] });
     const emb = await embeddingModel(team, 'GOOGLE');
-    expect((await choose(team.ownerKey, emb.id)).statusCode).toBe(200);
+    expectStatus(await choose(team.ownerKey, emb.id), 200);
     const plus = await createPlus(team.ownerKey, [REFUND, ...FILLERS]);
     await t.services.embeddings.runOnce();
     s.standIn.set({ failEmbeddings: 503 });
@@ -187,19 +189,13 @@ describe('hybrid retrieval', () => {
     expect(embedRequests().length).toBeGreaterThan(0);
     // recovered: the next question is hybrid again
     s.standIn.set({ failEmbeddings: null });
-    const ctx = await t.request({
-      method: 'POST',
-      url: `/api/v1/plus/${plus.id}/context-for-prompt`,
-      key: team.ownerKey,
-      payload: { content: `${QUESTION} Please.` },
-    });
-    expect(ctx.json().content).toContain('Reimbursement');
+    expect(await contextFor(team.ownerKey, plus.id, `${QUESTION} Please.`)).toContain('Reimbursement');
   });
 
   it('a follow-up embeds its previous question with it, in one request, and searches with both', async () => {
     const team = await newTeam(t);
     const emb = await embeddingModel(team, 'OPENAI');
-    expect((await choose(team.ownerKey, emb.id)).statusCode).toBe(200);
+    expectStatus(await choose(team.ownerKey, emb.id), 200);
     const alone = await t.services.embeddings.queryVector(team.teamId, 'and on which card?');
     const before = embedRequests().length;
     const followUp = await t.services.embeddings.queryVector(team.teamId, 'and on which card?', QUESTION);
@@ -213,7 +209,7 @@ describe('hybrid retrieval', () => {
   it('pgvector and the real[] fallback rank alike (the fallback is what runs where the extension is missing)', async () => {
     const team = await newTeam(t);
     const emb = await embeddingModel(team);
-    expect((await choose(team.ownerKey, emb.id)).statusCode).toBe(200);
+    expectStatus(await choose(team.ownerKey, emb.id), 200);
     const plus = await createPlus(team.ownerKey, [REFUND, ...FILLERS, 'A refund, money back, reimbursement: all of it.']);
     await t.services.embeddings.runOnce();
     const q = (await t.services.embeddings.queryVector(team.teamId, QUESTION))!;
@@ -236,7 +232,7 @@ describe('hybrid retrieval', () => {
     const team = await newTeam(t);
     const first = await embeddingModel(team, 'OPENAI', { baseModel: 'embed-first' });
     const second = await embeddingModel(team, 'OPENAI', { baseModel: 'embed-second' });
-    expect((await choose(team.ownerKey, first.id)).statusCode).toBe(200);
+    expectStatus(await choose(team.ownerKey, first.id), 200);
     const plus = await createPlus(team.ownerKey, [REFUND, FILLERS[0]!, FILLERS[1]!]);
     await t.services.embeddings.runOnce();
     const vectorModels = async () => {
@@ -248,8 +244,7 @@ describe('hybrid retrieval', () => {
     expect(await vectorModels()).toEqual([first.id]);
 
     s.standIn.reset();
-    const switched = await choose(team.ownerKey, second.id);
-    expect(switched.json()).toMatchObject({ embeddingModelId: second.id, files: { pending: 3, ready: 0 } });
+    expect(expectStatus(await choose(team.ownerKey, second.id), 200)).toMatchObject({ embeddingModelId: second.id, files: { pending: 3, ready: 0 } });
     expect(await vectorModels()).toEqual([]);
     expect(await t.services.embeddings.runOnce()).toBe(3);
     expect(await vectorModels()).toEqual([second.id]);
@@ -258,11 +253,10 @@ describe('hybrid retrieval', () => {
 
     // choosing the same model again re-embeds too (after editing the model, say)
     s.standIn.reset();
-    expect((await choose(team.ownerKey, second.id)).json()).toMatchObject({ files: { pending: 3 } });
+    expect(expectStatus(await choose(team.ownerKey, second.id), 200)).toMatchObject({ files: { pending: 3 } });
     expect(await t.services.embeddings.runOnce()).toBe(3);
 
-    const cleared = await choose(team.ownerKey, null);
-    expect(cleared.json()).toMatchObject({ embeddingModelId: null });
+    expect(expectStatus(await choose(team.ownerKey, null), 200)).toMatchObject({ embeddingModelId: null });
     expect(await vectorModels()).toEqual([]);
     expect((await getPlus(team.ownerKey, plus.id)).files.every((f) => f.embedding === null)).toBe(true);
   });
@@ -270,20 +264,19 @@ describe('hybrid retrieval', () => {
   it('files uploaded after the model was chosen are queued in the same transaction', async () => {
     const team = await newTeam(t);
     const emb = await embeddingModel(team);
-    expect((await choose(team.ownerKey, emb.id)).statusCode).toBe(200);
+    expectStatus(await choose(team.ownerKey, emb.id), 200);
     const plus = await createPlus(team.ownerKey, [REFUND]);
     expect(plus.files[0]!.embedding).toMatchObject({ status: 'pending', attempts: 0, error: null });
-    const body = multipart([{ name: 'files', filename: 'more.txt', contentType: 'text/plain', data: Buffer.from(FILLERS[2]!) }]);
-    const added = await t.request({ method: 'POST', url: `/api/v1/plus/${plus.id}/add-file`, key: team.ownerKey, ...body });
-    expect(added.statusCode).toBe(200);
-    expect(expectShape(Plus, added.json()).files.map((f) => f.embedding?.status)).toEqual(['pending', 'pending']);
+    const body = multipartBody([{ name: 'files', filename: 'more.txt', contentType: 'text/plain', data: Buffer.from(FILLERS[2]!) }]);
+    const added = expectStatus(await t.api(team.ownerKey).POST('/api/v1/plus/{plusId}/add-file', { ...plusAt(plus.id), ...body }), 200);
+    expect(expectShape(Plus, added).files.map((f) => f.embedding?.status)).toEqual(['pending', 'pending']);
     expect(await t.services.embeddings.runOnce()).toBe(2);
   });
 
   it('two claims at once never take the same file (FOR UPDATE SKIP LOCKED)', async () => {
     const team = await newTeam(t);
     const emb = await embeddingModel(team);
-    expect((await choose(team.ownerKey, emb.id)).statusCode).toBe(200);
+    expectStatus(await choose(team.ownerKey, emb.id), 200);
     await createPlus(team.ownerKey, [REFUND, ...FILLERS]);
     const repo = new EmbeddingsRepo();
     const [a, b] = await Promise.all([repo.claim(t.database.db, 3, 60_000), repo.claim(t.database.db, 3, 60_000)]);
@@ -304,26 +297,25 @@ describe('the embedding setting and model kinds', () => {
     const emb = await embeddingModel(team);
     const foreign = await embeddingModel(other);
     expectProblem(await choose(member.key, emb.id), 403);
-    expect((await t.request({ method: 'GET', url: '/api/v1/embeddings/settings', key: member.key })).statusCode).toBe(200);
+    await settingsOf(member.key);
     expect(expectProblem(await choose(team.ownerKey, chatModel.id), 400)).toMatchObject({ code: 'not_an_embedding_model' });
     expect(expectProblem(await choose(team.ownerKey, foreign.id), 400)).toMatchObject({ code: 'model_not_available' });
     expectProblem(await choose(team.ownerKey, 'not-a-uuid'), 400);
     expectProblem(
+      // raw: a field the document does not allow
       await t.request({ method: 'PUT', url: '/api/v1/embeddings/settings', key: team.ownerKey, payload: { embeddingModelId: emb.id, extra: 1 } }),
       400,
     );
     // the other team's choice is its own
-    expect((await choose(other.ownerKey, foreign.id)).statusCode).toBe(200);
-    expect((await t.request({ method: 'GET', url: '/api/v1/embeddings/settings', key: team.ownerKey })).json()).toMatchObject({ embeddingModelId: null });
+    expectStatus(await choose(other.ownerKey, foreign.id), 200);
+    expect(await settingsOf(team.ownerKey)).toMatchObject({ embeddingModelId: null });
   });
 
   it('an embedding model is refused for chat, and an ANTHROPIC model cannot be one', async () => {
     const team = await newTeam(t);
     const emb = await embeddingModel(team);
     expect(emb).toMatchObject({ kind: 'embedding', embeddingDimensions: null });
-    expect(
-      expectProblem(await t.request({ method: 'POST', url: '/api/v1/workspaces', key: team.ownerKey, payload: { name: 'w', modelIds: [emb.id] } }), 400),
-    ).toMatchObject({
+    expect(expectProblem(await t.api(team.ownerKey).POST('/api/v1/workspaces', { body: { name: 'w', modelIds: [emb.id] } }), 400)).toMatchObject({
       code: 'not_a_chat_model',
       errors: [{ path: 'body/modelIds/0', message: 'is an embedding or rerank model, not a chat model' }],
     });
@@ -331,24 +323,28 @@ describe('the embedding setting and model kinds', () => {
     expect(chatModel).toMatchObject({ kind: 'chat' });
     const ws = await createWorkspace(t, team.ownerKey, { modelIds: [chatModel.id] });
     expect(
-      expectProblem(await t.request({ method: 'POST', url: `/api/v1/workspaces/${ws.id}/${emb.id}`, key: team.ownerKey, payload: {} }), 400),
+      expectProblem(
+        await t.api(team.ownerKey).POST('/api/v1/workspaces/{workspaceId}/{modelId}', { params: { path: { workspaceId: ws.id, modelId: emb.id } }, body: {} }),
+        400,
+      ),
     ).toMatchObject({ code: 'not_a_chat_model' });
     // a chat model turned into an embedding model is refused by the chat (before anything is stored)
-    const patched = await t.request({ method: 'PATCH', url: `/api/v1/models/${chatModel.id}`, key: team.ownerKey, payload: { kind: 'embedding' } });
-    expect(patched.statusCode).toBe(200);
-    expect(
-      expectProblem(await t.request({ method: 'POST', url: `/api/v1/chat/${ws.id}/completions`, key: team.ownerKey, payload: { prompt: 'hi' } }), 400),
-    ).toMatchObject({ code: 'not_a_chat_model' });
+    expectStatus(
+      await t.api(team.ownerKey).PATCH('/api/v1/models/{modelId}', { params: { path: { modelId: chatModel.id } }, body: { kind: 'embedding' } }),
+      200,
+    );
+    expect(expectProblem(await complete(team.ownerKey, ws.id, { prompt: 'hi' }), 400)).toMatchObject({ code: 'not_a_chat_model' });
     expect(s.standIn.requests).toHaveLength(0);
     expect(
       expectProblem(
-        await t.request({ method: 'POST', url: '/api/v1/models', key: team.ownerKey, payload: { name: 'a', ...s.modelBody('ANTHROPIC'), kind: 'embedding' } }),
+        await t.api(team.ownerKey).POST('/api/v1/models', { body: { ...(s.modelBody('ANTHROPIC') as ModelBody), name: 'a', kind: 'embedding' } }),
         400,
       ),
     ).toMatchObject({
       errors: [{ path: 'body/kind' }],
     });
     expectProblem(
+      // raw: a kind the document does not have
       await t.request({ method: 'POST', url: '/api/v1/models', key: team.ownerKey, payload: { name: 'a', ...s.modelBody('OPENAI'), kind: 'vector' } }),
       400,
     );
@@ -357,11 +353,11 @@ describe('the embedding setting and model kinds', () => {
   it('configured dimensions are asked of the provider', async () => {
     const team = await newTeam(t);
     const emb = await embeddingModel(team, 'OPENAI', { embeddingDimensions: 16 });
-    expect((await choose(team.ownerKey, emb.id)).statusCode).toBe(200);
+    expectStatus(await choose(team.ownerKey, emb.id), 200);
     await createPlus(team.ownerKey, [REFUND]);
     await t.services.embeddings.runOnce();
     expect(embedRequests()[0]!.body.dimensions).toBe(16);
-    expect((await t.request({ method: 'GET', url: '/api/v1/embeddings/settings', key: team.ownerKey })).json()).toMatchObject({
+    expect(await settingsOf(team.ownerKey)).toMatchObject({
       dimensions: 16,
       files: { ready: 1 },
     });
