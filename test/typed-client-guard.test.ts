@@ -40,6 +40,7 @@ const MIGRATED = [
   'test/api/auth.test.ts',
   'test/web-serving.test.ts',
   'test/embeddings/hybrid.test.ts',
+  'test/retrieval/transparency.test.ts',
 ];
 
 const ROOT = path.join(import.meta.dirname, '..');

@@ -12,7 +12,8 @@ import { ChatAnswer, ChatThreadFull } from '../../src/modules/chat/schema.js';
 import { ContextForPromptResponse } from '../../src/modules/plus/schema.js';
 import { expectProblem, newTeam, startTestApp, type TestApp } from '../helpers/app.js';
 import { createModel, createWorkspace } from '../helpers/factories.js';
-import { multipart, type Part } from '../helpers/multipart.js';
+import { expectStatus, multipartBody, type paths } from '../helpers/api.js';
+import type { Part } from '../helpers/multipart.js';
 import { expectShape } from '../helpers/shape.js';
 import { useStandIn } from '../support/use-standin.js';
 
@@ -34,15 +35,18 @@ afterAll(async () => {
 });
 
 async function createPlus(key: string, fields: Record<string, string>, files: Part[]) {
-  const res = await t.request({
-    method: 'POST',
-    url: '/api/v1/plus',
-    key,
-    ...multipart([...Object.entries(fields).map(([name, value]) => ({ name, value })), ...files]),
-  });
-  if (res.statusCode !== 200) throw new Error(`createPlus: ${res.statusCode} ${res.body}`);
-  return res.json() as { id: string; files: Array<{ id: string; filename: string }> };
+  const body = multipartBody([...Object.entries(fields).map(([name, value]) => ({ name, value })), ...files]);
+  return expectStatus(await t.api(key).POST('/api/v1/plus', body), 200);
 }
+
+type ContextBody = { content: string; maxTokens?: number; explain?: boolean };
+const contextForPrompt = (key: string, plusId: string, body: ContextBody) =>
+  t.api(key).POST('/api/v1/plus/{plusId}/context-for-prompt', { params: { path: { plusId } }, body });
+const thread$ = (key: string, workspaceId: string, threadId: string) =>
+  t.api(key).GET('/api/v1/chat/{workspaceId}/history/{threadId}', { params: { path: { workspaceId, threadId } } });
+type Completion = paths['/api/v1/chat/{workspaceId}/completions']['post']['requestBody']['content']['application/json'];
+const complete = (key: string, workspaceId: string, body: Completion) =>
+  t.api(key).POST('/api/v1/chat/{workspaceId}/completions', { params: { path: { workspaceId } }, body });
 
 type Ranked = { score: number; rank: number; ranking: { lexical: { score: number; rank: number } | null; vector: unknown } };
 function expectRankedList(list: Ranked[]) {
@@ -58,16 +62,13 @@ describe('context-for-prompt explain', () => {
   it('returns the ranked candidates with scores, headings and which ones were used, and the terms searched for', async () => {
     const team = await newTeam(t);
     const p = await createPlus(team.ownerKey, { title: 'docs' }, [file('mammoth-readme.md', 'text/markdown'), file('gpl-3.txt', 'text/plain')]);
-    const url = `/api/v1/plus/${p.id}/context-for-prompt`;
     const question = 'How do I keep two Heading 1 paragraphs from being merged (freshness)?';
-    const plain = await t.request({ method: 'POST', url, key: team.ownerKey, payload: { content: question, maxTokens: 600 } });
-    expect(plain.statusCode).toBe(200);
-    expect(plain.json().explain).toBeUndefined();
-    const res = await t.request({ method: 'POST', url, key: team.ownerKey, payload: { content: question, maxTokens: 600, explain: true } });
-    expect(res.statusCode).toBe(200);
-    const body = expectShape(ContextForPromptResponse, res.json());
+    const plain = expectStatus(await contextForPrompt(team.ownerKey, p.id, { content: question, maxTokens: 600 }), 200);
+    expect(plain.explain).toBeUndefined();
+    const res = await contextForPrompt(team.ownerKey, p.id, { content: question, maxTokens: 600, explain: true });
+    const body = expectShape(ContextForPromptResponse, expectStatus(res, 200));
     // the same context either way
-    expect(body.content).toBe(plain.json().content);
+    expect(body.content).toBe(plain.content);
     const ex = body.explain!;
     expect(ex.method).toBe('lexical');
     expect(ex.terms.map((x) => x.lexeme)).toEqual(expect.arrayContaining(['fresh', 'merg']));
@@ -89,15 +90,20 @@ describe('context-for-prompt explain', () => {
     }
     expect(ex.results.some((r) => !r.used)).toBe(true);
 
-    const none = expectShape(
-      ContextForPromptResponse,
-      (await t.request({ method: 'POST', url, key: team.ownerKey, payload: { content: 'xylophone quux?', explain: true } })).json(),
-    );
+    const none = expectShape(ContextForPromptResponse, (await contextForPrompt(team.ownerKey, p.id, { content: 'xylophone quux?', explain: true })).data);
     expect(none.explain!.method).toBe('leading');
     expect(none.explain!.terms).toEqual([]);
     expect(none.explain!.results.every((r) => r.score === 0)).toBe(true);
 
-    expectProblem(await t.request({ method: 'POST', url, key: team.ownerKey, payload: { content: question, explain: 'yes please' } }), 400);
+    expectProblem(
+      await t.request({
+        method: 'POST',
+        url: `/api/v1/plus/${p.id}/context-for-prompt`, // raw: an explain the document does not allow
+        key: team.ownerKey,
+        payload: { content: question, explain: 'yes please' },
+      }),
+      400,
+    );
   });
 
   it("explains nothing of an entry the caller cannot see (another team's; a private one of a teammate)", async () => {
@@ -106,10 +112,7 @@ describe('context-for-prompt explain', () => {
     const priv = await createPlus(team.ownerKey, { title: 'private', isPublic: 'false' }, [file('gpl-3.txt', 'text/plain')]);
     const other = await newTeam(t);
     for (const key of [member.key, other.ownerKey]) {
-      expectProblem(
-        await t.request({ method: 'POST', url: `/api/v1/plus/${priv.id}/context-for-prompt`, key, payload: { content: 'warranty', explain: true } }),
-        404,
-      );
+      expectProblem(await contextForPrompt(key, priv.id, { content: 'warranty', explain: true }), 404);
     }
   });
 });
@@ -121,14 +124,8 @@ async function licencesWorkspace(modelFields: Record<string, unknown> = {}, wsFi
   const ws = await createWorkspace(t, team.ownerKey, { modelIds: [model.id], ...wsFields });
   const p = await createPlus(team.ownerKey, { title: 'licences' }, [file('apache-license.docx'), file('gpl-3.txt', 'text/plain')]);
   const ask = async (prompt: string, threadId?: string) => {
-    const res = await t.request({
-      method: 'POST',
-      url: `/api/v1/chat/${ws.id}/completions`,
-      key: team.ownerKey,
-      payload: { prompt, plusIds: [p.id], ...(threadId ? { threadId } : {}) },
-    });
-    expect(res.statusCode).toBe(200);
-    return expectShape(ChatAnswer, res.json());
+    const res = await complete(team.ownerKey, ws.id, { prompt, plusIds: [p.id], ...(threadId ? { threadId } : {}) });
+    return expectShape(ChatAnswer, expectStatus(res, 200));
   };
   return { team, ws, p, ask };
 }
@@ -150,10 +147,7 @@ describe('chat sources and follow-ups', () => {
       expect(a.sources[i]!.rank!).toBeGreaterThan(a.sources[i - 1]!.rank!);
       expect(a.sources[i]!.score).toBeLessThanOrEqual(a.sources[i - 1]!.score);
     }
-    const thread = expectShape(
-      ChatThreadFull,
-      (await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/history/${a.threadId}`, key: team.ownerKey })).json(),
-    );
+    const thread = expectShape(ChatThreadFull, (await thread$(team.ownerKey, ws.id, a.threadId)).data);
     expect(thread.messages.find((m) => m.id === a.messageId)!.sources).toEqual(a.sources);
   });
 
@@ -162,9 +156,7 @@ describe('chat sources and follow-ups', () => {
     const a = await ask('Is there any warranty for the program?');
     const old = a.sources.map(({ plusId, fileId, filename, chunkId, score, excerpt }) => ({ plusId, fileId, filename, chunkId, score, excerpt }));
     await t.database.db.execute(sql`update chat_messages set sources = ${JSON.stringify(old)}::jsonb where id = ${a.messageId}::uuid`);
-    const res = await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/history/${a.threadId}`, key: team.ownerKey });
-    expect(res.statusCode).toBe(200);
-    const thread = expectShape(ChatThreadFull, res.json());
+    const thread = expectShape(ChatThreadFull, expectStatus(await thread$(team.ownerKey, ws.id, a.threadId), 200));
     expect(thread.messages.find((m) => m.id === a.messageId)!.sources).toEqual(old);
   });
 
@@ -261,10 +253,7 @@ describe('follow-ups rewritten by the model (followUpSearch: rewrite)', () => {
     expect(billed.credits).toBeCloseTo(((billed.prompt_tokens + billed.completion_tokens) * 2) / 1000, 9);
 
     // the prompt log API returns it
-    const listed = (await t.request({ method: 'GET', url: '/api/v1/chat/prompt-logs/paged?size=10', key: team.ownerKey })).json().content as Array<{
-      id: string;
-      rewrite: unknown;
-    }>;
+    const listed = expectStatus(await t.api(team.ownerKey).GET('/api/v1/chat/prompt-logs/paged', { params: { query: { size: 10 } } }), 200).content;
     expect(listed.find((l) => l.id === log.id)!.rewrite).toEqual(log.rewrite);
   });
 
@@ -298,21 +287,15 @@ describe('follow-ups rewritten by the model (followUpSearch: rewrite)', () => {
   it('earlier turns sent in the request are the conversation of a turn without a thread', async () => {
     const { ws, team, p } = await setup();
     onRewrite({ reply: REWRITTEN });
-    const res = await t.request({
-      method: 'POST',
-      url: `/api/v1/chat/${ws.id}/completions`,
-      key: team.ownerKey,
-      payload: {
-        plusIds: [p.id],
-        messages: [
-          { role: 'user', content: 'What does the Apache license say about contributions?' },
-          { role: 'assistant', content: 'Contributions are licensed under the same terms.' },
-          { role: 'user', content: 'And what about patents?' },
-        ],
-      },
+    const res = await complete(team.ownerKey, ws.id, {
+      plusIds: [p.id],
+      messages: [
+        { role: 'user', content: 'What does the Apache license say about contributions?' },
+        { role: 'assistant', content: 'Contributions are licensed under the same terms.' },
+        { role: 'user', content: 'And what about patents?' },
+      ],
     });
-    expect(res.statusCode).toBe(200);
-    expect(res.json().sources[0].filename).toBe('gpl-3.txt');
+    expect(expectStatus(res, 200).sources[0]!.filename).toBe('gpl-3.txt');
     expect(s.standIn.requests).toHaveLength(2);
     expect(JSON.stringify(s.standIn.requests[0]!.body.messages)).toContain('Assistant: Contributions are licensed under the same terms.');
   });
@@ -320,20 +303,10 @@ describe('follow-ups rewritten by the model (followUpSearch: rewrite)', () => {
   it('a follow-up over budget is refused before any provider call, the rewrite included', async () => {
     const { team, ws, ask } = await setup();
     const first = await ask('What does the Apache license say about contributions?');
-    const budget = await t.request({
-      method: 'POST',
-      url: '/api/v1/budgets',
-      key: team.ownerKey,
-      payload: { scope: 'team', scopeId: team.teamId, period: 'total', credits: 0.001 },
-    });
-    expect(budget.statusCode).toBe(201);
+    const budget = await t.api(team.ownerKey).POST('/api/v1/budgets', { body: { scope: 'team', scopeId: team.teamId, period: 'total', credits: 0.001 } });
+    expectStatus(budget, 201);
     onRewrite({ reply: REWRITTEN });
-    const res = await t.request({
-      method: 'POST',
-      url: `/api/v1/chat/${ws.id}/completions`,
-      key: team.ownerKey,
-      payload: { prompt: 'And what about patents?', threadId: first.threadId },
-    });
+    const res = await complete(team.ownerKey, ws.id, { prompt: 'And what about patents?', threadId: first.threadId });
     expect(expectProblem(res, 429).code).toBe('budget_exceeded');
     expect(s.standIn.requests).toHaveLength(1);
   });
@@ -343,17 +316,10 @@ describe('follow-ups rewritten by the model (followUpSearch: rewrite)', () => {
     const other = await newTeam(t);
     const theirs = await createPlus(other.ownerKey, { title: 'theirs' }, [file('gpl-3.txt', 'text/plain')]);
     const first = await ask('What does the Apache license say about contributions?');
-    const res = await t.request({
-      method: 'POST',
-      url: `/api/v1/chat/${ws.id}/completions`,
-      key: team.ownerKey,
-      payload: { prompt: 'And what about patents?', threadId: first.threadId, plusIds: [theirs.id] },
-    });
+    const res = await complete(team.ownerKey, ws.id, { prompt: 'And what about patents?', threadId: first.threadId, plusIds: [theirs.id] });
     expectProblem(res, 404);
     expect(s.standIn.requests).toHaveLength(1);
-    const thread = (await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/history/${first.threadId}`, key: team.ownerKey })).json() as {
-      messages: unknown[];
-    };
+    const thread = expectStatus(await thread$(team.ownerKey, ws.id, first.threadId), 200);
     expect(thread.messages).toHaveLength(2);
   });
 
@@ -361,12 +327,12 @@ describe('follow-ups rewritten by the model (followUpSearch: rewrite)', () => {
     const team = await newTeam(t);
     const ws = await createWorkspace(t, team.ownerKey, {});
     expect(ws.followUpSearch).toBe('carry');
-    const url = `/api/v1/workspaces/${ws.id}`;
-    const bad = await t.request({ method: 'PATCH', url, key: team.ownerKey, payload: { followUpSearch: 'sometimes' } });
+    // raw: a value the document does not allow
+    const bad = await t.request({ method: 'PATCH', url: `/api/v1/workspaces/${ws.id}`, key: team.ownerKey, payload: { followUpSearch: 'sometimes' } });
     expectProblem(bad, 400);
-    const ok = await t.request({ method: 'PATCH', url, key: team.ownerKey, payload: { followUpSearch: 'rewrite' } });
-    expect(ok.statusCode).toBe(200);
-    expect(ok.json().followUpSearch).toBe('rewrite');
-    expect((await t.request({ method: 'GET', url, key: team.ownerKey })).json().followUpSearch).toBe('rewrite');
+    const at = { params: { path: { workspaceId: ws.id } } };
+    const ok = await t.api(team.ownerKey).PATCH('/api/v1/workspaces/{workspaceId}', { ...at, body: { followUpSearch: 'rewrite' } });
+    expect(expectStatus(ok, 200).followUpSearch).toBe('rewrite');
+    expect(expectStatus(await t.api(team.ownerKey).GET('/api/v1/workspaces/{workspaceId}', at), 200).followUpSearch).toBe('rewrite');
   });
 });
