@@ -41,6 +41,7 @@ const MIGRATED = [
   'test/web-serving.test.ts',
   'test/embeddings/hybrid.test.ts',
   'test/retrieval/transparency.test.ts',
+  'test/ingest/ocr-uploads.test.ts',
 ];
 
 const ROOT = path.join(import.meta.dirname, '..');

@@ -5,10 +5,10 @@
  * Over the OCR caps (pages, pixels, time): 413 naming the file and the cap, nothing stored.
  */
 import { sql } from 'drizzle-orm';
-import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { expectProblem, newTeam, startTestApp, type TeamFixture, type TestApp } from '../helpers/app.js';
-import { multipart, type Part } from '../helpers/multipart.js';
+import { expectStatus, multipartBody } from '../helpers/api.js';
+import type { Part } from '../helpers/multipart.js';
 import { SMALL_CAPS } from './hostile-files.js';
 import { pngHeader, scanPdf, textImage, textTiff } from './scans.js';
 
@@ -17,14 +17,18 @@ vi.setConfig({ testTimeout: 180_000 });
 
 const upload = (filename: string, data: Buffer, contentType = 'application/octet-stream'): Part => ({ name: 'files', filename, contentType, data });
 
-async function save(t: TestApp, key: string, files: Part[]): Promise<LightMyRequestResponse> {
-  return t.request({ method: 'POST', url: '/api/v1/plus', key, ...multipart([{ name: 'title', value: 'scans' }, ...files]) });
+async function save(t: TestApp, key: string, files: Part[]) {
+  return t.api(key).POST('/api/v1/plus', multipartBody([{ name: 'title', value: 'scans' }, ...files]));
 }
 
+const plusAt = (plusId: string) => ({ params: { path: { plusId } } });
+const addFiles = (t: TestApp, key: string, plusId: string, files: Part[]) =>
+  t.api(key).POST('/api/v1/plus/{plusId}/add-file', { ...plusAt(plusId), ...multipartBody(files) });
+const contextForPrompt = (t: TestApp, key: string, plusId: string, content: string) =>
+  t.api(key).POST('/api/v1/plus/{plusId}/context-for-prompt', { ...plusAt(plusId), body: { content } });
+
 async function contextFor(t: TestApp, key: string, plusId: string, question: string): Promise<string> {
-  const res = await t.request({ method: 'POST', url: `/api/v1/plus/${plusId}/context-for-prompt`, key, payload: { content: question } });
-  expect(res.statusCode).toBe(200);
-  return (res.json() as { content: string }).content.replace(/\s+/g, ' ');
+  return expectStatus(await contextForPrompt(t, key, plusId, question), 200).content.replace(/\s+/g, ' ');
 }
 
 async function teamFiles(t: TestApp, teamId: string): Promise<number> {
@@ -32,14 +36,6 @@ async function teamFiles(t: TestApp, teamId: string): Promise<number> {
     sql`select count(*)::int as n from plus_files f join plus_entries e on e.id = f.plus_id where e.team_id = ${teamId}`,
   )) as unknown as { rows: Array<{ n: number }> };
   return r.rows[0]!.n;
-}
-
-interface FileView {
-  id: string;
-  filename: string;
-  mimeType: string;
-  ocr: boolean;
-  fileChunks: Array<{ fileDataProcessed: string }>;
 }
 
 const PAGES = [
@@ -59,8 +55,7 @@ describe('scans in Plus entries', () => {
 
   it('a PDF without a text layer: ocr is true and context-for-prompt finds its sentence', async () => {
     const res = await save(t, team.ownerKey, [upload('minutes.pdf', scanPdf(PAGES), 'application/pdf')]);
-    expect(res.statusCode).toBe(200);
-    const plus = res.json() as { id: string; files: FileView[] };
+    const plus = expectStatus(res, 200);
     expect(plus.files).toHaveLength(1);
     expect(plus.files[0]).toMatchObject({ filename: 'minutes.pdf', mimeType: 'application/pdf', ocr: true });
     expect(plus.files[0]!.fileChunks.map((c) => c.fileDataProcessed).join(' ')).toContain('lighthouse lamp costs forty shillings');
@@ -68,27 +63,20 @@ describe('scans in Plus entries', () => {
     const context = await contextFor(t, team.ownerKey, plus.id, 'How much does the lighthouse lamp cost?');
     expect(context).toContain('The treasurer reported that the lighthouse lamp costs forty shillings a month.');
     // the same in the file view read back, and in the listing's stored column
-    const again = (await t.request({ method: 'GET', url: `/api/v1/plus/${plus.id}`, key: team.ownerKey })).json() as { files: FileView[] };
+    const again = expectStatus(await t.api(team.ownerKey).GET('/api/v1/plus/{plusId}', plusAt(plus.id)), 200);
     expect(again.files[0]!.ocr).toBe(true);
   });
 
   it('PNG, JPEG, TIFF and WebP files added to an entry are read too; a typed file says ocr: false', async () => {
     const created = await save(t, team.ownerKey, [upload('notes.md', Buffer.from('# Notes\n\nTyped notes about the orchard.'), 'text/markdown')]);
-    expect(created.statusCode).toBe(200);
-    const plusId = (created.json() as { id: string }).id;
-    const res = await t.request({
-      method: 'POST',
-      url: `/api/v1/plus/${plusId}/add-file`,
-      key: team.ownerKey,
-      ...multipart([
-        upload('receipt.png', textImage(['Receipt: two crates of quinces delivered to the mill.']), 'image/png'),
-        upload('memo.jpg', textImage(['Memo: the granary roof leaks after heavy rain.'], 'jpeg'), 'image/jpeg'),
-        upload('fax.tif', textTiff(['Fax: the blacksmith requests more charcoal.'])),
-        upload('note.webp', textImage(['Note: the weaver moved to the north street.'], 'webp')),
-      ]),
-    });
-    expect(res.statusCode).toBe(200);
-    const files = (res.json() as { files: FileView[] }).files;
+    const plusId = expectStatus(created, 200).id;
+    const res = await addFiles(t, team.ownerKey, plusId, [
+      upload('receipt.png', textImage(['Receipt: two crates of quinces delivered to the mill.']), 'image/png'),
+      upload('memo.jpg', textImage(['Memo: the granary roof leaks after heavy rain.'], 'jpeg'), 'image/jpeg'),
+      upload('fax.tif', textTiff(['Fax: the blacksmith requests more charcoal.'])),
+      upload('note.webp', textImage(['Note: the weaver moved to the north street.'], 'webp')),
+    ]);
+    const files = expectStatus(res, 200).files;
     expect(files.map((f) => [f.filename, f.mimeType, f.ocr])).toEqual([
       ['notes.md', 'text/markdown', false],
       ['receipt.png', 'image/png', true],
@@ -99,61 +87,48 @@ describe('scans in Plus entries', () => {
     expect(await contextFor(t, team.ownerKey, plusId, 'Who delivered quinces to the mill?')).toContain('Receipt: two crates of quinces delivered to the mill.');
     expect(await contextFor(t, team.ownerKey, plusId, 'what does the blacksmith request?')).toContain('the blacksmith requests more charcoal');
     // the image is served back as it was uploaded, with its type
-    const png = await t.request({ method: 'GET', url: `/api/v1/plus/file/${files[1]!.id}/content`, key: team.ownerKey });
-    expect(png.headers['content-type']).toBe('image/png');
-    expect(png.rawPayload.subarray(1, 4).toString('latin1')).toBe('PNG');
+    const png = await t.api(team.ownerKey).GET('/api/v1/plus/file/{fileId}/content', { params: { path: { fileId: files[1]!.id } }, parseAs: 'arrayBuffer' });
+    expect(png.response.headers.get('content-type')).toBe('image/png');
+    expect(
+      Buffer.from(png.data as ArrayBuffer)
+        .subarray(1, 4)
+        .toString('latin1'),
+    ).toBe('PNG');
   });
 
   it('GET …/reading shows the pages read of a scan while it is uploaded, then nothing; another team gets 404', async () => {
     const created = await save(t, team.ownerKey, [upload('first.png', textImage(['A first page.']))]);
-    const plusId = (created.json() as { id: string }).id;
-    const url = `/api/v1/plus/${plusId}/reading`;
-    expect((await t.request({ method: 'GET', url, key: team.ownerKey })).json()).toEqual({ files: [] });
-    const pending = t.request({
-      method: 'POST',
-      url: `/api/v1/plus/${plusId}/add-file`,
-      key: team.ownerKey,
-      ...multipart([upload('board.pdf', scanPdf(PAGES))]),
-    });
+    const plusId = expectStatus(created, 200).id;
+    const reading = (key: string, id = plusId) => t.api(key).GET('/api/v1/plus/{plusId}/reading', plusAt(id));
+    expect(expectStatus(await reading(team.ownerKey), 200)).toEqual({ files: [] });
+    const pending = addFiles(t, team.ownerKey, plusId, [upload('board.pdf', scanPdf(PAGES))]);
     let settled = false;
     void pending.finally(() => (settled = true));
     const seen: Array<{ filename: string; pages: number; pagesRead: number }> = [];
     while (!settled) {
-      const res = await t.request({ method: 'GET', url, key: team.ownerKey });
-      expect(res.statusCode).toBe(200);
-      seen.push(...(res.json() as { files: typeof seen }).files);
+      seen.push(...expectStatus(await reading(team.ownerKey), 200).files);
       await new Promise((r) => setTimeout(r, 20));
     }
-    expect((await pending).statusCode).toBe(200);
+    expectStatus(await pending, 200);
     expect(seen.length).toBeGreaterThan(0);
     for (const f of seen) expect(f).toMatchObject({ filename: 'board.pdf', pages: 3 });
     const read = seen.map((f) => f.pagesRead);
     expect(read).toEqual([...read].sort((a, b) => a - b)); // never goes back
     expect(Math.max(...read)).toBeGreaterThan(0);
-    expect((await t.request({ method: 'GET', url, key: team.ownerKey })).json()).toEqual({ files: [] });
+    expect(expectStatus(await reading(team.ownerKey), 200)).toEqual({ files: [] });
 
     const other = await newTeam(t);
-    const theirs = await t.request({ method: 'GET', url, key: other.ownerKey });
-    const missing = await t.request({ method: 'GET', url: '/api/v1/plus/00000000-0000-4000-8000-000000000000/reading', key: other.ownerKey });
+    const theirs = await reading(other.ownerKey);
+    const missing = await reading(other.ownerKey, '00000000-0000-4000-8000-000000000000');
     expect(expectProblem(theirs, 404)).toEqual(expectProblem(missing, 404));
   });
 
   it('another team cannot read a scan: its entry answers 404 like a missing one', async () => {
     const res = await save(t, team.ownerKey, [upload('private.png', textImage(['Private: the vault code is written here.']))]);
-    const plusId = (res.json() as { id: string }).id;
+    const plusId = expectStatus(res, 200).id;
     const other = await newTeam(t);
-    const theirs = await t.request({
-      method: 'POST',
-      url: `/api/v1/plus/${plusId}/context-for-prompt`,
-      key: other.ownerKey,
-      payload: { content: 'vault code' },
-    });
-    const missing = await t.request({
-      method: 'POST',
-      url: `/api/v1/plus/00000000-0000-4000-8000-000000000000/context-for-prompt`,
-      key: other.ownerKey,
-      payload: { content: 'vault code' },
-    });
+    const theirs = await contextForPrompt(t, other.ownerKey, plusId, 'vault code');
+    const missing = await contextForPrompt(t, other.ownerKey, '00000000-0000-4000-8000-000000000000', 'vault code');
     expect(expectProblem(theirs, 404)).toEqual(expectProblem(missing, 404));
   });
 
@@ -199,7 +174,7 @@ describe('scans in Plus entries', () => {
       await new Promise((r) => setTimeout(r, 20));
     }
     expect(answeredWhileBusy).toBeGreaterThan(0);
-    expect((await pending).statusCode).toBe(200);
+    expectStatus(await pending, 200);
   });
 });
 
@@ -214,7 +189,7 @@ describe('the OCR time limit terminates the worker, not the server', () => {
       expect(t.services.plus.ingestStats().workers).toBe(0);
       expect(await teamFiles(t, team.teamId)).toBe(0);
       const typed = await save(t, team.ownerKey, [upload('typed.txt', Buffer.from('Typed text is read under INGEST_TIMEOUT_MS.'), 'text/plain')]);
-      expect(typed.statusCode).toBe(200);
+      expectStatus(typed, 200);
     } finally {
       await t.close();
     }
