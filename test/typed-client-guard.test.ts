@@ -42,6 +42,7 @@ const MIGRATED = [
   'test/embeddings/hybrid.test.ts',
   'test/retrieval/transparency.test.ts',
   'test/ingest/ocr-uploads.test.ts',
+  'test/embeddings/rerank.test.ts',
 ];
 
 const ROOT = path.join(import.meta.dirname, '..');

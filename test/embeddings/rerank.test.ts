@@ -3,8 +3,8 @@ import { ChatAnswer } from '../../src/modules/chat/schema.js';
 import { RerankSettings } from '../../src/modules/embeddings/schema.js';
 import { ContextForPromptResponse, Plus } from '../../src/modules/plus/schema.js';
 import { expectProblem, newTeam, startTestApp, type TeamFixture, type TestApp } from '../helpers/app.js';
-import { createModel, createWorkspace } from '../helpers/factories.js';
-import { multipart } from '../helpers/multipart.js';
+import { expectStatus, multipartBody } from '../helpers/api.js';
+import { createModel, createWorkspace, type ModelBody } from '../helpers/factories.js';
 import { expectShape } from '../helpers/shape.js';
 import { useStandIn } from '../support/use-standin.js';
 
@@ -29,19 +29,16 @@ const QUESTION = 'Where is the backup?';
 
 async function createPlus(key: string) {
   const files = TEXTS.map((text, i) => ({ name: 'files', filename: `doc-${i}.txt`, contentType: 'text/plain', data: Buffer.from(text) }));
-  const body = multipart([{ name: 'title', value: 'Ops' }, { name: 'isPublic', value: 'true' }, ...files]);
-  const res = await t.request({ method: 'POST', url: '/api/v1/plus', key, ...body });
-  expect(res.statusCode, res.body).toBe(200);
-  return expectShape(Plus, res.json());
+  const body = multipartBody([{ name: 'title', value: 'Ops' }, { name: 'isPublic', value: 'true' }, ...files]);
+  return expectShape(Plus, expectStatus(await t.api(key).POST('/api/v1/plus', body), 200));
 }
 
 const rerankModel = (team: TeamFixture, over: Record<string, unknown> = {}) =>
   createModel(t, team.ownerKey, { ...s.modelBody('OPENAI', { baseModel: 'rerank-test' }), kind: 'rerank', ...over });
-const choose = (key: string, rerankModelId: string | null) => t.request({ method: 'PUT', url: '/api/v1/embeddings/rerank', key, payload: { rerankModelId } });
+const choose = (key: string, rerankModelId: string | null) => t.api(key).PUT('/api/v1/embeddings/rerank', { body: { rerankModelId } });
 const explain = async (key: string, plusId: string, content = QUESTION) => {
-  const res = await t.request({ method: 'POST', url: `/api/v1/plus/${plusId}/context-for-prompt`, key, payload: { content, explain: true } });
-  expect(res.statusCode, res.body).toBe(200);
-  return expectShape(ContextForPromptResponse, res.json()).explain!;
+  const res = await t.api(key).POST('/api/v1/plus/{plusId}/context-for-prompt', { params: { path: { plusId } }, body: { content, explain: true } });
+  return expectShape(ContextForPromptResponse, expectStatus(res, 200)).explain!;
 };
 const rerankRequests = () => s.standIn.requests.filter((r) => r.path.endsWith('/rerank'));
 
@@ -50,25 +47,15 @@ describe('rerank models', () => {
     const team = await newTeam(t);
     const model = await rerankModel(team);
     expect(model.kind).toBe('rerank');
-    const anthropic = await t.request({
-      method: 'POST',
-      url: '/api/v1/models',
-      key: team.ownerKey,
-      payload: { ...s.modelBody('ANTHROPIC'), name: 'r', kind: 'rerank' },
-    });
+    const api = t.api(team.ownerKey);
+    const anthropic = await api.POST('/api/v1/models', { body: { ...(s.modelBody('ANTHROPIC') as ModelBody), name: 'r', kind: 'rerank' } });
     expect(expectProblem(anthropic, 400).code).toBe('validation_failed');
-    const azure = await t.request({
-      method: 'POST',
-      url: '/api/v1/models',
-      key: team.ownerKey,
-      payload: { ...s.modelBody('AZURE'), name: 'r2', kind: 'rerank' },
-    });
+    const azure = await api.POST('/api/v1/models', { body: { ...(s.modelBody('AZURE') as ModelBody), name: 'r2', kind: 'rerank' } });
     expect(expectProblem(azure, 400).code).toBe('validation_failed');
-    const ws = await t.request({ method: 'POST', url: '/api/v1/workspaces', key: team.ownerKey, payload: { name: 'w', modelIds: [model.id] } });
+    const ws = await api.POST('/api/v1/workspaces', { body: { name: 'w', modelIds: [model.id] } });
     expect(expectProblem(ws, 400).code).toBe('not_a_chat_model');
-    const test = await t.request({ method: 'POST', url: `/api/v1/models/${model.id}/test`, key: team.ownerKey, payload: {} });
-    expect(test.statusCode, test.body).toBe(200);
-    expect(test.json()).toMatchObject({ ok: true, error: null });
+    const test = await api.POST('/api/v1/models/{modelId}/test', { params: { path: { modelId: model.id } }, body: {} });
+    expect(expectStatus(test, 200)).toMatchObject({ ok: true, error: null });
     expect(rerankRequests().at(-1)!.body).toMatchObject({ model: 'rerank-test', documents: [expect.any(String), 'Unrelated text.'] });
   });
 
@@ -78,20 +65,21 @@ describe('rerank models', () => {
     const chatModel = await createModel(t, team.ownerKey, s.modelBody('OPENAI'));
     const theirs = await rerankModel(other);
     const mine = await rerankModel(team);
-    const none = expectShape(RerankSettings, (await t.request({ method: 'GET', url: '/api/v1/embeddings/rerank', key: team.ownerKey })).json());
+    const none = expectShape(RerankSettings, expectStatus(await t.api(team.ownerKey).GET('/api/v1/embeddings/rerank'), 200));
     expect(none).toMatchObject({ rerankModelId: null, modelName: null, updated: null });
     const member = await team.addUser('member');
     expectProblem(await choose(member.key, mine.id), 403);
     expect(expectProblem(await choose(team.ownerKey, chatModel.id), 400).code).toBe('not_a_rerank_model');
     const foreign = await choose(team.ownerKey, theirs.id);
     const missing = await choose(team.ownerKey, '00000000-0000-4000-8000-000000000000');
-    expect(expectProblem(foreign, 400).code).toBe('model_not_available');
-    expect(expectProblem(missing, 400).code).toBe('model_not_available');
-    expect(foreign.json().detail).toBe(missing.json().detail);
-    expectProblem(await t.request({ method: 'PUT', url: '/api/v1/embeddings/rerank', key: team.ownerKey, payload: { rerankModelId: 'nope' } }), 400);
+    const foreignProblem = expectProblem(foreign, 400);
+    const missingProblem = expectProblem(missing, 400);
+    expect(foreignProblem.code).toBe('model_not_available');
+    expect(missingProblem.code).toBe('model_not_available');
+    expect(foreignProblem.detail).toBe(missingProblem.detail);
+    expectProblem(await choose(team.ownerKey, 'nope'), 400);
     const set = await choose(team.ownerKey, mine.id);
-    expect(set.statusCode, set.body).toBe(200);
-    expect(expectShape(RerankSettings, set.json())).toMatchObject({ rerankModelId: mine.id, modelName: mine.name });
+    expect(expectShape(RerankSettings, expectStatus(set, 200))).toMatchObject({ rerankModelId: mine.id, modelName: mine.name });
   });
 });
 
@@ -106,7 +94,7 @@ describe('reranking', () => {
     expect(rerankRequests()).toHaveLength(0);
 
     const model = await rerankModel(team);
-    expect((await choose(team.ownerKey, model.id)).statusCode).toBe(200);
+    expectStatus(await choose(team.ownerKey, model.id), 200);
     s.standIn.set({ rerankPrefer: ['vault keys'] });
     const ranked = await explain(team.ownerKey, plus.id);
     expect(ranked.results[0]!.fileId).toBe(vault);
@@ -124,7 +112,7 @@ describe('reranking', () => {
     const plus = await createPlus(team.ownerKey);
     const plain = await explain(team.ownerKey, plus.id);
     const model = await rerankModel(team);
-    expect((await choose(team.ownerKey, model.id)).statusCode).toBe(200);
+    expectStatus(await choose(team.ownerKey, model.id), 200);
     s.standIn.set({ failRerank: 503 });
     const failed = await explain(team.ownerKey, plus.id);
     expect(failed.results.map((r) => r.chunkId)).toEqual(plain.results.map((r) => r.chunkId));
@@ -133,18 +121,14 @@ describe('reranking', () => {
     s.standIn.set({ failRerank: null, rerankPrefer: ['vault keys'] });
     const chatModel = await createModel(t, team.ownerKey, s.modelBody('OPENAI'));
     const ws = await createWorkspace(t, team.ownerKey, { modelIds: [chatModel.id] });
-    const res = await t.request({
-      method: 'POST',
-      url: `/api/v1/chat/${ws.id}/completions`,
-      key: team.ownerKey,
-      payload: { prompt: QUESTION, plusIds: [plus.id] },
-    });
-    expect(res.statusCode, res.body).toBe(200);
-    const answer = expectShape(ChatAnswer, res.json());
+    const res = await t
+      .api(team.ownerKey)
+      .POST('/api/v1/chat/{workspaceId}/completions', { params: { path: { workspaceId: ws.id } }, body: { prompt: QUESTION, plusIds: [plus.id] } });
+    const answer = expectShape(ChatAnswer, expectStatus(res, 200));
     expect(answer.sources[0]!.filename).toBe('doc-2.txt');
     expect(answer.sources[0]!.ranking!.rerank).toEqual({ score: expect.any(Number), rank: 1 });
     // cleared: retrieval's own order again
-    expect((await choose(team.ownerKey, null)).statusCode).toBe(200);
+    expectStatus(await choose(team.ownerKey, null), 200);
     await new Promise((r) => setTimeout(r, 2_100)); // the team-model cache (2 s)
     expect((await explain(team.ownerKey, plus.id)).results.map((r) => r.chunkId)).toEqual(plain.results.map((r) => r.chunkId));
   });
