@@ -43,6 +43,7 @@ const MIGRATED = [
   'test/retrieval/transparency.test.ts',
   'test/ingest/ocr-uploads.test.ts',
   'test/embeddings/rerank.test.ts',
+  'test/api/chat-images.test.ts',
 ];
 
 const ROOT = path.join(import.meta.dirname, '..');
