@@ -44,6 +44,7 @@ const MIGRATED = [
   'test/ingest/ocr-uploads.test.ts',
   'test/embeddings/rerank.test.ts',
   'test/api/chat-images.test.ts',
+  'test/api/chat-image-generation.test.ts',
 ];
 
 const ROOT = path.join(import.meta.dirname, '..');
