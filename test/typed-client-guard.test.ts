@@ -45,6 +45,7 @@ const MIGRATED = [
   'test/embeddings/rerank.test.ts',
   'test/api/chat-images.test.ts',
   'test/api/chat-image-generation.test.ts',
+  'test/api/compression.test.ts',
 ];
 
 const ROOT = path.join(import.meta.dirname, '..');
