@@ -46,6 +46,7 @@ const MIGRATED = [
   'test/api/chat-images.test.ts',
   'test/api/chat-image-generation.test.ts',
   'test/api/compression.test.ts',
+  'test/ops/metrics.test.ts',
 ];
 
 const ROOT = path.join(import.meta.dirname, '..');

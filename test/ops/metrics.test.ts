@@ -2,11 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import parsePrometheusTextFormat, { type PromFamily } from 'parse-prometheus-text-format';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectStatus, multipartBody } from '../helpers/api.js';
 import { expectProblem, newTeam, startTestApp, type TestApp } from '../helpers/app.js';
 import { createModel, createWorkspace } from '../helpers/factories.js';
-import { multipart } from '../helpers/multipart.js';
-import { startStandInProvider, type StandInProvider } from '../support/standin-provider.js';
+import { useStandIn } from '../support/use-standin.js';
 
 /**
  * GET /metrics: who may read it, and that its numbers move with traffic, read back through a
@@ -14,18 +14,15 @@ import { startStandInProvider, type StandInProvider } from '../support/standin-p
  * this process only adds), never against absolute values.
  */
 const TOKEN = 'metrics-token-0123456789abcdef';
+const s = useStandIn();
 let t: TestApp;
-let standIn: StandInProvider;
 
 beforeAll(async () => {
-  standIn = await startStandInProvider();
   t = await startTestApp({ metricsToken: TOKEN });
 });
 afterAll(async () => {
   await t?.close();
-  await standIn?.close();
 });
-beforeEach(() => standIn.reset());
 
 /**
  * The scrape, parsed twice: as it is (the families and their types), and with each histogram
@@ -65,7 +62,7 @@ function seriesSum(fams: PromFamily[], name: string, labels: Record<string, stri
 
 async function setup(price?: number) {
   const team = await newTeam(t);
-  const model = await createModel(t, team.ownerKey, { url: standIn.openaiBaseUrl, ...(price ? { chatCredits: price } : {}) });
+  const model = await createModel(t, team.ownerKey, { url: s.standIn.openaiBaseUrl, ...(price ? { chatCredits: price } : {}) });
   const ws = await createWorkspace(t, team.ownerKey, { modelIds: [model.id] });
   return { team, model, ws };
 }
@@ -95,9 +92,10 @@ describe('metrics move with traffic', () => {
     const { team, ws } = await setup(1000);
     const before = await scrape();
     const secret = `user text ${randomUUID()}`;
-    const res = await t.request({ method: 'POST', url: `/api/v1/chat/${ws.id}/completions/stream`, key: team.ownerKey, payload: { prompt: secret } });
-    expect(res.statusCode).toBe(200);
-    const threadId = /"threadId":"([^"]+)"/.exec(res.body)?.[1];
+    const res = await t
+      .api(team.ownerKey)
+      .POST('/api/v1/chat/{workspaceId}/completions/stream', { params: { path: { workspaceId: ws.id } }, body: { prompt: secret }, parseAs: 'text' });
+    const threadId = /"threadId":"([^"]+)"/.exec(expectStatus(res, 200) as unknown as string)?.[1];
     expect(threadId).toBeTruthy();
     const after = await scrape();
 
@@ -115,7 +113,7 @@ describe('metrics move with traffic', () => {
     expect(value(after, 'atrium_http_request_duration_seconds', { route })).toBe(value(before, 'atrium_http_request_duration_seconds', { route }) + 1);
 
     // The provider call: by the base URL's origin only (the stand-in's path is dropped), timed, first token too.
-    const origin = new URL(standIn.openaiBaseUrl).origin;
+    const origin = new URL(s.standIn.openaiBaseUrl).origin;
     expect(family(after, 'atrium_provider_request_duration_seconds').type).toBe('HISTOGRAM');
     expect(value(after, 'atrium_provider_request_duration_seconds', { api_base: origin })).toBe(
       value(before, 'atrium_provider_request_duration_seconds', { api_base: origin }) + 1,
@@ -143,15 +141,13 @@ describe('metrics move with traffic', () => {
 
   it('a budget refusal moves atrium_budget_refusals_total and no turn', async () => {
     const { team, ws } = await setup(1000);
-    const budget = await t.request({
-      method: 'POST',
-      url: '/api/v1/budgets',
-      key: team.ownerKey,
-      payload: { scope: 'team', scopeId: team.teamId, period: 'day', credits: 1 },
-    });
-    expect(budget.statusCode, budget.body).toBe(201);
+    const api = t.api(team.ownerKey);
+    expectStatus(await api.POST('/api/v1/budgets', { body: { scope: 'team', scopeId: team.teamId, period: 'day', credits: 1 } }), 201);
     const before = await scrape();
-    const res = await t.request({ method: 'POST', url: `/api/v1/chat/${ws.id}/completions`, key: team.ownerKey, payload: { prompt: 'hello', maxTokens: 50 } });
+    const res = await api.POST('/api/v1/chat/{workspaceId}/completions', {
+      params: { path: { workspaceId: ws.id } },
+      body: { prompt: 'hello', maxTokens: 50 },
+    });
     expect(expectProblem(res, 429).code).toBe('budget_exceeded');
     const after = await scrape();
     expect(value(after, 'atrium_budget_refusals_total')).toBe(value(before, 'atrium_budget_refusals_total') + 1);
@@ -166,16 +162,14 @@ describe('metrics move with traffic', () => {
     const team = await newTeam(t);
     const before = await scrape();
     const upload = (filename: string, contentType: string, data: Buffer) =>
-      t.request({
-        method: 'POST',
-        url: '/api/v1/plus',
-        key: team.ownerKey,
-        ...multipart([
+      t.api(team.ownerKey).POST(
+        '/api/v1/plus',
+        multipartBody([
           { name: 'title', value: 'metrics' },
           { name: 'files', filename, contentType, data },
         ]),
-      });
-    expect((await upload('notes.txt', 'text/plain', Buffer.from('Plain notes about the quarterly plan.\n'))).statusCode).toBe(200);
+      );
+    expectStatus(await upload('notes.txt', 'text/plain', Buffer.from('Plain notes about the quarterly plan.\n')), 200);
     expectProblem(await upload('tool.exe', 'application/octet-stream', Buffer.from([0x4d, 0x5a, 0x90, 0, 3, 0, 0, 0, 4, 0, 0, 0, 0xff, 0xff, 0, 0])), 415);
     const after = await scrape();
     expect(value(after, 'atrium_ingest_files_total', { outcome: 'ok' })).toBe(value(before, 'atrium_ingest_files_total', { outcome: 'ok' }) + 1);
@@ -187,6 +181,7 @@ describe('metrics move with traffic', () => {
   it('an unmatched URL is counted under one label, not its path', async () => {
     const before = await scrape();
     const path = `/api/v1/no-such-thing/${randomUUID()}`;
+    // raw: a path the document does not have, on purpose
     await t.request({ method: 'GET', url: path, key: null });
     const after = await scrape();
     expect(value(after, 'atrium_http_requests_total', { route: '(unmatched)' })).toBeGreaterThan(
