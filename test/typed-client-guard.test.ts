@@ -47,6 +47,7 @@ const MIGRATED = [
   'test/api/chat-image-generation.test.ts',
   'test/api/compression.test.ts',
   'test/ops/metrics.test.ts',
+  'test/ingest/hostile-uploads.test.ts',
 ];
 
 const ROOT = path.join(import.meta.dirname, '..');

@@ -4,10 +4,10 @@
  * nothing of the request is stored; the server keeps answering while they are parsed.
  */
 import { sql } from 'drizzle-orm';
-import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { expectProblem, newTeam, startTestApp, type TeamFixture, type TestApp } from '../helpers/app.js';
-import { multipart, type Part } from '../helpers/multipart.js';
+import { expectStatus, multipartBody } from '../helpers/api.js';
+import type { Part } from '../helpers/multipart.js';
 import { deepHtml, docx, DOCX_MIME, MiB, nestedTables, para, pdfWithPages, SMALL_CAPS, zipArchive } from './hostile-files.js';
 
 // Generating and parsing these files takes seconds on a busy 2-core machine (no timing is asserted).
@@ -20,10 +20,13 @@ const upload = (filename: string, data: Buffer | string, contentType = 'applicat
   data: Buffer.isBuffer(data) ? data : Buffer.from(data),
 });
 
-async function save(t: TestApp, key: string, files: Part[], fields: Record<string, string> = { title: 'hostile' }): Promise<LightMyRequestResponse> {
-  const body = multipart([...Object.entries(fields).map(([name, value]) => ({ name, value })), ...files]);
-  return t.request({ method: 'POST', url: '/api/v1/plus', key, ...body });
+async function save(t: TestApp, key: string, files: Part[], fields: Record<string, string> = { title: 'hostile' }) {
+  const body = multipartBody([...Object.entries(fields).map(([name, value]) => ({ name, value })), ...files]);
+  return t.api(key).POST('/api/v1/plus', body);
 }
+
+/** The first file of an entry stored with 200. */
+const firstFile = (res: Awaited<ReturnType<typeof save>>) => expectStatus(res, 200).files[0]!;
 
 /** Rows of the team's Plus entries, files and chunks (scoped: other test files share PostgreSQL). */
 async function teamRows(t: TestApp, teamId: string): Promise<number[]> {
@@ -69,8 +72,7 @@ describe('hostile uploads are refused with 413/400 naming the file and the cap, 
     expect(t.services.plus.ingestStats()).toEqual({ workers: 0, busy: 0, queued: 0 });
 
     const ok = await save(t, team.ownerKey, [upload('short.pdf', pdfWithPages(3, prosePage), 'application/pdf')]);
-    expect(ok.statusCode).toBe(200);
-    expect(ok.json().files[0].fileChunks[0].fileDataProcessed).toContain('quarry records of year 1802');
+    expect(firstFile(ok).fileChunks[0]!.fileDataProcessed).toContain('quarry records of year 1802');
   });
 
   it('a DOCX whose document inflates to 200 MB (875 KB on the wire) → 413 on the per-member cap', async () => {
@@ -120,11 +122,10 @@ describe('hostile uploads are refused with 413/400 naming the file and the cap, 
 
   it('a refusal while adding files to an existing entry leaves the entry as it was', async () => {
     const created = await save(t, team.ownerKey, [upload('first.txt', 'The first file of the entry.', 'text/plain')]);
-    expect(created.statusCode).toBe(200);
-    const id = created.json().id as string;
+    const id = expectStatus(created, 200).id;
     const before = await teamRows(t, team.teamId);
-    const body = multipart([upload('late.pdf', pdfWithPages(101, prosePage), 'application/pdf')]);
-    expectProblem(await t.request({ method: 'POST', url: `/api/v1/plus/${id}/add-file`, key: team.ownerKey, ...body }), 413);
+    const body = multipartBody([upload('late.pdf', pdfWithPages(101, prosePage), 'application/pdf')]);
+    expectProblem(await t.api(team.ownerKey).POST('/api/v1/plus/{plusId}/add-file', { params: { path: { plusId: id } }, ...body }), 413);
     expect(await teamRows(t, team.teamId)).toEqual(before);
   });
 });
@@ -142,10 +143,8 @@ describe('hostile markup is extracted by a depth-safe path, never a 500', () => 
     const html = deepHtml(5000, 'The treasure lies at the bottom of the nesting.');
     expect(html.length).toBeGreaterThan(50_000);
     const res = await save(t, team.ownerKey, [upload('deep.html', html, 'text/html')]);
-    expect(res.statusCode).toBe(200);
-    const text = res
-      .json()
-      .files[0].fileChunks.map((c: { fileDataProcessed: string }) => c.fileDataProcessed)
+    const text = firstFile(res)
+      .fileChunks.map((c) => c.fileDataProcessed)
       .join('\n');
     expect(text).toContain('# Deep');
     expect(text).toContain('The treasure lies at the bottom of the nesting.');
@@ -154,14 +153,13 @@ describe('hostile markup is extracted by a depth-safe path, never a 500', () => 
 
   it('a DOCX of deeply nested tables is a 4xx (or extracted), never a 500; shallow nesting is extracted', async () => {
     const deep = await save(t, team.ownerKey, [upload('deep.docx', await docx(nestedTables(3000, 'cell at the bottom')), DOCX_MIME)]);
-    expect(deep.statusCode, deep.body).toBeLessThan(500);
-    if (deep.statusCode !== 200) {
+    expect(deep.response.status, JSON.stringify(deep.error)).toBeLessThan(500);
+    if (deep.response.status !== 200) {
       const p = expectProblem(deep, 400);
       expect(p.detail).toBe('"deep.docx" is too deeply nested to be read.');
     }
     const shallow = await save(t, team.ownerKey, [upload('tables.docx', await docx(nestedTables(20, 'cell at the bottom')), DOCX_MIME)]);
-    expect(shallow.statusCode).toBe(200);
-    expect(shallow.json().files[0].fileChunks[0].fileDataProcessed).toContain('cell at the bottom');
+    expect(firstFile(shallow).fileChunks[0]!.fileDataProcessed).toContain('cell at the bottom');
   });
 
   it('a PDF whose only text repeats on every page keeps that text', async () => {
@@ -172,8 +170,7 @@ describe('hostile markup is extracted by a depth-safe path, never a 500', () => 
         'application/pdf',
       ),
     ]);
-    expect(res.statusCode).toBe(200);
-    expect(res.json().files[0].fileChunks[0].fileDataProcessed).toContain('Office closed for inventory');
+    expect(firstFile(res).fileChunks[0]!.fileDataProcessed).toContain('Office closed for inventory');
   });
 });
 
@@ -198,9 +195,7 @@ describe('the server keeps answering while files are parsed', () => {
       await new Promise((r) => setTimeout(r, 20));
     }
     expect(answeredWhileBusy).toBeGreaterThan(0);
-    const res = await pending;
-    expect(res.statusCode).toBe(200);
-    expect(res.json().files[0].fileChunks.length).toBeGreaterThan(10);
+    expect(firstFile(await pending).fileChunks.length).toBeGreaterThan(10);
   }, 180_000);
 });
 
