@@ -48,6 +48,7 @@ const MIGRATED = [
   'test/api/compression.test.ts',
   'test/ops/metrics.test.ts',
   'test/ingest/hostile-uploads.test.ts',
+  'test/retrieval/lexical-index.test.ts',
 ];
 
 const ROOT = path.join(import.meta.dirname, '..');

@@ -20,7 +20,8 @@ import type { TermChoice } from '../../src/retrieval/query.js';
 import { PHRASE, type Features } from '../../src/retrieval/score.js';
 import { featuresOf, featuresSql, type ChunkScope, type FeatureRow, type Question } from '../../src/retrieval/search-sql.js';
 import { newTeam, startTestApp, type TeamFixture, type TestApp } from '../helpers/app.js';
-import { multipart, type Part } from '../helpers/multipart.js';
+import { expectStatus, multipartBody } from '../helpers/api.js';
+import type { Part } from '../helpers/multipart.js';
 
 const FIXTURES = path.join(import.meta.dirname, '..', 'fixtures');
 const file = (name: string): Part => ({
@@ -45,11 +46,13 @@ afterAll(async () => {
 const db = () => t.database.db;
 const retrieval = new RetrievalRepo();
 
-async function createPlus(files: Part[], title = 'docs'): Promise<{ id: string; files: Array<{ id: string }> }> {
-  const res = await t.request({ method: 'POST', url: '/api/v1/plus', key: team.ownerKey, ...multipart([{ name: 'title', value: title }, ...files]) });
-  if (res.statusCode !== 200) throw new Error(`createPlus: ${res.statusCode} ${res.body}`);
-  return res.json();
+async function createPlus(files: Part[], title = 'docs') {
+  return expectStatus(await t.api(team.ownerKey).POST('/api/v1/plus', multipartBody([{ name: 'title', value: title }, ...files])), 200);
 }
+
+const addFiles = (plusId: string, files: Part[]) =>
+  t.api(team.ownerKey).POST('/api/v1/plus/{plusId}/add-file', { params: { path: { plusId } }, ...multipartBody(files) });
+const deleteFile = (fileId: string) => t.api(team.ownerKey).DELETE('/api/v1/plus/file/{fileId}', { params: { path: { fileId } } });
 
 async function indexOf(plusId: string): Promise<EntryIndex> {
   const built = await buildEntryIndex(db(), team.teamId, plusId, 1_000_000);
@@ -249,17 +252,10 @@ describe('never stale', () => {
         ).rows[0]!.v,
       );
     const v0 = await version();
-    const up = await t.request({
-      method: 'POST',
-      url: `/api/v1/plus/${e.id}/add-file`,
-      key: team.ownerKey,
-      ...multipart([textFile('b.txt', 'Delta epsilon.')]),
-    });
-    expect(up.statusCode).toBe(200);
+    expectStatus(await addFiles(e.id, [textFile('b.txt', 'Delta epsilon.')]), 200);
     const v1 = await version();
     expect(v1).toBeGreaterThan(v0);
-    const del = await t.request({ method: 'DELETE', url: `/api/v1/plus/file/${e.files[0]!.id}`, key: team.ownerKey });
-    expect(del.statusCode).toBe(200);
+    expectStatus(await deleteFile(e.files[0]!.id), 200);
     const v2 = await version();
     expect(v2).toBeGreaterThan(v1);
     await db().execute(
@@ -292,14 +288,10 @@ describe('never stale', () => {
   it('over HTTP: the service searches the index once built, and a change is answered at once, from the database, until it is rebuilt', async () => {
     const e = await createPlus([textFile('a.txt', 'The quokka lives on Rottnest Island.\n\nOther words about islands.')]);
     const ask = async (question: string) => {
-      const res = await t.request({
-        method: 'POST',
-        url: `/api/v1/plus/${e.id}/context-for-prompt`,
-        key: team.ownerKey,
-        payload: { content: question, explain: true },
-      });
-      expect(res.statusCode).toBe(200);
-      return res.json() as { content: string; explain: { results: Array<{ filename: string; excerpt: string }> } };
+      const res = await t
+        .api(team.ownerKey)
+        .POST('/api/v1/plus/{plusId}/context-for-prompt', { params: { path: { plusId: e.id } }, body: { content: question, explain: true } });
+      return expectStatus(res, 200);
     };
     const indexes = t.services.plus.lexicalIndexes!;
     expect(indexes.has(team.teamId, e.id)).toBe(false);
@@ -310,24 +302,13 @@ describe('never stale', () => {
     // the index answers the same (and reads the texts it packs)
     expect(await ask('Where does the quokka live?')).toEqual(first);
     // a new file: found by the very next question
-    const up = await t.request({
-      method: 'POST',
-      url: `/api/v1/plus/${e.id}/add-file`,
-      key: team.ownerKey,
-      ...multipart([textFile('b.txt', 'The numbat eats termites.')]),
-    });
-    expect(up.statusCode).toBe(200);
+    const up = expectStatus(await addFiles(e.id, [textFile('b.txt', 'The numbat eats termites.')]), 200);
     expect((await ask('What does the numbat eat?')).content).toContain('termites');
     await indexes.idle();
     expect(indexes.has(team.teamId, e.id)).toBe(true);
     expect((await ask('What does the numbat eat?')).content).toContain('termites');
     // a deleted file: gone from the very next answer
-    const del = await t.request({
-      method: 'DELETE',
-      url: `/api/v1/plus/file/${(up.json().files as Array<{ id: string; filename: string }>).find((f) => f.filename === 'b.txt')!.id}`,
-      key: team.ownerKey,
-    });
-    expect(del.statusCode).toBe(200);
+    expectStatus(await deleteFile(up.files.find((f) => f.filename === 'b.txt')!.id), 200);
     expect((await ask('What does the numbat eat?')).content).not.toContain('termites');
   });
 
