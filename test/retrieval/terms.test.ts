@@ -12,7 +12,8 @@ import { PlusRepo, type NewFile } from '../../src/modules/plus/repo.js';
 import { TERM_OPTIONS } from '../../src/retrieval/query.js';
 import { RetrievalRepo } from '../../src/retrieval/repo.js';
 import { newTeam, startTestApp, type TeamFixture, type TestApp } from '../helpers/app.js';
-import { multipart, type Part } from '../helpers/multipart.js';
+import { expectStatus, multipartBody } from '../helpers/api.js';
+import type { Part } from '../helpers/multipart.js';
 
 const FIXTURES = path.join(import.meta.dirname, '..', 'fixtures');
 const MIGRATION = path.join(import.meta.dirname, '..', '..', 'src', 'db', 'migrations', '0001_plus_terms.sql');
@@ -62,58 +63,51 @@ async function expectConsistent(plusId: string): Promise<Map<string, number>> {
   return stored;
 }
 
-async function upload(url: string, parts: Part[]) {
-  const res = await t.request({ method: 'POST', url, key: team.ownerKey, ...multipart(parts) });
-  if (res.statusCode !== 200) throw new Error(`${url}: ${res.statusCode} ${res.body}`);
-  return res.json();
-}
+const api = () => t.api(team.ownerKey);
+const plusAt = (plusId: string) => ({ params: { path: { plusId } } });
+const createPlus = async (parts: Part[]) => expectStatus(await api().POST('/api/v1/plus', multipartBody(parts)), 200);
+const addFiles = (plusId: string, parts: Part[]) => api().POST('/api/v1/plus/{plusId}/add-file', { ...plusAt(plusId), ...multipartBody(parts) });
 
 describe('term statistics are kept with the chunks', () => {
   it('after an upload, another file, a file deleted and the entry deleted', async () => {
-    const entry = await upload('/api/v1/plus', [{ name: 'title', value: 'licences' }, file('gpl-3.txt', 'text/plain')]);
+    const entry = await createPlus([{ name: 'title', value: 'licences' }, file('gpl-3.txt', 'text/plain')]);
     const afterOne = await expectConsistent(entry.id);
     expect(afterOne.size).toBeGreaterThan(500);
-    expect((await chunkCounts(entry.id)).stored).toBe(entry.files[0].fileChunks.length);
+    expect((await chunkCounts(entry.id)).stored).toBe(entry.files[0]!.fileChunks.length);
 
-    const added = await upload(`/api/v1/plus/${entry.id}/add-file`, [file('mammoth-readme.md', 'text/markdown')]);
+    const added = expectStatus(await addFiles(entry.id, [file('mammoth-readme.md', 'text/markdown')]), 200);
     const both = await expectConsistent(entry.id);
     expect(both.get('mammoth')).toBeGreaterThan(0);
     // a lexeme of both documents counts the chunks of both
     expect([...afterOne].filter(([l, df]) => both.get(l)! > df).length).toBeGreaterThan(10);
 
-    const mammoth = added.files.find((f: { filename: string }) => f.filename === 'mammoth-readme.md');
-    expect((await t.request({ method: 'DELETE', url: `/api/v1/plus/file/${mammoth.id}`, key: team.ownerKey })).statusCode).toBe(200);
+    const mammoth = added.files.find((f) => f.filename === 'mammoth-readme.md')!;
+    expectStatus(await api().DELETE('/api/v1/plus/file/{fileId}', { params: { path: { fileId: mammoth.id } } }), 200);
     const afterDelete = await expectConsistent(entry.id);
     // back to the first file's statistics: the lexemes only the deleted file had are gone
     expect(afterDelete).toEqual(afterOne);
     expect(afterDelete.has('mammoth')).toBe(false);
 
-    expect((await t.request({ method: 'DELETE', url: `/api/v1/plus/${entry.id}`, key: team.ownerKey })).statusCode).toBe(200);
+    expectStatus(await api().DELETE('/api/v1/plus/{plusId}', plusAt(entry.id)), 200);
     expect((await storedTerms(entry.id)).size).toBe(0);
   });
 
   it('files added from a chat count too, and a failed upload changes nothing', async () => {
-    const entry = await upload('/api/v1/plus', [{ name: 'title', value: 'chat files' }]);
+    const entry = await createPlus([{ name: 'title', value: 'chat files' }]);
     expect((await chunkCounts(entry.id)).stored).toBe(0);
-    await upload(`/api/v1/chat/${entry.id}/add-file`, [file('users-and-groups.html', 'text/html')]);
+    expectStatus(
+      await api().POST('/api/v1/chat/{plusId}/add-file', { ...plusAt(entry.id), ...multipartBody([file('users-and-groups.html', 'text/html')]) }),
+      200,
+    );
     const before = await expectConsistent(entry.id);
     expect(before.size).toBeGreaterThan(0);
-    const bad = await t.request({
-      method: 'POST',
-      url: `/api/v1/plus/${entry.id}/add-file`,
-      key: team.ownerKey,
-      ...multipart([file('gpl-3.txt', 'text/plain'), file('truncated.pdf', 'application/pdf')]),
-    });
-    expect(bad.statusCode).toBe(400);
+    const bad = await addFiles(entry.id, [file('gpl-3.txt', 'text/plain'), file('truncated.pdf', 'application/pdf')]);
+    expect(bad.response.status).toBe(400);
     expect(await expectConsistent(entry.id)).toEqual(before);
   });
 
   it('the migration backfill computes the same statistics for existing chunks', async () => {
-    const entry = await upload('/api/v1/plus', [
-      { name: 'title', value: 'backfill' },
-      file('gpl-3.txt', 'text/plain'),
-      file('mammoth-readme.md', 'text/markdown'),
-    ]);
+    const entry = await createPlus([{ name: 'title', value: 'backfill' }, file('gpl-3.txt', 'text/plain'), file('mammoth-readme.md', 'text/markdown')]);
     const maintained = await expectConsistent(entry.id);
     const statements = readFileSync(MIGRATION, 'utf8').split('--> statement-breakpoint');
     const backfill = statements.filter((s) => /^\s*(--.*\n)*\s*(INSERT INTO "plus_terms"|UPDATE "plus_entries")/.test(s));
