@@ -50,6 +50,7 @@ const MIGRATED = [
   'test/ingest/hostile-uploads.test.ts',
   'test/retrieval/lexical-index.test.ts',
   'test/retrieval/terms.test.ts',
+  'test/api/large-documents.test.ts',
 ];
 
 const ROOT = path.join(import.meta.dirname, '..');
