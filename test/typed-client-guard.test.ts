@@ -51,6 +51,7 @@ const MIGRATED = [
   'test/retrieval/lexical-index.test.ts',
   'test/retrieval/terms.test.ts',
   'test/api/large-documents.test.ts',
+  'test/ops/tracing.test.ts',
 ];
 
 const ROOT = path.join(import.meta.dirname, '..');

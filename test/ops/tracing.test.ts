@@ -3,10 +3,10 @@ import type { AddressInfo } from 'node:net';
 import protobuf from 'protobufjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTracing } from '../../src/observability/tracing.js';
+import { expectStatus, multipartBody } from '../helpers/api.js';
 import { newTeam, startTestApp, type TestApp } from '../helpers/app.js';
 import { createModel, createWorkspace } from '../helpers/factories.js';
-import { multipart } from '../helpers/multipart.js';
-import { startStandInProvider, type StandInProvider } from '../support/standin-provider.js';
+import { useStandIn } from '../support/use-standin.js';
 
 /**
  * Traces: a real OTLP/HTTP receiver on loopback gets the spans the app exports (protobuf, OTLP's
@@ -64,8 +64,8 @@ interface OtlpSpan {
 let receiver: http.Server;
 const received: OtlpSpan[] = [];
 const contentTypes = new Set<string>();
+const stand = useStandIn();
 let t: TestApp;
-let standIn: StandInProvider;
 let tracesUrl: string;
 
 beforeAll(async () => {
@@ -83,12 +83,10 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   tracesUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/v1/traces`;
-  standIn = await startStandInProvider();
   t = await startTestApp({ tracing: { tracesUrl, headers: {}, serviceName: 'atrium-test', protocol: 'http/protobuf' } });
 });
 afterAll(async () => {
   await t?.close();
-  await standIn?.close();
   await new Promise((resolve) => receiver?.close(resolve));
 });
 
@@ -112,10 +110,12 @@ async function until<T>(found: () => T | undefined): Promise<T> {
 describe('OpenTelemetry traces over OTLP/HTTP', () => {
   it('exports the request span, a provider span under it with GenAI attributes, and statement spans', async () => {
     const team = await newTeam(t);
-    const model = await createModel(t, team.ownerKey, { url: standIn.openaiBaseUrl, baseModel: 'stand-in-model' });
+    const model = await createModel(t, team.ownerKey, { url: stand.standIn.openaiBaseUrl, baseModel: 'stand-in-model' });
     const ws = await createWorkspace(t, team.ownerKey, { modelIds: [model.id] });
-    const res = await t.request({ method: 'POST', url: `/api/v1/chat/${ws.id}/completions`, key: team.ownerKey, payload: { prompt: 'tell me a secret' } });
-    expect(res.statusCode, res.body).toBe(200);
+    const res = await t
+      .api(team.ownerKey)
+      .POST('/api/v1/chat/{workspaceId}/completions', { params: { path: { workspaceId: ws.id } }, body: { prompt: 'tell me a secret' } });
+    expectStatus(res, 200);
 
     const provider = await until(() => received.find((s) => attr(s, 'gen_ai.request.model') === 'stand-in-model'));
     expect(attr(provider, 'gen_ai.system')).toBe('openai');
@@ -144,11 +144,11 @@ describe('OpenTelemetry traces over OTLP/HTTP', () => {
 
   it('exports a span per ingested file, under its upload request, with its outcome', async () => {
     const team = await newTeam(t);
-    const body = multipart([
+    const body = multipartBody([
       { name: 'title', value: 'traced' },
       { name: 'files', filename: 'notes.txt', contentType: 'text/plain', data: Buffer.from('Notes about the plan for the quarter.\n') },
     ]);
-    expect((await t.request({ method: 'POST', url: '/api/v1/plus', key: team.ownerKey, ...body })).statusCode).toBe(200);
+    expectStatus(await t.api(team.ownerKey).POST('/api/v1/plus', body), 200);
     const ingest = await until(() => received.find((s) => s.name === 'ingest file' && attr(s, 'atrium.ingest.outcome') === 'ok'));
     // The request's span ends after its answer: waited for like the other.
     const request = await until(() => received.find((s) => s.traceId === ingest.traceId && attr(s, 'http.route') === '/api/v1/plus'));
