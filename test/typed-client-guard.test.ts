@@ -52,6 +52,7 @@ const MIGRATED = [
   'test/retrieval/terms.test.ts',
   'test/api/large-documents.test.ts',
   'test/ops/tracing.test.ts',
+  'test/ops/backup.test.ts',
 ];
 
 const ROOT = path.join(import.meta.dirname, '..');

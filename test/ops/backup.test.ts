@@ -4,11 +4,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { count } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { chatMessages, chatThreads } from '../../src/db/schema.js';
+import { expectStatus } from '../helpers/api.js';
 import { newTeam, startTestApp, testConfig, type TestApp } from '../helpers/app.js';
 import { createModel, createWorkspace } from '../helpers/factories.js';
-import { startStandInProvider, type StandInProvider } from '../support/standin-provider.js';
+import { useStandIn } from '../support/use-standin.js';
 
 /**
  * `npm run cli -- backup` / `restore` on the embedded database: a backup taken through the running
@@ -40,16 +41,9 @@ async function rows(t: TestApp): Promise<{ threads: number; messages: number }> 
 }
 
 describe.skipIf(onPostgres)('backup and restore of the embedded database', () => {
-  let standIn: StandInProvider;
+  const s = useStandIn();
   const dataDir = tmp('backup-src');
   const embedded = { databaseUrl: null, embeddedDbThread: true, secretKey: null };
-
-  beforeAll(async () => {
-    standIn = await startStandInProvider();
-  });
-  afterAll(async () => {
-    await standIn?.close();
-  });
 
   it('backs up while turns are written; the restored server answers with the same data; a non-empty DATA_DIR is refused', async () => {
     let t: TestApp | null = await startTestApp({ ...embedded, dataDir });
@@ -57,16 +51,19 @@ describe.skipIf(onPostgres)('backup and restore of the embedded database', () =>
     let restored: TestApp | null = null;
     try {
       const team = await newTeam(t);
-      const model = await createModel(t, team.ownerKey, { url: standIn.openaiBaseUrl, apiKey: 'sk-stand-in-key-0123' });
+      const model = await createModel(t, team.ownerKey, { url: s.standIn.openaiBaseUrl, apiKey: 'sk-stand-in-key-0123' });
       const ws = await createWorkspace(t, team.ownerKey, { modelIds: [model.id] });
+      const workspaceId = ws.id;
       const turn = (app: TestApp, prompt: string, threadId?: string) =>
-        app.request({ method: 'POST', url: `/api/v1/chat/${ws.id}/completions`, key: team.ownerKey, payload: { prompt, ...(threadId ? { threadId } : {}) } });
-      const first = await turn(t, 'the first question');
-      expect(first.statusCode, first.body).toBe(200);
-      const threadId = first.json().threadId as string;
-      expect((await turn(t, 'a follow-up', threadId)).statusCode).toBe(200);
-      const history = (app: TestApp) => app.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/history/${threadId}`, key: team.ownerKey });
-      const original = (await history(t)).json();
+        app.api(team.ownerKey).POST('/api/v1/chat/{workspaceId}/completions', {
+          params: { path: { workspaceId } },
+          body: { prompt, ...(threadId ? { threadId } : {}) },
+        });
+      const threadId = expectStatus(await turn(t, 'the first question'), 200).threadId;
+      expectStatus(await turn(t, 'a follow-up', threadId), 200);
+      const history = async (app: TestApp) =>
+        expectStatus(await app.api(team.ownerKey).GET('/api/v1/chat/{workspaceId}/history/{threadId}', { params: { path: { workspaceId, threadId } } }), 200);
+      const original = await history(t);
 
       // Writes go on while the backup is taken: new threads, one turn after another.
       const before = await rows(t);
@@ -75,8 +72,7 @@ describe.skipIf(onPostgres)('backup and restore of the embedded database', () =>
       const app = t;
       const writer = (async () => {
         while (writing) {
-          const r = await turn(app, `concurrent ${written}`);
-          if (r.statusCode !== 200) throw new Error(`turn failed: ${r.statusCode} ${r.body}`);
+          expectStatus(await turn(app, `concurrent ${written}`), 200);
           written++;
         }
       })();
@@ -103,7 +99,7 @@ describe.skipIf(onPostgres)('backup and restore of the embedded database', () =>
       expect(done.code).toBe(0);
       restored = await startTestApp({ ...embedded, dataDir: target });
       // The thread from before the backup, message for message.
-      expect((await history(restored)).json()).toEqual(original);
+      expect(await history(restored)).toEqual(original);
       // A state between the two counts: what was there when the backup started, and no more than at the end.
       const got = await rows(restored);
       expect(got.threads).toBeGreaterThanOrEqual(before.threads);
@@ -111,7 +107,7 @@ describe.skipIf(onPostgres)('backup and restore of the embedded database', () =>
       expect(got.messages).toBeGreaterThanOrEqual(before.messages);
       expect(got.messages).toBeLessThanOrEqual(after.messages);
       // The model's sealed API key opens with the restored secret key file: a turn works.
-      expect((await turn(restored, 'after the restore', threadId)).statusCode).toBe(200);
+      expectStatus(await turn(restored, 'after the restore', threadId), 200);
     } finally {
       await t?.close();
       await restored?.close();
