@@ -53,6 +53,7 @@ const MIGRATED = [
   'test/api/large-documents.test.ts',
   'test/ops/tracing.test.ts',
   'test/ops/backup.test.ts',
+  'test/ingest/archive-layout.test.ts',
 ];
 
 const ROOT = path.join(import.meta.dirname, '..');

@@ -7,10 +7,9 @@
  * every bomb here inflates to 512 MiB.
  */
 import { resourceUsage } from 'node:process';
-import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { expectProblem, newTeam, startTestApp, type TeamFixture, type TestApp } from '../helpers/app.js';
-import { multipart } from '../helpers/multipart.js';
+import { expectStatus, multipartBody } from '../helpers/api.js';
 import { DOCX_MIME, MiB, SMALL_CAPS } from './hostile-files.js';
 import { bombMember, documentXml, docxFrame, rawZip, type RawMember } from './hostile-zips.js';
 
@@ -34,12 +33,12 @@ describe('DOCX archives are read only in the layout that was checked', () => {
   let team: TeamFixture;
   let baselineMb = 0;
 
-  const upload = async (filename: string, data: Buffer): Promise<LightMyRequestResponse> => {
-    const body = multipart([
+  const upload = async (filename: string, data: Buffer) => {
+    const body = multipartBody([
       { name: 'title', value: 'archive' },
       { name: 'files', filename, contentType: DOCX_MIME, data },
     ]);
-    return t.request({ method: 'POST', url: '/api/v1/plus', key: team.ownerKey, ...body });
+    return t.api(team.ownerKey).POST('/api/v1/plus', body);
   };
   const refused = async (filename: string, data: Buffer, status: number, detail: string): Promise<void> => {
     const p = expectProblem(await upload(filename, data), status);
@@ -51,8 +50,7 @@ describe('DOCX archives are read only in the layout that was checked', () => {
     t = await startTestApp({ ingest: SMALL_CAPS });
     team = await newTeam(t);
     // Warm up: a worker has loaded mammoth and read a document before the baseline is taken.
-    const warm = await upload('warm.docx', rawZip([...docxFrame(), documentXml('Warm-up paragraph.')]));
-    expect(warm.statusCode, warm.body).toBe(200);
+    expectStatus(await upload('warm.docx', rawZip([...docxFrame(), documentXml('Warm-up paragraph.')])), 200);
     baselineMb = peakRssMb();
   });
   afterAll(() => t.close());
@@ -112,11 +110,10 @@ describe('DOCX archives are read only in the layout that was checked', () => {
   });
 
   it('nothing was stored, and a DOCX written with data descriptors is read', async () => {
-    const list = await t.request({ method: 'GET', url: '/api/v1/plus', key: team.ownerKey });
-    expect(list.json().map((e: { title: string }) => e.title)).toEqual(['archive']); // the warm-up's only
+    const list = expectStatus(await t.api(team.ownerKey).GET('/api/v1/plus'), 200);
+    expect(list.map((e) => e.title)).toEqual(['archive']); // the warm-up's only
     const ok = await upload('streamed.docx', rawZip([...docxFrame(), { ...documentXml('Written by a streaming writer.'), descriptor: true }]));
-    expect(ok.statusCode, ok.body).toBe(200);
-    expect(ok.json().files[0].fileChunks[0].fileDataProcessed).toContain('Written by a streaming writer.');
+    expect(expectStatus(ok, 200).files[0]!.fileChunks[0]!.fileDataProcessed).toContain('Written by a streaming writer.');
     expect(peakRssMb() - baselineMb).toBeLessThan(MAX_RSS_RISE_MB);
   });
 });
