@@ -38,6 +38,7 @@ const MIGRATED = [
   'test/api/audit.test.ts',
   'test/api/scim.test.ts',
   'test/api/auth.test.ts',
+  'test/api/chat-turns.test.ts',
 ];
 
 const ROOT = path.join(import.meta.dirname, '..');
