@@ -39,6 +39,9 @@ const MIGRATED = [
   'test/api/scim.test.ts',
   'test/api/auth.test.ts',
   'test/api/chat-turns.test.ts',
+  'test/api/oidc.test.ts',
+  'test/api/oidc-refusals.test.ts',
+  'test/helpers/oidc.ts',
 ];
 
 const ROOT = path.join(import.meta.dirname, '..');
