@@ -42,6 +42,8 @@ const MIGRATED = [
   'test/api/oidc.test.ts',
   'test/api/oidc-refusals.test.ts',
   'test/helpers/oidc.ts',
+  'test/api/chat-tools.test.ts',
+  'test/api/v1-helpers.ts',
 ];
 
 const ROOT = path.join(import.meta.dirname, '..');
