@@ -44,6 +44,9 @@ const MIGRATED = [
   'test/helpers/oidc.ts',
   'test/api/chat-tools.test.ts',
   'test/api/v1-helpers.ts',
+  'test/api/v1-errors.test.ts',
+  'test/api/v1-models.test.ts',
+  'test/api/v1-tools.test.ts',
 ];
 
 const ROOT = path.join(import.meta.dirname, '..');
