@@ -47,6 +47,9 @@ const MIGRATED = [
   'test/api/v1-errors.test.ts',
   'test/api/v1-models.test.ts',
   'test/api/v1-tools.test.ts',
+  'test/providers/context-window.test.ts',
+  'test/providers/window-probe.test.ts',
+  'test/providers/errors-api.test.ts',
 ];
 
 const ROOT = path.join(import.meta.dirname, '..');
