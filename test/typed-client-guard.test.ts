@@ -50,6 +50,8 @@ const MIGRATED = [
   'test/providers/context-window.test.ts',
   'test/providers/window-probe.test.ts',
   'test/providers/errors-api.test.ts',
+  'test/embeddings/worker.test.ts',
+  'test/api/auth-bootstrap.test.ts',
 ];
 
 const ROOT = path.join(import.meta.dirname, '..');
