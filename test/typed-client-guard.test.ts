@@ -52,6 +52,8 @@ const MIGRATED = [
   'test/providers/errors-api.test.ts',
   'test/embeddings/worker.test.ts',
   'test/api/auth-bootstrap.test.ts',
+  'test/app-close.test.ts',
+  'test/api/event-loop-guard.test.ts',
 ];
 
 const ROOT = path.join(import.meta.dirname, '..');
