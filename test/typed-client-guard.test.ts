@@ -54,6 +54,7 @@ const MIGRATED = [
   'test/api/auth-bootstrap.test.ts',
   'test/app-close.test.ts',
   'test/api/event-loop-guard.test.ts',
+  'test/api/v1.test.ts',
 ];
 
 const ROOT = path.join(import.meta.dirname, '..');
