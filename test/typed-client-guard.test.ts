@@ -55,6 +55,7 @@ const MIGRATED = [
   'test/app-close.test.ts',
   'test/api/event-loop-guard.test.ts',
   'test/api/v1.test.ts',
+  'test/api/sse-framing.test.ts',
 ];
 
 const ROOT = path.join(import.meta.dirname, '..');
