@@ -3,9 +3,9 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Config } from '../src/config.js';
+import { expectStatus, multipartBody } from './helpers/api.js';
 import { newTeam, startTestApp, testConfig, type TestApp } from './helpers/app.js';
 import { createModel, createWorkspace } from './helpers/factories.js';
-import { multipart } from './helpers/multipart.js';
 import { fixtureImage } from './support/image-fixtures.js';
 
 /**
@@ -36,23 +36,21 @@ function addedSince(before: Map<string, number>): Record<string, number> {
 async function exercise(t: TestApp): Promise<void> {
   const team = await newTeam(t);
   const text = readFileSync(path.join(import.meta.dirname, 'fixtures', 'gpl-3.txt'));
-  const upload = multipart([
+  const api = t.api(team.ownerKey);
+  const upload = multipartBody([
     { name: 'title', value: 'notes' },
     { name: 'files', filename: 'gpl-3.txt', contentType: 'text/plain', data: text },
   ]);
-  const plus = await t.request({ method: 'POST', url: '/api/v1/plus', key: team.ownerKey, ...upload });
-  expect(plus.statusCode, plus.body).toBe(200);
+  expectStatus(await api.POST('/api/v1/plus', upload), 200);
   const model = await createModel(t, team.ownerKey, { hasVision: true });
   const ws = await createWorkspace(t, team.ownerKey, { modelIds: [model.id] });
   const image = { mimeType: 'image/png', data: fixtureImage('png').toString('base64') };
-  const turn = await t.request({
-    method: 'POST',
-    url: `/api/v1/chat/${ws.id}/completions`,
-    key: team.ownerKey,
-    payload: { prompt: 'What is this?', images: [image] },
+  const turn = await api.POST('/api/v1/chat/{workspaceId}/completions', {
+    params: { path: { workspaceId: ws.id } },
+    body: { prompt: 'What is this?', images: [image] },
   });
   // The image was read and accepted; only the provider failed.
-  expect(turn.json().code, turn.body).toBe('provider_unreachable');
+  expect((turn.error as { code?: string } | undefined)?.code, JSON.stringify(turn.error ?? turn.data)).toBe('provider_unreachable');
 }
 
 /** Kinds of async resources that keep a process busy (unreferenced ones too, which getActiveResourcesInfo leaves out). */

@@ -5,8 +5,9 @@
  * bootstrapped by the first test file).
  */
 import { describe, expect, it } from 'vitest';
+import { expectStatus } from '../helpers/api.js';
 import { startTestApp, testConfig } from '../helpers/app.js';
-import { cookie, login, sessionFrom } from '../helpers/session.js';
+import { cookie, login, randomAddress, sessionFrom } from '../helpers/session.js';
 
 const emptyDatabase = !process.env.ATRIUM_TEST_DATABASE_URL;
 
@@ -15,11 +16,12 @@ describe.runIf(emptyDatabase)('the instance admin on an empty database', () => {
     const t = await startTestApp({ auth: { ...testConfig().auth, adminEmail: 'root@example.org', adminPassword: 'first admin password' } });
     try {
       expect(t.adminInviteToken).toBeNull();
-      const res = await login(t, 'root@example.org', 'first admin password');
-      expect(res.statusCode).toBe(200);
-      expect(res.json().user).toMatchObject({ email: 'root@example.org', role: 'owner', instanceAdmin: true });
-      const me = await t.request({ method: 'GET', url: '/api/v1/me', headers: cookie(sessionFrom(res)!) });
-      expect(me.json().user.instanceAdmin).toBe(true);
+      const signIn = await t
+        .api(null, { remoteAddress: randomAddress() })
+        .POST('/api/v1/auth/login', { body: { email: 'root@example.org', password: 'first admin password' } });
+      expect(expectStatus(signIn, 200).user).toMatchObject({ email: 'root@example.org', role: 'owner', instanceAdmin: true });
+      const me = expectStatus(await t.api(null, { headers: cookie(sessionFrom(signIn.response)!) }).GET('/api/v1/me'), 200);
+      expect(me.user.instanceAdmin).toBe(true);
     } finally {
       await t.close();
     }
@@ -30,13 +32,8 @@ describe.runIf(emptyDatabase)('the instance admin on an empty database', () => {
     try {
       expect(t.adminInviteToken).toMatch(/^[A-Za-z0-9_-]{43}$/);
       expect((await login(t, 'admin@localhost', 'chosen admin password')).statusCode).toBe(401);
-      const res = await t.request({
-        method: 'POST',
-        url: '/api/v1/auth/accept-invite',
-        payload: { token: t.adminInviteToken, password: 'chosen admin password' },
-      });
-      expect(res.statusCode).toBe(200);
-      expect(res.json().user).toMatchObject({ email: 'admin@localhost', instanceAdmin: true });
+      const res = await t.api().POST('/api/v1/auth/accept-invite', { body: { token: t.adminInviteToken!, password: 'chosen admin password' } });
+      expect(expectStatus(res, 200).user).toMatchObject({ email: 'admin@localhost', instanceAdmin: true });
       expect((await login(t, 'admin@localhost', 'chosen admin password')).statusCode).toBe(200);
     } finally {
       await t.close();

@@ -1,30 +1,25 @@
 /** Sharing a thread by link: the snapshot, the public read, revocation, the team setting, and who may. */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectStatus, multipartBody, type paths } from '../helpers/api.js';
 import { expectProblem, newTeam, startTestApp, type TeamFixture, type TestApp } from '../helpers/app.js';
 import { createModel, createWorkspace } from '../helpers/factories.js';
 import { expectShape } from '../helpers/shape.js';
 import { ChatShare, SharedThread } from '../../src/modules/chat/schema.js';
-import { startStandInProvider, type StandInProvider } from '../support/standin-provider.js';
+import { useStandIn } from '../support/use-standin.js';
 
+const provider = useStandIn();
 let t: TestApp;
-let standIn: StandInProvider;
 
 beforeAll(async () => {
-  standIn = await startStandInProvider();
   t = await startTestApp();
 });
-afterAll(async () => {
-  await t.close();
-  await standIn.close();
-});
-beforeEach(() => standIn.reset());
+afterAll(() => t.close());
 
 async function setup(ws: Record<string, unknown> = {}, team?: TeamFixture) {
   team ??= await newTeam(t);
-  const model = await createModel(t, team.ownerKey, { name: 'Stand-in GPT', url: standIn.openaiBaseUrl, contextWindow: 16000 });
+  const model = await createModel(t, team.ownerKey, { name: 'Stand-in GPT', url: provider.standIn.openaiBaseUrl, contextWindow: 16000 });
   const w = await createWorkspace(t, team.ownerKey, { modelIds: [model.id], ...ws });
   return { team, ws: w };
 }
@@ -70,7 +65,7 @@ describe('sharing a thread', () => {
     expect(s.url).toMatch(new RegExp(`^https?://[^/]+/share/${s.token}$`));
     // later turns and versions are not in the share
     await turn(k, ws.id, { prompt: 'second question', threadId: a.threadId });
-    standIn.set({ reply: 'regenerated' });
+    provider.standIn.set({ reply: 'regenerated' });
     await turn(k, ws.id, { regenerate: a.messageId });
     const seen = await open(s.token);
     expect(seen.response.status).toBe(200);
@@ -82,6 +77,7 @@ describe('sharing a thread', () => {
     ]);
     expect(body.messages[1]!.modelName).toBe('Stand-in GPT');
     // the page itself is served signed out (the app's index, or the "not built" page), 404 once revoked
+    // raw: the share page is a web page, not in the document
     const page = await t.request({ method: 'GET', url: `/share/${s.token}` });
     expect(page.statusCode).toBe(200);
     expect(page.headers['cache-control']).toBe('no-store');
@@ -95,7 +91,7 @@ describe('sharing a thread', () => {
     const del = await revoke(k, ws.id, a.threadId);
     expect(del.response.status).toBe(200);
     expectProblem(await open(s.token), 404);
-    expect((await t.request({ method: 'GET', url: `/share/${s.token}` })).statusCode).toBe(404);
+    expect((await t.request({ method: 'GET', url: `/share/${s.token}` })).statusCode).toBe(404); // raw: the share page
     expectProblem(await getShare(k, ws.id, a.threadId), 404);
     expectProblem(await revoke(k, ws.id, a.threadId), 404);
     // a new share is a new link: the old one stays dead
@@ -108,7 +104,7 @@ describe('sharing a thread', () => {
     const { team, ws } = await setup();
     expectProblem(await open('A'.repeat(43)), 404);
     expectProblem(await open('not a token'), 404);
-    expect((await t.request({ method: 'GET', url: '/share/nope' })).statusCode).toBe(404);
+    expect((await t.request({ method: 'GET', url: '/share/nope' })).statusCode).toBe(404); // raw: the share page
     const a = await turn(team.ownerKey, ws.id, { prompt: 'gone soon' });
     const s = expectStatus(await share(team.ownerKey, ws.id, a.threadId), 200);
     expect((await t.api(team.ownerKey).DELETE('/api/v1/chat/{workspaceId}/history/{threadId}', thread$(ws.id, a.threadId))).response.status).toBe(200);
@@ -192,7 +188,7 @@ describe('several nodes', () => {
       expect((await read(s.token)).response.status).toBe(200);
       expect((await revoke(team.ownerKey, ws.id, a.threadId)).response.status).toBe(200);
       expectProblem(await read(s.token), 404);
-      expect((await second.request({ method: 'GET', url: `/share/${s.token}` })).statusCode).toBe(404);
+      expect((await second.request({ method: 'GET', url: `/share/${s.token}` })).statusCode).toBe(404); // raw: the share page
       const s2 = expectStatus(await share(team.ownerKey, ws.id, a.threadId), 200);
       expect((await read(s2.token)).response.status).toBe(200);
       expect((await setting(team.ownerKey, false)).response.status).toBe(200);

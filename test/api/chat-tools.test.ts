@@ -6,6 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countTokens } from '../../src/ingest/tokens.js';
+import createClient from 'openapi-fetch';
+import { expectStatus, type paths, type Schemas } from '../helpers/api.js';
 import { newTeam, startTestApp, type TestApp } from '../helpers/app.js';
 import { createModel, createWorkspace } from '../helpers/factories.js';
 import { parseSse } from '../helpers/sse.js';
@@ -29,28 +31,28 @@ afterAll(async () => {
   await tools?.close();
 });
 
+type V1Chat = paths['/v1/chat/completions']['post']['requestBody']['content']['application/json'];
+
 const KINDS: StandInKind[] = ['OPENAI', 'ANTHROPIC', 'GOOGLE'];
 
 async function setup(kind: StandInKind, server: string, ws: Record<string, unknown> = {}, model: Record<string, unknown> = {}) {
   const team = await newTeam(t);
   const m = await createModel(t, team.ownerKey, { ...s.modelBody(kind), contextWindow: 65_536, ...model });
-  const res = await t.request({ method: 'POST', url: '/api/v1/mcp-servers', key: team.ownerKey, payload: { name: 'tools', url: server } });
-  if (res.statusCode !== 200) throw new Error(res.body);
-  const w = await createWorkspace(t, team.ownerKey, { modelIds: [m.id], mcpServerIds: [res.json().id], ...ws });
+  const server$ = expectStatus(await t.api(team.ownerKey).POST('/api/v1/mcp-servers', { body: { name: 'tools', url: server } }), 200);
+  const w = await createWorkspace(t, team.ownerKey, { modelIds: [m.id], mcpServerIds: [server$.id], ...ws });
   tools.reset();
-  return { team, model: m, ws: w, serverId: res.json().id as string };
+  return { team, model: m, ws: w, serverId: server$.id };
 }
 
-const complete = (key: string, wsId: string, payload: object) => t.request({ method: 'POST', url: `/api/v1/chat/${wsId}/completions`, key, payload });
+type Completion = paths['/api/v1/chat/{workspaceId}/completions']['post']['requestBody']['content']['application/json'];
+const wsAt = (workspaceId: string) => ({ params: { path: { workspaceId } } });
 
-async function stream(key: string, wsId: string, payload: object) {
-  const res = await fetch(`${baseUrl}/api/v1/chat/${wsId}/completions/stream`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: JSON.stringify(payload),
-  });
-  expect(res.status).toBe(200);
-  return parseSse(await res.text());
+const complete = (key: string, wsId: string, body: Completion) => t.api(key).POST('/api/v1/chat/{workspaceId}/completions', { ...wsAt(wsId), body });
+
+async function stream(key: string, wsId: string, body: Completion) {
+  const res = await t.api(key).POST('/api/v1/chat/{workspaceId}/completions/stream', { ...wsAt(wsId), body, parseAs: 'text' });
+  expect(res.response.status).toBe(200);
+  return parseSse(res.data as unknown as string);
 }
 
 const chatRequests = () => s.standIn.requests.filter((r) => r.method === 'POST' && !r.path.includes('embed') && r.usage);
@@ -63,10 +65,8 @@ function offeredNames(body: Record<string, unknown>): string[] {
   );
 }
 
-async function thread(key: string, wsId: string, threadId: string) {
-  const res = await t.request({ method: 'GET', url: `/api/v1/chat/${wsId}/history/${threadId}`, key });
-  expect(res.statusCode).toBe(200);
-  return res.json() as { messages: Array<{ role: string; content: string; toolCalls?: Array<Record<string, unknown>> }> };
+async function thread(key: string, workspaceId: string, threadId: string) {
+  return expectStatus(await t.api(key).GET('/api/v1/chat/{workspaceId}/history/{threadId}', { params: { path: { workspaceId, threadId } } }), 200);
 }
 
 describe.each(KINDS)('a turn with MCP tools (%s)', (kind) => {
@@ -113,17 +113,16 @@ describe.each(KINDS)('a turn with MCP tools (%s)', (kind) => {
   it('bills every step: the answer’s usage, the log and the ledger are the sum of both provider calls', async () => {
     const { team, ws } = await setup(kind, everything.url, { allowedTools: ['get-sum'] });
     s.standIn.set({ toolCalls: [{ name: 'get-sum', arguments: { a: 2, b: 3 } }] });
-    const res = await complete(team.ownerKey, ws.id, { prompt: 'What is 2 + 3?' });
-    expect(res.statusCode, res.body).toBe(200);
-    expect(res.json().message.content).toContain('The sum of 2 and 3 is 5.');
+    const res = expectStatus(await complete(team.ownerKey, ws.id, { prompt: 'What is 2 + 3?' }), 200);
+    expect(res.message.content).toContain('The sum of 2 and 3 is 5.');
     const reqs = chatRequests();
     expect(reqs).toHaveLength(2);
     const prompt = reqs.reduce((n, r) => n + r.usage!.promptTokens, 0);
     const completion = reqs.reduce((n, r) => n + r.usage!.completionTokens, 0);
-    expect(res.json().usage).toEqual({ promptTokens: prompt, completionTokens: completion, totalTokens: prompt + completion });
+    expect(res.usage).toEqual({ promptTokens: prompt, completionTokens: completion, totalTokens: prompt + completion });
     const [log] = await logsOf(t, team.ownerKey);
     expect([log!.promptTokens, log!.completionTokens]).toEqual([prompt, completion]);
-    const usage = (await t.request({ method: 'GET', url: '/api/v1/usage?groupBy=user', key: team.ownerKey })).json() as Array<{ promptTokens: number }>;
+    const usage = expectStatus(await t.api(team.ownerKey).GET('/api/v1/usage', { params: { query: { groupBy: 'user' } } }), 200);
     expect(usage.reduce((n, r) => n + r.promptTokens, 0)).toBe(prompt);
   });
 });
@@ -143,12 +142,11 @@ describe('tool failures and limits', () => {
   it('a tool that does not answer in time is cancelled and reported to the model as timed out', async () => {
     const { team, ws } = await setup('OPENAI', tools.url);
     s.standIn.set({ toolCalls: [{ name: 'wait', arguments: { ms: 15_000 } }] });
-    const res = await complete(team.ownerKey, ws.id, { prompt: 'Wait a long time' });
-    expect(res.statusCode, res.body).toBe(200);
+    const res = expectStatus(await complete(team.ownerKey, ws.id, { prompt: 'Wait a long time' }), 200);
     await tools.cancelledReaches(1);
     const last = chatRequests().at(-1)!.body.messages.at(-1);
     expect(last).toMatchObject({ role: 'tool', content: 'Error: The tool did not answer within 1 s' });
-    const stored = (await thread(team.ownerKey, ws.id, res.json().threadId)).messages.at(-1)!;
+    const stored = (await thread(team.ownerKey, ws.id, res.threadId)).messages.at(-1)!;
     expect(stored.toolCalls![0]).toMatchObject({ name: 'wait', ok: false });
   });
 
@@ -183,48 +181,44 @@ describe('tool failures and limits', () => {
   it('stops at 8 provider calls: 7 rounds of tools, then the model is told to call none', async () => {
     const { team, ws } = await setup('GOOGLE', tools.url);
     s.standIn.set({ toolCalls: [{ name: 'wait', arguments: { ms: 1 } }], toolCallsAfterResults: true });
-    const res = await complete(team.ownerKey, ws.id, { prompt: 'Loop forever' });
-    expect(res.statusCode, res.body).toBe(200);
+    const res = expectStatus(await complete(team.ownerKey, ws.id, { prompt: 'Loop forever' }), 200);
     const reqs = chatRequests();
     expect(reqs).toHaveLength(8);
     expect(tools.calls).toHaveLength(7);
     expect(reqs[6]!.body.toolConfig?.functionCallingConfig?.mode).not.toBe('NONE');
     expect(reqs[7]!.body.toolConfig.functionCallingConfig.mode).toBe('NONE');
-    const stored = (await thread(team.ownerKey, ws.id, res.json().threadId)).messages.at(-1)!;
+    const stored = (await thread(team.ownerKey, ws.id, res.threadId)).messages.at(-1)!;
     expect(stored.toolCalls!.map((c) => c.step)).toEqual([1, 2, 3, 4, 5, 6, 7]);
   });
 
   it('a budget stops a runaway loop before it is overspent', async () => {
     const { team, ws } = await setup('OPENAI', tools.url, {}, { chatCredits: 1000 });
     s.standIn.set({ toolCalls: [{ name: 'wait', arguments: { ms: 1 } }], toolCallsAfterResults: true });
-    const b = await t.request({
-      method: 'POST',
-      url: '/api/v1/budgets',
-      key: team.ownerKey,
-      payload: { scope: 'team', scopeId: team.teamId, period: 'day', credits: 20_000 },
-    });
-    expect(b.statusCode, b.body).toBe(201);
-    const res = await complete(team.ownerKey, ws.id, { prompt: 'Loop forever', maxTokens: 50 });
-    expect(res.statusCode, res.body).toBe(200);
-    expect(res.json().finishReason).toBe('length');
+    const api = t.api(team.ownerKey);
+    expectStatus(await api.POST('/api/v1/budgets', { body: { scope: 'team', scopeId: team.teamId, period: 'day', credits: 20_000 } }), 201);
+    const res = expectStatus(await complete(team.ownerKey, ws.id, { prompt: 'Loop forever', maxTokens: 50 }), 200);
+    expect(res.finishReason).toBe('length');
     expect(chatRequests().length).toBeLessThan(8);
     expect(chatRequests().length).toBeGreaterThanOrEqual(2);
-    const budgets = (await t.request({ method: 'GET', url: '/api/v1/budgets', key: team.ownerKey })).json() as Array<{ spent: number; credits: number }>;
+    const budgets = expectStatus(await api.GET('/api/v1/budgets'), 200);
     expect(budgets[0]!.spent).toBeGreaterThan(0);
-    expect(budgets[0]!.spent).toBeLessThanOrEqual(budgets[0]!.credits);
+    expect(budgets[0]!.spent).toBeLessThanOrEqual(budgets[0]!.credits!);
   });
 
   it('the client going away cancels the running tool call and ends the log interrupted', async () => {
     const { team, ws } = await setup('OPENAI', tools.url, {}, {});
     s.standIn.set({ toolCalls: [{ name: 'wait', arguments: { ms: 900 } }] });
     const abort = new AbortController();
-    const res = await fetch(`${baseUrl}/api/v1/chat/${ws.id}/completions/stream`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${team.ownerKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ prompt: 'Wait, then I leave' }),
+    // over a real socket, so that the client can hang up while the tool runs
+    const overSocket = createClient<paths>({ baseUrl, headers: { authorization: `Bearer ${team.ownerKey}` } });
+    const res = await overSocket.POST('/api/v1/chat/{workspaceId}/completions/stream', {
+      ...wsAt(ws.id),
+      body: { prompt: 'Wait, then I leave' },
+      parseAs: 'stream',
       signal: abort.signal,
     });
-    const reader = res.body!.getReader();
+    expect(res.response.status).toBe(200);
+    const reader = res.data!.getReader();
     let seen = '';
     while (!seen.includes('event: tool_call')) seen += new TextDecoder().decode((await reader.read()).value);
     abort.abort();
@@ -244,38 +238,37 @@ describe('which turns are offered the tools', () => {
   it('a workspace whose server cannot be reached answers without tools', async () => {
     const { team, ws } = await setup('OPENAI', 'http://127.0.0.1:9/mcp');
     s.standIn.set({ toolCalls: [{ name: 'echo', arguments: { message: 'x' } }] });
-    const res = await complete(team.ownerKey, ws.id, { prompt: 'hello' });
-    expect(res.statusCode, res.body).toBe(200);
-    expect(res.json().message.content).toBe('Echo: hello');
+    const res = expectStatus(await complete(team.ownerKey, ws.id, { prompt: 'hello' }), 200);
+    expect(res.message.content).toBe('Echo: hello');
     expect(chatRequests()[0]!.body.tools).toBeUndefined();
   });
 
   it('a disabled server’s tools are not offered', async () => {
     const { team, ws, serverId } = await setup('OPENAI', everything.url);
-    await t.request({ method: 'PATCH', url: `/api/v1/mcp-servers/${serverId}`, key: team.ownerKey, payload: { enabled: false } });
+    expectStatus(await t.api(team.ownerKey).PATCH('/api/v1/mcp-servers/{serverId}', { params: { path: { serverId } }, body: { enabled: false } }), 200);
     const res = await complete(team.ownerKey, ws.id, { prompt: 'hello' });
-    expect(res.statusCode).toBe(200);
+    expect(res.response.status).toBe(200);
     expect(chatRequests()[0]!.body.tools).toBeUndefined();
   });
 
   it('/v1 without tools of its own gets the workspace’s; with its own, only those', async () => {
     const { team, ws } = await setup('OPENAI', everything.url, { allowedTools: ['echo'] });
     s.standIn.set({ toolCalls: [{ name: 'echo', arguments: { message: 'via v1' } }] });
-    const v1 = (body: object) =>
-      t.request({ method: 'POST', url: '/v1/chat/completions', key: team.ownerKey, payload: { model: `workspace/${ws.id}`, ...body } });
+    const api = t.api(team.ownerKey);
+    const v1 = async (body: Pick<V1Chat, 'messages' | 'tools'>) =>
+      expectStatus(await api.POST('/v1/chat/completions', { body: { model: `workspace/${ws.id}`, ...body } }), 200) as Schemas['OpenAIChatCompletion'];
     const res = await v1({ messages: [{ role: 'user', content: 'echo please' }] });
-    expect(res.statusCode, res.body).toBe(200);
-    expect(res.json().choices[0]).toMatchObject({ finish_reason: 'stop', message: { content: expect.stringContaining('Echo: via v1') } });
-    expect(res.json().choices[0].message.tool_calls).toBeUndefined();
+    expect(res.choices[0]).toMatchObject({ finish_reason: 'stop', message: { content: expect.stringContaining('Echo: via v1') } });
+    expect(res.choices[0]!.message.tool_calls).toBeUndefined();
     // Streamed: OpenAI's chunks carry the answer the tool led to, never the workspace's calls.
     s.standIn.reset();
     s.standIn.set({ toolCalls: [{ name: 'echo', arguments: { message: 'streamed' } }] });
-    const streamed = await fetch(`${baseUrl}/v1/chat/completions`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${team.ownerKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ model: `workspace/${ws.id}`, stream: true, messages: [{ role: 'user', content: 'echo please' }] }),
+    const streamed = await api.POST('/v1/chat/completions', {
+      body: { model: `workspace/${ws.id}`, stream: true, messages: [{ role: 'user', content: 'echo please' }] },
+      parseAs: 'text',
     });
-    const chunks = (await streamed.text())
+    expect(streamed.response.status).toBe(200);
+    const chunks = (streamed.data as unknown as string)
       .split('\n\n')
       .filter((b) => b.startsWith('data: {'))
       .map((b) => JSON.parse(b.slice(6)) as { choices: Array<{ delta: { content?: string; tool_calls?: unknown }; finish_reason: string | null }> });
@@ -288,8 +281,7 @@ describe('which turns are offered the tools', () => {
       messages: [{ role: 'user', content: 'use mine' }],
       tools: [{ type: 'function', function: { name: 'mine', parameters: { type: 'object' } } }],
     });
-    expect(own.statusCode, own.body).toBe(200);
-    expect(own.json().choices[0].finish_reason).toBe('tool_calls');
+    expect(own.choices[0]!.finish_reason).toBe('tool_calls');
     expect(offeredNames(chatRequests()[0]!.body)).toEqual(['mine']);
   });
 });

@@ -1,20 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { watchStatements } from '../../src/db/driver.js';
 import { promptLogs } from '../../src/db/schema/prompt-logs.js';
+import { expectStatus, multipartBody, type paths } from '../helpers/api.js';
 import { expectProblem, newTeam, startTestApp, testConfig, type TestApp } from '../helpers/app.js';
 import { createModel, createWorkspace } from '../helpers/factories.js';
 import { parseSse, parseSseControl } from '../helpers/sse.js';
-import { startStandInProvider, type StandInProvider } from '../support/standin-provider.js';
+import { useStandIn } from '../support/use-standin.js';
 
 /** The turn pipeline's guarantees: stream framing, final prompt logs, statements per turn. */
+const s = useStandIn();
 let t: TestApp;
-let standIn: StandInProvider;
-let baseUrl: string;
 
 beforeAll(async () => {
-  standIn = await startStandInProvider();
   // a fast heartbeat and sweep, so both can be observed without waiting (nothing here asserts on time)
   // no embedding worker: its look for files to embed (every 2 s) reads plus_ tables, which a turn's statement count would take for the turn's
   t = await startTestApp({
@@ -23,29 +22,30 @@ beforeAll(async () => {
     promptLogSweepMs: 50,
     embeddings: { ...testConfig().embeddings, workerIntervalMs: 0 },
   });
-  baseUrl = await t.app.listen({ port: 0, host: '127.0.0.1' });
 });
-afterAll(async () => {
-  await t.close();
-  await standIn.close();
-});
-beforeEach(() => standIn.reset());
+afterAll(() => t.close());
 
 async function setup() {
   const team = await newTeam(t);
-  const model = await createModel(t, team.ownerKey, { url: standIn.openaiBaseUrl });
+  const model = await createModel(t, team.ownerKey, { url: s.standIn.openaiBaseUrl });
   const ws = await createWorkspace(t, team.ownerKey, { modelIds: [model.id] });
   return { team, model, ws };
 }
 
-const complete = (key: string, wsId: string, payload: object) => t.request({ method: 'POST', url: `/api/v1/chat/${wsId}/completions`, key, payload });
+type Completion = paths['/api/v1/chat/{workspaceId}/completions']['post']['requestBody']['content']['application/json'];
+const wsAt = (workspaceId: string) => ({ params: { path: { workspaceId } } });
 
-function openStream(key: string, wsId: string, payload: object) {
-  return fetch(`${baseUrl}/api/v1/chat/${wsId}/completions/stream`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: JSON.stringify(payload),
+const complete = (key: string, wsId: string, body: Completion) => t.api(key).POST('/api/v1/chat/{workspaceId}/completions', { ...wsAt(wsId), body });
+
+/** The streamed turn, its body read live as the server writes it. */
+async function openStream(key: string, wsId: string, body: Completion) {
+  const { data, response } = await t.api(key).POST('/api/v1/chat/{workspaceId}/completions/stream', {
+    ...wsAt(wsId),
+    body,
+    headers: { accept: 'text/event-stream' },
+    parseAs: 'stream',
   });
+  return { status: response.status, body: data as ReadableStream<Uint8Array> };
 }
 
 /** Read a stream until `until` holds for the text so far (or the stream ends). */
@@ -64,15 +64,16 @@ async function readUntil(
 }
 
 async function logsOf(key: string) {
-  return (await t.request({ method: 'GET', url: '/api/v1/chat/prompt-logs/paged?size=100', key })).json().content as Array<Record<string, unknown>>;
+  return expectStatus(await t.api(key).GET('/api/v1/chat/prompt-logs/paged', { params: { query: { size: 100 } } }), 200).content;
 }
 
 describe('stream framing', () => {
   it('sends retry once inside the first event, an increasing id on every event, and ping comments while the provider is slow', async () => {
     const { team, ws } = await setup();
-    standIn.set({ chunkDelayMs: 120 });
+    s.standIn.set({ chunkDelayMs: 120 });
     const res = await openStream(team.ownerKey, ws.id, { prompt: 'one two three four' });
-    const text = await res.text();
+    expect(res.status).toBe(200);
+    const text = await new Response(res.body).text();
     const events = parseSse(text);
     expect(events[0]!.event).toBe('start');
     expect(events.at(-1)!.event).toBe('done');
@@ -89,15 +90,15 @@ describe('stream framing', () => {
 describe('prompt logs always end final', () => {
   it('a thread deleted under a running stream ends the stream with a 409 error and the log interrupted', async () => {
     const { team, ws } = await setup();
-    standIn.set({ chunkDelayMs: 150 });
+    s.standIn.set({ chunkDelayMs: 150 });
     const res = await openStream(team.ownerKey, ws.id, { prompt: 'alpha beta gamma delta epsilon zeta' });
     expect(res.status).toBe(200);
-    const reader = res.body!.getReader();
+    const reader = res.body.getReader();
     let { text } = await readUntil(reader, '', (s) => s.includes('event: delta'));
     const start = parseSse(text.slice(0, text.lastIndexOf('\n\n'))).find((e) => e.event === 'start')!;
     const threadId = start.data.threadId as string;
-    const del = await t.request({ method: 'DELETE', url: `/api/v1/chat/${ws.id}/history/${threadId}`, key: team.ownerKey });
-    expect(del.statusCode).toBe(200);
+    const thread = { params: { path: { workspaceId: ws.id, threadId } } };
+    expectStatus(await t.api(team.ownerKey).DELETE('/api/v1/chat/{workspaceId}/history/{threadId}', thread), 200);
     ({ text } = await readUntil(reader, text, () => false));
     const events = parseSse(text);
     expect(events.at(-1)).toMatchObject({ event: 'error', data: { status: 409, code: 'thread_deleted' } });
@@ -105,16 +106,16 @@ describe('prompt logs always end final', () => {
     expect(log.status).toBe('interrupted');
     expect(String(log.error)).toMatch(/^thread_deleted/);
     expect(String(log.response)).toContain('Echo: alpha');
-    expectProblem(await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/history/${threadId}`, key: team.ownerKey }), 404);
+    expectProblem(await t.api(team.ownerKey).GET('/api/v1/chat/{workspaceId}/history/{threadId}', thread), 404);
   });
 
   it('a workspace deleted under a plain completion answers 409 and ends the log', async () => {
     const { team, ws } = await setup();
-    standIn.set({ delayMs: 400 });
+    s.standIn.set({ delayMs: 400 });
     const pending = complete(team.ownerKey, ws.id, { prompt: 'are you still there' });
     // A new thread's provider call starts beside its first write: wait for both.
-    while (standIn.inFlight === 0 || (await logsOf(team.ownerKey)).length === 0) await new Promise((r) => setTimeout(r, 10));
-    expect((await t.request({ method: 'DELETE', url: `/api/v1/workspaces/${ws.id}`, key: team.ownerKey })).statusCode).toBe(200);
+    while (s.standIn.inFlight === 0 || (await logsOf(team.ownerKey)).length === 0) await new Promise((r) => setTimeout(r, 10));
+    expectStatus(await t.api(team.ownerKey).DELETE('/api/v1/workspaces/{workspaceId}', wsAt(ws.id)), 200);
     const p = expectProblem(await pending, 409);
     expect(p.code).toBe('thread_deleted');
     const [log] = await logsOf(team.ownerKey);
@@ -132,43 +133,40 @@ describe('prompt logs always end final', () => {
     );
     await t.database.db.execute(sql.raw(`create trigger ${fn} before insert on prompt_logs for each row execute function ${fn}()`));
     try {
-      for (const path of ['completions', 'completions/stream']) {
-        const res = await t.request({ method: 'POST', url: `/api/v1/chat/${ws.id}/${path}`, key: team.ownerKey, payload: { prompt: marker } });
-        expect(res.statusCode).toBe(500);
-        expect(res.body).not.toContain('Echo:');
+      const api = t.api(team.ownerKey);
+      for (const path of ['/api/v1/chat/{workspaceId}/completions', '/api/v1/chat/{workspaceId}/completions/stream'] as const) {
+        const res = await api.POST(path, { ...wsAt(ws.id), body: { prompt: marker } });
+        expect(res.response.status).toBe(500);
+        expect(JSON.stringify(res.error ?? res.data)).not.toContain('Echo:');
       }
-      const v1 = await t.request({
-        method: 'POST',
-        url: '/v1/chat/completions',
-        key: team.ownerKey,
-        payload: { model: `workspace/${ws.id}`, messages: [{ role: 'user', content: marker }] },
-      });
-      expect(v1.statusCode).toBe(500);
-      expect(v1.body).not.toContain('Echo:');
+      const v1 = await api.POST('/v1/chat/completions', { body: { model: `workspace/${ws.id}`, messages: [{ role: 'user', content: marker }] } });
+      expect(v1.response.status).toBe(500);
+      expect(JSON.stringify(v1.error ?? v1.data)).not.toContain('Echo:');
     } finally {
       await t.database.db.execute(sql.raw(`drop trigger ${fn} on prompt_logs`));
       await t.database.db.execute(sql.raw(`drop function ${fn}()`));
     }
     expect(await logsOf(team.ownerKey)).toEqual([]);
-    const threads = await t.request({ method: 'GET', url: `/api/v1/chat/${ws.id}/history`, key: team.ownerKey });
-    expect(JSON.stringify(threads.json())).not.toContain(marker);
+    const threads = expectStatus(await t.api(team.ownerKey).GET('/api/v1/chat/{workspaceId}/history', wsAt(ws.id)), 200);
+    expect(JSON.stringify(threads)).not.toContain(marker);
   });
 
   it('a follow-up to a deleted thread is a 404 that stores nothing', async () => {
     const { team, ws } = await setup();
-    const first = (await complete(team.ownerKey, ws.id, { prompt: 'first' })).json();
-    await t.request({ method: 'DELETE', url: `/api/v1/chat/${ws.id}/history/${first.threadId}`, key: team.ownerKey });
+    const first = expectStatus(await complete(team.ownerKey, ws.id, { prompt: 'first' }), 200);
+    const thread = { params: { path: { workspaceId: ws.id, threadId: first.threadId } } };
+    expectStatus(await t.api(team.ownerKey).DELETE('/api/v1/chat/{workspaceId}/history/{threadId}', thread), 200);
     expectProblem(await complete(team.ownerKey, ws.id, { prompt: 'second', threadId: first.threadId }), 404);
-    expect(standIn.requests).toHaveLength(1);
+    expect(s.standIn.requests).toHaveLength(1);
     expect((await logsOf(team.ownerKey)).map((l) => l.prompt)).toEqual(['first']);
   });
 
   it('the sweep finishes logs a crashed node left pending, and only those', async () => {
     const { team } = await setup();
-    const me = (await t.request({ method: 'GET', url: '/api/v1/me', key: team.ownerKey })).json();
+    const me = expectStatus(await t.api(team.ownerKey).GET('/api/v1/me'), 200);
     const crashed = randomUUID();
     const running = randomUUID();
-    const base = { teamId: team.teamId, userId: me.user.id as number, status: 'pending' as const };
+    const base = { teamId: team.teamId, userId: me.user.id, status: 'pending' as const };
     await t.database.db.insert(promptLogs).values([
       // older than the longest possible call (total timeout + margin): its request cannot still be running
       { ...base, id: crashed, prompt: 'lost in a crash', created: new Date(Date.now() - 10 * 60_000) },
@@ -202,15 +200,15 @@ describe('statements per turn', () => {
 
   it('a follow-up turn in an existing thread costs two statements: the user turn with its history, and the answer', async () => {
     const { team, ws } = await setup();
-    const first = (await complete(team.ownerKey, ws.id, { prompt: 'first question' })).json();
-    standIn.reset();
+    const first = expectStatus(await complete(team.ownerKey, ws.id, { prompt: 'first question' }), 200);
+    s.standIn.reset();
     let res: Awaited<ReturnType<typeof complete>> | undefined;
     const seen = await statementsDuring(async () => {
       res = await complete(team.ownerKey, ws.id, { prompt: 'second question', threadId: first.threadId });
     });
-    expect(res!.statusCode).toBe(200);
+    expect(res!.response.status).toBe(200);
     // the history came from the first statement
-    expect(standIn.requests[0]!.body.messages.map((m: { content: string }) => m.content)).toEqual([
+    expect(s.standIn.requests[0]!.body.messages.map((m: { content: string }) => m.content)).toEqual([
       'first question',
       'Echo: first question',
       'second question',
@@ -230,26 +228,16 @@ describe('statements per turn', () => {
 
   it('a follow-up in a thread with files also searches them', async () => {
     const { team, ws } = await setup();
-    const first = (await complete(team.ownerKey, ws.id, { prompt: 'what about the zebra' })).json();
-    const plus = (
-      await t.request({
-        method: 'POST',
-        url: '/api/v1/plus',
-        key: team.ownerKey,
-        headers: { 'content-type': 'multipart/form-data; boundary=b0' },
-        payload: '--b0\r\nContent-Disposition: form-data; name="title"\r\n\r\nNotes\r\n--b0--\r\n',
-      })
-    ).json();
-    const form = `--b0\r\nContent-Disposition: form-data; name="files"; filename="zoo.txt"\r\nContent-Type: text/plain\r\n\r\nThe zebra sleeps standing up in the savanna.\r\n--b0--\r\n`;
-    const added = await t.request({
-      method: 'POST',
-      url: `/api/v1/chat/${plus.id}/add-file?threadId=${first.threadId}`,
-      key: team.ownerKey,
-      headers: { 'content-type': 'multipart/form-data; boundary=b0' },
-      payload: form,
+    const api = t.api(team.ownerKey);
+    const first = expectStatus(await complete(team.ownerKey, ws.id, { prompt: 'what about the zebra' }), 200);
+    const plus = expectStatus(await api.POST('/api/v1/plus', multipartBody([{ name: 'title', value: 'Notes' }])), 200);
+    const zoo = { name: 'files', filename: 'zoo.txt', contentType: 'text/plain', value: 'The zebra sleeps standing up in the savanna.' };
+    const added = await api.POST('/api/v1/chat/{plusId}/add-file', {
+      params: { path: { plusId: plus.id }, query: { threadId: first.threadId } },
+      ...multipartBody([zoo]),
     });
-    expect(added.statusCode).toBe(200);
-    const second = (await complete(team.ownerKey, ws.id, { prompt: 'where does the zebra sleep', threadId: first.threadId })).json();
-    expect(second.sources.map((s: { filename: string }) => s.filename)).toEqual(['zoo.txt']);
+    expect(added.response.status).toBe(200);
+    const second = expectStatus(await complete(team.ownerKey, ws.id, { prompt: 'where does the zebra sleep', threadId: first.threadId }), 200);
+    expect(second.sources.map((src) => src.filename)).toEqual(['zoo.txt']);
   });
 });

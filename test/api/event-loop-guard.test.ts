@@ -15,8 +15,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectStatus, multipartBody } from '../helpers/api.js';
 import { newTeam, startTestApp, type TeamFixture, type TestApp } from '../helpers/app.js';
-import { multipart } from '../helpers/multipart.js';
 import { docx, DOCX_MIME, para } from '../ingest/hostile-files.js';
 
 /** Held for this long, a server is unresponsive, whatever the machine's load. */
@@ -47,27 +47,17 @@ describe('the event loop', () => {
     const file = await denseDocx(4_000_000);
     const loop = monitorEventLoopDelay({ resolution: 10 });
     loop.enable();
-    const res = await t.request({
-      method: 'POST',
-      url: '/api/v1/plus',
-      key: team.ownerKey,
-      ...multipart([
-        { name: 'title', value: 'dense' },
-        { name: 'files', filename: 'dense.docx', contentType: DOCX_MIME, data: file },
-      ]),
-    });
-    expect(res.statusCode).toBe(200);
-    const entry = res.json() as { id: string; files: Array<{ fileChunks: unknown[] }> };
-    expect(entry.files[0]!.fileChunks.length).toBeGreaterThan(1000);
+    const api = t.api(team.ownerKey);
+    const upload = multipartBody([
+      { name: 'title', value: 'dense' },
+      { name: 'files', filename: 'dense.docx', contentType: DOCX_MIME, data: file },
+    ]);
+    const entry = expectStatus(await api.POST('/api/v1/plus', upload), 200);
+    expect(entry.files[0]!.fileChunks!.length).toBeGreaterThan(1000);
     // the first question queues the entry's index build; the next ones run while it is built
     for (let i = 0; i < 3; i++) {
-      const q = await t.request({
-        method: 'POST',
-        url: `/api/v1/plus/${entry.id}/context-for-prompt`,
-        key: team.ownerKey,
-        payload: { content: `w${i * 7} w42` },
-      });
-      expect(q.statusCode).toBe(200);
+      const q = await api.POST('/api/v1/plus/{plusId}/context-for-prompt', { params: { path: { plusId: entry.id } }, body: { content: `w${i * 7} w42` } });
+      expect(q.response.status).toBe(200);
     }
     await t.services.plus.lexicalIndexes?.idle();
     loop.disable();

@@ -7,7 +7,7 @@
  */
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { callback, CALLBACK, idp, me, person, refused, RESEARCH, rows, run, signIn, start, startApp, t, useOidcSuite } from '../helpers/oidc.js';
+import { callback, CALLBACK, idp, locationOf, me, person, refused, RESEARCH, rows, run, signIn, start, startApp, t, useOidcSuite } from '../helpers/oidc.js';
 import { sessionFrom } from '../helpers/session.js';
 import type { TestIdp } from '../support/oidc-provider.js';
 
@@ -31,7 +31,7 @@ describe('callbacks that must not sign anyone in', () => {
     const { authorizationUrl, browser } = await start();
     const back = await idp.signIn(authorizationUrl, username);
     const first = await callback(t, back, browser);
-    expect(first.headers.location).toBe('/');
+    expect(locationOf(first)).toBe('/');
     refused(await callback(t, back, browser), 'failed');
 
     const fresh = await start();
@@ -68,25 +68,24 @@ describe('callbacks that must not sign anyone in', () => {
       idp.tamper = null;
     }
     // The same provider, untampered, still signs people in.
-    expect((await signIn(person([`research-${run}`]))).headers.location).toBe('/');
+    expect(locationOf(await signIn(person([`research-${run}`])))).toBe('/');
   });
 
   it('refuses a provider whose discovery document names another issuer', async () => {
     const app = await startApp({ issuer: idp.issuer.replace('127.0.0.1', 'localhost') });
     try {
-      const res = await app.request({ method: 'GET', url: '/api/v1/auth/oidc/login' });
-      refused(res, 'unavailable');
+      refused(await app.api().GET('/api/v1/auth/oidc/login'), 'unavailable');
     } finally {
       await app.close();
     }
   });
 
   it("signs people in at once after the provider's keys rotate, and never with a key it does not publish", async () => {
-    expect((await signIn(person([`research-${run}`]))).headers.location).toBe('/');
+    expect(locationOf(await signIn(person([`research-${run}`])))).toBe('/');
     idp.rotateKeys();
     // The keys were fetched moments ago; the new key id makes them be fetched again.
-    expect((await signIn(person([`research-${run}`]))).headers.location).toBe('/');
-    expect((await signIn(person([`research-${run}`]))).headers.location).toBe('/');
+    expect(locationOf(await signIn(person([`research-${run}`])))).toBe('/');
+    expect(locationOf(await signIn(person([`research-${run}`])))).toBe('/');
     // A key id the provider does not publish, even after a fresh fetch: refused.
     idp.tamper = { otherKey: true, kid: 'unpublished' };
     try {
@@ -94,7 +93,7 @@ describe('callbacks that must not sign anyone in', () => {
     } finally {
       idp.tamper = null;
     }
-    expect((await signIn(person([`research-${run}`]))).headers.location).toBe('/');
+    expect(locationOf(await signIn(person([`research-${run}`])))).toBe('/');
   });
 });
 
@@ -109,10 +108,10 @@ describe('several nodes', () => {
       const { authorizationUrl, browser } = await start(t);
       const back = await idp.signIn(authorizationUrl, person([`research-${run}`]));
       const answers = await Promise.all([callback(node2, back, browser), callback(t, back, browser)]);
-      const signedIn = answers.filter((a) => a.headers.location === '/');
+      const signedIn = answers.filter((a) => locationOf(a) === '/');
       expect(signedIn).toHaveLength(1);
       for (const a of answers.filter((x) => x !== signedIn[0])) refused(a, 'failed');
-      expect((await me(sessionFrom(signedIn[0]!)!, node2)).team.name).toBe(RESEARCH);
+      expect((await me(sessionFrom(signedIn[0]!.response)!, node2)).team.name).toBe(RESEARCH);
     } finally {
       await other?.close();
     }
@@ -123,8 +122,7 @@ describe('callbacks of any shape', () => {
   it('answers every malformed callback with the sign-in page and a reason, never an error', async () => {
     const { browser } = await start();
     for (const query of ['', '?state=', '?code=x', `?state=${'s'.repeat(5000)}&code=y`, '?state=a&state=b&code=c', '?state=%E2%82%AC&code=%FF', '?error=x']) {
-      const res = await t.request({ method: 'GET', url: `/api/v1/auth/oidc/callback${query}`, headers: { cookie: `atrium_oidc=${browser}` } });
-      refused(res, 'failed');
+      refused(await callback(t, query, browser), 'failed');
     }
   });
 });

@@ -7,11 +7,13 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectStatus } from '../helpers/api.js';
 import { ADMIN_KEY, expectProblem, startTestApp, testConfig, type TestApp } from '../helpers/app.js';
 import {
   callback,
   CALLBACK,
   idp,
+  locationOf,
   me,
   oidcConfig,
   person,
@@ -49,8 +51,8 @@ describe('OpenID Connect sign-in', () => {
     expect(stored.length).toBeGreaterThan(0);
     expect(stored.map((r) => r.state_hash)).not.toContain(q.get('state'));
 
-    const methods = await t.request({ method: 'GET', url: '/api/v1/auth/methods' });
-    expect(methods.json()).toEqual({ password: true, oidc: { name: 'Test IdP', loginUrl: '/api/v1/auth/oidc/login' } });
+    const methods = expectStatus(await t.api().GET('/api/v1/auth/methods'), 200);
+    expect(methods).toEqual({ password: true, oidc: { name: 'Test IdP', loginUrl: '/api/v1/auth/oidc/login' } });
   });
 
   it('creates the user on first sign-in, in the team and with the role their group maps to, and signs them in', async () => {
@@ -58,12 +60,12 @@ describe('OpenID Connect sign-in', () => {
     const { authorizationUrl, browser } = await start();
     const state = new URL(authorizationUrl).searchParams.get('state')!;
     const res = await callback(t, await idp.signIn(authorizationUrl, username), browser);
-    expect(res.statusCode, res.body).toBe(302);
-    expect(res.headers.location).toBe('/');
-    const session = sessionFrom(res)!;
+    expect(res.response.status, JSON.stringify(res.error)).toBe(302);
+    expect(locationOf(res)).toBe('/');
+    const session = sessionFrom(res.response)!;
     expect(session).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    expect(setCookieOf(res)).toContain('HttpOnly');
-    expect(setCookieOf(res)).toMatch(/atrium_oidc=; Path=\/api\/v1\/auth\/oidc; .*Max-Age=0/);
+    expect(setCookieOf(res.response)).toContain('HttpOnly');
+    expect(setCookieOf(res.response)).toMatch(/atrium_oidc=; Path=\/api\/v1\/auth\/oidc; .*Max-Age=0/);
     const who = await me(session);
     expect(who.user).toMatchObject({ email: `${username}@example.com`, name: `Person ${username}`, role: 'member', instanceAdmin: false });
     expect(who.team.name).toBe(RESEARCH);
@@ -75,11 +77,11 @@ describe('OpenID Connect sign-in', () => {
 
   it('updates the role from the groups on every sign-in, and moves people between teams', async () => {
     const username = person([`research-${run}`]);
-    const first = await me(sessionFrom(await signIn(username))!);
+    const first = await me(sessionFrom((await signIn(username)).response)!);
     expect(first.user.role).toBe('member');
 
     idp.accounts.get(username)!.groups = [`research-${run}`, `research-leads-${run}`];
-    const researchSession = sessionFrom(await signIn(username))!;
+    const researchSession = sessionFrom((await signIn(username)).response)!;
     const second = await me(researchSession);
     expect(second.user).toMatchObject({ id: first.user.id, role: 'admin' });
     expect(second.team.id).toBe(first.team.id);
@@ -87,17 +89,17 @@ describe('OpenID Connect sign-in', () => {
     // Only sales now: a user in Sales as owner, and the Research user removed, its sessions ended.
     idp.accounts.get(username)!.groups = [`sales-${run}`];
     const third = await signIn(username);
-    const sales = await me(sessionFrom(third)!);
+    const sales = await me(sessionFrom(third.response)!);
     expect(sales.team.name).toBe(SALES);
     expect(sales.user.role).toBe('owner');
     expect(sales.user.id).not.toBe(first.user.id);
-    expectProblem(await t.request({ method: 'GET', url: '/api/v1/me', headers: cookie(researchSession) }), 401);
+    expectProblem(await t.api(null, { headers: cookie(researchSession) }).GET('/api/v1/me'), 401);
     const [removed] = await rows<{ deleted: string | null }>(t, sql`select deleted from users where id = ${first.user.id}`);
     expect(removed!.deleted).not.toBeNull();
 
     // Back in Research (as well as Sales): the same Research user comes back, signed in there (first in the map's order).
     idp.accounts.get(username)!.groups = [`research-${run}`, `sales-${run}`];
-    const both = await me(sessionFrom(await signIn(username))!);
+    const both = await me(sessionFrom((await signIn(username)).response)!);
     expect(both.team.name).toBe(RESEARCH);
     expect(both.user).toMatchObject({ id: first.user.id, role: 'member' });
     const live = await rows<{ id: number }>(t, sql`select id from users where id = ${sales.user.id} and deleted is null`);
@@ -113,10 +115,10 @@ describe('OpenID Connect sign-in', () => {
   it('removes a person from every team once none of their groups maps, and refuses them', async () => {
     const username = person([`research-${run}`]);
     const res = await signIn(username);
-    const before = await me(sessionFrom(res)!);
+    const before = await me(sessionFrom(res.response)!);
     idp.accounts.get(username)!.groups = [];
     refused(await signIn(username), 'not_mapped');
-    expectProblem(await t.request({ method: 'GET', url: '/api/v1/me', headers: cookie(sessionFrom(res)!) }), 401);
+    expectProblem(await t.api(null, { headers: cookie(sessionFrom(res.response)!) }).GET('/api/v1/me'), 401);
     const [row] = await rows<{ deleted: string | null }>(t, sql`select deleted from users where id = ${before.user.id}`);
     expect(row!.deleted).not.toBeNull();
   });
@@ -128,19 +130,15 @@ describe('OpenID Connect sign-in', () => {
   it('takes over a team user with the same verified email, never one the provider says is unverified', async () => {
     const app = await startApp({ teamMap: [{ group: `adopt-${run}`, team: `Adopt ${run}`, role: 'admin' }] });
     try {
-      const made = await app.request({
-        method: 'POST',
-        url: '/api/v1/teams',
-        key: ADMIN_KEY,
-        payload: { name: `Adopt ${run}`, ownerName: 'Owner', ownerEmail: `owner-${randomUUID()}@example.com` },
-      });
-      expect(made.statusCode, made.body).toBe(201);
+      const made = expectStatus(
+        await app.api(ADMIN_KEY).POST('/api/v1/teams', { body: { name: `Adopt ${run}`, ownerName: 'Owner', ownerEmail: `owner-${randomUUID()}@example.com` } }),
+        201,
+      );
       const email = `existing-${randomUUID()}@example.com`;
-      const user = await app.request({ method: 'POST', url: '/api/v1/users', key: made.json().apiKey, payload: { name: 'Existing', email, role: 'member' } });
-      expect(user.statusCode, user.body).toBe(201);
+      const user = expectStatus(await app.api(made.apiKey).POST('/api/v1/users', { body: { name: 'Existing', email, role: 'member' } }), 201);
       refused(await signIn(person([`adopt-${run}`], { email, emailVerified: false }), app), 'email_taken');
-      const who = await me(sessionFrom(await signIn(person([`adopt-${run}`], { email, emailVerified: true }), app))!, app);
-      expect(who.user).toMatchObject({ id: user.json().user.id, role: 'admin' });
+      const who = await me(sessionFrom((await signIn(person([`adopt-${run}`], { email, emailVerified: true }), app)).response)!, app);
+      expect(who.user).toMatchObject({ id: user.user.id, role: 'admin' });
       // Now linked to that identity: a second provider account with the same email cannot take it.
       refused(await signIn(person([`adopt-${run}`], { email }), app), 'email_taken');
     } finally {
@@ -164,10 +162,10 @@ describe('a provider that puts the groups in its userinfo answer only', () => {
       lean.accounts.set(username, { email: `${username}@example.com`, name: 'Lean Person', groups: [`sales-${run}`] });
       let idToken: Record<string, unknown> = {};
       lean.tamper = { claims: (c) => (idToken = c) }; // re-signed with the provider's own key: only looked at
-      const res = await app.request({ method: 'GET', url: '/api/v1/auth/oidc/login' });
-      const browser = /^atrium_oidc=([A-Za-z0-9_-]+);/.exec(setCookieOf(res))![1]!;
-      const back = await lean.signIn(res.headers.location as string, username);
-      const who = await me(sessionFrom(await callback(app, back, browser))!, app);
+      const { response } = await app.api().GET('/api/v1/auth/oidc/login');
+      const browser = /^atrium_oidc=([A-Za-z0-9_-]+);/.exec(setCookieOf(response))![1]!;
+      const back = await lean.signIn(response.headers.get('location')!, username);
+      const who = await me(sessionFrom((await callback(app, back, browser)).response)!, app);
       expect(who.user).toMatchObject({ email: `${username}@example.com`, name: 'Lean Person', role: 'owner' });
       expect(who.team.name).toBe(SALES);
       expect(idToken.sub).toBe(username);
@@ -186,12 +184,12 @@ describe('the instance admin', () => {
     try {
       const username = `admin-${randomUUID().slice(0, 8)}`;
       idp.accounts.set(username, { email: 'admin@localhost', emailVerified: true, name: 'Admin', groups: [`everyone-${run}`] });
-      const who = await me(sessionFrom(await signIn(username, app))!, app);
+      const who = await me(sessionFrom((await signIn(username, app)).response)!, app);
       expect(who.user).toMatchObject({ email: 'admin@localhost', role: 'owner', instanceAdmin: true });
       idp.accounts.get(username)!.groups = [];
       refused(await signIn(username, app), 'not_mapped');
-      const still = await app.request({ method: 'GET', url: '/api/v1/me', key: ADMIN_KEY });
-      expect(still.json().user).toMatchObject({ id: who.user.id, role: 'owner', instanceAdmin: true });
+      const still = expectStatus(await app.api(ADMIN_KEY).GET('/api/v1/me'), 200);
+      expect(still.user).toMatchObject({ id: who.user.id, role: 'owner', instanceAdmin: true });
     } finally {
       // The provider is a new one (another issuer) in each run: the link must not outlive this one on a shared PostgreSQL.
       await app.database.db.execute(sql`delete from user_identities where user_id in (select id from users where instance_admin)`);
@@ -229,42 +227,34 @@ describe('PASSWORD_LOGIN=off', () => {
   afterAll(() => off.close());
 
   it('refuses password sign-in, invites and password changes; API keys and the identity provider keep working', async () => {
-    const methods = await off.request({ method: 'GET', url: '/api/v1/auth/methods' });
-    expect(methods.json()).toEqual({ password: false, oidc: { name: 'Test IdP', loginUrl: '/api/v1/auth/oidc/login' } });
-    const made = await off.request({
-      method: 'POST',
-      url: '/api/v1/teams',
-      key: ADMIN_KEY,
-      payload: { name: `Off ${run}`, ownerName: 'Owner', ownerEmail: `owner-${randomUUID()}@example.com` },
-    });
-    expect(made.statusCode, made.body).toBe(201);
-    const token = new URL(made.json().inviteUrl as string).hash.replace('#token=', '');
-    for (const [url, payload] of [
-      ['/api/v1/auth/login', { email: 'admin@localhost', password: 'whatever password' }],
-      ['/api/v1/auth/check-invite', { token }],
-      ['/api/v1/auth/accept-invite', { token, password: 'a new password' }],
+    const methods = expectStatus(await off.api().GET('/api/v1/auth/methods'), 200);
+    expect(methods).toEqual({ password: false, oidc: { name: 'Test IdP', loginUrl: '/api/v1/auth/oidc/login' } });
+    const made = expectStatus(
+      await off.api(ADMIN_KEY).POST('/api/v1/teams', { body: { name: `Off ${run}`, ownerName: 'Owner', ownerEmail: `owner-${randomUUID()}@example.com` } }),
+      201,
+    );
+    const token = new URL(made.inviteUrl!).hash.replace('#token=', '');
+    const anonymous = off.api();
+    for (const [url, answer] of [
+      ['/api/v1/auth/login', await anonymous.POST('/api/v1/auth/login', { body: { email: 'admin@localhost', password: 'whatever password' } })],
+      ['/api/v1/auth/check-invite', await anonymous.POST('/api/v1/auth/check-invite', { body: { token } })],
+      ['/api/v1/auth/accept-invite', await anonymous.POST('/api/v1/auth/accept-invite', { body: { token, password: 'a new password' } })],
     ] as const) {
-      const p = expectProblem(await off.request({ method: 'POST', url, payload }), 403);
+      const p = expectProblem(answer, 403);
       expect(p.code, url).toBe('password_login_off');
       expect(p.detail).toContain('Password sign-in is turned off');
     }
-    const created = await off.request({
-      method: 'POST',
-      url: '/api/v1/users',
-      key: made.json().apiKey,
-      payload: { name: 'P', email: `p-${randomUUID()}@example.com`, role: 'member', password: 'a first password' },
-    });
+    const created = await off
+      .api(made.apiKey)
+      .POST('/api/v1/users', { body: { name: 'P', email: `p-${randomUUID()}@example.com`, role: 'member', password: 'a first password' } });
     expect(expectProblem(created, 403).code).toBe('password_login_off');
 
-    const session = sessionFrom(await signIn(person([`research-${run}`]), off))!;
-    const change = await off.request({
-      method: 'POST',
-      url: '/api/v1/me/password',
-      headers: { ...cookie(session), origin: 'http://localhost:80' },
-      payload: { currentPassword: 'x', newPassword: 'a new password' },
-    });
+    const session = sessionFrom((await signIn(person([`research-${run}`]), off)).response)!;
+    const change = await off
+      .api(null, { headers: { ...cookie(session), origin: 'http://localhost:80' } })
+      .POST('/api/v1/me/password', { body: { currentPassword: 'x', newPassword: 'a new password' } });
     expect(expectProblem(change, 403).code).toBe('password_login_off');
-    expect((await off.request({ method: 'GET', url: '/api/v1/me', key: ADMIN_KEY })).statusCode).toBe(200);
+    expectStatus(await off.api(ADMIN_KEY).GET('/api/v1/me'), 200);
     expect((await login(off, 'admin@localhost', 'whatever password')).statusCode).toBe(403);
   });
 });
@@ -273,9 +263,9 @@ describe('without OpenID Connect configured', () => {
   it('has no sign-in routes for it, and the sign-in page is told so', async () => {
     const plain = await startTestApp();
     try {
-      expect((await plain.request({ method: 'GET', url: '/api/v1/auth/methods' })).json()).toEqual({ password: true, oidc: null });
-      expectProblem(await plain.request({ method: 'GET', url: '/api/v1/auth/oidc/login' }), 404);
-      expectProblem(await plain.request({ method: 'GET', url: '/api/v1/auth/oidc/callback?code=x&state=y' }), 404);
+      expect(expectStatus(await plain.api().GET('/api/v1/auth/methods'), 200)).toEqual({ password: true, oidc: null });
+      expectProblem(await plain.api().GET('/api/v1/auth/oidc/login'), 404);
+      expectProblem(await callback(plain, '?code=x&state=y', null), 404);
     } finally {
       await plain.close();
     }

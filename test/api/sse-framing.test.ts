@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { paths } from '../helpers/api.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { useStandIn, type StandInKind } from '../support/use-standin.js';
 import { v1Setup } from './v1-helpers.js';
@@ -25,30 +26,31 @@ afterAll(async () => {
   await t.close();
 });
 
-async function parse(res: Response): Promise<{ events: EventSourceMessage[]; retries: number[]; comments: string[] }> {
+/** The body of a streamed answer, read as the server writes it. */
+async function parse(res: { data?: unknown }): Promise<{ events: EventSourceMessage[]; retries: number[]; comments: string[] }> {
   const events: EventSourceMessage[] = [];
   const retries: number[] = [];
   const comments: string[] = [];
   const parser = createParser({ onEvent: (e) => events.push(e), onRetry: (r) => retries.push(r), onComment: (c) => comments.push(c) });
   const dec = new TextDecoder();
-  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) parser.feed(dec.decode(chunk, { stream: true }));
+  for await (const chunk of res.data as AsyncIterable<Uint8Array>) parser.feed(dec.decode(chunk, { stream: true }));
   return { events, retries, comments };
 }
 
-function post(url: string, key: string, body: object): Promise<Response> {
-  return fetch(`${baseUrl}${url}`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-}
+type Completion = paths['/api/v1/chat/{workspaceId}/completions']['post']['requestBody']['content']['application/json'];
+type V1Chat = paths['/v1/chat/completions']['post']['requestBody']['content']['application/json'];
+const live = { headers: { accept: 'text/event-stream' }, parseAs: 'stream' } as const;
+
+const apiStream = (key: string, workspaceId: string, body: Completion) =>
+  t.api(key).POST('/api/v1/chat/{workspaceId}/completions/stream', { params: { path: { workspaceId } }, body, ...live });
+const v1Stream = (key: string, body: V1Chat) => t.api(key).POST('/v1/chat/completions', { body, ...live });
 
 describe('eventsource-parser', () => {
   it('/api/v1: every event holds JSON data, retry arrives once with the first event', async () => {
     const { team, ws } = await v1Setup(t, s);
     s.standIn.set({ chunkDelayMs: 40 });
-    const res = await post(`/api/v1/chat/${ws.id}/completions/stream`, team.ownerKey, { prompt: 'one two three' });
-    expect(res.status).toBe(200);
+    const res = await apiStream(team.ownerKey, ws.id, { prompt: 'one two three' });
+    expect(res.response.status).toBe(200);
     const { events, retries, comments } = await parse(res);
     expect(
       events.map((e) => e.event),
@@ -63,7 +65,7 @@ describe('eventsource-parser', () => {
   it('/api/v1: a stream that ends in an error event also carries data in every event', async () => {
     const { team, ws } = await v1Setup(t, s);
     s.standIn.set({ failStatus: 500 });
-    const res = await post(`/api/v1/chat/${ws.id}/completions/stream`, team.ownerKey, { prompt: 'hello' });
+    const res = await apiStream(team.ownerKey, ws.id, { prompt: 'hello' });
     const { events, retries } = await parse(res);
     expect(events.map((e) => e.event)).toEqual(['start', 'error']);
     expect(events.every((e) => e.data.length > 0)).toBe(true);
@@ -73,12 +75,8 @@ describe('eventsource-parser', () => {
   it('/v1: only data events, no retry, ending with [DONE]', async () => {
     const { team, ws } = await v1Setup(t, s);
     s.standIn.set({ chunkDelayMs: 40 });
-    const res = await post('/v1/chat/completions', team.ownerKey, {
-      model: `workspace/${ws.id}`,
-      messages: [{ role: 'user', content: 'one two' }],
-      stream: true,
-    });
-    expect(res.status).toBe(200);
+    const res = await v1Stream(team.ownerKey, { model: `workspace/${ws.id}`, messages: [{ role: 'user', content: 'one two' }], stream: true });
+    expect(res.response.status).toBe(200);
     const { events, retries } = await parse(res);
     expect(retries).toEqual([]);
     expect(events.at(-1)!.data).toBe('[DONE]');

@@ -150,7 +150,7 @@ describe('errors and documents', () => {
   });
 
   it('serves health, readiness, OpenAPI 3.1 and docs', async () => {
-    // (none of these is in the document; their URLs are not /api)
+    // raw: none of these is in the document (their URLs are not /api)
     expect((await t.request({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
     expect((await t.request({ method: 'GET', url: '/readyz' })).json()).toEqual({ status: 'ready' });
     const doc = (await t.request({ method: 'GET', url: '/openapi.json' })).json();

@@ -4,7 +4,7 @@
  */
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../helpers/app.js';
+import { expectProblem, startTestApp, type TestApp } from '../helpers/app.js';
 import { LEAKED_SECRET } from '../support/standin-provider.js';
 import { useStandIn } from '../support/use-standin.js';
 import { logsOf, v1Setup } from './v1-helpers.js';
@@ -74,16 +74,13 @@ describe('a refused call is sent once', () => {
 
   it('Atrium\u2019s own 4xx answers say x-should-retry: false too', async () => {
     const { team } = await v1Setup(t, s);
-    const res = await fetch(`${baseUrl}/v1/chat/completions`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${team.ownerKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'workspace/nope', messages: [{ role: 'user', content: 'x' }] }),
-    });
-    expect(res.status).toBe(404);
-    expect(res.headers.get('x-should-retry')).toBe('false');
-    const api = await t.request({ method: 'GET', url: '/api/v1/workspaces/00000000-0000-4000-8000-000000000000', key: team.ownerKey });
-    expect(api.statusCode).toBe(404);
-    expect(api.headers['x-should-retry']).toBe('false');
+    const api = t.api(team.ownerKey);
+    const { response } = await api.POST('/v1/chat/completions', { body: { model: 'workspace/nope', messages: [{ role: 'user', content: 'x' }] } });
+    expect(response.status).toBe(404);
+    expect(response.headers.get('x-should-retry')).toBe('false');
+    const own = await api.GET('/api/v1/workspaces/{workspaceId}', { params: { path: { workspaceId: '00000000-0000-4000-8000-000000000000' } } });
+    expectProblem(own, 404);
+    expect(own.response.headers.get('x-should-retry')).toBe('false');
   });
 });
 
@@ -120,6 +117,7 @@ describe('the older function-calling fields are refused, never dropped', () => {
 
 describe('a URL the router cannot decode', () => {
   it('is a 400 in OpenAI\u2019s shape under /v1 (clients parse that), problem+json elsewhere', async () => {
+    // raw: URLs that are not validly percent-encoded, which the typed client would encode
     for (const url of ['/v1/models/%ED%A0%', '/v1/chat/completions%']) {
       const res = await t.request({ method: 'GET', url });
       expect(res.statusCode, url).toBe(400);
@@ -127,7 +125,7 @@ describe('a URL the router cannot decode', () => {
       expect(res.json()).toEqual({ error: { message: 'The URL is not validly percent-encoded', type: 'invalid_request_error', param: null, code: 'bad_url' } });
       expect(res.headers['x-request-id']).toBeTruthy();
     }
-    const other = await t.request({ method: 'GET', url: '/api/v1/models/%ED%A0%' });
+    const other = await t.request({ method: 'GET', url: '/api/v1/models/%ED%A0%' }); // raw: not validly percent-encoded
     expect(other.statusCode).toBe(400);
     expect(other.headers['content-type']).toMatch(/^application\/problem\+json/);
   });

@@ -1,8 +1,8 @@
 /** Shared set-up of the /v1 tests (test/api/v1*.test.ts): a team, a stand-in model, a workspace, clients. */
 import OpenAI from 'openai';
+import { expectStatus, multipartBody } from '../helpers/api.js';
 import { newTeam, type TeamFixture, type TestApp } from '../helpers/app.js';
 import { createModel, createWorkspace } from '../helpers/factories.js';
-import { multipart } from '../helpers/multipart.js';
 import type { StandInHandle } from '../support/use-standin.js';
 
 export interface LogRow {
@@ -32,25 +32,20 @@ export function sdk(baseUrl: string, key: string): OpenAI {
 
 /** The caller's prompt logs through /api/v1, newest first. */
 export async function logsOf(t: TestApp, key: string): Promise<LogRow[]> {
-  const res = await t.request({ method: 'GET', url: '/api/v1/chat/prompt-logs?startDate=2000-01-01T00:00:00Z&endDate=2100-01-01T00:00:00Z', key });
-  if (res.statusCode !== 200) throw new Error(`prompt logs: ${res.statusCode} ${res.body}`);
-  return res.json() as LogRow[];
+  const query = { startDate: '2000-01-01T00:00:00Z', endDate: '2100-01-01T00:00:00Z' };
+  return expectStatus(await t.api(key).GET('/api/v1/chat/prompt-logs', { params: { query } }), 200);
 }
 
 export async function threadsOf(t: TestApp, key: string, workspaceId: string): Promise<Array<{ id: string; messageCount: number }>> {
-  const res = await t.request({ method: 'GET', url: `/api/v1/chat/${workspaceId}/history`, key });
-  if (res.statusCode !== 200) throw new Error(`history: ${res.statusCode} ${res.body}`);
-  return res.json();
+  return expectStatus(await t.api(key).GET('/api/v1/chat/{workspaceId}/history', { params: { path: { workspaceId } } }), 200);
 }
 
 export async function createPlus(t: TestApp, key: string, fields: Record<string, string>, text: string): Promise<{ id: string }> {
-  const body = multipart([
+  const body = multipartBody([
     ...Object.entries(fields).map(([name, value]) => ({ name, value })),
     { name: 'files', filename: 'notes.txt', contentType: 'text/plain', data: Buffer.from(text) },
   ]);
-  const res = await t.request({ method: 'POST', url: '/api/v1/plus', key, ...body });
-  if (res.statusCode !== 200) throw new Error(`createPlus: ${res.statusCode} ${res.body}`);
-  return res.json();
+  return expectStatus(await t.api(key).POST('/api/v1/plus', body), 200);
 }
 
 export type { TeamFixture };

@@ -30,6 +30,7 @@ describe('GET /v1/models/{id}', () => {
       expect(m).toMatchObject({ id, object: 'model', owned_by: 'atrium', atrium: { workspaceId: ws.id, modelId: model.id } });
     }
     // unescaped slashes too
+    // raw: the id's slashes left unescaped, where the typed client escapes a path parameter
     const res = await fetch(`${baseUrl}/v1/models/workspace/${ws.id}`, { headers: { authorization: `Bearer ${team.ownerKey}` } });
     expect(res.status).toBe(200);
   });
@@ -53,34 +54,32 @@ describe('GET /v1/models/{id}', () => {
       expect(err, id).toBeInstanceOf(OpenAI.NotFoundError);
       expect((err as InstanceType<typeof OpenAI.NotFoundError>).code).toBe('model_not_found');
     }
-    const res = await fetch(`${baseUrl}/v1/models/workspace/${ws.id}`);
-    expect(res.status).toBe(401);
+    const anonymous = await t.api().GET('/v1/models/{model}', { params: { path: { model: `workspace/${ws.id}` } } });
+    expect(anonymous.response.status).toBe(401);
   });
 });
 
 describe('x-request-id', () => {
   it('is on every answer: JSON, problem+json, OpenAI errors, unknown paths and event streams', async () => {
     const { team, ws } = await v1Setup(t, s);
-    const auth = { authorization: `Bearer ${team.ownerKey}` };
-    const answers = [
-      await fetch(`${baseUrl}/api/v1/me`, { headers: auth }),
-      await fetch(`${baseUrl}/api/v1/me`),
-      await fetch(`${baseUrl}/v1/models`),
-      await fetch(`${baseUrl}/nowhere/api`),
-      await fetch(`${baseUrl}/healthz`),
-      await fetch(`${baseUrl}/v1/chat/completions`, {
-        method: 'POST',
-        headers: { ...auth, 'content-type': 'application/json' },
-        body: JSON.stringify({ model: `workspace/${ws.id}`, messages: [{ role: 'user', content: 'hi' }], stream: true }),
+    const api = t.api(team.ownerKey);
+    const anonymous = t.api();
+    const typed = [
+      await api.GET('/api/v1/me'),
+      await anonymous.GET('/api/v1/me'),
+      await anonymous.GET('/v1/models'),
+      await api.POST('/v1/chat/completions', {
+        body: { model: `workspace/${ws.id}`, messages: [{ role: 'user', content: 'hi' }], stream: true },
+        parseAs: 'text',
       }),
-      await fetch(`${baseUrl}/api/v1/chat/${ws.id}/completions/stream`, {
-        method: 'POST',
-        headers: { ...auth, 'content-type': 'application/json' },
-        body: JSON.stringify({ prompt: 'hi' }),
-      }),
+      await api.POST('/api/v1/chat/{workspaceId}/completions/stream', { params: { path: { workspaceId: ws.id } }, body: { prompt: 'hi' }, parseAs: 'text' }),
     ];
-    const ids = answers.map((r) => r.headers.get('x-request-id'));
-    for (const r of answers) await r.text();
+    expect(typed.map((r) => r.response.status)).toEqual([200, 401, 401, 200, 200]);
+    // paths the document does not have
+    const others = [await fetch(`${baseUrl}/nowhere/api`), await fetch(`${baseUrl}/healthz`)];
+    for (const r of others) await r.text();
+    const ids = [...typed.map((r) => r.response), ...others].map((r) => r.headers.get('x-request-id'));
+    expect(ids).toHaveLength(7);
     for (const id of ids) expect(id).toMatch(/^[0-9a-f-]{36}$/);
     expect(new Set(ids).size).toBe(ids.length);
   });

@@ -10,6 +10,7 @@ import { countTokens } from '../../src/ingest/tokens.js';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OpenAIChatCompletion, OpenAIChatCompletionChunk } from '../../src/modules/openai-compat/schema.js';
+import { expectStatus } from '../helpers/api.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { expectShape } from '../helpers/shape.js';
 import { LEAKED_SECRET } from '../support/standin-provider.js';
@@ -116,13 +117,19 @@ describe.each<StandInKind>(['OPENAI', 'ANTHROPIC', 'GOOGLE'])('a round trip with
     s.standIn.set({ toolCalls: CALLS });
     const client = sdk(baseUrl, team.ownerKey);
     const model = `workspace/${ws.id}`;
-    const res = await fetch(`${baseUrl}/v1/chat/completions`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${team.ownerKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ model, messages: QUESTION, tools: TOOLS, tool_choice: 'auto' }),
-    });
-    expect(res.status).toBe(200);
-    const first = expectShape(OpenAIChatCompletion, await res.json());
+    // QUESTION and TOOLS, spelt as the document types them (the SDK's types are narrower)
+    const messages = [
+      { role: 'system', content: 'Be brief.' },
+      { role: 'user', content: 'Weather and time in Paris?' },
+    ];
+    expect(messages).toEqual(QUESTION);
+    const tools = [
+      { type: 'function' as const, function: { name: 'get_weather', description: 'Weather of a city', parameters: WEATHER_PARAMS } },
+      { type: 'function' as const, function: { name: 'get_time', parameters: { type: 'object', properties: {} } } },
+    ];
+    expect(tools).toEqual(TOOLS);
+    const res = await t.api(team.ownerKey).POST('/v1/chat/completions', { body: { model, messages, tools, tool_choice: 'auto' } });
+    const first = expectShape(OpenAIChatCompletion, expectStatus(res, 200));
     const choice = first.choices[0]!;
     expect(choice.finish_reason).toBe('tool_calls');
     expect(choice.message.content).toBeNull();
@@ -218,13 +225,8 @@ describe.each<StandInKind>(['OPENAI', 'ANTHROPIC', 'GOOGLE'])('a round trip with
 describe.each<StandInKind>(['OPENAI', 'ANTHROPIC', 'GOOGLE'])('a budgeted call to a %s model that ignores max tokens', (kind) => {
   it('is cut at the output it reserved, tool-call arguments included (finish_reason length), plain and streamed', async () => {
     const { team, ws } = await setupKind(kind, { chatCredits: 1000 });
-    const budget = await t.request({
-      method: 'POST',
-      url: '/api/v1/budgets',
-      key: team.ownerKey,
-      payload: { scope: 'team', scopeId: team.teamId, period: 'month', credits: 1_000_000 },
-    });
-    expect(budget.statusCode, budget.body).toBe(201);
+    const budget = { scope: 'team', scopeId: team.teamId, period: 'month', credits: 1_000_000 } as const;
+    expectStatus(await t.api(team.ownerKey).POST('/api/v1/budgets', { body: budget }), 201);
     const long = Array.from({ length: 400 }, (_, i) => `street${i}`).join(' ');
     s.standIn.set({ toolCalls: [{ name: 'get_weather', arguments: { city: long } }], ignoreMaxTokens: true });
     const client = sdk(baseUrl, team.ownerKey);
@@ -311,6 +313,7 @@ describe('bad tool shapes are 400 with the field named, never sent', () => {
     ];
     for (const [over, param, code] of cases) {
       const body = { model, messages: [asked], ...over };
+      // raw: tool shapes the server refuses, most of them outside the document's types
       const res = await fetch(`${baseUrl}/v1/chat/completions`, {
         method: 'POST',
         headers: { authorization: `Bearer ${team.ownerKey}`, 'content-type': 'application/json' },

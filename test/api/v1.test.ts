@@ -8,6 +8,7 @@ import { generateText, streamText } from 'ai';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { OpenAIChatCompletion, OpenAIChatCompletionChunk, OpenAIError, OpenAIModelList } from '../../src/modules/openai-compat/schema.js';
+import { expectStatus, type ApiResult, type paths } from '../helpers/api.js';
 import { newTeam, startTestApp, type TestApp } from '../helpers/app.js';
 import { createModel, createWorkspace } from '../helpers/factories.js';
 import { expectShape } from '../helpers/shape.js';
@@ -29,7 +30,15 @@ afterAll(async () => {
 
 const setup = (ws: Record<string, unknown> = {}, model: Record<string, unknown> = {}) => v1Setup(t, s, ws, model);
 
-async function post(key: string | null, body: unknown, headers: Record<string, string> = { 'content-type': 'application/json' }) {
+type V1Chat = paths['/v1/chat/completions']['post']['requestBody']['content']['application/json'];
+
+/** A chat completion through the typed client; the body comes back as text (JSON, or the event stream). */
+const chat = (key: string, body: V1Chat) => t.api(key).POST('/v1/chat/completions', { body, parseAs: 'text' });
+const textOf = (res: { data?: unknown }) => res.data as string;
+
+/** A body or media type the document refuses, sent as its bytes. */
+async function postRaw(key: string | null, body: unknown, headers: Record<string, string> = { 'content-type': 'application/json' }) {
+  // raw: bodies and media types the document does not allow
   return fetch(`${baseUrl}/v1/chat/completions`, {
     method: 'POST',
     headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...headers },
@@ -46,10 +55,13 @@ function dataLines(text: string): Array<Record<string, unknown> | '[DONE]'> {
     .map((d) => (d === '[DONE]' ? '[DONE]' : (JSON.parse(d) as Record<string, unknown>)));
 }
 
-async function expectOpenAIError(res: Response, status: number, code?: string | null) {
-  expect(res.status).toBe(status);
-  expect(res.headers.get('content-type')).toMatch(/^application\/json/);
-  const body = expectShape(OpenAIError, await res.json());
+/** An OpenAI-shaped error, from fetch or the typed client (whose `error` is the text read, with parseAs: 'text'). */
+async function expectOpenAIError(res: Response | ApiResult, status: number, code?: string | null) {
+  const response = res instanceof Response ? res : res.response;
+  expect(response.status).toBe(status);
+  expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+  const raw = res instanceof Response ? await res.json() : typeof res.error === 'string' ? JSON.parse(res.error) : res.error;
+  const body = expectShape(OpenAIError, raw);
   if (code !== undefined) expect(body.error.code).toBe(code);
   return body.error;
 }
@@ -80,12 +92,12 @@ describe('GET /v1/models', () => {
     expect(ids.join()).not.toContain(hidden.id);
     expect(ids.join()).not.toContain(other.ws.id);
     // the member sees their private workspace
-    const raw = await fetch(`${baseUrl}/v1/models`, { headers: { authorization: `Bearer ${member.key}` } });
-    expect(expectShape(OpenAIModelList, await raw.json()).data.map((m) => m.id)).toContain(`workspace/${hidden.id}`);
+    const listed = expectStatus(await t.api(member.key).GET('/v1/models'), 200);
+    expect(expectShape(OpenAIModelList, listed).data.map((m) => m.id)).toContain(`workspace/${hidden.id}`);
   });
 
   it('refuses a missing or unknown key with 401 in OpenAI\u2019s shape (the SDK raises AuthenticationError)', async () => {
-    await expectOpenAIError(await fetch(`${baseUrl}/v1/models`), 401, 'missing_api_key');
+    await expectOpenAIError(await t.api().GET('/v1/models'), 401, 'missing_api_key');
     const err = await sdk(baseUrl, 'atr_wrong')
       .models.list()
       .catch((e: unknown) => e);
@@ -156,10 +168,10 @@ describe('POST /v1/chat/completions with the openai SDK', () => {
 
   it('sends no usage chunk without include_usage, and ends with data: [DONE]', async () => {
     const { team, ws } = await setup();
-    const res = await post(team.ownerKey, { model: `workspace/${ws.id}`, messages: [{ role: 'user', content: 'a b' }], stream: true });
-    expect(res.status).toBe(200);
-    expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
-    const lines = dataLines(await res.text());
+    const res = await chat(team.ownerKey, { model: `workspace/${ws.id}`, messages: [{ role: 'user', content: 'a b' }], stream: true });
+    expect(res.response.status).toBe(200);
+    expect(res.response.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const lines = dataLines(textOf(res));
     expect(lines.at(-1)).toBe('[DONE]');
     const chunks = lines.slice(0, -1) as Array<Record<string, unknown>>;
     expect(chunks.some((c) => 'usage' in c)).toBe(false);
@@ -185,10 +197,10 @@ describe('POST /v1/chat/completions with the openai SDK', () => {
   it('passes a provider rate limit on as 429 with Retry-After (the SDK raises RateLimitError)', async () => {
     const { team, ws } = await setup();
     s.standIn.set({ failStatus: 429, retryAfter: '7' });
-    const res = await post(team.ownerKey, { model: `workspace/${ws.id}`, messages: [{ role: 'user', content: 'x' }] });
+    const res = await chat(team.ownerKey, { model: `workspace/${ws.id}`, messages: [{ role: 'user', content: 'x' }] });
     const e = await expectOpenAIError(res, 429);
     expect(e.type).toBe('rate_limit_error');
-    expect(res.headers.get('retry-after')).toBe('7');
+    expect(res.response.headers.get('retry-after')).toBe('7');
     const err = await sdk(baseUrl, team.ownerKey)
       .chat.completions.create({ model: `workspace/${ws.id}`, messages: [{ role: 'user', content: 'x' }] })
       .catch((x: unknown) => x);
@@ -198,9 +210,9 @@ describe('POST /v1/chat/completions with the openai SDK', () => {
   it('ends a stream that fails after it started with one error chunk, then [DONE]; the SDK raises it', async () => {
     const { team, ws } = await setup();
     s.standIn.set({ breakStreamAfter: 2 });
-    const res = await post(team.ownerKey, { model: `workspace/${ws.id}`, messages: [{ role: 'user', content: 'one two three four five' }], stream: true });
-    expect(res.status).toBe(200);
-    const lines = dataLines(await res.text());
+    const res = await chat(team.ownerKey, { model: `workspace/${ws.id}`, messages: [{ role: 'user', content: 'one two three four five' }], stream: true });
+    expect(res.response.status).toBe(200);
+    const lines = dataLines(textOf(res));
     expect(lines.at(-1)).toBe('[DONE]');
     const errors = lines.filter((l): l is Record<string, unknown> => l !== '[DONE]' && 'error' in l);
     expect(errors).toHaveLength(1);
@@ -283,21 +295,19 @@ describe('POST /v1/chat/completions with the Vercel AI SDK', () => {
 describe('request translation', () => {
   it('sends the workspace\u2019s settings as defaults and the request\u2019s values over them, stop and system messages included', async () => {
     const { team, model, ws } = await setup();
-    const set = await t.request({
-      method: 'POST',
-      url: `/api/v1/workspaces/${ws.id}/${model.id}`,
-      key: team.ownerKey,
-      payload: { temperature: 0.3, topP: 0.5, maxTokens: 300, presencePenalty: 0.1, systemInstructions: 'Workspace rules.' },
+    const set = await t.api(team.ownerKey).POST('/api/v1/workspaces/{workspaceId}/{modelId}', {
+      params: { path: { workspaceId: ws.id, modelId: model.id } },
+      body: { temperature: 0.3, topP: 0.5, maxTokens: 300, presencePenalty: 0.1, systemInstructions: 'Workspace rules.' },
     });
-    expect(set.statusCode).toBe(200);
+    expect(set.response.status).toBe(200);
     const m = `workspace/${ws.id}`;
-    const ok1 = await post(team.ownerKey, { model: m, messages: [{ role: 'user', content: 'defaults' }] });
-    expect(ok1.status).toBe(200);
+    const ok1 = await chat(team.ownerKey, { model: m, messages: [{ role: 'user', content: 'defaults' }] });
+    expect(ok1.response.status).toBe(200);
     const first = s.standIn.requests.at(-1)!.body;
     expect(first).toMatchObject({ temperature: 0.3, top_p: 0.5, max_tokens: 300, presence_penalty: 0.1 });
     expect(first.messages[0]).toEqual({ role: 'system', content: 'Workspace rules.' });
 
-    const ok2 = await post(team.ownerKey, {
+    const ok2 = await chat(team.ownerKey, {
       model: m,
       messages: [
         { role: 'developer', content: 'Request rules.' },
@@ -324,7 +334,7 @@ describe('request translation', () => {
       seed: 7,
       some_future_field: { x: 1 },
     });
-    expect(ok2.status).toBe(200);
+    expect(ok2.response.status).toBe(200);
     const second = s.standIn.requests.at(-1)!.body;
     expect(second).toMatchObject({
       temperature: 1.1,
@@ -342,7 +352,7 @@ describe('request translation', () => {
     ]);
     expect(second.tool_choice).toBeUndefined();
     expect(second.seed).toBeUndefined();
-    expect(((await ok2.json()) as OpenAI.Chat.ChatCompletion).choices[0]!.message.content).toBe('Echo: part one\npart two');
+    expect((JSON.parse(textOf(ok2)) as OpenAI.Chat.ChatCompletion).choices[0]!.message.content).toBe('Echo: part one\npart two');
   });
 });
 
@@ -365,7 +375,7 @@ describe('errors in OpenAI\u2019s shape', () => {
       [{ model: m, messages: user, stream: 'yes' }, 'stream'],
     ];
     for (const [body, param] of cases) {
-      const e = await expectOpenAIError(await post(team.ownerKey, body), 400);
+      const e = await expectOpenAIError(await postRaw(team.ownerKey, body), 400);
       expect(e.type, JSON.stringify(body)).toBe('invalid_request_error');
       expect(e.param, JSON.stringify(body)).toBe(param);
     }
@@ -374,19 +384,23 @@ describe('errors in OpenAI\u2019s shape', () => {
 
   it('answers malformed JSON, a wrong media type, an unknown path and a wrong method in OpenAI\u2019s shape', async () => {
     const { team } = await setup();
-    const e1 = await expectOpenAIError(await post(team.ownerKey, '{"model": ', { 'content-type': 'application/json' }), 400, 'malformed_json');
+    const e1 = await expectOpenAIError(await postRaw(team.ownerKey, '{"model": ', { 'content-type': 'application/json' }), 400, 'malformed_json');
     expect(e1.type).toBe('invalid_request_error');
-    await expectOpenAIError(await post(team.ownerKey, 'model=x', { 'content-type': 'text/plain' }), 415, 'unsupported_media_type');
+    await expectOpenAIError(await postRaw(team.ownerKey, 'model=x', { 'content-type': 'text/plain' }), 415, 'unsupported_media_type');
     await expectOpenAIError(
+      // raw: a path the document does not have
       await fetch(`${baseUrl}/v1/embeddings`, { method: 'POST', headers: { authorization: `Bearer ${team.ownerKey}` } }),
       404,
       'unknown_url',
     );
+    // raw: an unknown path
     await expectOpenAIError(await fetch(`${baseUrl}/v1/nope/deeper`, { headers: { authorization: `Bearer ${team.ownerKey}` } }), 404, 'unknown_url');
+    // raw: GET, which the document does not have on this path
     const wrong = await fetch(`${baseUrl}/v1/chat/completions`, { headers: { authorization: `Bearer ${team.ownerKey}` } });
     await expectOpenAIError(wrong, 405, 'method_not_allowed');
     expect(wrong.headers.get('allow')).toBe('POST');
     // /api/v1 keeps problem+json
+    // raw: an unknown path
     const api = await fetch(`${baseUrl}/api/v1/nope`, { headers: { authorization: `Bearer ${team.ownerKey}` } });
     expect(api.headers.get('content-type')).toMatch(/^application\/problem\+json/);
   });
@@ -402,7 +416,7 @@ describe('errors in OpenAI\u2019s shape', () => {
       `workspace/${crypto.randomUUID()}`,
       'workspace/not-a-uuid',
     ]) {
-      const e = await expectOpenAIError(await post(team.ownerKey, { model, messages: [{ role: 'user', content: 'hi' }] }), 404, 'model_not_found');
+      const e = await expectOpenAIError(await chat(team.ownerKey, { model, messages: [{ role: 'user', content: 'hi' }] }), 404, 'model_not_found');
       expect(e).toMatchObject({ type: 'invalid_request_error', param: 'model' });
     }
     const err = await sdk(baseUrl, team.ownerKey)

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Plus } from '../../src/modules/plus/schema.js';
+import { expectStatus, multipartBody } from '../helpers/api.js';
 import { newTeam, startTestApp, type TestApp } from '../helpers/app.js';
 import { createModel } from '../helpers/factories.js';
-import { multipart } from '../helpers/multipart.js';
 import { expectShape } from '../helpers/shape.js';
 import { useStandIn } from '../support/use-standin.js';
 
@@ -28,18 +28,15 @@ it('embeds uploaded files in the background, and retries a failure once the prov
   const team = await newTeam(t);
   const emb = await createModel(t, team.ownerKey, { ...s.modelBody('OPENAI', { baseModel: 'embed-bg' }), kind: 'embedding' });
   s.standIn.set({ failEmbeddings: 500 });
-  expect((await t.request({ method: 'PUT', url: '/api/v1/embeddings/settings', key: team.ownerKey, payload: { embeddingModelId: emb.id } })).statusCode).toBe(
-    200,
-  );
-  const body = multipart([
+  const api = t.api(team.ownerKey);
+  expectStatus(await api.PUT('/api/v1/embeddings/settings', { body: { embeddingModelId: emb.id } }), 200);
+  const body = multipartBody([
     { name: 'title', value: 'bg' },
     { name: 'files', filename: 'a.txt', contentType: 'text/plain', data: Buffer.from('Reimbursement within thirty days.') },
     { name: 'files', filename: 'b.txt', contentType: 'text/plain', data: Buffer.from('The office opens at nine.') },
   ]);
-  const created = await t.request({ method: 'POST', url: '/api/v1/plus', key: team.ownerKey, ...body });
-  expect(created.statusCode).toBe(200);
-  const id = created.json().id as string;
-  const read = async () => expectShape(Plus, (await t.request({ method: 'GET', url: `/api/v1/plus/${id}`, key: team.ownerKey })).json());
+  const { id } = expectStatus(await api.POST('/api/v1/plus', body), 200);
+  const read = async () => expectShape(Plus, expectStatus(await api.GET('/api/v1/plus/{plusId}', { params: { path: { plusId: id } } }), 200));
 
   const failed = await until(read, (p) => p.files.every((f) => f.embedding?.status === 'failed'));
   expect(failed.files.map((f) => f.embedding?.status)).toEqual(['failed', 'failed']);

@@ -4,11 +4,11 @@
  * browser's part of the redirects.
  */
 import { randomUUID } from 'node:crypto';
-import type { LightMyRequestResponse } from 'fastify';
 import type { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, expect } from 'vitest';
 import type { OidcConfig } from '../../src/config.js';
 import { Me } from '../../src/modules/teams/schema.js';
+import { expectStatus, type ApiResult } from './api.js';
 import { startTestApp, testConfig, type TestApp } from './app.js';
 import { cookie, sessionFrom, setCookieOf } from './session.js';
 import { expectShape } from './shape.js';
@@ -73,34 +73,40 @@ export function person(groups: string[], extra: { email?: string | null; emailVe
 
 /** The app's redirect to the provider and the browser cookie it set. */
 export async function start(app: TestApp = t): Promise<{ authorizationUrl: string; browser: string }> {
-  const res = await app.request({ method: 'GET', url: '/api/v1/auth/oidc/login' });
-  expect(res.statusCode, res.body).toBe(302);
-  const m = /^atrium_oidc=([A-Za-z0-9_-]+);/.exec(setCookieOf(res));
-  expect(m, setCookieOf(res)).not.toBeNull();
-  return { authorizationUrl: res.headers.location as string, browser: m![1]! };
+  const { response } = await app.api().GET('/api/v1/auth/oidc/login');
+  expect(response.status).toBe(302);
+  const m = /^atrium_oidc=([A-Za-z0-9_-]+);/.exec(setCookieOf(response));
+  expect(m, setCookieOf(response)).not.toBeNull();
+  return { authorizationUrl: response.headers.get('location')!, browser: m![1]! };
 }
 
-export const callback = (app: TestApp, back: URL, browser: string | null): Promise<LightMyRequestResponse> =>
-  app.request({ method: 'GET', url: `${back.pathname}${back.search}`, headers: browser ? { cookie: `atrium_oidc=${browser}` } : {} });
+/**
+ * The browser coming back from the provider to `back` (the callback URL with the provider's query,
+ * sent byte for byte: the document lists no query for the callback, whose answer is a redirect either way).
+ */
+export const callback = (app: TestApp, back: URL | string, browser: string | null): Promise<ApiResult> =>
+  app.api(null, { headers: browser ? { cookie: `atrium_oidc=${browser}` } : {} }).GET('/api/v1/auth/oidc/callback', {
+    querySerializer: () => (typeof back === 'string' ? back : back.search).replace(/^\?/, ''),
+  });
 
 /** The whole sign-in of `username`: the callback's answer. */
-export async function signIn(username: string, app: TestApp = t): Promise<LightMyRequestResponse> {
+export async function signIn(username: string, app: TestApp = t): Promise<ApiResult> {
   const { authorizationUrl, browser } = await start(app);
   return callback(app, await idp.signIn(authorizationUrl, username), browser);
 }
 
-export async function me(
-  session: string,
-  app: TestApp = t,
-): Promise<{ user: { id: number; email: string; name: string; role: string }; team: { id: string; name: string } }> {
-  const res = await app.request({ method: 'GET', url: '/api/v1/me', headers: cookie(session) });
-  expect(res.statusCode, res.body).toBe(200);
-  expectShape(Me, res.json());
-  return res.json();
+/** Where a redirect answer sends the browser. */
+export const locationOf = (res: ApiResult): string | null => res.response.headers.get('location');
+
+/** The caller signed in with this session, checked against the server's own schema. */
+export async function me(session: string, app: TestApp = t) {
+  const who = expectStatus(await app.api(null, { headers: cookie(session) }).GET('/api/v1/me'), 200);
+  expectShape(Me, who);
+  return who;
 }
 
-export function refused(res: LightMyRequestResponse, reason: string): void {
-  expect(res.statusCode, res.body).toBe(302);
-  expect(res.headers.location).toBe(`/?signInError=${reason}`);
-  expect(sessionFrom(res)).toBeNull();
+export function refused(res: ApiResult, reason: string): void {
+  expect(res.response.status, JSON.stringify(res.error ?? res.data)).toBe(302);
+  expect(locationOf(res)).toBe(`/?signInError=${reason}`);
+  expect(sessionFrom(res.response)).toBeNull();
 }

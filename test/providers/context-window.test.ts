@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countTokens } from '../../src/ingest/tokens.js';
+import { expectStatus, type paths } from '../helpers/api.js';
 import { newTeam, startTestApp, type TestApp } from '../helpers/app.js';
 import { createModel, createWorkspace } from '../helpers/factories.js';
 import { parseSse } from '../helpers/sse.js';
@@ -13,10 +14,8 @@ import { useStandIn, type StandInKind } from '../support/use-standin.js';
 
 const s = useStandIn();
 let t: TestApp;
-let baseUrl: string;
 beforeAll(async () => {
   t = await startTestApp();
-  baseUrl = await t.app.listen({ port: 0, host: '127.0.0.1' });
 });
 afterAll(() => t.close());
 
@@ -33,22 +32,22 @@ async function setup(kind: StandInKind, model: Record<string, unknown> = {}) {
   return { key: team.ownerKey, wsId: ws.id };
 }
 
+type Completion = paths['/api/v1/chat/{workspaceId}/completions']['post']['requestBody']['content']['application/json'];
+type Messages = NonNullable<Completion['messages']>;
+const wsAt = (workspaceId: string) => ({ params: { path: { workspaceId } } });
+
 async function turn(key: string, wsId: string, threadId: string | undefined, i: number, stream: boolean) {
-  const payload = { prompt: turnText(i), ...(threadId ? { threadId } : {}) };
+  const body = { prompt: turnText(i), ...(threadId ? { threadId } : {}) };
   if (!stream) {
-    const res = await t.request({ method: 'POST', url: `/api/v1/chat/${wsId}/completions`, key, payload });
-    return { status: res.statusCode, body: res.json() as Record<string, unknown> };
+    const res = await t.api(key).POST('/api/v1/chat/{workspaceId}/completions', { ...wsAt(wsId), body });
+    return { status: res.response.status, body: { threadId: res.data?.threadId } };
   }
-  const res = await fetch(`${baseUrl}/api/v1/chat/${wsId}/completions/stream`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: JSON.stringify(payload),
-  });
-  const events = parseSse(await res.text());
+  const res = await t.api(key).POST('/api/v1/chat/{workspaceId}/completions/stream', { ...wsAt(wsId), body, parseAs: 'text' });
+  const events = parseSse(res.response.status === 200 ? (res.data as unknown as string) : '');
   const start = events.find((e) => e.event === 'start')?.data as { threadId: string } | undefined;
   const last = events.at(-1);
   return {
-    status: last?.event === 'done' ? 200 : ((last?.data as { status?: number } | undefined)?.status ?? res.status),
+    status: last?.event === 'done' ? 200 : ((last?.data as { status?: number } | undefined)?.status ?? res.response.status),
     body: { threadId: start?.threadId, last },
   };
 }
@@ -59,7 +58,7 @@ async function runThread(key: string, wsId: string, turns: number, stream = fals
   for (let i = 1; i <= turns; i++) {
     const r = await turn(key, wsId, threadId, i, stream);
     statuses.push(r.status);
-    threadId ??= r.body.threadId as string;
+    threadId ??= r.body.threadId;
   }
   return { statuses, threadId };
 }
@@ -83,8 +82,11 @@ describe.each<[StandInKind, 'llamacpp' | 'openai']>([
     const { statuses, threadId } = await runThread(key, wsId, 18);
     expect(statuses).toEqual(Array(18).fill(200));
     // The local estimate kept for calibration stays internal.
-    const thread = (await t.request({ method: 'GET', url: `/api/v1/chat/${wsId}/history/${threadId}`, key })).json();
-    expect(Object.keys(thread.messages.at(-1).usage).sort()).toEqual(['completionTokens', 'promptTokens', 'totalTokens']);
+    const thread = expectStatus(
+      await t.api(key).GET('/api/v1/chat/{workspaceId}/history/{threadId}', { params: { path: { workspaceId: wsId, threadId: threadId! } } }),
+      200,
+    );
+    expect(Object.keys(thread.messages.at(-1)!.usage!).sort()).toEqual(['completionTokens', 'promptTokens', 'totalTokens']);
     // Calibrated from turn 2 on: at most the first over-long turn needed the one retry.
     expect(s.standIn.requests.length).toBeLessThanOrEqual(19);
     const lastBody = s.standIn.requests.at(-1)!.body as Record<string, unknown>;
@@ -110,11 +112,11 @@ describe('when the provider reports no usage (no calibration possible)', () => {
   it('a refusal that remains (a single prompt too long) is a 400 context_length_exceeded, no upstream text', async () => {
     const { key, wsId } = await setup('OPENAI');
     s.standIn.set({ contextWindow: { tokens: 200, style: 'llamacpp' } });
-    const res = await t.request({ method: 'POST', url: `/api/v1/chat/${wsId}/completions`, key, payload: { prompt: PARAGRAPH.repeat(20) } });
-    expect(res.statusCode).toBe(400);
-    expect(res.headers['content-type']).toContain('application/problem+json');
-    expect(res.json()).toMatchObject({ code: 'context_length_exceeded' });
-    expect(res.body).not.toContain(LEAKED_SECRET);
+    const res = await t.api(key).POST('/api/v1/chat/{workspaceId}/completions', { ...wsAt(wsId), body: { prompt: PARAGRAPH.repeat(20) } });
+    expect(res.response.status).toBe(400);
+    expect(res.response.headers.get('content-type')).toContain('application/problem+json');
+    expect(res.error).toMatchObject({ code: 'context_length_exceeded' });
+    expect(JSON.stringify(res.error)).not.toContain(LEAKED_SECRET);
     expect(s.standIn.requests).toHaveLength(1); // no history to drop: no retry
   });
 });
@@ -134,8 +136,8 @@ describe('a conversation the client keeps in `messages` (no stored thread)', () 
   const SYSTEM = 'You are the finance assistant. Answer in one line.';
 
   /** 18 turns, each call sending the whole conversation so far; the stand-in's answers appended. */
-  async function runConversation(call: (messages: Array<{ role: string; content: string }>) => Promise<{ status: number; content: string }>) {
-    const messages = [{ role: 'system', content: SYSTEM }];
+  async function runConversation(call: (messages: Messages) => Promise<{ status: number; content: string }>) {
+    const messages: Messages = [{ role: 'system', content: SYSTEM }];
     const statuses: number[] = [];
     for (let i = 1; i <= 18; i++) {
       messages.push({ role: 'user', content: turnText(i) });
@@ -163,13 +165,9 @@ describe('a conversation the client keeps in `messages` (no stored thread)', () 
     const { key, wsId } = await setup('OPENAI');
     s.standIn.set({ contextWindow: { tokens: WINDOW, style: 'llamacpp' } });
     const statuses = await runConversation(async (messages) => {
-      const res = await fetch(`${baseUrl}/v1/chat/completions`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ model: `workspace/${wsId}`, messages, stream }),
-      });
-      if (res.status !== 200) return { status: res.status, content: '' };
-      const text = await res.text();
+      const res = await t.api(key).POST('/v1/chat/completions', { body: { model: `workspace/${wsId}`, messages, stream }, parseAs: 'text' });
+      if (res.response.status !== 200) return { status: res.response.status, content: '' };
+      const text = res.data as unknown as string;
       if (!stream) return { status: 200, content: (JSON.parse(text) as { choices: Array<{ message: { content: string } }> }).choices[0]!.message.content };
       const chunks = text
         .split('\n')
@@ -187,12 +185,12 @@ describe('a conversation the client keeps in `messages` (no stored thread)', () 
     const team = await newTeam(t);
     const m = await createModel(t, team.ownerKey, { ...s.modelBody('OPENAI'), contextWindow: null });
     expect(m).toMatchObject({ contextWindow: null, contextWindowUsed: WINDOW, contextWindowSource: 'probed', contextWindowProbe: 'llama.cpp /props n_ctx' });
-    const got = (await t.request({ method: 'GET', url: `/api/v1/models/${m.id}`, key: team.ownerKey })).json();
+    const got = expectStatus(await t.api(team.ownerKey).GET('/api/v1/models/{modelId}', { params: { path: { modelId: m.id } } }), 200);
     expect(got).toMatchObject({ contextWindow: null, contextWindowUsed: WINDOW, contextWindowSource: 'probed' });
     const ws = await createWorkspace(t, team.ownerKey, { modelIds: [m.id] });
     const statuses = await runConversation(async (messages) => {
-      const res = await t.request({ method: 'POST', url: `/api/v1/chat/${ws.id}/completions`, key: team.ownerKey, payload: { messages } });
-      return { status: res.statusCode, content: res.statusCode === 200 ? (res.json() as { message: { content: string } }).message.content : '' };
+      const res = await t.api(team.ownerKey).POST('/api/v1/chat/{workspaceId}/completions', { ...wsAt(ws.id), body: { messages } });
+      return { status: res.response.status, content: res.data?.message.content ?? '' };
     });
     expect(statuses).toEqual(Array(18).fill(200));
     // fitted to the reported window from the start: without it (8,192 assumed) every later turn is refused once
@@ -203,8 +201,8 @@ describe('a conversation the client keeps in `messages` (no stored thread)', () 
     const { key, wsId } = await setup('OPENAI');
     s.standIn.set({ contextWindow: { tokens: WINDOW, style: 'openai' } });
     const statuses = await runConversation(async (messages) => {
-      const res = await t.request({ method: 'POST', url: `/api/v1/chat/${wsId}/completions`, key, payload: { messages } });
-      return { status: res.statusCode, content: res.statusCode === 200 ? (res.json() as { message: { content: string } }).message.content : '' };
+      const res = await t.api(key).POST('/api/v1/chat/{workspaceId}/completions', { ...wsAt(wsId), body: { messages } });
+      return { status: res.response.status, content: res.data?.message.content ?? '' };
     });
     expect(statuses).toEqual(Array(18).fill(200));
     expectFitted();

@@ -4,6 +4,7 @@
  * only — and never the upstream body.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectStatus } from '../helpers/api.js';
 import { expectProblem, newTeam, startTestApp, type TestApp } from '../helpers/app.js';
 import { createModel, createWorkspace } from '../helpers/factories.js';
 import { LEAKED_SECRET } from '../support/standin-provider.js';
@@ -22,7 +23,10 @@ async function setup(kind: StandInKind) {
   const ws = await createWorkspace(t, team.ownerKey, { modelIds: [m.id] });
   return { team, wsId: ws.id };
 }
-const complete = (key: string, wsId: string, prompt = 'x') => t.request({ method: 'POST', url: `/api/v1/chat/${wsId}/completions`, key, payload: { prompt } });
+const complete = (key: string, workspaceId: string, prompt = 'x') =>
+  t.api(key).POST('/api/v1/chat/{workspaceId}/completions', { params: { path: { workspaceId } }, body: { prompt } });
+/** A header of the answer, undefined when absent. */
+const header = (res: Awaited<ReturnType<typeof complete>>, name: string) => res.response.headers.get(name) ?? undefined;
 
 describe.each<StandInKind>(['OPENAI', 'AZURE', 'ANTHROPIC', 'GOOGLE'])('provider failures over %s', (kind) => {
   it.each<[number, number, string, string | undefined]>([
@@ -35,8 +39,8 @@ describe.each<StandInKind>(['OPENAI', 'AZURE', 'ANTHROPIC', 'GOOGLE'])('provider
     s.standIn.set({ failStatus: upstream });
     const res = await complete(team.ownerKey, wsId);
     expect(expectProblem(res, status).code).toBe(code);
-    expect(res.headers['x-should-retry']).toBe(shouldRetry);
-    expect(res.body).not.toContain(LEAKED_SECRET);
+    expect(header(res, 'x-should-retry')).toBe(shouldRetry);
+    expect(JSON.stringify(res.error)).not.toContain(LEAKED_SECRET);
   });
 
   it('a provider rate limit is our 429 with its Retry-After', async () => {
@@ -45,7 +49,7 @@ describe.each<StandInKind>(['OPENAI', 'AZURE', 'ANTHROPIC', 'GOOGLE'])('provider
     const res = await complete(team.ownerKey, wsId);
     expect(expectProblem(res, 429).code).toBe('provider_rate_limited');
     // @google/genai does not expose response headers on its errors: our default applies.
-    expect(res.headers['retry-after']).toBe(kind === 'GOOGLE' ? '10' : '17');
+    expect(header(res, 'retry-after')).toBe(kind === 'GOOGLE' ? '10' : '17');
   });
 });
 
@@ -56,10 +60,9 @@ describe('the prompt log', () => {
     s.standIn.set({ contextWindow: { tokens: 50, style: 'llamacpp' } });
     const res = await complete(member.key, wsId, 'a prompt far too long for a window of fifty tokens '.repeat(10));
     expect(expectProblem(res, 400).code).toBe('context_length_exceeded');
-    expect(res.headers['x-should-retry']).toBe('false');
+    expect(header(res, 'x-should-retry')).toBe('false');
 
-    const logsOf = async (key: string) =>
-      (await t.request({ method: 'GET', url: '/api/v1/chat/prompt-logs/paged', key })).json().content as Array<{ error: string | null }>;
+    const logsOf = async (key: string) => expectStatus(await t.api(key).GET('/api/v1/chat/prompt-logs/paged'), 200).content;
     const [ownerView] = await logsOf(team.ownerKey);
     expect(ownerView!.error).toBe(
       'provider_context_length_exceeded: The prompt is longer than the model\u2019s context window [upstream 400 exceed_context_size_error]',
@@ -67,14 +70,10 @@ describe('the prompt log', () => {
     const [memberView] = await logsOf(member.key);
     expect(memberView!.error).toBe('provider_context_length_exceeded: The prompt is longer than the model\u2019s context window');
 
-    const csv = await t.request({
-      method: 'GET',
-      url: `/api/v1/chat/prompt-logs/csv?startDate=2000-01-01T00:00:00Z&endDate=2100-01-01T00:00:00Z`,
-      key: member.key,
-    });
-    expect(csv.statusCode).toBe(200);
-    expect(csv.body).toContain('provider_context_length_exceeded');
-    expect(csv.body).not.toContain('[upstream');
-    expect(csv.body).not.toContain(LEAKED_SECRET);
+    const query = { startDate: '2000-01-01T00:00:00Z', endDate: '2100-01-01T00:00:00Z' };
+    const csv = expectStatus(await t.api(member.key).GET('/api/v1/chat/prompt-logs/csv', { params: { query }, parseAs: 'text' }), 200);
+    expect(csv).toContain('provider_context_length_exceeded');
+    expect(csv).not.toContain('[upstream');
+    expect(csv).not.toContain(LEAKED_SECRET);
   });
 });

@@ -3,6 +3,7 @@
  * create/update response — best effort, never blocking the write.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectStatus } from '../helpers/api.js';
 import { newTeam, startTestApp, type TestApp } from '../helpers/app.js';
 import { createModel } from '../helpers/factories.js';
 import { useStandIn } from '../support/use-standin.js';
@@ -14,6 +15,8 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
+const modelAt = (modelId: string) => ({ params: { path: { modelId } } });
+
 describe('contextWindow warnings', () => {
   it('llama.cpp (/props n_ctx): warns when the declared window is larger, not when it fits', async () => {
     const team = await newTeam(t);
@@ -23,12 +26,12 @@ describe('contextWindow warnings', () => {
     const fits = await createModel(t, team.ownerKey, { ...s.modelBody('OPENAI'), contextWindow: 4096 });
     expect(fits.warnings).toBeUndefined();
 
-    const patched = await t.request({ method: 'PATCH', url: `/api/v1/models/${fits.id}`, key: team.ownerKey, payload: { contextWindow: 32768 } });
-    expect(patched.statusCode).toBe(200);
-    expect(patched.json().warnings).toEqual([expect.stringContaining('contextWindow 32768')]);
+    const api = t.api(team.ownerKey);
+    const patched = expectStatus(await api.PATCH('/api/v1/models/{modelId}', { ...modelAt(fits.id), body: { contextWindow: 32768 } }), 200);
+    expect(patched.warnings).toEqual([expect.stringContaining('contextWindow 32768')]);
     // GET shows the stored model only; warnings belong to the write that caused them.
-    const got = await t.request({ method: 'GET', url: `/api/v1/models/${fits.id}`, key: team.ownerKey });
-    expect(got.json().warnings).toBeUndefined();
+    const got = expectStatus(await api.GET('/api/v1/models/{modelId}', modelAt(fits.id)), 200);
+    expect(got).not.toHaveProperty('warnings');
   });
 
   it('a model says which window its turns use: declared, reported by the provider, or the default', async () => {
@@ -36,15 +39,16 @@ describe('contextWindow warnings', () => {
     const unknown = await createModel(t, team.ownerKey, { ...s.modelBody('OPENAI'), contextWindow: null }); // /props 404
     expect(unknown).toMatchObject({ contextWindowUsed: 8192, contextWindowSource: 'default', contextWindowProbe: null });
     s.standIn.set({ contextWindow: { tokens: 4096, style: 'llamacpp' } });
-    const saved = await t.request({ method: 'PATCH', url: `/api/v1/models/${unknown.id}`, key: team.ownerKey, payload: { name: 'Probed now' } });
-    expect(saved.json()).toMatchObject({
+    const api = t.api(team.ownerKey);
+    const saved = expectStatus(await api.PATCH('/api/v1/models/{modelId}', { ...modelAt(unknown.id), body: { name: 'Probed now' } }), 200);
+    expect(saved).toMatchObject({
       contextWindow: null,
       contextWindowUsed: 4096,
       contextWindowSource: 'probed',
       contextWindowProbe: 'llama.cpp /props n_ctx',
     });
-    const declared = await t.request({ method: 'PATCH', url: `/api/v1/models/${unknown.id}`, key: team.ownerKey, payload: { contextWindow: 2048 } });
-    expect(declared.json()).toMatchObject({ contextWindow: 2048, contextWindowUsed: 2048, contextWindowSource: 'declared', contextWindowProbe: null });
+    const declared = expectStatus(await api.PATCH('/api/v1/models/{modelId}', { ...modelAt(unknown.id), body: { contextWindow: 2048 } }), 200);
+    expect(declared).toMatchObject({ contextWindow: 2048, contextWindowUsed: 2048, contextWindowSource: 'declared', contextWindowProbe: null });
     const g = await createModel(t, team.ownerKey, { ...s.modelBody('GOOGLE'), contextWindow: null });
     expect(g).toMatchObject({ contextWindowUsed: 4096, contextWindowSource: 'probed', contextWindowProbe: 'Gemini inputTokenLimit + outputTokenLimit' });
   });

@@ -13,10 +13,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { paths } from '../helpers/api.js';
 import { ADMIN_KEY, newTeam, startTestApp, type TestApp } from '../helpers/app.js';
 import { createModel, createWorkspace } from '../helpers/factories.js';
-import { startStandInProvider, type StandInProvider } from '../support/standin-provider.js';
+import { useStandIn } from '../support/use-standin.js';
 
+const s = useStandIn();
 let t: TestApp;
-let standIn: StandInProvider;
 let baseUrl: string;
 
 function webFixture(): string {
@@ -31,13 +31,11 @@ function webFixture(): string {
 }
 
 beforeAll(async () => {
-  standIn = await startStandInProvider();
   t = await startTestApp({ webDir: webFixture() });
   baseUrl = await t.app.listen({ port: 0, host: '127.0.0.1' });
 });
 afterAll(async () => {
   await t.close();
-  await standIn.close();
 });
 
 /** The directives of a Content-Security-Policy header, by name. */
@@ -139,7 +137,7 @@ describe('security headers', () => {
 
   it('on an event stream (written on the raw response)', async () => {
     const team = await newTeam(t);
-    const model = await createModel(t, team.ownerKey, { url: standIn.openaiBaseUrl });
+    const model = await createModel(t, team.ownerKey, { url: s.standIn.openaiBaseUrl });
     const ws = await createWorkspace(t, team.ownerKey, { modelIds: [model.id] });
     // over a real socket, so the raw response's own headers are seen
     const api = createClient<paths>({ baseUrl, headers: { authorization: `Bearer ${team.ownerKey}` } });
