@@ -159,7 +159,8 @@ describe('prompt logs always end final', () => {
     const first = (await complete(team.ownerKey, ws.id, { prompt: 'first' })).json();
     await t.request({ method: 'DELETE', url: `/api/v1/chat/${ws.id}/history/${first.threadId}`, key: team.ownerKey });
     expectProblem(await complete(team.ownerKey, ws.id, { prompt: 'second', threadId: first.threadId }), 404);
-    expect(standIn.requests).toHaveLength(1);
+    // (an earlier test's aborted early call may still arrive: only this test's prompts count)
+    expect(standIn.requests.map((r) => JSON.stringify(r.body)).filter((b) => b.includes('"second"') || b.includes('"first"'))).toHaveLength(1);
     expect((await logsOf(team.ownerKey)).map((l) => l.prompt)).toEqual(['first']);
   });
 
