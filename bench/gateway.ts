@@ -24,6 +24,7 @@ import { stopwatch } from './lib/timer.js';
 const QUICK = process.env.BENCH_QUICK === '1';
 const LATENCY_ROUNDS = QUICK ? 12 : 400;
 const STREAM_ROUNDS = QUICK ? 6 : 300;
+const PHASE_ROUNDS = QUICK ? 6 : 300;
 const WARMUP = QUICK ? 6 : 150;
 const CONCURRENCY = 64;
 const THROUGHPUT_MS = QUICK ? 300 : 6_000;
@@ -120,10 +121,11 @@ interface BackendResult {
   latency: Row[];
   throughput: Row[];
   streams: Row[];
+  phases: Row[];
   notes: string[];
 }
 
-async function measureBackend(label: string, standIn: ServerProcess, t: Targets): Promise<BackendResult> {
+async function measureBackend(label: string, standIn: ServerProcess, atrium: ServerProcess, t: Targets): Promise<BackendResult> {
   const c1 = new HttpClient(1);
   const auth = { authorization: `Bearer ${t.key}` };
   const notes: string[] = [];
@@ -329,7 +331,6 @@ async function measureBackend(label: string, standIn: ServerProcess, t: Targets)
       },
     ];
     if (t.portkey && ts.portkey.n === 0) {
-      // Seen with @portkey-ai/gateway 1.15.2 on Node 20: every streamed request fails inside it (a TypeError on its response's immutable headers).
       notes.push(`${label}: Portkey answered no streamed request (${STREAM_ROUNDS} tried), so it has no time-to-first-token row.`);
       streamErrors -= STREAM_ROUNDS;
     }
@@ -384,7 +385,32 @@ async function measureBackend(label: string, standIn: ServerProcess, t: Targets)
       await standIn.call('standin.set', { delayMs: 0 });
       cN.close();
     }
-    return { latency, throughput, streams, notes };
+
+    // Where the time goes: a last pass (its stamps cost a little, so it runs after the others) in
+    // which the server stamps each request's phases (bench/lib/phases.ts), one request at a time.
+    await atrium.call('phases.start');
+    const tagged = (kind: string) => ({ ...auth, 'x-bench-phase': kind });
+    let phaseThread: string | null = null;
+    for (let i = 0; i < PHASE_ROUNDS; i++) {
+      const prompt = PROMPTS[i % PROMPTS.length]!;
+      ok(await c1.request(t.atrium, { body: JSON.stringify({ prompt }), headers: tagged('new thread') }), '"threadId"');
+      if (i % FOLLOW_UPS_PER_THREAD === 0 || !phaseThread) {
+        const opened = await c1.request(t.atrium, { body: JSON.stringify({ prompt }), headers: auth });
+        phaseThread = opened.status === 200 ? (JSON.parse(opened.body) as { threadId: string }).threadId : null;
+      }
+      if (phaseThread) ok(await c1.request(t.atrium, { body: JSON.stringify({ prompt, threadId: phaseThread }), headers: tagged('follow-up') }), '"threadId"');
+      ok(await c1.request(t.v1, { body: v1Body(i), headers: tagged('v1') }), '"chat.completion"');
+    }
+    const stamped = await atrium.call<Record<string, { n: number; p50: Record<string, number> }>>('phases.read');
+    // the phases in the server's order (bench/lib/phases.ts PHASES)
+    const phases: Row[] = Object.keys(Object.values(stamped)[0]?.p50 ?? {}).map((phase) => ({
+      backend: label,
+      phase,
+      'new thread p50 ms': round(stamped['new thread']?.p50[phase] ?? Number.NaN),
+      'follow-up p50 ms': round(stamped['follow-up']?.p50[phase] ?? Number.NaN),
+      '/v1 p50 ms': round(stamped.v1?.p50[phase] ?? Number.NaN),
+    }));
+    return { latency, throughput, streams, phases, notes };
   } finally {
     c1.close();
   }
@@ -395,6 +421,7 @@ export async function benchGateway(): Promise<Section> {
   const latency: Row[] = [];
   const throughput: Row[] = [];
   const streams: Row[] = [];
+  const phases: Row[] = [];
   const notes: string[] = [];
   const standIn = await ServerProcess.start('standin');
   let bare: ServerProcess | null = null;
@@ -438,7 +465,7 @@ export async function benchGateway(): Promise<Section> {
         const setup = new HttpClient(1);
         const { key, workspaceId } = await setUpAtrium(setup, base, si.openaiBaseUrl);
         const budgeted = await setUpBudgeted(setup, base, si.openaiBaseUrl).finally(() => setup.close());
-        const r = await measureBackend(b.label, standIn, {
+        const r = await measureBackend(b.label, standIn, atrium, {
           direct: target(`${si.openaiBaseUrl}/chat/completions`),
           bare: target(`${bareUrl}/v1/chat/completions`),
           atrium: target(`${base}/api/v1/chat/${workspaceId}/completions`),
@@ -454,6 +481,7 @@ export async function benchGateway(): Promise<Section> {
         latency.push(...r.latency);
         throughput.push(...r.throughput);
         streams.push(...r.streams);
+        phases.push(...r.phases);
         notes.push(...r.notes);
       } catch (err) {
         notes.push(`${b.label} failed: ${(err as Error).message}`);
@@ -545,7 +573,8 @@ export async function benchGateway(): Promise<Section> {
       `Streams: ${STREAM_ROUNDS} interleaved rounds at concurrency 1; time-to-first-token = request start → first byte of the first content chunk (stand-in: \`"delta":{"content":"\`; Atrium: \`event: delta\`).`,
       'The OpenAI-compatible path is `POST /v1/chat/completions` with `{model: "workspace/<id>", messages: [{role: "user", content}]}` as an SDK sends it: the same turn without a stored thread (the pending prompt log in one statement, the provider call, the finished log in a second), plus the protocol translation; it is measured in the same interleaved rounds and loops.',
       `Throughput: closed loop, ${CONCURRENCY} concurrent keep-alive connections, stand-in delay ${UPSTREAM_DELAY_MS} ms, ${THROUGHPUT_WARMUP_MS / 1000} s warm-up then ${THROUGHPUT_MS / 1000} s measured per path.`,
-      "The peer is Portkey's open-source gateway (`@portkey-ai/gateway`, its own server command in a child process), sent the same direct body with the headers that route it to the stand-in as an OpenAI provider; it is measured in the same interleaved rounds, streams and loops as the others (once per Atrium backend). It persists nothing; Atrium persists every turn before answering.",
+      "The peer is Portkey's open-source gateway (`@portkey-ai/gateway`, its own server command in a child process), sent the same direct body with the headers that route it to the stand-in as an OpenAI provider; it is measured in the same interleaved rounds, streams and loops as the others (once per Atrium backend). It persists nothing; Atrium persists every turn before answering. Its release fails every streamed request on Node (it appends headers to the upstream's immutable fetch response), so it runs with a preload that hands a streamed upstream response on as a new Response over the same body (bench/lib/portkey-streams.mjs), as its own proposed fix does.",
+      `Phases: a last pass of ${PHASE_ROUNDS} rounds (new thread, follow-up, OpenAI-compatible) in which the server stamps each request (bench/lib/phases.ts): arrival, the turn's start, the start and end of statement 1, of the provider call and of statement 2, and the response sent; each phase's p50.`,
       `Targets: Atrium added p50 ≤ ${TARGET_ADDED_P50_MS} ms at concurrency 1; Atrium throughput ≥ ${TARGET_THROUGHPUT_RATIO}× the bare pass-through; Atrium's added p50 and p99 below Portkey's and its throughput at least Portkey's.`,
       `Budgets: a second team, set up alike, has a team budget and a rate limit (never exhausted) that every one of its calls reserves against; its new-thread calls run in the same interleaved latency rounds, and "budget check" is its p50 minus the unbudgeted team's (target ≤ ${TARGET_BUDGET_P50_MS} ms).`,
     ].join(' '),
@@ -553,6 +582,7 @@ export async function benchGateway(): Promise<Section> {
       { title: 'Added latency, concurrency 1 (non-streaming)', rows: latency },
       { title: `Throughput, concurrency ${CONCURRENCY}, upstream delay ${UPSTREAM_DELAY_MS} ms`, rows: throughput },
       { title: 'Streaming time-to-first-token, concurrency 1', rows: streams },
+      { title: "Where an Atrium turn's time goes, concurrency 1 (p50 of each phase, stamped inside the server)", rows: phases },
     ],
     notes,
     targets,

@@ -44,7 +44,7 @@ import { scimRoutes, scimTokenRoutes } from './modules/scim/routes.js';
 import { authRoutes } from './modules/teams/auth-routes.js';
 import { oidcRoutes } from './modules/teams/oidc-routes.js';
 import { teamRoutes } from './modules/teams/routes.js';
-import { ApiKey, Team, User } from './modules/teams/schema.js';
+import { ApiKey, CreatedApiKey, Team, User } from './modules/teams/schema.js';
 import { usageRoutes } from './modules/usage/routes.js';
 import { Budget, UsageRow } from './modules/usage/schema.js';
 import { workspaceRoutes } from './modules/workspaces/routes.js';
@@ -59,6 +59,7 @@ export const SHARED_SCHEMAS = [
   User,
   Team,
   ApiKey,
+  CreatedApiKey,
   Model,
   McpServer,
   McpServerTest,

@@ -2,11 +2,13 @@
  * The peer in the gateway bench: Portkey's open-source AI gateway (`@portkey-ai/gateway`, a
  * development dependency), started from its own command in a child process on loopback and told
  * per request, by its headers, to forward to the stand-in as an OpenAI provider. It stores nothing.
+ * Its streams need the preload of ./portkey-streams.mjs (a bug of its release on Node).
  */
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 export interface Portkey {
   url: string;
@@ -27,7 +29,8 @@ export async function startPortkey(): Promise<Portkey> {
   const pkg = createRequire(import.meta.url).resolve('@portkey-ai/gateway/package.json');
   const entry = path.join(path.dirname(pkg), 'build/start-server.js');
   const port = await freePort();
-  const child = spawn(process.execPath, [entry, `--port=${port}`, '--headless'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const fix = path.join(path.dirname(fileURLToPath(import.meta.url)), 'portkey-streams.mjs');
+  const child = spawn(process.execPath, ['--import', pathToFileURL(fix).href, entry, `--port=${port}`, '--headless'], { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (c: Buffer) => (stderr = (stderr + c.toString()).slice(-2000)));
   const url = `http://127.0.0.1:${port}`;

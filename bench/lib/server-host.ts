@@ -11,6 +11,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { ADMIN_KEY } from '../../test/helpers/app.js';
+import { readPhases, startPhases } from './phases.js';
 import { startStandInProvider, type StandInProvider, type StandInSwitches } from '../../test/support/standin-provider.js';
 
 interface Msg {
@@ -95,6 +96,11 @@ async function handle(m: Msg): Promise<unknown> {
           ...(typeof a.tracesUrl === 'string' ? { tracesUrl: a.tracesUrl } : {}),
         }),
       };
+    case 'phases.start':
+      startPhases(server!.server);
+      return null;
+    case 'phases.read':
+      return readPhases();
     case 'close':
       await server?.close();
       await standIn?.close();

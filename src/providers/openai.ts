@@ -27,6 +27,7 @@ import type OpenAI from 'openai';
 import { guardedCall, guardedStream, sdkTimeoutMs, usageOf, type StreamState } from './call-control.js';
 import { providerBadResponse } from './errors.js';
 import type { ChatMessage, Completion, FinishReason, ProviderAdapter, ProviderRequest, StreamEvent, ToolCall, ToolOptions } from './types.js';
+import { providerFetch } from './transport.js';
 import { ClientCache, clientKey, lazy, NO_REDIRECT, num, posInt, trimSlashes } from './util.js';
 
 /** The SDK loads on the first OpenAI / Azure call, not at start-up. */
@@ -107,6 +108,7 @@ async function buildClient(url: string | null, baseModel: string, key: string | 
   const common = {
     maxRetries: 0,
     logLevel: 'off' as const,
+    fetch: providerFetch,
     fetchOptions: NO_REDIRECT,
     // Explicit nulls: never pick up OPENAI_ORG_ID / OPENAI_PROJECT_ID etc. from the server's env.
     organization: null,

@@ -157,7 +157,8 @@ describe('prompt logs always end final', () => {
     const thread = { params: { path: { workspaceId: ws.id, threadId: first.threadId } } };
     expectStatus(await t.api(team.ownerKey).DELETE('/api/v1/chat/{workspaceId}/history/{threadId}', thread), 200);
     expectProblem(await complete(team.ownerKey, ws.id, { prompt: 'second', threadId: first.threadId }), 404);
-    expect(s.standIn.requests).toHaveLength(1);
+    // (an earlier test's aborted early call may still arrive: only this test's prompts count)
+    expect(s.standIn.requests.map((r) => JSON.stringify(r.body)).filter((b) => b.includes('"second"') || b.includes('"first"'))).toHaveLength(1);
     expect((await logsOf(team.ownerKey)).map((l) => l.prompt)).toEqual(['first']);
   });
 

@@ -96,7 +96,7 @@ export const teamRoutes: FastifyPluginAsyncTypebox<{ teams: TeamsService; public
         operationId: 'createApiKey',
         summary: 'Create an API key for the caller; the key is shown once',
         body: CreateKeyBody,
-        response: { 201: Type.Ref('ApiKey'), ...bodyErrorResponses },
+        response: { 201: Type.Ref('CreatedApiKey'), ...bodyErrorResponses },
       },
     },
     async (req, reply) => reply.code(201).send(await teams.createKey(principalOf(req), req.body.name)),

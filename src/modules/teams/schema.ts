@@ -65,9 +65,12 @@ export const ChangePasswordBody = Type.Object(
   { additionalProperties: false },
 );
 
-export const ApiKey = Type.Object(
-  { id: Uuid, name: Type.String(), prefix: Type.String(), created: DateTime, key: Type.Optional(Type.String()) },
-  { $id: 'ApiKey' },
+/** An API key as listed: never the key itself (only its hash is kept). */
+export const ApiKey = Type.Object({ id: Uuid, name: Type.String(), prefix: Type.String(), created: DateTime }, { $id: 'ApiKey' });
+/** A key just made: the only answer that carries the key, shown once. */
+export const CreatedApiKey = Type.Object(
+  { id: Uuid, name: Type.String(), prefix: Type.String(), created: DateTime, key: Type.String({ description: 'The key; shown only in this answer' }) },
+  { $id: 'CreatedApiKey' },
 );
 export const CreateKeyBody = Type.Object({ name: Name }, { additionalProperties: false });
 

@@ -1363,7 +1363,16 @@ export interface components {
             prefix: string;
             /** Format: date-time */
             created: string;
-            key?: string;
+        };
+        CreatedApiKey: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            prefix: string;
+            /** Format: date-time */
+            created: string;
+            /** @description The key; shown only in this answer */
+            key: string;
         };
         Model: {
             /** Format: uuid */
@@ -3156,7 +3165,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ApiKey"];
+                    "application/json": components["schemas"]["CreatedApiKey"];
                 };
             };
             /** @description Bad request: malformed JSON, a wrong type, a value out of range, a bad UUID */

@@ -44,7 +44,7 @@ function ApiKeys() {
         class="ask-form"
         onSubmit={submit.handler(() =>
           data(api.POST('/api/v1/api-keys', { body: { name: name.trim() } })).then((k) => {
-            setFresh({ name: k.name, key: k.key ?? '' });
+            setFresh({ name: k.name, key: k.key });
             setName('');
             keys.reload();
           }),
