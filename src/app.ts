@@ -3,7 +3,8 @@ import type { Config } from './config.js';
 import { databaseOptions, openDatabase, type Database } from './db/client.js';
 import { createHttpServer } from './http/server.js';
 import { preloadTokenizer } from './ingest/tokens.js';
-import { closing, Jobs, type Job } from './jobs.js';
+import { closing, Jobs, periodic, type Job } from './jobs.js';
+import { upkeep, UPKEEP_EVERY_MS } from './db/upkeep.js';
 import { startTracingIfConfigured } from './observability/http.js';
 import { adminSocket } from './ops/admin-socket.js';
 import { registerRoutes, SHARED_SCHEMAS } from './routing.js';
@@ -68,6 +69,17 @@ export async function buildApp(
     const all: Job[] = [
       ...(tracing ? [closing('span export', () => tracing.flush())] : []),
       closing('database', () => db.close()),
+      // No autovacuum runs in the embedded database: its tables are analysed and vacuumed here.
+      ...(db.kind === 'pglite'
+        ? [
+            periodic(
+              'embedded database upkeep',
+              UPKEEP_EVERY_MS,
+              () => upkeep(db.db),
+              (err) => warn(err, 'database upkeep failed'),
+            ),
+          ]
+        : []),
       ...serviceJobs(services, config, warn),
       // `npm run cli -- backup` reaches this server here (embedded database on disk only).
       adminSocket(app.log, config.dataDir, db),

@@ -1,0 +1,58 @@
+/**
+ * The embedded database's upkeep (src/db/upkeep.ts): tables past autovacuum's thresholds are
+ * analysed (and vacuumed), tables below them are left alone. Runs on the suite's database (the
+ * function is the same SQL on PostgreSQL, where the app does not schedule it).
+ */
+import { randomUUID } from 'node:crypto';
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase, type Database } from '../../src/db/client.js';
+import { execute } from '../../src/db/driver.js';
+import { upkeep } from '../../src/db/upkeep.js';
+
+const PG_URL = process.env.ATRIUM_TEST_DATABASE_URL;
+let database: Database;
+
+beforeAll(async () => {
+  database = await openDatabase({ databaseUrl: PG_URL || 'memory://', dataDir: '/nonexistent' });
+});
+afterAll(async () => {
+  await database.close();
+});
+
+const lastAnalyzed = async (table: string) =>
+  (
+    await execute<{ at: string | null }>(
+      database.db,
+      sql`select coalesce(last_analyze, last_autoanalyze)::text as at from pg_stat_user_tables where schemaname = 'public' and relname = ${table}`,
+    )
+  ).rows[0]?.at ?? null;
+
+describe('embedded database upkeep', () => {
+  it('analyses and vacuums a table past the thresholds, and leaves a quiet one alone', async () => {
+    const table = `upkeep_${randomUUID().replace(/-/g, '')}`;
+    const quiet = `${table}_quiet`;
+    await execute(database.db, sql.raw(`create table ${table} (id serial primary key, v text)`));
+    await execute(database.db, sql.raw(`create table ${quiet} (id serial primary key, v text)`));
+    try {
+      await upkeep(database.db); // whatever the suite left past its thresholds, so the next run sees only this test's tables
+      await execute(database.db, sql.raw(`insert into ${table} (v) select 'row ' || g from generate_series(1, 3000) g`));
+      await execute(database.db, sql.raw(`update ${table} set v = v || '!' where id <= 2000`));
+      await execute(database.db, sql.raw(`insert into ${quiet} (v) values ('one'), ('two')`));
+      await execute(database.db, sql.raw(`analyze ${quiet}`));
+      expect(await lastAnalyzed(table)).toBeNull();
+
+      const done = await upkeep(database.db);
+      expect(done.analyzed).toContain(table);
+      expect(done.vacuumed).toContain(table); // 2,000 dead rows > 50 + 20 % of 3,000
+      expect(done.analyzed).not.toContain(quiet); // two rows, analysed already
+      expect(await lastAnalyzed(table)).not.toBeNull();
+
+      // Nothing changed since: the next run leaves it alone.
+      expect((await upkeep(database.db)).analyzed).not.toContain(table);
+    } finally {
+      await execute(database.db, sql.raw(`drop table ${table}`));
+      await execute(database.db, sql.raw(`drop table ${quiet}`));
+    }
+  });
+});
