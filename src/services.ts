@@ -4,6 +4,7 @@ import { RETENTION_EVERY_MS, RetentionService } from './modules/retention/servic
 import type { Config } from './config.js';
 import type { Database } from './db/client.js';
 import { closing, periodic, startedBy, type Job } from './jobs.js';
+import { closeProviderConnections } from './providers/index.js';
 import { ImagePool } from './media/pool.js';
 import { ChatImages } from './modules/chat/images.js';
 import { ChatService } from './modules/chat/service.js';
@@ -139,6 +140,7 @@ export function serviceJobs(s: Services, config: Config, onError: (err: unknown,
     closing('image workers', () => s.imagePool.close()),
     closing('ingest workers and lexical indexes', () => s.plus.close()),
     closing('MCP connections', () => s.mcp.close()),
+    closing('model provider connections', () => closeProviderConnections()),
     // Finish prompt logs a crash left pending: at start, then periodically.
     periodic(
       'prompt log sweep',

@@ -70,7 +70,9 @@ const LASTING = new Set([
 /**
  * Every lasting resource created from now on and not destroyed yet (closed, cleared, fired),
  * with where it was created. Node's own cache of the Date header (a timer of at most a second
- * that every HTTP answer shares) belongs to the process, not to an app.
+ * that every HTTP answer shares) belongs to the process, not to an app; so does undici's clock
+ * (one unref'd timer for every undici timer in the process, which stops itself on its next tick,
+ * within half a second, once no connection needs it).
  */
 function trackResources(): { live(): string[]; stop(): void } {
   const live = new Map<number, string>();
@@ -78,7 +80,7 @@ function trackResources(): { live(): string[]; stop(): void } {
     init(id, type) {
       if (!LASTING.has(type)) return;
       const stack = new Error().stack ?? '';
-      if (type === 'Timeout' && /\(node:internal\/http:|node:_http_outgoing/.test(stack)) return;
+      if (type === 'Timeout' && /\(node:internal\/http:|node:_http_outgoing|undici\/lib\/util\/timers\.js/.test(stack)) return;
       live.set(id, `${type}\n${stack.split('\n').slice(2, 10).join('\n')}`);
     },
     destroy(id) {

@@ -67,6 +67,7 @@ export {
   type ProviderUrlErrorReason,
   type ProviderUrlPolicy,
 } from './url-guard.js';
+export { closeProviderConnections } from './transport.js';
 export { embed, supportsEmbeddings, unitVector, type EmbedRequest } from './embeddings.js';
 export { rerank, rerankUrl, supportsRerank, type RerankRequest, type RerankResult } from './rerank.js';
 export { DEFAULT_OPENAI_BASE_URL, DEFAULT_AZURE_API_VERSION, parseAzureUrl } from './openai.js';

@@ -9,7 +9,14 @@
  */
 import { Agent, type Dispatcher } from 'undici';
 
-const agent = new Agent({ keepAliveTimeout: 60_000, keepAliveMaxTimeout: 600_000 });
+let agent: Agent | null = null;
+
+/** Close the kept-alive connections (the app's close; calls in flight finish first); the next call opens new ones. */
+export async function closeProviderConnections(): Promise<void> {
+  const closing = agent;
+  agent = null;
+  await closing?.close();
+}
 
 /** Statuses whose answer has no body (a Response refuses one). */
 const NULL_BODY = new Set([101, 204, 205, 304]);
@@ -35,6 +42,7 @@ export async function providerFetch(input: string | URL | Request, init: Request
   if (input instanceof Request || (body != null && typeof body !== 'string' && !(body instanceof Uint8Array))) return fetch(input, init);
   const url = typeof input === 'string' ? new URL(input) : input;
   const method = (init.method ?? 'GET').toUpperCase() as Dispatcher.HttpMethod;
+  agent ??= new Agent({ keepAliveTimeout: 60_000, keepAliveMaxTimeout: 600_000 });
   const answer = await agent.request({
     origin: url.origin,
     path: `${url.pathname}${url.search}`,
