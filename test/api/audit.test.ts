@@ -1,6 +1,6 @@
 /** The audit log: every recorded action, who sees which entries, that nothing secret is in it, and that no one can change it. */
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_KEY, expectProblem, newTeam, startTestApp, type TestApp } from '../helpers/app.js';
 import { createModel, createWorkspace } from '../helpers/factories.js';
 import { expectStatus, multipartBody, type paths } from '../helpers/api.js';
@@ -8,20 +8,17 @@ import { cookie, login, randomAddress, SAME_ORIGIN, sessionFrom, signedInUser } 
 import { expectShape } from '../helpers/shape.js';
 import { PageOf } from '../../src/http/paging.js';
 import { AuditEntry, type AuditEntryT } from '../../src/modules/audit/schema.js';
-import { startStandInProvider, type StandInProvider } from '../support/standin-provider.js';
+import { useStandIn } from '../support/use-standin.js';
 
 let t: TestApp;
-let standIn: StandInProvider;
+const stand = useStandIn();
 
 beforeAll(async () => {
-  standIn = await startStandInProvider();
   t = await startTestApp();
 });
 afterAll(async () => {
   await t.close();
-  await standIn.close();
 });
-beforeEach(() => standIn.reset());
 
 const AuditPage = PageOf(AuditEntry);
 
@@ -58,7 +55,7 @@ describe('audit log: every action, nothing secret', () => {
     // models, workspaces, Plus, budgets
     const providerKey = 'sk-provider-secret-0123456789';
     secrets.push(providerKey);
-    const model = await createModel(t, team.ownerKey, { url: standIn.openaiBaseUrl, apiKey: providerKey });
+    const model = await createModel(t, team.ownerKey, { url: stand.standIn.openaiBaseUrl, apiKey: providerKey });
     expectStatus(
       await api.PATCH('/api/v1/models/{modelId}', { params: { path: { modelId: model.id } }, body: { apiKey: `${providerKey}-2`, name: 'renamed model' } }),
       200,

@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Static } from 'typebox';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { promptLogs } from '../../src/db/schema/prompt-logs.js';
 import { countTokens } from '../../src/ingest/tokens.js';
@@ -11,7 +11,7 @@ import { expectStatus, type paths } from '../helpers/api.js';
 import { expectProblem, newTeam, startTestApp, type TestApp } from '../helpers/app.js';
 import { createModel, createWorkspace } from '../helpers/factories.js';
 import { expectShape } from '../helpers/shape.js';
-import { startStandInProvider, type StandInProvider } from '../support/standin-provider.js';
+import { useStandIn } from '../support/use-standin.js';
 
 /**
  * Budgets and rate limits: who may set and see them, the reservation rule (refused
@@ -19,17 +19,14 @@ import { startStandInProvider, type StandInProvider } from '../support/standin-p
  * PostgreSQL with two app instances sharing the database.
  */
 let t: TestApp;
-let standIn: StandInProvider;
+const stand = useStandIn();
 
 beforeAll(async () => {
-  standIn = await startStandInProvider();
   t = await startTestApp();
 });
 afterAll(async () => {
   await t.close();
-  await standIn.close();
 });
-beforeEach(() => standIn.reset());
 
 /** 1 credit per token; every answer is 60 word chunks (max tokens 60), so a call costs its prompt + 60 credits. */
 const PRICE = 1000;
@@ -39,9 +36,9 @@ const ask = { prompt: 'hello world', maxTokens: OUT };
 
 async function setup(app: TestApp = t) {
   const team = await newTeam(app);
-  const model = await createModel(app, team.ownerKey, { url: standIn.openaiBaseUrl, chatCredits: PRICE });
+  const model = await createModel(app, team.ownerKey, { url: stand.standIn.openaiBaseUrl, chatCredits: PRICE });
   const ws = await createWorkspace(app, team.ownerKey, { modelIds: [model.id] });
-  standIn.set({ reply: LONG_REPLY });
+  stand.standIn.set({ reply: LONG_REPLY });
   return { team, model, ws };
 }
 
@@ -193,7 +190,7 @@ describe('enforcing budgets', () => {
     // covers one call's reservation (prompt estimate + 60), not two calls
     await budgetOk(team.ownerKey, { scope: 'user', scopeId: member.id, period: 'day', credits: 100 });
     expect((await complete(member.key, ws.id)).response.status).toBe(200);
-    expect(standIn.requests).toHaveLength(1);
+    expect(stand.standIn.requests).toHaveLength(1);
     const logsBefore = await logCount(team.ownerKey);
 
     const refused = await complete(member.key, ws.id);
@@ -201,7 +198,7 @@ describe('enforcing budgets', () => {
     expect(p.code).toBe('budget_exceeded');
     const retryAfter = Number(refused.response.headers.get('retry-after'));
     expect(Math.abs(retryAfter - secondsToMidnight())).toBeLessThanOrEqual(5);
-    expect(standIn.requests).toHaveLength(1);
+    expect(stand.standIn.requests).toHaveLength(1);
     expect(await logCount(team.ownerKey)).toBe(logsBefore);
     // the streamed route refuses the same way, before any event
     const streamed = await t.api(member.key).POST('/api/v1/chat/{workspaceId}/completions/stream', {
@@ -210,7 +207,7 @@ describe('enforcing budgets', () => {
       parseAs: 'text',
     });
     expect(expectProblem(streamed, 429).code).toBe('budget_exceeded');
-    expect(standIn.requests).toHaveLength(1);
+    expect(stand.standIn.requests).toHaveLength(1);
 
     // the owner is not limited by the member's budget; both spend under the team's, settled to the real cost
     expect((await complete(team.ownerKey, ws.id)).response.status).toBe(200);
@@ -231,13 +228,13 @@ describe('enforcing budgets', () => {
     const refused = await complete(second.key!, ws.id);
     expect(expectProblem(refused, 429).code).toBe('budget_exceeded');
     expect(refused.response.headers.get('retry-after')).toBeNull();
-    expect(standIn.requests).toHaveLength(0);
+    expect(stand.standIn.requests).toHaveLength(0);
     expect((await complete(team.ownerKey, ws.id)).response.status).toBe(200);
   });
 
   it('a free model (chatCredits 0) is not held by a credit budget', async () => {
     const { team } = await setup();
-    const free = await createModel(t, team.ownerKey, { url: standIn.openaiBaseUrl, chatCredits: 0 });
+    const free = await createModel(t, team.ownerKey, { url: stand.standIn.openaiBaseUrl, chatCredits: 0 });
     const ws = await createWorkspace(t, team.ownerKey, { modelIds: [free.id] });
     await budgetOk(team.ownerKey, { scope: 'team', scopeId: team.teamId, period: 'day', credits: 1 });
     expect((await complete(team.ownerKey, ws.id)).response.status).toBe(200);
@@ -258,7 +255,7 @@ describe('enforcing budgets', () => {
     const toNextMinute = 60 - new Date().getUTCSeconds();
     expect(retryAfter).toBeGreaterThanOrEqual(1);
     expect(Math.abs(retryAfter - toNextMinute)).toBeLessThanOrEqual(2);
-    expect(standIn.requests).toHaveLength(2);
+    expect(stand.standIn.requests).toHaveLength(2);
     // another member is not limited
     const other = await team.addUser('member');
     expect((await complete(other.key, ws.id)).response.status).toBe(200);
@@ -267,7 +264,7 @@ describe('enforcing budgets', () => {
   it('a failed call gives its reservation back: the budget is charged nothing', async () => {
     const { team, ws } = await setup();
     const b = await budgetOk(team.ownerKey, { scope: 'team', scopeId: team.teamId, period: 'day', credits: 1000 });
-    standIn.set({ failStatus: 500 });
+    stand.standIn.set({ failStatus: 500 });
     expectProblem(await complete(team.ownerKey, ws.id), 502);
     const now = (await budgetsOf(t, team.ownerKey)).find((x) => x.id === b.id)!;
     expect(now.spent).toBe(0);
@@ -291,8 +288,8 @@ describe('concurrency', () => {
       expect((await complete(team.ownerKey, ws.id)).response.status).toBe(200);
       const cost = await ledgerCredits(team.ownerKey);
       expect(cost).toBeGreaterThan(OUT);
-      standIn.reset();
-      standIn.set({ reply: LONG_REPLY });
+      stand.standIn.reset();
+      stand.standIn.set({ reply: LONG_REPLY });
       const credits = cost * 10.5;
       const b = await budgetOk(team.ownerKey, { scope: 'team', scopeId: team.teamId, period: 'month', credits });
       const results = await Promise.all(Array.from({ length: 50 }, (_, i) => complete(team.ownerKey, ws.id, i % 2 === 0 ? t : second)));
@@ -303,7 +300,7 @@ describe('concurrency', () => {
       }
       expect(served).toBeGreaterThanOrEqual(1);
       expect(served).toBeLessThanOrEqual(10);
-      expect(standIn.requests).toHaveLength(served);
+      expect(stand.standIn.requests).toHaveLength(served);
       // after the burst, calls one by one fill the budget up to exactly 10 and no further
       let total = served;
       for (let i = 0; i < 15; i++) {
@@ -315,7 +312,7 @@ describe('concurrency', () => {
         total++;
       }
       expect(total).toBe(10);
-      expect(standIn.requests).toHaveLength(10);
+      expect(stand.standIn.requests).toHaveLength(10);
       const spent = (await ledgerCredits(team.ownerKey)) - cost;
       expect(spent).toBeLessThanOrEqual(credits);
       const now = (await budgetsOf(t, team.ownerKey)).find((x) => x.id === b.id)!;
@@ -336,12 +333,12 @@ describe('concurrency', () => {
     try {
       const { team, ws } = await setup();
       expect((await complete(team.ownerKey, ws.id, second)).response.status).toBe(200);
-      expect(standIn.requests).toHaveLength(1);
+      expect(stand.standIn.requests).toHaveLength(1);
       // less than one call's reservation (prompt estimate + OUT), created on the first node
       await budgetOk(team.ownerKey, { scope: 'team', scopeId: team.teamId, period: 'month', credits: OUT });
       const refused = await complete(team.ownerKey, ws.id, second);
       expect(expectProblem(refused, 429).code).toBe('budget_exceeded');
-      expect(standIn.requests).toHaveLength(1);
+      expect(stand.standIn.requests).toHaveLength(1);
     } finally {
       if (second !== t) await second.close();
     }
@@ -359,7 +356,7 @@ describe('concurrency', () => {
     const second = shared ? await startTestApp() : t;
     try {
       const { team, ws } = await setup();
-      standIn.set({ reply: Array.from({ length: 2000 }, (_, i) => `w${i}`).join(' '), ignoreMaxTokens: true, promptTokensFactor: 4 });
+      stand.standIn.set({ reply: Array.from({ length: 2000 }, (_, i) => `w${i}`).join(' '), ignoreMaxTokens: true, promptTokensFactor: 4 });
       const credits = 2_000;
       await budgetOk(team.ownerKey, { scope: 'team', scopeId: team.teamId, period: 'month', credits });
       const node = (i: number) => (i % 2 === 0 ? t : second);
@@ -453,9 +450,9 @@ describe('where the counters live', () => {
       expect(after.spent).toBeGreaterThan(spent + OUT);
       // and less room than one reservation: refused, nothing sent to the provider
       expect((await patch(app, key, budgetId, { credits: after.spent + 50 })).response.status).toBe(200);
-      const calls = standIn.requests.length;
+      const calls = stand.standIn.requests.length;
       expect(expectProblem(await complete(key, wsId, app), 429).code).toBe('budget_exceeded');
-      expect(standIn.requests).toHaveLength(calls);
+      expect(stand.standIn.requests).toHaveLength(calls);
     } finally {
       await app.close();
     }

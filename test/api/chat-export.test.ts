@@ -1,7 +1,7 @@
 /** GET …/history/{threadId}/export: a thread as a Markdown or JSON download, for whoever may read it. */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectProblem, newTeam, startTestApp, type TeamFixture, type TestApp } from '../helpers/app.js';
 import { createModel, createWorkspace } from '../helpers/factories.js';
 import { expectStatus, multipartBody } from '../helpers/api.js';
@@ -9,20 +9,17 @@ import { expectShape } from '../helpers/shape.js';
 import { ChatThreadExport } from '../../src/modules/chat/schema.js';
 import { contained } from '../../src/modules/chat/export.js';
 import { safeFilename } from '../../src/http/download.js';
-import { startStandInProvider, type StandInProvider } from '../support/standin-provider.js';
+import { useStandIn } from '../support/use-standin.js';
 
 let t: TestApp;
-let standIn: StandInProvider;
+const stand = useStandIn();
 
 beforeAll(async () => {
-  standIn = await startStandInProvider();
   t = await startTestApp();
 });
 afterAll(async () => {
   await t.close();
-  await standIn.close();
 });
-beforeEach(() => standIn.reset());
 
 /** The export's answer as its bytes, with the fetch Response for status and headers. */
 async function exported(key: string, workspaceId: string, threadId: string, format?: 'md' | 'json') {
@@ -41,7 +38,7 @@ const readThread = async (key: string, workspaceId: string, threadId: string, li
 
 async function setup(ws: Record<string, unknown> = {}, team?: TeamFixture) {
   team ??= await newTeam(t);
-  const model = await createModel(t, team.ownerKey, { name: 'Stand-in GPT', url: standIn.openaiBaseUrl, contextWindow: 16000 });
+  const model = await createModel(t, team.ownerKey, { name: 'Stand-in GPT', url: stand.standIn.openaiBaseUrl, contextWindow: 16000 });
   const w = await createWorkspace(t, team.ownerKey, { modelIds: [model.id], ...ws });
   return { team, model, ws: w };
 }
@@ -68,11 +65,11 @@ async function richThread() {
   );
   expect(first.sources.length).toBeGreaterThan(0);
   const threadId = first.threadId;
-  standIn.set({ reply: 'Here is code:\n\n```js\nconst a = 1;\n\n## Not a heading of the export' });
+  stand.standIn.set({ reply: 'Here is code:\n\n```js\nconst a = 1;\n\n## Not a heading of the export' });
   expect((await turn(team.ownerKey, ws.id, { prompt: 'Show me *some* code', threadId })).response.status).toBe(200);
-  standIn.set({ reply: null, failStatus: 500 });
+  stand.standIn.set({ reply: null, failStatus: 500 });
   expectProblem(await turn(team.ownerKey, ws.id, { prompt: 'this one fails', threadId }), 502);
-  standIn.reset();
+  stand.standIn.reset();
   return { team, model, ws, threadId, sources: first.sources };
 }
 

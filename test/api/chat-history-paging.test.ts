@@ -1,31 +1,28 @@
 /** Paging back through a long thread: `limit` and the `before` cursor of GET …/history/{threadId}. */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectStatus } from '../helpers/api.js';
 import { expectProblem, newTeam, startTestApp, type TestApp } from '../helpers/app.js';
 import { createModel, createWorkspace } from '../helpers/factories.js';
 import { expectShape } from '../helpers/shape.js';
 import { ChatThreadFull } from '../../src/modules/chat/schema.js';
-import { startStandInProvider, type StandInProvider } from '../support/standin-provider.js';
+import { useStandIn } from '../support/use-standin.js';
 
 let t: TestApp;
-let standIn: StandInProvider;
+const stand = useStandIn();
 
 beforeAll(async () => {
-  standIn = await startStandInProvider();
   t = await startTestApp();
 });
 afterAll(async () => {
   await t.close();
-  await standIn.close();
 });
-beforeEach(() => standIn.reset());
 
 const TURNS = 7;
 
 /** A workspace whose thread has TURNS turns (2 × TURNS messages: "question i" / "Echo: question i"). */
 async function longThread(history: 'TEAM' | 'USER' = 'TEAM') {
   const team = await newTeam(t);
-  const m = await createModel(t, team.ownerKey, { url: standIn.openaiBaseUrl, baseModel: 'gpt-test', apiKey: 'sk-test' });
+  const m = await createModel(t, team.ownerKey, { url: stand.standIn.openaiBaseUrl, baseModel: 'gpt-test', apiKey: 'sk-test' });
   const ws = await createWorkspace(t, team.ownerKey, { modelIds: [m.id], chatHistoryType: history });
   let threadId: string | undefined;
   for (let i = 1; i <= TURNS; i++) {

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Type } from 'typebox';
 import { PageOf } from '../../src/http/paging.js';
 import { ChatSearchHit } from '../../src/modules/chat/schema.js';
@@ -6,20 +6,17 @@ import { expectStatus } from '../helpers/api.js';
 import { expectProblem, newTeam, startTestApp, type TeamFixture, type TestApp } from '../helpers/app.js';
 import { createModel, createWorkspace } from '../helpers/factories.js';
 import { expectShape } from '../helpers/shape.js';
-import { startStandInProvider, type StandInProvider } from '../support/standin-provider.js';
+import { useStandIn } from '../support/use-standin.js';
 
 let t: TestApp;
-let standIn: StandInProvider;
+const stand = useStandIn();
 
 beforeAll(async () => {
-  standIn = await startStandInProvider();
   t = await startTestApp();
 });
 afterAll(async () => {
   await t.close();
-  await standIn.close();
 });
-beforeEach(() => standIn.reset());
 
 const SearchPage = PageOf(Type.Ref('ChatSearchHit'));
 type Hit = {
@@ -55,17 +52,17 @@ async function search(key: string, query: SearchQuery): Promise<Page> {
 }
 
 async function chatModel(team: TeamFixture) {
-  return createModel(t, team.ownerKey, { apiBase: 'OPENAI', url: standIn.openaiBaseUrl, baseModel: 'gpt-test', apiKey: 'sk-test' });
+  return createModel(t, team.ownerKey, { apiBase: 'OPENAI', url: stand.standIn.openaiBaseUrl, baseModel: 'gpt-test', apiKey: 'sk-test' });
 }
 
 /** One turn in a new thread: the user's prompt and the stand-in's reply (`Echo: prompt` unless `reply`). */
 async function turn(key: string, wsId: string, prompt: string, opts: { reply?: string; threadId?: string } = {}) {
-  if (opts.reply) standIn.set({ reply: opts.reply });
+  if (opts.reply) stand.standIn.set({ reply: opts.reply });
   const res = await t.api(key).POST('/api/v1/chat/{workspaceId}/completions', {
     params: { path: { workspaceId: wsId } },
     body: { prompt, ...(opts.threadId ? { threadId: opts.threadId } : {}) },
   });
-  standIn.set({ reply: null });
+  stand.standIn.set({ reply: null });
   return expectStatus(res, 200);
 }
 
@@ -112,10 +109,10 @@ describe('visibility', () => {
     const hotel = { params: { path: { workspaceId: ws.team, threadId: th.hotel } } };
     expect((await t.api(A.ownerKey).DELETE('/api/v1/chat/{workspaceId}/history/{threadId}', hotel)).response.status).toBe(200);
     // a failed turn: its question is kept (and found), its error message carries no text to find
-    standIn.set({ failStatus: 500 });
+    stand.standIn.set({ failStatus: 500 });
     const api = t.api(M2.key);
     const failed = await api.POST('/api/v1/chat/{workspaceId}/completions', { params: { path: { workspaceId: ws.team } }, body: { prompt: 'zebrafish golf' } });
-    standIn.reset();
+    stand.standIn.reset();
     const problem = expectProblem(failed, 502);
     failedDetail = String(problem.detail);
     const threads = expectStatus(await api.GET('/api/v1/chat/{workspaceId}/history', { params: { path: { workspaceId: ws.team } } }), 200);

@@ -1,31 +1,28 @@
 /** Versions: `regenerate` and `editOf` on both chat routes, the active path, switching versions, and who may. */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectStatus, type paths, type Schemas } from '../helpers/api.js';
 import { expectProblem, newTeam, startTestApp, type TeamFixture, type TestApp } from '../helpers/app.js';
 import { createModel, createWorkspace } from '../helpers/factories.js';
 import { expectShape } from '../helpers/shape.js';
 import { parseSse } from '../helpers/sse.js';
 import { ChatThreadFull } from '../../src/modules/chat/schema.js';
-import { startStandInProvider, type StandInProvider } from '../support/standin-provider.js';
+import { useStandIn } from '../support/use-standin.js';
 
 let t: TestApp;
-let standIn: StandInProvider;
+const stand = useStandIn();
 
 beforeAll(async () => {
-  standIn = await startStandInProvider();
   t = await startTestApp();
 });
 afterAll(async () => {
   await t.close();
-  await standIn.close();
 });
-beforeEach(() => standIn.reset());
 
 type Msg = { id: string; role: string; content: string; versions: { index: number; count: number } };
 
 async function setup(ws: Record<string, unknown> = {}, team?: TeamFixture) {
   team ??= await newTeam(t);
-  const model = await createModel(t, team.ownerKey, { name: 'Stand-in GPT', url: standIn.openaiBaseUrl, contextWindow: 16000 });
+  const model = await createModel(t, team.ownerKey, { name: 'Stand-in GPT', url: stand.standIn.openaiBaseUrl, contextWindow: 16000 });
   const w = await createWorkspace(t, team.ownerKey, { modelIds: [model.id], ...ws });
   return { team, ws: w };
 }
@@ -60,20 +57,20 @@ const activate$ = (key: string, wsId: string, threadId: string, messageId: strin
 const view = (ms: Msg[]) => ms.map((m) => `${m.role[0]}:${m.content} ${m.versions.index}/${m.versions.count}`);
 /** The user texts the provider was sent for the last call (the prompt's history and question). */
 const lastPromptTexts = () =>
-  (standIn.requests.at(-1)!.body.messages as Array<{ role: string; content: string }>).filter((m) => m.role !== 'system').map((m) => m.content);
+  (stand.standIn.requests.at(-1)!.body.messages as Array<{ role: string; content: string }>).filter((m) => m.role !== 'system').map((m) => m.content);
 
 describe.each([false, true])('versions (streamed: %s)', (stream) => {
   it('regenerates without storing the question again; both answers are versions; the next turn continues the newest', async () => {
     const { team, ws } = await setup();
     const k = team.ownerKey;
     const first = await turn(k, ws.id, { prompt: 'one' }, stream);
-    standIn.set({ reply: 'another answer' });
+    stand.standIn.set({ reply: 'another answer' });
     const again = await turn(k, ws.id, { regenerate: first.messageId }, stream);
     expect(again.threadId).toBe(first.threadId);
     // the question asked again is the stored one, with nothing before it
     expect(lastPromptTexts()).toEqual(['one']);
     expect(view(await thread(k, ws.id, first.threadId))).toEqual(['u:one 1/1', 'a:another answer 2/2']);
-    standIn.reset();
+    stand.standIn.reset();
     await turn(k, ws.id, { prompt: 'two', threadId: first.threadId }, stream);
     expect(lastPromptTexts()).toEqual(['one', 'another answer', 'two']);
     expect(view(await thread(k, ws.id, first.threadId))).toEqual(['u:one 1/1', 'a:another answer 2/2', 'u:two 1/1', 'a:Echo: two 1/1']);
@@ -138,11 +135,11 @@ describe('versions three deep', () => {
     const firstB = (await turn(k, ws.id, { prompt: 'B', threadId: a.threadId })).messageId;
     // level 2: the second answer, regenerated twice
     let ms = await thread(k, ws.id, a.threadId);
-    standIn.set({ reply: 'B answer 2' });
+    stand.standIn.set({ reply: 'B answer 2' });
     await turn(k, ws.id, { regenerate: ms[3]!.id });
-    standIn.set({ reply: 'B answer 3' });
+    stand.standIn.set({ reply: 'B answer 3' });
     await turn(k, ws.id, { regenerate: ms[3]!.id });
-    standIn.reset();
+    stand.standIn.reset();
     await turn(k, ws.id, { prompt: 'C', threadId: a.threadId });
     // level 3: the third question, edited
     ms = await thread(k, ws.id, a.threadId);
@@ -196,12 +193,12 @@ describe('versions three deep', () => {
   it('retries a failed answer as a regenerate: one question, the failure kept as a version', async () => {
     const { team, ws } = await setup();
     const k = team.ownerKey;
-    standIn.set({ failStatus: 500 });
+    stand.standIn.set({ failStatus: 500 });
     expectProblem((await turn(k, ws.id, { prompt: 'fails once' })).res, 502);
     const threads = expectStatus(await t.api(k).GET('/api/v1/chat/{workspaceId}/history', { params: { path: { workspaceId: ws.id } } }), 200);
     const threadId = threads[0]!.id;
     const [, answer] = await thread(k, ws.id, threadId);
-    standIn.reset();
+    stand.standIn.reset();
     await turn(k, ws.id, { regenerate: answer!.id });
     expect(view(await thread(k, ws.id, threadId))).toEqual(['u:fails once 1/1', 'a:Echo: fails once 2/2']);
   });

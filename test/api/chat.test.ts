@@ -1,38 +1,36 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectStatus, type paths } from '../helpers/api.js';
 import { expectProblem, newTeam, startTestApp, storedMessageCount, type TeamFixture, type TestApp } from '../helpers/app.js';
 import { createModel, createWorkspace } from '../helpers/factories.js';
 import { expectShape } from '../helpers/shape.js';
 import { ChatThreadFull } from '../../src/modules/chat/schema.js';
 import { parseSse } from '../helpers/sse.js';
-import { LEAKED_SECRET, startStandInProvider, type StandInProvider } from '../support/standin-provider.js';
+import { LEAKED_SECRET } from '../support/standin-provider.js';
+import { useStandIn } from '../support/use-standin.js';
 
 let t: TestApp;
-let standIn: StandInProvider;
+const stand = useStandIn();
 let baseUrl: string;
 
 beforeAll(async () => {
-  standIn = await startStandInProvider();
   t = await startTestApp({ providerTimeouts: { connectMs: 2000, totalMs: 3000, idleMs: 400 } });
   baseUrl = await t.app.listen({ port: 0, host: '127.0.0.1' });
 });
 afterAll(async () => {
   await t.close();
-  await standIn.close();
 });
-beforeEach(() => standIn.reset());
 
 type Protocol = 'OPENAI' | 'AZURE' | 'ANTHROPIC' | 'GOOGLE';
 function modelBody(p: Protocol): Record<string, unknown> {
   switch (p) {
     case 'OPENAI':
-      return { apiBase: 'OPENAI', url: standIn.openaiBaseUrl, baseModel: 'gpt-test', apiKey: 'sk-openai-test' };
+      return { apiBase: 'OPENAI', url: stand.standIn.openaiBaseUrl, baseModel: 'gpt-test', apiKey: 'sk-openai-test' };
     case 'AZURE':
-      return { apiBase: 'OPENAI', connectionType: 'AZURE', url: standIn.azureBaseUrl, baseModel: 'my-deployment', apiKey: 'azure-key-test' };
+      return { apiBase: 'OPENAI', connectionType: 'AZURE', url: stand.standIn.azureBaseUrl, baseModel: 'my-deployment', apiKey: 'azure-key-test' };
     case 'ANTHROPIC':
-      return { apiBase: 'ANTHROPIC', url: standIn.anthropicBaseUrl, baseModel: 'claude-test', apiKey: 'sk-ant-test' };
+      return { apiBase: 'ANTHROPIC', url: stand.standIn.anthropicBaseUrl, baseModel: 'claude-test', apiKey: 'sk-ant-test' };
     case 'GOOGLE':
-      return { apiBase: 'GOOGLE', url: standIn.geminiBaseUrl, baseModel: 'gemini-test', apiKey: 'g-key-test' };
+      return { apiBase: 'GOOGLE', url: stand.standIn.geminiBaseUrl, baseModel: 'gemini-test', apiKey: 'g-key-test' };
   }
 }
 
@@ -139,9 +137,9 @@ describe('prompt assembly', () => {
       body: { systemInstructions: 'Be terse.', addedContext: 'Team facts.', temperature: 0.2, maxTokens: 100 },
     });
     const first = expectStatus(await complete(team.ownerKey, ws.id, { prompt: 'first question' }), 200);
-    standIn.reset();
+    stand.standIn.reset();
     await complete(team.ownerKey, ws.id, { prompt: 'second question', threadId: first.threadId, temperature: 0.7 });
-    const sent = standIn.requests[0]!.body;
+    const sent = stand.standIn.requests[0]!.body;
     expect(sent.messages).toEqual([
       { role: 'system', content: 'Be terse.\n\nTeam facts.' },
       { role: 'user', content: 'first question' },
@@ -159,9 +157,9 @@ describe('prompt assembly', () => {
         ...at({ workspaceId: ws.id, modelId: model.id }),
         body: { systemInstructions: 'Answer in French.' },
       });
-      standIn.reset();
+      stand.standIn.reset();
       await complete(team.ownerKey, ws.id, { prompt: 'bonjour' });
-      const body = standIn.requests[0]!.body;
+      const body = stand.standIn.requests[0]!.body;
       if (p === 'ANTHROPIC') expect(JSON.stringify(body.system)).toContain('Answer in French.');
       else expect(JSON.stringify(body.systemInstruction ?? body.system_instruction)).toContain('Answer in French.');
     }
@@ -174,7 +172,7 @@ describe('prompt assembly', () => {
       body: { systemInstructions: 'Be kind.' },
     });
     await complete(team.ownerKey, ws.id, { prompt: 'hi' });
-    const msgs = standIn.requests[0]!.body.messages;
+    const msgs = stand.standIn.requests[0]!.body.messages;
     expect(msgs).toEqual([{ role: 'user', content: 'Be kind.\n\n[INST] hi [/INST]' }]);
   });
 
@@ -186,7 +184,7 @@ describe('prompt assembly', () => {
       const r = expectStatus(await complete(team.ownerKey, ws.id, { prompt: `${i} ${long}`, threadId, maxTokens: 50 }), 200);
       threadId = r.threadId;
     }
-    const last = standIn.requests.at(-1)!.body.messages as Array<{ content: string }>;
+    const last = stand.standIn.requests.at(-1)!.body.messages as Array<{ content: string }>;
     expect(last.at(-1)!.content.startsWith('3 ')).toBe(true);
     expect(last.length).toBeLessThan(7);
     expect(last.some((m) => m.content.startsWith('0 '))).toBe(false);
@@ -196,7 +194,7 @@ describe('prompt assembly', () => {
 describe('failures', () => {
   it('maps an upstream 500 to 502 without echoing the upstream body, and logs the failure', async () => {
     const { team, ws } = await setup('OPENAI');
-    standIn.set({ failStatus: 500 });
+    stand.standIn.set({ failStatus: 500 });
     const res = await complete(team.ownerKey, ws.id, { prompt: 'boom' });
     const p = expectProblem(res, 502);
     expect(p.code).toBe('provider_error');
@@ -216,16 +214,16 @@ describe('failures', () => {
     expect(JSON.stringify(logs)).not.toContain(LEAKED_SECRET);
     expect(JSON.stringify(thread)).not.toContain(LEAKED_SECRET);
     // the next turn of the thread works, and the failure is not sent to the model as history
-    standIn.reset();
+    stand.standIn.reset();
     const again = await complete(team.ownerKey, ws.id, { prompt: 'boom again', threadId: thread.id });
     expect(again.response.status).toBe(200);
-    const sent = standIn.requests.at(-1)!.body.messages as Array<{ role: string; content: string }>;
+    const sent = stand.standIn.requests.at(-1)!.body.messages as Array<{ role: string; content: string }>;
     expect(sent.map((m) => m.role)).toEqual(['user', 'user']);
   });
 
   it('keeps a failed streamed turn too, with the error event\u2019s problem', async () => {
     const { team, ws } = await setup('OPENAI');
-    standIn.set({ failStatus: 500 });
+    stand.standIn.set({ failStatus: 500 });
     const { res, events } = await stream(team.ownerKey, ws.id, { prompt: 'boom' });
     expect(res.status).toBe(200);
     const error = events.find((e) => e.event === 'error')!.data as { status: number; code: string; detail: string };
@@ -246,8 +244,8 @@ describe('failures', () => {
       [{ failStatus: 401 }, 'provider_auth_failed'],
       [{ malformed: true }, 'provider_bad_response'],
     ] as const) {
-      standIn.reset();
-      standIn.set(sw);
+      stand.standIn.reset();
+      stand.standIn.set(sw);
       const p = expectProblem(await complete(team.ownerKey, ws.id, { prompt: 'x' }), 502);
       expect(p.code).toBe(code);
     }
@@ -255,14 +253,14 @@ describe('failures', () => {
 
   it('answers 504 when the provider is too slow', async () => {
     const { team, ws } = await setup('GOOGLE');
-    standIn.set({ delayMs: 5000 });
+    stand.standIn.set({ delayMs: 5000 });
     const p = expectProblem(await complete(team.ownerKey, ws.id, { prompt: 'slow' }), 504);
     expect(p.code).toBe('provider_timeout');
   });
 
   it('sends an error event when a stream breaks, keeping what arrived', async () => {
     const { team, ws } = await setup('OPENAI');
-    standIn.set({ breakStreamAfter: 2 });
+    stand.standIn.set({ breakStreamAfter: 2 });
     const { events } = await stream(team.ownerKey, ws.id, { prompt: 'a b c d e f g' });
     expect(events[0]!.event).toBe('start');
     const last = events.at(-1)!;
@@ -275,14 +273,14 @@ describe('failures', () => {
 
   it('times out a stream that goes silent', async () => {
     const { team, ws } = await setup('ANTHROPIC');
-    standIn.set({ hangAfterChunks: 1 });
+    stand.standIn.set({ hangAfterChunks: 1 });
     const { events } = await stream(team.ownerKey, ws.id, { prompt: 'a b c' });
     expect(events.at(-1)).toMatchObject({ event: 'error', data: { status: 504, code: 'provider_timeout' } });
   });
 
   it('aborts the provider call when the client disconnects and keeps the partial answer as interrupted', async () => {
     const { team, ws } = await setup('OPENAI');
-    standIn.set({ chunkDelayMs: 150 });
+    stand.standIn.set({ chunkDelayMs: 150 });
     const abort = new AbortController();
     // raw: a real socket, so the client can hang up while the answer streams
     const res = await fetch(`${baseUrl}/api/v1/chat/${ws.id}/completions/stream`, {
@@ -296,7 +294,7 @@ describe('failures', () => {
     while (!text.includes('event: delta')) text += new TextDecoder().decode((await reader.read()).value);
     const threadId = parseSse(text.slice(0, text.lastIndexOf('\n\n'))).find((e) => e.event === 'start')!.data.threadId as string;
     abort.abort();
-    await standIn.waitForAbortedRequests(1, 3000);
+    await stand.standIn.waitForAbortedRequests(1, 3000);
     let thread;
     for (let i = 0; i < 50; i++) {
       thread = expectStatus(await thread$(team.ownerKey, ws.id, threadId), 200);
@@ -312,7 +310,7 @@ describe('failures', () => {
 
   it('marks a plain completion whose client hangs up as interrupted and cancels the provider call', async () => {
     const { team, ws } = await setup('OPENAI');
-    standIn.set({ delayMs: 1500 });
+    stand.standIn.set({ delayMs: 1500 });
     const abort = new AbortController();
     // raw: a real socket, so the client can hang up while the provider is still answering
     const pending = fetch(`${baseUrl}/api/v1/chat/${ws.id}/completions`, {
@@ -321,10 +319,10 @@ describe('failures', () => {
       body: JSON.stringify({ prompt: 'never mind' }),
       signal: abort.signal,
     }).catch(() => null);
-    while (standIn.inFlight === 0) await new Promise((r) => setTimeout(r, 10));
+    while (stand.standIn.inFlight === 0) await new Promise((r) => setTimeout(r, 10));
     abort.abort();
     await pending;
-    await standIn.waitForAbortedRequests(1, 3000);
+    await stand.standIn.waitForAbortedRequests(1, 3000);
     let log;
     for (let i = 0; i < 50; i++) {
       log = expectStatus(await logs$(team.ownerKey), 200).content[0];
@@ -360,7 +358,7 @@ describe('failures', () => {
       expect(s.status).toBe(status);
       expect(s.headers.get('content-type')).toContain('application/problem+json');
     }
-    expect(standIn.requests).toHaveLength(0);
+    expect(stand.standIn.requests).toHaveLength(0);
     const empty = await createWorkspace(t, team.ownerKey);
     expect(expectProblem(await complete(team.ownerKey, empty.id, { prompt: 'x' }), 400).code).toBe('workspace_has_no_model');
   });

@@ -1,13 +1,13 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectProblem, newTeam, startTestApp, type TeamFixture, type TestApp } from '../helpers/app.js';
 import { createModel, createWorkspace } from '../helpers/factories.js';
 import { expectStatus, multipartBody } from '../helpers/api.js';
 import type { Part } from '../helpers/multipart.js';
 import { parseSse } from '../helpers/sse.js';
-import { startStandInProvider, type StandInProvider } from '../support/standin-provider.js';
+import { useStandIn } from '../support/use-standin.js';
 
 const FIXTURES = path.join(import.meta.dirname, '..', 'fixtures');
 const fixture = (name: string) => readFileSync(path.join(FIXTURES, name));
@@ -19,16 +19,13 @@ const file = (name: string, contentType?: string, filename = name): Part => ({
 });
 
 let t: TestApp;
-let standIn: StandInProvider;
+const stand = useStandIn();
 beforeAll(async () => {
-  standIn = await startStandInProvider();
   t = await startTestApp({ upload: { maxFileBytes: 200_000, maxRequestBytes: 400_000, maxFiles: 5 } });
 });
 afterAll(async () => {
   await t.close();
-  await standIn.close();
 });
-beforeEach(() => standIn.reset());
 
 async function savePlus(key: string, fields: Record<string, string>, files: Part[] = []) {
   return t.api(key).POST('/api/v1/plus', multipartBody([...Object.entries(fields).map(([name, value]) => ({ name, value })), ...files]));
@@ -297,7 +294,7 @@ describe('context for a prompt', () => {
 describe('Plus context in chat', () => {
   async function chatSetup(ws: Record<string, unknown> = {}) {
     const team = await newTeam(t);
-    const model = await createModel(t, team.ownerKey, { url: standIn.openaiBaseUrl, contextWindow: 16000 });
+    const model = await createModel(t, team.ownerKey, { url: stand.standIn.openaiBaseUrl, contextWindow: 16000 });
     const w = await createWorkspace(t, team.ownerKey, { modelIds: [model.id], ...ws });
     return { team, model, ws: w };
   }
@@ -315,7 +312,7 @@ describe('Plus context in chat', () => {
     expect(a.sources.length).toBeGreaterThan(0);
     expect(a.sources[0]).toMatchObject({ plusId: p.id, fileId: p.files[0]!.id, filename: 'gpl-3.txt' });
     expect(typeof a.sources[0]!.chunkId).toBe('number');
-    const system = standIn.requests[0]!.body.messages[0];
+    const system = stand.standIn.requests[0]!.body.messages[0];
     expect(system.role).toBe('system');
     // The passages are numbered in the order of the sources, and the model is asked to cite them so.
     expect(system.content).toContain('cite it by its number in square brackets, like [1]');
@@ -350,7 +347,7 @@ describe('Plus context in chat', () => {
     const f = expectStatus(res, 200).files[0]!;
     expect(f).toMatchObject({ filename: 'mammoth-readme.md', threadId: first.threadId });
     expect(f.summary).toMatch(/^Echo: Summarise the document "mammoth-readme.md"/);
-    standIn.reset();
+    stand.standIn.reset();
     const next = expectStatus(
       await api.POST('/api/v1/chat/{workspaceId}/completions', {
         ...wsAt,
@@ -360,7 +357,7 @@ describe('Plus context in chat', () => {
     );
     expect(next.sources.length).toBeGreaterThan(0);
     expect(next.sources[0]!.filename).toBe('mammoth-readme.md');
-    expect(standIn.requests[0]!.body.messages[0].content).toContain('### [1] From mammoth-readme.md');
+    expect(stand.standIn.requests[0]!.body.messages[0].content).toContain('### [1] From mammoth-readme.md');
     // a thread of another workspace the caller cannot see
     const ghost = '00000000-0000-4000-8000-000000000000';
     const gpl = () => addFiles([file('gpl-3.txt', 'text/plain')]);

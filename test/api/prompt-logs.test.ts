@@ -6,17 +6,15 @@ import { expectStatus } from '../helpers/api.js';
 import { expectProblem, newTeam, startTestApp, type TestApp } from '../helpers/app.js';
 import { createModel, createWorkspace } from '../helpers/factories.js';
 import { expectShape } from '../helpers/shape.js';
-import { startStandInProvider, type StandInProvider } from '../support/standin-provider.js';
+import { useStandIn } from '../support/use-standin.js';
 
 let t: TestApp;
-let standIn: StandInProvider;
+const stand = useStandIn({ reset: false });
 beforeAll(async () => {
-  standIn = await startStandInProvider();
   t = await startTestApp({ promptLogMaxRows: 5 });
 });
 afterAll(async () => {
   await t.close();
-  await standIn.close();
 });
 
 const range = { startDate: '2000-01-01T00:00:00Z', endDate: '2100-01-01T00:00:00Z' };
@@ -27,7 +25,7 @@ const paged = (key: string, query: { q?: string; page?: number; size?: number; s
 
 async function teamWithLogs(prompts: string[]) {
   const team = await newTeam(t);
-  const m = await createModel(t, team.ownerKey, { url: standIn.openaiBaseUrl, name: 'Logger' });
+  const m = await createModel(t, team.ownerKey, { url: stand.standIn.openaiBaseUrl, name: 'Logger' });
   const ws = await createWorkspace(t, team.ownerKey, { modelIds: [m.id] });
   const member = await team.addUser('member');
   for (const [i, prompt] of prompts.entries()) {

@@ -12,19 +12,17 @@ import { createModel, createWorkspace } from '../helpers/factories.js';
 import { expectShape } from '../helpers/shape.js';
 import { TeamSettings } from '../../src/modules/retention/schema.js';
 import { RetentionService } from '../../src/modules/retention/service.js';
-import { startStandInProvider, type StandInProvider } from '../support/standin-provider.js';
+import { useStandIn } from '../support/use-standin.js';
 
 let t: TestApp;
-let standIn: StandInProvider;
+const stand = useStandIn({ reset: false });
 const onPostgres = Boolean(process.env.ATRIUM_TEST_DATABASE_URL);
 
 beforeAll(async () => {
-  standIn = await startStandInProvider();
   t = await startTestApp();
 });
 afterAll(async () => {
   await t.close();
-  await standIn.close();
 });
 
 type Retention = paths['/api/v1/teams/{teamId}']['patch']['requestBody']['content']['application/json']['retention'];
@@ -77,7 +75,7 @@ describe('retention settings', () => {
 /** A team whose workspace has `n` threads (one turn each, so one prompt log each). */
 async function teamWithThreads(n: number, team?: TeamFixture) {
   team ??= await newTeam(t);
-  const model = await createModel(t, team.ownerKey, { url: standIn.openaiBaseUrl, contextWindow: 16000 });
+  const model = await createModel(t, team.ownerKey, { url: stand.standIn.openaiBaseUrl, contextWindow: 16000 });
   const ws = await createWorkspace(t, team.ownerKey, { modelIds: [model.id] });
   const threads: string[] = [];
   for (let i = 0; i < n; i++) {

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Type } from 'typebox';
 import { UsageRow } from '../../src/modules/usage/schema.js';
 import createClient from 'openapi-fetch';
@@ -7,7 +7,7 @@ import { expectProblem, newTeam, startTestApp, type TestApp } from '../helpers/a
 import { createModel, createWorkspace } from '../helpers/factories.js';
 import { parseSse } from '../helpers/sse.js';
 import { expectShape } from '../helpers/shape.js';
-import { startStandInProvider, type StandInProvider } from '../support/standin-provider.js';
+import { useStandIn } from '../support/use-standin.js';
 
 /**
  * The usage ledger: every attempt on every path is recorded once with its tokens and
@@ -15,25 +15,22 @@ import { startStandInProvider, type StandInProvider } from '../support/standin-p
  * as JSON and CSV, a member seeing only their own.
  */
 let t: TestApp;
-let standIn: StandInProvider;
+const stand = useStandIn();
 let baseUrl: string;
 
 beforeAll(async () => {
-  standIn = await startStandInProvider();
   t = await startTestApp({ providerTimeouts: { connectMs: 2000, totalMs: 5000, idleMs: 3000 } });
   baseUrl = await t.app.listen({ port: 0, host: '127.0.0.1' });
 });
 afterAll(async () => {
   await t.close();
-  await standIn.close();
 });
-beforeEach(() => standIn.reset());
 
 const PRICE = 500; // credits per 1,000 tokens
 
 async function setup() {
   const team = await newTeam(t);
-  const model = await createModel(t, team.ownerKey, { url: standIn.openaiBaseUrl, chatCredits: PRICE });
+  const model = await createModel(t, team.ownerKey, { url: stand.standIn.openaiBaseUrl, chatCredits: PRICE });
   const ws = await createWorkspace(t, team.ownerKey, { modelIds: [model.id] });
   return { team, model, ws };
 }
@@ -78,14 +75,14 @@ describe('the ledger', () => {
       await t.api(team.ownerKey).POST('/api/v1/budgets', { body: { scope: 'team', scopeId: team.teamId, period: 'day', credits: 10_000 } }),
       201,
     );
-    standIn.set({ reply: Array.from({ length: 40 }, (_, i) => `word${i}`).join(' '), chunkDelayMs: 100 });
+    stand.standIn.set({ reply: Array.from({ length: 40 }, (_, i) => `word${i}`).join(' '), chunkDelayMs: 100 });
     const res = await openStream(team.ownerKey, ws.id, { prompt: 'tell me a long story', maxTokens: 100 });
     const reader = res.data!.getReader();
     const dec = new TextDecoder();
     let text = '';
     while (!text.includes('event: delta')) text += dec.decode((await reader.read()).value, { stream: true });
     await reader.cancel();
-    await standIn.waitForAbortedRequests(1);
+    await stand.standIn.waitForAbortedRequests(1);
     let rows = await usage(team.ownerKey, { groupBy: 'user' });
     for (let i = 0; i < 200 && rows.length === 0; i++) {
       await new Promise((r) => setTimeout(r, 25));
@@ -114,7 +111,7 @@ describe('the ledger', () => {
       await t.api(team.ownerKey).GET('/api/v1/chat/{workspaceId}/history/{threadId}', { params: { path: { workspaceId: ws.id, threadId: first.threadId } } })
     ).data;
     expect(thread?.messages).toHaveLength(2);
-    expect(standIn.requests).toHaveLength(1);
+    expect(stand.standIn.requests).toHaveLength(1);
     expect((await complete(team.ownerKey, ws.id, { prompt: 'second', maxTokens: 50 })).response.status).toBe(200);
     expect((await usage(team.ownerKey, { groupBy: 'user' }))[0]!.credits).toBeGreaterThan(firstCost);
   });
@@ -125,7 +122,7 @@ describe('reports', () => {
     const { team, model, ws } = await setup();
     const member = await team.addUser('member');
     const other = await newTeam(t);
-    const otherModel = await createModel(t, other.ownerKey, { url: standIn.openaiBaseUrl, chatCredits: PRICE });
+    const otherModel = await createModel(t, other.ownerKey, { url: stand.standIn.openaiBaseUrl, chatCredits: PRICE });
     const otherWs = await createWorkspace(t, other.ownerKey, { modelIds: [otherModel.id] });
     const ws2 = await createWorkspace(t, team.ownerKey, { modelIds: [model.id] });
     await complete(team.ownerKey, ws.id, { prompt: 'owner one' });

@@ -10,22 +10,20 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_KEY, expectProblem, newTeam, startTestApp, type TeamFixture, type TestApp } from '../helpers/app.js';
 import { createModel } from '../helpers/factories.js';
 import { expectStatus, multipartBody } from '../helpers/api.js';
-import { startStandInProvider, type StandInProvider } from '../support/standin-provider.js';
+import { useStandIn } from '../support/use-standin.js';
 
 let t: TestApp;
-let standIn: StandInProvider;
+const stand = useStandIn({ reset: false });
 let a: TeamFixture;
 let b: TeamFixture;
 
 beforeAll(async () => {
-  standIn = await startStandInProvider();
   t = await startTestApp();
   a = await newTeam(t);
   b = await newTeam(t);
 });
 afterAll(async () => {
   await t.close();
-  await standIn.close();
 });
 
 function createPlus(key: string, fields: Record<string, string>, text?: string) {
@@ -37,7 +35,7 @@ function createPlus(key: string, fields: Record<string, string>, text?: string) 
 }
 
 const modelBody = (id: string, name: string) =>
-  ({ id, name, apiBase: 'OPENAI', url: standIn.openaiBaseUrl, baseModel: 'gpt-test', contextWindow: 8192 }) as const;
+  ({ id, name, apiBase: 'OPENAI', url: stand.standIn.openaiBaseUrl, baseModel: 'gpt-test', contextWindow: 8192 }) as const;
 const path = <P>(p: P) => ({ params: { path: p } });
 
 describe('an id another team holds', () => {
