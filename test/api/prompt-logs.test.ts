@@ -1,6 +1,8 @@
+import { sql } from 'drizzle-orm';
 import { Type } from 'typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PageOf } from '../../src/http/paging.js';
+import { execute } from '../../src/db/driver.js';
 import { PromptLog } from '../../src/modules/prompt-logs/schema.js';
 import { expectStatus } from '../helpers/api.js';
 import { expectProblem, newTeam, startTestApp, type TestApp } from '../helpers/app.js';
@@ -102,6 +104,29 @@ describe('prompt logs', () => {
     expect(body).toContain(`'@SUM(A1)`);
     expect(body).toContain('"plain, with ""quotes""\nand a newline"');
     expect(body).not.toMatch(/,=HYPERLINK/);
+  });
+
+  it('exports every log once, in order, across many reads, logs of one instant included', async () => {
+    const team = await newTeam(t);
+    const me = expectStatus(await t.api(team.ownerKey).GET('/api/v1/me'), 200);
+    // 350 logs over several of the export's reads; groups of seven share one millisecond (the precision Atrium writes), so reads end inside a group
+    await execute(
+      t.database.db,
+      sql`insert into prompt_logs (id, team_id, user_id, model_name, prompt, status, created)
+          select gen_random_uuid(), ${team.teamId}::uuid, ${me.user.id}::int, 'm', 'log ' || g, 'ok',
+                 timestamptz '2020-06-01 12:00:00.123+00' + ((g / 7) || ' milliseconds')::interval
+          from generate_series(1, 350) g`,
+    );
+    const { data } = await t.api(team.ownerKey).GET('/api/v1/chat/prompt-logs/csv', { params: { query: range }, parseAs: 'text' });
+    const rows = (data ?? '').split('\r\n').filter(Boolean).slice(1);
+    const ids = rows.map((r) => r.split(',')[0]!);
+    expect(rows).toHaveLength(350);
+    expect(new Set(ids).size).toBe(350);
+    const { rows: stored } = await execute<{ id: string }>(
+      t.database.db,
+      sql`select id from prompt_logs where team_id = ${team.teamId}::uuid order by created, id`,
+    );
+    expect(ids).toEqual(stored.map((r) => r.id));
   });
 
   it('keeps logs when their thread is deleted', async () => {
