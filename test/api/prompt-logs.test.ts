@@ -109,12 +109,12 @@ describe('prompt logs', () => {
   it('exports every log once, in order, across many reads, logs of one instant included', async () => {
     const team = await newTeam(t);
     const me = expectStatus(await t.api(team.ownerKey).GET('/api/v1/me'), 200);
-    // 350 logs over several of the export's reads; groups of seven share one millisecond (the precision Atrium writes), so reads end inside a group
+    // 350 logs over several of the export's reads; groups of seven share one instant, to the microsecond, so reads end inside a group
     await execute(
       t.database.db,
       sql`insert into prompt_logs (id, team_id, user_id, model_name, prompt, status, created)
           select gen_random_uuid(), ${team.teamId}::uuid, ${me.user.id}::int, 'm', 'log ' || g, 'ok',
-                 timestamptz '2020-06-01 12:00:00.123+00' + ((g / 7) || ' milliseconds')::interval
+                 timestamptz '2020-06-01 12:00:00.123456+00' + ((g / 7) || ' milliseconds')::interval
           from generate_series(1, 350) g`,
     );
     const { data } = await t.api(team.ownerKey).GET('/api/v1/chat/prompt-logs/csv', { params: { query: range }, parseAs: 'text' });

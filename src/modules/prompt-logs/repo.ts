@@ -192,18 +192,19 @@ export class PromptLogsRepo {
       .offset(page.offset);
   }
 
-  /** Keyset pages in (created, id) order: the CSV export reads batch after batch, never the whole set. */
-  async listAfter(db: Executor, f: LogFilter, after: { created: Date; id: string } | null, limit: number): Promise<PromptLogView[]> {
+  /**
+   * Keyset pages in (created, id) order: the CSV export reads batch after batch, never the whole
+   * set. Each row's `cursor` is its `created` exactly as stored (microseconds; a Date keeps only
+   * milliseconds), so the next batch starts right after it.
+   */
+  async listAfter(db: Executor, f: LogFilter, after: { cursor: string; id: string } | null, limit: number): Promise<Array<PromptLogView & { cursor: string }>> {
     // `created >= cursor` too: the index on (team_id, created) then starts each batch at the cursor
     // instead of scanning every earlier log again (100,000 logs took 192 s to export without it)
-    const cursor = after
-      ? and(
-          gte(promptLogs.created, after.created),
-          or(gt(promptLogs.created, after.created), and(eq(promptLogs.created, after.created), gt(promptLogs.id, after.id))),
-        )
-      : undefined;
+    const at = after ? sql`${after.cursor}::timestamptz` : null;
+    const cursor =
+      after && at ? and(gte(promptLogs.created, at), or(gt(promptLogs.created, at), and(eq(promptLogs.created, at), gt(promptLogs.id, after.id)))) : undefined;
     return db
-      .select(SELECT)
+      .select({ ...SELECT, cursor: sql<string>`${promptLogs.created}::text` })
       .from(promptLogs)
       .where(and(this.where(f), cursor))
       .orderBy(asc(promptLogs.created), asc(promptLogs.id))

@@ -135,7 +135,7 @@ export class PromptLogsService {
     const { db, repo } = this;
     const admin = mayReadUpstreamDetail(caller);
     async function* rows() {
-      let after: { created: Date; id: string } | null = null;
+      let after: { cursor: string; id: string } | null = null;
       for (;;) {
         const batch = await repo.listAfter(db, f, after, CSV_BATCH);
         for (const r of batch) {
@@ -144,7 +144,7 @@ export class PromptLogsService {
         }
         const last = batch.at(-1);
         if (!last || batch.length < CSV_BATCH) return;
-        after = { created: last.created, id: last.id };
+        after = { cursor: last.cursor, id: last.id };
       }
     }
     return csvStream(CSV_COLUMNS, rows());
