@@ -2,18 +2,21 @@
  * OpenID Connect's part of the configuration (config.ts): its variables checked together, and
  * OIDC_TEAM_MAP parsed entry by entry.
  */
+import { Type, type Static } from 'typebox';
 import { ConfigError } from './config-error.js';
 
-/** The OIDC_* variables as config.ts's schema reads them (defaults applied). */
-export interface OidcEnv {
-  OIDC_ISSUER?: string | undefined;
-  OIDC_CLIENT_ID?: string | undefined;
-  OIDC_CLIENT_SECRET?: string | undefined;
-  OIDC_TEAM_MAP?: string | undefined;
-  OIDC_NAME: string;
-  OIDC_SCOPES: string;
-  OIDC_GROUPS_CLAIM: string;
-}
+/** The OIDC_* variables, part of config.ts's environment schema. */
+export const OIDC_ENV = {
+  OIDC_ISSUER: Type.Optional(Type.String({ pattern: '^https?://[^\\s]+$' })),
+  OIDC_CLIENT_ID: Type.Optional(Type.String({ minLength: 1 })),
+  OIDC_CLIENT_SECRET: Type.Optional(Type.String({ minLength: 1 })),
+  OIDC_NAME: Type.String({ minLength: 1, maxLength: 60, default: 'SSO' }),
+  OIDC_SCOPES: Type.String({ minLength: 1, default: 'openid email profile' }),
+  OIDC_GROUPS_CLAIM: Type.String({ minLength: 1, default: 'groups' }),
+  OIDC_TEAM_MAP: Type.Optional(Type.String({ minLength: 1 })),
+};
+/** The OIDC_* variables as the schema reads them (defaults applied). */
+export type OidcEnv = Static<ReturnType<typeof Type.Object<typeof OIDC_ENV>>>;
 
 export type TeamRole = 'owner' | 'admin' | 'member';
 

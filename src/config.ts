@@ -4,7 +4,7 @@ import { Value } from 'typebox/value';
 import { fileURLToPath } from 'node:url';
 import type { SharedBuffersSetting } from './db/pglite-memory.js';
 import { ConfigError } from './config-error.js';
-import { oidcConfig, type OidcConfig } from './config-oidc.js';
+import { OIDC_ENV, oidcConfig, type OidcConfig } from './config-oidc.js';
 
 export { ConfigError } from './config-error.js';
 export { parseTeamMap, type OidcConfig, type TeamRole } from './config-oidc.js';
@@ -68,13 +68,7 @@ const EnvSchema = Type.Object({
   TRUST_PROXY: Type.Optional(Type.String({ minLength: 1 })),
   PASSWORD_LOGIN: Type.Union([Type.Literal('on'), Type.Literal('off')], { default: 'on' }),
   // OpenID Connect sign-in (docs/OPERATIONS.md, "Signing in with an identity provider"): on when the first three are set.
-  OIDC_ISSUER: Type.Optional(Type.String({ pattern: '^https?://[^\\s]+$' })),
-  OIDC_CLIENT_ID: Type.Optional(Type.String({ minLength: 1 })),
-  OIDC_CLIENT_SECRET: Type.Optional(Type.String({ minLength: 1 })),
-  OIDC_NAME: Type.String({ minLength: 1, maxLength: 60, default: 'SSO' }),
-  OIDC_SCOPES: Type.String({ minLength: 1, default: 'openid email profile' }),
-  OIDC_GROUPS_CLAIM: Type.String({ minLength: 1, default: 'groups' }),
-  OIDC_TEAM_MAP: Type.Optional(Type.String({ minLength: 1 })),
+  ...OIDC_ENV,
   WEB_DIR: Type.Optional(Type.String({ minLength: 1 })),
   VECTOR_EXTENSION: Type.Union([Type.Literal('auto'), Type.Literal('on'), Type.Literal('off')], { default: 'auto' }),
   EMBEDDED_DB_THREAD: Type.Union([Type.Literal('on'), Type.Literal('off')], { default: 'on' }),
