@@ -401,14 +401,14 @@ async function measureBackend(label: string, standIn: ServerProcess, atrium: Ser
       if (phaseThread) ok(await c1.request(t.atrium, { body: JSON.stringify({ prompt, threadId: phaseThread }), headers: tagged('follow-up') }), '"threadId"');
       ok(await c1.request(t.v1, { body: v1Body(i), headers: tagged('v1') }), '"chat.completion"');
     }
-    const stamped = await atrium.call<Record<string, { n: number; p50: Record<string, number> }>>('phases.read');
+    const stamped = await atrium.call<Record<string, Record<string, number>>>('phases.read');
     // the phases in the server's order (bench/lib/phases.ts PHASES)
-    const phases: Row[] = Object.keys(Object.values(stamped)[0]?.p50 ?? {}).map((phase) => ({
+    const phases: Row[] = Object.keys(Object.values(stamped)[0] ?? {}).map((phase) => ({
       backend: label,
       phase,
-      'new thread p50 ms': round(stamped['new thread']?.p50[phase] ?? Number.NaN),
-      'follow-up p50 ms': round(stamped['follow-up']?.p50[phase] ?? Number.NaN),
-      '/v1 p50 ms': round(stamped.v1?.p50[phase] ?? Number.NaN),
+      'new thread p50 ms': round(stamped['new thread']?.[phase] ?? Number.NaN),
+      'follow-up p50 ms': round(stamped['follow-up']?.[phase] ?? Number.NaN),
+      '/v1 p50 ms': round(stamped.v1?.[phase] ?? Number.NaN),
     }));
     return { latency, throughput, streams, phases, notes };
   } finally {

@@ -86,8 +86,8 @@ const PHASES = [
   '7. serialise and send',
 ] as const;
 
-/** Each label's p50 per phase (ms), and how many requests it saw; recording stops. */
-export function readPhases(): Record<string, { n: number; p50: Record<string, number> }> {
+/** Each label's p50 per phase (ms); recording stops. */
+export function readPhases(): Record<string, Record<string, number>> {
   const by = new Map<string, Record<string, number[]>>();
   for (const s of recorded ?? []) {
     const { turn, s1Start, s1End, callStart, callEnd, s2Start, s2End, finished } = s;
@@ -111,7 +111,7 @@ export function readPhases(): Record<string, { n: number; p50: Record<string, nu
   }
   recorded = null;
   current = null;
-  const out: Record<string, { n: number; p50: Record<string, number> }> = {};
+  const out: Record<string, Record<string, number>> = {};
   for (const [label, phases] of by) {
     const p50: Record<string, number> = {};
     for (const [name, v] of Object.entries(phases))
@@ -119,7 +119,7 @@ export function readPhases(): Record<string, { n: number; p50: Record<string, nu
         [...v].sort((a, b) => a - b),
         50,
       );
-    out[label] = { n: phases[PHASES[0]]!.length, p50 };
+    out[label] = p50;
   }
   return out;
 }

@@ -200,9 +200,10 @@ export class PromptLogsRepo {
   async listAfter(db: Executor, f: LogFilter, after: { cursor: string; id: string } | null, limit: number): Promise<Array<PromptLogView & { cursor: string }>> {
     // `created >= cursor` too: the index on (team_id, created) then starts each batch at the cursor
     // instead of scanning every earlier log again (100,000 logs took 192 s to export without it)
-    const at = after ? sql`${after.cursor}::timestamptz` : null;
-    const cursor =
-      after && at ? and(gte(promptLogs.created, at), or(gt(promptLogs.created, at), and(eq(promptLogs.created, at), gt(promptLogs.id, after.id)))) : undefined;
+    const at = sql`${after?.cursor}::timestamptz`;
+    const cursor = after
+      ? and(gte(promptLogs.created, at), or(gt(promptLogs.created, at), and(eq(promptLogs.created, at), gt(promptLogs.id, after.id))))
+      : undefined;
     return db
       .select({ ...SELECT, cursor: sql<string>`${promptLogs.created}::text` })
       .from(promptLogs)
