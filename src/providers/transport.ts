@@ -2,8 +2,9 @@
  * The fetch the OpenAI SDK is given: undici's `request` on one shared keep-alive Agent (a
  * connection pool per origin), its answer handed back as a Response over undici's own body stream.
  * Per call this skips what the global fetch builds and throws away — a Request with its header
- * guards, a web stream for the body sent — about a fifth of a loopback call's time and CPU
- * (BENCHMARKS.md, gateway section). Redirects are never followed (undici's `request` does not
+ * guards, a web stream for the body sent: a call to a loopback provider took 0.53 ms at p50
+ * instead of 0.67, and 64 connections got about a third more turns through (docs/DECISIONS.md,
+ * "Gateway hot path"). Redirects are never followed (undici's `request` does not
  * follow them): a 3xx reaches the SDK as the answer, as `redirect: 'manual'` did. A body that is
  * not text or bytes (a multipart form) goes through the global fetch, unchanged.
  */
