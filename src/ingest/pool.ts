@@ -10,8 +10,8 @@ import { observe } from '../observability/hooks.js';
 import { WorkerPool, type WorkerPoolStats } from '../workers/pool.js';
 import { IngestError } from './errors.js';
 import { overLimit, resolveLimits, type IngestLimits } from './limits.js';
-import type { IngestedDocument, IngestOptions, OcrProgress } from './pipeline.js';
-import type { JobOcr, JobRequest, JobResult } from './protocol.js';
+import type { IngestOptions, OcrProgress } from './pipeline.js';
+import type { IngestedFile, JobOcr, JobRequest, JobResult } from './protocol.js';
 
 export interface IngestPoolOptions {
   /** Worker threads at most (default 2). */
@@ -60,12 +60,12 @@ export class IngestPool {
    * Ingest one file in a worker. Rejects with IngestError for bad or over-limit files. `onOcr` hears
    * how far the reading of a scan is.
    */
-  ingest(bytes: Uint8Array, filename: string, declaredMime?: string, onOcr?: (progress: OcrProgress) => void): Promise<IngestedDocument> {
+  ingest(bytes: Uint8Array, filename: string, declaredMime?: string, onOcr?: (progress: OcrProgress) => void): Promise<IngestedFile> {
     const tooLong = (limitMs: number, what: string, cap: 'timeoutMs' | 'ocrTimeoutMs') => () =>
       overLimit(filename, `took longer than ${limitMs / 1000} s ${what}`, `${limitMs / 1000} s per file`, cap);
     let ocr = false;
     const work = () =>
-      this.pool.run<IngestedDocument>({
+      this.pool.run<IngestedFile>({
         start: (id) => {
           // A copy, transferred: the caller keeps its bytes (they are stored as the file's content).
           const copy = bytes.slice();

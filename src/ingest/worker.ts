@@ -21,7 +21,7 @@ port.postMessage('ready');
 async function run(job: JobRequest): Promise<JobResult> {
   try {
     const onOcr = (ocr: OcrProgress): void => port!.postMessage({ id: job.id, ocr } satisfies JobOcr);
-    const doc = await ingestDocument(job.bytes, job.filename, job.declaredMime, { ...job.options, onOcr });
+    const { text: _text, processed: _processed, ...doc } = await ingestDocument(job.bytes, job.filename, job.declaredMime, { ...job.options, onOcr });
     return { id: job.id, ok: true, doc };
   } catch (err) {
     if (err instanceof IngestError) {
