@@ -6,7 +6,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { EntryIndex, SKIP, type IndexedFile } from './entry-index.js';
 
 /** Rows of one slice of a pass in `seal` (some milliseconds of work). */
-const SEAL_SLICE = 250_000;
+const SEAL_SLICE = 50_000;
 
 /** `work` over [0, n) in slices, in order, yielding to the event loop between them. */
 async function sliced(n: number, work: (from: number, to: number) => void): Promise<void> {

@@ -16,13 +16,14 @@
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { sql } from 'drizzle-orm';
+import { storingFilesOf } from '../../db/schema/plus.js';
 import type { Executor } from '../../db/client.js';
 import { IndexBuilder } from './builder.js';
 import { EntryIndex } from './entry-index.js';
 import { execute } from '../../db/driver.js';
 
 /** Chunks read per statement while building (other queries run between them). */
-const BUILD_BATCH = 2000;
+const BUILD_BATCH = 500;
 /** Chunks parsed between two turns of the event loop while building. */
 const PARSE_SLICE = 250;
 
@@ -45,7 +46,7 @@ export async function buildEntryIndex(
       await execute<Head>(
         db,
         sql`
-      select e.lexical_version as version, e.chunk_count, (select coalesce(sum(f.token_size), 0) from plus_files f where f.team_id = e.team_id and f.plus_id = e.id)::float8 as tokens
+      select e.lexical_version as version, e.chunk_count, (select coalesce(sum(f.token_size), 0) from plus_files f where f.team_id = e.team_id and f.plus_id = e.id and not f.storing)::float8 as tokens
       from plus_entries e where e.team_id = ${teamId}::uuid and e.id = ${plusId}::uuid`,
       )
     ).rows[0];
@@ -55,7 +56,7 @@ export async function buildEntryIndex(
   const builder = new IndexBuilder();
   const files = await execute<{ id: string; filename: string; token_size: number }>(
     db,
-    sql`select f.id, f.filename, f.token_size from plus_files f where f.team_id = ${teamId}::uuid and f.plus_id = ${plusId}::uuid`,
+    sql`select f.id, f.filename, f.token_size from plus_files f where f.team_id = ${teamId}::uuid and f.plus_id = ${plusId}::uuid and not f.storing`,
   );
   for (const f of files.rows) builder.addFile(f.id, f.filename, Number(f.token_size));
   let last = 0;
@@ -65,7 +66,8 @@ export async function buildEntryIndex(
       db,
       sql`
       select c.id, c.file_id, c.token_size, c.search::text as search
-      from plus_chunks c where c.team_id = ${teamId}::uuid and c.plus_id = ${plusId}::uuid and c.id > ${last}
+      from plus_chunks c
+      where c.team_id = ${teamId}::uuid and c.plus_id = ${plusId}::uuid and c.id > ${last} and c.file_id <> all(${storingFilesOf(sql`${teamId}::uuid`)})
       order by c.id limit ${BUILD_BATCH}`,
     );
     // a chunk of a file added since the files were read: the entry changed, read it again later
