@@ -15,7 +15,7 @@ import { EmbeddingsService } from './modules/embeddings/service.js';
 import { McpService } from './modules/mcp/service.js';
 import { ModelsService } from './modules/models/service.js';
 import { OpenAICompatService } from './modules/openai-compat/service.js';
-import { PlusService } from './modules/plus/service.js';
+import { PlusService, UPLOAD_SWEEP_EVERY_MS } from './modules/plus/service.js';
 import { LexicalIndexes } from './retrieval/lexical-index/indexes.js';
 import { PromptLogsService, SWEEP_MARGIN_MS } from './modules/prompt-logs/service.js';
 import { AuthService } from './modules/teams/auth-service.js';
@@ -154,6 +154,13 @@ export function serviceJobs(s: Services, config: Config, onError: (err: unknown,
       config.promptLogSweepMs,
       () => s.usage.releaseAbandoned(),
       (err) => onError(err, 'reservation sweep failed'),
+    ),
+    // Delete files an upload left storing (a crash mid-upload): at start, then periodically.
+    periodic(
+      'unfinished upload sweep',
+      UPLOAD_SWEEP_EVERY_MS,
+      () => s.plus.sweepUnfinished(),
+      (err) => onError(err, 'unfinished upload sweep failed'),
     ),
     // Each team's purge locks its settings row (SKIP LOCKED): nodes share the work.
     periodic(

@@ -4,6 +4,7 @@
  * with their features — the statements RetrievalRepo runs (the scoring is score.ts).
  */
 import { sql, type SQL } from 'drizzle-orm';
+import { storingFilesOf } from '../db/schema/plus.js';
 import { NEAR_HIT, PHRASE, type Features } from './score.js';
 import { DERIVED_MAX_CUT, NEAR, PREFIX_MIN_CHARS, STEM_MIN_CHARS } from './scoring.js';
 import { quoteLexeme, type Step, type TermChoice, type TermPair, type TermStat } from './query.js';
@@ -35,7 +36,7 @@ function scopeSql(s: ChunkScope): SQL {
   const parts = [];
   if (s.plusIds.length > 0) parts.push(sql`c.plus_id in (${uuidList(s.plusIds)})`);
   if (s.fileIds.length > 0) parts.push(sql`c.file_id in (${uuidList(s.fileIds)})`);
-  return sql`(c.team_id = ${s.teamId}::uuid and (${sql.join(parts, sql` or `)}))`;
+  return sql`(c.team_id = ${s.teamId}::uuid and (${sql.join(parts, sql` or `)}) and c.file_id <> all(${storingFilesOf(sql`${s.teamId}::uuid`)}))`;
 }
 
 /**
@@ -127,8 +128,8 @@ export function termStatsSql(scope: ChunkScope, question: Question): SQL {
   return sql`
     select t.lexeme, t.df, t.pos, t.carried,
            (select coalesce(sum(e.chunk_count), 0) from plus_entries e where ${statsEntriesSql(scope, sql`e.team_id`, sql`e.id`)})::int as n,
-           (select coalesce(sum(f.token_size), 0) from plus_files f where ${statsEntriesSql(scope, sql`f.team_id`, sql`f.plus_id`)})::float8 as tokens,
-           (select count(*) from plus_files f where ${statsEntriesSql(scope, sql`f.team_id`, sql`f.plus_id`)})::int as files
+           (select coalesce(sum(f.token_size), 0) from plus_files f where ${statsEntriesSql(scope, sql`f.team_id`, sql`f.plus_id`)} and not f.storing)::float8 as tokens,
+           (select count(*) from plus_files f where ${statsEntriesSql(scope, sql`f.team_id`, sql`f.plus_id`)} and not f.storing)::int as files
     from (${questionTermsSql(question, statsEntriesSql(scope, sql`t.team_id`, sql`t.plus_id`))}) t`;
 }
 
@@ -143,8 +144,8 @@ export function entryTermsSql(teamId: SQL, entryId: SQL, question: string): SQL 
     'terms', (
       select coalesce(json_agg(json_build_array(t.lexeme, t.df, t.pos)), '[]'::json)
       from (${questionTermsSql({ text: question }, sql`t.team_id = ${teamId} and t.plus_id = ${entryId}`)}) t),
-    'tokens', (select coalesce(sum(f.token_size), 0) from plus_files f where f.team_id = ${teamId} and f.plus_id = ${entryId}),
-    'files', (select count(*) from plus_files f where f.team_id = ${teamId} and f.plus_id = ${entryId}))`;
+    'tokens', (select coalesce(sum(f.token_size), 0) from plus_files f where f.team_id = ${teamId} and f.plus_id = ${entryId} and not f.storing),
+    'files', (select count(*) from plus_files f where f.team_id = ${teamId} and f.plus_id = ${entryId} and not f.storing))`;
 }
 
 /** The value of entryTermsSql. */

@@ -26,7 +26,6 @@ beforeAll(async () => {
       mimeType: 'text/plain',
       bytes: 4,
       content: Buffer.from('text'),
-      text: 'text',
       tokenSize: 1,
     });
   });

@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chunkText } from '../../src/ingest/chunk.js';
 import { PlusRepo, type NewFile } from '../../src/modules/plus/repo.js';
+import { storeFiles } from '../../src/modules/plus/store.js';
 import { sql } from 'drizzle-orm';
 import { RetrievalRepo, type ScoredChunk } from '../../src/retrieval/repo.js';
 import { BM25 } from '../../src/retrieval/scoring.js';
@@ -60,14 +61,13 @@ async function entry(files: ChunkSpec[][]): Promise<{ plusId: string; fileIds: s
       filename: `file-${i}.txt`,
       mimeType: 'text/plain',
       content: Buffer.from(chunks.map((c) => c.text).join('\n\n')),
-      text: chunks.map((c) => c.text).join('\n\n'),
       tokenSize: sized.reduce((n, c) => n + c.tokenSize, 0),
       summary: null,
       created: new Date(),
       chunks: sized,
     };
   });
-  await db().transaction((tx) => plusRepo.insertFiles(tx, newFiles));
+  await storeFiles(db(), newFiles, { first: async () => {}, last: async () => {} });
   const chunkIds: number[][] = [];
   for (const f of newFiles) {
     const rows = (await plusRepo.chunksOf(db(), [f.id])).sort((a, b) => a.idx - b.idx);

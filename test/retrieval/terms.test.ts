@@ -9,6 +9,7 @@ import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PlusRepo, type NewFile } from '../../src/modules/plus/repo.js';
+import { storeFiles } from '../../src/modules/plus/store.js';
 import { TERM_OPTIONS } from '../../src/retrieval/query.js';
 import { RetrievalRepo } from '../../src/retrieval/repo.js';
 import { newTeam, startTestApp, type TeamFixture, type TestApp } from '../helpers/app.js';
@@ -161,13 +162,12 @@ describe('retrieval', () => {
       filename: 'synthetic.txt',
       mimeType: 'text/plain',
       content: Buffer.from(texts.join('\n\n')),
-      text: texts.join('\n\n'),
       tokenSize: texts.length,
       summary: null,
       created: new Date(),
       chunks: texts.map((text, idx) => ({ idx, fileData: text, fileDataProcessed: text, tokenSize: 1 })),
     };
-    await db().transaction((tx) => repo.insertFiles(tx, [f]));
+    await storeFiles(db(), [f], { first: async () => {}, last: async () => {} });
     const ids = (await db().execute(sql`select id from plus_chunks where file_id = ${fileId}::uuid order by idx`)) as unknown as Rows<{ id: number | string }>;
     return { plusId, fileId, chunkIds: ids.rows.map((r) => Number(r.id)) };
   }

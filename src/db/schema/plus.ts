@@ -1,7 +1,7 @@
 /**
  * Plus entries, their files, chunks and term statistics (owner: modules/plus).
  */
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import { bigint, boolean, doublePrecision, foreignKey, index, integer, jsonb, pgTable, primaryKey, text, uuid } from 'drizzle-orm/pg-core';
 import { bytea, created, ts, tsvector } from './columns.js';
 import { teams, users } from './teams.js';
@@ -48,19 +48,33 @@ export const plusFiles = pgTable(
     mimeType: text('mime_type').notNull(),
     bytes: bigint('bytes', { mode: 'number' }).notNull(),
     content: bytea('content').notNull(),
-    text: text('text').notNull(),
     tokenSize: integer('token_size').notNull(),
     summary: text('summary'),
     /** some of the text was read by OCR (an image, or PDF pages without a text layer) */
     ocr: boolean('ocr').notNull().default(false),
+    /**
+     * True while an upload writes the file's chunks, a statement at a time (PlusRepo.storeFiles):
+     * until then the file and its chunks are part of nothing — no listing, search or count reads them.
+     */
+    storing: boolean('storing').notNull().default(false),
     created: created(),
   },
   (t) => [
     index('plus_files_plus_idx').on(t.teamId, t.plusId),
+    index('plus_files_storing_idx')
+      .on(t.teamId)
+      .where(sql`${t.storing}`),
     index('plus_files_thread_idx').on(t.threadId),
     foreignKey({ columns: [t.teamId, t.plusId], foreignColumns: [plusEntries.teamId, plusEntries.id] }).onDelete('cascade'),
   ],
 );
+
+/**
+ * The ids of a team's files still being stored (plus_files.storing), as an array expression:
+ * `c.file_id <> all(storingFilesOf(...))` leaves their chunks out (one index lookup, an empty
+ * array almost always; a per-chunk lookup would cost a probe for each candidate).
+ */
+export const storingFilesOf = (teamId: SQL): SQL => sql`array(select sf.id from plus_files sf where sf.team_id = ${teamId} and sf.storing)`;
 
 export const plusChunks = pgTable(
   'plus_chunks',

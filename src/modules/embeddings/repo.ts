@@ -87,7 +87,7 @@ export class EmbeddingsRepo {
       from plus_files f
       join plus_entries e on e.team_id = f.team_id and e.id = f.plus_id
       join team_embedding_models t on t.team_id = e.team_id
-      where ${where} and not exists (select 1 from plus_file_embeddings s where s.file_id = f.id)
+      where ${where} and not f.storing and not exists (select 1 from plus_file_embeddings s where s.file_id = f.id)
       on conflict (file_id) do nothing`,
     );
   }

@@ -4,7 +4,7 @@
  */
 import { and, asc, eq, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
-import { plusEvalQuestions, plusEvalRuns } from '../../db/schema/plus.js';
+import { plusEvalQuestions, plusEvalRuns, storingFilesOf } from '../../db/schema/plus.js';
 import { execute } from '../../db/driver.js';
 
 export type EvalQuestionRow = typeof plusEvalQuestions.$inferSelect;
@@ -141,7 +141,8 @@ export class EvaluationRepo {
       sql`
       with c as materialized (
         select c.id, translate(regexp_replace(c.file_data_processed, ${PASSAGE_SPACES}, ' ', 'g'), 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz') as t
-        from plus_chunks c where c.team_id = ${entry.teamId}::uuid and c.plus_id = ${entry.id}::uuid)
+        from plus_chunks c
+        where c.team_id = ${entry.teamId}::uuid and c.plus_id = ${entry.id}::uuid and c.file_id <> all(${storingFilesOf(sql`${entry.teamId}::uuid`)}))
       select (q.i - 1)::int as i, c.id
       from unnest(array[${list}]::text[]) with ordinality as q(p, i)
       join c on strpos(c.t, q.p) > 0`,

@@ -16,7 +16,7 @@ import {
 } from '../../policy/index.js';
 
 export type PlusRow = typeof plusEntries.$inferSelect;
-export type PlusFileRow = Omit<typeof plusFiles.$inferSelect, 'content' | 'text'>;
+export type PlusFileRow = Omit<typeof plusFiles.$inferSelect, 'content' | 'storing'>;
 export type ChunkRow = Pick<typeof plusChunks.$inferSelect, 'id' | 'fileId' | 'idx' | 'fileData' | 'fileDataProcessed' | 'tokenSize'>;
 
 /** Who reads: policy/plus.ts decides which entries they see. */
@@ -46,7 +46,6 @@ export interface NewFile {
   filename: string;
   mimeType: string;
   content: Buffer;
-  text: string;
   tokenSize: number;
   summary: string | null;
   ocr?: boolean;
@@ -54,7 +53,8 @@ export interface NewFile {
   chunks: Array<{ idx: number; fileData: string; fileDataProcessed: string; tokenSize: number; heading?: string | null }>;
 }
 
-const CHUNK_INSERT_BATCH = 500;
+/** Chunks read per statement by chunksOf. */
+const CHUNK_PAGE = 400;
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -72,7 +72,7 @@ function chunkVectorsOf(fileIds: string[]): string {
 export const plusFileSql = {
   /** whether files were added to the thread from a chat (its turns then search them) */
   threadHasFiles(threadId: SQL): SQL {
-    return sql`exists (select 1 from plus_files f where f.thread_id = ${threadId})`;
+    return sql`exists (select 1 from plus_files f where f.thread_id = ${threadId} and not f.storing)`;
   },
 };
 
@@ -197,68 +197,40 @@ export class PlusRepo {
     await db.delete(plusEntries).where(and(eq(plusEntries.teamId, teamId), eq(plusEntries.id, id)));
   }
 
-  /**
-   * Store files with their chunks, and add them to their entries' retrieval statistics
-   * (plus_entries.chunk_count, plus_terms.df), inside the caller's transaction.
-   */
-  async insertFiles(tx: Tx, files: NewFile[]): Promise<void> {
-    if (files.length === 0) return;
-    for (const f of files) {
-      const { chunks, ...file } = f;
-      await tx.insert(plusFiles).values({ ...file, bytes: file.content.length });
-      for (let i = 0; i < chunks.length; i += CHUNK_INSERT_BATCH) {
-        await tx.insert(plusChunks).values(chunks.slice(i, i + CHUNK_INSERT_BATCH).map((c) => ({ ...c, fileId: f.id, teamId: f.teamId, plusId: f.plusId })));
-      }
-    }
-    const byEntry = new Map<string, NewFile[]>();
-    for (const f of files) byEntry.set(`${f.teamId}/${f.plusId}`, [...(byEntry.get(`${f.teamId}/${f.plusId}`) ?? []), f]);
-    for (const group of byEntry.values()) {
-      const { teamId, plusId } = group[0]!;
-      const chunkCount = group.reduce((n, f) => n + f.chunks.length, 0);
-      // The entry's row first: its lock orders concurrent writers of the entry's statistics.
-      await tx
-        .update(plusEntries)
-        .set({ chunkCount: sql`${plusEntries.chunkCount} + ${chunkCount}` })
-        .where(and(eq(plusEntries.teamId, teamId), eq(plusEntries.id, plusId)));
-      if (chunkCount === 0) continue;
-      await execute(
-        tx,
-        sql`
-        insert into plus_terms (team_id, plus_id, lexeme, df)
-        select ${teamId}::uuid, ${plusId}::uuid, s.word, s.ndoc
-        from ts_stat(${chunkVectorsOf(group.map((f) => f.id))}) s
-        order by s.word
-        on conflict (team_id, plus_id, lexeme) do update set df = plus_terms.df + excluded.df`,
-      );
-    }
-    // Merge the new chunks' GIN entries into the index now, in bulk: left in the index's pending
-    // list (up to 4 MB), they would be scanned by every search until a vacuum.
-    await execute(tx, sql`select gin_clean_pending_list('plus_chunks_search_idx'::regclass)`);
-  }
-
   async filesOf(db: Executor, teamId: string, plusIds: string[]): Promise<PlusFileRow[]> {
     if (plusIds.length === 0) return [];
     return db
       .select(FILE_COLUMNS)
       .from(plusFiles)
-      .where(and(eq(plusFiles.teamId, teamId), inArray(plusFiles.plusId, plusIds)))
+      .where(and(eq(plusFiles.teamId, teamId), inArray(plusFiles.plusId, plusIds), eq(plusFiles.storing, false)))
       .orderBy(asc(plusFiles.created), asc(plusFiles.id));
   }
 
+  /** The files' chunks in order, read a page per statement (a large file's would hold the embedded database for a second). */
   async chunksOf(db: Executor, fileIds: string[]): Promise<ChunkRow[]> {
-    if (fileIds.length === 0) return [];
-    return db
-      .select({
-        id: plusChunks.id,
-        fileId: plusChunks.fileId,
-        idx: plusChunks.idx,
-        fileData: plusChunks.fileData,
-        fileDataProcessed: plusChunks.fileDataProcessed,
-        tokenSize: plusChunks.tokenSize,
-      })
-      .from(plusChunks)
-      .where(inArray(plusChunks.fileId, fileIds))
-      .orderBy(asc(plusChunks.fileId), asc(plusChunks.idx));
+    const out: ChunkRow[] = [];
+    for (const fileId of [...fileIds].sort()) {
+      let after = { idx: -1, id: 0 };
+      for (;;) {
+        const page = await db
+          .select({
+            id: plusChunks.id,
+            fileId: plusChunks.fileId,
+            idx: plusChunks.idx,
+            fileData: plusChunks.fileData,
+            fileDataProcessed: plusChunks.fileDataProcessed,
+            tokenSize: plusChunks.tokenSize,
+          })
+          .from(plusChunks)
+          .where(and(eq(plusChunks.fileId, fileId), sql`(${plusChunks.idx}, ${plusChunks.id}) > (${after.idx}, ${after.id})`))
+          .orderBy(asc(plusChunks.idx), asc(plusChunks.id))
+          .limit(CHUNK_PAGE);
+        out.push(...page);
+        if (page.length < CHUNK_PAGE) break;
+        after = page[page.length - 1]!;
+      }
+    }
+    return out;
   }
 
   /** A file with its entry, if the entry is visible. */
@@ -267,7 +239,7 @@ export class PlusRepo {
       .select({ file: FILE_COLUMNS, entry: plusEntries })
       .from(plusFiles)
       .innerJoin(plusEntries, and(eq(plusEntries.teamId, plusFiles.teamId), eq(plusEntries.id, plusFiles.plusId)))
-      .where(and(eq(plusFiles.id, fileId), this.visible(v)));
+      .where(and(eq(plusFiles.id, fileId), eq(plusFiles.storing, false), this.visible(v)));
     return row;
   }
 
@@ -310,7 +282,9 @@ export class PlusRepo {
       .select({ id: plusFiles.id, plusId: plusFiles.plusId })
       .from(plusFiles)
       .innerJoin(plusEntries, and(eq(plusEntries.teamId, plusFiles.teamId), eq(plusEntries.id, plusFiles.plusId)))
-      .where(and(eq(plusFiles.threadId, threadId), eq(plusEntries.teamId, v.teamId), usableContextFilesSql(v, contextType, plusFiles)));
+      .where(
+        and(eq(plusFiles.threadId, threadId), eq(plusEntries.teamId, v.teamId), eq(plusFiles.storing, false), usableContextFilesSql(v, contextType, plusFiles)),
+      );
   }
 
   /** Titles of entries whose files were added to the workspace's threads, for default greetings. */
@@ -319,7 +293,13 @@ export class PlusRepo {
       .selectDistinct({ title: plusEntries.title })
       .from(plusEntries)
       .innerJoin(plusFiles, and(eq(plusFiles.teamId, plusEntries.teamId), eq(plusFiles.plusId, plusEntries.id)))
-      .where(and(this.visible(v), sql`${plusFiles.threadId} in (select id from chat_threads where team_id = ${v.teamId} and workspace_id = ${workspaceId})`))
+      .where(
+        and(
+          this.visible(v),
+          eq(plusFiles.storing, false),
+          sql`${plusFiles.threadId} in (select id from chat_threads where team_id = ${v.teamId} and workspace_id = ${workspaceId})`,
+        ),
+      )
       .limit(5);
     return rows.map((r) => r.title).filter((t): t is string => !!t);
   }

@@ -18,8 +18,13 @@ import type { ContextForPromptResponse } from './schema.js';
 import { PlusContext, type TurnQuery } from './context.js';
 import { EvaluationService } from './evaluation.js';
 import { PlusRepo, type NewFile, type PlusFileRow, type PlusRow } from './repo.js';
+import { storeFiles, sweepUnfinished } from './store.js';
 
 const SUMMARY_INPUT_TOKENS = 6000;
+/** An upload still storing this long after it began has stopped (storing the largest file takes well under a minute). */
+const UNFINISHED_AFTER_MS = 3_600_000;
+/** How often each node looks for them. */
+export const UPLOAD_SWEEP_EVERY_MS = 600_000;
 
 export interface PlusFields {
   id?: string;
@@ -78,6 +83,17 @@ export class PlusService {
   }
 
   /** Stop the ingestion workers and index builds (app close). */
+  /** A failed store's error, or not-found when the entry was deleted meanwhile (the upload's files went with it). */
+  private async unlessGone(teamId: string, plusId: string, err: unknown): Promise<unknown> {
+    if (err instanceof AppError) return err;
+    return (await this.repo.exists(this.db, teamId, plusId).catch(() => true)) ? err : notFound('Plus entry');
+  }
+
+  /** Delete what uploads left unfinished (a crash, a stopped node): files still storing an hour after they began. */
+  sweepUnfinished(): Promise<number> {
+    return sweepUnfinished(this.db, UNFINISHED_AFTER_MS);
+  }
+
   async close(): Promise<void> {
     await Promise.all([this.ingestPool.close(), this.lexical?.close()]);
   }
@@ -194,7 +210,6 @@ export class PlusService {
         filename,
         mimeType: doc.mimeType,
         content: f.bytes,
-        text: doc.processed,
         tokenSize: doc.tokenSize,
         summary: null,
         ocr: doc.ocr,
@@ -224,21 +239,31 @@ export class PlusService {
       ...(fields.description !== undefined ? { description: fields.description } : {}),
       ...(fields.isPublic !== undefined ? { isPublic: fields.isPublic } : {}),
     };
-    await this.db.transaction(async (tx) => {
-      if (existing) await this.repo.update(tx, caller.teamId, id, changes);
-      else await this.repo.insert(tx, { id, teamId: caller.teamId, userId: caller.userId, ...changes });
-      await this.repo.insertFiles(tx, newFiles);
-      await this.embeddings.enqueueFiles(
-        tx,
-        newFiles.map((f) => f.id),
-      );
-      await recordAudit(tx, {
-        action: existing ? 'plus.update' : 'plus.create',
-        actor: caller,
-        target: { type: 'plus', id },
-        details: { fields: changedFields(changes), filesAdded: newFiles.length },
+    try {
+      await storeFiles(this.db, newFiles, {
+        first: async (tx) => {
+          if (existing) await this.repo.update(tx, caller.teamId, id, changes);
+          else await this.repo.insert(tx, { id, teamId: caller.teamId, userId: caller.userId, ...changes });
+        },
+        last: async (tx) => {
+          await this.embeddings.enqueueFiles(
+            tx,
+            newFiles.map((f) => f.id),
+          );
+          await recordAudit(tx, {
+            action: existing ? 'plus.update' : 'plus.create',
+            actor: caller,
+            target: { type: 'plus', id },
+            details: { fields: changedFields(changes), filesAdded: newFiles.length },
+          });
+        },
       });
-    });
+    } catch (err) {
+      if (existing) throw await this.unlessGone(caller.teamId, id, err);
+      // the entry this request created goes with its files: nothing of a failed upload stays
+      await this.repo.delete(this.db, caller.teamId, id).catch(() => undefined);
+      throw err;
+    }
     if (newFiles.length > 0) this.embeddings.kick();
     return this.get(caller, id);
   }
@@ -291,14 +316,18 @@ export class PlusService {
         }
       }
     }
-    await this.db.transaction(async (tx) => {
-      await this.repo.insertFiles(tx, newFiles);
-      await this.embeddings.enqueueFiles(
-        tx,
-        newFiles.map((f) => f.id),
-      );
-      await this.repo.update(tx, caller.teamId, plusId, {});
-      await recordAudit(tx, { action: 'plus.update', actor: caller, target: { type: 'plus', id: plusId }, details: { filesAdded: newFiles.length } });
+    await storeFiles(this.db, newFiles, {
+      first: async () => {},
+      last: async (tx) => {
+        await this.embeddings.enqueueFiles(
+          tx,
+          newFiles.map((f) => f.id),
+        );
+        await this.repo.update(tx, caller.teamId, plusId, {});
+        await recordAudit(tx, { action: 'plus.update', actor: caller, target: { type: 'plus', id: plusId }, details: { filesAdded: newFiles.length } });
+      },
+    }).catch(async (err: unknown) => {
+      throw await this.unlessGone(caller.teamId, plusId, err);
     });
     this.embeddings.kick();
     return this.view(entry);

@@ -1,0 +1,1 @@
+ALTER TABLE "plus_files" DROP COLUMN "text";
