@@ -35,7 +35,8 @@ import { stopwatch } from './lib/timer.js';
 import { makeQuestions, seedChunks } from './retrieval.js';
 
 const QUICK = process.argv.includes('--quick');
-const HEALTH_MAX_MS = 100;
+/** What no probe may exceed, nor the event loop's worst delay (CONTRACT: /healthz and a chat turn within 100 ms). */
+const MAX_MS = 100;
 // 20 MB of these words make 21,351 chunks, over the default cap of 20,000: 18 MB is about the largest accepted
 const TEXT_BYTES = QUICK ? 5_000_000 : 18_000_000;
 const LOGS = QUICK ? 20_000 : 100_000;
@@ -240,12 +241,16 @@ async function measure(ctx: Ctx, mode: string, task: Task): Promise<Measured> {
       'chat p50 ms': sortedMs(during.chat, 50),
       'chat max ms': round(chatMax, 1),
     },
-    target: {
-      benchmark: `Event loop during ${task.name} (PGlite, ${mode})`,
-      target: `/healthz within ${HEALTH_MAX_MS} ms throughout`,
-      measured: `healthz max ${round(healthMax, 1)} ms, loop delay p99 ${round(p99, 1)} ms / max ${round(loop.max / 1e6, 1)} ms, chat max ${round(chatMax, 1)} ms`,
-      result: healthMax <= HEALTH_MAX_MS ? 'pass' : 'MISS',
-    },
+    // the default (own thread) is what must hold; the application-thread rows are the comparison
+    target:
+      mode === 'own thread'
+        ? {
+            benchmark: `Event loop during ${task.name} (PGlite, ${mode})`,
+            target: `/healthz, each chat turn and the loop's worst delay within ${MAX_MS} ms`,
+            measured: `healthz max ${round(healthMax, 1)} ms, chat max ${round(chatMax, 1)} ms, loop delay p99 ${round(p99, 1)} ms / max ${round(loop.max / 1e6, 1)} ms`,
+            result: Math.max(healthMax, chatMax, loop.max / 1e6) <= MAX_MS ? 'pass' : 'MISS',
+          }
+        : null,
   };
 }
 
@@ -287,7 +292,7 @@ export async function benchEventLoop(): Promise<Section> {
     method: `In one process (app.inject, the embedded database on disk, stand-in provider): during each task a loop alternates GET /healthz and a chat turn, one at a time, and records each latency; perf_hooks.monitorEventLoopDelay (10 ms resolution) samples the event loop over the task. (a) uploads a DOCX whose document.xml holds ${TEXT_BYTES / 1_000_000} MB of words (within the default ingestion caps); (b) reads GET /api/v1/chat/prompt-logs/csv to the end over ${LOGS.toLocaleString('en')} logs; (c) asks ${QUESTIONS} context-for-prompt questions, one after another, of an entry of ${QUICK ? '20,000' : '100,000'} chunks seeded just before (the first question starts the in-memory lexical index's build). Every task runs with PGlite on its own thread (EMBEDDED_DB_THREAD=on, the default)${QUICK ? ' only (a --quick run: smaller sizes, no run on the application thread)' : " and on the application's thread (off)"}, each in a fresh app.`,
     tables: [{ rows: results.map((r) => r.row) }],
     notes: [
-      'A chat turn that arrives while the upload is being stored waits for that transaction (PGlite has one connection); /healthz never touches the database, so its latency is the event loop’s.',
+      'A chat turn waits for the statement in progress (PGlite has one connection): an upload writes its chunks in statements of ~20 ms (src/modules/plus/store.ts), the export and the index build read in pages. /healthz never touches the database, so its latency is the event loop’s.',
       'The probes run in the same process: one cannot start while the loop is held, so a long hold shows in the loop delay max, not in the /healthz max (which counts from the probe’s start).',
       `Load average when the run ended: ${os
         .loadavg()
