@@ -48,7 +48,14 @@ export async function upkeep(db: Db): Promise<{ analyzed: string[]; vacuumed: st
     const analyze = vacuum || t.never || Number(t.changed) > 50 + 0.1 * live;
     if (!analyze) continue;
     const table = sql.identifier(t.name);
-    await execute(db, vacuum ? sql`vacuum (analyze) ${table}` : sql`analyze ${table}`);
+    if (vacuum) await execute(db, sql`vacuum ${table}`);
+    // ANALYZE samples 300 rows per unit of statistics target: at the default (100), 30,000 rows,
+    // 0.4-0.5 s for 100,000 prompt logs or 20,000 chunks on the one connection every chat turn
+    // needs; at 10, 3,000 rows (50-65 ms). SET LOCAL: for this statement's transaction only.
+    await db.transaction(async (tx) => {
+      await execute(tx, sql`set local default_statistics_target = 10`);
+      await execute(tx, sql`analyze ${table}`);
+    });
     analyzed.push(t.name);
     if (vacuum) vacuumed.push(t.name);
   }

@@ -47,6 +47,13 @@ describe('embedded database upkeep', () => {
       expect(done.vacuumed).toContain(table); // 2,000 dead rows > 50 + 20 % of 3,000
       expect(done.analyzed).not.toContain(quiet); // two rows, analysed already
       expect(await lastAnalyzed(table)).not.toBeNull();
+      // analysed from a sample of 3,000 rows (target 10): a histogram of at most 11 bounds, not 101
+      const { rows } = await execute<{ bounds: number }>(
+        database.db,
+        sql`select array_length(histogram_bounds::text::text[], 1) as bounds from pg_stats where schemaname = 'public' and tablename = ${table} and attname = 'id'`,
+      );
+      expect(Number(rows[0]!.bounds)).toBeGreaterThan(1);
+      expect(Number(rows[0]!.bounds)).toBeLessThanOrEqual(11);
 
       // Nothing changed since: the next run leaves it alone.
       expect((await upkeep(database.db)).analyzed).not.toContain(table);

@@ -11,17 +11,3 @@ BEGIN
     WHERE f."storing" IS NOT TRUE);
   RETURN NULL;
 END $$;
---> statement-breakpoint
--- ANALYZE samples 300 rows per unit of the largest statistics target: at the default (100) it read
--- 30,000 chunks, texts and vectors, ~0.5 s on the embedded database's only connection after every
--- large upload. The texts are never filtered on (no statistics); the rest is estimated from 3,000.
-ALTER TABLE "plus_chunks" ALTER COLUMN "file_data" SET STATISTICS 0;--> statement-breakpoint
-ALTER TABLE "plus_chunks" ALTER COLUMN "file_data_processed" SET STATISTICS 0;--> statement-breakpoint
-ALTER TABLE "plus_chunks" ALTER COLUMN "heading" SET STATISTICS 0;--> statement-breakpoint
-ALTER TABLE "plus_chunks" ALTER COLUMN "id" SET STATISTICS 10;--> statement-breakpoint
-ALTER TABLE "plus_chunks" ALTER COLUMN "file_id" SET STATISTICS 10;--> statement-breakpoint
-ALTER TABLE "plus_chunks" ALTER COLUMN "team_id" SET STATISTICS 10;--> statement-breakpoint
-ALTER TABLE "plus_chunks" ALTER COLUMN "plus_id" SET STATISTICS 10;--> statement-breakpoint
-ALTER TABLE "plus_chunks" ALTER COLUMN "idx" SET STATISTICS 10;--> statement-breakpoint
-ALTER TABLE "plus_chunks" ALTER COLUMN "token_size" SET STATISTICS 10;--> statement-breakpoint
-ALTER TABLE "plus_chunks" ALTER COLUMN "search" SET STATISTICS 10;
