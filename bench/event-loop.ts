@@ -45,6 +45,8 @@ const QUESTIONS = 40;
 interface Probe {
   health: number[];
   chat: number[];
+  /** chat turns answered other than 200 (on the application's thread a held loop can cost the provider connection) */
+  chatErrors: string[];
 }
 
 interface Ctx {
@@ -74,7 +76,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** GET /healthz every 20 ms and chat turns one after another, until `done()`. */
 async function probe(ctx: Ctx, done: () => boolean): Promise<Probe> {
-  const out: Probe = { health: [], chat: [] };
+  const out: Probe = { health: [], chat: [], chatErrors: [] };
   const health = async () => {
     while (!done()) {
       const start = performance.now();
@@ -89,7 +91,7 @@ async function probe(ctx: Ctx, done: () => boolean): Promise<Probe> {
       const start = performance.now();
       const c = await ctx.t.request({ method: 'POST', url: ctx.chatUrl, key: ctx.key, payload: { prompt: `probe ${i}` } });
       out.chat.push(performance.now() - start);
-      if (c.statusCode !== 200) throw new Error(`chat ${c.statusCode}: ${c.body}`);
+      if (c.statusCode !== 200) out.chatErrors.push(`${c.statusCode} ${(c.json() as { code?: string }).code ?? ''}`.trim());
     }
   };
   await Promise.all([health(), chat()]);
@@ -245,6 +247,7 @@ async function measure(ctx: Ctx, mode: string, task: Task): Promise<Measured> {
       'chat turns': during.chat.length,
       'chat p50 ms': sortedMs(during.chat, 50),
       'chat max ms': round(chatMax, 1),
+      'chat errors': during.chatErrors.length ? `${during.chatErrors.length} (${[...new Set(during.chatErrors)].join(', ')})` : '0',
     },
     // the default (own thread) is what must hold; the application-thread rows are the comparison
     target:
@@ -253,7 +256,7 @@ async function measure(ctx: Ctx, mode: string, task: Task): Promise<Measured> {
             benchmark: `Event loop during ${task.name} (PGlite, ${mode})`,
             target: `/healthz, each chat turn and the loop's worst delay within ${MAX_MS} ms`,
             measured: `healthz max ${round(healthMax, 1)} ms, chat max ${round(chatMax, 1)} ms, loop delay p99 ${round(p99, 1)} ms / max ${round(loop.max / 1e6, 1)} ms`,
-            result: Math.max(healthMax, chatMax, loop.max / 1e6) <= MAX_MS ? 'pass' : 'MISS',
+            result: Math.max(healthMax, chatMax, loop.max / 1e6) <= MAX_MS && during.chatErrors.length === 0 ? 'pass' : 'MISS',
           }
         : null,
   };
