@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Model } from '../../src/modules/models/schema.js';
+import type { NewFile } from '../../src/modules/plus/repo.js';
 import { Workspace } from '../../src/modules/workspaces/schema.js';
 import { expectStatus, type paths } from './api.js';
 import type { TestApp } from './app.js';
@@ -31,4 +32,22 @@ export async function createModel(t: TestApp, key: string, body: Partial<ModelBo
 export async function createWorkspace(t: TestApp, key: string, body: Partial<WorkspaceBody> = {}) {
   const created = expectStatus(await t.api(key).POST('/api/v1/workspaces', { body: { name: `ws-${randomUUID().slice(0, 6)}`, ...body } }), 200);
   return expectShape(Workspace, created);
+}
+
+/** A text file of `chunks` as an upload hands it to the store (src/modules/plus/store.ts), for tests that write chunks they chose. */
+export function newPlusFile(owner: { teamId: string; ownerId: number }, plusId: string, chunks: NewFile['chunks'], filename = `${randomUUID()}.txt`): NewFile {
+  return {
+    id: randomUUID(),
+    teamId: owner.teamId,
+    plusId,
+    userId: owner.ownerId,
+    threadId: null,
+    filename,
+    mimeType: 'text/plain',
+    content: Buffer.from(chunks.map((c) => c.fileData).join('\n\n')),
+    tokenSize: chunks.reduce((n, c) => n + c.tokenSize, 0),
+    summary: null,
+    created: new Date(),
+    chunks,
+  };
 }

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chunkText } from '../../src/ingest/chunk.js';
 import { PlusRepo, type NewFile } from '../../src/modules/plus/repo.js';
 import { storeFiles } from '../../src/modules/plus/store.js';
+import { newPlusFile } from '../helpers/factories.js';
 import { sql } from 'drizzle-orm';
 import { RetrievalRepo, type ScoredChunk } from '../../src/retrieval/repo.js';
 import { BM25 } from '../../src/retrieval/scoring.js';
@@ -52,20 +53,7 @@ async function entry(files: ChunkSpec[][]): Promise<{ plusId: string; fileIds: s
       heading: c.heading ?? null,
       tokenSize: c.tokens ?? c.text.split(/\s+/).length,
     }));
-    return {
-      id: randomUUID(),
-      teamId: team.teamId,
-      plusId,
-      userId: team.ownerId,
-      threadId: null,
-      filename: `file-${i}.txt`,
-      mimeType: 'text/plain',
-      content: Buffer.from(chunks.map((c) => c.text).join('\n\n')),
-      tokenSize: sized.reduce((n, c) => n + c.tokenSize, 0),
-      summary: null,
-      created: new Date(),
-      chunks: sized,
-    };
+    return newPlusFile(team, plusId, sized, `file-${i}.txt`);
   });
   await storeFiles(db(), newFiles, { first: async () => {}, last: async () => {} });
   const chunkIds: number[][] = [];

@@ -14,6 +14,7 @@ import { buildEntryIndex } from '../../src/retrieval/lexical-index/indexes.js';
 import { EntryIndex } from '../../src/retrieval/lexical-index/entry-index.js';
 import { newTeam, startTestApp, type TeamFixture, type TestApp } from '../helpers/app.js';
 import { expectStatus, multipartBody } from '../helpers/api.js';
+import { newPlusFile } from '../helpers/factories.js';
 
 let t: TestApp;
 let team: TeamFixture;
@@ -35,20 +36,11 @@ const SEEN = 'The harbour ledger counts carts of timber.';
 const HIDDEN = 'The harbour ledger of the unfinished file counts a zebraquartz.';
 
 function newFile(plusId: string, texts: string[], idx = (i: number) => i): NewFile {
-  return {
-    id: randomUUID(),
-    teamId: team.teamId,
+  return newPlusFile(
+    team,
     plusId,
-    userId: team.ownerId,
-    threadId: null,
-    filename: `${randomUUID()}.txt`,
-    mimeType: 'text/plain',
-    content: Buffer.from(texts.join('\n\n')),
-    tokenSize: texts.length * 8,
-    summary: null,
-    created: new Date(),
-    chunks: texts.map((text, i) => ({ idx: idx(i), fileData: text, fileDataProcessed: text, tokenSize: 8 })),
-  };
+    texts.map((text, i) => ({ idx: idx(i), fileData: text, fileDataProcessed: text, tokenSize: 8 })),
+  );
 }
 
 async function entryState(plusId: string) {
@@ -63,18 +55,18 @@ async function entryState(plusId: string) {
   return rows[0]!;
 }
 
+/** An entry uploaded with one file, of SEEN. */
+async function entryOfSeen(title: string) {
+  const parts = [
+    { name: 'title', value: title },
+    { name: 'files', filename: 'seen.txt', contentType: 'text/plain', data: Buffer.from(SEEN) },
+  ];
+  return expectStatus(await api().POST('/api/v1/plus', multipartBody(parts)), 200);
+}
+
 /** An entry with one stored file of SEEN, and a file left storing (as a crash mid-upload leaves it) with chunks of HIDDEN. */
 async function entryWithUnfinishedFile() {
-  const entry = expectStatus(
-    await api().POST(
-      '/api/v1/plus',
-      multipartBody([
-        { name: 'title', value: 'ledgers' },
-        { name: 'files', filename: 'seen.txt', contentType: 'text/plain', data: Buffer.from(SEEN) },
-      ]),
-    ),
-    200,
-  );
+  const entry = await entryOfSeen('ledgers');
   const before = await entryState(entry.id);
   const unfinished = newFile(entry.id, [HIDDEN, `${HIDDEN} Again.`]);
   const { chunks, ...row } = unfinished;
@@ -146,16 +138,7 @@ describe('a file still being stored is part of nothing', () => {
 
 describe('a store that fails leaves nothing', () => {
   it("a chunk that cannot be written takes the request's files back; the entry's statistics are unchanged", async () => {
-    const entry = expectStatus(
-      await api().POST(
-        '/api/v1/plus',
-        multipartBody([
-          { name: 'title', value: 'kept' },
-          { name: 'files', filename: 'seen.txt', contentType: 'text/plain', data: Buffer.from(SEEN) },
-        ]),
-      ),
-      200,
-    );
+    const entry = await entryOfSeen('kept');
     const before = await entryState(entry.id);
     const many = Array.from({ length: 400 }, (_, i) => `Paragraph ${i} of the first file, about carts and harbours and the ledgers that count them.`);
     const good = newFile(entry.id, many);
