@@ -146,16 +146,38 @@ describe('a store that fails leaves nothing', () => {
     // the first file's chunks, several statements of them, were written
     const bad = newFile(entry.id, ['fine', 'broken'], (i) => (i === 1 ? Number.NaN : i));
     let lastRan = false;
+    let undone = 0;
     await expect(
       storeFiles(db(), [good, bad], {
         first: async () => {},
         last: async () => {
           lastRan = true;
         },
+        undo: async () => {
+          undone++;
+        },
       }),
     ).rejects.toThrow();
     expect(lastRan).toBe(false);
+    expect(undone).toBe(1);
     expect(await entryState(entry.id)).toEqual(before);
+  });
+
+  it('`undo` is called only for what `first` committed: a failed `first` leaves nothing to take back', async () => {
+    let undone = 0;
+    const f = newFile(randomUUID(), ['a chunk']);
+    await expect(
+      storeFiles(db(), [f], {
+        first: async () => {
+          throw new Error('the entry could not be written');
+        },
+        last: async () => {},
+        undo: async () => {
+          undone++;
+        },
+      }),
+    ).rejects.toThrow('the entry could not be written');
+    expect(undone).toBe(0);
   });
 
   it('what `first` wrote and `last` would write are of one store: `last` runs once the chunks are in', async () => {

@@ -53,7 +53,7 @@ export const plusFiles = pgTable(
     /** some of the text was read by OCR (an image, or PDF pages without a text layer) */
     ocr: boolean('ocr').notNull().default(false),
     /**
-     * True while an upload writes the file's chunks, a statement at a time (PlusRepo.storeFiles):
+     * True while an upload writes the file's chunks, a statement at a time (modules/plus/store.ts):
      * until then the file and its chunks are part of nothing — no listing, search or count reads them.
      */
     storing: boolean('storing').notNull().default(false),

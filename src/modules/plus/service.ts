@@ -82,7 +82,6 @@ export class PlusService {
     });
   }
 
-  /** Stop the ingestion workers and index builds (app close). */
   /** A failed store's error, or not-found when the entry was deleted meanwhile (the upload's files went with it). */
   private async unlessGone(teamId: string, plusId: string, err: unknown): Promise<unknown> {
     if (err instanceof AppError) return err;
@@ -94,6 +93,7 @@ export class PlusService {
     return sweepUnfinished(this.db, UNFINISHED_AFTER_MS);
   }
 
+  /** Stop the ingestion workers and index builds (app close). */
   async close(): Promise<void> {
     await Promise.all([this.ingestPool.close(), this.lexical?.close()]);
   }
@@ -257,12 +257,12 @@ export class PlusService {
             details: { fields: changedFields(changes), filesAdded: newFiles.length },
           });
         },
+        // the entry this request created goes with its files: nothing of a failed upload stays
+        // (only once created here: a failed insert must not take a concurrent request's entry)
+        ...(existing ? {} : { undo: (db) => this.repo.delete(db, caller.teamId, id) }),
       });
     } catch (err) {
-      if (existing) throw await this.unlessGone(caller.teamId, id, err);
-      // the entry this request created goes with its files: nothing of a failed upload stays
-      await this.repo.delete(this.db, caller.teamId, id).catch(() => undefined);
-      throw err;
+      throw existing ? await this.unlessGone(caller.teamId, id, err) : err;
     }
     if (newFiles.length > 0) this.embeddings.kick();
     return this.get(caller, id);

@@ -34,6 +34,8 @@ export interface StoreSteps {
   first(tx: Tx): Promise<void>;
   /** writes that go with the files becoming visible (queue their embeddings, the audit record) */
   last(tx: Tx): Promise<void>;
+  /** takes back what `first` wrote, when a later step fails (called only once `first` committed) */
+  undo?(db: Db): Promise<void>;
 }
 
 /** Store `files` (all of one entry) with their chunks and the entry's statistics (see above). */
@@ -91,6 +93,7 @@ export async function storeFiles(db: Db, files: NewFile[], steps: StoreSteps): P
       db,
       files.map((f) => f.id),
     ).catch(() => undefined);
+    await steps.undo?.(db).catch(() => undefined);
     throw err;
   }
 }
