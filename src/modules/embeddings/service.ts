@@ -86,12 +86,10 @@ export class EmbeddingsService {
   }
 
   private async teamModel(teamId: string): Promise<{ modelId: string } | null> {
-    const hit = this.teamModels.get(teamId);
-    if (hit !== undefined) return hit;
-    const row = await this.repo.teamModel(this.db, teamId);
-    const value = row ? { modelId: row.modelId } : null;
-    this.teamModels.set(teamId, value);
-    return value;
+    return this.teamModels.load(teamId, async () => {
+      const row = await this.repo.teamModel(this.db, teamId);
+      return row ? { modelId: row.modelId } : null;
+    });
   }
 
   // ---- files -----------------------------------------------------------------------------

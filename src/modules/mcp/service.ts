@@ -208,13 +208,10 @@ export class McpService {
 
   private async serversOf(teamId: string, ids: string[]): Promise<McpServerRow[]> {
     const key = `${teamId}:${ids.join(',')}`;
-    const hit = this.rows.get(key);
-    if (hit) return hit;
-    const found = await this.repo.findMany(this.db, teamId, ids);
-    const byId = new Map(found.map((r) => [r.id, r]));
-    const ordered = ids.flatMap((id) => (byId.has(id) ? [byId.get(id)!] : []));
-    this.rows.set(key, ordered);
-    return ordered;
+    return this.rows.load(key, async () => {
+      const byId = new Map((await this.repo.findMany(this.db, teamId, ids)).map((r) => [r.id, r]));
+      return ids.flatMap((id) => (byId.has(id) ? [byId.get(id)!] : []));
+    });
   }
 
   private changed(id: string): void {

@@ -284,11 +284,7 @@ export class ModelsService {
 
   async findUsable(teamId: string, id: string): Promise<ModelRow | undefined> {
     const key = `${teamId}:${id}`;
-    const hit = this.usable.get(key);
-    if (hit) return hit;
-    const row = await this.repo.findUsable(this.db, teamId, id);
-    if (row) this.usable.set(key, row);
-    return row;
+    return this.usable.load(key, () => this.repo.findUsable(this.db, teamId, id));
   }
 
   /** The provider target of a model, key decrypted; only for calling the provider, never for output. */

@@ -71,13 +71,11 @@ export class TeamsService {
 
   async authenticate(key: string): Promise<Principal | null> {
     const hash = hashApiKey(key);
-    const hit = this.cache.get(hash);
-    if (hit) return hit;
-    const row = await this.repo.findPrincipalByKeyHash(this.db, hash);
-    if (!row) return null;
-    const principal = { ...row, sessionId: null };
-    this.cache.set(hash, principal);
-    return principal;
+    const principal = await this.cache.load(hash, async () => {
+      const row = await this.repo.findPrincipalByKeyHash(this.db, hash);
+      return row ? { ...row, sessionId: null } : undefined;
+    });
+    return principal ?? null;
   }
 
   /**

@@ -146,20 +146,17 @@ export class UsageService {
   }
 
   private async teamRules(teamId: string): Promise<BudgetRule[]> {
-    const hit = this.rules.get(teamId);
-    if (hit) return hit;
-    const rows = await this.repo.listBudgets(this.db, teamId);
-    const rules = rows.map(({ id, scope, scopeId, period, credits, requestsPerMinute, created }) => ({
-      id,
-      scope,
-      scopeId,
-      period,
-      credits,
-      requestsPerMinute,
-      created,
-    }));
-    this.rules.set(teamId, rules);
-    return rules;
+    return this.rules.load(teamId, async () =>
+      (await this.repo.listBudgets(this.db, teamId)).map(({ id, scope, scopeId, period, credits, requestsPerMinute, created }) => ({
+        id,
+        scope,
+        scopeId,
+        period,
+        credits,
+        requestsPerMinute,
+        created,
+      })),
+    );
   }
 
   // ---- budgets -------------------------------------------------------------------------------

@@ -90,19 +90,17 @@ export class WorkspacesService {
   async load(caller: Principal, id: string): Promise<WorkspaceWithModels> {
     // ids are unique per team: the caller's team is part of the key (another team's workspace of this id is another workspace)
     const t = caller.teamId;
-    let w = this.cache.get(cacheKey(t, id));
-    if (!w) {
+    const w = await this.cache.load(cacheKey(t, id), async () => {
       const row = await this.repo.findById(this.db, t, id);
-      if (!row) throw notFound('Workspace');
+      if (!row) return undefined;
       const [models, plus, mcp] = await Promise.all([
         this.repo.modelsOf(this.db, t, [id]),
         this.repo.plusOf(this.db, t, [id]),
         this.repo.mcpOf(this.db, t, [id]),
       ]);
-      w = { row, models, plusIds: plus.get(id) ?? [], mcpServerIds: mcp.get(id) ?? [] };
-      this.cache.set(cacheKey(t, id), w);
-    }
-    if (!canSeeWorkspace(caller, w.row)) throw notFound('Workspace');
+      return { row, models, plusIds: plus.get(id) ?? [], mcpServerIds: mcp.get(id) ?? [] };
+    });
+    if (!w || !canSeeWorkspace(caller, w.row)) throw notFound('Workspace');
     return w;
   }
 
