@@ -205,6 +205,30 @@ describe('what it reads', () => {
     expect(idx.chunks).toBe(1);
   });
 
+  it('keeps every row when what it adds outgrows its first blocks', async () => {
+    // 1,500 chunks of 61 lexemes each: 91,500 rows and 93,000 positions, over one block of 65,536
+    const b = new IndexBuilder();
+    b.addFile('f', 'f.txt', 0);
+    const common = Array.from({ length: 60 }, (_, k) => `'w${k}':${k + 1}`).join(' ');
+    for (let i = 0; i < 1500; i++) b.addChunk(i + 1, 'f', 10, `${common} 'u${i}':61,62`);
+    const idx = await b.seal('p', 0, 15_000);
+    expect(idx.chunks).toBe(1500);
+    expect(idx.df('w0')).toBe(1500);
+    expect(idx.df('w59')).toBe(1500);
+    expect([idx.df('u0'), idx.df('u1499')]).toEqual([1, 1]);
+    const seen: Features[] = [];
+    const choice: TermChoice = {
+      rank: ['u1499', 'w58', 'w59'],
+      idf: [1, 1, 1],
+      carried: [false, false, false],
+      pairs: [{ a: 'w58', b: 'w59', distance: 1, idf: 1 }],
+      steps: [{ kind: 'any', match: "'u1499'", clauses: [['u1499']], excluded: [] }],
+    };
+    idx.candidates(choice, choice.steps[0]!, (f) => seen.push(f));
+    // the last chunk, read from the last blocks: its lexemes, their counts and positions
+    expect(seen.map((f) => [f.chunkId, f.tf, f.pairs])).toEqual([[1500, [2, 1, 1], [PHRASE]]]);
+  });
+
   it("reads a question's lexemes and first positions from its tsvector text as the SQL does, a follow-up's carried ones after them", async () => {
     const byLexeme = (a: { lexeme: string }, b: { lexeme: string }) => (a.lexeme < b.lexeme ? -1 : 1);
     const questions = [

@@ -16,23 +16,41 @@ async function sliced(n: number, work: (from: number, to: number) => void): Prom
   }
 }
 
-/** Growable typed arrays for building. */
+/** Elements per block of a Grow: a block is filled, then the next one made (no copy while building). */
+const BLOCK = 1 << 16;
+
+/**
+ * Growable typed arrays for building, in fixed blocks: growing never copies what was added (a
+ * doubling array of millions of rows copied tens of MB in one step, five of them at once).
+ */
 class Grow<T extends Int32Array | Uint16Array | Float64Array> {
   length = 0;
-  constructor(
-    public a: T,
-    private readonly make: (n: number) => T,
-  ) {}
-  push(v: number): void {
-    if (this.length === this.a.length) {
-      const b = this.make(this.a.length * 2);
-      b.set(this.a);
-      this.a = b;
-    }
-    this.a[this.length++] = v;
+  private readonly blocks: T[] = [];
+  private block: T;
+  private at = 0;
+  constructor(private readonly make: (n: number) => T) {
+    this.block = make(BLOCK);
+    this.blocks.push(this.block);
   }
+  push(v: number): void {
+    if (this.at === BLOCK) {
+      this.block = this.make(BLOCK);
+      this.blocks.push(this.block);
+      this.at = 0;
+    }
+    this.block[this.at++] = v;
+    this.length++;
+  }
+  /** The elements in one array (a copy: one memcpy per block). */
   done(): T {
-    return this.a.slice(0, this.length) as T;
+    const out = this.make(this.length);
+    let off = 0;
+    for (const b of this.blocks) {
+      const n = Math.min(BLOCK, this.length - off);
+      out.set(n === BLOCK ? b : (b.subarray(0, n) as T), off);
+      off += n;
+    }
+    return out;
   }
 }
 
@@ -46,15 +64,15 @@ const WEIGHT_A = 3;
 export class IndexBuilder {
   private readonly lexId = new Map<string, number>();
   private readonly lexemes: string[] = [];
-  private readonly chunkId = new Grow(new Float64Array(1024), (n) => new Float64Array(n));
-  private readonly fileSlot = new Grow(new Int32Array(1024), (n) => new Int32Array(n));
-  private readonly tokenSize = new Grow(new Int32Array(1024), (n) => new Int32Array(n));
+  private readonly chunkId = new Grow((n) => new Float64Array(n));
+  private readonly fileSlot = new Grow((n) => new Int32Array(n));
+  private readonly tokenSize = new Grow((n) => new Int32Array(n));
   // one row per (chunk, lexeme): lexeme id, chunk slot, body tf, other positions | heading bit, and its positions
-  private readonly fLex = new Grow(new Int32Array(1 << 16), (n) => new Int32Array(n));
-  private readonly fSlot = new Grow(new Int32Array(1 << 16), (n) => new Int32Array(n));
-  private readonly fTf = new Grow(new Uint16Array(1 << 16), (n) => new Uint16Array(n));
-  private readonly fOther = new Grow(new Uint16Array(1 << 16), (n) => new Uint16Array(n));
-  private readonly fPos = new Grow(new Uint16Array(1 << 16), (n) => new Uint16Array(n));
+  private readonly fLex = new Grow((n) => new Int32Array(n));
+  private readonly fSlot = new Grow((n) => new Int32Array(n));
+  private readonly fTf = new Grow((n) => new Uint16Array(n));
+  private readonly fOther = new Grow((n) => new Uint16Array(n));
+  private readonly fPos = new Grow((n) => new Uint16Array(n));
   private readonly fileSlots = new Map<string, number>();
   readonly files: IndexedFile[] = [];
 
@@ -157,10 +175,16 @@ export class IndexBuilder {
   async seal(plusId: string, version: number, tokens: number): Promise<EntryIndex> {
     const nLex = this.lexemes.length;
     const rows = this.fLex.length;
-    const fLex = this.fLex.a;
-    const fTf = this.fTf.a;
-    const fOther = this.fOther.a;
-    const fSlot = this.fSlot.a;
+    // one array each, made one per turn of the event loop (each a copy of up to tens of MB)
+    const fLex = this.fLex.done();
+    await nextTurn();
+    const fTf = this.fTf.done();
+    await nextTurn();
+    const fOther = this.fOther.done();
+    await nextTurn();
+    const fSlot = this.fSlot.done();
+    await nextTurn();
+    const fPos = this.fPos.done();
     const postStart = new Int32Array(nLex + 1);
     await sliced(rows, (from, to) => {
       for (let r = from; r < to; r++) postStart[fLex[r]! + 1]!++;
@@ -186,7 +210,6 @@ export class IndexBuilder {
       }
     });
     const positions = new Uint16Array(fPosStart[rows]!);
-    const fPos = this.fPos.a;
     const skip = new Int32Array(Math.ceil(rows / SKIP) + 1);
     let at = 0;
     await sliced(rows, (from, to) => {

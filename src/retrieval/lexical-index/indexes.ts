@@ -23,9 +23,9 @@ import { EntryIndex } from './entry-index.js';
 import { execute } from '../../db/driver.js';
 
 /** Chunks read per statement while building (other queries run between them). */
-const BUILD_BATCH = 500;
-/** Chunks parsed between two turns of the event loop while building. */
-const PARSE_SLICE = 250;
+const BUILD_BATCH = 250;
+/** Milliseconds of parsing between two turns of the event loop while building (a chunk takes tens of microseconds, more on a busy machine). */
+const PARSE_SLICE_MS = 4;
 
 /**
  * Build an entry's index from the database. `unusable` at a version: the entry holds more than
@@ -71,9 +71,13 @@ export async function buildEntryIndex(
       order by c.id limit ${BUILD_BATCH}`,
     );
     // a chunk of a file added since the files were read: the entry changed, read it again later
+    let sliceStart = performance.now();
     for (let i = 0; i < res.rows.length; i++) {
-      // parsing a chunk's vector takes tens of microseconds: let the event loop turn now and then
-      if (i > 0 && i % PARSE_SLICE === 0) await nextTurn();
+      // let the event loop turn now and then: by time, as a chunk's cost varies with its length and the machine's load
+      if (performance.now() - sliceStart > PARSE_SLICE_MS) {
+        await nextTurn();
+        sliceStart = performance.now();
+      }
       const r = res.rows[i]!;
       if (!builder.addChunk(Number(r.id), r.file_id, r.token_size, r.search ?? '')) return null;
     }
