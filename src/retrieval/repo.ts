@@ -6,6 +6,7 @@ import { lexemesOfVector, type QuestionLexeme } from './lexical-index/question-l
 import { chooseTerms, TERM_OPTIONS, type Step, type TermChoice, type TermOptions, type TermStat } from './query.js';
 import { rankScored, scoreOf, type Scored } from './score.js';
 import {
+  candidatesSql,
   featuresOf,
   featuresSql,
   filenamesSql,
@@ -18,6 +19,13 @@ import {
   type FeatureRow,
   type Question,
 } from './search-sql.js';
+
+/**
+ * In a scope of more than `splitAbove` chunks, a search step's features are read `batch`
+ * candidates per statement: one statement over a 100,000-chunk entry's candidates took
+ * 0.1–0.25 s here, and the embedded database has one connection, so every other query waited.
+ */
+export const FEATURE_READS = { splitAbove: 20_000, batch: 250 };
 
 /** A chunk's place in one ranked list: its score there and its 1-based rank. */
 export interface RankIn {
@@ -120,7 +128,10 @@ export type LexicalRequest =
 export class RetrievalRepo {
   readonly filenames = new FilenameCache();
 
-  constructor(private readonly termOptions: Readonly<TermOptions> = TERM_OPTIONS) {}
+  constructor(
+    private readonly termOptions: Readonly<TermOptions> = TERM_OPTIONS,
+    private readonly featureReads: Readonly<typeof FEATURE_READS> = FEATURE_READS,
+  ) {}
 
   /** The question's term statistics in scope (one statement; `search` reads them when not given). */
   async termStats(db: Executor, scope: ChunkScope, question: Question): Promise<TermStats> {
@@ -140,7 +151,9 @@ export class RetrievalRepo {
   /**
    * The best chunks in scope of one step of a term choice (query.ts), best first: the step's
    * candidates with their features read in SQL (featuresSql), scored and ordered by score.ts;
-   * without their texts and headings (`hydrate`).
+   * without their texts and headings (`hydrate`). In a large scope (FEATURE_READS) the candidates'
+   * ids are read first, then their features a batch at a time: the same rows, in statements short
+   * enough that other queries (a chat turn's) run between them.
    */
   private async searchStep(
     db: Executor,
@@ -150,9 +163,18 @@ export class RetrievalRepo {
     limit: number,
     avgLen: number,
     avgFile: number,
+    chunksInScope: number,
   ): Promise<ScoredChunk[]> {
-    const res = await execute<FeatureRow>(db, featuresSql(scope, choice, step, avgFile > 0));
-    const scored = res.rows.map((r) => {
+    const rows: FeatureRow[] = [];
+    if (chunksInScope <= this.featureReads.splitAbove) rows.push(...(await execute<FeatureRow>(db, featuresSql(scope, choice, step, avgFile > 0))).rows);
+    else {
+      const ids = (await execute<{ id: number | string }>(db, candidatesSql(scope, step))).rows.map((r) => String(r.id));
+      for (let at = 0; at < ids.length; at += this.featureReads.batch) {
+        const batch = ids.slice(at, at + this.featureReads.batch);
+        rows.push(...(await execute<FeatureRow>(db, featuresSql(scope, choice, step, avgFile > 0, batch))).rows);
+      }
+    }
+    const scored = rows.map((r) => {
       const f = featuresOf(r, choice.rank.length, choice.pairs.length);
       return { ...f, score: scoreOf(f, choice, avgLen, avgFile) };
     });
@@ -205,7 +227,9 @@ export class RetrievalRepo {
     const { scope } = request;
     if (isEmptyScope(scope)) return { chunks: [], stats: 'stats' in request ? request.stats : { n: 0, terms: [] }, choice: null, steps: 0, leading: false };
     const stats = 'stats' in request ? request.stats : await this.termStats(db, scope, request.question);
-    return this.stepwise(db, scope, stats, limit, (choice, step, want, avgLen, avgFile) => this.searchStep(db, scope, choice, step, want, avgLen, avgFile));
+    return this.stepwise(db, scope, stats, limit, (choice, step, want, avgLen, avgFile) =>
+      this.searchStep(db, scope, choice, step, want, avgLen, avgFile, stats.n),
+    );
   }
 
   /**

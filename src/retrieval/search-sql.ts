@@ -200,9 +200,10 @@ export type FeatureRow = Record<string, number | string> & {
  * occurrences in the text (`t<i>`, bodyTf) and whether the headings (weight A) hold it (bit i of
  * `h`); per neighbouring pair of the question (`p<k>`) PHRASE when found as in the question, NEAR_HIT
  * when near each other, else 0; the chunk's and (with `fileTokens`) its file's tokens. No score:
- * the scorer ranks them, as it ranks the in-memory index's.
+ * the scorer ranks them, as it ranks the in-memory index's. With `ids`, only those of them
+ * (candidatesSql's, a batch at a time).
  */
-export function featuresSql(scope: ChunkScope, choice: TermChoice, step: Step, fileTokens: boolean): SQL {
+export function featuresSql(scope: ChunkScope, choice: TermChoice, step: Step, fileTokens: boolean, ids?: string[]): SQL {
   const tfs = choice.rank.map((l, i) => sql`, ${bodyTf(sql`c.search`, quoteLexeme(l))}::int as ${sql.raw(`t${i}`)}`);
   const heads = choice.rank.map((l, i) => sql`case when c.search @@ cast(${`${quoteLexeme(l)}:A`} as tsquery) then ${2 ** i}::int else 0 end`);
   const pairs = choice.pairs.map((p, k) => {
@@ -212,7 +213,12 @@ export function featuresSql(scope: ChunkScope, choice: TermChoice, step: Step, f
   return sql`
     select c.id, c.file_id, c.plus_id, c.token_size, ${fileTokens ? sql`f.token_size` : sql`0`} as file_tokens${sql.join(tfs, sql``)}, ${sql.join(heads, sql` + `)} as h${sql.join(pairs, sql``)}
     from plus_chunks c${fileTokens ? sql` join plus_files f on f.id = c.file_id` : sql``}
-    where c.search @@ cast(${step.match} as tsquery) and ${scopeSql(scope)}`;
+    where c.search @@ cast(${step.match} as tsquery) and ${scopeSql(scope)}${ids ? sql` and c.id = any(string_to_array(${ids.join(',')}, ',')::bigint[])` : sql``}`;
+}
+
+/** The ids of featuresSql's candidates (no features: the GIN index and the rows' visibility only). */
+export function candidatesSql(scope: ChunkScope, step: Step): SQL {
+  return sql`select c.id from plus_chunks c where c.search @@ cast(${step.match} as tsquery) and ${scopeSql(scope)}`;
 }
 
 /** featuresSql's row as Features (`lexemes` and `pairs`: the term choice's counts). */

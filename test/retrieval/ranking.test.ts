@@ -13,6 +13,7 @@ import { storeFiles } from '../../src/modules/plus/store.js';
 import { newPlusFile } from '../helpers/factories.js';
 import { sql } from 'drizzle-orm';
 import { RetrievalRepo, type ScoredChunk } from '../../src/retrieval/repo.js';
+import { TERM_OPTIONS } from '../../src/retrieval/query.js';
 import { BM25 } from '../../src/retrieval/scoring.js';
 import { bodyTf } from '../../src/retrieval/search-sql.js';
 import { EntryIndex } from '../../src/retrieval/lexical-index/entry-index.js';
@@ -33,6 +34,8 @@ afterAll(async () => {
 const db = () => t.database.db;
 const plusRepo = new PlusRepo();
 const retrieval = new RetrievalRepo();
+/** the same, reading every step's features in batches of two candidates (as it does in a large scope) */
+const batched = new RetrievalRepo(TERM_OPTIONS, { splitAbove: 0, batch: 2 });
 
 interface ChunkSpec {
   text: string;
@@ -66,7 +69,8 @@ async function entry(files: ChunkSpec[][]): Promise<{ plusId: string; fileIds: s
 
 /**
  * The SQL ranking — and, every time, the in-memory index's (retrieval/lexical-index/) of the
- * same entry, which must be the same to the last bit: same chunks, order, scores and steps.
+ * same entry and the SQL's with features read in batches, which must be the same to the last
+ * bit: same chunks, order, scores and steps.
  */
 async function ranked(plusId: string, question: string, carry?: string, limit = 50): Promise<ScoredChunk[]> {
   const q = { text: question, carry };
@@ -75,6 +79,8 @@ async function ranked(plusId: string, question: string, carry?: string, limit = 
   if (!(index instanceof EntryIndex)) throw new Error('the entry was not indexed');
   const inMemory = await retrieval.search(db(), { teamId: team.teamId, indexes: [index], n: bySql.stats.n, question: q }, limit);
   expect(inMemory.chunks.map((c) => [c.chunkId, c.score, c.rank])).toEqual(bySql.chunks.map((c) => [c.chunkId, c.score, c.rank]));
+  const inBatches = await batched.search(db(), { scope: { teamId: team.teamId, plusIds: [plusId], fileIds: [] }, question: q }, limit);
+  expect(inBatches.chunks.map((c) => [c.chunkId, c.score, c.rank])).toEqual(bySql.chunks.map((c) => [c.chunkId, c.score, c.rank]));
   expect({ choice: inMemory.choice, steps: inMemory.steps, leading: inMemory.leading }).toEqual({
     choice: bySql.choice,
     steps: bySql.steps,
