@@ -24,6 +24,7 @@ export { DEFAULT_LIMITS, LIMIT_VARIABLES } from './limits.js';
 export type { IngestLimits } from './limits.js';
 export { normaliseText } from './normalise.js';
 export type { IngestedDocument, IngestOptions } from './pipeline.js';
+export { ChunkReader } from './packed-chunks.js';
 export { IngestPool } from './pool.js';
 export type { IngestPoolOptions, IngestPoolStats } from './pool.js';
 export { countTokens, TOKEN_ENCODING } from './tokens.js';

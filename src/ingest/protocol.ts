@@ -1,5 +1,6 @@
 /** Messages between the ingestion pool (main thread) and its workers. */
 import type { IngestErrorKind } from './errors.js';
+import type { PackedChunks } from './packed-chunks.js';
 import type { IngestedDocument, IngestOptions, OcrProgress } from './pipeline.js';
 
 export interface JobRequest {
@@ -14,11 +15,11 @@ export type JobError =
   { ingest: true; kind: IngestErrorKind; filename: string; message: string } | { ingest: false; name: string; message: string; stack: string };
 
 /**
- * What the pool answers of a document: its chunks and facts, not its whole text again — the text
- * is in the chunks, and the copy of a message is deserialised on the main thread in one piece
- * (for an 18 MB document, ~0.1 s of the event loop per copy).
+ * What the pool answers of a document: its facts and its chunks packed (packed-chunks.ts), not
+ * its whole text again — the text is in the chunks, and a message's copy is deserialised on the
+ * main thread in one piece (for an 18 MB document, ~0.1 s of the event loop per copy).
  */
-export type IngestedFile = Omit<IngestedDocument, 'text' | 'processed'>;
+export type IngestedFile = Omit<IngestedDocument, 'text' | 'processed' | 'chunks'> & { chunks: PackedChunks };
 
 export type JobResult = { id: number; ok: true; doc: IngestedFile } | { id: number; ok: false; error: JobError };
 

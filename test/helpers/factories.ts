@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Model } from '../../src/modules/models/schema.js';
-import type { NewFile } from '../../src/modules/plus/repo.js';
+import type { NewChunk, NewFile } from '../../src/modules/plus/repo.js';
 import { Workspace } from '../../src/modules/workspaces/schema.js';
 import { expectStatus, type paths } from './api.js';
 import type { TestApp } from './app.js';
@@ -35,7 +35,7 @@ export async function createWorkspace(t: TestApp, key: string, body: Partial<Wor
 }
 
 /** A text file of `chunks` as an upload hands it to the store (src/modules/plus/store.ts), for tests that write chunks they chose. */
-export function newPlusFile(owner: { teamId: string; ownerId: number }, plusId: string, chunks: NewFile['chunks'], filename = `${randomUUID()}.txt`): NewFile {
+export function newPlusFile(owner: { teamId: string; ownerId: number }, plusId: string, chunks: NewChunk[], filename = `${randomUUID()}.txt`): NewFile {
   return {
     id: randomUUID(),
     teamId: owner.teamId,

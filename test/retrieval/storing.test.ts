@@ -75,7 +75,8 @@ async function entryWithUnfinishedFile() {
     sql`insert into plus_files (id, team_id, plus_id, user_id, filename, mime_type, bytes, content, token_size, storing, created)
         values (${row.id}::uuid, ${row.teamId}::uuid, ${row.plusId}::uuid, ${row.userId}, ${row.filename}, 'text/plain', 1, ${row.content}, 16, true, now() - interval '2 hours')`,
   );
-  for (const c of chunks) {
+  for (let i = 0; i < chunks.length; i++) {
+    const c = chunks.at(i)!;
     await execute(
       db(),
       sql`insert into plus_chunks (file_id, team_id, plus_id, idx, file_data, file_data_processed, token_size)

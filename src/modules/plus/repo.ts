@@ -50,7 +50,22 @@ export interface NewFile {
   summary: string | null;
   ocr?: boolean;
   created: Date;
-  chunks: Array<{ idx: number; fileData: string; fileDataProcessed: string; tokenSize: number; heading?: string | null }>;
+  /** its chunks, read one at a time (an array, or ChunkReader over what ingestion packed) */
+  chunks: NewChunks;
+}
+
+/** A file's chunks to store, read once each, in order. */
+export interface NewChunks {
+  readonly length: number;
+  at(i: number): NewChunk | undefined;
+}
+
+export interface NewChunk {
+  idx: number;
+  fileData: string;
+  fileDataProcessed: string;
+  tokenSize: number;
+  heading?: string | null;
 }
 
 /** Chunks read per statement by chunksOf. */

@@ -5,7 +5,7 @@ import type { Db } from '../../db/client.js';
 import type { StoredSource } from '../../db/schema/chat.js';
 import { AppError, badRequest, idTaken, notFound, upstreamError } from '../../errors.js';
 import type { IngestConfig } from '../../config.js';
-import { IngestError, IngestPool, sanitizeFilename, type IngestPoolStats } from '../../ingest/index.js';
+import { ChunkReader, IngestError, IngestPool, sanitizeFilename, type IngestPoolStats } from '../../ingest/index.js';
 import { classifyProviderError, getAdapter } from '../../providers/index.js';
 import type { ProviderTimeouts } from '../../providers/types.js';
 import type { LexicalIndexes } from '../../retrieval/lexical-index/indexes.js';
@@ -215,7 +215,7 @@ export class PlusService {
         ocr: doc.ocr,
         // upload order is listing order (files of one request would otherwise tie on the timestamp)
         created: new Date(now + out.length),
-        chunks: doc.chunks.map((c) => ({ idx: c.index, fileData: c.text, fileDataProcessed: c.processed, tokenSize: c.tokenSize, heading: c.heading })),
+        chunks: new ChunkReader(doc.chunks),
       });
     }
     return out;
@@ -388,10 +388,11 @@ export class PlusService {
 function truncateTokens(chunks: NewFile['chunks'], budget: number): string {
   const out: string[] = [];
   let used = 0;
-  for (const c of chunks) {
+  for (let i = 0; i < chunks.length; i++) {
+    const c = chunks.at(i)!;
     if (used + c.tokenSize > budget) break;
     out.push(c.fileDataProcessed);
     used += c.tokenSize;
   }
-  return out.join('\n\n') || (chunks[0]?.fileDataProcessed ?? '');
+  return out.join('\n\n') || (chunks.at(0)?.fileDataProcessed ?? '');
 }

@@ -16,7 +16,7 @@ import { and, eq, lt, sql } from 'drizzle-orm';
 import type { Db, Tx } from '../../db/client.js';
 import { execute } from '../../db/driver.js';
 import { plusEntries, plusFiles } from '../../db/schema/plus.js';
-import type { NewFile } from './repo.js';
+import type { NewChunk, NewFile } from './repo.js';
 
 /** Characters of chunk text per statement (both forms): about 20 ms of the embedded database's work here. */
 const BATCH_CHARS = 24_000;
@@ -111,21 +111,24 @@ export async function sweepUnfinished(db: Db, olderThanMs: number): Promise<numb
   return rows.length;
 }
 
-function* batches(chunks: NewFile['chunks']): Generator<NewFile['chunks']> {
-  let from = 0;
+/** The chunks in batches of about BATCH_CHARS characters, each chunk read once (a packed one is decoded then). */
+function* batches(chunks: NewFile['chunks']): Generator<NewChunk[]> {
+  let batch: NewChunk[] = [];
   let chars = 0;
   for (let i = 0; i < chunks.length; i++) {
-    chars += chunks[i]!.fileData.length + chunks[i]!.fileDataProcessed.length;
+    const c = chunks.at(i)!;
+    batch.push(c);
+    chars += c.fileData.length + c.fileDataProcessed.length;
     if (chars >= BATCH_CHARS || i === chunks.length - 1) {
-      yield chunks.slice(from, i + 1);
-      from = i + 1;
+      yield batch;
+      batch = [];
       chars = 0;
     }
   }
 }
 
 /** One statement: a batch of a file's chunks, and for each lexeme of their vectors the number of them that hold it. */
-async function insertChunks(db: Db, f: NewFile, batch: NewFile['chunks']): Promise<Array<[string, number]>> {
+async function insertChunks(db: Db, f: NewFile, batch: NewChunk[]): Promise<Array<[string, number]>> {
   const rows = JSON.stringify(
     batch.map((c) => ({ idx: c.idx, data: c.fileData, processed: c.fileDataProcessed, tokens: c.tokenSize, heading: c.heading ?? null })),
   );
