@@ -75,7 +75,7 @@ export async function buildApp(
             periodic(
               'embedded database upkeep',
               UPKEEP_EVERY_MS,
-              () => upkeep(db.db),
+              () => upkeep(db.bulk),
               (err) => warn(err, 'database upkeep failed'),
             ),
           ]

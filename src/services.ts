@@ -84,9 +84,9 @@ export function createServices(database: Database, config: Config, secrets: Secr
   const { mode, maxChunks } = config.lexicalIndex;
   const lexical =
     (mode === 'auto' ? database.kind === 'pglite' : mode === 'on') && maxChunks > 0
-      ? new LexicalIndexes(db, maxChunks, (err, plusId) => onError(err, `lexical index of Plus entry ${plusId}`))
+      ? new LexicalIndexes(database.bulk, maxChunks, (err, plusId) => onError(err, `lexical index of Plus entry ${plusId}`))
       : null;
-  const plus = new PlusService(db, models, config.providerTimeouts, config.ingest, embeddings, lexical);
+  const plus = new PlusService(db, models, config.providerTimeouts, config.ingest, embeddings, lexical, database.bulk);
   const mcp = new McpService(db, secrets, { urlPolicy: config.providerUrlPolicy, callTimeoutMs: config.mcpCallTimeoutMs }, (err, id) =>
     onError(err, `MCP server ${id} could not be listed: its tools were left out of the turn`),
   );

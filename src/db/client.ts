@@ -20,6 +20,12 @@ export type Executor = Db | Tx;
 
 export interface Database {
   readonly db: Db;
+  /**
+   * The same database for bulk work (an upload's chunk batches, an index build's reads, a large
+   * search's feature batches, upkeep): on the embedded database on its own thread, statements that
+   * give way to other requests' (PGliteThread.bulk); elsewhere `db` itself.
+   */
+  readonly bulk: Db;
   readonly kind: 'pglite' | 'postgres';
   /**
    * Whether pgvector's `vector` type and distance operators can be used: on first call, creates
@@ -82,7 +88,8 @@ export async function openDatabase(opts: {
       throw err;
     }
     const db = drizzlePglite({ client: traceStatements(client, 'pglite') as never, schema, logger: statementLog(client) }) as unknown as Db;
-    return { ...embedded(client, db, onDisk(client.vector)), dumpDataDir: () => client.dumpDataDir() };
+    const bulk = drizzlePglite({ client: traceStatements(client.bulk, 'pglite') as never, schema, logger: statementLog(client) }) as unknown as Db;
+    return { ...embedded(client, db, onDisk(client.vector)), bulk, dumpDataDir: () => client.dumpDataDir() };
   }
   // Only the driver in use is loaded (each costs start-up time).
   if (opts.databaseUrl === null || opts.databaseUrl === 'memory://') {
@@ -124,6 +131,7 @@ export async function openDatabase(opts: {
   usePreparedStatements(pool, pg.types);
   return {
     db,
+    bulk: db,
     kind: 'postgres',
     vectorOps: once(async () => wantVector && (await createVectorExtension((q) => pool.query(q)))),
     ping: async () => {
@@ -155,6 +163,7 @@ interface EmbeddedVector {
 function embedded(client: { query(q: string): Promise<{ rows: unknown[] }>; close(): Promise<void> }, db: Db, vector: EmbeddedVector): Database {
   return {
     db,
+    bulk: db,
     kind: 'pglite',
     vectorOps: once(async () => {
       if (vector.registered) return createVectorExtension((q) => client.query(q));

@@ -17,6 +17,19 @@ export interface PGliteQueries {
   query<T = Record<string, unknown>>(sql: string, params?: unknown[], options?: QueryOptions): Promise<QueryResult & { rows: T[] }>;
 }
 
+/** `query` and `transaction`, what drizzle's PGlite driver calls. */
+export interface PGliteClient extends PGliteQueries {
+  transaction<T>(fn: (tx: PGliteQueries) => Promise<T>): Promise<T>;
+}
+
+/**
+ * After another statement ends, how long a bulk statement still waits for the next one (a
+ * request's next statement follows its last within a few ms), and the longest it waits in all
+ * (bulk work is slowed under a steady load, never stopped).
+ */
+const BULK_GRACE_MS = 4;
+const BULK_MAX_WAIT_MS = 25;
+
 /**
  * The application thread's end of the embedded database (db/pglite-worker.ts runs PGlite): the
  * client drizzle is given in place of a PGlite instance — `query`, `transaction` and `close`, the
@@ -29,6 +42,13 @@ export class PGliteThread implements PGliteQueries {
   private readonly worker: Worker;
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
+  /** bulk statements not yet sent, oldest first: when each was asked for, and how to send it */
+  private readonly bulkQueue: Array<{ since: number; send: () => void }> = [];
+  private bulkRunning = false;
+  /** calls in flight other than bulk statements, and when the last of them ended */
+  private others = 0;
+  private otherEnded = 0;
+  private bulkTimer: NodeJS.Timeout | null = null;
   private failure: Error | null = null;
   /** Settles when the database is open and migrated (rejects with the reason it could not be). */
   readonly ready: Promise<void>;
@@ -69,29 +89,104 @@ export class PGliteThread implements PGliteQueries {
       failed(err);
       for (const p of this.pending.values()) p.reject(err);
       this.pending.clear();
+      this.failBulk();
     };
     this.worker.on('error', die);
     this.worker.on('exit', (code) => die(new Error(`the embedded database's thread exited (code ${code})`)));
   }
 
-  private call(req: Call): Promise<unknown> {
+  private call(req: Call, bulk = false): Promise<unknown> {
     if (this.failure) return Promise.reject(this.failure);
     const id = this.nextId++;
-    return new Promise((resolve, reject) => {
+    if (!bulk) this.others++;
+    const sent = new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
       this.worker.postMessage({ ...req, id } as Request);
     });
+    if (bulk) return sent;
+    const ended = () => {
+      this.others--;
+      this.otherEnded = performance.now();
+      this.pumpBulk();
+    };
+    sent.then(ended, ended);
+    return sent;
   }
 
-  private run(tx: number | null, sql: string, params: unknown[] | undefined, options: QueryOptions | undefined): Promise<QueryResult> {
-    return this.call({
-      op: 'query',
-      sql,
-      params: params ?? [],
-      rowMode: options?.rowMode ?? 'object',
-      rawTypes: rawTypes(options?.parsers),
-      tx,
-    }) as Promise<QueryResult>;
+  /**
+   * This client for bulk work (an upload's chunk batches, an index build's reads, a large
+   * search's feature batches, upkeep): its statements outside a transaction give way to everyone
+   * else's. PGlite has one connection and a statement cannot be interrupted, so a request with
+   * several statements in a row would otherwise wait behind a bulk one at each of them; a bulk
+   * statement is sent only when no other call is in flight and none ended in the last
+   * BULK_GRACE_MS, or once it has waited BULK_MAX_WAIT_MS; one at a time, in order.
+   * Transactions are not deferred (they run as the client's own).
+   */
+  readonly bulk: PGliteClient = {
+    query: <T>(sql: string, params?: unknown[], options?: QueryOptions) =>
+      new Promise<QueryResult & { rows: T[] }>((resolve, reject) => {
+        this.bulkQueue.push({
+          since: performance.now(),
+          send: () => {
+            this.bulkRunning = true;
+            const done = () => {
+              this.bulkRunning = false;
+              this.pumpBulk();
+            };
+            const run = this.run(null, sql, params, options, true) as Promise<QueryResult & { rows: T[] }>;
+            run.then(done, done);
+            run.then(resolve, reject);
+          },
+        });
+        this.pumpBulk();
+      }),
+    transaction: (fn) => this.transaction(fn),
+  };
+
+  private pumpBulk(): void {
+    if (this.bulkRunning || this.bulkQueue.length === 0) return;
+    if (this.bulkTimer) clearTimeout(this.bulkTimer);
+    this.bulkTimer = null;
+    const now = performance.now();
+    const head = this.bulkQueue[0]!;
+    const overdue = now - head.since >= BULK_MAX_WAIT_MS;
+    if (!overdue && this.others > 0) {
+      // an ending call pumps again; the timer only bounds the wait
+      this.bulkTimer = setTimeout(() => this.retryBulk(), BULK_MAX_WAIT_MS - (now - head.since)).unref();
+      return;
+    }
+    const quietFor = now - this.otherEnded;
+    if (!overdue && quietFor < BULK_GRACE_MS) {
+      this.bulkTimer = setTimeout(() => this.retryBulk(), Math.min(BULK_GRACE_MS - quietFor, BULK_MAX_WAIT_MS - (now - head.since))).unref();
+      return;
+    }
+    this.bulkQueue.shift()!.send();
+  }
+
+  /** Once the client has failed or closed: every waiting bulk statement is sent, to fail at once. */
+  private failBulk(): void {
+    if (this.bulkTimer) clearTimeout(this.bulkTimer);
+    this.bulkTimer = null;
+    for (const b of this.bulkQueue.splice(0)) b.send();
+  }
+
+  private retryBulk(): void {
+    this.bulkTimer = null;
+    this.pumpBulk();
+  }
+
+  private run(tx: number | null, sql: string, params: unknown[] | undefined, options: QueryOptions | undefined, bulk = false): Promise<QueryResult> {
+    return this.call(
+      {
+        op: 'query',
+        sql,
+        params: params ?? [],
+        rowMode: options?.rowMode ?? 'object',
+        rawTypes: rawTypes(options?.parsers),
+        tx,
+      },
+      bulk,
+    ) as Promise<QueryResult>;
   }
 
   query<T = Record<string, unknown>>(sql: string, params?: unknown[], options?: QueryOptions): Promise<QueryResult & { rows: T[] }> {
@@ -123,6 +218,7 @@ export class PGliteThread implements PGliteQueries {
   async close(): Promise<void> {
     if (!this.failure) await this.call({ op: 'close' }).catch(() => undefined);
     this.failure ??= new Error('the embedded database is closed');
+    this.failBulk();
     await this.worker.terminate();
   }
 }

@@ -152,11 +152,12 @@ export class RetrievalRepo {
    * The best chunks in scope of one step of a term choice (query.ts), best first: the step's
    * candidates with their features read in SQL (featuresSql), scored and ordered by score.ts;
    * without their texts and headings (`hydrate`). In a large scope (FEATURE_READS) the candidates'
-   * ids are read first, then their features a batch at a time: the same rows, in statements short
-   * enough that other queries (a chat turn's) run between them.
+   * ids are read first, then their features a batch at a time, through `bulk` (Database.bulk): the
+   * same rows, in statements short enough that other queries (a chat turn's) run between them.
    */
   private async searchStep(
     db: Executor,
+    bulk: Executor,
     scope: ChunkScope,
     choice: TermChoice,
     step: Step,
@@ -168,10 +169,10 @@ export class RetrievalRepo {
     const rows: FeatureRow[] = [];
     if (chunksInScope <= this.featureReads.splitAbove) rows.push(...(await execute<FeatureRow>(db, featuresSql(scope, choice, step, avgFile > 0))).rows);
     else {
-      const ids = (await execute<{ id: number | string }>(db, candidatesSql(scope, step))).rows.map((r) => String(r.id));
+      const ids = (await execute<{ id: number | string }>(bulk, candidatesSql(scope, step))).rows.map((r) => String(r.id));
       for (let at = 0; at < ids.length; at += this.featureReads.batch) {
         const batch = ids.slice(at, at + this.featureReads.batch);
-        rows.push(...(await execute<FeatureRow>(db, featuresSql(scope, choice, step, avgFile > 0, batch))).rows);
+        rows.push(...(await execute<FeatureRow>(bulk, featuresSql(scope, choice, step, avgFile > 0, batch))).rows);
       }
     }
     const scored = rows.map((r) => {
@@ -219,7 +220,7 @@ export class RetrievalRepo {
    * with `rank` (1-based) and `ranking.lexical` set, without texts (`hydrate`); the opening
    * chunks (score 0) when the question has no word in scope or nothing matches.
    */
-  async search(db: Executor, request: LexicalRequest, limit: number): Promise<Retrieved> {
+  async search(db: Executor, request: LexicalRequest, limit: number, bulk: Executor = db): Promise<Retrieved> {
     if ('indexes' in request) {
       const lexemes = 'lexemes' in request ? request.lexemes : await this.questionLexemes(db, request.question);
       return this.searchIndexes(db, request.teamId, request.indexes, request.n, lexemes, limit);
@@ -228,7 +229,7 @@ export class RetrievalRepo {
     if (isEmptyScope(scope)) return { chunks: [], stats: 'stats' in request ? request.stats : { n: 0, terms: [] }, choice: null, steps: 0, leading: false };
     const stats = 'stats' in request ? request.stats : await this.termStats(db, scope, request.question);
     return this.stepwise(db, scope, stats, limit, (choice, step, want, avgLen, avgFile) =>
-      this.searchStep(db, scope, choice, step, want, avgLen, avgFile, stats.n),
+      this.searchStep(db, bulk, scope, choice, step, want, avgLen, avgFile, stats.n),
     );
   }
 

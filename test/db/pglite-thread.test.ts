@@ -109,6 +109,42 @@ describe('embedded database on its own thread', () => {
     expect(order).toEqual(['tx wrote', 'tx ends', 'outside read']);
   });
 
+  it('lets other statements pass a bulk one that waits: a request asked after it goes first', async () => {
+    await db.db.execute(sql`create sequence if not exists bulk_order`);
+    const next = async (d: typeof db.db) =>
+      Number(((await d.execute(sql`select nextval('bulk_order') as n`)) as unknown as { rows: [{ n: string }] }).rows[0].n);
+    // a request's statement in flight, a bulk statement asked for, then the request's next one
+    const first = db.db.execute(sql`select pg_sleep(0.05)`);
+    const bulk = next(db.bulk);
+    const request = next(db.db);
+    await first;
+    const [b, r] = await Promise.all([bulk, request]);
+    expect(r).toBeLessThan(b);
+  });
+
+  it('never starves bulk work: under a steady stream of statements a bulk one still runs', async () => {
+    let bulkDone = false;
+    const bulk = db.bulk.execute(sql`select 1`).then(() => (bulkDone = true));
+    let others = 0;
+    while (!bulkDone && others < 5000) {
+      await db.db.execute(sql`select 1`);
+      others++;
+    }
+    await bulk;
+    expect(others).toBeLessThan(5000); // it ran while the others kept coming
+  });
+
+  it('runs a transaction asked of the bulk client, and fails its waiting statements once closed', async () => {
+    const [row] = await db.bulk.transaction(async (t) => t.insert(teams).values({ name: 'bulk tx' }).returning());
+    expect((await db.db.select().from(teams).where(eq(teams.id, row!.id))).length).toBe(1);
+    const other = await openDatabase({ databaseUrl: null, dataDir: mkdtempSync(path.join(tmpdir(), 'atrium-thread-')), thread: true });
+    const busy = other.db.execute(sql`select pg_sleep(0.01)`).catch(() => 'cut short by the close');
+    const waiting = other.bulk.execute(sql`select 1`); // gives way to the statement in flight, then to the close
+    await other.close();
+    await expect(waiting).rejects.toThrow(); // refused, never left waiting
+    await busy;
+  });
+
   it('keeps what it stored across a restart, and refuses queries once closed', async () => {
     await db.db.insert(teams).values({ name: 'survivor' });
     await db.close();

@@ -44,6 +44,8 @@ export class PlusContext {
     private readonly embeddings: EmbeddingsService,
     /** in-memory lexical indexes of entries (null: every search ranks in SQL) */
     private readonly lexical: LexicalIndexes | null,
+    /** for a large search's feature reads (Database.bulk) */
+    private readonly bulk: Db = db,
   ) {}
 
   /**
@@ -105,13 +107,13 @@ export class PlusContext {
       const index = this.lexical.current(v.teamId, plusId, entry.lexicalVersion);
       if (index && index.chunks === entry.chunkCount)
         return { entry, retrieved: await this.retrieval.search(this.db, { teamId: v.teamId, indexes: [index], n: entry.chunkCount, lexemes }, CANDIDATES) };
-      return { entry, retrieved: await this.retrieval.search(this.db, { scope, question: { text: question } }, CANDIDATES) };
+      return { entry, retrieved: await this.retrieval.search(this.db, { scope, question: { text: question } }, CANDIDATES, this.bulk) };
     }
     const found = await this.repo.findWithTerms(this.db, v, plusId, question);
     if (!found) throw notFound('Plus entry');
     const { entry, terms, tokens, files } = found;
     this.lexical?.current(v.teamId, plusId, entry.lexicalVersion);
-    return { entry, retrieved: await this.retrieval.search(this.db, { scope, stats: { n: entry.chunkCount, tokens, files, terms } }, CANDIDATES) };
+    return { entry, retrieved: await this.retrieval.search(this.db, { scope, stats: { n: entry.chunkCount, tokens, files, terms } }, CANDIDATES, this.bulk) };
   }
 
   /**
@@ -126,7 +128,7 @@ export class PlusContext {
         return this.retrieval.search(this.db, { teamId: scope.teamId, indexes: indexes as EntryIndex[], n, question }, CANDIDATES);
       }
     }
-    return this.retrieval.search(this.db, { scope, question }, CANDIDATES);
+    return this.retrieval.search(this.db, { scope, question }, CANDIDATES, this.bulk);
   }
 
   /**

@@ -70,8 +70,10 @@ export class PlusService {
     private readonly embeddings: EmbeddingsService,
     /** in-memory lexical indexes of entries (null: every search ranks in SQL) */
     private readonly lexical: LexicalIndexes | null = null,
+    /** the database for bulk work (Database.bulk): uploads' chunk batches, large searches' feature reads */
+    private readonly bulk: Db = db,
   ) {
-    this.context = new PlusContext(db, this.repo, embeddings, lexical);
+    this.context = new PlusContext(db, this.repo, embeddings, lexical, bulk);
     this.evaluation = new EvaluationService(db, this.repo, this.context);
     this.ingestPool = new IngestPool({
       workers: ingest.workers,
@@ -240,7 +242,7 @@ export class PlusService {
       ...(fields.isPublic !== undefined ? { isPublic: fields.isPublic } : {}),
     };
     try {
-      await storeFiles(this.db, newFiles, {
+      await storeFiles(this.bulk, newFiles, {
         first: async (tx) => {
           if (existing) await this.repo.update(tx, caller.teamId, id, changes);
           else await this.repo.insert(tx, { id, teamId: caller.teamId, userId: caller.userId, ...changes });
@@ -316,7 +318,7 @@ export class PlusService {
         }
       }
     }
-    await storeFiles(this.db, newFiles, {
+    await storeFiles(this.bulk, newFiles, {
       first: async () => {},
       last: async (tx) => {
         await this.embeddings.enqueueFiles(
