@@ -8,7 +8,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../src/db/client.js';
 import { execute } from '../../src/db/driver.js';
-import { upkeep } from '../../src/db/upkeep.js';
+import { TABLE_RULES, upkeep } from '../../src/db/upkeep.js';
 
 const PG_URL = process.env.ATRIUM_TEST_DATABASE_URL;
 let database: Database;
@@ -60,6 +60,41 @@ describe('embedded database upkeep', () => {
     } finally {
       await execute(database.db, sql.raw(`drop table ${table}`));
       await execute(database.db, sql.raw(`drop table ${quiet}`));
+    }
+  });
+
+  it('keeps a table with a rule otherwise: rows inserted are no reason to vacuum it, and only its named columns are analysed', async () => {
+    const table = `upkeep_${randomUUID().replace(/-/g, '')}`;
+    await execute(database.db, sql.raw(`create table ${table} (id serial primary key, body text)`));
+    const rules = { [table]: { analyze: ['id'], vacuumOnInsert: false } };
+    try {
+      await upkeep(database.db, rules);
+      await execute(database.db, sql.raw(`insert into ${table} (body) select repeat('word ', 50) || g from generate_series(1, 3000) g`));
+      const done = await upkeep(database.db, rules);
+      expect(done.analyzed).toContain(table);
+      expect(done.vacuumed).not.toContain(table); // 3,000 inserted rows, which would vacuum a table without the rule
+      const { rows } = await execute<{ attname: string }>(
+        database.db,
+        sql`select attname from pg_stats where schemaname = 'public' and tablename = ${table} order by attname`,
+      );
+      expect(rows.map((r) => r.attname)).toEqual(['id']);
+      // dead rows still are reason to vacuum it
+      await execute(database.db, sql.raw(`delete from ${table} where id <= 2000`));
+      expect((await upkeep(database.db, rules)).vacuumed).toContain(table);
+    } finally {
+      await execute(database.db, sql.raw(`drop table ${table}`));
+    }
+  });
+
+  it('names only columns its tables have', async () => {
+    for (const [table, rule] of Object.entries(TABLE_RULES)) {
+      const { rows } = await execute<{ column_name: string }>(
+        database.db,
+        sql`select column_name from information_schema.columns where table_schema = 'public' and table_name = ${table}`,
+      );
+      const have = new Set(rows.map((r) => r.column_name));
+      expect(rule.analyze.filter((c) => !have.has(c))).toEqual([]);
+      expect(have.size).toBeGreaterThan(0);
     }
   });
 });
