@@ -66,7 +66,7 @@ describe('embedded database upkeep', () => {
   it('keeps a table with a rule otherwise: rows inserted are no reason to vacuum it, and only its named columns are analysed', async () => {
     const table = `upkeep_${randomUUID().replace(/-/g, '')}`;
     await execute(database.db, sql.raw(`create table ${table} (id serial primary key, body text)`));
-    const rules = { [table]: { analyze: ['id'], vacuumOnInsert: false } };
+    const rules = { [table]: { analyze: ['id'], vacuumOnInsert: false, statisticsTarget: 2 } };
     try {
       await upkeep(database.db, rules);
       await execute(database.db, sql.raw(`insert into ${table} (body) select repeat('word ', 50) || g from generate_series(1, 3000) g`));
@@ -78,6 +78,12 @@ describe('embedded database upkeep', () => {
         sql`select attname from pg_stats where schemaname = 'public' and tablename = ${table} order by attname`,
       );
       expect(rows.map((r) => r.attname)).toEqual(['id']);
+      // from its own sample of 600 rows (target 2): a histogram of at most 3 bounds
+      const { rows: hist } = await execute<{ bounds: number }>(
+        database.db,
+        sql`select array_length(histogram_bounds::text::text[], 1) as bounds from pg_stats where schemaname = 'public' and tablename = ${table} and attname = 'id'`,
+      );
+      expect(Number(hist[0]!.bounds)).toBeLessThanOrEqual(3);
       // dead rows still are reason to vacuum it
       await execute(database.db, sql.raw(`delete from ${table} where id <= 2000`));
       expect((await upkeep(database.db, rules)).vacuumed).toContain(table);

@@ -70,7 +70,7 @@ export class PlusService {
     private readonly embeddings: EmbeddingsService,
     /** in-memory lexical indexes of entries (null: every search ranks in SQL) */
     private readonly lexical: LexicalIndexes | null = null,
-    /** the database for bulk work (Database.bulk): uploads' chunk batches, large searches' feature reads */
+    /** the database for bulk work (Database.bulk): uploads' chunk batches, an entry's chunks read back, large searches' feature reads */
     private readonly bulk: Db = db,
   ) {
     this.context = new PlusContext(db, this.repo, embeddings, lexical, bulk);
@@ -128,8 +128,9 @@ export class PlusService {
 
   private async view(entry: PlusRow) {
     const files = await this.repo.filesOf(this.db, entry.teamId, [entry.id]);
+    // every chunk of every file, a page per statement: bulk work, which gives way to other requests'
     const chunks = await this.repo.chunksOf(
-      this.db,
+      this.bulk,
       files.map((f) => f.id),
     );
     const embedding = await this.embeddings.statuses(
