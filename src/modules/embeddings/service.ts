@@ -198,7 +198,8 @@ export class EmbeddingsService {
   private async passNow(): Promise<number> {
     let done = 0;
     for (;;) {
-      const claimed = await this.repo.claim(this.db, FILES_PER_PASS, this.config.claimMs);
+      // background work: its statements give way to requests' (Database.bulk)
+      const claimed = await this.repo.claim(this.database.bulk, FILES_PER_PASS, this.config.claimMs);
       if (claimed.length === 0) return done;
       for (const c of claimed) await this.embedFile(c);
       done += claimed.length;
@@ -212,7 +213,7 @@ export class EmbeddingsService {
       if (!model) throw new AppError('bad_request', 'model_not_available', 'The embedding model is no longer available to this team');
       this.models.assertKind(model, 'embedding', 'embeddingModelId');
       const { target } = await this.models.resolve(model);
-      const chunks = await this.repo.chunksOf(this.db, c.fileId);
+      const chunks = await this.repo.chunksOf(this.database.bulk, c.fileId);
       const vectors: Array<{ chunkId: number; plusId: string; embedding: number[] }> = [];
       let dims = -1;
       for (let i = 0; i < chunks.length; i += this.config.batchSize) {
