@@ -119,29 +119,40 @@ export class PGliteThread implements PGliteQueries {
    * else's. PGlite has one connection and a statement cannot be interrupted, so a request with
    * several statements in a row would otherwise wait behind a bulk one at each of them; a bulk
    * statement is sent only when no other call is in flight and none ended in the last
-   * BULK_GRACE_MS, or once it has waited BULK_MAX_WAIT_MS; one at a time, in order.
-   * Transactions are not deferred (they run as the client's own).
+   * BULK_GRACE_MS, or once it has waited BULK_MAX_WAIT_MS; one at a time, in order. A
+   * transaction waits so too, then holds back the other bulk work until it ends.
    */
   readonly bulk: PGliteClient = {
     query: <T>(sql: string, params?: unknown[], options?: QueryOptions) =>
-      new Promise<QueryResult & { rows: T[] }>((resolve, reject) => {
-        this.bulkQueue.push({
-          since: performance.now(),
-          send: () => {
-            this.bulkRunning = true;
-            const done = () => {
-              this.bulkRunning = false;
-              this.pumpBulk();
-            };
-            const run = this.run(null, sql, params, options, true) as Promise<QueryResult & { rows: T[] }>;
-            run.then(done, done);
-            run.then(resolve, reject);
-          },
-        });
-        this.pumpBulk();
-      }),
-    transaction: (fn) => this.transaction(fn),
+      this.whenBulkMayRun(() => this.run(null, sql, params, options, true) as Promise<QueryResult & { rows: T[] }>),
+    // BEGIN waits like a statement; until COMMIT no other bulk work is sent (its statements are the transaction's own)
+    transaction: (fn) => this.whenBulkMayRun(() => this.transaction(fn)),
   };
+
+  /** `work` once bulk work may run (pumpBulk), the next bulk work when it has settled. */
+  private whenBulkMayRun<T>(work: () => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.bulkQueue.push({
+        since: performance.now(),
+        send: () => {
+          this.bulkRunning = true;
+          const done = () => {
+            this.bulkRunning = false;
+            this.pumpBulk();
+          };
+          let running: Promise<T>;
+          try {
+            running = work();
+          } catch (err) {
+            running = Promise.reject(err); // e.g. a type parser that cannot cross: this call fails, the queue goes on
+          }
+          running.then(done, done);
+          running.then(resolve, reject);
+        },
+      });
+      this.pumpBulk();
+    });
+  }
 
   private pumpBulk(): void {
     if (this.bulkRunning || this.bulkQueue.length === 0) return;

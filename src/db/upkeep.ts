@@ -21,8 +21,6 @@ export const UPKEEP_EVERY_MS = 60_000;
 
 /** How a table is kept otherwise than by the thresholds alone. */
 export interface TableRule {
-  /** the columns ANALYZE reads (the others keep what an earlier full analysis gave them, or no statistics) */
-  analyze: string[];
   /** whether rows inserted since the last vacuum are reason to vacuum it (dead rows always are) */
   vacuumOnInsert: boolean;
   /** ANALYZE's statistics target (300 sampled rows per unit; the others' is 10) */
@@ -33,16 +31,17 @@ export interface TableRule {
  * plus_chunks is written in bulk (an 18 MB upload adds 19,000 rows of ~3 KB) and read through
  * its GIN index and by id, never by an index-only scan; the store merges the GIN pending list
  * itself. Measured on 20,000 such chunks: the insert-triggered VACUUM took 176 ms (setting the
- * visibility map over every new page) and a full ANALYZE 100 ms (the tsvectors' lexeme counts),
- * 29 ms without the text and tsvector columns, still ~0.1 s during an upload, whose rows
- * (~3 KB) put about two on a page: each sampled row is a page read. So it samples 900 rows
- * (target 3), enough for the planner's view of how chunks spread over entries and files. Each is
- * one statement on the one connection every chat turn needs. Without statistics on `search` the
- * planner takes its default selectivity for `@@` (0.5 %), which keeps the GIN index its choice
- * for a question's terms, as wanted.
+ * visibility map over every new page) and ANALYZE 100 ms (the tsvectors' lexeme counts), 29 ms
+ * without the text and tsvector columns (migration 0034 sets their statistics target to 0:
+ * ANALYZE skips them, and stays a whole-table one, which resets the table's change counter),
+ * still ~0.1 s during an upload, whose rows put about two on a page: each sampled row is a page
+ * read. So it samples 900 rows (target 3), enough for the planner's view of how chunks spread
+ * over entries and files. Each is one statement on the one connection every chat turn needs.
+ * Without statistics on `search` the planner takes its default selectivity for `@@` (0.5 %),
+ * which keeps the GIN index its choice for a question's terms, as wanted.
  */
 export const TABLE_RULES: Readonly<Record<string, TableRule>> = {
-  plus_chunks: { analyze: ['id', 'file_id', 'team_id', 'plus_id', 'idx', 'token_size', 'heading'], vacuumOnInsert: false, statisticsTarget: 3 },
+  plus_chunks: { vacuumOnInsert: false, statisticsTarget: 3 },
 };
 
 interface TableStats {
@@ -75,19 +74,13 @@ export async function upkeep(db: Db, rules: Readonly<Record<string, TableRule>> 
     const analyze = vacuum || t.never || Number(t.changed) > 50 + 0.1 * live;
     if (!analyze) continue;
     const table = sql.identifier(t.name);
-    const columns = rule
-      ? sql` (${sql.join(
-          rule.analyze.map((c) => sql.identifier(c)),
-          sql`, `,
-        )})`
-      : sql``;
     if (vacuum) await execute(db, sql`vacuum ${table}`);
     // ANALYZE samples 300 rows per unit of statistics target: at the default (100), 30,000 rows,
     // 0.4-0.5 s for 100,000 prompt logs or 20,000 chunks on the one connection every chat turn
     // needs; at 10, 3,000 rows (50-65 ms). SET LOCAL: for this statement's transaction only.
     await db.transaction(async (tx) => {
       await execute(tx, sql`set local default_statistics_target = ${sql.raw(String(rule?.statisticsTarget ?? 10))}`);
-      await execute(tx, sql`analyze ${table}${columns}`);
+      await execute(tx, sql`analyze ${table}`);
     });
     analyzed.push(t.name);
     if (vacuum) vacuumed.push(t.name);

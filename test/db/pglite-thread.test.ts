@@ -122,6 +122,26 @@ describe('embedded database on its own thread', () => {
     expect(r).toBeLessThan(b);
   });
 
+  it('makes a bulk transaction wait the same way, and holds back other bulk work until it ends', async () => {
+    await db.db.execute(sql`create sequence if not exists bulk_order`);
+    const nextIn = async (d: Pick<typeof db.db, 'execute'>) =>
+      Number(((await d.execute(sql`select nextval('bulk_order') as n`)) as unknown as { rows: [{ n: string }] }).rows[0].n);
+    // (shorter than the longest wait: an overdue BEGIN would take PGlite's transaction lock, which a plain query then waits for)
+    const first = db.db.execute(sql`select pg_sleep(0.01)`);
+    const tx = db.bulk.transaction(async (t) => {
+      const a = await nextIn(t);
+      await new Promise((r) => setTimeout(r, 30)); // other bulk work must not start meanwhile
+      return [a, await nextIn(t)];
+    });
+    const laterBulk = nextIn(db.bulk);
+    const request = nextIn(db.db);
+    await first;
+    const [[a, b], later, r] = await Promise.all([tx, laterBulk, request]);
+    expect(r).toBeLessThan(a!);
+    expect(b).toBe(a! + 1);
+    expect(later).toBeGreaterThan(b!);
+  });
+
   it('never starves bulk work: under a steady stream of statements a bulk one still runs', async () => {
     let bulkDone = false;
     const bulk = db.bulk.execute(sql`select 1`).then(() => (bulkDone = true));

@@ -8,7 +8,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../src/db/client.js';
 import { execute } from '../../src/db/driver.js';
-import { TABLE_RULES, upkeep } from '../../src/db/upkeep.js';
+import { upkeep } from '../../src/db/upkeep.js';
 
 const PG_URL = process.env.ATRIUM_TEST_DATABASE_URL;
 let database: Database;
@@ -63,27 +63,26 @@ describe('embedded database upkeep', () => {
     }
   });
 
-  it('keeps a table with a rule otherwise: rows inserted are no reason to vacuum it, and only its named columns are analysed', async () => {
+  it('keeps a table with a rule otherwise: rows inserted are no reason to vacuum it, and it is analysed from its own sample', async () => {
     const table = `upkeep_${randomUUID().replace(/-/g, '')}`;
     await execute(database.db, sql.raw(`create table ${table} (id serial primary key, body text)`));
-    const rules = { [table]: { analyze: ['id'], vacuumOnInsert: false, statisticsTarget: 2 } };
+    await execute(database.db, sql.raw(`alter table ${table} alter column body set statistics 0`)); // as migration 0034 does for plus_chunks' texts
+    const rules = { [table]: { vacuumOnInsert: false, statisticsTarget: 2 } };
     try {
       await upkeep(database.db, rules);
       await execute(database.db, sql.raw(`insert into ${table} (body) select repeat('word ', 50) || g from generate_series(1, 3000) g`));
       const done = await upkeep(database.db, rules);
       expect(done.analyzed).toContain(table);
       expect(done.vacuumed).not.toContain(table); // 3,000 inserted rows, which would vacuum a table without the rule
-      const { rows } = await execute<{ attname: string }>(
+      const { rows } = await execute<{ attname: string; bounds: number | null }>(
         database.db,
-        sql`select attname from pg_stats where schemaname = 'public' and tablename = ${table} order by attname`,
+        sql`select attname, array_length(histogram_bounds::text::text[], 1) as bounds from pg_stats where schemaname = 'public' and tablename = ${table} order by attname`,
       );
+      // no statistics for the column set to 0; from a sample of 600 rows (target 2), at most 3 bounds
       expect(rows.map((r) => r.attname)).toEqual(['id']);
-      // from its own sample of 600 rows (target 2): a histogram of at most 3 bounds
-      const { rows: hist } = await execute<{ bounds: number }>(
-        database.db,
-        sql`select array_length(histogram_bounds::text::text[], 1) as bounds from pg_stats where schemaname = 'public' and tablename = ${table} and attname = 'id'`,
-      );
-      expect(Number(hist[0]!.bounds)).toBeLessThanOrEqual(3);
+      expect(Number(rows[0]!.bounds)).toBeLessThanOrEqual(3);
+      // analysed whole: its change counter was reset, so the next run leaves it alone
+      expect((await upkeep(database.db, rules)).analyzed).not.toContain(table);
       // dead rows still are reason to vacuum it
       await execute(database.db, sql.raw(`delete from ${table} where id <= 2000`));
       expect((await upkeep(database.db, rules)).vacuumed).toContain(table);
@@ -92,15 +91,17 @@ describe('embedded database upkeep', () => {
     }
   });
 
-  it('names only columns its tables have', async () => {
-    for (const [table, rule] of Object.entries(TABLE_RULES)) {
-      const { rows } = await execute<{ column_name: string }>(
-        database.db,
-        sql`select column_name from information_schema.columns where table_schema = 'public' and table_name = ${table}`,
-      );
-      const have = new Set(rows.map((r) => r.column_name));
-      expect(rule.analyze.filter((c) => !have.has(c))).toEqual([]);
-      expect(have.size).toBeGreaterThan(0);
-    }
+  it("collects no statistics on plus_chunks' texts and tsvector (migration 0034)", async () => {
+    const { rows } = await execute<{ attname: string; target: number | null }>(
+      database.db,
+      sql`select a.attname, a.attstattarget as target from pg_attribute a
+          where a.attrelid = 'plus_chunks'::regclass and a.attname in ('file_data', 'file_data_processed', 'search', 'plus_id') order by a.attname`,
+    );
+    expect(rows.map((r) => [r.attname, r.target === null ? null : Number(r.target)])).toEqual([
+      ['file_data', 0],
+      ['file_data_processed', 0],
+      ['plus_id', expect.toSatisfy((t: number | null) => t === null || t === -1)],
+      ['search', 0],
+    ]);
   });
 });

@@ -41,7 +41,7 @@ class Grow<T extends Int32Array | Uint16Array | Float64Array> {
     this.block[this.at++] = v;
     this.length++;
   }
-  /** The elements in one array (a copy: one memcpy per block). */
+  /** The elements in one array (a copy: one memcpy per block); the blocks are let go, and nothing more may be added. */
   done(): T {
     const out = this.make(this.length);
     let off = 0;
@@ -50,6 +50,8 @@ class Grow<T extends Int32Array | Uint16Array | Float64Array> {
       out.set(n === BLOCK ? b : (b.subarray(0, n) as T), off);
       off += n;
     }
+    this.blocks.length = 0;
+    this.block = this.make(0);
     return out;
   }
 }
