@@ -15,6 +15,16 @@ function gated<V>() {
 
 const settle = () => new Promise((r) => setImmediate(r));
 
+/** A cache of 1 s holding `value` for 'k' at time 0, read by the first call of its gated fetch. */
+async function warm(value: number) {
+  const cache = new TtlCache<string, number>(1000);
+  const { fetch, pending } = gated<number>();
+  const first = cache.load('k', fetch);
+  pending[0]!.resolve(value);
+  await first;
+  return { cache, fetch, pending };
+}
+
 describe('TtlCache.load', () => {
   beforeEach(() => {
     vi.useFakeTimers({ toFake: ['Date'] });
@@ -37,11 +47,7 @@ describe('TtlCache.load', () => {
   });
 
   it('answers a hit past half its life at once and reloads it once, beside the answer', async () => {
-    const cache = new TtlCache<string, number>(1000);
-    const { fetch, pending } = gated<number>();
-    const first = cache.load('k', fetch);
-    pending[0]!.resolve(1);
-    await first;
+    const { cache, fetch, pending } = await warm(1);
     vi.setSystemTime(400);
     expect(await cache.load('k', fetch)).toBe(1);
     expect(fetch).toHaveBeenCalledTimes(1); // young: no reload
@@ -56,11 +62,7 @@ describe('TtlCache.load', () => {
   });
 
   it('never answers past the TTL: an expired entry waits for a read', async () => {
-    const cache = new TtlCache<string, number>(1000);
-    const { fetch, pending } = gated<number>();
-    const first = cache.load('k', fetch);
-    pending[0]!.resolve(1);
-    await first;
+    const { cache, fetch, pending } = await warm(1);
     vi.setSystemTime(1000);
     const later = cache.load('k', fetch);
     expect(fetch).toHaveBeenCalledTimes(2);
@@ -92,11 +94,7 @@ describe('TtlCache.load', () => {
   });
 
   it('drops a failed reload: the entry is answered until it expires, then the error is seen', async () => {
-    const cache = new TtlCache<string, number>(1000);
-    const { fetch, pending } = gated<number>();
-    const first = cache.load('k', fetch);
-    pending[0]!.resolve(1);
-    await first;
+    const { cache, fetch, pending } = await warm(1);
     vi.setSystemTime(700);
     expect(await cache.load('k', fetch)).toBe(1);
     pending[1]!.reject(new Error('database down'));
