@@ -159,19 +159,11 @@ export class PGliteThread implements PGliteQueries {
     if (this.bulkTimer) clearTimeout(this.bulkTimer);
     this.bulkTimer = null;
     const now = performance.now();
-    const head = this.bulkQueue[0]!;
-    const overdue = now - head.since >= BULK_MAX_WAIT_MS;
-    if (!overdue && this.others > 0) {
-      // an ending call pumps again; the timer only bounds the wait
-      this.bulkTimer = setTimeout(() => this.retryBulk(), BULK_MAX_WAIT_MS - (now - head.since)).unref();
-      return;
-    }
-    const quietFor = now - this.otherEnded;
-    if (!overdue && quietFor < BULK_GRACE_MS) {
-      this.bulkTimer = setTimeout(() => this.retryBulk(), Math.min(BULK_GRACE_MS - quietFor, BULK_MAX_WAIT_MS - (now - head.since))).unref();
-      return;
-    }
-    this.bulkQueue.shift()!.send();
+    const left = BULK_MAX_WAIT_MS - (now - this.bulkQueue[0]!.since);
+    // while others are in flight, an ending call pumps again and the timer only bounds the wait
+    const wait = left <= 0 ? 0 : this.others > 0 ? left : Math.min(BULK_GRACE_MS - (now - this.otherEnded), left);
+    if (wait > 0) this.bulkTimer = setTimeout(() => this.retryBulk(), wait).unref();
+    else this.bulkQueue.shift()!.send();
   }
 
   /** Once the client has failed or closed: every waiting bulk statement is sent, to fail at once. */

@@ -14,8 +14,9 @@ import { execute } from './driver.js';
  * default thresholds: VACUUM ANALYZE a table with more dead rows than 50 + 20 % of its live ones,
  * or more rows inserted since its last vacuum than 1,000 + 20 % (which also merges GIN pending
  * lists); ANALYZE one with more rows changed since its last analysis than 50 + 10 %, or that was
- * never analysed and holds pages (TABLE_RULES: plus_chunks otherwise). One table at a time, each a
- * statement on the database's one connection (through Database.bulk: giving way to requests'). PostgreSQL servers run autovacuum themselves: this runs on PGlite only.
+ * never analysed and holds pages (TABLE_RULES: plus_chunks otherwise). One table at a time, each
+ * a statement on the database's one connection (through Database.bulk: giving way to requests').
+ * PostgreSQL servers run autovacuum themselves: this runs on PGlite only.
  */
 export const UPKEEP_EVERY_MS = 60_000;
 
