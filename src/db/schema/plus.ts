@@ -99,7 +99,8 @@ export const plusChunks = pgTable(
   },
   (t) => [
     index('plus_chunks_file_idx').on(t.fileId, t.idx),
-    index('plus_chunks_plus_idx').on(t.teamId, t.plusId),
+    // with the id: an entry's first chunk (where the lexical index build starts reading) in one lookup
+    index('plus_chunks_plus_idx').on(t.teamId, t.plusId, t.id),
     index('plus_chunks_search_idx').using('gin', t.search),
   ],
 );

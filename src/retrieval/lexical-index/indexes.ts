@@ -59,7 +59,13 @@ export async function buildEntryIndex(
     sql`select f.id, f.filename, f.token_size from plus_files f where f.team_id = ${teamId}::uuid and f.plus_id = ${plusId}::uuid and not f.storing`,
   );
   for (const f of files.rows) builder.addFile(f.id, f.filename, Number(f.token_size));
-  let last = 0;
+  // From the entry's first chunk (plus_chunks_plus_idx): from 0, the planner walked the primary
+  // key past every older entry's chunks for the first page (0.1 s after 20,000 of them).
+  const first = await execute<{ id: number | string | null }>(
+    db,
+    sql`select min(c.id) as id from plus_chunks c where c.team_id = ${teamId}::uuid and c.plus_id = ${plusId}::uuid`,
+  );
+  let last = Number(first.rows[0]?.id ?? 1) - 1;
   for (;;) {
     if (stopped()) return null;
     const res = await execute<{ id: number | string; file_id: string; token_size: number; search: string | null }>(
