@@ -26,6 +26,11 @@ export interface Database {
    * give way to other requests' (PGliteThread.bulk); elsewhere `db` itself.
    */
   readonly bulk: Db;
+  /**
+   * The embedded database on its own thread: settles once no statement has run for `quietMs`, or
+   * after `atMostMs` (PGliteThread.lull), for work that can wait for a lull. Absent elsewhere.
+   */
+  lull?(quietMs: number, atMostMs: number): Promise<void>;
   readonly kind: 'pglite' | 'postgres';
   /**
    * Whether pgvector's `vector` type and distance operators can be used: on first call, creates
@@ -89,7 +94,12 @@ export async function openDatabase(opts: {
     }
     const db = drizzlePglite({ client: traceStatements(client, 'pglite') as never, schema, logger: statementLog(client) }) as unknown as Db;
     const bulk = drizzlePglite({ client: traceStatements(client.bulk, 'pglite') as never, schema, logger: statementLog(client) }) as unknown as Db;
-    return { ...embedded(client, db, onDisk(client.vector)), bulk, dumpDataDir: () => client.dumpDataDir() };
+    return {
+      ...embedded(client, db, onDisk(client.vector)),
+      bulk,
+      lull: (quietMs, atMostMs) => client.lull(quietMs, atMostMs),
+      dumpDataDir: () => client.dumpDataDir(),
+    };
   }
   // Only the driver in use is loaded (each costs start-up time).
   if (opts.databaseUrl === null || opts.databaseUrl === 'memory://') {

@@ -48,7 +48,11 @@ export class PGliteThread implements PGliteQueries {
   /** calls in flight other than bulk statements, and when the last of them ended */
   private others = 0;
   private otherEnded = 0;
+  /** when the last bulk work ended */
+  private bulkEnded = 0;
   private bulkTimer: NodeJS.Timeout | null = null;
+  /** lulls waited for (`lull`): each settles it */
+  private readonly lulls = new Set<() => void>();
   private failure: Error | null = null;
   /** Settles when the database is open and migrated (rejects with the reason it could not be). */
   readonly ready: Promise<void>;
@@ -138,6 +142,7 @@ export class PGliteThread implements PGliteQueries {
           this.bulkRunning = true;
           const done = () => {
             this.bulkRunning = false;
+            this.bulkEnded = performance.now();
             this.pumpBulk();
           };
           let running: Promise<T>;
@@ -166,8 +171,35 @@ export class PGliteThread implements PGliteQueries {
     else this.bulkQueue.shift()!.send();
   }
 
-  /** Once the client has failed or closed: every waiting bulk statement is sent, to fail at once. */
+  /**
+   * Settles once no call, bulk or other, has been in flight or waiting for `quietMs`, or after
+   * `atMostMs`, or once the client has failed or closed: for work that can wait for a lull
+   * (upkeep), so that even its one statement seldom holds up a request.
+   */
+  lull(quietMs: number, atMostMs: number): Promise<void> {
+    const until = performance.now() + atMostMs;
+    return new Promise<void>((resolve) => {
+      let timer: NodeJS.Timeout | undefined;
+      const settle = () => {
+        clearTimeout(timer);
+        this.lulls.delete(settle);
+        resolve();
+      };
+      const check = () => {
+        const now = performance.now();
+        const busy = this.others > 0 || this.bulkRunning || this.bulkQueue.length > 0;
+        const quiet = busy ? 0 : now - Math.max(this.otherEnded, this.bulkEnded);
+        if (this.failure || quiet >= quietMs || now >= until) return settle();
+        timer = setTimeout(check, Math.min(quietMs - quiet, until - now)).unref();
+      };
+      this.lulls.add(settle);
+      check();
+    });
+  }
+
+  /** Once the client has failed or closed: every waiting bulk statement is sent, to fail at once; every lull ends. */
   private failBulk(): void {
+    for (const settle of [...this.lulls]) settle();
     if (this.bulkTimer) clearTimeout(this.bulkTimer);
     this.bulkTimer = null;
     for (const b of this.bulkQueue.splice(0)) b.send();

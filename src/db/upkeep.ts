@@ -15,10 +15,19 @@ import { execute } from './driver.js';
  * or more rows inserted since its last vacuum than 1,000 + 20 % (which also merges GIN pending
  * lists); ANALYZE one with more rows changed since its last analysis than 50 + 10 %, or that was
  * never analysed and holds pages (TABLE_RULES: plus_chunks otherwise). One table at a time, each
- * a statement on the database's one connection (through Database.bulk: giving way to requests').
+ * a statement on the database's one connection, sent in a lull (UPKEEP_LULL) through
+ * Database.bulk (giving way to requests').
  * PostgreSQL servers run autovacuum themselves: this runs on PGlite only.
  */
 export const UPKEEP_EVERY_MS = 60_000;
+
+/**
+ * Before each VACUUM or ANALYZE, upkeep waits for the database to have run nothing for
+ * `quietMs`, or `atMostMs` at most (Database.lull, the embedded database on its own thread):
+ * one such statement takes 30–70 ms on a busy 2-core machine, as long as a chat turn, and it
+ * cannot be interrupted. Under a steady load a table's statistics are at most ~5 minutes late.
+ */
+export const UPKEEP_LULL = { quietMs: 50, atMostMs: 300_000 };
 
 /** How a table is kept otherwise than by the thresholds alone. */
 export interface TableRule {
@@ -54,7 +63,12 @@ interface TableStats {
   never: boolean;
 }
 
-export async function upkeep(db: Db, rules: Readonly<Record<string, TableRule>> = TABLE_RULES): Promise<{ analyzed: string[]; vacuumed: string[] }> {
+export async function upkeep(
+  db: Db,
+  rules: Readonly<Record<string, TableRule>> = TABLE_RULES,
+  /** awaited before each VACUUM and ANALYZE (UPKEEP_LULL) */
+  lull: () => Promise<void> = async () => undefined,
+): Promise<{ analyzed: string[]; vacuumed: string[] }> {
   // The counters reach the shared statistics when the session next reports them: now.
   await execute(db, sql`select pg_stat_force_next_flush()`);
   const { rows } = await execute<TableStats>(
@@ -75,7 +89,11 @@ export async function upkeep(db: Db, rules: Readonly<Record<string, TableRule>> 
     const analyze = vacuum || t.never || Number(t.changed) > 50 + 0.1 * live;
     if (!analyze) continue;
     const table = sql.identifier(t.name);
-    if (vacuum) await execute(db, sql`vacuum ${table}`);
+    if (vacuum) {
+      await lull();
+      await execute(db, sql`vacuum ${table}`);
+    }
+    await lull();
     // ANALYZE samples 300 rows per unit of statistics target: at the default (100), 30,000 rows,
     // 0.4-0.5 s for 100,000 prompt logs or 20,000 chunks on the one connection every chat turn
     // needs; at 10, 3,000 rows (50-65 ms). SET LOCAL: for this statement's transaction only.

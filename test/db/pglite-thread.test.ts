@@ -154,14 +154,41 @@ describe('embedded database on its own thread', () => {
     expect(others).toBeLessThan(5000); // it ran while the others kept coming
   });
 
+  it('settles a lull only once nothing has run for its quiet time, or at its limit under a steady stream', async () => {
+    // a stream of statements with no gap near 40 ms: the lull settles after its last one
+    let lastEnded = 0;
+    const first = db.db.execute(sql`select 1`); // in flight: the lull cannot begin before it
+    const lull = db.lull!(40, 60_000).then(() => performance.now());
+    await first;
+    for (let i = 0; i < 200; i++) {
+      await db.db.execute(sql`select 1`);
+      lastEnded = performance.now();
+    }
+    expect(await lull).toBeGreaterThan(lastEnded);
+    // a stream that never pauses: the limit settles it, and the stream stops then
+    let settled = false;
+    const busy = db.db.execute(sql`select 1`);
+    const limited = db.lull!(60_000, 20).then(() => (settled = true));
+    await busy;
+    let ran = 0;
+    while (!settled && ran < 100_000) {
+      await db.db.execute(sql`select 1`);
+      ran++;
+    }
+    await limited;
+    expect(ran).toBeLessThan(100_000);
+  });
+
   it('runs a transaction asked of the bulk client, and fails its waiting statements once closed', async () => {
     const [row] = await db.bulk.transaction(async (t) => t.insert(teams).values({ name: 'bulk tx' }).returning());
     expect((await db.db.select().from(teams).where(eq(teams.id, row!.id))).length).toBe(1);
     const other = await openDatabase({ databaseUrl: null, dataDir: mkdtempSync(path.join(tmpdir(), 'atrium-thread-')), thread: true });
     const busy = other.db.execute(sql`select pg_sleep(0.01)`).catch(() => 'cut short by the close');
     const waiting = other.bulk.execute(sql`select 1`); // gives way to the statement in flight, then to the close
+    const lull = other.lull!(60_000, 60_000);
     await other.close();
     await expect(waiting).rejects.toThrow(); // refused, never left waiting
+    await lull; // settled by the close, not left waiting a minute
     await busy;
   });
 

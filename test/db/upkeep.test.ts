@@ -8,7 +8,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../src/db/client.js';
 import { execute } from '../../src/db/driver.js';
-import { upkeep } from '../../src/db/upkeep.js';
+import { TABLE_RULES, upkeep } from '../../src/db/upkeep.js';
 
 const PG_URL = process.env.ATRIUM_TEST_DATABASE_URL;
 let database: Database;
@@ -42,7 +42,9 @@ describe('embedded database upkeep', () => {
       await execute(database.db, sql.raw(`analyze ${quiet}`));
       expect(await lastAnalyzed(table)).toBeNull();
 
-      const done = await upkeep(database.db);
+      let lulls = 0;
+      const done = await upkeep(database.db, TABLE_RULES, async () => void lulls++);
+      expect(lulls).toBe(done.analyzed.length + done.vacuumed.length); // a lull awaited before each VACUUM and ANALYZE
       expect(done.analyzed).toContain(table);
       expect(done.vacuumed).toContain(table); // 2,000 dead rows > 50 + 20 % of 3,000
       expect(done.analyzed).not.toContain(quiet); // two rows, analysed already
