@@ -91,10 +91,11 @@ export function createServices(database: Database, config: Config, secrets: Secr
     onError(err, `MCP server ${id} could not be listed: its tools were left out of the turn`),
   );
   const workspaces = new WorkspacesService(db, models, plus, mcp, workspaceCache);
-  const promptLogs = new PromptLogsService(db, {
-    maxRows: config.promptLogMaxRows,
-    staleAfterMs: config.providerTimeouts.totalMs + SWEEP_MARGIN_MS,
-  });
+  const promptLogs = new PromptLogsService(
+    db,
+    { maxRows: config.promptLogMaxRows, staleAfterMs: config.providerTimeouts.totalMs + SWEEP_MARGIN_MS },
+    database.bulk,
+  );
   const usage = new UsageService(db, budgetCounters(database), soleUserCacheMs);
   const imagePool = new ImagePool();
   const images = new ChatImages(db, imagePool);

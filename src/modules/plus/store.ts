@@ -23,9 +23,10 @@ const BATCH_CHARS = 24_000;
 /**
  * Batches between two merges of the GIN index's pending list: merged after every batch, the
  * merges took a third of the upload's time; left to the insert that overflows the list (4 MB),
- * that insert took ~140 ms. Every 8 batches: a merge of ~30 ms.
+ * that insert took ~140 ms. Every 8 batches: a merge of ~30 ms, but up to 87 ms on a busy 2-core
+ * machine; every 4, half the entries to merge each time.
  */
-const GIN_MERGE_EVERY = 8;
+const GIN_MERGE_EVERY = 4;
 /** Chunks deleted per statement when an unfinished upload is taken back. */
 const DELETE_BATCH = 500;
 
