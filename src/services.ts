@@ -73,7 +73,7 @@ export function createServices(database: Database, config: Config, secrets: Secr
   // Reads that every request repeats (an API key, a team's budgets) are cached in process only
   // where this process is the database's one user; on PostgreSQL other nodes change them.
   const soleUserCacheMs = database.kind === 'pglite' ? SOLE_USER_CACHE_MS : 0;
-  const audit = new AuditService(db);
+  const audit = new AuditService(db, database.bulk);
   const auth = new AuthService(db, config.auth);
   const teams = new TeamsService(db, auth, soleUserCacheMs);
   const oidc = config.auth.oidc ? new OidcService(db, config.auth.oidc, teams, auth) : null;

@@ -17,6 +17,7 @@ export interface AuditReader extends Actor {
 }
 
 const CSV_COLUMNS = ['id', 'time', 'teamId', 'actorUserId', 'actorApiKeyId', 'actorIp', 'action', 'targetType', 'targetId', 'outcome', 'details'] as const;
+/** Entries per read of the CSV export, which goes through Database.bulk (as the prompt-log export: it gives way to chat turns). */
 const CSV_BATCH = 500;
 
 export function auditView(r: AuditRow): AuditEntryT {
@@ -39,7 +40,11 @@ export function auditView(r: AuditRow): AuditEntryT {
 export class AuditService {
   private readonly repo = new AuditRepo();
 
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    /** for the CSV export's reads (Database.bulk) */
+    private readonly bulk: Db = db,
+  ) {}
 
   private filter(reader: AuditReader, q: AuditFilterQuery): AuditFilter {
     if (!mayReadAuditLog(reader)) throw forbidden('Only a team owner or admin may read the audit log');
@@ -72,11 +77,11 @@ export class AuditService {
   async csv(reader: AuditReader, q: AuditFilterQuery): Promise<Readable> {
     const f = this.filter(reader, q);
     await recordAudit(this.db, { action: 'export.audit', actor: reader, details: filterDetails(q) });
-    const { db, repo } = this;
+    const { bulk, repo } = this;
     async function* rows() {
       let after: { time: Date; id: string } | null = null;
       for (;;) {
-        const batch = await repo.listAfter(db, f, after, CSV_BATCH);
+        const batch = await repo.listAfter(bulk, f, after, CSV_BATCH);
         for (const r of batch) {
           yield [r.id, r.time, r.teamId, r.actorUserId, r.actorApiKeyId, r.actorIp, r.action, r.targetType, r.targetId, r.outcome, JSON.stringify(r.details)];
         }
