@@ -13,13 +13,17 @@ export interface Job {
 
 /**
  * Run `task` at start and then every `everyMs` on this node (a background sweep), errors to
- * `onError`; stop waits for a run in progress. The timer does not keep the process alive.
+ * `onError`; a tick while the last run is still going is skipped (upkeep can wait minutes for a
+ * lull), and stop waits for the run in progress. The timer does not keep the process alive.
  */
 export function periodic(name: string, everyMs: number, task: () => Promise<unknown>, onError: (err: unknown) => void): Job {
   let timer: NodeJS.Timeout | null = null;
-  let running: Promise<unknown> = Promise.resolve();
+  let running: Promise<unknown> | null = null;
   const run = () => {
-    running = task().catch(onError);
+    if (running) return;
+    running = task()
+      .catch(onError)
+      .finally(() => (running = null));
   };
   return {
     name,

@@ -56,4 +56,27 @@ describe('Jobs', () => {
     await stopped;
     expect(events).toEqual(['run', 'finished', 'stopped']);
   });
+
+  it('a periodic job skips its ticks while a run is still going', async () => {
+    let runs = 0;
+    let finish: () => void = () => {};
+    const job = periodic(
+      'upkeep',
+      5,
+      () =>
+        new Promise<void>((resolve) => {
+          runs++;
+          finish = resolve;
+        }),
+      () => undefined,
+    );
+    void job.start();
+    await new Promise((r) => setTimeout(r, 60)); // about a dozen ticks while the first run waits
+    expect(runs).toBe(1);
+    finish();
+    await new Promise((r) => setTimeout(r, 60));
+    expect(runs).toBeGreaterThan(1); // the next tick after it ended ran again
+    finish();
+    await job.stop();
+  });
 });
