@@ -4,7 +4,7 @@ import { databaseOptions, openDatabase, type Database } from './db/client.js';
 import { createHttpServer } from './http/server.js';
 import { preloadTokenizer } from './ingest/tokens.js';
 import { closing, Jobs, periodic, type Job } from './jobs.js';
-import { TABLE_RULES, upkeep, UPKEEP_EVERY_MS, UPKEEP_LULL } from './db/upkeep.js';
+import { TABLE_RULES, upkeep, UPKEEP_EVERY_MS } from './db/upkeep.js';
 import { startTracingIfConfigured } from './observability/http.js';
 import { adminSocket } from './ops/admin-socket.js';
 import { registerRoutes, SHARED_SCHEMAS } from './routing.js';
@@ -75,7 +75,7 @@ export async function buildApp(
             periodic(
               'embedded database upkeep',
               UPKEEP_EVERY_MS,
-              () => upkeep(db.bulk, TABLE_RULES, () => db.lull?.(UPKEEP_LULL.quietMs, UPKEEP_LULL.atMostMs) ?? Promise.resolve()),
+              () => upkeep(db.bulk, TABLE_RULES, db.lull),
               (err) => warn(err, 'database upkeep failed'),
             ),
           ]

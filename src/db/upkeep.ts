@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import type { Db } from './client.js';
+import type { Database, Db } from './client.js';
 import { execute } from './driver.js';
 
 /**
@@ -66,9 +66,10 @@ interface TableStats {
 export async function upkeep(
   db: Db,
   rules: Readonly<Record<string, TableRule>> = TABLE_RULES,
-  /** awaited before each VACUUM and ANALYZE (UPKEEP_LULL) */
-  lull: () => Promise<void> = async () => undefined,
+  /** Database.lull, awaited with UPKEEP_LULL before each VACUUM and ANALYZE (none: they run at once) */
+  lull?: Database['lull'],
 ): Promise<{ analyzed: string[]; vacuumed: string[] }> {
+  const inLull = async () => lull?.(UPKEEP_LULL.quietMs, UPKEEP_LULL.atMostMs);
   // The counters reach the shared statistics when the session next reports them: now.
   await execute(db, sql`select pg_stat_force_next_flush()`);
   const { rows } = await execute<TableStats>(
@@ -90,10 +91,10 @@ export async function upkeep(
     if (!analyze) continue;
     const table = sql.identifier(t.name);
     if (vacuum) {
-      await lull();
+      await inLull();
       await execute(db, sql`vacuum ${table}`);
     }
-    await lull();
+    await inLull();
     // ANALYZE samples 300 rows per unit of statistics target: at the default (100), 30,000 rows,
     // 0.4-0.5 s for 100,000 prompt logs or 20,000 chunks on the one connection every chat turn
     // needs; at 10, 3,000 rows (50-65 ms). SET LOCAL: for this statement's transaction only.

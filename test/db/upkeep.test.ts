@@ -8,7 +8,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../src/db/client.js';
 import { execute } from '../../src/db/driver.js';
-import { TABLE_RULES, upkeep } from '../../src/db/upkeep.js';
+import { TABLE_RULES, upkeep, UPKEEP_LULL } from '../../src/db/upkeep.js';
 
 const PG_URL = process.env.ATRIUM_TEST_DATABASE_URL;
 let database: Database;
@@ -42,9 +42,10 @@ describe('embedded database upkeep', () => {
       await execute(database.db, sql.raw(`analyze ${quiet}`));
       expect(await lastAnalyzed(table)).toBeNull();
 
-      let lulls = 0;
-      const done = await upkeep(database.db, TABLE_RULES, async () => void lulls++);
-      expect(lulls).toBe(done.analyzed.length + done.vacuumed.length); // a lull awaited before each VACUUM and ANALYZE
+      const lulls: Array<[number, number]> = [];
+      const done = await upkeep(database.db, TABLE_RULES, async (quietMs, atMostMs) => void lulls.push([quietMs, atMostMs]));
+      // a lull of UPKEEP_LULL awaited before each VACUUM and ANALYZE
+      expect(lulls).toEqual(Array(done.analyzed.length + done.vacuumed.length).fill([UPKEEP_LULL.quietMs, UPKEEP_LULL.atMostMs]));
       expect(done.analyzed).toContain(table);
       expect(done.vacuumed).toContain(table); // 2,000 dead rows > 50 + 20 % of 3,000
       expect(done.analyzed).not.toContain(quiet); // two rows, analysed already
