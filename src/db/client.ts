@@ -22,8 +22,8 @@ export interface Database {
   readonly db: Db;
   /**
    * The same database for bulk work (an upload's chunk batches, an index build's reads, a large
-   * search's feature batches, upkeep): on the embedded database on its own thread, statements that
-   * give way to other requests' (PGliteThread.bulk); elsewhere `db` itself.
+   * search's feature batches, the CSV exports' reads, upkeep): on the embedded database on its own
+   * thread, statements that give way to other requests' (PGliteThread.bulk); elsewhere `db` itself.
    */
   readonly bulk: Db;
   /**

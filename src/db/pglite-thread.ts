@@ -119,8 +119,8 @@ export class PGliteThread implements PGliteQueries {
 
   /**
    * This client for bulk work (an upload's chunk batches, an index build's reads, a large
-   * search's feature batches, upkeep): its statements outside a transaction give way to everyone
-   * else's. PGlite has one connection and a statement cannot be interrupted, so a request with
+   * search's feature batches, the CSV exports' reads, upkeep): its statements outside a
+   * transaction give way to everyone else's. PGlite has one connection and a statement cannot be interrupted, so a request with
    * several statements in a row would otherwise wait behind a bulk one at each of them; a bulk
    * statement is sent only when no other call is in flight and none ended in the last
    * BULK_GRACE_MS, or once it has waited BULK_MAX_WAIT_MS; one at a time, in order. A
