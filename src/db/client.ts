@@ -94,6 +94,8 @@ export async function openDatabase(opts: {
     }
     const db = drizzlePglite({ client: traceStatements(client, 'pglite') as never, schema, logger: statementLog(client) }) as unknown as Db;
     const bulk = drizzlePglite({ client: traceStatements(client.bulk, 'pglite') as never, schema, logger: statementLog(client) }) as unknown as Db;
+    // A chat turn's statements are prepared once by name on the thread (db/driver.ts, executePrepared).
+    usePreparedStatements(client);
     return {
       ...embedded(client, db, onDisk(client.vector)),
       bulk,

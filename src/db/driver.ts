@@ -72,14 +72,17 @@ const clientOf = (db: Executor): object | undefined => (db as { $client?: object
  * come as the driver gives them (column names as selected, bigint possibly as a string). On the
  * database only, not in a transaction (drizzle keeps a transaction's client to itself).
  *
- * On PGlite in this process the statement is prepared once by name and each run is one call into
- * PostgreSQL (pglitePrepared); elsewhere it is the driver's `query`.
+ * On PGlite, in this process or on its thread, the statement is prepared once by name and each run
+ * is one call into PostgreSQL (pglitePrepared); on PostgreSQL it is the driver's `query`.
  */
 export async function rawRows<Row>(db: Executor, text: string, params: unknown[]): Promise<Row[]> {
   const client = clientOf(db) as DriverClient | undefined;
   if (!client) throw new Error('rawRows runs on the database, not in a transaction');
   if (isPglite(client)) {
     const rows = await pglitePrepared(client, text, params);
+    if (rows) return rows as Row[];
+  } else if (isThread(client)) {
+    const rows = await client.prepared(text, params, false, false);
     if (rows) return rows as Row[];
   }
   return (await client.query(text, params)).rows as Row[];
@@ -118,8 +121,8 @@ let dialect: PgDialect | undefined;
  * once per connection and the server keeps its parsed (and, after five runs, planned) form, so a
  * statement run on every turn stops paying parse analysis and planning each time — for a turn's
  * statement 1 with its budget CTEs that was ~0.3 ms of ~0.9 (bench/budget-check.ts,
- * docs/DECISIONS.md). On the in-process PGlite the statement is prepared once by name too
- * (pglitePrepared). In a transaction, and on the database thread, it is `db.execute`.
+ * docs/DECISIONS.md). On PGlite, in this process or on its thread, the statement is prepared
+ * once by name too (pglitePrepared). In a transaction it is `db.execute`.
  */
 export async function executePrepared<Row>(db: Executor, query: SQL): Promise<{ rows: Row[] }> {
   const client = clientOf(db);
@@ -147,11 +150,20 @@ type PgPool = { query(config: { name?: string; text: string; values: unknown[]; 
 
 /**
  * Let executePrepared name the statements of this database's client: a node-postgres pool (with
- * node-postgres' `types`), or an in-process PGlite (its runner traced as its `query` is).
+ * node-postgres' `types`), or PGlite in this process or on its thread (its runner traced as its
+ * `query` is).
  */
 export function usePreparedStatements(client: object, pgTypes?: PgTypes): void {
   if (isPglite(client)) {
     const traced = traceStatements({ query: (text: string, params: unknown[]) => pglitePrepared(client, text, params, true, TEXT_PARSERS) }, 'pglite');
+    preparedFor.set(client, (text, params) => traced.query(text, params));
+    return;
+  }
+  if (isThread(client)) {
+    const traced = traceStatements(
+      { query: async (text: string, params: unknown[]) => (await client.prepared(text, params, true, true)) ?? undefined },
+      'pglite',
+    );
     preparedFor.set(client, (text, params) => traced.query(text, params));
     return;
   }
@@ -208,6 +220,26 @@ function isPglite(client: unknown): client is PGlite & PgliteInternals {
     typeof c._runExclusiveTransaction === 'function' &&
     typeof c._runExclusiveQuery === 'function'
   );
+}
+
+/**
+ * The embedded database's thread (db/pglite-thread.ts): `prepared` runs preparedOnThisThread on
+ * its side, so that a statement crosses the thread once and is not parsed and planned each run.
+ */
+export interface PreparedOnThread {
+  prepared(text: string, params: unknown[], write: boolean, textTypes: boolean): Promise<unknown[] | null>;
+}
+
+const isThread = (client: unknown): client is PreparedOnThread => typeof (client as Partial<PreparedOnThread>).prepared === 'function';
+
+/**
+ * The database thread's side of PreparedOnThread.prepared (db/pglite-worker.ts): pglitePrepared on
+ * its PGlite, rows typed as executePrepared's (`textTypes`) or as rawRows'; null when the
+ * statement must be sent as `query` instead.
+ */
+export async function preparedOnThisThread(pg: PGlite, text: string, params: unknown[], write: boolean, textTypes: boolean): Promise<unknown[] | null> {
+  if (!isPglite(pg)) return null;
+  return (await pglitePrepared(pg, text, params, write, textTypes ? TEXT_PARSERS : undefined)) ?? null;
 }
 
 /** At most this many texts get a prepared statement per database (rawRows serves a few fixed texts). */

@@ -17,6 +17,8 @@ export interface WorkerStart {
 
 export type Request =
   | { id: number; op: 'query'; sql: string; params: unknown[]; rowMode: 'object' | 'array'; rawTypes: number[]; tx: number | null }
+  /** a statement prepared once by name on the thread (db/driver.ts, preparedOnThisThread); answered null when it must go as `query` */
+  | { id: number; op: 'prepared'; sql: string; params: unknown[]; write: boolean; textTypes: boolean }
   | { id: number; op: 'begin' }
   | { id: number; op: 'commit' | 'rollback'; tx: number }
   | { id: number; op: 'dump' }

@@ -228,6 +228,14 @@ export class PGliteThread implements PGliteQueries {
     return this.run(null, sql, params, options) as Promise<QueryResult & { rows: T[] }>;
   }
 
+  /**
+   * `sql` run on the thread as a statement prepared once by name (db/driver.ts, PreparedOnThread):
+   * its rows, or null when it must be sent as `query` (a parameter that is not plain text).
+   */
+  prepared(sql: string, params: unknown[], write: boolean, textTypes: boolean): Promise<unknown[] | null> {
+    return this.call({ op: 'prepared', sql, params, write, textTypes }) as Promise<unknown[] | null>;
+  }
+
   /** BEGIN … COMMIT in the worker around `fn`; ROLLBACK when `fn` throws (its error is rethrown). */
   async transaction<T>(fn: (tx: PGliteQueries) => Promise<T>): Promise<T> {
     const id = (await this.call({ op: 'begin' })) as number;

@@ -8,6 +8,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { PGlite as PGliteT, Transaction } from '@electric-sql/pglite';
+import { preparedOnThisThread } from './driver.js';
 import { dumpPglite } from './pglite-dump.js';
 import { openPglite } from './pglite-open.js';
 import { serializeError, type Reply, type Request, type WorkerStart } from './pglite-protocol.js';
@@ -44,6 +45,8 @@ function serve(pg: PGliteT): void {
           target.query(m.sql, m.params, { rowMode: m.rowMode, parsers }).then((r) => ({ rows: r.rows, fields: r.fields, affectedRows: r.affectedRows })),
         );
       }
+      case 'prepared':
+        return void answer(m.id, preparedOnThisThread(pg, m.sql, m.params, m.write, m.textTypes));
       case 'begin': {
         // Answered as soon as the transaction is open; it ends when 'commit' or 'rollback' settles `finish`.
         let opened = false;

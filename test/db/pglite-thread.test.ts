@@ -4,6 +4,7 @@ import path from 'node:path';
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../src/db/client.js';
+import { execute, executePrepared, rawRows } from '../../src/db/driver.js';
 import { teams } from '../../src/db/schema/teams.js';
 import { toProblem } from '../../src/http/problem.js';
 
@@ -27,6 +28,28 @@ afterAll(async () => {
 });
 
 describe('embedded database on its own thread', () => {
+  it("prepares a turn's statements (executePrepared) and rawRows' once by name on the thread, rows typed as on the app's thread", async () => {
+    const TYPED = sql`select ${'2026-01-02T03:04:05Z'}::timestamptz as tz, interval '1 day' as i, ${7}::bigint as big, ${'x'}::text as t, ${3}::int as n, true as b`;
+    const { rows: expected } = await execute<Record<string, unknown>>(db.db, TYPED);
+    expect(typeof expected[0]!.tz).toBe('string');
+    for (let i = 0; i < 3; i++) expect((await executePrepared(db.db, TYPED)).rows).toEqual(expected);
+    const q = 'select $1::int * 3 as thrice, now() as at';
+    for (let i = 1; i <= 3; i++) expect(await rawRows<{ thrice: number; at: unknown }>(db.db, q, [i])).toEqual([{ thrice: i * 3, at: expect.any(Date) }]);
+    const named = await rawRows<{ name: string; statement: string }>(db.db, 'select name, statement from pg_prepared_statements', []);
+    const byText = new Map(named.map((r) => [r.statement, r.name]));
+    expect(byText.get(q)).toMatch(/^atrium_raw\d+$/);
+    expect(byText.get("select $1::timestamptz as tz, interval '1 day' as i, $2::bigint as big, $3::text as t, $4::int as n, true as b")).toMatch(
+      /^atrium_raw\d+$/,
+    );
+    // a parameter that is not plain text goes as a query; a bad one is the database's error
+    expect(await rawRows(db.db, 'select $1::int[] as a', [[1, 2]])).toEqual([{ a: [1, 2] }]);
+    await expect(rawRows(db.db, 'select $1::uuid as id', ['not-a-uuid'])).rejects.toMatchObject({ code: '22P02' });
+    // a prepared write is there for the next statement
+    const id = '6f2b3c4d-1e2f-4a5b-8c9d-0e1f2a3b4c5d';
+    await executePrepared(db.db, sql`insert into teams (id, name) values (${id}::uuid, ${'prepared on the thread'}::text)`);
+    expect(await db.db.select({ name: teams.name }).from(teams).where(eq(teams.id, id))).toEqual([{ name: 'prepared on the thread' }]);
+  });
+
   it('is migrated and answers drizzle queries, timestamps mapped to Dates', async () => {
     const [row] = await db.db.insert(teams).values({ name: 'thread team' }).returning();
     expect(row!.name).toBe('thread team');
