@@ -38,7 +38,7 @@ export const INTERNALS = {
   pgliteQueryLock: { ...PGLITE, pattern: /_runExclusiveQuery/ },
   /** PGlite `execProtocol(message, { syncToFs, throwOnError })`: runs several protocol messages as one call, takes no lock, rejects with the server's error (its SQLSTATE `code`). */
   pgliteExecProtocol: { ...PGLITE, pattern: /execProtocol/ },
-  /** PGlite `protocol.serialize` (parse, bind, describe, execute, sync): the frontend messages execProtocol runs. */
+  /** PGlite `protocol.serialize` (parse, bind, describe, execute, close, sync): the frontend messages execProtocol runs. */
   pgliteSerialize: { ...PGLITE, pattern: /protocol\.serialize|\bserialize\.(parse|bind|sync)\b/ },
   /** PGlite `parse.parseResults(messages, pg.parsers)`: the rows `query` returns, by the instance's type `parsers` (int8 as a number, timestamptz as a Date). */
   pgliteParseResults: { ...PGLITE, pattern: /parseResults/ },
@@ -244,7 +244,16 @@ export async function preparedOnThisThread(pg: PGlite, text: string, params: unk
 
 /** At most this many texts get a prepared statement per database (rawRows serves a few fixed texts). */
 const MAX_PREPARED = 32;
-const preparedBy = new WeakMap<object, Map<string, string>>();
+/**
+ * A statement is prepared anew once its name is this old. PostgreSQL keeps a prepared statement's
+ * generic plan until an ANALYZE of its tables invalidates it, and on PGlite ANALYZE runs only in
+ * upkeep's lulls (db/upkeep.ts), which a steady load postpones by minutes: a plan made while the
+ * tables held a few rows (sequential scans) then served them at thousands — a follow-up's
+ * statement 1 grew by ~2.5 ms per earlier turn of its thread at 3,000 threads (docs/DECISIONS.md,
+ * "Prepared statements are made anew"). A new one is planned with the tables' current sizes.
+ */
+export const REPREPARE_AFTER_MS = 15_000;
+const preparedBy = new WeakMap<object, Map<string, { name: string; at: number }>>();
 /** Statement names are never reused, in any database (one prepared again after a DEALLOCATE gets a new one). */
 let nextName = 0;
 type PgliteModule = typeof import('@electric-sql/pglite');
@@ -288,12 +297,16 @@ async function pglitePrepared(
       await pg._checkReady(); // closed while this waited for the locks: PGlite's own error
       const run = async (): Promise<unknown[]> => {
         // looked up under the lock: two first runs of one text must not both Parse it
-        let name = names.get(text);
+        const known = names.get(text);
+        const now = performance.now();
+        let name = known && now - known.at < REPREPARE_AFTER_MS ? known.name : undefined;
         if (name === undefined) {
-          // on its own, so a failed first run (a bad parameter) cannot leave it parsed but unrecorded
+          // on its own, so a failed first run (a bad parameter) cannot leave it parsed but unrecorded; an old name is closed with it
           const fresh = `atrium_raw${nextName++}`;
-          await pg.execProtocol(concat([s.parse({ name: fresh, text }), s.sync()]), { syncToFs: false, throwOnError: true });
-          names.set(text, (name = fresh));
+          const close = known ? [s.close({ type: 'S', name: known.name })] : [];
+          await pg.execProtocol(concat([...close, s.parse({ name: fresh, text }), s.sync()]), { syncToFs: false, throwOnError: true });
+          names.set(text, { name: fresh, at: now });
+          name = fresh;
         }
         const message = concat([s.bind({ statement: name, values }), s.describe({ type: 'P' }), s.execute({}), s.sync()]);
         // a read-only statement has nothing to write back to the file system; a write (`write`) is written back before it resolves, as PGlite.query does

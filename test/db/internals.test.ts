@@ -128,13 +128,14 @@ contract('pgliteExecProtocol', () => {
 });
 
 contract('pgliteSerialize', () => {
-  it('serializes parse, bind (named statement, text values), describe, execute and sync to frontend messages', () => {
+  it('serializes parse, bind (named statement, text values), describe, execute, close and sync to frontend messages', () => {
     const s = protocol.serialize;
     const parsed = s.parse({ name: 'atrium_raw_t', text: 'select $1::text' });
     expect(parsed[0]).toBe('P'.charCodeAt(0));
     expect(s.bind({ statement: 'atrium_raw_t', values: ['x', null] })[0]).toBe('B'.charCodeAt(0));
     expect(s.describe({ type: 'P' })[0]).toBe('D'.charCodeAt(0));
     expect(s.execute({})[0]).toBe('E'.charCodeAt(0));
+    expect(s.close({ type: 'S', name: 'atrium_raw_t' })[0]).toBe('C'.charCodeAt(0));
     expect(Array.from(s.sync())).toEqual(['S'.charCodeAt(0), 0, 0, 0, 4]);
   });
 });

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openDatabase, type Database } from '../../src/db/client.js';
-import { rawRows } from '../../src/db/driver.js';
+import { rawRows, REPREPARE_AFTER_MS } from '../../src/db/driver.js';
 
 /**
  * rawRows (db/driver.ts): on PGlite in this process a statement prepared by name and run as one
@@ -57,6 +57,32 @@ describe('rawRows', () => {
     expect(prepared).toHaveLength(1);
     expect(prepared[0]!.name).toMatch(/^atrium_raw\d+$/);
   });
+
+  it.skipIf(process.env.ATRIUM_TEST_DATABASE_URL)(
+    'a statement prepared REPREPARE_AFTER_MS ago is prepared anew (planned for the tables as they are now), its old name closed',
+    async () => {
+      const q = 'select $1::int * 5 as five';
+      const names = async () =>
+        (await rawRows<{ name: string }>(database.db, "select name from pg_prepared_statements where statement = 'select $1::int * 5 as five'", [])).map(
+          (r) => r.name,
+        );
+      expect(await rawRows(database.db, q, [1])).toEqual([{ five: 5 }]);
+      const first = await names();
+      expect(first).toHaveLength(1);
+      expect(await rawRows(database.db, q, [2])).toEqual([{ five: 10 }]);
+      expect(await names()).toEqual(first); // within the time: the same statement
+      const now = performance.now.bind(performance);
+      const later = vi.spyOn(performance, 'now').mockImplementation(() => now() + REPREPARE_AFTER_MS + 1);
+      try {
+        expect(await rawRows(database.db, q, [3])).toEqual([{ five: 15 }]);
+      } finally {
+        later.mockRestore();
+      }
+      const second = await names();
+      expect(second).toHaveLength(1);
+      expect(second[0]).not.toBe(first[0]);
+    },
+  );
 
   it('parameters that are not plain text (an array, JSON, bytes) are sent as the driver sends them', async () => {
     expect(await rawRows(database.db, 'select $1::int[] as a, $2::jsonb as j', [[1, 2, 3], JSON.stringify({ k: [1] })])).toEqual([
