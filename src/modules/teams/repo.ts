@@ -2,12 +2,24 @@ import { and, asc, count, eq, isNull, sql } from 'drizzle-orm';
 import { emailKey } from '../../security/email.js';
 import type { Executor } from '../../db/client.js';
 import { apiKeys, teams, users } from '../../db/schema/teams.js';
-import { execute } from '../../db/driver.js';
+import { execute, executePrepared } from '../../db/driver.js';
 import type { Role } from '../../policy/index.js';
 
 export type TeamRow = typeof teams.$inferSelect;
 export type UserRow = typeof users.$inferSelect;
 export type ApiKeyRow = typeof apiKeys.$inferSelect;
+
+/** A key's principal as findPrincipalByKeyHash reads it. */
+export interface KeyPrincipalRow {
+  keyId: string;
+  userId: number;
+  name: string;
+  email: string;
+  role: Role;
+  instanceAdmin: boolean;
+  teamId: string;
+  teamName: string;
+}
 
 export class TeamsRepo {
   async countTeams(db: Executor): Promise<number> {
@@ -153,22 +165,18 @@ export class TeamsRepo {
     return row;
   }
 
-  async findPrincipalByKeyHash(db: Executor, keyHash: string) {
-    const [row] = await db
-      .select({
-        keyId: apiKeys.id,
-        userId: users.id,
-        name: users.name,
-        email: users.email,
-        role: users.role,
-        instanceAdmin: users.instanceAdmin,
-        teamId: teams.id,
-        teamName: teams.name,
-      })
-      .from(apiKeys)
-      .innerJoin(users, eq(users.id, apiKeys.userId))
-      .innerJoin(teams, eq(teams.id, users.teamId))
-      .where(and(eq(apiKeys.keyHash, keyHash), isNull(apiKeys.revoked), isNull(users.deleted)));
-    return row;
+  /**
+   * The principal of a live key, read on every request a key makes (on PostgreSQL it is never
+   * cached): a statement prepared by name, which skips drizzle's query building and the server's
+   * parse and plan of the join — 0.44 → 0.15 ms p50 on PostgreSQL here (docs/DECISIONS.md).
+   */
+  async findPrincipalByKeyHash(db: Executor, keyHash: string): Promise<KeyPrincipalRow | undefined> {
+    const { rows } = await executePrepared<KeyPrincipalRow>(
+      db,
+      sql`select k.id as "keyId", u.id as "userId", u.name, u.email, u.role, u.instance_admin as "instanceAdmin", t.id as "teamId", t.name as "teamName"
+        from api_keys k join users u on u.id = k.user_id join teams t on t.id = u.team_id
+        where k.key_hash = ${keyHash}::text and k.revoked is null and u.deleted is null`,
+    );
+    return rows[0];
   }
 }

@@ -146,17 +146,7 @@ export class UsageService {
   }
 
   private async teamRules(teamId: string): Promise<BudgetRule[]> {
-    return this.rules.load(teamId, async () =>
-      (await this.repo.listBudgets(this.db, teamId)).map(({ id, scope, scopeId, period, credits, requestsPerMinute, created }) => ({
-        id,
-        scope,
-        scopeId,
-        period,
-        credits,
-        requestsPerMinute,
-        created,
-      })),
-    );
+    return this.rules.load(teamId, () => this.repo.listBudgetRules(this.db, teamId));
   }
 
   // ---- budgets -------------------------------------------------------------------------------
