@@ -3,23 +3,14 @@ import { emailKey } from '../../security/email.js';
 import type { Executor } from '../../db/client.js';
 import { apiKeys, teams, users } from '../../db/schema/teams.js';
 import { execute, executePrepared } from '../../db/driver.js';
-import type { Role } from '../../policy/index.js';
+import type { Principal, Role } from '../../policy/index.js';
 
 export type TeamRow = typeof teams.$inferSelect;
 export type UserRow = typeof users.$inferSelect;
 export type ApiKeyRow = typeof apiKeys.$inferSelect;
 
-/** A key's principal as findPrincipalByKeyHash reads it. */
-export interface KeyPrincipalRow {
-  keyId: string;
-  userId: number;
-  name: string;
-  email: string;
-  role: Role;
-  instanceAdmin: boolean;
-  teamId: string;
-  teamName: string;
-}
+/** A key's principal as findPrincipalByKeyHash reads it (no session, no client address). */
+export type KeyPrincipalRow = Omit<Principal, 'sessionId' | 'ip'> & { keyId: string };
 
 export class TeamsRepo {
   async countTeams(db: Executor): Promise<number> {
