@@ -224,7 +224,7 @@ describe('statements per turn', () => {
     ).toHaveLength(2);
     // anything else can only be a cache refill (key, workspace, model) or, on PostgreSQL, the key and
     // the team's budgets, which every node reads on every request so a change binds at once
-    for (const q of turn.filter((s) => !turnTables.test(s))) expect(q).toMatch(/api_keys|workspaces|models|from "budgets"/);
+    for (const q of turn.filter((s) => !turnTables.test(s))) expect(q).toMatch(/api_keys|workspaces|models|from "?budgets"?\s/);
   });
 
   it('a follow-up in a thread with files also searches them', async () => {
