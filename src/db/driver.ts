@@ -78,14 +78,25 @@ const clientOf = (db: Executor): object | undefined => (db as { $client?: object
 export async function rawRows<Row>(db: Executor, text: string, params: unknown[]): Promise<Row[]> {
   const client = clientOf(db) as DriverClient | undefined;
   if (!client) throw new Error('rawRows runs on the database, not in a transaction');
-  if (isPglite(client)) {
-    const rows = await pglitePrepared(client, text, params);
-    if (rows) return rows as Row[];
-  } else if (isThread(client)) {
-    const rows = await client.prepared(text, params, false, false);
-    if (rows) return rows as Row[];
-  }
-  return (await client.query(text, params)).rows as Row[];
+  const prepared = rawRunner(client);
+  const rows = prepared && (await prepared.query(text, params));
+  return rows ? (rows as Row[]) : ((await client.query(text, params)).rows as Row[]);
+}
+
+type Runner = { query(text: string, params: unknown[]): Promise<unknown[] | undefined> };
+const rawRunners = new WeakMap<object, Runner | null>();
+
+/** rawRows' statements prepared by name on PGlite (in process or on its thread), traced as the client's `query` is; null elsewhere. */
+function rawRunner(client: object): Runner | null {
+  let runner = rawRunners.get(client);
+  if (runner !== undefined) return runner;
+  runner = isPglite(client)
+    ? { query: (text, params) => pglitePrepared(client, text, params) }
+    : isThread(client)
+      ? { query: async (text, params) => (await client.prepared(text, params, false, false)) ?? undefined }
+      : null;
+  rawRunners.set(client, runner && traceStatements(runner, 'pglite'));
+  return runner;
 }
 
 /** drizzle's logger (its public `logger` option), one per database client: what `watchStatements` sees. */
@@ -242,8 +253,11 @@ export async function preparedOnThisThread(pg: PGlite, text: string, params: unk
   return (await pglitePrepared(pg, text, params, write, textTypes ? TEXT_PARSERS : undefined)) ?? null;
 }
 
-/** At most this many texts get a prepared statement per database (rawRows serves a few fixed texts). */
-const MAX_PREPARED = 32;
+/**
+ * At most this many texts hold a prepared statement per database; a new one beyond closes the
+ * least recently used (a turn's statement text differs with its batch's size, so texts come and go).
+ */
+export const MAX_PREPARED = 32;
 /**
  * A statement is prepared anew once its name is this old. PostgreSQL keeps a prepared statement's
  * generic plan until an ANALYZE of its tables invalidates it, and on PGlite ANALYZE runs only in
@@ -273,7 +287,7 @@ const isPlain = (v: unknown): boolean => v === null || v === undefined || typeof
  * `PGlite.query`, in the same order, so it never runs inside another caller's transaction, and
  * awaits nothing else before them, so a read issued before `close()` runs before it. Parameters
  * are sent as text (the statement casts them); rows are parsed by PGlite's own type parsers, as
- * `query` returns them, or with `parsers` over them (executePrepared's: as drizzle's). Undefined (the caller falls back to `query`): no name left, or a
+ * `query` returns them, or with `parsers` over them (executePrepared's: as drizzle's). Undefined (the caller falls back to `query`): a
  * parameter that is not plain text, a number, a boolean or a Date. `write`: the statement writes
  * (a chat turn's, executePrepared), so its changes are written back to the file system before it
  * resolves, as `PGlite.query` does.
@@ -287,7 +301,7 @@ async function pglitePrepared(
 ): Promise<unknown[] | undefined> {
   let names = preparedBy.get(pg);
   if (!names) preparedBy.set(pg, (names = new Map()));
-  if ((!names.has(text) && names.size >= MAX_PREPARED) || !params.every(isPlain)) return undefined;
+  if (!params.every(isPlain)) return undefined;
   const mod = (pgliteModule ??= await import('@electric-sql/pglite'));
   const s = mod.protocol.serialize;
   const values = params.map((v) => (v === null || v === undefined ? null : v instanceof Date ? v.toISOString() : String(v)));
@@ -300,14 +314,22 @@ async function pglitePrepared(
         const known = names.get(text);
         const now = performance.now();
         let name = known && now - known.at < REPREPARE_AFTER_MS ? known.name : undefined;
+        names.delete(text); // (re)inserted below: the map's order is least recently used first
         if (name === undefined) {
-          // on its own, so a failed first run (a bad parameter) cannot leave it parsed but unrecorded; an old name is closed with it
+          // Parsed on its own, so a failed first run (a bad parameter) cannot leave it parsed but
+          // unrecorded; closed in the same message: its own old name, and at the limit the least recently used
+          const closing = known ? [known.name] : [];
+          if (!known && names.size >= MAX_PREPARED) {
+            const [lruText, lru] = names.entries().next().value!;
+            names.delete(lruText);
+            closing.push(lru.name);
+          }
           const fresh = `atrium_raw${nextName++}`;
-          const close = known ? [s.close({ type: 'S', name: known.name })] : [];
+          const close = closing.map((n) => s.close({ type: 'S', name: n }));
           await pg.execProtocol(concat([...close, s.parse({ name: fresh, text }), s.sync()]), { syncToFs: false, throwOnError: true });
           names.set(text, { name: fresh, at: now });
           name = fresh;
-        }
+        } else names.set(text, known!);
         const message = concat([s.bind({ statement: name, values }), s.describe({ type: 'P' }), s.execute({}), s.sync()]);
         // a read-only statement has nothing to write back to the file system; a write (`write`) is written back before it resolves, as PGlite.query does
         const { messages } = await pg.execProtocol(message, { syncToFs: write, throwOnError: true });

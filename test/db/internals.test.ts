@@ -125,6 +125,26 @@ contract('pgliteExecProtocol', () => {
     // the database is usable after the error
     expect((await pg.query<{ one: number }>('select 1 as one')).rows).toEqual([{ one: 1 }]);
   });
+
+  onPglite('closes named statements and parses another in one call; closing a name that does not exist is no error', async () => {
+    const pg = pglite();
+    const s = protocol.serialize;
+    const run = (m: Uint8Array) => pg._runExclusiveTransaction(() => pg._runExclusiveQuery(() => pg.execProtocol(m, { syncToFs: false, throwOnError: true })));
+    const named = async () =>
+      (await pg.query<{ name: string }>("select name from pg_prepared_statements where name like 'atrium_contract_%' order by name")).rows;
+    await run(message(s.parse({ name: 'atrium_contract_a', text: 'select 1' }), s.sync()));
+    expect(await named()).toEqual([{ name: 'atrium_contract_a' }]);
+    await run(
+      message(
+        s.close({ type: 'S', name: 'atrium_contract_a' }),
+        s.close({ type: 'S', name: 'atrium_contract_none' }),
+        s.parse({ name: 'atrium_contract_b', text: 'select 2' }),
+        s.sync(),
+      ),
+    );
+    expect(await named()).toEqual([{ name: 'atrium_contract_b' }]);
+    await run(message(s.close({ type: 'S', name: 'atrium_contract_b' }), s.sync()));
+  });
 });
 
 contract('pgliteSerialize', () => {

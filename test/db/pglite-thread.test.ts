@@ -36,11 +36,11 @@ describe('embedded database on its own thread', () => {
     const q = 'select $1::int * 3 as thrice, now() as at';
     for (let i = 1; i <= 3; i++) expect(await rawRows<{ thrice: number; at: unknown }>(db.db, q, [i])).toEqual([{ thrice: i * 3, at: expect.any(Date) }]);
     const named = await rawRows<{ name: string; statement: string }>(db.db, 'select name, statement from pg_prepared_statements', []);
-    const byText = new Map(named.map((r) => [r.statement, r.name]));
-    expect(byText.get(q)).toMatch(/^atrium_raw\d+$/);
-    expect(byText.get("select $1::timestamptz as tz, interval '1 day' as i, $2::bigint as big, $3::text as t, $4::int as n, true as b")).toMatch(
-      /^atrium_raw\d+$/,
-    );
+    const namesOf = (text: string) => named.filter((r) => r.statement === text).map((r) => r.name);
+    expect(namesOf(q)).toEqual([expect.stringMatching(/^atrium_raw\d+$/)]);
+    expect(namesOf("select $1::timestamptz as tz, interval '1 day' as i, $2::bigint as big, $3::text as t, $4::int as n, true as b")).toEqual([
+      expect.stringMatching(/^atrium_raw\d+$/),
+    ]);
     // a parameter that is not plain text goes as a query; a bad one is the database's error
     expect(await rawRows(db.db, 'select $1::int[] as a', [[1, 2]])).toEqual([{ a: [1, 2] }]);
     await expect(rawRows(db.db, 'select $1::uuid as id', ['not-a-uuid'])).rejects.toMatchObject({ code: '22P02' });

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openDatabase, type Database } from '../../src/db/client.js';
-import { rawRows, REPREPARE_AFTER_MS } from '../../src/db/driver.js';
+import { MAX_PREPARED, rawRows, REPREPARE_AFTER_MS } from '../../src/db/driver.js';
 
 /**
  * rawRows (db/driver.ts): on PGlite in this process a statement prepared by name and run as one
@@ -83,6 +83,20 @@ describe('rawRows', () => {
       expect(second[0]).not.toBe(first[0]);
     },
   );
+
+  it.skipIf(process.env.ATRIUM_TEST_DATABASE_URL)('holds at most MAX_PREPARED statements: a new text beyond closes the least recently used', async () => {
+    const text = (i: number) => `select $1::int + ${i} as lru_${i}`;
+    for (let i = 0; i < MAX_PREPARED; i++) expect(await rawRows(database.db, text(i), [1])).toEqual([{ [`lru_${i}`]: 1 + i }]);
+    expect(await rawRows(database.db, text(0), [2])).toEqual([{ lru_0: 2 }]); // used again: now the most recent
+    for (let i = MAX_PREPARED; i < MAX_PREPARED + 8; i++) expect(await rawRows(database.db, text(i), [1])).toEqual([{ [`lru_${i}`]: 1 + i }]);
+    const named = await rawRows<{ statement: string }>(database.db, 'select statement from pg_prepared_statements', []);
+    expect(named.length).toBeLessThanOrEqual(MAX_PREPARED);
+    const held = new Set(named.map((r) => r.statement));
+    expect(held.has(text(0))).toBe(true);
+    expect(held.has(text(1))).toBe(false);
+    expect(held.has(text(MAX_PREPARED + 7))).toBe(true);
+    expect(await rawRows(database.db, text(1), [5])).toEqual([{ lru_1: 6 }]); // prepared again when asked
+  });
 
   it('parameters that are not plain text (an array, JSON, bytes) are sent as the driver sends them', async () => {
     expect(await rawRows(database.db, 'select $1::int[] as a, $2::jsonb as j', [[1, 2, 3], JSON.stringify({ k: [1] })])).toEqual([
