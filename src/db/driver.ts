@@ -83,20 +83,29 @@ export async function rawRows<Row>(db: Executor, text: string, params: unknown[]
   return rows ? (rows as Row[]) : ((await client.query(text, params)).rows as Row[]);
 }
 
+/** Runs a text as a statement prepared by name: its rows, or undefined when it must be sent as `query`. */
 type Runner = { query(text: string, params: unknown[]): Promise<unknown[] | undefined> };
 const rawRunners = new WeakMap<object, Runner | null>();
 
-/** rawRows' statements prepared by name on PGlite (in process or on its thread), traced as the client's `query` is; null elsewhere. */
+/** rawRows' runner for this client (pgliteRunner, rows as PGlite's parsers give them), made once. */
 function rawRunner(client: object): Runner | null {
   let runner = rawRunners.get(client);
-  if (runner !== undefined) return runner;
-  runner = isPglite(client)
-    ? { query: (text, params) => pglitePrepared(client, text, params) }
-    : isThread(client)
-      ? { query: async (text, params) => (await client.prepared(text, params, false, false)) ?? undefined }
-      : null;
-  rawRunners.set(client, runner && traceStatements(runner, 'pglite'));
+  if (runner === undefined) rawRunners.set(client, (runner = pgliteRunner(client, false, false)));
   return runner;
+}
+
+/**
+ * Statements prepared by name on PGlite, in this process (pglitePrepared) or on its thread
+ * (PreparedOnThread), traced as the client's `query` is; null for any other client. `write`: as
+ * pglitePrepared's; `textTypes`: rows typed as executePrepared's (TEXT_PARSERS).
+ */
+function pgliteRunner(client: object, write: boolean, textTypes: boolean): Runner | null {
+  const runner: Runner | null = isPglite(client)
+    ? { query: (text, params) => pglitePrepared(client, text, params, write, textTypes ? TEXT_PARSERS : undefined) }
+    : isThread(client)
+      ? { query: async (text, params) => (await client.prepared(text, params, write, textTypes)) ?? undefined }
+      : null;
+  return runner && traceStatements(runner, 'pglite');
 }
 
 /** drizzle's logger (its public `logger` option), one per database client: what `watchStatements` sees. */
@@ -165,17 +174,9 @@ type PgPool = { query(config: { name?: string; text: string; values: unknown[]; 
  * `query` is).
  */
 export function usePreparedStatements(client: object, pgTypes?: PgTypes): void {
-  if (isPglite(client)) {
-    const traced = traceStatements({ query: (text: string, params: unknown[]) => pglitePrepared(client, text, params, true, TEXT_PARSERS) }, 'pglite');
-    preparedFor.set(client, (text, params) => traced.query(text, params));
-    return;
-  }
-  if (isThread(client)) {
-    const traced = traceStatements(
-      { query: async (text: string, params: unknown[]) => (await client.prepared(text, params, true, true)) ?? undefined },
-      'pglite',
-    );
-    preparedFor.set(client, (text, params) => traced.query(text, params));
+  const runner = pgliteRunner(client, true, true);
+  if (runner) {
+    preparedFor.set(client, (text, params) => runner.query(text, params));
     return;
   }
   if (!pgTypes) return;
