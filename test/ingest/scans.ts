@@ -10,33 +10,40 @@ const FONT_PX = 44;
 const LINE_PX = 64;
 const MARGIN_PX = 60;
 
-/** Lines of black text on white, `width` pixels wide, encoded as `format`. */
-export function textImage(lines: string[], format: ScanFormat = 'png', width = 1700): Buffer {
+/**
+ * Lines of black text on white, at least `width` pixels wide: wider when a line needs it, since
+ * `sans-serif` is whichever font the machine has (DejaVu Sans draws the longest test sentence
+ * wider than 1,700 pixels, and a clipped line is read as "a mc").
+ */
+function drawLines(lines: string[], width: number) {
+  const font = `${FONT_PX}px sans-serif`;
+  const measure = createCanvas(1, 1).getContext('2d');
+  measure.font = font;
+  const w = Math.max(width, ...lines.map((l) => Math.ceil(measure.measureText(l).width) + MARGIN_PX * 2));
   const height = MARGIN_PX * 2 + LINE_PX * Math.max(1, lines.length);
-  const canvas = createCanvas(width, height);
+  const canvas = createCanvas(w, height);
   const g = canvas.getContext('2d');
   g.fillStyle = '#ffffff';
-  g.fillRect(0, 0, width, height);
+  g.fillRect(0, 0, w, height);
   g.fillStyle = '#000000';
-  g.font = `${FONT_PX}px sans-serif`;
+  g.font = font;
   lines.forEach((line, i) => g.fillText(line, MARGIN_PX, MARGIN_PX + FONT_PX + i * LINE_PX));
+  return { canvas, g, width: w, height };
+}
+
+/** Lines of black text on white (drawLines), encoded as `format`. */
+export function textImage(lines: string[], format: ScanFormat = 'png', width = 1700): Buffer {
+  const { canvas } = drawLines(lines, width);
   return format === 'png' ? canvas.toBuffer('image/png') : format === 'jpeg' ? canvas.toBuffer('image/jpeg', 92) : canvas.toBuffer('image/webp', 100);
 }
 
 /** The same lines as an uncompressed 8-bit greyscale TIFF (one strip). */
 export function textTiff(lines: string[], width = 1700): Buffer {
-  const height = MARGIN_PX * 2 + LINE_PX * Math.max(1, lines.length);
-  const canvas = createCanvas(width, height);
-  const g = canvas.getContext('2d');
-  g.fillStyle = '#ffffff';
-  g.fillRect(0, 0, width, height);
-  g.fillStyle = '#000000';
-  g.font = `${FONT_PX}px sans-serif`;
-  lines.forEach((line, i) => g.fillText(line, MARGIN_PX, MARGIN_PX + FONT_PX + i * LINE_PX));
-  const rgba = g.getImageData(0, 0, width, height).data;
-  const grey = Buffer.alloc(width * height);
+  const { g, width: w, height } = drawLines(lines, width);
+  const rgba = g.getImageData(0, 0, w, height).data;
+  const grey = Buffer.alloc(w * height);
   for (let i = 0; i < grey.length; i++) grey[i] = rgba[i * 4]!;
-  return tiff(width, height, grey);
+  return tiff(w, height, grey);
 }
 
 /** A baseline TIFF header and one directory around 8-bit greyscale pixels (`pixels` may be empty: a header only). */
@@ -106,8 +113,8 @@ export function scanPdf(pages: Array<string[] | { text: string[] }>): Buffer {
       continue;
     }
     const jpeg = textImage(lines, 'jpeg');
-    const width = 1700;
     const height = jpeg.readUInt16BE(sofOffset(jpeg) + 5);
+    const width = jpeg.readUInt16BE(sofOffset(jpeg) + 7);
     const ptW = (width * 72) / 200;
     const ptH = (height * 72) / 200;
     const image = add(
