@@ -29,18 +29,22 @@ afterAll(async () => {
 
 describe('embedded database on its own thread', () => {
   it("prepares a turn's statements (executePrepared) and rawRows' once by name on the thread, rows typed as on the app's thread", async () => {
-    const TYPED = sql`select ${'2026-01-02T03:04:05Z'}::timestamptz as tz, interval '1 day' as i, ${7}::bigint as big, ${'x'}::text as t, ${3}::int as n, true as b`;
+    const TYPED = sql`select ${'2026-01-02T03:04:05Z'}::timestamptz as tz, interval '1 day' as i, ${7}::bigint as big, ${'x'}::text as t, ${3}::int as n, true as b, array[1, 2]::int[] as arr, '{"a":1}'::jsonb as j`;
     const { rows: expected } = await execute<Record<string, unknown>>(db.db, TYPED);
     expect(typeof expected[0]!.tz).toBe('string');
+    // PGlite's own parsers still apply under executePrepared's text types (arrays, JSON)
+    expect(expected[0]).toMatchObject({ arr: [1, 2], j: { a: 1 } });
     for (let i = 0; i < 3; i++) expect((await executePrepared(db.db, TYPED)).rows).toEqual(expected);
     const q = 'select $1::int * 3 as thrice, now() as at';
     for (let i = 1; i <= 3; i++) expect(await rawRows<{ thrice: number; at: unknown }>(db.db, q, [i])).toEqual([{ thrice: i * 3, at: expect.any(Date) }]);
     const named = await rawRows<{ name: string; statement: string }>(db.db, 'select name, statement from pg_prepared_statements', []);
     const namesOf = (text: string) => named.filter((r) => r.statement === text).map((r) => r.name);
     expect(namesOf(q)).toEqual([expect.stringMatching(/^atrium_raw\d+$/)]);
-    expect(namesOf("select $1::timestamptz as tz, interval '1 day' as i, $2::bigint as big, $3::text as t, $4::int as n, true as b")).toEqual([
-      expect.stringMatching(/^atrium_raw\d+$/),
-    ]);
+    expect(
+      namesOf(
+        "select $1::timestamptz as tz, interval '1 day' as i, $2::bigint as big, $3::text as t, $4::int as n, true as b, array[1, 2]::int[] as arr, '{\"a\":1}'::jsonb as j",
+      ),
+    ).toEqual([expect.stringMatching(/^atrium_raw\d+$/)]);
     // a parameter that is not plain text goes as a query; a bad one is the database's error
     expect(await rawRows(db.db, 'select $1::int[] as a', [[1, 2]])).toEqual([{ a: [1, 2] }]);
     await expect(rawRows(db.db, 'select $1::uuid as id', ['not-a-uuid'])).rejects.toMatchObject({ code: '22P02' });
