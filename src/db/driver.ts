@@ -101,7 +101,7 @@ function rawRunner(client: object): Runner | null {
  */
 function pgliteRunner(client: object, write: boolean, textTypes: boolean): Runner | null {
   const runner: Runner | null = isPglite(client)
-    ? { query: (text, params) => pglitePrepared(client, text, params, write, textTypes ? TEXT_PARSERS : undefined) }
+    ? { query: (text, params) => pglitePrepared(client, text, params, write, textTypes) }
     : isThread(client)
       ? { query: async (text, params) => (await client.prepared(text, params, write, textTypes)) ?? undefined }
       : null;
@@ -251,7 +251,7 @@ const isThread = (client: unknown): client is PreparedOnThread => typeof (client
  */
 export async function preparedOnThisThread(pg: PGlite, text: string, params: unknown[], write: boolean, textTypes: boolean): Promise<unknown[] | null> {
   if (!isPglite(pg)) return null;
-  return (await pglitePrepared(pg, text, params, write, textTypes ? TEXT_PARSERS : undefined)) ?? null;
+  return (await pglitePrepared(pg, text, params, write, textTypes)) ?? null;
 }
 
 /**
@@ -288,18 +288,12 @@ const isPlain = (v: unknown): boolean => v === null || v === undefined || typeof
  * `PGlite.query`, in the same order, so it never runs inside another caller's transaction, and
  * awaits nothing else before them, so a read issued before `close()` runs before it. Parameters
  * are sent as text (the statement casts them); rows are parsed by PGlite's own type parsers, as
- * `query` returns them, or with `parsers` over them (executePrepared's: as drizzle's). Undefined (the caller falls back to `query`): a
+ * `query` returns them, or with `textTypes` TEXT_PARSERS over them (executePrepared's: as drizzle's). Undefined (the caller falls back to `query`): a
  * parameter that is not plain text, a number, a boolean or a Date. `write`: the statement writes
  * (a chat turn's, executePrepared), so its changes are written back to the file system before it
  * resolves, as `PGlite.query` does.
  */
-async function pglitePrepared(
-  pg: PgliteInternals,
-  text: string,
-  params: readonly unknown[],
-  write = false,
-  parsers?: Record<number, (x: string) => unknown>,
-): Promise<unknown[] | undefined> {
+async function pglitePrepared(pg: PgliteInternals, text: string, params: readonly unknown[], write = false, textTypes = false): Promise<unknown[] | undefined> {
   let names = preparedBy.get(pg);
   if (!names) preparedBy.set(pg, (names = new Map()));
   if (!params.every(isPlain)) return undefined;
@@ -334,7 +328,7 @@ async function pglitePrepared(
         const message = concat([s.bind({ statement: name, values }), s.describe({ type: 'P' }), s.execute({}), s.sync()]);
         // a read-only statement has nothing to write back to the file system; a write (`write`) is written back before it resolves, as PGlite.query does
         const { messages } = await pg.execProtocol(message, { syncToFs: write, throwOnError: true });
-        return mod.parse.parseResults(messages as never, (parsers ? parsersOver(pg, parsers) : pg.parsers) as never)[0]?.rows ?? [];
+        return mod.parse.parseResults(messages as never, (textTypes ? textParsersOver(pg) : pg.parsers) as never)[0]?.rows ?? [];
       };
       try {
         return await run();
@@ -348,18 +342,16 @@ async function pglitePrepared(
   );
 }
 
-const merged = new WeakMap<object, WeakMap<object, object>>();
+const overParsers = new WeakMap<object, object>();
 /**
- * `parsers` over PGlite's own, made once per database: PGlite's `parseResults` given them as an
+ * TEXT_PARSERS over PGlite's own, made once per database: PGlite's `parseResults` given them as an
  * option spreads its ~320 type parsers into a new object on every call (~0.14 ms, the most costly
  * step of a turn's statement on the database thread after PostgreSQL itself). PGlite's own stay
  * the prototype, so the array types it adds to them in place later are found too.
  */
-function parsersOver(pg: PgliteInternals, parsers: Record<number, (x: string) => unknown>): object {
-  let byParsers = merged.get(pg.parsers);
-  if (!byParsers) merged.set(pg.parsers, (byParsers = new WeakMap()));
-  let over = byParsers.get(parsers);
-  if (!over) byParsers.set(parsers, (over = Object.assign(Object.create(pg.parsers) as object, parsers)));
+function textParsersOver(pg: PgliteInternals): object {
+  let over = overParsers.get(pg.parsers);
+  if (!over) overParsers.set(pg.parsers, (over = Object.assign(Object.create(pg.parsers) as object, TEXT_PARSERS)));
   return over;
 }
 

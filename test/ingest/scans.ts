@@ -113,8 +113,9 @@ export function scanPdf(pages: Array<string[] | { text: string[] }>): Buffer {
       continue;
     }
     const jpeg = textImage(lines, 'jpeg');
-    const height = jpeg.readUInt16BE(sofOffset(jpeg) + 5);
-    const width = jpeg.readUInt16BE(sofOffset(jpeg) + 7);
+    const sof = sofOffset(jpeg);
+    const height = jpeg.readUInt16BE(sof + 5);
+    const width = jpeg.readUInt16BE(sof + 7);
     const ptW = (width * 72) / 200;
     const ptH = (height * 72) / 200;
     const image = add(
