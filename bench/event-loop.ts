@@ -22,6 +22,8 @@ import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { sql } from 'drizzle-orm';
 import { execute } from '../src/db/driver.js';
+import { FEATURE_READS } from '../src/retrieval/repo.js';
+import { refreshSearchStatistics } from '../src/retrieval/search-statistics.js';
 import type { Principal } from '../src/policy/index.js';
 import { newTeam, startTestApp, testConfig, type TestApp } from '../test/helpers/app.js';
 import { createModel, createWorkspace } from '../test/helpers/factories.js';
@@ -183,8 +185,10 @@ const search: Task = {
     plusId = (res.json() as { id: string }).id;
     sentences = sentences.length ? sentences : loadSentences();
     await seedChunks(ctx.t, ctx.caller.teamId, plusId, ctx.caller.userId, sentences, QUICK ? 20_000 : 100_000);
-    // as upkeep would after such a change (its vacuum of 100,000 new chunks takes ~0.7 s)
+    // as upkeep would after such a change (its vacuum of 100,000 new chunks takes ~0.7 s), then
+    // the lexemes' statistics it writes after analysing the chunks (src/retrieval/search-statistics.ts)
     await ctx.t.database.db.execute(sql`vacuum (analyze) plus_chunks`);
+    await refreshSearchStatistics(ctx.t.database.db, FEATURE_READS.splitAbove);
   },
   async run(ctx) {
     const questions = makeQuestions(sentences, QUESTIONS);
@@ -305,7 +309,7 @@ export async function benchEventLoop(): Promise<Section> {
   const results = [...(await runMode('own thread')), ...(QUICK ? [] : await runMode('app thread'))];
   return {
     name: 'Event loop under heavy work',
-    method: `In one process (app.inject, the embedded database on disk, stand-in provider): during each task a loop alternates GET /healthz and a chat turn, one at a time, and records each latency; perf_hooks.monitorEventLoopDelay (10 ms resolution) samples the event loop over the task. (a) uploads a DOCX whose document.xml holds ${TEXT_BYTES / 1_000_000} MB of words (within the default ingestion caps); (b) reads GET /api/v1/chat/prompt-logs/csv to the end over ${LOGS.toLocaleString('en')} logs (inserted, vacuumed and analysed just before, as the server's upkeep does within a minute); (c) asks ${QUESTIONS} context-for-prompt questions, one after another, of an entry of ${QUICK ? '20,000' : '100,000'} chunks seeded, vacuumed and analysed just before (the first question starts the in-memory lexical index's build). Every task runs with PGlite on its own thread (EMBEDDED_DB_THREAD=on, the default)${QUICK ? ' only (a --quick run: smaller sizes, no run on the application thread)' : " and on the application's thread (off)"}, each in a fresh app.`,
+    method: `In one process (app.inject, the embedded database on disk, stand-in provider): during each task a loop alternates GET /healthz and a chat turn, one at a time, and records each latency; perf_hooks.monitorEventLoopDelay (10 ms resolution) samples the event loop over the task. (a) uploads a DOCX whose document.xml holds ${TEXT_BYTES / 1_000_000} MB of words (within the default ingestion caps); (b) reads GET /api/v1/chat/prompt-logs/csv to the end over ${LOGS.toLocaleString('en')} logs (inserted, vacuumed and analysed just before, as the server's upkeep does within a minute); (c) asks ${QUESTIONS} context-for-prompt questions, one after another, of an entry of ${QUICK ? '20,000' : '100,000'} chunks seeded, vacuumed and analysed just before, its lexemes' statistics written as upkeep does (the first question starts the in-memory lexical index's build). Every task runs with PGlite on its own thread (EMBEDDED_DB_THREAD=on, the default)${QUICK ? ' only (a --quick run: smaller sizes, no run on the application thread)' : " and on the application's thread (off)"}, each in a fresh app.`,
     tables: [{ rows: results.map((r) => r.row) }],
     notes: [
       'A chat turn waits for the statement in progress (PGlite has one connection): an upload writes its chunks in statements of ~20–60 ms (src/modules/plus/store.ts), the export and the index build read in pages, and on the database thread bulk work (the upload’s batches, the index build, large searches’ feature reads, the export’s reads, upkeep) gives way to other statements (Database.bulk), so an upload takes longer while chat turns run back to back; upkeep also waits for 50 ms without a statement (at most 5 minutes), so it runs between the tasks, not during them. /healthz never touches the database, so its latency is the event loop’s.',

@@ -4,7 +4,9 @@ import { databaseOptions, openDatabase, type Database } from './db/client.js';
 import { createHttpServer } from './http/server.js';
 import { preloadTokenizer } from './ingest/tokens.js';
 import { closing, Jobs, periodic, type Job } from './jobs.js';
-import { TABLE_RULES, upkeep, UPKEEP_EVERY_MS } from './db/upkeep.js';
+import { TABLE_RULES, upkeep, UPKEEP_EVERY_MS, UPKEEP_LULL } from './db/upkeep.js';
+import { FEATURE_READS } from './retrieval/repo.js';
+import { refreshSearchStatistics } from './retrieval/search-statistics.js';
 import { startTracingIfConfigured } from './observability/http.js';
 import { adminSocket } from './ops/admin-socket.js';
 import { registerRoutes, SHARED_SCHEMAS } from './routing.js';
@@ -75,7 +77,13 @@ export async function buildApp(
             periodic(
               'embedded database upkeep',
               UPKEEP_EVERY_MS,
-              () => upkeep(db.bulk, TABLE_RULES, db.lull),
+              async () => {
+                const { analyzed } = await upkeep(db.bulk, TABLE_RULES, db.lull);
+                // the planner's view of the chunks' lexemes, which ANALYZE does not sample (retrieval/search-statistics.ts)
+                if (!analyzed.includes('plus_chunks')) return;
+                await db.lull?.(UPKEEP_LULL.quietMs, UPKEEP_LULL.atMostMs);
+                await refreshSearchStatistics(db.bulk, FEATURE_READS.splitAbove);
+              },
               (err) => warn(err, 'database upkeep failed'),
             ),
           ]

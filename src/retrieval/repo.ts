@@ -1,3 +1,4 @@
+import { sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../db/client.js';
 import { execute, rawRows } from '../db/driver.js';
 import { indexTermStats } from './lexical-index/term-stats.js';
@@ -10,6 +11,7 @@ import {
   featuresOf,
   featuresSql,
   filenamesSql,
+  idSpanSql,
   isEmptyScope,
   leadingSql,
   MAX_QUESTION_CHARS,
@@ -17,6 +19,7 @@ import {
   termStatsSql,
   type ChunkScope,
   type FeatureRow,
+  type IdWindow,
   type Question,
 } from './search-sql.js';
 
@@ -24,8 +27,28 @@ import {
  * In a scope of more than `splitAbove` chunks, a search step's features are read `batch`
  * candidates per statement: one statement over a 100,000-chunk entry's candidates took
  * 0.1–0.25 s here, and the embedded database has one connection, so every other query waited.
+ * Their ids are read first, in windows of chunk ids when a step may find more than `window`
+ * candidates (the sum over its clauses of their rarest lexeme's df): about `window` each, ~20 ms
+ * on the embedded database where one statement over 5,000 candidates took 0.1 s, each a row
+ * read. Windows are used only when the planner intersects them with the GIN index's matches
+ * (`windowsIfPlanned`; search-statistics.ts gives it the statistics it needs); otherwise each
+ * would visit every candidate, and the ids are read in one statement.
  */
-export const FEATURE_READS = { splitAbove: 20_000, batch: 250 };
+export const FEATURE_READS = { splitAbove: 20_000, batch: 50, window: 500, windowsIfPlanned: true };
+
+/** At most how many candidates a step can find: per clause, its rarest lexeme's df (`n` for a lexeme without one). */
+export function expectedCandidates(step: Step, df: ReadonlyMap<string, number>, n: number): number {
+  let sum = 0;
+  for (const clause of step.clauses) sum += Math.min(n, ...clause.map((l) => df.get(l) ?? n));
+  return Math.min(n, sum);
+}
+
+/** Whether the plan of `query` intersects two bitmap index scans (a window's id range with the GIN index's matches). */
+async function intersects(db: Executor, query: SQL): Promise<boolean> {
+  const { rows } = await execute<Record<string, unknown>>(db, sql`explain (format json) ${query}`);
+  const plan = Object.values(rows[0] ?? {})[0];
+  return /"Node Type":\s*"BitmapAnd"/.test(typeof plan === 'string' ? plan : JSON.stringify(plan));
+}
 
 /** A chunk's place in one ranked list: its score there and its 1-based rank. */
 export interface RankIn {
@@ -165,11 +188,12 @@ export class RetrievalRepo {
     avgLen: number,
     avgFile: number,
     chunksInScope: number,
+    df: ReadonlyMap<string, number>,
   ): Promise<ScoredChunk[]> {
     const rows: FeatureRow[] = [];
     if (chunksInScope <= this.featureReads.splitAbove) rows.push(...(await execute<FeatureRow>(db, featuresSql(scope, choice, step, avgFile > 0))).rows);
     else {
-      const ids = (await execute<{ id: number | string }>(bulk, candidatesSql(scope, step))).rows.map((r) => String(r.id));
+      const ids = await this.candidateIds(bulk, scope, step, expectedCandidates(step, df, chunksInScope));
       for (let at = 0; at < ids.length; at += this.featureReads.batch) {
         const batch = ids.slice(at, at + this.featureReads.batch);
         rows.push(...(await execute<FeatureRow>(bulk, featuresSql(scope, choice, step, avgFile > 0, batch))).rows);
@@ -184,6 +208,27 @@ export class RetrievalRepo {
       db,
       top.map((c) => ({ id: c.chunkId, file_id: c.fileId, plus_id: c.plusId, text: null, token_size: c.tokenSize, heading: null, score: c.score })),
     );
+  }
+
+  /**
+   * A large step's candidates' ids (FEATURE_READS): in windows of the scope's chunk ids of about
+   * `window` expected candidates each when it may find more and the planner intersects a window
+   * with the GIN index's matches, else in one statement.
+   */
+  private async candidateIds(bulk: Executor, scope: ChunkScope, step: Step, expected: number): Promise<string[]> {
+    const idsOf = async (query: SQL) => (await execute<{ id: number | string }>(bulk, query)).rows.map((r) => String(r.id));
+    const { window, windowsIfPlanned } = this.featureReads;
+    if (window <= 0 || expected <= window) return idsOf(candidatesSql(scope, step));
+    const span = (await execute<{ lo: string | null; hi: string | null }>(bulk, idSpanSql(scope))).rows[0];
+    if (!span?.lo || !span.hi) return [];
+    const [lo, hi] = [Number(span.lo), Number(span.hi)];
+    const width = Math.ceil((hi - lo + 1) / Math.ceil(expected / window));
+    const windows: IdWindow[] = [];
+    for (let from = lo; from <= hi; from += width) windows.push({ from, to: Math.min(hi, from + width - 1) });
+    if (windowsIfPlanned && !(await intersects(bulk, candidatesSql(scope, step, windows[0])))) return idsOf(candidatesSql(scope, step));
+    const ids: string[] = [];
+    for (const w of windows) ids.push(...(await idsOf(candidatesSql(scope, step, w))));
+    return ids;
   }
 
   /** When nothing matches (a question of stop words, "summarise this"), the documents' opening chunks. */
@@ -228,8 +273,9 @@ export class RetrievalRepo {
     const { scope } = request;
     if (isEmptyScope(scope)) return { chunks: [], stats: 'stats' in request ? request.stats : { n: 0, terms: [] }, choice: null, steps: 0, leading: false };
     const stats = 'stats' in request ? request.stats : await this.termStats(db, scope, request.question);
+    const df = new Map(stats.terms.map((t) => [t.lexeme, t.df]));
     return this.stepwise(db, scope, stats, limit, (choice, step, want, avgLen, avgFile) =>
-      this.searchStep(db, bulk, scope, choice, step, want, avgLen, avgFile, stats.n),
+      this.searchStep(db, bulk, scope, choice, step, want, avgLen, avgFile, stats.n, df),
     );
   }
 

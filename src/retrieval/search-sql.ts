@@ -220,9 +220,30 @@ export function featuresSql(scope: ChunkScope, choice: TermChoice, step: Step, f
     where c.search @@ cast(${step.match} as tsquery) and ${scopeSql(scope)}`;
 }
 
-/** The ids of featuresSql's candidates (no features: the GIN index and the rows' visibility only). */
-export function candidatesSql(scope: ChunkScope, step: Step): SQL {
-  return sql`select c.id from plus_chunks c where c.search @@ cast(${step.match} as tsquery) and ${scopeSql(scope)}`;
+/** A range of chunk ids, both ends included. */
+export interface IdWindow {
+  from: number;
+  to: number;
+}
+
+/** The ids of featuresSql's candidates (no features: the GIN index and the rows' visibility only), or of those in `window`. */
+export function candidatesSql(scope: ChunkScope, step: Step, window?: IdWindow): SQL {
+  const within = window ? sql` and c.id between ${window.from} and ${window.to}` : sql``;
+  return sql`select c.id from plus_chunks c where c.search @@ cast(${step.match} as tsquery) and ${scopeSql(scope)}${within}`;
+}
+
+/**
+ * The least and greatest chunk id of the scope's entries, and of its files' entries (text: ids
+ * are bigint): two descents of plus_chunks_plus_idx per entry. Rows: lo, hi (null: no chunk).
+ */
+export function idSpanSql(s: ChunkScope): SQL {
+  const entries = [];
+  if (s.plusIds.length > 0) entries.push(sql`select unnest(array[${uuidList(s.plusIds)}]) as plus_id`);
+  if (s.fileIds.length > 0) entries.push(sql`select f.plus_id from plus_files f where f.team_id = ${s.teamId}::uuid and f.id in (${uuidList(s.fileIds)})`);
+  return sql`
+    select min(w.lo)::text as lo, max(w.hi)::text as hi
+    from (${sql.join(entries, sql` union `)}) e,
+      lateral (select min(c.id) as lo, max(c.id) as hi from plus_chunks c where c.team_id = ${s.teamId}::uuid and c.plus_id = e.plus_id) w`;
 }
 
 /** featuresSql's row as Features (`lexemes` and `pairs`: the term choice's counts). */

@@ -35,7 +35,9 @@ const db = () => t.database.db;
 const plusRepo = new PlusRepo();
 const retrieval = new RetrievalRepo();
 /** the same, reading every step's features in batches of two candidates (as it does in a large scope) */
-const batched = new RetrievalRepo(TERM_OPTIONS, { splitAbove: 0, batch: 2 });
+const batched = new RetrievalRepo(TERM_OPTIONS, { splitAbove: 0, batch: 2, window: 0, windowsIfPlanned: true });
+/** and reading the candidates' ids in windows of chunk ids of about one candidate each, whatever the plan */
+const windowed = new RetrievalRepo(TERM_OPTIONS, { splitAbove: 0, batch: 2, window: 1, windowsIfPlanned: false });
 
 interface ChunkSpec {
   text: string;
@@ -69,7 +71,7 @@ async function entry(files: ChunkSpec[][]): Promise<{ plusId: string; fileIds: s
 
 /**
  * The SQL ranking — and, every time, the in-memory index's (retrieval/lexical-index/) of the
- * same entry and the SQL's with features read in batches, which must be the same to the last
+ * same entry and the SQL's with features read in batches (and ids in windows), which must be the same to the last
  * bit: same chunks, order, scores and steps.
  */
 async function ranked(plusId: string, question: string, carry?: string, limit = 50): Promise<ScoredChunk[]> {
@@ -79,8 +81,10 @@ async function ranked(plusId: string, question: string, carry?: string, limit = 
   if (!(index instanceof EntryIndex)) throw new Error('the entry was not indexed');
   const inMemory = await retrieval.search(db(), { teamId: team.teamId, indexes: [index], n: bySql.stats.n, question: q }, limit);
   expect(inMemory.chunks.map((c) => [c.chunkId, c.score, c.rank])).toEqual(bySql.chunks.map((c) => [c.chunkId, c.score, c.rank]));
-  const inBatches = await batched.search(db(), { scope: { teamId: team.teamId, plusIds: [plusId], fileIds: [] }, question: q }, limit);
-  expect(inBatches.chunks.map((c) => [c.chunkId, c.score, c.rank])).toEqual(bySql.chunks.map((c) => [c.chunkId, c.score, c.rank]));
+  for (const split of [batched, windowed]) {
+    const inBatches = await split.search(db(), { scope: { teamId: team.teamId, plusIds: [plusId], fileIds: [] }, question: q }, limit);
+    expect(inBatches.chunks.map((c) => [c.chunkId, c.score, c.rank])).toEqual(bySql.chunks.map((c) => [c.chunkId, c.score, c.rank]));
+  }
   expect({ choice: inMemory.choice, steps: inMemory.steps, leading: inMemory.leading }).toEqual({
     choice: bySql.choice,
     steps: bySql.steps,

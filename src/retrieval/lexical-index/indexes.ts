@@ -23,7 +23,7 @@ import { EntryIndex } from './entry-index.js';
 import { execute } from '../../db/driver.js';
 
 /** Chunks read per statement while building (other queries run between them). */
-const BUILD_BATCH = 100;
+const BUILD_BATCH = 25;
 /** Milliseconds of parsing between two turns of the event loop while building (a chunk takes tens of microseconds, more on a busy machine). */
 const PARSE_SLICE_MS = 4;
 
