@@ -48,7 +48,9 @@ export interface TableRule {
  * read. So it samples 900 rows (target 3), enough for the planner's view of how chunks spread
  * over entries and files. Each is one statement on the one connection every chat turn needs.
  * Without statistics on `search` the planner takes its default selectivity for `@@` (0.5 %),
- * which keeps the GIN index its choice for a question's terms, as wanted.
+ * which keeps the GIN index its choice for a question's terms, as wanted; once the table is
+ * large, the application writes them from plus_terms after this analyses it
+ * (retrieval/search-statistics.ts).
  */
 export const TABLE_RULES: Readonly<Record<string, TableRule>> = {
   plus_chunks: { vacuumOnInsert: false, statisticsTarget: 3 },
