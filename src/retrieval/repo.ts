@@ -37,7 +37,7 @@ import {
 export const FEATURE_READS = { splitAbove: 20_000, batch: 50, window: 500, windowsIfPlanned: true };
 
 /** At most how many candidates a step can find: per clause, its rarest lexeme's df (`n` for a lexeme without one). */
-export function expectedCandidates(step: Step, df: ReadonlyMap<string, number>, n: number): number {
+function expectedCandidates(step: Step, df: ReadonlyMap<string, number>, n: number): number {
   let sum = 0;
   for (const clause of step.clauses) sum += Math.min(n, ...clause.map((l) => df.get(l) ?? n));
   return Math.min(n, sum);
