@@ -1,4 +1,5 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -7,6 +8,7 @@ import { promisify } from 'node:util';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { Database } from '../src/db/client.js';
 import { testConfig } from './helpers/app.js';
+import { startStandInProvider } from './support/standin-provider.js';
 
 const ROOT = path.join(import.meta.dirname, '..');
 const TSX = ['--import', 'tsx', 'src/main.ts'];
@@ -39,19 +41,23 @@ async function until(url: string, status: number, ms = 120_000): Promise<void> {
   }
 }
 
+/** The environment of a server process on this run's database: a fresh DATA_DIR, or the PostgreSQL run's URL and keys. */
+function serverEnv(): Record<string, string> {
+  const base = testConfig();
+  return {
+    PORT: String(20000 + Math.floor(Math.random() * 20000)),
+    DATA_DIR: mkdtempSync(path.join(tmpdir(), 'atrium-srv-')),
+    LOG_LEVEL: 'warn',
+    ...(base.databaseUrl !== 'memory://' && base.databaseUrl
+      ? { DATABASE_URL: base.databaseUrl, ADMIN_API_KEY: 'atr_test_instance_admin_key_0123456789', SECRET_KEY: 'test-secret-key-0123456789' }
+      : {}),
+  };
+}
+
 describe('the server process', () => {
   it('serves the API, shuts down cleanly on SIGTERM, and keeps what it acknowledged', async () => {
-    const port = String(20000 + Math.floor(Math.random() * 20000));
-    const base = testConfig();
-    const env: Record<string, string> = {
-      PORT: port,
-      DATA_DIR: mkdtempSync(path.join(tmpdir(), 'atrium-srv-')),
-      LOG_LEVEL: 'warn',
-      ...(base.databaseUrl !== 'memory://' && base.databaseUrl
-        ? { DATABASE_URL: base.databaseUrl, ADMIN_API_KEY: 'atr_test_instance_admin_key_0123456789', SECRET_KEY: 'test-secret-key-0123456789' }
-        : {}),
-    };
-    const url = `http://127.0.0.1:${port}`;
+    const env = serverEnv();
+    const url = `http://127.0.0.1:${env.PORT}`;
     const first = startServer(env);
     await until(`${url}/healthz`, 200);
     await until(`${url}/readyz`, 200);
@@ -77,6 +83,83 @@ describe('the server process', () => {
     expect(second.output()).not.toContain('/invite#token=');
     second.child.kill('SIGINT');
     expect(await second.exited).toBe(0);
+  }, 300_000);
+
+  it('loses no answered turn when it is killed (SIGKILL) in the middle of a burst', async () => {
+    const started = new Date().toISOString();
+    const standIn = await startStandInProvider();
+    standIn.set({ delayMs: 2 });
+    try {
+      const env = serverEnv();
+      const url = `http://127.0.0.1:${env.PORT}`;
+      const first = startServer(env);
+      await until(`${url}/readyz`, 200);
+      const key = env.ADMIN_API_KEY ?? /atr_[A-Za-z0-9_-]{40,}/.exec(first.output())?.[0];
+      const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+      const post = async (route: string, body: unknown) => fetch(`${url}${route}`, { method: 'POST', headers, body: JSON.stringify(body) });
+      const model = (await (
+        await post('/api/v1/models', {
+          name: 'burst',
+          apiBase: 'OPENAI',
+          url: standIn.openaiBaseUrl,
+          baseModel: 'gpt-test',
+          contextWindow: 8192,
+          apiKey: 'sk-burst-0123456789',
+        })
+      ).json()) as { id: string };
+      const ws = (await (await post('/api/v1/workspaces', { name: 'burst', modelIds: [model.id] })).json()) as { id: string };
+
+      // Eight clients, each opening a thread, answering in it, and calling /v1 in turn, until the kill.
+      // A turn counts as answered once its whole 200 body has arrived.
+      const answered: Array<{ prompt: string; answer: string; threadId: string | null }> = [];
+      let killed = false;
+      const lane = async (n: number) => {
+        let threadId: string | null = null;
+        for (let i = 0; !killed; i++) {
+          const prompt = `burst ${n}.${i} ${randomUUID()}`;
+          try {
+            if (i % 3 === 2) {
+              const r = await post('/v1/chat/completions', { model: `workspace/${ws.id}`, messages: [{ role: 'user', content: prompt }] });
+              const body = (await r.json()) as { choices: Array<{ message: { content: string } }> };
+              if (r.status === 200) answered.push({ prompt, answer: body.choices[0]!.message.content, threadId: null });
+            } else {
+              const r = await post(`/api/v1/chat/${ws.id}/completions`, { prompt, ...(i % 3 === 1 && threadId ? { threadId } : {}) });
+              const body = (await r.json()) as { threadId: string; message: { content: string } };
+              if (r.status === 200) answered.push({ prompt, answer: body.message.content, threadId: (threadId = body.threadId) });
+            }
+          } catch {
+            return; // the server is gone
+          }
+        }
+      };
+      const lanes = Array.from({ length: 8 }, (_, n) => lane(n));
+      while (answered.length < 60) await new Promise((res) => setTimeout(res, 5));
+      first.child.kill('SIGKILL');
+      killed = true;
+      await Promise.all(lanes);
+      await first.exited;
+
+      const second = startServer(env);
+      await until(`${url}/readyz`, 200);
+      const get = async <T>(route: string) => (await (await fetch(`${url}${route}`, { headers })).json()) as T;
+      const logs = await get<{ content: Array<{ prompt: string; response: string | null; status: string }> }>(
+        `/api/v1/chat/prompt-logs/paged?size=1000&startDate=${encodeURIComponent(started)}`,
+      );
+      const threads = new Map<string, Array<{ role: string; content: string }>>();
+      for (const a of answered) {
+        expect(logs.content.find((l) => l.prompt === a.prompt)).toMatchObject({ status: 'ok', response: a.answer });
+        if (!a.threadId) continue;
+        if (!threads.has(a.threadId))
+          threads.set(a.threadId, (await get<{ messages: Array<{ role: string; content: string }> }>(`/api/v1/chat/${ws.id}/history/${a.threadId}`)).messages);
+        const messages = threads.get(a.threadId)!;
+        expect(messages).toContainEqual(expect.objectContaining({ role: 'user', content: a.prompt }));
+        expect(messages).toContainEqual(expect.objectContaining({ role: 'assistant', content: a.answer }));
+      }
+      second.child.kill('SIGTERM');
+      expect(await second.exited).toBe(0);
+    } finally {
+      await standIn.close();
+    }
   }, 300_000);
 });
 
