@@ -66,11 +66,15 @@ export async function buildApp(
     for (const w of secrets.warnings) app.log.warn(w);
     const warn = (err: unknown, what: string) => app.log.warn({ err }, what);
     const services = createServices(db, config, secrets.box, warn);
+    // Answers an earlier process acknowledged but was stopped before storing, before anything reads them.
+    const replayed = await services.turns.replayJournal();
+    if (replayed > 0) app.log.info(`stored ${replayed} answer(s) acknowledged before the last stop`);
     // In start order; stopped in the reverse one: the admin socket first, the database last.
     const { tracing } = http;
     const all: Job[] = [
       ...(tracing ? [closing('span export', () => tracing.flush())] : []),
       closing('database', () => db.close()),
+      closing('answer journal', () => services.turns.closeJournal()),
       // No autovacuum runs in the embedded database: its tables are analysed and vacuumed here.
       ...(db.kind === 'pglite'
         ? [

@@ -10,6 +10,7 @@ import { ChatImages } from './modules/chat/images.js';
 import { ChatService } from './modules/chat/service.js';
 import { SavedPromptsService } from './modules/chat/saved-prompts.js';
 import { ShareService } from './modules/chat/share.js';
+import { AnswerJournal } from './modules/chat/answer-journal.js';
 import { TurnService } from './modules/chat/turns.js';
 import { EmbeddingsService } from './modules/embeddings/service.js';
 import { McpService } from './modules/mcp/service.js';
@@ -100,8 +101,20 @@ export function createServices(database: Database, config: Config, secrets: Secr
   const imagePool = new ImagePool();
   const images = new ChatImages(db, imagePool);
   const chat = new ChatService(db, workspaces, plus, images);
-  const turns = new TurnService(db, workspaces, models, plus, promptLogs, config.providerTimeouts, usage, mcp, images, (why) =>
-    onError(new Error(why), 'follow-up rewrite (searched with carried terms instead)'),
+  // The embedded database on disk is this process's alone: an answer is acknowledged once journaled (chat/answer-journal.ts).
+  const journal = database.kind === 'pglite' && config.databaseUrl === null ? AnswerJournal.open(config.dataDir) : null;
+  const turns = new TurnService(
+    db,
+    workspaces,
+    models,
+    plus,
+    promptLogs,
+    config.providerTimeouts,
+    usage,
+    mcp,
+    images,
+    (why) => onError(new Error(why), 'follow-up rewrite (searched with carried terms instead)'),
+    journal,
   );
   const share = new ShareService(db, chat, plus);
   const compat = new OpenAICompatService(workspaces, turns);

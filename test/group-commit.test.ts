@@ -20,6 +20,28 @@ describe('GroupCommit', () => {
     expect(batches.length).toBeLessThan(1 + 20);
   });
 
+  it('tells each item when its batch is handed to the write, before the write ends', async () => {
+    const events: string[] = [];
+    let finish!: () => void;
+    const gc = new GroupCommit<string>(async (items) => {
+      events.push(`write ${items.join('+')}`);
+      await new Promise<void>((r) => (finish = r));
+    });
+    const first = gc.add('a', () => events.push('sent a'));
+    await new Promise((r) => setImmediate(r));
+    expect(events).toEqual(['write a', 'sent a']);
+    // b waits for a's write to end: it is not sent before its own batch starts
+    const second = gc.add('b', () => events.push('sent b'));
+    await new Promise((r) => setImmediate(r));
+    expect(events).toEqual(['write a', 'sent a']);
+    finish();
+    await first;
+    await new Promise((r) => setImmediate(r));
+    expect(events).toEqual(['write a', 'sent a', 'write b', 'sent b']);
+    finish();
+    await second;
+  });
+
   it('fails only the item that cannot be written', async () => {
     const written: number[] = [];
     const gc = new GroupCommit<number>(async (items) => {

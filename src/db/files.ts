@@ -26,6 +26,12 @@ export const pgliteDir = (dataDir: string): string => path.join(dataDir, 'pglite
  */
 export const vectorMarker = (dataDir: string): string => path.join(dataDir, 'pgvector-used');
 
+/**
+ * DATA_DIR's answer journal: plain answers of the embedded database acknowledged before their
+ * statement committed, stored by the next start if a stop came first (modules/chat/answer-journal.ts).
+ */
+export const answerJournalFile = (dataDir: string): string => path.join(dataDir, 'answers.journal');
+
 /** Whether the embedded database in `dataDir` registers pgvector at this start (see vectorMarker). */
 export function registerVector(dataDir: string, setting: 'auto' | 'on' | 'off'): boolean {
   return setting === 'on' || (setting === 'auto' && existsSync(vectorMarker(dataDir)));

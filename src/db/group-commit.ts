@@ -3,10 +3,12 @@
  * in one statement, so under concurrency many turns share one round trip and one commit, while a
  * lone write still goes out on the next tick. Each caller's promise settles when its own write is
  * durable, with its own result (`write` answers one result per item, in order). If a batch fails,
- * its items are retried one by one so a bad item fails alone.
+ * its items are retried one by one so a bad item fails alone. `onSent` is told when an item's
+ * batch is handed to `write`: on the embedded database, whose one connection runs statements in
+ * the order they are sent, every statement sent after that moment sees the item's write.
  */
 export class GroupCommit<T, R = void> {
-  private queue: Array<{ item: T; resolve: (r: R) => void; reject: (err: unknown) => void }> = [];
+  private queue: Array<{ item: T; resolve: (r: R) => void; reject: (err: unknown) => void; onSent: (() => void) | undefined }> = [];
   private flushing = false;
 
   constructor(
@@ -14,9 +16,9 @@ export class GroupCommit<T, R = void> {
     private readonly maxBatch = 128,
   ) {}
 
-  add(item: T): Promise<R> {
+  add(item: T, onSent?: () => void): Promise<R> {
     return new Promise((resolve, reject) => {
-      this.queue.push({ item, resolve, reject });
+      this.queue.push({ item, resolve, reject, onSent });
       if (!this.flushing) {
         this.flushing = true;
         setImmediate(() => void this.drain());
@@ -28,7 +30,9 @@ export class GroupCommit<T, R = void> {
     while (this.queue.length > 0) {
       const batch = this.queue.splice(0, this.maxBatch);
       try {
-        const results = await this.write(batch.map((b) => b.item));
+        const written = this.write(batch.map((b) => b.item));
+        for (const b of batch) b.onSent?.();
+        const results = await written;
         batch.forEach((b, i) => b.resolve(results?.[i] as R));
       } catch (err) {
         if (batch.length === 1) {

@@ -5,12 +5,14 @@
  *   pglite.tar.gz        the embedded database's folder as PGlite dumps it (db/pglite-dump.ts)
  *   secret.key           DATA_DIR/secret.key when the instance uses one (it opens the provider keys)
  *   pgvector-used        DATA_DIR's marker that vector search is in use (db/files.ts)
+ *   answers.journal      answers acknowledged but not yet in the database when the backup began
+ *                        (db/files.ts): the restored server's first start stores them
  *
  * Uploaded files live in the database (their bytes in a table), so the dump holds them.
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { vectorMarker } from '../db/files.js';
+import { answerJournalFile, vectorMarker } from '../db/files.js';
 
 export const MANIFEST = 'atrium-backup.json';
 export const FORMAT = 1;
@@ -96,7 +98,10 @@ export function readManifest(files: Map<string, Uint8Array>): Manifest {
 
 /** The backup file of DATA_DIR, from a dump of its database (the server's, or one the CLI opened). */
 export async function backupArchive(dataDir: string, dump: () => Promise<Uint8Array>): Promise<Uint8Array> {
+  // Read before the dump: an answer acknowledged by then is in the journal still, or already in the database.
+  const journal = await readFile(answerJournalFile(dataDir)).catch(() => null);
   const files: Array<{ name: string; data: Uint8Array }> = [{ name: 'pglite.tar.gz', data: await dump() }];
+  if (journal?.length) files.push({ name: 'answers.journal', data: journal });
   for (const [name, file] of [
     ['secret.key', path.join(dataDir, 'secret.key')],
     ['pgvector-used', vectorMarker(dataDir)],

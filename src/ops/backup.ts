@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import { chmod, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Config } from '../config.js';
-import { pgliteDir, registerVector, vectorMarker } from '../db/files.js';
+import { answerJournalFile, pgliteDir, registerVector, vectorMarker } from '../db/files.js';
 import { dumpPglite, loadPglite } from '../db/pglite-dump.js';
 import { backupFromServer, socketAnswers, adminSocketPath } from './admin-socket.js';
 import { backupArchive, readManifest, readTar } from './backup-archive.js';
@@ -82,6 +82,8 @@ export async function restore(config: Config, file: string): Promise<string> {
     }
     const marker = files.get('pgvector-used');
     if (marker) await writeFile(vectorMarker(dataDir), marker);
+    const journal = files.get('answers.journal');
+    if (journal) await writeFile(answerJournalFile(dataDir), journal, { mode: 0o600 });
     await loadPglite(pgliteDir(dataDir), files.get('pglite.tar.gz')!);
   } catch (err) {
     // The directory was empty: leave it so, for another attempt.

@@ -353,6 +353,13 @@ export class ChatRepo {
    * finished logs. An answer whose thread is gone (deleted while it ran) is not kept; its log
    * ends `interrupted` with THREAD_DELETED.
    */
+  /** The prompt-log ids among `logIds` whose answer is not stored yet (their log is still pending). */
+  async unstoredAnswers(db: Executor, logIds: string[]): Promise<Set<string>> {
+    if (logIds.length === 0) return new Set();
+    const res = await execute<{ id: string }>(db, promptLogSql.pendingAmong(logIds));
+    return new Set(res.rows.map((r) => r.id));
+  }
+
   async recordAnswers(db: Executor, answers: AnswerRecord[]): Promise<StoredAnswer[]> {
     const key = (i: number) => sql`${i}::int`;
     const rows = answers.map((v, i) => {

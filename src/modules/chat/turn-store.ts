@@ -6,6 +6,7 @@ import { notFound } from '../../errors.js';
 import type { Principal } from '../../policy/index.js';
 import type { BudgetHold } from '../usage/counters.js';
 import type { UsageService } from '../usage/service.js';
+import type { AnswerJournal } from './answer-journal.js';
 import type { ChatImages } from './images.js';
 import type { ImageRow } from './images-repo.js';
 import { titleFrom } from './prompt.js';
@@ -15,12 +16,15 @@ import { promptText } from './turn-records.js';
 import type { TurnBranch } from './versions.js';
 
 const EXCHANGE_TTL_MS = 10 * 60_000;
+/** Answers replayed from the journal per statement at start-up. */
+const REPLAY_BATCH = 50;
 
 /**
  * What a chat turn writes: statement 1 (the user's turn, the thread, the prompt log and the budget
  * reservation in one statement) and statement 2 (the answer, the ledger entry, the settlement),
  * each batched with other turns' statements (db/group-commit.ts), and the per-thread size of the
- * last exchange that statement 1's reservation counts.
+ * last exchange that statement 1's reservation counts. With a journal (the embedded database on
+ * disk), an answer is acknowledged once statement 2 is journaled and sent (storeAnswer).
  */
 export class TurnStore {
   private readonly repo = new ChatRepo();
@@ -28,12 +32,38 @@ export class TurnStore {
   private readonly answers = new GroupCommit<AnswerRecord, StoredAnswer>((items) => this.repo.recordAnswers(this.db, items));
   /** Per thread, the tokens of its last exchange (lastExchangeTokens); a thread's value changes only with its answers, stored here. */
   private readonly exchanges = new TtlCache<string, number>(EXCHANGE_TTL_MS);
+  /** Journaled answers whose statement has not ended. */
+  private readonly storing = new Set<Promise<void>>();
 
   constructor(
     private readonly db: Db,
     private readonly images: ChatImages,
     private readonly usage: Pick<UsageService, 'refusal'>,
+    private readonly journal: AnswerJournal | null = null,
   ) {}
+
+  /**
+   * At start-up, before any request: store the answers an earlier process acknowledged but was
+   * stopped before storing (those whose log is still pending), then empty the journal. Answers.
+   */
+  async replayJournal(): Promise<number> {
+    if (!this.journal) return 0;
+    const left = this.journal.leftOver();
+    const unstored = await this.repo.unstoredAnswers(
+      this.db,
+      left.map((r) => r.logId),
+    );
+    const todo = left.filter((r) => unstored.has(r.logId));
+    for (let i = 0; i < todo.length; i += REPLAY_BATCH) await this.repo.recordAnswers(this.db, todo.slice(i, i + REPLAY_BATCH));
+    this.journal.empty();
+    return todo.length;
+  }
+
+  /** Once every journaled answer in flight is stored (the app's close): the journal's file closed. */
+  async closeJournal(): Promise<void> {
+    await Promise.all(this.storing);
+    this.journal?.close();
+  }
 
   /** Statement 1; also answers the message the answer will follow (the turn's last, or a regenerate's stored question). */
   async storeUserTurn(
@@ -103,12 +133,35 @@ export class TurnStore {
     return n;
   }
 
-  /** Statement 2. A write that lost a race with a thread delete (FK violation) is retried once: the retry sees the thread gone. */
-  async storeAnswer(rec: AnswerRecord): Promise<boolean> {
+  /**
+   * Statement 2: whether the answer was kept (false: its thread was deleted meanwhile). A write
+   * that lost a race with a thread delete (FK violation) is retried once: the retry sees the
+   * thread gone. `journaled` (a plain answer) with the journal: the answer is appended to it, and
+   * this resolves true once the statement is sent — the embedded database runs its statements in
+   * the order they are sent, so whatever the client asks next sees the answer. A thread deleted
+   * meanwhile then takes the answer with it; its log says so.
+   */
+  async storeAnswer(rec: AnswerRecord, journaled = false): Promise<boolean> {
+    if (!journaled || !this.journal?.takes(rec)) return this.write(rec, undefined).then((r) => r.kept);
+    const journal = this.journal;
+    journal.append(rec);
+    let sent!: () => void;
+    const wasSent = new Promise<void>((resolve) => (sent = resolve));
+    const storing = this.write(rec, sent).then(
+      () => journal.stored(),
+      () => sent(), // left in the journal: the next start stores it
+    );
+    this.storing.add(storing);
+    void storing.finally(() => this.storing.delete(storing));
+    await wasSent;
+    return true;
+  }
+
+  private async write(rec: AnswerRecord, onSent: (() => void) | undefined): Promise<StoredAnswer> {
     try {
-      return (await this.answers.add(rec)).kept;
+      return await this.answers.add(rec, onSent);
     } catch {
-      return (await this.repo.recordAnswers(this.db, [rec]))[0]!.kept;
+      return (await this.repo.recordAnswers(this.db, [rec]))[0]!;
     }
   }
 

@@ -21,6 +21,7 @@ import { branchOf, VersionsRepo, type TurnBranch } from './versions.js';
 import type { HistoryMessage } from './repo.js';
 import type { ChatAnswerT, ChatCompletionRequestT } from './schema.js';
 import { contextBudget, costOf, planTurn, previousFrom, question, questionIndex, toolDefinitionTokens, type Plan } from './turn-plan.js';
+import type { AnswerJournal } from './answer-journal.js';
 import { TurnStore } from './turn-store.js';
 import { answerRecord, endEvent, estimateIfMissing, ledgerEntry, responseText } from './turn-records.js';
 
@@ -98,8 +99,20 @@ export class TurnService {
     private readonly images: ChatImages,
     /** a follow-up's rewrite failed (the turn carried terms instead): reported, not thrown */
     private readonly onRewriteFailure: (why: string) => void = () => {},
+    /** the embedded database on disk: answers acknowledged once journaled and sent (turn-store.ts) */
+    journal: AnswerJournal | null = null,
   ) {
-    this.store = new TurnStore(db, images, usage);
+    this.store = new TurnStore(db, images, usage, journal);
+  }
+
+  /** At start-up, before any request: the answers an earlier process acknowledged but did not store, stored (TurnStore.replayJournal). */
+  replayJournal(): Promise<number> {
+    return this.store.replayJournal();
+  }
+
+  /** At close, once no request is left: the journaled answers in flight stored, the journal closed. */
+  closeJournal(): Promise<void> {
+    return this.store.closeJournal();
   }
 
   /**
@@ -215,7 +228,8 @@ export class TurnService {
       );
       if (record.message) Object.assign(record.message, { images: made.images, imageRows: made.rows });
       const ledger = ledgerEntry(this.usage, caller, plan, ids.logId, outcome, usage, created, rewrite?.used ?? null, hold?.reservedCredits() ?? null);
-      const kept = await this.store.storeAnswer({ ...record, ledger, settle: hold?.settlementInStatement() ?? null });
+      // A stream's `done` waits for the statement (its first token does not); a plain answer may be acknowledged once journaled.
+      const kept = await this.store.storeAnswer({ ...record, ledger, settle: hold?.settlementInStatement() ?? null }, !opts.stream);
       finished = true;
       hold?.settled(ledger.credits);
       observe.chatTurn(ledger);

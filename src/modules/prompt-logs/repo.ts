@@ -75,6 +75,10 @@ export const promptLogSql = {
       from (select id, reservation from prompt_logs where reservation is not null and status <> 'pending' for update) a
       where p.id = a.id returning a.reservation`;
   },
+  /** SELECT of the ids among `ids` whose log is still pending (not finished by its statement 2). */
+  pendingAmong(ids: string[]): SQL {
+    return sql`select id from prompt_logs where id = any(${`{${ids.join(',')}}`}::uuid[]) and status = 'pending'`;
+  },
   /** One VALUES row finishing a log; `key` joins it to the caller's other CTEs. */
   finishedRow(key: SQL, id: string, l: FinishedLog): SQL {
     return sql`(${key}, ${id}::uuid, ${l.response}::text, ${l.promptTokens}::int, ${l.completionTokens}::int, ${l.latencyMs}::int, ${l.status}::text, ${l.error}::text, ${l.rewrite ? JSON.stringify(l.rewrite) : null}::jsonb)`;

@@ -1,0 +1,82 @@
+import { closeSync, fstatSync, ftruncateSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { answerJournalFile } from '../../db/files.js';
+import type { AnswerRecord } from './repo.js';
+
+/** Past this size the journal takes no more answers until its answers in flight are stored and it is emptied. */
+const MAX_BYTES = 16 * 1024 * 1024;
+
+/**
+ * The embedded database's answer journal (`DATA_DIR/answers.journal`): statement 2 of a turn is
+ * appended here, one JSON line, before the answer is acknowledged, and the line is forgotten once
+ * the statement has committed. A process killed in between leaves the line, and the next start
+ * stores it (TurnStore.replayJournal) before anything else runs. A `write` to the file is in the
+ * operating system's hands when it returns, as PGlite's own writes are (neither is flushed to
+ * the disk), so it survives the process being killed just as the database does.
+ *
+ * The file is emptied whenever no answer is in flight; while answers keep arriving it grows, up
+ * to MAX_BYTES, after which answers wait for their statement again (`takes` is false) until it
+ * can be emptied. Lines of answers already stored may be replayed: replaying stores only what
+ * the database does not have.
+ */
+export class AnswerJournal {
+  private readonly fd: number;
+  private inFlight = 0;
+  private bytes: number;
+
+  private constructor(readonly file: string) {
+    this.fd = openSync(file, 'a+', 0o600);
+    this.bytes = fstatSync(this.fd).size;
+  }
+
+  /** The journal of the embedded database in `dataDir`. */
+  static open(dataDir: string): AnswerJournal {
+    return new AnswerJournal(answerJournalFile(dataDir));
+  }
+
+  /** The answers left by an earlier process; a last line cut short (its write never returned, so never acknowledged) is skipped. */
+  leftOver(): AnswerRecord[] {
+    const out: AnswerRecord[] = [];
+    for (const line of readFileSync(this.file, 'utf8').split('\n')) {
+      if (!line) continue;
+      let rec: AnswerRecord;
+      try {
+        rec = JSON.parse(line) as AnswerRecord;
+      } catch {
+        continue;
+      }
+      rec.now = new Date(rec.now);
+      rec.ledger.created = new Date(rec.ledger.created);
+      out.push(rec);
+    }
+    return out;
+  }
+
+  /** Whether an answer can be journaled now (not one with image bytes, not while the file is full). */
+  takes(rec: AnswerRecord): boolean {
+    return this.bytes < MAX_BYTES && !rec.message?.imageRows?.length;
+  }
+
+  /** Append `rec`; call `stored` once its statement has committed. */
+  append(rec: AnswerRecord): void {
+    const line = Buffer.from(`${JSON.stringify(rec)}\n`);
+    writeSync(this.fd, line);
+    this.bytes += line.length;
+    this.inFlight++;
+  }
+
+  /** One journaled answer is in the database; with none left in flight the file is emptied. */
+  stored(): void {
+    this.inFlight--;
+    if (this.inFlight === 0) this.empty();
+  }
+
+  /** Forget every line (after a replay stored them). */
+  empty(): void {
+    ftruncateSync(this.fd, 0);
+    this.bytes = 0;
+  }
+
+  close(): void {
+    closeSync(this.fd);
+  }
+}

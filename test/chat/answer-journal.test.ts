@@ -1,0 +1,188 @@
+/**
+ * The embedded database's answer journal (src/modules/chat/answer-journal.ts): a plain answer is
+ * acknowledged once its statement 2 is journaled and sent; one that was never stored is stored
+ * by the next start, before any request.
+ */
+import { appendFileSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { AnswerJournal } from '../../src/modules/chat/answer-journal.js';
+import { backup, restore } from '../../src/ops/backup.js';
+import { ChatRepo, type AnswerRecord } from '../../src/modules/chat/repo.js';
+import { expectStatus } from '../helpers/api.js';
+import { newTeam, startTestApp, testConfig, type TestApp } from '../helpers/app.js';
+import { createModel, createWorkspace } from '../helpers/factories.js';
+import { useStandIn } from '../support/use-standin.js';
+
+const onPostgres = testConfig().databaseUrl !== 'memory://' && testConfig().databaseUrl !== null;
+const tmp = () => mkdtempSync(path.join(tmpdir(), 'atrium-journal-'));
+
+function record(logId: string, images = false): AnswerRecord {
+  return {
+    threadId: '00000000-0000-4000-8000-000000000001',
+    message: {
+      id: '00000000-0000-4000-8000-000000000002',
+      parentId: null,
+      content: 'an answer',
+      modelId: '00000000-0000-4000-8000-000000000003',
+      usage: null,
+      sources: [],
+      status: 'ok',
+      error: null,
+      toolCalls: null,
+      ...(images ? { imageRows: [{} as never] } : {}),
+    },
+    logId,
+    log: { response: 'an answer', promptTokens: 1, completionTokens: 2, latencyMs: 3, status: 'ok', error: null },
+    now: new Date('2026-12-07T10:00:00.000Z'),
+    ledger: {
+      id: logId,
+      teamId: 't',
+      userId: 1,
+      apiKeyId: null,
+      workspaceId: 'w',
+      modelId: 'm',
+      modelName: 'n',
+      promptTokens: 1,
+      completionTokens: 2,
+      credits: 0,
+      status: 'ok',
+      created: new Date('2026-12-07T10:00:01.000Z'),
+    },
+    settle: null,
+  };
+}
+
+describe('the answer journal file', () => {
+  it('gives back what an earlier process appended, with its dates, skipping a line cut short', () => {
+    const dir = tmp();
+    const first = AnswerJournal.open(dir);
+    first.append(record('a'));
+    first.append(record('b'));
+    first.close();
+    appendFileSync(path.join(dir, 'answers.journal'), '{"threadId":"cut sh');
+    const again = AnswerJournal.open(dir);
+    const left = again.leftOver();
+    expect(left.map((r) => r.logId)).toEqual(['a', 'b']);
+    expect(left[0]!.now).toEqual(new Date('2026-12-07T10:00:00.000Z'));
+    expect(left[0]!.ledger.created).toEqual(new Date('2026-12-07T10:00:01.000Z'));
+    again.empty();
+    expect(again.leftOver()).toEqual([]);
+    again.close();
+  });
+
+  it('is emptied once no answer is in flight, and takes no answer with image bytes', () => {
+    const dir = tmp();
+    const j = AnswerJournal.open(dir);
+    j.append(record('a'));
+    j.append(record('b'));
+    j.stored();
+    expect(j.leftOver()).toHaveLength(2); // one still in flight
+    j.stored();
+    expect(statSync(path.join(dir, 'answers.journal')).size).toBe(0);
+    j.append(record('c'));
+    expect(readFileSync(path.join(dir, 'answers.journal'), 'utf8').startsWith('{')).toBe(true);
+    expect(j.takes(record('d'))).toBe(true);
+    expect(j.takes(record('e', true))).toBe(false);
+    j.close();
+  });
+});
+
+describe.skipIf(onPostgres)('answers acknowledged through the journal (the embedded database on disk)', () => {
+  const s = useStandIn();
+  const apps: TestApp[] = [];
+  afterEach(async () => {
+    vi.restoreAllMocks();
+    for (const a of apps.splice(0)) await a.close();
+  });
+
+  async function setUp(dataDir: string) {
+    const t = await startTestApp({ databaseUrl: null, embeddedDbThread: true, dataDir, secretKey: null });
+    apps.push(t);
+    const team = await newTeam(t);
+    const model = await createModel(t, team.ownerKey, { url: s.standIn.openaiBaseUrl, apiKey: 'sk-stand-in-key-0123' });
+    const ws = await createWorkspace(t, team.ownerKey, { modelIds: [model.id] });
+    return { t, team, ws };
+  }
+
+  it('a plain answer is in the thread for the very next request, and the next turn follows it', async () => {
+    const { t, team, ws } = await setUp(tmp());
+    const path_ = { params: { path: { workspaceId: ws.id } } };
+    const first = expectStatus(await t.api(team.ownerKey).POST('/api/v1/chat/{workspaceId}/completions', { ...path_, body: { prompt: 'one' } }), 200);
+    const next = expectStatus(
+      await t.api(team.ownerKey).POST('/api/v1/chat/{workspaceId}/completions', { ...path_, body: { prompt: 'two', threadId: first.threadId } }),
+      200,
+    );
+    const thread = expectStatus(
+      await t.api(team.ownerKey).GET('/api/v1/chat/{workspaceId}/history/{threadId}', { params: { path: { workspaceId: ws.id, threadId: next.threadId } } }),
+      200,
+    );
+    expect(thread.messages.map((m) => [m.role, m.content])).toEqual([
+      ['user', 'one'],
+      ['assistant', 'Echo: one'],
+      ['user', 'two'],
+      ['assistant', 'Echo: two'],
+    ]);
+  });
+
+  it('an answer acknowledged but never stored (its statement failed) is stored by the next start', async () => {
+    const dataDir = tmp();
+    const { t, team, ws } = await setUp(dataDir);
+    // Statement 2 fails, as if the process had been killed before it ran: the answer is still acknowledged.
+    const refused = vi.spyOn(ChatRepo.prototype, 'recordAnswers').mockRejectedValue(new Error('the statement never ran'));
+    const answered = expectStatus(
+      await t.api(team.ownerKey).POST('/api/v1/chat/{workspaceId}/completions', { params: { path: { workspaceId: ws.id } }, body: { prompt: 'keep me' } }),
+      200,
+    );
+    expect(refused).toHaveBeenCalled();
+    expect(answered.message.content).toBe('Echo: keep me');
+    await apps.pop()!.close();
+    vi.restoreAllMocks();
+    expect(readFileSync(path.join(dataDir, 'answers.journal'), 'utf8')).toContain('Echo: keep me');
+
+    const again = await startTestApp({ databaseUrl: null, embeddedDbThread: true, dataDir, secretKey: null });
+    apps.push(again);
+    const thread = expectStatus(
+      await again
+        .api(team.ownerKey)
+        .GET('/api/v1/chat/{workspaceId}/history/{threadId}', { params: { path: { workspaceId: ws.id, threadId: answered.threadId } } }),
+      200,
+    );
+    expect(thread.messages.map((m) => [m.role, m.content])).toEqual([
+      ['user', 'keep me'],
+      ['assistant', 'Echo: keep me'],
+    ]);
+    const logs = expectStatus(await again.api(team.ownerKey).GET('/api/v1/chat/prompt-logs/paged', { params: { query: { size: 10 } } }), 200).content;
+    expect(logs).toEqual([expect.objectContaining({ prompt: 'keep me', status: 'ok', response: 'Echo: keep me' })]);
+    expect(statSync(path.join(dataDir, 'answers.journal')).size).toBe(0);
+  });
+
+  it('a backup taken while an answer is acknowledged but not stored restores with that answer', async () => {
+    const dataDir = tmp();
+    const { t, team, ws } = await setUp(dataDir);
+    vi.spyOn(ChatRepo.prototype, 'recordAnswers').mockRejectedValue(new Error('not stored yet'));
+    const answered = expectStatus(
+      await t.api(team.ownerKey).POST('/api/v1/chat/{workspaceId}/completions', { params: { path: { workspaceId: ws.id } }, body: { prompt: 'in flight' } }),
+      200,
+    );
+    const file = path.join(tmp(), 'atrium.backup');
+    const env = { ADMIN_API_KEY: 'x'.repeat(40), LOG_LEVEL: 'silent' };
+    expect(await backup(loadConfig({ ...env, DATA_DIR: dataDir }), file)).toContain('from the running server');
+    await apps.pop()!.close();
+    vi.restoreAllMocks();
+
+    const target = path.join(tmp(), 'data');
+    await restore(loadConfig({ ...env, DATA_DIR: target }), file);
+    const restored = await startTestApp({ databaseUrl: null, embeddedDbThread: true, dataDir: target, secretKey: null });
+    apps.push(restored);
+    const thread = expectStatus(
+      await restored
+        .api(team.ownerKey)
+        .GET('/api/v1/chat/{workspaceId}/history/{threadId}', { params: { path: { workspaceId: ws.id, threadId: answered.threadId } } }),
+      200,
+    );
+    expect(thread.messages.at(-1)).toMatchObject({ role: 'assistant', content: 'Echo: in flight' });
+  });
+});
