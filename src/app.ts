@@ -67,8 +67,13 @@ export async function buildApp(
     const warn = (err: unknown, what: string) => app.log.warn({ err }, what);
     const services = createServices(db, config, secrets.box, warn);
     // Answers an earlier process acknowledged but was stopped before storing, before anything reads them.
-    const replayed = await services.turns.replayJournal();
-    if (replayed > 0) app.log.info(`stored ${replayed} answer(s) acknowledged before the last stop`);
+    const replayed = await services.turns.replayJournal().catch(async (err: unknown) => {
+      await services.turns.closeJournal();
+      throw err;
+    });
+    if (replayed.stored > 0) app.log.info(`stored ${replayed.stored} answer(s) acknowledged before the last stop`);
+    if (replayed.refused.length > 0)
+      app.log.error(`the database refused ${replayed.refused.length} answer(s) acknowledged before the last stop (prompt logs ${replayed.refused.join(', ')})`);
     // In start order; stopped in the reverse one: the admin socket first, the database last.
     const { tracing } = http;
     const all: Job[] = [

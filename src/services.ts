@@ -115,6 +115,7 @@ export function createServices(database: Database, config: Config, secrets: Secr
     images,
     (why) => onError(new Error(why), 'follow-up rewrite (searched with carried terms instead)'),
     journal,
+    (err) => onError(err, 'storing an answer already sent (it stays in the answer journal for the next start)'),
   );
   const share = new ShareService(db, chat, plus);
   const compat = new OpenAICompatService(workspaces, turns);

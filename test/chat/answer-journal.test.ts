@@ -3,7 +3,7 @@
  * acknowledged once its statement 2 is journaled and sent; one that was never stored is stored
  * by the next start, before any request.
  */
-import { appendFileSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -73,20 +73,37 @@ describe('the answer journal file', () => {
     again.close();
   });
 
-  it('is emptied once no answer is in flight, and takes no answer with image bytes', () => {
+  it('is emptied once no answer is in flight, keeping the lines of answers whose statement failed', () => {
     const dir = tmp();
     const j = AnswerJournal.open(dir);
-    j.append(record('a'));
+    const a = j.append(record('a'))!;
     j.append(record('b'));
     j.stored();
     expect(j.leftOver()).toHaveLength(2); // one still in flight
     j.stored();
     expect(statSync(path.join(dir, 'answers.journal')).size).toBe(0);
     j.append(record('c'));
-    expect(readFileSync(path.join(dir, 'answers.journal'), 'utf8').startsWith('{')).toBe(true);
-    expect(j.takes(record('d'))).toBe(true);
-    expect(j.takes(record('e', true))).toBe(false);
+    j.append(record('d'));
+    j.failed(a); // (a line as append answered it)
+    j.stored();
+    expect(j.leftOver().map((r) => r.logId)).toEqual(['a']);
     j.close();
+    expect(
+      AnswerJournal.open(dir)
+        .leftOver()
+        .map((r) => r.logId),
+    ).toEqual(['a']);
+  });
+
+  it('takes no answer with image bytes or a NUL character, and none once closed', () => {
+    const j = AnswerJournal.open(tmp());
+    expect(j.append(record('a'))).not.toBeNull();
+    expect(j.append(record('b', true))).toBeNull();
+    const nul = record('c');
+    nul.message!.content = 'a\u0000b';
+    expect(j.append(nul)).toBeNull();
+    j.close();
+    expect(j.append(record('d'))).toBeNull();
   });
 });
 
@@ -184,5 +201,37 @@ describe.skipIf(onPostgres)('answers acknowledged through the journal (the embed
       200,
     );
     expect(thread.messages.at(-1)).toMatchObject({ role: 'assistant', content: 'Echo: in flight' });
+  });
+
+  it('a start stores the answers it can and is not held up by one the database refuses', async () => {
+    const dataDir = tmp();
+    const { t, team, ws } = await setUp(dataDir);
+    vi.spyOn(ChatRepo.prototype, 'recordAnswers').mockRejectedValue(new Error('not stored'));
+    const post = (prompt: string) =>
+      t.api(team.ownerKey).POST('/api/v1/chat/{workspaceId}/completions', { params: { path: { workspaceId: ws.id } }, body: { prompt } });
+    const good = expectStatus(await post('good'), 200);
+    expectStatus(await post('bad'), 200);
+    await apps.pop()!.close();
+    vi.restoreAllMocks();
+    // the second line's message id is no uuid: the database refuses it
+    const file = path.join(dataDir, 'answers.journal');
+    const lines = readFileSync(file, 'utf8').trim().split('\n');
+    expect(lines).toHaveLength(2);
+    const bad = JSON.parse(lines[1]!) as AnswerRecord;
+    bad.message!.id = 'not-a-uuid';
+    writeFileSync(file, `${lines[0]}\n${JSON.stringify(bad)}\n`);
+
+    const again = await startTestApp({ databaseUrl: null, embeddedDbThread: true, dataDir, secretKey: null });
+    apps.push(again);
+    const thread = expectStatus(
+      await again
+        .api(team.ownerKey)
+        .GET('/api/v1/chat/{workspaceId}/history/{threadId}', { params: { path: { workspaceId: ws.id, threadId: good.threadId } } }),
+      200,
+    );
+    expect(thread.messages.at(-1)).toMatchObject({ role: 'assistant', content: 'Echo: good' });
+    const logs = expectStatus(await again.api(team.ownerKey).GET('/api/v1/chat/prompt-logs/paged', { params: { query: { size: 10 } } }), 200).content;
+    expect(logs.find((l) => l.prompt === 'bad')).toMatchObject({ status: 'pending' });
+    expect(logs.find((l) => l.prompt === 'good')).toMatchObject({ status: 'ok' });
   });
 });

@@ -14,14 +14,18 @@ const MAX_BYTES = 16 * 1024 * 1024;
  * the disk), so it survives the process being killed just as the database does.
  *
  * The file is emptied whenever no answer is in flight; while answers keep arriving it grows, up
- * to MAX_BYTES, after which answers wait for their statement again (`takes` is false) until it
+ * to MAX_BYTES, after which answers wait for their statement again (`append` refuses) until it
  * can be emptied. Lines of answers already stored may be replayed: replaying stores only what
- * the database does not have.
+ * the database does not have. An answer whose statement failed after it was acknowledged
+ * (`failed`) keeps its line across the emptying, for the next start to try again.
  */
 export class AnswerJournal {
   private readonly fd: number;
   private inFlight = 0;
   private bytes: number;
+  private closed = false;
+  /** lines of acknowledged answers whose statement failed: written back after each emptying */
+  private readonly kept: Buffer[] = [];
 
   private constructor(readonly file: string) {
     this.fd = openSync(file, 'a+', 0o600);
@@ -51,32 +55,56 @@ export class AnswerJournal {
     return out;
   }
 
-  /** Whether an answer can be journaled now (not one with image bytes, not while the file is full). */
-  takes(rec: AnswerRecord): boolean {
-    return this.bytes < MAX_BYTES && !rec.message?.imageRows?.length;
-  }
-
-  /** Append `rec`; call `stored` once its statement has committed. */
-  append(rec: AnswerRecord): void {
+  /**
+   * Append `rec` and answer its line (then call `stored` or `failed` once its statement has ended),
+   * or null when it cannot be journaled: image bytes, a NUL character (PostgreSQL's text refuses
+   * it, so its statement would fail at every start), a full or closed file, a failed write.
+   */
+  append(rec: AnswerRecord): Buffer | null {
+    if (this.closed || this.bytes >= MAX_BYTES || rec.message?.imageRows?.length) return null;
     const line = Buffer.from(`${JSON.stringify(rec)}\n`);
-    writeSync(this.fd, line);
-    this.bytes += line.length;
+    if (line.includes('\\u0000')) return null;
+    try {
+      this.write(line);
+    } catch {
+      return null;
+    }
     this.inFlight++;
+    return line;
   }
 
   /** One journaled answer is in the database; with none left in flight the file is emptied. */
   stored(): void {
-    this.inFlight--;
-    if (this.inFlight === 0) this.empty();
+    this.ended();
+  }
+
+  /** One journaled answer's statement failed: its line stays for the next start. */
+  failed(line: Buffer): void {
+    this.kept.push(line);
+    this.ended();
   }
 
   /** Forget every line (after a replay stored them). */
   empty(): void {
     ftruncateSync(this.fd, 0);
     this.bytes = 0;
+    for (const line of this.kept) this.write(line);
   }
 
+  /** No more lines are taken; the file is closed (what it holds stays for the next start). */
   close(): void {
+    if (this.closed) return;
+    this.closed = true;
     closeSync(this.fd);
+  }
+
+  private ended(): void {
+    this.inFlight--;
+    if (this.inFlight === 0 && !this.closed) this.empty();
+  }
+
+  private write(line: Buffer): void {
+    for (let at = 0; at < line.length;) at += writeSync(this.fd, line, at);
+    this.bytes += line.length;
   }
 }

@@ -40,23 +40,34 @@ export class TurnStore {
     private readonly images: ChatImages,
     private readonly usage: Pick<UsageService, 'refusal'>,
     private readonly journal: AnswerJournal | null = null,
+    /** a journaled answer's statement failed after the answer went out: reported, not thrown */
+    private readonly onStoreFailure: (err: unknown) => void = () => {},
   ) {}
 
   /**
    * At start-up, before any request: store the answers an earlier process acknowledged but was
-   * stopped before storing (those whose log is still pending), then empty the journal. Answers.
+   * stopped before storing (those whose log is still pending), then empty the journal. Answers
+   * how many were stored, and the logs of those the database refused (their log stays pending,
+   * and the sweep ends it `interrupted`).
    */
-  async replayJournal(): Promise<number> {
-    if (!this.journal) return 0;
+  async replayJournal(): Promise<{ stored: number; refused: string[] }> {
+    if (!this.journal) return { stored: 0, refused: [] };
     const left = this.journal.leftOver();
     const unstored = await this.repo.unstoredAnswers(
       this.db,
       left.map((r) => r.logId),
     );
     const todo = left.filter((r) => unstored.has(r.logId));
-    for (let i = 0; i < todo.length; i += REPLAY_BATCH) await this.repo.recordAnswers(this.db, todo.slice(i, i + REPLAY_BATCH));
+    const refused: string[] = [];
+    for (let i = 0; i < todo.length; i += REPLAY_BATCH) {
+      const batch = todo.slice(i, i + REPLAY_BATCH);
+      // a batch that fails is stored one by one; an answer the database still refuses cannot hold up the start
+      await this.repo.recordAnswers(this.db, batch).catch(async () => {
+        for (const rec of batch) await this.repo.recordAnswers(this.db, [rec]).catch(() => refused.push(rec.logId));
+      });
+    }
     this.journal.empty();
-    return todo.length;
+    return { stored: todo.length - refused.length, refused };
   }
 
   /** Once every journaled answer in flight is stored (the app's close): the journal's file closed. */
@@ -142,14 +153,18 @@ export class TurnStore {
    * meanwhile then takes the answer with it; its log says so.
    */
   async storeAnswer(rec: AnswerRecord, journaled = false): Promise<boolean> {
-    if (!journaled || !this.journal?.takes(rec)) return this.write(rec, undefined).then((r) => r.kept);
     const journal = this.journal;
-    journal.append(rec);
+    const line = journaled && journal ? journal.append(rec) : null;
+    if (!journal || !line) return this.write(rec, undefined).then((r) => r.kept);
     let sent!: () => void;
     const wasSent = new Promise<void>((resolve) => (sent = resolve));
     const storing = this.write(rec, sent).then(
       () => journal.stored(),
-      () => sent(), // left in the journal: the next start stores it
+      (err: unknown) => {
+        journal.failed(line); // kept in the journal: the next start tries it again
+        this.onStoreFailure(err);
+        sent(); // (if it failed before it was sent)
+      },
     );
     this.storing.add(storing);
     void storing.finally(() => this.storing.delete(storing));

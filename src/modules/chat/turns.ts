@@ -101,12 +101,14 @@ export class TurnService {
     private readonly onRewriteFailure: (why: string) => void = () => {},
     /** the embedded database on disk: answers acknowledged once journaled and sent (turn-store.ts) */
     journal: AnswerJournal | null = null,
+    /** a journaled answer's statement failed after the answer went out (it stays in the journal): reported */
+    onStoreFailure: (err: unknown) => void = () => {},
   ) {
-    this.store = new TurnStore(db, images, usage, journal);
+    this.store = new TurnStore(db, images, usage, journal, onStoreFailure);
   }
 
   /** At start-up, before any request: the answers an earlier process acknowledged but did not store, stored (TurnStore.replayJournal). */
-  replayJournal(): Promise<number> {
+  replayJournal(): Promise<{ stored: number; refused: string[] }> {
     return this.store.replayJournal();
   }
 
