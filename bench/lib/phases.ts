@@ -5,13 +5,15 @@
  *
  * Stamps: the request's arrival (the HTTP server's `request` event), the turn's start
  * (`TurnService.run` called), the start and end of statement 1 (user turn, pending log), of the
- * provider call (the OpenAI adapter) and of statement 2 (answer, finished log), and the response's
+ * provider call (the OpenAI adapter) and of statement 2 (answer, finished log: TurnStore.storeAnswer,
+ * which a journaled answer leaves once the statement is sent, docs/DECISIONS.md), and the response's
  * `finish`. Statement 1 and the provider call may overlap; the "critical path" phase is what the
  * request waited for between the plan and both being done. A request is labelled by its
  * `x-bench-phase` header; requests without one are not recorded.
  */
 import type { Server } from 'node:http';
 import { ChatRepo } from '../../src/modules/chat/repo.js';
+import { TurnStore } from '../../src/modules/chat/turn-store.js';
 import { TurnService } from '../../src/modules/chat/turns.js';
 import { getAdapter } from '../../src/providers/index.js';
 import { percentile } from './stats.js';
@@ -55,7 +57,7 @@ export function startPhases(server: Server): void {
     stampAround(ChatRepo.prototype, 'recordUserTurns', 's1Start', 's1End');
     stampAround(ChatRepo.prototype, 'recordNewThreadTurns', 's1Start', 's1End');
     stampAround(getAdapter('OPENAI', 'URL'), 'complete', 'callStart', 'callEnd');
-    stampAround(ChatRepo.prototype, 'recordAnswers', 's2Start', 's2End');
+    stampAround(TurnStore.prototype, 'storeAnswer', 's2Start', 's2End');
     const run = TurnService.prototype.run;
     TurnService.prototype.run = function (this: TurnService, ...args: Parameters<typeof run>) {
       if (current) current.turn ??= performance.now();
@@ -82,7 +84,7 @@ const PHASES = [
   '   3 and 4 overlapping',
   '   critical path: plan → 3 and 4 done',
   '5. records for statement 2',
-  '6. statement 2 (answer, finished log)',
+  '6. statement 2 (answer, finished log; journaled: until sent)',
   '7. serialise and send',
 ] as const;
 
