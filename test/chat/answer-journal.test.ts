@@ -115,9 +115,21 @@ describe.skipIf(onPostgres)('answers acknowledged through the journal (the embed
     for (const a of apps.splice(0)) await a.close();
   });
 
-  async function setUp(dataDir: string) {
+  /** The embedded database in `dataDir`, as `npm start` runs it (started again: the next start). */
+  async function start(dataDir: string): Promise<TestApp> {
     const t = await startTestApp({ databaseUrl: null, embeddedDbThread: true, dataDir, secretKey: null });
     apps.push(t);
+    return t;
+  }
+
+  /** A thread's messages, as [role, content]. */
+  async function messagesOf(t: TestApp, key: string, workspaceId: string, threadId: string): Promise<string[][]> {
+    const thread = expectStatus(await t.api(key).GET('/api/v1/chat/{workspaceId}/history/{threadId}', { params: { path: { workspaceId, threadId } } }), 200);
+    return thread.messages.map((m) => [m.role, m.content]);
+  }
+
+  async function setUp(dataDir: string) {
+    const t = await start(dataDir);
     const team = await newTeam(t);
     const model = await createModel(t, team.ownerKey, { url: s.standIn.openaiBaseUrl, apiKey: 'sk-stand-in-key-0123' });
     const ws = await createWorkspace(t, team.ownerKey, { modelIds: [model.id] });
@@ -132,11 +144,7 @@ describe.skipIf(onPostgres)('answers acknowledged through the journal (the embed
       await t.api(team.ownerKey).POST('/api/v1/chat/{workspaceId}/completions', { ...path_, body: { prompt: 'two', threadId: first.threadId } }),
       200,
     );
-    const thread = expectStatus(
-      await t.api(team.ownerKey).GET('/api/v1/chat/{workspaceId}/history/{threadId}', { params: { path: { workspaceId: ws.id, threadId: next.threadId } } }),
-      200,
-    );
-    expect(thread.messages.map((m) => [m.role, m.content])).toEqual([
+    expect(await messagesOf(t, team.ownerKey, ws.id, next.threadId)).toEqual([
       ['user', 'one'],
       ['assistant', 'Echo: one'],
       ['user', 'two'],
@@ -159,15 +167,8 @@ describe.skipIf(onPostgres)('answers acknowledged through the journal (the embed
     vi.restoreAllMocks();
     expect(readFileSync(path.join(dataDir, 'answers.journal'), 'utf8')).toContain('Echo: keep me');
 
-    const again = await startTestApp({ databaseUrl: null, embeddedDbThread: true, dataDir, secretKey: null });
-    apps.push(again);
-    const thread = expectStatus(
-      await again
-        .api(team.ownerKey)
-        .GET('/api/v1/chat/{workspaceId}/history/{threadId}', { params: { path: { workspaceId: ws.id, threadId: answered.threadId } } }),
-      200,
-    );
-    expect(thread.messages.map((m) => [m.role, m.content])).toEqual([
+    const again = await start(dataDir);
+    expect(await messagesOf(again, team.ownerKey, ws.id, answered.threadId)).toEqual([
       ['user', 'keep me'],
       ['assistant', 'Echo: keep me'],
     ]);
@@ -192,15 +193,8 @@ describe.skipIf(onPostgres)('answers acknowledged through the journal (the embed
 
     const target = path.join(tmp(), 'data');
     await restore(loadConfig({ ...env, DATA_DIR: target }), file);
-    const restored = await startTestApp({ databaseUrl: null, embeddedDbThread: true, dataDir: target, secretKey: null });
-    apps.push(restored);
-    const thread = expectStatus(
-      await restored
-        .api(team.ownerKey)
-        .GET('/api/v1/chat/{workspaceId}/history/{threadId}', { params: { path: { workspaceId: ws.id, threadId: answered.threadId } } }),
-      200,
-    );
-    expect(thread.messages.at(-1)).toMatchObject({ role: 'assistant', content: 'Echo: in flight' });
+    const restored = await start(target);
+    expect((await messagesOf(restored, team.ownerKey, ws.id, answered.threadId)).at(-1)).toEqual(['assistant', 'Echo: in flight']);
   });
 
   it('a start stores the answers it can and is not held up by one the database refuses', async () => {
@@ -221,15 +215,8 @@ describe.skipIf(onPostgres)('answers acknowledged through the journal (the embed
     bad.message!.id = 'not-a-uuid';
     writeFileSync(file, `${lines[0]}\n${JSON.stringify(bad)}\n`);
 
-    const again = await startTestApp({ databaseUrl: null, embeddedDbThread: true, dataDir, secretKey: null });
-    apps.push(again);
-    const thread = expectStatus(
-      await again
-        .api(team.ownerKey)
-        .GET('/api/v1/chat/{workspaceId}/history/{threadId}', { params: { path: { workspaceId: ws.id, threadId: good.threadId } } }),
-      200,
-    );
-    expect(thread.messages.at(-1)).toMatchObject({ role: 'assistant', content: 'Echo: good' });
+    const again = await start(dataDir);
+    expect((await messagesOf(again, team.ownerKey, ws.id, good.threadId)).at(-1)).toEqual(['assistant', 'Echo: good']);
     const logs = expectStatus(await again.api(team.ownerKey).GET('/api/v1/chat/prompt-logs/paged', { params: { query: { size: 10 } } }), 200).content;
     expect(logs.find((l) => l.prompt === 'bad')).toMatchObject({ status: 'pending' });
     expect(logs.find((l) => l.prompt === 'good')).toMatchObject({ status: 'ok' });
