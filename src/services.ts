@@ -102,7 +102,8 @@ export function createServices(database: Database, config: Config, secrets: Secr
   const images = new ChatImages(db, imagePool);
   const chat = new ChatService(db, workspaces, plus, images);
   // The embedded database on disk is this process's alone: an answer is acknowledged once journaled (chat/answer-journal.ts).
-  const journal = database.kind === 'pglite' && config.databaseUrl === null ? AnswerJournal.open(config.dataDir) : null;
+  // Only with the database on its own thread: on the application's, the statement runs on the event loop before the answer could go out.
+  const journal = database.kind === 'pglite' && config.databaseUrl === null && config.embeddedDbThread ? AnswerJournal.open(config.dataDir) : null;
   const turns = new TurnService(
     db,
     workspaces,

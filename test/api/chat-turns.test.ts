@@ -13,7 +13,7 @@ import { useStandIn } from '../support/use-standin.js';
 const s = useStandIn();
 let t: TestApp;
 /** The embedded database on disk (ATRIUM_TEST_EMBEDDED=thread): plain answers are acknowledged through the answer journal. */
-const journaled = testConfig().databaseUrl === null;
+const journaled = testConfig().databaseUrl === null && testConfig().embeddedDbThread;
 
 beforeAll(async () => {
   // a fast heartbeat and sweep, so both can be observed without waiting (nothing here asserts on time)

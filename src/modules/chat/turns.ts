@@ -99,7 +99,7 @@ export class TurnService {
     private readonly images: ChatImages,
     /** a follow-up's rewrite failed (the turn carried terms instead): reported, not thrown */
     private readonly onRewriteFailure: (why: string) => void = () => {},
-    /** the embedded database on disk: answers acknowledged once journaled and sent (turn-store.ts) */
+    /** the embedded database on disk, on its own thread: answers acknowledged once journaled and sent (turn-store.ts) */
     journal: AnswerJournal | null = null,
     /** a journaled answer's statement failed after the answer went out (it stays in the journal): reported */
     onStoreFailure: (err: unknown) => void = () => {},

@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, gt, gte, lt, lte, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gt, gte, inArray, lt, lte, or, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { type SearchRewrite } from '../../db/schema/chat.js';
 import { promptLogs } from '../../db/schema/prompt-logs.js';
@@ -77,7 +77,7 @@ export const promptLogSql = {
   },
   /** SELECT of the ids among `ids` whose log is still pending (not finished by its statement 2). */
   pendingAmong(ids: string[]): SQL {
-    return sql`select id from prompt_logs where id = any(${`{${ids.join(',')}}`}::uuid[]) and status = 'pending'`;
+    return sql`select id from prompt_logs where ${inArray(promptLogs.id, ids)} and status = 'pending'`;
   },
   /** One VALUES row finishing a log; `key` joins it to the caller's other CTEs. */
   finishedRow(key: SQL, id: string, l: FinishedLog): SQL {
