@@ -4,10 +4,10 @@
  * at a time, so that every stamp belongs to the one request in flight.
  *
  * Stamps: the request's arrival (the HTTP server's `request` event), the turn's start
- * (`TurnService.run` called), the start and end of statement 1 (user turn, pending log), of the
- * provider call (the OpenAI adapter) and of statement 2 (answer, finished log: TurnStore.storeAnswer,
- * which a journaled answer leaves once the statement is sent, docs/DECISIONS.md), and the response's
- * `finish`. Statement 1 and the provider call may overlap; the "critical path" phase is what the
+ * (`TurnService.run` called), the start and end of statement 1 (user turn, pending log; none for a
+ * turn written whole, ChatRepo.recordWholeTurns), of the provider call (the OpenAI adapter) and of
+ * statement 2 (answer, finished log, or the whole turn: TurnStore.storeAnswer, which a journaled
+ * answer leaves once the statement is sent, docs/DECISIONS.md), and the response's `finish`. Statement 1 and the provider call may overlap; the "critical path" phase is what the
  * request waited for between the plan and both being done. A request is labelled by its
  * `x-bench-phase` header; requests without one are not recorded.
  */
@@ -84,7 +84,7 @@ const PHASES = [
   '   3 and 4 overlapping',
   '   critical path: plan → 3 and 4 done',
   '5. records for statement 2',
-  '6. statement 2 (answer, finished log; journaled: until sent)',
+  '6. statement 2 (answer, finished log; or the whole turn; journaled: until sent)',
   '7. serialise and send',
 ] as const;
 
@@ -92,18 +92,21 @@ const PHASES = [
 export function readPhases(): Record<string, Record<string, number>> {
   const by = new Map<string, Record<string, number[]>>();
   for (const s of recorded ?? []) {
-    const { turn, s1Start, s1End, callStart, callEnd, s2Start, s2End, finished } = s;
-    if ([turn, s1Start, s1End, callStart, callEnd, s2Start, s2End, finished].some((v) => v === undefined)) continue;
-    const work = Math.min(s1Start!, callStart!);
+    const { turn, callStart, callEnd, s2Start, s2End, finished } = s;
+    if ([turn, callStart, callEnd, s2Start, s2End, finished].some((v) => v === undefined)) continue;
+    // a turn written whole has no statement 1: its phases 3 are 0, and the call is its critical path
+    const s1Start = s.s1Start ?? callStart!;
+    const s1End = s.s1End ?? callStart!;
+    const work = Math.min(s1Start, callStart!);
     const values = [
       finished! - s.arrived,
       turn! - s.arrived,
       work - turn!,
-      s1End! - s1Start!,
+      s1End - s1Start,
       callEnd! - callStart!,
-      Math.max(0, Math.min(s1End!, callEnd!) - Math.max(s1Start!, callStart!)),
-      Math.max(s1End!, callEnd!) - work,
-      s2Start! - Math.max(s1End!, callEnd!),
+      Math.max(0, Math.min(s1End, callEnd!) - Math.max(s1Start, callStart!)),
+      Math.max(s1End, callEnd!) - work,
+      s2Start! - Math.max(s1End, callEnd!),
       s2End! - s2Start!,
       finished! - s2End!,
     ];

@@ -115,8 +115,8 @@ describe('prompt logs always end final', () => {
     const { team, ws } = await setup();
     s.standIn.set({ delayMs: 400 });
     const pending = complete(team.ownerKey, ws.id, { prompt: 'are you still there' });
-    // A new thread's provider call starts beside its first write: wait for both.
-    while (s.standIn.inFlight === 0 || (await logsOf(team.ownerKey)).length === 0) await new Promise((r) => setTimeout(r, 10));
+    // A plain answer to a new thread is written whole once answered: its workspace goes while the provider answers.
+    while (s.standIn.inFlight === 0) await new Promise((r) => setTimeout(r, 10));
     expectStatus(await t.api(team.ownerKey).DELETE('/api/v1/workspaces/{workspaceId}', wsAt(ws.id)), 200);
     if (journaled) {
       // acknowledged once journaled (docs/DECISIONS.md, "Gateway hot path"): the answer went with its thread
@@ -129,7 +129,7 @@ describe('prompt logs always end final', () => {
     expect(log).toMatchObject({ status: 'interrupted', prompt: 'are you still there' });
   });
 
-  it('a new thread whose first write fails is answered with the failure, not the answer, and keeps nothing', async () => {
+  it('a new thread whose write fails keeps nothing, and is answered with the failure wherever the answer waits for the write', async () => {
     const { team, ws } = await setup();
     // The provider call of a new thread starts beside its first write; the write failing must still fail the turn.
     const marker = `refused by the database ${randomUUID()}`;
@@ -141,14 +141,21 @@ describe('prompt logs always end final', () => {
     await t.database.db.execute(sql.raw(`create trigger ${fn} before insert on prompt_logs for each row execute function ${fn}()`));
     try {
       const api = t.api(team.ownerKey);
-      for (const path of ['/api/v1/chat/{workspaceId}/completions', '/api/v1/chat/{workspaceId}/completions/stream'] as const) {
+      // A plain answer to a new thread is written whole once answered; journaled, it goes out before
+      // the database refuses it (reported, and tried again by the next start: answer-journal.test.ts).
+      const paths = journaled
+        ? (['/api/v1/chat/{workspaceId}/completions/stream'] as const)
+        : (['/api/v1/chat/{workspaceId}/completions', '/api/v1/chat/{workspaceId}/completions/stream'] as const);
+      for (const path of paths) {
         const res = await api.POST(path, { ...wsAt(ws.id), body: { prompt: marker } });
         expect(res.response.status).toBe(500);
         expect(JSON.stringify(res.error ?? res.data)).not.toContain('Echo:');
       }
-      const v1 = await api.POST('/v1/chat/completions', { body: { model: `workspace/${ws.id}`, messages: [{ role: 'user', content: marker }] } });
-      expect(v1.response.status).toBe(500);
-      expect(JSON.stringify(v1.error ?? v1.data)).not.toContain('Echo:');
+      if (!journaled) {
+        const v1 = await api.POST('/v1/chat/completions', { body: { model: `workspace/${ws.id}`, messages: [{ role: 'user', content: marker }] } });
+        expect(v1.response.status).toBe(500);
+        expect(JSON.stringify(v1.error ?? v1.data)).not.toContain('Echo:');
+      }
     } finally {
       await t.database.db.execute(sql.raw(`drop trigger ${fn} on prompt_logs`));
       await t.database.db.execute(sql.raw(`drop function ${fn}()`));
@@ -232,6 +239,41 @@ describe('statements per turn', () => {
     // anything else can only be a cache refill (key, workspace, model) or, on PostgreSQL, the key and
     // the team's budgets, which every node reads on every request so a change binds at once
     for (const q of turn.filter((s) => !turnTables.test(s))) expect(q).toMatch(/api_keys|workspaces|models|from "?budgets"?\s/);
+  });
+
+  it('a plain answer to a new thread is one statement once answered (thread, both messages, the finished log); a stream keeps two', async () => {
+    const { team, ws } = await setup();
+    // the turn's writes (not the sweeps this file's app runs every 50 ms, nor the reads below)
+    const writes = (seen: string[]) =>
+      seen.filter(
+        (q) =>
+          /\b(insert into|update)\s+"?(chat_threads|chat_messages|prompt_logs)\b/.test(q) &&
+          !/^update "prompt_logs" set "status" = \$1, "error" = \$2 where|^\s*with taken as \(update prompt_logs p set reservation = null/.test(q),
+      );
+    const history = (threadId: string) =>
+      t.api(team.ownerKey).GET('/api/v1/chat/{workspaceId}/history/{threadId}', { params: { path: { workspaceId: ws.id, threadId } } });
+    let plain: Awaited<ReturnType<typeof complete>> | undefined;
+    let thread: Awaited<ReturnType<typeof history>> | undefined;
+    // (the thread is read inside: a journaled statement may still be running when its answer arrives)
+    const one = await statementsDuring(async () => {
+      plain = await complete(team.ownerKey, ws.id, { prompt: 'one statement' });
+      thread = await history(expectStatus(plain, 200).threadId);
+    });
+    const stored = expectStatus(plain!, 200);
+    expect(writes(one), one.join('\n---\n')).toHaveLength(1);
+    expect(expectStatus(thread!, 200).messages.map((m) => [m.role, m.content])).toEqual([
+      ['user', 'one statement'],
+      ['assistant', 'Echo: one statement'],
+    ]);
+    expect((await logsOf(team.ownerKey)).find((l) => l.prompt === 'one statement')).toMatchObject({ status: 'ok', response: 'Echo: one statement' });
+    const two = await statementsDuring(async () => {
+      const res = await t.request({ method: 'POST', url: `/api/v1/chat/${ws.id}/completions/stream`, key: team.ownerKey, payload: { prompt: 'streamed' } });
+      expect(res.body).toContain('event: done');
+    });
+    expect(writes(two), two.join('\n---\n')).toHaveLength(2);
+    // the thread continues from its answer
+    expectStatus(await complete(team.ownerKey, ws.id, { prompt: 'and then', threadId: stored.threadId }), 200);
+    expect(s.standIn.requests.at(-1)!.body.messages.map((m: { content: string }) => m.content)).toEqual(['one statement', 'Echo: one statement', 'and then']);
   });
 
   it('a follow-up in a thread with files also searches them', async () => {

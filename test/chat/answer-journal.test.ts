@@ -1,6 +1,6 @@
 /**
  * The embedded database's answer journal (src/modules/chat/answer-journal.ts): a plain answer is
- * acknowledged once its statement 2 is journaled and sent; one that was never stored is stored
+ * acknowledged once its statement (statement 2, or a new thread's whole turn) is journaled and sent; one that was never stored is stored
  * by the next start, before any request.
  */
 import { appendFileSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -152,35 +152,53 @@ describe.skipIf(onPostgres)('answers acknowledged through the journal (the embed
     ]);
   });
 
-  it('an answer acknowledged but never stored (its statement failed) is stored by the next start', async () => {
+  /** Every answer's statement fails from now on (a new thread's whole turn and a follow-up's statement 2), as if the process had been killed before it ran. */
+  function refuseAnswers(message: string) {
+    return [
+      vi.spyOn(ChatRepo.prototype, 'recordWholeTurns').mockRejectedValue(new Error(message)),
+      vi.spyOn(ChatRepo.prototype, 'recordAnswers').mockRejectedValue(new Error(message)),
+    ];
+  }
+
+  it('answers acknowledged but never stored (their statement failed) are stored by the next start: a new thread whole, a follow-up', async () => {
     const dataDir = tmp();
     const { t, team, ws } = await setUp(dataDir);
-    // Statement 2 fails, as if the process had been killed before it ran: the answer is still acknowledged.
-    const refused = vi.spyOn(ChatRepo.prototype, 'recordAnswers').mockRejectedValue(new Error('the statement never ran'));
-    const answered = expectStatus(
-      await t.api(team.ownerKey).POST('/api/v1/chat/{workspaceId}/completions', { params: { path: { workspaceId: ws.id } }, body: { prompt: 'keep me' } }),
-      200,
-    );
-    expect(refused).toHaveBeenCalled();
-    expect(answered.message.content).toBe('Echo: keep me');
+    const post = (body: { prompt: string; threadId?: string }) =>
+      t.api(team.ownerKey).POST('/api/v1/chat/{workspaceId}/completions', { params: { path: { workspaceId: ws.id } }, body });
+    const earlier = expectStatus(await post({ prompt: 'stored' }), 200);
+    const refused = refuseAnswers('the statement never ran');
+    const fresh = expectStatus(await post({ prompt: 'keep me' }), 200);
+    const followUp = expectStatus(await post({ prompt: 'and me', threadId: earlier.threadId }), 200);
+    for (const spy of refused) expect(spy).toHaveBeenCalled();
+    expect(fresh.message.content).toBe('Echo: keep me');
     await apps.pop()!.close();
     vi.restoreAllMocks();
     expect(readFileSync(path.join(dataDir, 'answers.journal'), 'utf8')).toContain('Echo: keep me');
 
     const again = await start(dataDir);
-    expect(await messagesOf(again, team.ownerKey, ws.id, answered.threadId)).toEqual([
+    expect(await messagesOf(again, team.ownerKey, ws.id, fresh.threadId)).toEqual([
       ['user', 'keep me'],
       ['assistant', 'Echo: keep me'],
     ]);
+    expect(await messagesOf(again, team.ownerKey, ws.id, followUp.threadId)).toEqual([
+      ['user', 'stored'],
+      ['assistant', 'Echo: stored'],
+      ['user', 'and me'],
+      ['assistant', 'Echo: and me'],
+    ]);
     const logs = expectStatus(await again.api(team.ownerKey).GET('/api/v1/chat/prompt-logs/paged', { params: { query: { size: 10 } } }), 200).content;
-    expect(logs).toEqual([expect.objectContaining({ prompt: 'keep me', status: 'ok', response: 'Echo: keep me' })]);
+    expect(logs.map((l) => [l.prompt, l.status, l.response]).sort()).toEqual([
+      ['and me', 'ok', 'Echo: and me'],
+      ['keep me', 'ok', 'Echo: keep me'],
+      ['stored', 'ok', 'Echo: stored'],
+    ]);
     expect(statSync(path.join(dataDir, 'answers.journal')).size).toBe(0);
   });
 
   it('a backup taken while an answer is acknowledged but not stored restores with that answer', async () => {
     const dataDir = tmp();
     const { t, team, ws } = await setUp(dataDir);
-    vi.spyOn(ChatRepo.prototype, 'recordAnswers').mockRejectedValue(new Error('not stored yet'));
+    refuseAnswers('not stored yet');
     const answered = expectStatus(
       await t.api(team.ownerKey).POST('/api/v1/chat/{workspaceId}/completions', { params: { path: { workspaceId: ws.id } }, body: { prompt: 'in flight' } }),
       200,
@@ -200,7 +218,7 @@ describe.skipIf(onPostgres)('answers acknowledged through the journal (the embed
   it('a start stores the answers it can and is not held up by one the database refuses', async () => {
     const dataDir = tmp();
     const { t, team, ws } = await setUp(dataDir);
-    vi.spyOn(ChatRepo.prototype, 'recordAnswers').mockRejectedValue(new Error('not stored'));
+    refuseAnswers('not stored');
     const post = (prompt: string) =>
       t.api(team.ownerKey).POST('/api/v1/chat/{workspaceId}/completions', { params: { path: { workspaceId: ws.id } }, body: { prompt } });
     const good = expectStatus(await post('good'), 200);
@@ -218,7 +236,7 @@ describe.skipIf(onPostgres)('answers acknowledged through the journal (the embed
     const again = await start(dataDir);
     expect((await messagesOf(again, team.ownerKey, ws.id, good.threadId)).at(-1)).toEqual(['assistant', 'Echo: good']);
     const logs = expectStatus(await again.api(team.ownerKey).GET('/api/v1/chat/prompt-logs/paged', { params: { query: { size: 10 } } }), 200).content;
-    expect(logs.find((l) => l.prompt === 'bad')).toMatchObject({ status: 'pending' });
-    expect(logs.find((l) => l.prompt === 'good')).toMatchObject({ status: 'ok' });
+    // a new thread's turn is written whole: the one refused left nothing (the start logs it)
+    expect(logs.map((l) => [l.prompt, l.status])).toEqual([['good', 'ok']]);
   });
 });

@@ -6,9 +6,10 @@ import type { AnswerRecord } from './repo.js';
 const MAX_BYTES = 16 * 1024 * 1024;
 
 /**
- * The embedded database's answer journal (`DATA_DIR/answers.journal`): statement 2 of a turn is
- * appended here, one JSON line, before the answer is acknowledged, and the line is forgotten once
- * the statement has committed. A process killed in between leaves the line, and the next start
+ * The embedded database's answer journal (`DATA_DIR/answers.journal`): statement 2 of a turn (or
+ * the one statement of a turn written whole, its user's turn with it) is appended here, one JSON
+ * line, before the answer is acknowledged, and the line is forgotten once the statement has
+ * committed. A process killed in between leaves the line, and the next start
  * stores it (TurnStore.replayJournal) before anything else runs. A `write` to the file is in the
  * operating system's hands when it returns, as PGlite's own writes are (neither is flushed to
  * the disk), so it survives the process being killed just as the database does.
@@ -50,6 +51,12 @@ export class AnswerJournal {
       }
       rec.now = new Date(rec.now);
       rec.ledger.created = new Date(rec.ledger.created);
+      const turn = rec.turn;
+      if (turn) {
+        turn.now = new Date(turn.now);
+        turn.log.created = new Date(turn.log.created);
+        for (const m of turn.messages) m.created = new Date(m.created);
+      }
       out.push(rec);
     }
     return out;
@@ -61,7 +68,7 @@ export class AnswerJournal {
    * it, so its statement would fail at every start), a full or closed file, a failed write.
    */
   append(rec: AnswerRecord): Buffer | null {
-    if (this.closed || this.bytes >= MAX_BYTES || rec.message?.imageRows?.length) return null;
+    if (this.closed || this.bytes >= MAX_BYTES || rec.message?.imageRows?.length || rec.turn?.images.length) return null;
     const line = Buffer.from(`${JSON.stringify(rec)}\n`);
     if (line.includes('\\u0000')) return null;
     try {

@@ -84,6 +84,12 @@ export interface AnswerRecord {
   /** the turn's ledger row (every attempt has one) and the settlement of its reservation */
   ledger: LedgerEntry;
   settle: Settlement | null;
+  /**
+   * The user's turn when it was not stored before the call (a plain answer in a new or ephemeral
+   * thread, with nothing to reserve in SQL): the whole turn is then written in one statement
+   * (ChatRepo.recordWholeTurns).
+   */
+  turn?: UserTurnRecord;
 }
 
 /** Whether the answer was kept; false when its thread was deleted while it was being generated. */
@@ -353,11 +359,75 @@ export class ChatRepo {
    * finished logs. An answer whose thread is gone (deleted while it ran) is not kept; its log
    * ends `interrupted` with THREAD_DELETED.
    */
-  /** The prompt-log ids among `logIds` whose answer is not stored yet (their log is still pending). */
-  async unstoredAnswers(db: Executor, logIds: string[]): Promise<Set<string>> {
-    if (logIds.length === 0) return new Set();
-    const res = await execute<{ id: string }>(db, promptLogSql.pendingAmong(logIds));
-    return new Set(res.rows.map((r) => r.id));
+  /**
+   * The answers among `answers` not stored yet: their log is still pending, or, for a turn written
+   * whole (`turn`), absent.
+   */
+  async unstoredAnswers(db: Executor, answers: Array<Pick<AnswerRecord, 'logId' | 'turn'>>): Promise<Set<string>> {
+    if (answers.length === 0) return new Set();
+    const res = await execute<{ id: string; pending: boolean }>(db, promptLogSql.statusAmong(answers.map((a) => a.logId)));
+    const found = new Map(res.rows.map((r) => [r.id, r.pending]));
+    return new Set(answers.filter((a) => (a.turn ? !found.has(a.logId) : found.get(a.logId) === true)).map((a) => a.logId));
+  }
+
+  /**
+   * Turns written whole, in ONE statement once their answers are known: for each, the new thread
+   * (its answer the active leaf), the user's messages and the answer — one INSERT, so that their
+   * order is the thread's — the finished prompt log and the ledger row; an ephemeral turn writes
+   * its log and ledger row only. A thread whose workspace was deleted while its answer was
+   * generated is not kept (its log ends `interrupted`, as statement 2 ends one whose thread was
+   * deleted). Only turns without images or a reservation in SQL come here (turns.ts).
+   */
+  async recordWholeTurns(db: Executor, answers: Array<AnswerRecord & { turn: UserTurnRecord }>): Promise<StoredAnswer[]> {
+    const kept = answers.filter((v) => v.turn.store);
+    const threads = kept.map(({ turn: v, message }) => {
+      const t = v.thread;
+      const now = v.now.toISOString();
+      const leaf = message?.id ?? v.messages.at(-1)?.id ?? null;
+      return sql`(${t.id}::uuid, ${t.teamId}::uuid, ${t.workspaceId}::uuid, ${t.userId}::int, ${t.title}::text, ${now}::timestamptz, ${now}::timestamptz, ${leaf}::uuid)`;
+    });
+    let ord = 0;
+    const messages = kept.flatMap(({ turn: v, message: a, threadId, now }) => [
+      ...v.messages.map(
+        (m, j) =>
+          sql`(${ord++}::int, ${m.id}::uuid, ${v.thread.id}::uuid, ${j > 0 ? v.messages[j - 1]!.id : null}::uuid, ${m.role}::text, ${m.content}::text, null::uuid, null::jsonb, null::jsonb, 'ok'::text, null::jsonb, null::jsonb, ${imagesJson(m.images)}::jsonb, ${m.created.toISOString()}::timestamptz)`,
+      ),
+      ...(a
+        ? [
+            sql`(${ord++}::int, ${a.id}::uuid, ${threadId}::uuid, ${a.parentId}::uuid, 'assistant'::text, ${a.content}::text, ${a.modelId}::uuid, ${a.usage ? JSON.stringify(a.usage) : null}::jsonb, ${JSON.stringify(a.sources)}::jsonb, ${a.status}::text, ${a.error ? JSON.stringify(a.error) : null}::jsonb, ${a.toolCalls ? JSON.stringify(a.toolCalls) : null}::jsonb, ${imagesJson(a.images ?? null)}::jsonb, ${now.toISOString()}::timestamptz)`,
+          ]
+        : []),
+    ]);
+    // One INSERT in `ord` order: each thread's messages get their `seq` in the order they were said.
+    const threadsAndMessages =
+      kept.length === 0
+        ? sql`t as (select null::uuid as id where false), `
+        : sql`t as (
+        insert into chat_threads (id, team_id, workspace_id, user_id, title, created, updated, active_message_id)
+        select v.* from (values ${sql.join(threads, sql`, `)}) as v(id, team_id, workspace_id, user_id, title, created, updated, active_message_id)
+        where exists (select 1 from workspaces w where w.team_id = v.team_id and w.id = v.workspace_id)
+        returning id
+      ), m as (
+        insert into chat_messages (id, thread_id, parent_id, role, content, model_id, usage, sources, status, error, tool_calls, images, created)
+        select v.id, v.thread_id, v.parent_id, v.role, v.content, v.model_id, v.usage, v.sources, v.status, v.error, v.tool_calls, v.images, v.created
+        from (values ${sql.join(messages, sql`, `)}) as v(ord, id, thread_id, parent_id, role, content, model_id, usage, sources, status, error, tool_calls, images, created)
+        where v.thread_id in (select id from t)
+        order by v.ord
+      ), `;
+    const logs = promptLogSql.insertFinished(
+      answers.map((v) => ({ log: v.turn.log, end: v.log })),
+      sql`v.thread_id is not null and v.thread_id not in (select id from t)`,
+      THREAD_DELETED,
+    );
+    const res = await executePrepared<{ id: string }>(
+      db,
+      sql`
+      with ${threadsAndMessages}l as (${logs}),
+      ${usageSql.record(answers.map((v) => ({ entry: v.ledger, settle: v.settle })))}
+      select id from t`,
+    );
+    const stored = new Set(res.rows.map((r) => r.id));
+    return answers.map((v) => ({ kept: !v.turn.store || stored.has(v.turn.thread.id) }));
   }
 
   async recordAnswers(db: Executor, answers: AnswerRecord[]): Promise<StoredAnswer[]> {

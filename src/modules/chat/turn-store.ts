@@ -19,17 +19,24 @@ const EXCHANGE_TTL_MS = 10 * 60_000;
 /** Answers replayed from the journal per statement at start-up. */
 const REPLAY_BATCH = 50;
 
+type WholeTurn = AnswerRecord & { turn: UserTurnRecord };
+const isWhole = (rec: AnswerRecord): rec is WholeTurn => rec.turn !== undefined;
+
 /**
  * What a chat turn writes: statement 1 (the user's turn, the thread, the prompt log and the budget
  * reservation in one statement) and statement 2 (the answer, the ledger entry, the settlement),
  * each batched with other turns' statements (db/group-commit.ts), and the per-thread size of the
- * last exchange that statement 1's reservation counts. With a journal (the embedded database on
- * disk), an answer is acknowledged once statement 2 is journaled and sent (storeAnswer).
+ * last exchange that statement 1's reservation counts. A turn that needs nothing back from
+ * statement 1 and is answered in one piece defers its user's turn (deferUserTurn) and is written
+ * whole, in one statement, with its answer. With a journal (the embedded database on disk), an
+ * answer is acknowledged once its statement is journaled and sent (storeAnswer).
  */
 export class TurnStore {
   private readonly repo = new ChatRepo();
   private readonly userTurns = new GroupCommit<UserTurnRecord, StoredUserTurn>((items) => this.repo.recordUserTurns(this.db, items));
   private readonly answers = new GroupCommit<AnswerRecord, StoredAnswer>((items) => this.repo.recordAnswers(this.db, items));
+  /** turns written whole once answered (AnswerRecord.turn): one statement for the user's turn and its answer */
+  private readonly wholeTurns = new GroupCommit<WholeTurn, StoredAnswer>((items) => this.repo.recordWholeTurns(this.db, items));
   /** Per thread, the tokens of its last exchange (lastExchangeTokens); a thread's value changes only with its answers, stored here. */
   private readonly exchanges = new TtlCache<string, number>(EXCHANGE_TTL_MS);
   /** Journaled answers whose statement has not ended. */
@@ -53,18 +60,17 @@ export class TurnStore {
   async replayJournal(): Promise<{ stored: number; refused: string[] }> {
     if (!this.journal) return { stored: 0, refused: [] };
     const left = this.journal.leftOver();
-    const unstored = await this.repo.unstoredAnswers(
-      this.db,
-      left.map((r) => r.logId),
-    );
+    const unstored = await this.repo.unstoredAnswers(this.db, left);
     const todo = left.filter((r) => unstored.has(r.logId));
     const refused: string[] = [];
-    for (let i = 0; i < todo.length; i += REPLAY_BATCH) {
-      const batch = todo.slice(i, i + REPLAY_BATCH);
-      // a batch that fails is stored one by one; an answer the database still refuses cannot hold up the start
-      await this.repo.recordAnswers(this.db, batch).catch(async () => {
-        for (const rec of batch) await this.repo.recordAnswers(this.db, [rec]).catch(() => refused.push(rec.logId));
-      });
+    for (const kind of [todo.filter(isWhole), todo.filter((r) => !isWhole(r))]) {
+      for (let i = 0; i < kind.length; i += REPLAY_BATCH) {
+        const batch = kind.slice(i, i + REPLAY_BATCH);
+        // a batch that fails is stored one by one; an answer the database still refuses cannot hold up the start
+        await this.writeNow(batch).catch(async () => {
+          for (const rec of batch) await this.writeNow([rec]).catch(() => refused.push(rec.logId));
+        });
+      }
     }
     this.journal.empty();
     return { stored: todo.length - refused.length, refused };
@@ -84,6 +90,36 @@ export class TurnStore {
     hold: BudgetHold | null,
     branch: TurnBranch | null,
   ): Promise<NonNullable<StoredUserTurn> & { questionId: string | null }> {
+    const { record, questionId } = this.userTurnRecord(caller, plan, logId, hold, branch);
+    const stored = await this.userTurns.add(record).catch(async (err: unknown) => {
+      await hold?.release();
+      // A budget or rate limit refused the reservation in the statement: the whole statement was undone.
+      throw (hold?.inStatement && (await this.usage.refusal(caller, err))) || err;
+    });
+    if (!stored) {
+      await hold?.release();
+      throw notFound('Thread');
+    }
+    return { ...stored, questionId };
+  }
+
+  /**
+   * Statement 1 left for later: the user's turn of a new or ephemeral thread with nothing to
+   * reserve in SQL, stored with its answer (the `turn` of storeAnswer's record). What it answers
+   * is what statement 1 would have: no history, no files, nothing reserved.
+   */
+  deferUserTurn(caller: Principal, plan: Plan, logId: string): { turn: UserTurnRecord; stored: NonNullable<StoredUserTurn> & { questionId: string | null } } {
+    const { record, questionId } = this.userTurnRecord(caller, plan, logId, null, null);
+    return { turn: record, stored: { history: [], threadHasFiles: false, reservedCredits: 0, questionId } };
+  }
+
+  private userTurnRecord(
+    caller: Principal,
+    plan: Plan,
+    logId: string,
+    hold: BudgetHold | null,
+    branch: TurnBranch | null,
+  ): { record: UserTurnRecord; questionId: string | null } {
     const now = new Date();
     const firstUser = plan.newTurns.find((m) => m.role === 'user') ?? plan.newTurns[0]!;
     // A regenerate stores no message: its question is the stored one.
@@ -97,38 +133,28 @@ export class TurnStore {
           rows.push(...own.rows);
           return { id, role: m.role, content: m.content, created, images: own.images };
         });
-    const stored = await this.userTurns
-      .add({
-        reservation: hold?.inStatement ?? null,
-        thread: { id: plan.threadId, teamId: caller.teamId, workspaceId: plan.workspace.id, userId: caller.userId, title: titleFrom(firstUser.content) },
-        existing: plan.historyScope,
-        after: branch ? { parentId: branch.parentId } : null,
-        messages,
-        images: rows,
-        store: plan.store,
-        log: {
-          id: logId,
-          teamId: caller.teamId,
-          userId: caller.userId,
-          workspaceId: plan.workspace.id,
-          threadId: plan.store ? plan.threadId : null,
-          modelId: plan.model.id,
-          modelName: plan.model.name,
-          prompt: promptText(plan.newTurns.at(-1)!),
-          created: now,
-        },
-        now,
-      })
-      .catch(async (err: unknown) => {
-        await hold?.release();
-        // A budget or rate limit refused the reservation in the statement: the whole statement was undone.
-        throw (hold?.inStatement && (await this.usage.refusal(caller, err))) || err;
-      });
-    if (!stored) {
-      await hold?.release();
-      throw notFound('Thread');
-    }
-    return { ...stored, questionId: branch?.questionId ?? messages.at(-1)?.id ?? null };
+    const record: UserTurnRecord = {
+      reservation: hold?.inStatement ?? null,
+      thread: { id: plan.threadId, teamId: caller.teamId, workspaceId: plan.workspace.id, userId: caller.userId, title: titleFrom(firstUser.content) },
+      existing: plan.historyScope,
+      after: branch ? { parentId: branch.parentId } : null,
+      messages,
+      images: rows,
+      store: plan.store,
+      log: {
+        id: logId,
+        teamId: caller.teamId,
+        userId: caller.userId,
+        workspaceId: plan.workspace.id,
+        threadId: plan.store ? plan.threadId : null,
+        modelId: plan.model.id,
+        modelName: plan.model.name,
+        prompt: promptText(plan.newTurns.at(-1)!),
+        created: now,
+      },
+      now,
+    };
+    return { record, questionId: branch?.questionId ?? messages.at(-1)?.id ?? null };
   }
 
   /**
@@ -174,10 +200,16 @@ export class TurnStore {
 
   private async write(rec: AnswerRecord, onSent: (() => void) | undefined): Promise<StoredAnswer> {
     try {
-      return await this.answers.add(rec, onSent);
+      return await (isWhole(rec) ? this.wholeTurns.add(rec, onSent) : this.answers.add(rec, onSent));
     } catch {
-      return (await this.repo.recordAnswers(this.db, [rec]))[0]!;
+      return (await this.writeNow([rec]))[0]!;
     }
+  }
+
+  /** Records of one kind (all whole turns, or none), in one statement outside the batches. */
+  private writeNow(recs: AnswerRecord[]): Promise<StoredAnswer[]> {
+    const whole = recs.filter(isWhole);
+    return whole.length > 0 ? this.repo.recordWholeTurns(this.db, whole) : this.repo.recordAnswers(this.db, recs);
   }
 
   /** A stored answer's exchange (its prompt and answer tokens) is the thread's last one now. */

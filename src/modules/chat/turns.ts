@@ -157,6 +157,8 @@ export class TurnService {
     //    no reservation taken by the statement, no rewrite, no workspace tools, no images — starts
     //    its provider call first, so the call and the write overlap; its events wait for the write
     //    (nothing is said before the turn is stored), and the call is aborted if the write fails.
+    //    Answered in one piece (not streamed), such a turn is written whole once answered: one
+    //    statement instead of two, none beside the call (docs/DECISIONS.md, "Gateway hot path").
     const ids = { messageId: randomUUID(), logId: randomUUID() };
     const started = Date.now();
     const cap = hold ? (plan.params.maxTokens ?? null) : null;
@@ -170,12 +172,16 @@ export class TurnService {
       plan.newTurns.every((m) => !m.images?.length)
         ? this.startEarly(plan, context, opts, cap)
         : null;
+    const deferred = early && !opts.stream ? this.store.deferUserTurn(caller, plan, ids.logId) : null;
     let stored: Awaited<ReturnType<TurnStore['storeUserTurn']>>;
-    try {
-      stored = await this.store.storeUserTurn(caller, plan, ids.logId, hold, branch);
-    } catch (err) {
-      await early?.cancel();
-      throw err;
+    if (deferred) stored = deferred.stored;
+    else {
+      try {
+        stored = await this.store.storeUserTurn(caller, plan, ids.logId, hold, branch);
+      } catch (err) {
+        await early?.cancel();
+        throw err;
+      }
     }
     hold?.stored(stored.reservedCredits);
     let finished = false;
@@ -231,7 +237,10 @@ export class TurnService {
       if (record.message) Object.assign(record.message, { images: made.images, imageRows: made.rows });
       const ledger = ledgerEntry(this.usage, caller, plan, ids.logId, outcome, usage, created, rewrite?.used ?? null, hold?.reservedCredits() ?? null);
       // A stream's `done` waits for the statement (its first token does not); a plain answer may be acknowledged once journaled.
-      const kept = await this.store.storeAnswer({ ...record, ledger, settle: hold?.settlementInStatement() ?? null }, !opts.stream);
+      const kept = await this.store.storeAnswer(
+        { ...record, ledger, settle: hold?.settlementInStatement() ?? null, ...(deferred ? { turn: deferred.turn } : {}) },
+        !opts.stream,
+      );
       finished = true;
       hold?.settled(ledger.credits);
       observe.chatTurn(ledger);

@@ -75,9 +75,25 @@ export const promptLogSql = {
       from (select id, reservation from prompt_logs where reservation is not null and status <> 'pending' for update) a
       where p.id = a.id returning a.reservation`;
   },
-  /** SELECT of the ids among `ids` whose log is still pending (not finished by its statement 2). */
-  pendingAmong(ids: string[]): SQL {
-    return sql`select id from prompt_logs where ${inArray(promptLogs.id, ids)} and status = 'pending'`;
+  /**
+   * INSERT of logs already finished: a turn written in one statement once its answer is known
+   * (ChatRepo.recordWholeTurns), whose log was never pending. A row for which `lost` holds (an
+   * expression over the row `v`: its thread could not be kept) ends `interrupted` with `lostReason`.
+   */
+  insertFinished(rows: Array<{ log: PendingLog; end: FinishedLog }>, lost: SQL, lostReason: string): SQL {
+    const values = rows.map(
+      ({ log: l, end: e }) =>
+        sql`(${l.id}::uuid, ${l.teamId}::uuid, ${l.userId}::int, ${l.workspaceId}::uuid, ${l.threadId}::uuid, ${l.modelId}::uuid, ${l.modelName}::text, ${l.prompt}::text, ${e.status}::text, ${l.created.toISOString()}::timestamptz, ${e.response}::text, ${e.promptTokens}::int, ${e.completionTokens}::int, ${e.latencyMs}::int, ${e.error}::text, ${e.rewrite ? JSON.stringify(e.rewrite) : null}::jsonb)`,
+    );
+    return sql`insert into prompt_logs (id, team_id, user_id, workspace_id, thread_id, model_id, model_name, prompt, status, created, response, prompt_tokens, completion_tokens, latency_ms, error, rewrite)
+      select v.id, v.team_id, v.user_id, v.workspace_id, v.thread_id, v.model_id, v.model_name, v.prompt,
+        case when ${lost} then 'interrupted' else v.status end, v.created, v.response, v.pt, v.ct, v.lat,
+        case when ${lost} then ${lostReason}::text else v.error end, v.rewrite
+      from (values ${sql.join(values, sql`, `)}) as v(id, team_id, user_id, workspace_id, thread_id, model_id, model_name, prompt, status, created, response, pt, ct, lat, error, rewrite)`;
+  },
+  /** SELECT of the logs among `ids` that exist, and whether each is still pending (not finished by its statement 2). */
+  statusAmong(ids: string[]): SQL {
+    return sql`select id, status = 'pending' as pending from prompt_logs where ${inArray(promptLogs.id, ids)}`;
   },
   /** One VALUES row finishing a log; `key` joins it to the caller's other CTEs. */
   finishedRow(key: SQL, id: string, l: FinishedLog): SQL {
