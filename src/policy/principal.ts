@@ -21,6 +21,11 @@ export interface Principal {
   teamName: string;
   /** the request's client address (set by the HTTP layer for the audit log; absent off HTTP) */
   ip?: string | null;
+  /**
+   * The team's budgets revision as the key's read found it (absent for a session): a turn may use
+   * the budget rules its node read at that revision (modules/usage, UsageService.teamRules).
+   */
+  budgetsRevision?: number;
 }
 
 /** What the visibility rules read of the caller: their team, their user id and their role. */

@@ -344,6 +344,28 @@ describe('concurrency', () => {
     }
   });
 
+  it('a budget changed, then deleted, on one node binds the next call on another that has just served the team', async () => {
+    const shared = Boolean(process.env.ATRIUM_TEST_DATABASE_URL);
+    const second = shared ? await startTestApp() : t;
+    try {
+      const { team } = await setup();
+      // a free model: a credit budget does not apply to it, a rate limit does
+      const free = await createModel(t, team.ownerKey, { url: stand.standIn.openaiBaseUrl, chatCredits: 0 });
+      const ws = await createWorkspace(t, team.ownerKey, { modelIds: [free.id] });
+      const budget = await budgetOk(team.ownerKey, { scope: 'team', scopeId: team.teamId, period: 'month', credits: 1 });
+      for (let i = 0; i < 2; i++) expect((await complete(team.ownerKey, ws.id, second)).response.status).toBe(200);
+      // a rate limit added on the first node: the second holds its calls to it
+      expectStatus(await patch(t, team.ownerKey, budget.id, { requestsPerMinute: 1 }), 200);
+      const [a, b] = [await complete(team.ownerKey, ws.id, second), await complete(team.ownerKey, ws.id, second)];
+      expect(expectProblem(a.response.status === 429 ? a : b, 429).code).toBe('rate_limited');
+      // gone on the first node: the second answers again
+      expect((await deleteBudget(team.ownerKey, budget.id)).response.status).toBe(204);
+      expect((await complete(team.ownerKey, ws.id, second)).response.status).toBe(200);
+    } finally {
+      if (second !== t) await second.close();
+    }
+  });
+
   /**
    * Providers that do not honour the output cap and count the prompt four times higher than
    * Atrium does: bursts of streamed and plain calls, on two nodes where the database allows it,

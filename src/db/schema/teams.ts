@@ -9,6 +9,12 @@ export const teams = pgTable('teams', {
   id: uuid('id').primaryKey().defaultRandom(),
   name: text('name').notNull(),
   created: created(),
+  /**
+   * Raised in the transaction of every change to the team's budgets (modules/usage), and read with
+   * every API key: a node reuses the budget rules it read at the revision the caller's key read
+   * gives, so a change on any node binds the next call on every node without a read of the rules.
+   */
+  budgetsRevision: integer('budgets_revision').notNull().default(0),
 });
 
 export const users = pgTable(

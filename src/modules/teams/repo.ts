@@ -10,7 +10,18 @@ export type UserRow = typeof users.$inferSelect;
 export type ApiKeyRow = typeof apiKeys.$inferSelect;
 
 /** A key's principal as findPrincipalByKeyHash reads it (no session, no client address). */
-export type KeyPrincipalRow = Omit<Principal, 'sessionId' | 'ip'> & { keyId: string };
+export type KeyPrincipalRow = Omit<Principal, 'sessionId' | 'ip' | 'budgetsRevision'> & { keyId: string; budgetsRevision: number };
+
+/**
+ * Raise the team's budgets revision, in the transaction that changes its budgets (modules/usage):
+ * every node's next key read sees it, and reads the team's budget rules again.
+ */
+export async function bumpBudgetsRevision(tx: Executor, teamId: string): Promise<void> {
+  await tx
+    .update(teams)
+    .set({ budgetsRevision: sql`${teams.budgetsRevision} + 1` })
+    .where(eq(teams.id, teamId));
+}
 
 export class TeamsRepo {
   async countTeams(db: Executor): Promise<number> {
@@ -164,7 +175,8 @@ export class TeamsRepo {
   async findPrincipalByKeyHash(db: Executor, keyHash: string): Promise<KeyPrincipalRow | undefined> {
     const { rows } = await executePrepared<KeyPrincipalRow>(
       db,
-      sql`select k.id as "keyId", u.id as "userId", u.name, u.email, u.role, u.instance_admin as "instanceAdmin", t.id as "teamId", t.name as "teamName"
+      sql`select k.id as "keyId", u.id as "userId", u.name, u.email, u.role, u.instance_admin as "instanceAdmin", t.id as "teamId", t.name as "teamName",
+          t.budgets_revision as "budgetsRevision"
         from api_keys k join users u on u.id = k.user_id join teams t on t.id = u.team_id
         where k.key_hash = ${keyHash}::text and k.revoked is null and u.deleted is null`,
     );

@@ -1,4 +1,5 @@
 import { filterDetails, recordAudit } from '../audit/record.js';
+import { bumpBudgetsRevision } from '../teams/repo.js';
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { csvStream } from '../../csv.js';
@@ -14,6 +15,8 @@ import type { BudgetT, CreateBudgetBodyT, MeUsageT, UpdateBudgetBodyT, UsageQuer
 
 /** The reservation's prompt estimate is Atrium's own token count with this headroom (docs/API.md). */
 const PROMPT_HEADROOM = 1.25;
+/** Teams whose rules are kept by revision; past it the map starts again (each team reads once more). */
+const MAX_TEAMS_KEPT = 10_000;
 const PROMPT_OVERHEAD_TOKENS = 16;
 /** Provider prompt tokens per Atrium token are trusted between these (an absurd report is clamped). */
 const MIN_PROMPT_RATIO = 1;
@@ -46,6 +49,8 @@ export function budgetCounters(database: Pick<Database, 'kind' | 'db'>): BudgetC
 export class UsageService {
   private readonly repo = new UsageRepo();
   private readonly rules: TtlCache<string, BudgetRule[]>;
+  /** Per team, its rules as read at a revision of its budgets (Principal.budgetsRevision). */
+  private readonly atRevision = new Map<string, { revision: number; rules: BudgetRule[] }>();
 
   /**
    * `rulesCacheMs`: how long a team's list of budgets is kept in this process (it is read on
@@ -100,7 +105,7 @@ export class UsageService {
     historyTokens: (() => Promise<number>) | null,
     now = new Date(),
   ): Promise<BudgetHold | null> {
-    const rules = (await this.teamRules(caller.teamId)).filter((r) => applies(r, caller) && (price > 0 || r.requestsPerMinute !== null));
+    const rules = (await this.teamRules(caller)).filter((r) => applies(r, caller) && (price > 0 || r.requestsPerMinute !== null));
     if (rules.length === 0) return null;
     // Counted only when a budget applies: a turn without one pays nothing for budgets.
     const cost = costOf();
@@ -134,7 +139,7 @@ export class UsageService {
     const budgetId = refusedBudgetOf(err);
     if (!budgetId) return null;
     const row = await this.repo.findBudget(this.db, budgetId);
-    if (!row) this.rules.delete(caller.teamId);
+    if (!row) this.forgetRules(caller.teamId);
     const minute = minuteStart(now);
     const rateFull = row?.requestsPerMinute != null && (row.rateWindow && row.rateWindow >= minute ? row.rateCount : 0) >= row.requestsPerMinute;
     return refusalError(row ?? null, rateFull, now);
@@ -145,8 +150,29 @@ export class UsageService {
     return this.counters.releaseAbandoned();
   }
 
-  private async teamRules(teamId: string): Promise<BudgetRule[]> {
-    return this.rules.load(teamId, () => this.repo.listBudgetRules(this.db, teamId));
+  /**
+   * The caller's team's budget rules. With the budgets revision its key's read gave (read on
+   * every request on PostgreSQL), the rules this node read at that revision, else read now: a
+   * change on any node raised the revision in its transaction, so the next call on every node
+   * reads again. On the embedded database a key's principal may be cached, and its revision with
+   * it; the process is then the only writer, and its own changes drop the entry (forgetRules).
+   * Without a revision (a session), the TTL cache of the one-process database, or a read.
+   */
+  private async teamRules(caller: Principal): Promise<BudgetRule[]> {
+    const { teamId, budgetsRevision: revision } = caller;
+    if (revision === undefined) return this.rules.load(teamId, () => this.repo.listBudgetRules(this.db, teamId));
+    const hit = this.atRevision.get(teamId);
+    if (hit?.revision === revision) return hit.rules;
+    const rules = await this.repo.listBudgetRules(this.db, teamId);
+    if (this.atRevision.size >= MAX_TEAMS_KEPT) this.atRevision.clear();
+    this.atRevision.set(teamId, { revision, rules });
+    return rules;
+  }
+
+  /** This node changed the team's budgets (or found one gone): nothing it read of them is used again. */
+  private forgetRules(teamId: string): void {
+    this.rules.delete(teamId);
+    this.atRevision.delete(teamId);
   }
 
   // ---- budgets -------------------------------------------------------------------------------
@@ -174,6 +200,7 @@ export class UsageService {
         requestsPerMinute,
       });
       if (inserted) {
+        await bumpBudgetsRevision(tx, caller.teamId);
         await recordAudit(tx, {
           action: 'budget.create',
           actor: caller,
@@ -184,7 +211,7 @@ export class UsageService {
       return inserted;
     });
     if (!row) throw conflict(`A ${body.period} budget for this ${body.scope} exists already: edit that one or delete it first`);
-    this.rules.delete(caller.teamId);
+    this.forgetRules(caller.teamId);
     return (await this.views(caller.teamId, [row], now))[0]!;
   }
 
@@ -210,6 +237,7 @@ export class UsageService {
     const row = await this.db.transaction(async (tx) => {
       const updated = await this.repo.updateBudgetLimits(tx, caller.teamId, id, body);
       if (typeof updated === 'object') {
+        await bumpBudgetsRevision(tx, caller.teamId);
         await recordAudit(tx, {
           action: 'budget.update',
           actor: caller,
@@ -225,7 +253,7 @@ export class UsageService {
         { path: 'body/credits', message: 'set credits or requestsPerMinute' },
       ]);
     }
-    this.rules.delete(caller.teamId);
+    this.forgetRules(caller.teamId);
     return (await this.views(caller.teamId, [row], now))[0]!;
   }
 
@@ -233,11 +261,14 @@ export class UsageService {
     requireTeamAdmin(caller);
     const deleted = await this.db.transaction(async (tx) => {
       const done = await this.repo.deleteBudget(tx, caller.teamId, id);
-      if (done) await recordAudit(tx, { action: 'budget.delete', actor: caller, target: { type: 'budget', id } });
+      if (done) {
+        await bumpBudgetsRevision(tx, caller.teamId);
+        await recordAudit(tx, { action: 'budget.delete', actor: caller, target: { type: 'budget', id } });
+      }
       return done;
     });
     if (!deleted) throw notFound('Budget');
-    this.rules.delete(caller.teamId);
+    this.forgetRules(caller.teamId);
     this.counters.forget(id);
   }
 
