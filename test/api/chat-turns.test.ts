@@ -268,8 +268,10 @@ describe('statements per turn', () => {
     ]);
     expect((await logsOf(team.ownerKey)).find((l) => l.prompt === 'one statement')).toMatchObject({ status: 'ok', response: 'Echo: one statement' });
     const two = await statementsDuring(async () => {
-      const res = await t.request({ method: 'POST', url: `/api/v1/chat/${ws.id}/completions/stream`, key: team.ownerKey, payload: { prompt: 'streamed' } });
-      expect(res.body).toContain('event: done');
+      const res = await t
+        .api(team.ownerKey)
+        .POST('/api/v1/chat/{workspaceId}/completions/stream', { ...wsAt(ws.id), body: { prompt: 'streamed' }, parseAs: 'text' });
+      expect(res.data).toContain('event: done');
     });
     expect(writes(two), two.join('\n---\n')).toHaveLength(2);
     // the thread continues from its answer
