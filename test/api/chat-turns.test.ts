@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { watchStatements } from '../../src/db/driver.js';
 import { promptLogs } from '../../src/db/schema/prompt-logs.js';
+import { ChatRepo } from '../../src/modules/chat/repo.js';
 import { expectStatus, multipartBody, type paths } from '../helpers/api.js';
 import { expectProblem, newTeam, startTestApp, testConfig, type TestApp } from '../helpers/app.js';
 import { createModel, createWorkspace } from '../helpers/factories.js';
@@ -127,6 +128,22 @@ describe('prompt logs always end final', () => {
     }
     const [log] = await logsOf(team.ownerKey);
     expect(log).toMatchObject({ status: 'interrupted', prompt: 'are you still there' });
+  });
+
+  it.skipIf(journaled)('a plain answer to a new thread whose one statement fails still leaves its log, failed', async () => {
+    const { team, ws } = await setup();
+    const refused = vi.spyOn(ChatRepo.prototype, 'recordWholeTurns').mockRejectedValue(new Error('the database is gone'));
+    try {
+      expect((await complete(team.ownerKey, ws.id, { prompt: 'called, never stored' })).response.status).toBe(500);
+      expect(refused).toHaveBeenCalled();
+    } finally {
+      refused.mockRestore();
+    }
+    // the provider was called: the attempt is in the logs, though nothing else of the turn is
+    expect((await logsOf(team.ownerKey)).find((l) => l.prompt === 'called, never stored')).toMatchObject({
+      status: 'error',
+      error: expect.stringMatching(/^internal: the turn stopped/),
+    });
   });
 
   it('a new thread whose write fails keeps nothing, and is answered with the failure wherever the answer waits for the write', async () => {

@@ -251,7 +251,11 @@ export class TurnService {
       // A bug or a lost database between the two writes (or a consumer that stopped listening).
       if (!finished) {
         await early?.cancel();
-        await this.logs.fail(ids.logId, Date.now() - started, 'internal: the turn stopped before its answer was stored').catch(() => undefined);
+        const reason = 'internal: the turn stopped before its answer was stored';
+        // a turn written whole has no log yet: it gets one, failed (the attempt is never lost from the logs)
+        await (
+          deferred ? this.logs.failUnwritten(deferred.turn.log, Date.now() - started, reason) : this.logs.fail(ids.logId, Date.now() - started, reason)
+        ).catch(() => undefined);
         await hold?.release().catch(() => undefined);
       }
     }

@@ -1,5 +1,6 @@
 import { and, asc, count, desc, eq, gt, gte, inArray, lt, lte, or, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
+import { execute } from '../../db/driver.js';
 import { type SearchRewrite } from '../../db/schema/chat.js';
 import { promptLogs } from '../../db/schema/prompt-logs.js';
 import { readablePromptLogsSql, type Viewer } from '../../policy/index.js';
@@ -161,6 +162,11 @@ export class PromptLogsRepo {
       // Word search on the indexed tsvector of prompt and response ('simple' config: no stemming, any language).
       f.q?.trim() ? sql`${promptLogs.search} @@ websearch_to_tsquery('simple', ${f.q})` : undefined,
     )!;
+  }
+
+  /** A log written already finished (none was pending); nothing when it exists already. */
+  async insertFinished(db: Executor, log: PendingLog, v: FinishedLog): Promise<void> {
+    await execute(db, sql`${promptLogSql.insertFinished([{ log, end: v }], sql`false`, '')} on conflict (id) do nothing`);
   }
 
   async finish(db: Executor, id: string, v: FinishedLog): Promise<void> {

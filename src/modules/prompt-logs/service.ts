@@ -7,7 +7,7 @@ import { pageRequest, toPage } from '../../http/paging.js';
 import { withoutUpstreamDetail } from '../../providers/errors.js';
 import { mayReadUpstreamDetail, type Principal } from '../../policy/index.js';
 import type { PromptLogT } from './schema.js';
-import { PromptLogsRepo, SORTABLE, type LogFilter, type PromptLogView } from './repo.js';
+import { PromptLogsRepo, SORTABLE, type LogFilter, type PendingLog, type PromptLogView } from './repo.js';
 
 const CSV_COLUMNS = [
   'id',
@@ -80,6 +80,11 @@ export class PromptLogsService {
   /** Finish a pending log as failed, when its turn stopped without storing an answer. */
   async fail(id: string, latencyMs: number, reason: string): Promise<void> {
     await this.repo.finish(this.db, id, { response: null, promptTokens: null, completionTokens: null, latencyMs, status: 'error', error: reason });
+  }
+
+  /** The same for a turn whose log was never written (one written whole, chat's TurnStore.deferUserTurn): its log, finished as failed. */
+  async failUnwritten(log: PendingLog, latencyMs: number, reason: string): Promise<void> {
+    await this.repo.insertFinished(this.db, log, { response: null, promptTokens: null, completionTokens: null, latencyMs, status: 'error', error: reason });
   }
 
   private filter(caller: Principal, q: { q?: string | undefined; startDate?: string | undefined; endDate?: string | undefined }): LogFilter {
