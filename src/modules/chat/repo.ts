@@ -355,11 +355,6 @@ export class ChatRepo {
   }
 
   /**
-   * The answers of one or more turns in ONE statement: the assistant messages (if any) and the
-   * finished logs. An answer whose thread is gone (deleted while it ran) is not kept; its log
-   * ends `interrupted` with THREAD_DELETED.
-   */
-  /**
    * The answers among `answers` not stored yet: their log is still pending, or, for a turn written
    * whole (`turn`), absent.
    */
@@ -393,9 +388,7 @@ export class ChatRepo {
           sql`(${ord++}::int, ${m.id}::uuid, ${v.thread.id}::uuid, ${j > 0 ? v.messages[j - 1]!.id : null}::uuid, ${m.role}::text, ${m.content}::text, null::uuid, null::jsonb, null::jsonb, 'ok'::text, null::jsonb, null::jsonb, ${imagesJson(m.images)}::jsonb, ${m.created.toISOString()}::timestamptz)`,
       ),
       ...(a
-        ? [
-            sql`(${ord++}::int, ${a.id}::uuid, ${threadId}::uuid, ${a.parentId}::uuid, 'assistant'::text, ${a.content}::text, ${a.modelId}::uuid, ${a.usage ? JSON.stringify(a.usage) : null}::jsonb, ${JSON.stringify(a.sources)}::jsonb, ${a.status}::text, ${a.error ? JSON.stringify(a.error) : null}::jsonb, ${a.toolCalls ? JSON.stringify(a.toolCalls) : null}::jsonb, ${imagesJson(a.images ?? null)}::jsonb, ${now.toISOString()}::timestamptz)`,
-          ]
+        ? [sql`(${ord++}::int, ${a.id}::uuid, ${threadId}::uuid, ${a.parentId}::uuid, 'assistant'::text, ${answerCells(a)}, ${now.toISOString()}::timestamptz)`]
         : []),
     ]);
     // One INSERT in `ord` order: each thread's messages get their `seq` in the order they were said.
@@ -430,12 +423,17 @@ export class ChatRepo {
     return answers.map((v) => ({ kept: !v.turn.store || stored.has(v.turn.thread.id) }));
   }
 
+  /**
+   * The answers of one or more turns in ONE statement: the assistant messages (if any) and the
+   * finished logs. An answer whose thread is gone (deleted while it ran) is not kept; its log
+   * ends `interrupted` with THREAD_DELETED.
+   */
   async recordAnswers(db: Executor, answers: AnswerRecord[]): Promise<StoredAnswer[]> {
     const key = (i: number) => sql`${i}::int`;
     const rows = answers.map((v, i) => {
       const m = v.message;
       return m
-        ? sql`(${key(i)}, ${m.id}::uuid, ${m.parentId}::uuid, ${v.threadId}::uuid, ${m.content}::text, ${m.modelId}::uuid, ${m.usage ? JSON.stringify(m.usage) : null}::jsonb, ${JSON.stringify(m.sources)}::jsonb, ${m.status}::text, ${m.error ? JSON.stringify(m.error) : null}::jsonb, ${m.toolCalls ? JSON.stringify(m.toolCalls) : null}::jsonb, ${imagesJson(m.images ?? null)}::jsonb, ${v.now.toISOString()}::timestamptz)`
+        ? sql`(${key(i)}, ${m.id}::uuid, ${m.parentId}::uuid, ${v.threadId}::uuid, ${answerCells(m)}, ${v.now.toISOString()}::timestamptz)`
         : sql`(${key(i)}, null::uuid, null::uuid, ${v.threadId}::uuid, null::text, null::uuid, null::jsonb, null::jsonb, null::text, null::jsonb, null::jsonb, null::jsonb, ${v.now.toISOString()}::timestamptz)`;
     });
     const logs = answers.map((v, i) => promptLogSql.finishedRow(key(i), v.logId, v.log));
@@ -458,6 +456,11 @@ export class ChatRepo {
     for (const r of res.rows) out[r.key] = { kept: r.kept };
     return out;
   }
+}
+
+/** An answer's cells for its chat_messages row, in column order: content, model_id, usage, sources, status, error, tool_calls, images. */
+function answerCells(m: NonNullable<AnswerRecord['message']>): SQL {
+  return sql`${m.content}::text, ${m.modelId}::uuid, ${m.usage ? JSON.stringify(m.usage) : null}::jsonb, ${JSON.stringify(m.sources)}::jsonb, ${m.status}::text, ${m.error ? JSON.stringify(m.error) : null}::jsonb, ${m.toolCalls ? JSON.stringify(m.toolCalls) : null}::jsonb, ${imagesJson(m.images ?? null)}::jsonb`;
 }
 
 /** A message's images as its jsonb column holds them (null: none). */

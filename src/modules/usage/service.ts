@@ -15,9 +15,9 @@ import type { BudgetT, CreateBudgetBodyT, MeUsageT, UpdateBudgetBodyT, UsageQuer
 
 /** The reservation's prompt estimate is Atrium's own token count with this headroom (docs/API.md). */
 const PROMPT_HEADROOM = 1.25;
+const PROMPT_OVERHEAD_TOKENS = 16;
 /** Teams whose rules are kept by revision; past it the map starts again (each team reads once more). */
 const MAX_TEAMS_KEPT = 10_000;
-const PROMPT_OVERHEAD_TOKENS = 16;
 /** Provider prompt tokens per Atrium token are trusted between these (an absurd report is clamped). */
 const MIN_PROMPT_RATIO = 1;
 const MAX_PROMPT_RATIO = 8;
