@@ -5,7 +5,7 @@
  *
  * Stamps: the request's arrival (the HTTP server's `request` event), the turn's start
  * (`TurnService.run` called), the start and end of statement 1 (user turn, pending log; none for a
- * turn written whole, ChatRepo.recordWholeTurns), of the provider call (the OpenAI adapter) and of
+ * turn written whole, ChatRepo.recordWholeTurns, but a follow-up's read, ChatRepo.readFollowUp), of the provider call (the OpenAI adapter) and of
  * statement 2 (answer, finished log, or the whole turn: TurnStore.storeAnswer, which a journaled
  * answer leaves once the statement is sent, docs/DECISIONS.md), and the response's `finish`. Statement 1 and the provider call may overlap; the "critical path" phase is what the
  * request waited for between the plan and both being done. A request is labelled by its
@@ -56,6 +56,7 @@ export function startPhases(server: Server): void {
     installed = true;
     stampAround(ChatRepo.prototype, 'recordUserTurns', 's1Start', 's1End');
     stampAround(ChatRepo.prototype, 'recordNewThreadTurns', 's1Start', 's1End');
+    stampAround(ChatRepo.prototype, 'readFollowUp', 's1Start', 's1End');
     stampAround(getAdapter('OPENAI', 'URL'), 'complete', 'callStart', 'callEnd');
     stampAround(TurnStore.prototype, 'storeAnswer', 's2Start', 's2End');
     const run = TurnService.prototype.run;
@@ -79,7 +80,7 @@ const PHASES = [
   'server: arrival → response sent',
   '1. parse, auth, validation',
   '2. plan: workspace, model, budgets',
-  '3. statement 1 (user turn, pending log)',
+  '3. statement 1 (user turn, pending log; a plain follow-up: its read)',
   '4. provider call (adapter, SDK, stand-in)',
   '   3 and 4 overlapping',
   '   critical path: plan → 3 and 4 done',

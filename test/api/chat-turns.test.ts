@@ -229,45 +229,92 @@ describe('statements per turn', () => {
     return seen;
   }
   const turnTables = /chat_threads|chat_messages|prompt_logs|plus_/;
+  /** the sweeps this file's app runs every 50 ms (stale logs, and on PostgreSQL the reservations they held) */
+  const sweeps = /^update "prompt_logs" set "status" = \$1, "error" = \$2 where|^\s*with taken as \(update prompt_logs p set reservation = null/;
+  /** a turn's writes among `seen` (not the sweeps, nor any read) */
+  const writes = (seen: string[]) => seen.filter((q) => /\b(insert into|update)\s+"?(chat_threads|chat_messages|prompt_logs)\b/.test(q) && !sweeps.test(q));
 
-  it('a follow-up turn in an existing thread costs two statements: the user turn with its history, and the answer', async () => {
+  it('a plain follow-up reads its thread before the call and writes nothing until answered, then one statement; a streamed one keeps its two writes', async () => {
     const { team, ws } = await setup();
     const first = expectStatus(await complete(team.ownerKey, ws.id, { prompt: 'first question' }), 200);
+    const history = { params: { path: { workspaceId: ws.id, threadId: first.threadId } } };
+    // (journaled, the first turn's statement may still be running: this read waits for it)
+    expectStatus(await t.api(team.ownerKey).GET('/api/v1/chat/{workspaceId}/history/{threadId}', history), 200);
     s.standIn.reset();
     let res: Awaited<ReturnType<typeof complete>> | undefined;
     const seen = await statementsDuring(async () => {
       res = await complete(team.ownerKey, ws.id, { prompt: 'second question', threadId: first.threadId });
+      // (journaled, the answer went out before its statement ended: the database runs this after it)
+      await t.database.db.execute(sql`select 1 as settled`);
     });
-    expect(res!.response.status).toBe(200);
-    // the history came from the first statement
+    const second = expectStatus(res!, 200);
+    // the history came from the read
     expect(s.standIn.requests[0]!.body.messages.map((m: { content: string }) => m.content)).toEqual([
       'first question',
       'Echo: first question',
       'second question',
     ]);
     // this file's app sweeps every 50 ms (stale logs, and on PostgreSQL the reservations they held): no part of the turn
-    const turn = seen.filter(
-      (q) => !/^update "prompt_logs" set "status" = \$1, "error" = \$2 where|^\s*with taken as \(update prompt_logs p set reservation = null/.test(q),
-    );
-    expect(
-      turn.filter((q) => turnTables.test(q)),
-      turn.join('\n---\n'),
-    ).toHaveLength(2);
+    const turn = seen.filter((q) => !sweeps.test(q) && q !== 'select 1 as settled');
+    const ofTurn = turn.filter((q) => turnTables.test(q));
+    expect(ofTurn, turn.join('\n---\n')).toHaveLength(2);
+    expect(writes(seen), turn.join('\n---\n')).toHaveLength(1);
+    // the read came first: nothing of the turn was written before the provider answered
+    expect(writes([ofTurn[0]!])).toEqual([]);
     // anything else can only be a cache refill (key, workspace, model) or, on PostgreSQL, the key,
     // which every node reads on every request so that a revocation binds at once; the team's
     // budgets were read at the revision that key read gives by the first turn
     for (const q of turn.filter((s) => !turnTables.test(s))) expect(q).toMatch(/api_keys|workspaces|models/);
+    // the thread reads back in order, and a streamed follow-up (the thread shown while it streams) writes twice
+    const streamed = await statementsDuring(async () => {
+      const r = await t.api(team.ownerKey).POST('/api/v1/chat/{workspaceId}/completions/stream', {
+        ...wsAt(ws.id),
+        body: { prompt: 'third question', threadId: second.threadId },
+        parseAs: 'text',
+      });
+      expect(r.data).toContain('event: done');
+    });
+    expect(
+      writes(streamed).filter((q) => !q.includes('Echo: second question')),
+      streamed.join('\n---\n'),
+    ).toHaveLength(2);
+    const thread = expectStatus(await t.api(team.ownerKey).GET('/api/v1/chat/{workspaceId}/history/{threadId}', history), 200);
+    expect(thread.messages.map((m) => m.content)).toEqual([
+      'first question',
+      'Echo: first question',
+      'second question',
+      'Echo: second question',
+      'third question',
+      'Echo: third question',
+    ]);
+    expect((await logsOf(team.ownerKey)).map((l) => [l.prompt, l.status])).toEqual([
+      ['third question', 'ok'],
+      ['second question', 'ok'],
+      ['first question', 'ok'],
+    ]);
+  });
+
+  it('a thread deleted while a plain follow-up is answered keeps nothing of the turn; its log ends interrupted', async () => {
+    const { team, ws } = await setup();
+    const first = expectStatus(await complete(team.ownerKey, ws.id, { prompt: 'before' }), 200);
+    s.standIn.set({ delayMs: 400 });
+    const pending = complete(team.ownerKey, ws.id, { prompt: 'while it goes', threadId: first.threadId });
+    while (s.standIn.inFlight === 0) await new Promise((r) => setTimeout(r, 10));
+    const thread = { params: { path: { workspaceId: ws.id, threadId: first.threadId } } };
+    expectStatus(await t.api(team.ownerKey).DELETE('/api/v1/chat/{workspaceId}/history/{threadId}', thread), 200);
+    if (journaled) expectStatus(await pending, 200);
+    else expect(expectProblem(await pending, 409).code).toBe('thread_deleted');
+    const log = (await logsOf(team.ownerKey)).find((l) => l.prompt === 'while it goes');
+    expect(log).toMatchObject({ status: 'interrupted', error: expect.stringMatching(/^thread_deleted/) });
+    expectProblem(await t.api(team.ownerKey).GET('/api/v1/chat/{workspaceId}/history/{threadId}', thread), 404);
+    const left = (await t.database.db.execute(sql`select count(*)::int as n from chat_messages where thread_id = ${first.threadId}::uuid`)) as unknown as {
+      rows: Array<{ n: number }>;
+    };
+    expect(Number(left.rows[0]!.n)).toBe(0);
   });
 
   it('a plain answer to a new thread is one statement once answered (thread, both messages, the finished log); a stream keeps two', async () => {
     const { team, ws } = await setup();
-    // the turn's writes (not the sweeps this file's app runs every 50 ms, nor the reads below)
-    const writes = (seen: string[]) =>
-      seen.filter(
-        (q) =>
-          /\b(insert into|update)\s+"?(chat_threads|chat_messages|prompt_logs)\b/.test(q) &&
-          !/^update "prompt_logs" set "status" = \$1, "error" = \$2 where|^\s*with taken as \(update prompt_logs p set reservation = null/.test(q),
-      );
     const history = (threadId: string) =>
       t.api(team.ownerKey).GET('/api/v1/chat/{workspaceId}/history/{threadId}', { params: { path: { workspaceId: ws.id, threadId } } });
     let plain: Awaited<ReturnType<typeof complete>> | undefined;

@@ -95,6 +95,31 @@ describe.each([false, true])('versions (streamed: %s)', (stream) => {
   });
 });
 
+describe('versions: follow-ups at the same time', () => {
+  it('two plain follow-ups sent together are both answered from the same history and kept as versions; the one stored last is shown', async () => {
+    const { team, ws } = await setup();
+    const k = team.ownerKey;
+    const first = await turn(k, ws.id, { prompt: 'one' });
+    stand.standIn.set({ delayMs: 200 });
+    const [x, y] = await Promise.all([turn(k, ws.id, { prompt: 'x', threadId: first.threadId }), turn(k, ws.id, { prompt: 'y', threadId: first.threadId })]);
+    expect([x.res.response.status, y.res.response.status]).toEqual([200, 200]);
+    // each was asked what the thread held when it was sent: neither saw the other's question
+    const prompts = stand.standIn.requests.slice(-2).map((r) => (r.body.messages as Array<{ content: string }>).map((m) => m.content));
+    expect(prompts.sort()).toEqual([
+      ['one', 'Echo: one', 'x'],
+      ['one', 'Echo: one', 'y'],
+    ]);
+    const shown = view(await thread(k, ws.id, first.threadId));
+    const last = shown[2] === 'u:x 2/2' ? 'x' : 'y';
+    expect(shown).toEqual(['u:one 1/1', 'a:Echo: one 1/1', `u:${last} 2/2`, `a:Echo: ${last} 1/1`]);
+    // the other is the question's first version, with its answer
+    const other = last === 'x' ? y : x;
+    const res = expectStatus(await activate$(k, ws.id, first.threadId, other.messageId), 200);
+    const q = last === 'x' ? 'y' : 'x';
+    expect(view(expectShape(ChatThreadFull, res).messages as Msg[])).toEqual(['u:one 1/1', 'a:Echo: one 1/1', `u:${q} 1/2`, `a:Echo: ${q} 1/1`]);
+  });
+});
+
 describe('versions: messageCount', () => {
   it('counts the messages of the active path, in the list and on the thread, whichever version is shown', async () => {
     const { team, ws } = await setup();

@@ -324,9 +324,10 @@ describe('failures', () => {
     await pending;
     await stand.standIn.waitForAbortedRequests(1, 3000);
     let log;
+    // (a new thread's plain turn is written whole: its log appears once the interrupted call is stored)
     for (let i = 0; i < 50; i++) {
       log = expectStatus(await logs$(team.ownerKey), 200).content[0];
-      if (log?.status !== 'pending') break;
+      if (log && log.status !== 'pending') break;
       await new Promise((r) => setTimeout(r, 50));
     }
     expect(log).toMatchObject({ status: 'interrupted', prompt: 'never mind' });

@@ -152,7 +152,7 @@ describe.skipIf(onPostgres)('answers acknowledged through the journal (the embed
     ]);
   });
 
-  /** Every answer's statement fails from now on (a new thread's whole turn and a follow-up's statement 2), as if the process had been killed before it ran. */
+  /** Every answer's statement fails from now on (a turn written whole, or a statement 2), as if the process had been killed before it ran. */
   function refuseAnswers(message: string) {
     return [
       vi.spyOn(ChatRepo.prototype, 'recordWholeTurns').mockRejectedValue(new Error(message)),
@@ -160,15 +160,18 @@ describe.skipIf(onPostgres)('answers acknowledged through the journal (the embed
     ];
   }
 
-  it('answers acknowledged but never stored (their statement failed) are stored by the next start: a new thread whole, a follow-up', async () => {
+  it('answers acknowledged but never stored (their statement failed) are stored by the next start: a new thread and a follow-up whole, a regenerate', async () => {
     const dataDir = tmp();
     const { t, team, ws } = await setUp(dataDir);
-    const post = (body: { prompt: string; threadId?: string }) =>
+    const post = (body: { prompt?: string; threadId?: string; regenerate?: string }) =>
       t.api(team.ownerKey).POST('/api/v1/chat/{workspaceId}/completions', { params: { path: { workspaceId: ws.id } }, body });
     const earlier = expectStatus(await post({ prompt: 'stored' }), 200);
+    const other = expectStatus(await post({ prompt: 'again please' }), 200);
     const refused = refuseAnswers('the statement never ran');
     const fresh = expectStatus(await post({ prompt: 'keep me' }), 200);
     const followUp = expectStatus(await post({ prompt: 'and me', threadId: earlier.threadId }), 200);
+    // a regenerate still has its statement 1 (it attaches to a stored question), so its answer is a statement 2
+    const regenerated = expectStatus(await post({ regenerate: other.messageId }), 200);
     for (const spy of refused) expect(spy).toHaveBeenCalled();
     expect(fresh.message.content).toBe('Echo: keep me');
     await apps.pop()!.close();
@@ -186,8 +189,17 @@ describe.skipIf(onPostgres)('answers acknowledged through the journal (the embed
       ['user', 'and me'],
       ['assistant', 'Echo: and me'],
     ]);
+    const thread = expectStatus(
+      await again
+        .api(team.ownerKey)
+        .GET('/api/v1/chat/{workspaceId}/history/{threadId}', { params: { path: { workspaceId: ws.id, threadId: other.threadId } } }),
+      200,
+    );
+    expect(thread.messages.at(-1)?.id).toBe(regenerated.messageId);
     const logs = expectStatus(await again.api(team.ownerKey).GET('/api/v1/chat/prompt-logs/paged', { params: { query: { size: 10 } } }), 200).content;
     expect(logs.map((l) => [l.prompt, l.status, l.response]).sort()).toEqual([
+      ['again please', 'ok', 'Echo: again please'],
+      ['again please', 'ok', 'Echo: again please'],
       ['and me', 'ok', 'Echo: and me'],
       ['keep me', 'ok', 'Echo: keep me'],
       ['stored', 'ok', 'Echo: stored'],

@@ -282,17 +282,9 @@ export class ChatRepo {
       ), created as (
         insert into chat_threads (id, team_id, workspace_id, user_id, title, created, updated, active_message_id)
         select thread_id, team_id, workspace_id, user_id, title, now, now, active_to from req where is_new
-      )${insertMessages}${imageRows.length ? sql`, img as (${insertImagesSql(imageRows, sql`select key from ok`)})` : sql``}, hist (key, id, parent_id, depth) as (
-        select ok.key, cm.id, cm.parent_id, 1 from ok join chat_messages cm on cm.id = ok.base
-        union all
-        select h.key, cm.id, cm.parent_id, h.depth + 1 from hist h join chat_messages cm on cm.id = h.parent_id where h.depth < ${HISTORY_LIMIT}
-      )${reserve}, l as (${promptLogSql.insertPending(logs, sql`select key from ok`, reserving.length ? usageSql.creditsIntoLog() : undefined)})
+      )${insertMessages}${imageRows.length ? sql`, img as (${insertImagesSql(imageRows, sql`select key from ok`)})` : sql``}, ${historyWalk(sql`ok`)}${reserve}, l as (${promptLogSql.insertPending(logs, sql`select key from ok`, reserving.length ? usageSql.creditsIntoLog() : undefined)})
       select ok.key${reserved},
-        case when ok.is_new then '[]' else (
-          select coalesce(json_agg(json_build_object('role', cm.role, 'content', cm.content, 'modelId', cm.model_id,
-            'usage', case when cm.role = 'assistant' then cm.usage end, 'images', cm.images) order by h.depth), '[]'::json)::text
-          from hist h join chat_messages cm on cm.id = h.id where h.key = ok.key and cm.status <> 'error'
-        ) end as history,
+        case when ok.is_new then '[]' else ${historyJson(sql`ok.key`)} end as history,
         case when ok.is_new then false else ${plusFileSql.threadHasFiles(sql`ok.thread_id`)} end as has_files
       from ok`,
     );
@@ -300,6 +292,26 @@ export class ChatRepo {
     for (const r of res.rows)
       out[r.key] = { history: JSON.parse(r.history) as HistoryMessage[], threadHasFiles: r.has_files, reservedCredits: Number(r.reserved ?? 0) };
     return out;
+  }
+
+  /**
+   * A follow-up written whole (recordWholeTurns) reads before its call what statement 1 would have
+   * answered, and writes nothing: the thread, while in `scope`, its active leaf (where the turn
+   * attaches), the path ending there and whether files were added to it; null when the thread is
+   * not in scope. The thread is found by its primary key only, as statement 1's `bumped` is.
+   */
+  async readFollowUp(db: Executor, s: ThreadScope, threadId: string): Promise<(NonNullable<StoredUserTurn> & { base: string | null }) | null> {
+    const res = await executePrepared<{ base: string | null; history: string; has_files: boolean }>(
+      db,
+      sql`
+      with recursive ok (key, thread_id, base) as (
+        select 0, t.id, t.active_message_id from chat_threads t
+        where t.id = ${threadId}::uuid and (t.team_id = ${s.teamId}::uuid and t.workspace_id = ${s.workspaceId}::uuid and (${s.onlyUserId ?? null}::int is null or t.user_id = ${s.onlyUserId ?? null}::int)) is true
+      ), ${historyWalk(sql`ok`)}
+      select ok.base, ${historyJson(sql`ok.key`)} as history, ${plusFileSql.threadHasFiles(sql`ok.thread_id`)} as has_files from ok`,
+    );
+    const row = res.rows[0];
+    return row ? { base: row.base, history: JSON.parse(row.history) as HistoryMessage[], threadHasFiles: row.has_files, reservedCredits: 0 } : null;
   }
 
   /**
@@ -366,41 +378,63 @@ export class ChatRepo {
   }
 
   /**
-   * Turns written whole, in ONE statement once their answers are known: for each, the new thread
-   * (its answer the active leaf), the user's messages and the answer — one INSERT, so that their
-   * order is the thread's — the finished prompt log and the ledger row; an ephemeral turn writes
-   * its log and ledger row only. A thread whose workspace was deleted while its answer was
-   * generated is not kept (its log ends `interrupted`, as statement 2 ends one whose thread was
-   * deleted). Only turns without images or a reservation in SQL come here (turns.ts).
+   * Turns written whole, in ONE statement once their answers are known: for each, the new thread,
+   * or the continued one bumped while still in its scope (either way its answer the active leaf),
+   * the user's messages (a follow-up's after the leaf readFollowUp read) and the answer — one
+   * INSERT, so that their order is the thread's — the finished prompt log and the ledger row; an
+   * ephemeral turn writes its log and ledger row only. A thread whose workspace was deleted, or a
+   * continued thread deleted, while its answer was generated is not kept (its log ends
+   * `interrupted`, as statement 2 ends one whose thread was deleted). Only turns without images
+   * or a reservation in SQL come here (turns.ts).
    */
   async recordWholeTurns(db: Executor, answers: Array<AnswerRecord & { turn: UserTurnRecord }>): Promise<StoredAnswer[]> {
     const kept = answers.filter((v) => v.turn.store);
-    const threads = kept.map(({ turn: v, message }) => {
-      const t = v.thread;
-      const now = v.now.toISOString();
-      const leaf = message?.id ?? v.messages.at(-1)?.id ?? null;
-      return sql`(${t.id}::uuid, ${t.teamId}::uuid, ${t.workspaceId}::uuid, ${t.userId}::int, ${t.title}::text, ${now}::timestamptz, ${now}::timestamptz, ${leaf}::uuid)`;
+    const leafOf = ({ turn: v, message }: (typeof kept)[number]) => message?.id ?? v.messages.at(-1)?.id ?? null;
+    const fresh = kept.filter((v) => v.turn.existing === null);
+    const continued = kept.filter((v) => v.turn.existing !== null);
+    const threads = fresh.map((w) => {
+      const t = w.turn.thread;
+      const now = w.turn.now.toISOString();
+      return sql`(${t.id}::uuid, ${t.teamId}::uuid, ${t.workspaceId}::uuid, ${t.userId}::int, ${t.title}::text, ${now}::timestamptz, ${now}::timestamptz, ${leafOf(w)}::uuid)`;
+    });
+    const follows = continued.map((w) => {
+      const s = w.turn.existing!;
+      return sql`(${w.turn.thread.id}::uuid, ${s.teamId}::uuid, ${s.workspaceId}::uuid, ${s.onlyUserId ?? null}::int, ${w.turn.now.toISOString()}::timestamptz, ${leafOf(w)}::uuid)`;
     });
     let ord = 0;
+    // A follow-up's first message attaches where its history was read (UserTurnRecord.after).
     const messages = kept.flatMap(({ turn: v, message: a, threadId, now }) => [
       ...v.messages.map(
         (m, j) =>
-          sql`(${ord++}::int, ${m.id}::uuid, ${v.thread.id}::uuid, ${j > 0 ? v.messages[j - 1]!.id : null}::uuid, ${m.role}::text, ${m.content}::text, null::uuid, null::jsonb, null::jsonb, 'ok'::text, null::jsonb, null::jsonb, ${imagesJson(m.images)}::jsonb, ${m.created.toISOString()}::timestamptz)`,
+          sql`(${ord++}::int, ${m.id}::uuid, ${v.thread.id}::uuid, ${j > 0 ? v.messages[j - 1]!.id : (v.after?.parentId ?? null)}::uuid, ${m.role}::text, ${m.content}::text, null::uuid, null::jsonb, null::jsonb, 'ok'::text, null::jsonb, null::jsonb, ${imagesJson(m.images)}::jsonb, ${m.created.toISOString()}::timestamptz)`,
       ),
       ...(a
         ? [sql`(${ord++}::int, ${a.id}::uuid, ${threadId}::uuid, ${a.parentId}::uuid, 'assistant'::text, ${answerCells(a)}, ${now.toISOString()}::timestamptz)`]
         : []),
     ]);
-    // One INSERT in `ord` order: each thread's messages get their `seq` in the order they were said.
-    const threadsAndMessages =
-      kept.length === 0
-        ? sql`t as (select null::uuid as id where false), `
-        : sql`t as (
+    // The threads written: those created, and those continued while still in their scope (found by
+    // primary key only, as statement 1's `bumped`); a continued thread's answer becomes its active leaf.
+    const created = threads.length
+      ? sql`tn as (
         insert into chat_threads (id, team_id, workspace_id, user_id, title, created, updated, active_message_id)
         select v.* from (values ${sql.join(threads, sql`, `)}) as v(id, team_id, workspace_id, user_id, title, created, updated, active_message_id)
         where exists (select 1 from workspaces w where w.team_id = v.team_id and w.id = v.workspace_id)
         returning id
-      ), m as (
+      )`
+      : sql`tn as (select null::uuid as id where false)`;
+    const bumped = follows.length
+      ? sql`te as (
+        update chat_threads t set updated = v.now, active_message_id = v.leaf
+        from (values ${sql.join(follows, sql`, `)}) as v(id, team_id, workspace_id, scope_user, now, leaf)
+        where t.id = v.id and (t.team_id = v.team_id and t.workspace_id = v.workspace_id and (v.scope_user is null or t.user_id = v.scope_user)) is true
+        returning t.id
+      )`
+      : sql`te as (select null::uuid as id where false)`;
+    // One INSERT in `ord` order: each thread's messages get their `seq` in the order they were said.
+    const threadsAndMessages =
+      kept.length === 0
+        ? sql`t as (select null::uuid as id where false), `
+        : sql`${created}, ${bumped}, t as (select id from tn union all select id from te), m as (
         insert into chat_messages (id, thread_id, parent_id, role, content, model_id, usage, sources, status, error, tool_calls, images, created)
         select v.id, v.thread_id, v.parent_id, v.role, v.content, v.model_id, v.usage, v.sources, v.status, v.error, v.tool_calls, v.images, v.created
         from (values ${sql.join(messages, sql`, `)}) as v(ord, id, thread_id, parent_id, role, content, model_id, usage, sources, status, error, tool_calls, images, created)
@@ -456,6 +490,24 @@ export class ChatRepo {
     for (const r of res.rows) out[r.key] = { kept: r.kept };
     return out;
   }
+}
+
+/** `hist`: per turn of `turns` (key, base), the messages on the path ending at its base, the base first (depth 1). */
+function historyWalk(turns: SQL): SQL {
+  return sql`hist (key, id, parent_id, depth) as (
+        select ${turns}.key, cm.id, cm.parent_id, 1 from ${turns} join chat_messages cm on cm.id = ${turns}.base
+        union all
+        select h.key, cm.id, cm.parent_id, h.depth + 1 from hist h join chat_messages cm on cm.id = h.parent_id where h.depth < ${HISTORY_LIMIT}
+      )`;
+}
+
+/** The history (HistoryMessage[], newest first, failed answers left out) of turn `key` of historyWalk, as JSON text. */
+function historyJson(key: SQL): SQL {
+  return sql`(
+          select coalesce(json_agg(json_build_object('role', cm.role, 'content', cm.content, 'modelId', cm.model_id,
+            'usage', case when cm.role = 'assistant' then cm.usage end, 'images', cm.images) order by h.depth), '[]'::json)::text
+          from hist h join chat_messages cm on cm.id = h.id where h.key = ${key} and cm.status <> 'error'
+        )`;
 }
 
 /** An answer's cells for its chat_messages row, in column order: content, model_id, usage, sources, status, error, tool_calls, images. */

@@ -20,6 +20,8 @@ const EXCHANGE_TTL_MS = 10 * 60_000;
 const REPLAY_BATCH = 50;
 
 type WholeTurn = AnswerRecord & { turn: UserTurnRecord };
+/** What a follow-up written whole reads before its call: statement 1's answer, and the leaf it attaches to. */
+type FollowUpRead = NonNullable<StoredUserTurn> & { base: string | null };
 const isWhole = (rec: AnswerRecord): rec is WholeTurn => rec.turn !== undefined;
 
 /**
@@ -27,8 +29,8 @@ const isWhole = (rec: AnswerRecord): rec is WholeTurn => rec.turn !== undefined;
  * reservation in one statement) and statement 2 (the answer, the ledger entry, the settlement),
  * each batched with other turns' statements (db/group-commit.ts), and the per-thread size of the
  * last exchange that statement 1's reservation counts. A turn that needs nothing back from
- * statement 1 and is answered in one piece defers its user's turn (deferUserTurn) and is written
- * whole, in one statement, with its answer. With a journal (the embedded database on disk), an
+ * statement 1 (a follow-up: but its history, readFollowUp) and is answered in one piece defers
+ * its user's turn (deferUserTurn) and is written whole, in one statement, with its answer. With a journal (the embedded database on disk), an
  * answer is acknowledged once its statement is journaled and sent (storeAnswer).
  */
 export class TurnStore {
@@ -104,21 +106,38 @@ export class TurnStore {
   }
 
   /**
-   * Statement 1 left for later: the user's turn of a new or ephemeral thread with nothing to
-   * reserve in SQL, stored with its answer (the `turn` of storeAnswer's record). What it answers
-   * is what statement 1 would have: no history, no files, nothing reserved.
+   * Statement 1 left for later: the user's turn of a new or ephemeral thread, or of a follow-up,
+   * with nothing to reserve in SQL, stored with its answer (the `turn` of storeAnswer's record).
+   * What it answers is what statement 1 would have: for a new thread no history, no files, nothing
+   * reserved; for a follow-up what readFollowUp read, where the turn then attaches.
    */
-  deferUserTurn(caller: Principal, plan: Plan, logId: string): { turn: UserTurnRecord; stored: NonNullable<StoredUserTurn> & { questionId: string | null } } {
-    const { record, questionId } = this.userTurnRecord(caller, plan, logId, null, null);
-    return { turn: record, stored: { history: [], threadHasFiles: false, reservedCredits: 0, questionId } };
+  deferUserTurn(
+    caller: Principal,
+    plan: Plan,
+    logId: string,
+    read: FollowUpRead | null = null,
+  ): { turn: UserTurnRecord; stored: NonNullable<StoredUserTurn> & { questionId: string | null } } {
+    const { record, questionId } = this.userTurnRecord(caller, plan, logId, null, read ? { parentId: read.base } : null);
+    return { turn: record, stored: { history: read?.history ?? [], threadHasFiles: read?.threadHasFiles ?? false, reservedCredits: 0, questionId } };
   }
 
+  /**
+   * A follow-up written whole: its thread's history and files read before the call, nothing
+   * written (ChatRepo.readFollowUp); a thread out of scope is a 404, as in statement 1.
+   */
+  async readFollowUp(plan: Plan): Promise<FollowUpRead> {
+    const read = plan.historyScope ? await this.repo.readFollowUp(this.db, plan.historyScope, plan.threadId) : null;
+    if (!read) throw notFound('Thread');
+    return read;
+  }
+
+  /** `branch`: where the messages attach (a regenerate's or an edit's branch, or a follow-up's read leaf). */
   private userTurnRecord(
     caller: Principal,
     plan: Plan,
     logId: string,
     hold: BudgetHold | null,
-    branch: TurnBranch | null,
+    branch: { parentId: string | null; questionId?: string | null } | null,
   ): { record: UserTurnRecord; questionId: string | null } {
     const now = new Date();
     const firstUser = plan.newTurns.find((m) => m.role === 'user') ?? plan.newTurns[0]!;

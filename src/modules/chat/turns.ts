@@ -159,20 +159,25 @@ export class TurnService {
     //    (nothing is said before the turn is stored), and the call is aborted if the write fails.
     //    Answered in one piece (not streamed), such a turn is written whole once answered: one
     //    statement instead of two, none beside the call (docs/DECISIONS.md, "Gateway hot path").
+    //    So is a plain follow-up of that kind, which reads its thread first (the check, the history,
+    //    the files) and writes nothing before its call either.
     const ids = { messageId: randomUUID(), logId: randomUUID() };
     const started = Date.now();
     const cap = hold ? (plan.params.maxTokens ?? null) : null;
-    const early =
-      plan.historyScope === null &&
-      branch === null &&
-      !rewrites &&
-      !plan.toolbox &&
-      !plan.model.imageGen &&
-      !hold?.inStatement &&
-      plan.newTurns.every((m) => !m.images?.length)
-        ? this.startEarly(plan, context, opts, cap)
-        : null;
-    const deferred = early && !opts.stream ? this.store.deferUserTurn(caller, plan, ids.logId) : null;
+    // What needs nothing back from statement 1 but, for a follow-up, its history: no regenerate or
+    // edit, no rewrite, no workspace tools, no image model, no reservation in the statement, no images.
+    const nothingFirst =
+      branch === null && !rewrites && !plan.toolbox && !plan.model.imageGen && !hold?.inStatement && plan.newTurns.every((m) => !m.images?.length);
+    const early = nothingFirst && plan.historyScope === null ? this.startEarly(plan, context, opts, cap) : null;
+    let deferred: ReturnType<TurnStore['deferUserTurn']> | null = null;
+    if (nothingFirst && !opts.stream) {
+      try {
+        deferred = this.store.deferUserTurn(caller, plan, ids.logId, early ? null : await this.store.readFollowUp(plan));
+      } catch (err) {
+        await hold?.release();
+        throw err;
+      }
+    }
     let stored: Awaited<ReturnType<TurnStore['storeUserTurn']>>;
     if (deferred) stored = deferred.stored;
     else {
