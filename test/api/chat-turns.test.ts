@@ -182,6 +182,46 @@ describe('prompt logs always end final', () => {
     expect(JSON.stringify(threads)).not.toContain(marker);
   });
 
+  it('an answer whose statement committed but whose connection then failed is answered as stored, and stored once', async () => {
+    const { team, ws } = await setup();
+    // the statement runs, then the driver reports a failure (a connection dropped as it committed)
+    const committedThenLost = (method: 'recordWholeTurns' | 'recordAnswers') => {
+      const original = ChatRepo.prototype[method] as (...a: unknown[]) => Promise<unknown>;
+      return vi.spyOn(ChatRepo.prototype, method).mockImplementationOnce(async function (this: ChatRepo, ...args: unknown[]) {
+        await original.apply(this, args);
+        throw new Error('Connection terminated unexpectedly');
+      } as never);
+    };
+    const whole = committedThenLost('recordWholeTurns');
+    const plain = expectStatus(await complete(team.ownerKey, ws.id, { prompt: 'stored, then the line dropped' }), 200);
+    expect(whole).toHaveBeenCalled();
+    whole.mockRestore();
+    // a stream's answer is its statement 2
+    const second = committedThenLost('recordAnswers');
+    const res = await t.api(team.ownerKey).POST('/api/v1/chat/{workspaceId}/completions/stream', {
+      ...wsAt(ws.id),
+      body: { prompt: 'and again', threadId: plain.threadId },
+      parseAs: 'text',
+    });
+    expect(second).toHaveBeenCalled();
+    second.mockRestore();
+    expect(parseSse(res.data as unknown as string).at(-1)).toMatchObject({ event: 'done' });
+    const thread = expectStatus(
+      await t.api(team.ownerKey).GET('/api/v1/chat/{workspaceId}/history/{threadId}', { params: { path: { workspaceId: ws.id, threadId: plain.threadId } } }),
+      200,
+    );
+    expect(thread.messages.map((m) => m.content)).toEqual([
+      'stored, then the line dropped',
+      'Echo: stored, then the line dropped',
+      'and again',
+      'Echo: and again',
+    ]);
+    expect((await logsOf(team.ownerKey)).map((l) => [l.prompt, l.status])).toEqual([
+      ['and again', 'ok'],
+      ['stored, then the line dropped', 'ok'],
+    ]);
+  });
+
   it('a follow-up to a deleted thread is a 404 that stores nothing', async () => {
     const { team, ws } = await setup();
     const first = expectStatus(await complete(team.ownerKey, ws.id, { prompt: 'first' }), 200);

@@ -367,14 +367,26 @@ export class ChatRepo {
   }
 
   /**
-   * The answers among `answers` not stored yet: their log is still pending, or, for a turn written
-   * whole (`turn`), absent.
+   * Of `answers`, those whose statement has taken effect — its log no longer pending, or, for a
+   * turn written whole (`turn`), present — each with whether its answer was kept (false: its log
+   * ended for a thread deleted meanwhile). The others are not stored yet.
    */
-  async unstoredAnswers(db: Executor, answers: Array<Pick<AnswerRecord, 'logId' | 'turn'>>): Promise<Set<string>> {
-    if (answers.length === 0) return new Set();
-    const res = await execute<{ id: string; pending: boolean }>(db, promptLogSql.statusAmong(answers.map((a) => a.logId)));
-    const found = new Map(res.rows.map((r) => [r.id, r.pending]));
-    return new Set(answers.filter((a) => (a.turn ? !found.has(a.logId) : found.get(a.logId) === true)).map((a) => a.logId));
+  async storedAnswers(db: Executor, answers: Array<Pick<AnswerRecord, 'logId' | 'turn'>>): Promise<Map<string, StoredAnswer>> {
+    if (answers.length === 0) return new Map();
+    const res = await execute<{ id: string; pending: boolean; lost: boolean }>(
+      db,
+      promptLogSql.statusAmong(
+        answers.map((a) => a.logId),
+        THREAD_DELETED,
+      ),
+    );
+    const found = new Map(res.rows.map((r) => [r.id, r]));
+    const out = new Map<string, StoredAnswer>();
+    for (const a of answers) {
+      const log = found.get(a.logId);
+      if (log && !log.pending) out.set(a.logId, { kept: !log.lost });
+    }
+    return out;
   }
 
   /**

@@ -62,8 +62,8 @@ export class TurnStore {
   async replayJournal(): Promise<{ stored: number; refused: string[] }> {
     if (!this.journal) return { stored: 0, refused: [] };
     const left = this.journal.leftOver();
-    const unstored = await this.repo.unstoredAnswers(this.db, left);
-    const todo = left.filter((r) => unstored.has(r.logId));
+    const stored = await this.repo.storedAnswers(this.db, left);
+    const todo = left.filter((r) => !stored.has(r.logId));
     const refused: string[] = [];
     for (const kind of [todo.filter(isWhole), todo.filter((r) => !isWhole(r))]) {
       for (let i = 0; i < kind.length; i += REPLAY_BATCH) {
@@ -192,7 +192,7 @@ export class TurnStore {
   /**
    * Statement 2: whether the answer was kept (false: its thread was deleted meanwhile). A write
    * that lost a race with a thread delete (FK violation) is retried once: the retry sees the
-   * thread gone. `journaled` (a plain answer) with the journal: the answer is appended to it, and
+   * thread gone; a failed write that had taken effect anyway (its log says so) is not. `journaled` (a plain answer) with the journal: the answer is appended to it, and
    * this resolves true once the statement is sent — the embedded database runs its statements in
    * the order they are sent, so whatever the client asks next sees the answer. A thread deleted
    * meanwhile then takes the answer with it; its log says so.
@@ -221,7 +221,10 @@ export class TurnStore {
     try {
       return await (isWhole(rec) ? this.wholeTurns.add(rec, onSent) : this.answers.add(rec, onSent));
     } catch {
-      return (await this.writeNow([rec]))[0]!;
+      // A statement whose connection dropped as it committed has taken effect: written again, its
+      // own ids would refuse it, and a stored answer would be answered as a failure.
+      const done = (await this.repo.storedAnswers(this.db, [rec]).catch(() => null))?.get(rec.logId);
+      return done ?? (await this.writeNow([rec]))[0]!;
     }
   }
 

@@ -92,9 +92,9 @@ export const promptLogSql = {
         case when ${lost} then ${lostReason}::text else v.error end, v.rewrite
       from (values ${sql.join(values, sql`, `)}) as v(id, team_id, user_id, workspace_id, thread_id, model_id, model_name, prompt, status, created, response, pt, ct, lat, error, rewrite)`;
   },
-  /** SELECT of the logs among `ids` that exist, and whether each is still pending (not finished by its statement 2). */
-  statusAmong(ids: string[]): SQL {
-    return sql`select id, status = 'pending' as pending from prompt_logs where ${inArray(promptLogs.id, ids)}`;
+  /** SELECT of the logs among `ids` that exist, whether each is still pending (not finished by its statement 2), and whether it ended with `lostReason`. */
+  statusAmong(ids: string[], lostReason: string): SQL {
+    return sql`select id, status = 'pending' as pending, coalesce(error = ${lostReason}::text, false) as lost from prompt_logs where ${inArray(promptLogs.id, ids)}`;
   },
   /** One VALUES row finishing a log; `key` joins it to the caller's other CTEs. */
   finishedRow(key: SQL, id: string, l: FinishedLog): SQL {
