@@ -28,13 +28,15 @@ describe('CLI', () => {
   let created: { team: { id: string }; owner: { id: number }; apiKey: string };
   let member: { user: { id: number }; apiKey: string };
   let key: { key: string };
+  let listed: Array<Record<string, unknown>>;
 
   beforeAll(async () => {
     created = await cli('teams', 'create', '--name', 'CLI team', '--owner-name', 'Olga', '--owner-email', `olga-${Date.now()}@example.com`);
     member = await cli('users', 'create', '--team', created.team.id, '--name', 'Max', '--email', `max-${Date.now()}@example.com`, '--role', 'member');
     key = await cli('keys', 'create', '--user', String(member.user.id), '--name', 'laptop');
+    listed = await cli('teams', 'list');
     t = await startTestApp({ dataDir, databaseUrl: base.databaseUrl === 'memory://' ? null : base.databaseUrl });
-    // Four cold starts (the first initialises the embedded database): generous for a loaded machine.
+    // Five cold starts (the first initialises the embedded database): generous for a loaded machine.
   }, 300_000);
   afterAll(() => t?.close());
 
@@ -44,6 +46,9 @@ describe('CLI', () => {
     const asMember = await t.request({ method: 'GET', url: '/api/v1/me', key: key.key });
     expect(asMember.json().user).toMatchObject({ id: member.user.id, role: 'member' });
     expectProblem(await t.request({ method: 'GET', url: '/api/v1/users', key: key.key }), 403);
+    // the list says what a person knows a team by, nothing internal
+    const mine = listed.find((x) => x.id === created.team.id);
+    expect(mine).toEqual({ id: created.team.id, name: 'CLI team', created: expect.any(String) });
   });
 
   it('fails clearly on a bad command', async () => {

@@ -40,8 +40,9 @@ export class TeamsRepo {
     await execute(db, sql`select pg_advisory_xact_lock(74657202)`);
   }
 
-  async listTeams(db: Executor): Promise<TeamRow[]> {
-    return db.select().from(teams).orderBy(asc(teams.created));
+  /** Every team, as the CLI lists it (not its internal budgets revision). */
+  async listTeams(db: Executor): Promise<Array<Pick<TeamRow, 'id' | 'name' | 'created'>>> {
+    return db.select({ id: teams.id, name: teams.name, created: teams.created }).from(teams).orderBy(asc(teams.created));
   }
 
   async findTeam(db: Executor, id: string): Promise<TeamRow | undefined> {

@@ -330,7 +330,7 @@ export class TeamsService {
     return keyView(row, key);
   }
 
-  async listTeams(): Promise<TeamRow[]> {
+  async listTeams(): Promise<Array<Pick<TeamRow, 'id' | 'name' | 'created'>>> {
     return this.repo.listTeams(this.db);
   }
 
