@@ -53,6 +53,29 @@ describe('GroupCommit', () => {
     expect(written.sort((a, b) => a - b)).toEqual([1, 2, 4]);
   });
 
+  it('with retryOne, retries each item of a failed batch through it, a lone item too', async () => {
+    const retried: number[] = [];
+    const gc = new GroupCommit<number, string>(
+      async (items) => {
+        if (items.includes(13)) throw new Error('bad batch');
+        return items.map((i) => `batch ${i}`);
+      },
+      128,
+      async (i) => {
+        retried.push(i);
+        if (i === 13) throw new Error('still bad');
+        return `retried ${i}`;
+      },
+    );
+    expect(await Promise.allSettled([gc.add(13)])).toMatchObject([{ status: 'rejected' }]);
+    expect(retried).toEqual([13]);
+    retried.length = 0;
+    await gc.add(0); // (the next items gather behind it)
+    const results = await Promise.allSettled([1, 13, 2].map((i) => gc.add(i)));
+    expect(results.map((r) => (r.status === 'fulfilled' ? r.value : 'rejected'))).toEqual(['retried 1', 'rejected', 'retried 2']);
+    expect(retried).toEqual([1, 13, 2]);
+  });
+
   it('respects the batch size', async () => {
     const sizes: number[] = [];
     const gc = new GroupCommit<number>(async (items) => {

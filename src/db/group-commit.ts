@@ -3,7 +3,9 @@
  * in one statement, so under concurrency many turns share one round trip and one commit, while a
  * lone write still goes out on the next tick. Each caller's promise settles when its own write is
  * durable, with its own result (`write` answers one result per item, in order). If a batch fails,
- * its items are retried one by one so a bad item fails alone. `onSent` is told when an item's
+ * its items are retried one by one so a bad item fails alone: with `write([item])`, or with
+ * `retryOne` when given (then a lone item's failure is retried too), which can first ask whether
+ * the failed statement took effect anyway. `onSent` is told when an item's
  * batch is handed to `write`: on the embedded database, whose one connection runs statements in
  * the order they are sent, every statement sent after that moment sees the item's write.
  */
@@ -14,6 +16,7 @@ export class GroupCommit<T, R = void> {
   constructor(
     private readonly write: (items: T[]) => Promise<readonly R[] | void>,
     private readonly maxBatch = 128,
+    private readonly retryOne: ((item: T) => Promise<R>) | null = null,
   ) {}
 
   add(item: T, onSent?: () => void): Promise<R> {
@@ -35,14 +38,13 @@ export class GroupCommit<T, R = void> {
         const results = await written;
         batch.forEach((b, i) => b.resolve(results?.[i] as R));
       } catch (err) {
-        if (batch.length === 1) {
+        if (batch.length === 1 && !this.retryOne) {
           batch[0]!.reject(err);
           continue;
         }
         for (const b of batch) {
           try {
-            const results = await this.write([b.item]);
-            b.resolve(results?.[0] as R);
+            b.resolve(this.retryOne ? await this.retryOne(b.item) : ((await this.write([b.item]))?.[0] as R));
           } catch (e) {
             b.reject(e);
           }

@@ -248,7 +248,11 @@ describe.skipIf(onPostgres)('answers acknowledged through the journal (the embed
     const again = await start(dataDir);
     expect((await messagesOf(again, team.ownerKey, ws.id, good.threadId)).at(-1)).toEqual(['assistant', 'Echo: good']);
     const logs = expectStatus(await again.api(team.ownerKey).GET('/api/v1/chat/prompt-logs/paged', { params: { query: { size: 10 } } }), 200).content;
-    // a new thread's turn is written whole: the one refused left nothing (the start logs it)
-    expect(logs.map((l) => [l.prompt, l.status])).toEqual([['good', 'ok']]);
+    // a new thread's turn is written whole: the one refused is still in the logs, as failed (and the start reports it)
+    expect(logs.map((l) => [l.prompt, l.status, l.response]).sort()).toEqual([
+      ['bad', 'error', 'Echo: bad'],
+      ['good', 'ok', 'Echo: good'],
+    ]);
+    expect(logs.find((l) => l.prompt === 'bad')?.error).toMatch(/^internal: the answer was acknowledged, but the database refused/);
   });
 });

@@ -16,6 +16,7 @@ import { insertImagesSql, type ImageRow } from './images-repo.js';
 import { promptLogSql, type FinishedLog, type PendingLog } from '../prompt-logs/repo.js';
 import { reservedCredits, usageSql, type LedgerEntry, type Reservation, type Settlement } from '../usage/repo.js';
 import type { ThreadScope } from '../../policy/index.js';
+import { isUuid } from '../../uuid.js';
 
 // The search vectors (conversation search, search-repo.ts) are never read back with a row.
 const { search: _threadSearch, ...threadColumns } = getTableColumns(chatThreads);
@@ -367,26 +368,22 @@ export class ChatRepo {
   }
 
   /**
-   * Of `answers`, those whose statement has taken effect — its log no longer pending, or, for a
-   * turn written whole (`turn`), present — each with whether its answer was kept (false: its log
-   * ended for a thread deleted meanwhile). The others are not stored yet.
+   * Of `answers`, those whose statement has taken effect — its ledger row, which every answer's
+   * statement writes and nothing else does, exists — each with whether its answer was kept (its
+   * message stored; false: its thread was deleted meanwhile). The others are not stored yet.
    */
-  async storedAnswers(db: Executor, answers: Array<Pick<AnswerRecord, 'logId' | 'turn'>>): Promise<Map<string, StoredAnswer>> {
-    if (answers.length === 0) return new Map();
-    const res = await execute<{ id: string; pending: boolean; lost: boolean }>(
+  async storedAnswers(db: Executor, answers: Array<Pick<AnswerRecord, 'logId' | 'ledger' | 'message'>>): Promise<Map<string, StoredAnswer>> {
+    // (a journal line whose ids are not all uuids cannot have been stored, and would fail the read)
+    const readable = answers.filter((a) => [a.logId, a.ledger.id, ...(a.message ? [a.message.id] : [])].every(isUuid));
+    if (readable.length === 0) return new Map();
+    const rows = readable.map((a) => sql`(${a.logId}::uuid, ${a.ledger.id}::uuid, ${a.message?.id ?? null}::uuid)`);
+    const res = await execute<{ log_id: string; kept: boolean }>(
       db,
-      promptLogSql.statusAmong(
-        answers.map((a) => a.logId),
-        THREAD_DELETED,
-      ),
+      sql`select v.log_id, (v.msg_id is null or exists (select 1 from chat_messages m where m.id = v.msg_id)) as kept
+      from (values ${sql.join(rows, sql`, `)}) as v(log_id, ledger_id, msg_id)
+      where exists (select 1 from usage_ledger u where u.id = v.ledger_id)`,
     );
-    const found = new Map(res.rows.map((r) => [r.id, r]));
-    const out = new Map<string, StoredAnswer>();
-    for (const a of answers) {
-      const log = found.get(a.logId);
-      if (log && !log.pending) out.set(a.logId, { kept: !log.lost });
-    }
-    return out;
+    return new Map(res.rows.map((r) => [r.log_id, { kept: r.kept }]));
   }
 
   /**
@@ -409,7 +406,10 @@ export class ChatRepo {
       const now = w.turn.now.toISOString();
       return sql`(${t.id}::uuid, ${t.teamId}::uuid, ${t.workspaceId}::uuid, ${t.userId}::int, ${t.title}::text, ${now}::timestamptz, ${now}::timestamptz, ${leafOf(w)}::uuid)`;
     });
-    const follows = continued.map((w) => {
+    // One row per continued thread (an UPDATE changes a row once): two follow-ups of a thread in
+    // one batch both attach where they were asked, and the later one's answer is the leaf shown.
+    const lastOfThread = [...new Map(continued.map((w) => [w.turn.thread.id, w])).values()];
+    const follows = lastOfThread.map((w) => {
       const s = w.turn.existing!;
       return sql`(${w.turn.thread.id}::uuid, ${s.teamId}::uuid, ${s.workspaceId}::uuid, ${s.onlyUserId ?? null}::int, ${w.turn.now.toISOString()}::timestamptz, ${leafOf(w)}::uuid)`;
     });

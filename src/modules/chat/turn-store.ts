@@ -9,6 +9,7 @@ import type { UsageService } from '../usage/service.js';
 import type { AnswerJournal } from './answer-journal.js';
 import type { ChatImages } from './images.js';
 import type { ImageRow } from './images-repo.js';
+import { PromptLogsRepo } from '../prompt-logs/repo.js';
 import { titleFrom } from './prompt.js';
 import { ChatRepo, type AnswerRecord, type StoredAnswer, type StoredUserTurn, type UserTurnRecord } from './repo.js';
 import type { Plan } from './turn-plan.js';
@@ -18,6 +19,9 @@ import type { TurnBranch } from './versions.js';
 const EXCHANGE_TTL_MS = 10 * 60_000;
 /** Answers replayed from the journal per statement at start-up. */
 const REPLAY_BATCH = 50;
+/** The log of a turn written whole whose journaled statement the database refused at start-up. */
+const REFUSED_AT_START = 'internal: the answer was acknowledged, but the database refused to store it at the next start';
+const UNWRITTEN = { response: null, promptTokens: null, completionTokens: null, status: 'error' as const };
 
 type WholeTurn = AnswerRecord & { turn: UserTurnRecord };
 /** What a follow-up written whole reads before its call: statement 1's answer, and the leaf it attaches to. */
@@ -35,10 +39,19 @@ const isWhole = (rec: AnswerRecord): rec is WholeTurn => rec.turn !== undefined;
  */
 export class TurnStore {
   private readonly repo = new ChatRepo();
+  private readonly logs = new PromptLogsRepo();
   private readonly userTurns = new GroupCommit<UserTurnRecord, StoredUserTurn>((items) => this.repo.recordUserTurns(this.db, items));
-  private readonly answers = new GroupCommit<AnswerRecord, StoredAnswer>((items) => this.repo.recordAnswers(this.db, items));
+  private readonly answers = new GroupCommit<AnswerRecord, StoredAnswer>(
+    (items) => this.repo.recordAnswers(this.db, items),
+    undefined,
+    (rec) => this.retry(rec),
+  );
   /** turns written whole once answered (AnswerRecord.turn): one statement for the user's turn and its answer */
-  private readonly wholeTurns = new GroupCommit<WholeTurn, StoredAnswer>((items) => this.repo.recordWholeTurns(this.db, items));
+  private readonly wholeTurns = new GroupCommit<WholeTurn, StoredAnswer>(
+    (items) => this.repo.recordWholeTurns(this.db, items),
+    undefined,
+    (rec) => this.retry(rec),
+  );
   /** Per thread, the tokens of its last exchange (lastExchangeTokens); a thread's value changes only with its answers, stored here. */
   private readonly exchanges = new TtlCache<string, number>(EXCHANGE_TTL_MS);
   /** Journaled answers whose statement has not ended. */
@@ -55,27 +68,34 @@ export class TurnStore {
 
   /**
    * At start-up, before any request: store the answers an earlier process acknowledged but was
-   * stopped before storing (those whose log is still pending), then empty the journal. Answers
-   * how many were stored, and the logs of those the database refused (their log stays pending,
-   * and the sweep ends it `interrupted`).
+   * stopped before storing (those whose statement has not taken effect), then empty the journal.
+   * Answers how many were stored, and the logs of those the database refused: a statement 2's log
+   * stays pending (the sweep ends it `interrupted`); a turn written whole, which had no log yet,
+   * gets its log written as failed, so that its provider call stays in the logs.
    */
   async replayJournal(): Promise<{ stored: number; refused: string[] }> {
     if (!this.journal) return { stored: 0, refused: [] };
     const left = this.journal.leftOver();
     const stored = await this.repo.storedAnswers(this.db, left);
     const todo = left.filter((r) => !stored.has(r.logId));
-    const refused: string[] = [];
+    const refused: AnswerRecord[] = [];
     for (const kind of [todo.filter(isWhole), todo.filter((r) => !isWhole(r))]) {
       for (let i = 0; i < kind.length; i += REPLAY_BATCH) {
         const batch = kind.slice(i, i + REPLAY_BATCH);
         // a batch that fails is stored one by one; an answer the database still refuses cannot hold up the start
         await this.writeNow(batch).catch(async () => {
-          for (const rec of batch) await this.writeNow([rec]).catch(() => refused.push(rec.logId));
+          for (const rec of batch) await this.writeNow([rec]).catch(() => refused.push(rec));
         });
       }
     }
+    // (with what was answered; if the database refuses that too, without it)
+    for (const rec of refused.filter(isWhole))
+      await this.logs
+        .insertFinished(this.db, rec.turn.log, { ...rec.log, status: 'error', error: REFUSED_AT_START })
+        .catch(() => this.logs.insertFinished(this.db, rec.turn.log, { ...UNWRITTEN, latencyMs: rec.log.latencyMs, error: REFUSED_AT_START }))
+        .catch(() => undefined);
     this.journal.empty();
-    return { stored: todo.length - refused.length, refused };
+    return { stored: todo.length - refused.length, refused: refused.map((r) => r.logId) };
   }
 
   /** Once every journaled answer in flight is stored (the app's close): the journal's file closed. */
@@ -192,7 +212,7 @@ export class TurnStore {
   /**
    * Statement 2: whether the answer was kept (false: its thread was deleted meanwhile). A write
    * that lost a race with a thread delete (FK violation) is retried once: the retry sees the
-   * thread gone; a failed write that had taken effect anyway (its log says so) is not. `journaled` (a plain answer) with the journal: the answer is appended to it, and
+   * thread gone; a failed write that had taken effect anyway is not (`retry`). `journaled` (a plain answer) with the journal: the answer is appended to it, and
    * this resolves true once the statement is sent — the embedded database runs its statements in
    * the order they are sent, so whatever the client asks next sees the answer. A thread deleted
    * meanwhile then takes the answer with it; its log says so.
@@ -217,14 +237,28 @@ export class TurnStore {
     return true;
   }
 
-  private async write(rec: AnswerRecord, onSent: (() => void) | undefined): Promise<StoredAnswer> {
+  /** Through the group commit, which retries a failed statement's answers one by one (`retry`). */
+  private write(rec: AnswerRecord, onSent: (() => void) | undefined): Promise<StoredAnswer> {
+    return isWhole(rec) ? this.wholeTurns.add(rec, onSent) : this.answers.add(rec, onSent);
+  }
+
+  /**
+   * An answer whose statement failed, written again alone — unless the statement took effect
+   * anyway (its connection dropped as it committed): written twice, its own ids would refuse it
+   * (and a budget settlement would count twice), and a stored answer would be answered as a
+   * failure. Asked again after a failed retry: on PostgreSQL the first statement's commit may
+   * still have been under way, its rows locked, when it was first asked.
+   */
+  private async retry(rec: AnswerRecord): Promise<StoredAnswer> {
+    const stored = async () => (await this.repo.storedAnswers(this.db, [rec]).catch(() => null))?.get(rec.logId);
+    const done = await stored();
+    if (done) return done;
     try {
-      return await (isWhole(rec) ? this.wholeTurns.add(rec, onSent) : this.answers.add(rec, onSent));
-    } catch {
-      // A statement whose connection dropped as it committed has taken effect: written again, its
-      // own ids would refuse it, and a stored answer would be answered as a failure.
-      const done = (await this.repo.storedAnswers(this.db, [rec]).catch(() => null))?.get(rec.logId);
-      return done ?? (await this.writeNow([rec]))[0]!;
+      return (await this.writeNow([rec]))[0]!;
+    } catch (err) {
+      const late = await stored();
+      if (late) return late;
+      throw err;
     }
   }
 

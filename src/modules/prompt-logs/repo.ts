@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, gt, gte, inArray, lt, lte, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gt, gte, lt, lte, or, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { execute } from '../../db/driver.js';
 import { type SearchRewrite } from '../../db/schema/chat.js';
@@ -91,10 +91,6 @@ export const promptLogSql = {
         case when ${lost} then 'interrupted' else v.status end, v.created, v.response, v.pt, v.ct, v.lat,
         case when ${lost} then ${lostReason}::text else v.error end, v.rewrite
       from (values ${sql.join(values, sql`, `)}) as v(id, team_id, user_id, workspace_id, thread_id, model_id, model_name, prompt, status, created, response, pt, ct, lat, error, rewrite)`;
-  },
-  /** SELECT of the logs among `ids` that exist, whether each is still pending (not finished by its statement 2), and whether it ended with `lostReason`. */
-  statusAmong(ids: string[], lostReason: string): SQL {
-    return sql`select id, status = 'pending' as pending, coalesce(error = ${lostReason}::text, false) as lost from prompt_logs where ${inArray(promptLogs.id, ids)}`;
   },
   /** One VALUES row finishing a log; `key` joins it to the caller's other CTEs. */
   finishedRow(key: SQL, id: string, l: FinishedLog): SQL {

@@ -12,6 +12,7 @@ import { refusalError, StatementCounters, type BudgetCounters, type BudgetHold }
 import { minuteStart, periodEnd, periodStart } from './periods.js';
 import { refusedBudgetOf, UsageRepo, type BudgetRow, type BudgetRule, type Reservation, type UsageGroup } from './repo.js';
 import type { BudgetT, CreateBudgetBodyT, MeUsageT, UpdateBudgetBodyT, UsageQueryT } from './schema.js';
+import { isUuid } from '../../uuid.js';
 
 /** The reservation's prompt estimate is Atrium's own token count with this headroom (docs/API.md). */
 const PROMPT_HEADROOM = 1.25;
@@ -21,7 +22,6 @@ const MAX_TEAMS_KEPT = 10_000;
 /** Provider prompt tokens per Atrium token are trusted between these (an absurd report is clamped). */
 const MIN_PROMPT_RATIO = 1;
 const MAX_PROMPT_RATIO = 8;
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** What a turn costs at most, known before its first statement. */
 export interface TurnCost {
@@ -339,7 +339,7 @@ function normaliseScopeId(scope: BudgetRow['scope'], raw: string | number): stri
     if (!Number.isInteger(n) || n < 1 || n > 2_147_483_647) throw bad('must be a user id (a positive integer)');
     return String(n);
   }
-  if (typeof raw !== 'string' || !UUID_RE.test(raw)) throw bad(`must be ${scope === 'team' ? 'the team id' : 'an API key id'} (a UUID)`);
+  if (typeof raw !== 'string' || !isUuid(raw)) throw bad(`must be ${scope === 'team' ? 'the team id' : 'an API key id'} (a UUID)`);
   return raw.toLowerCase();
 }
 
