@@ -2,10 +2,11 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Static } from 'typebox';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { promptLogs } from '../../src/db/schema/prompt-logs.js';
 import { countTokens } from '../../src/ingest/tokens.js';
+import { ChatRepo } from '../../src/modules/chat/repo.js';
 import { Budget, MeUsage } from '../../src/modules/usage/schema.js';
 import { expectStatus, type paths } from '../helpers/api.js';
 import { expectProblem, newTeam, startTestApp, type TestApp } from '../helpers/app.js';
@@ -270,6 +271,33 @@ describe('enforcing budgets', () => {
     expect(now.spent).toBe(0);
     const rows = (await t.api(team.ownerKey).GET('/api/v1/usage', { params: { query: { groupBy: 'model' } } })).data;
     expect(rows).toEqual([expect.objectContaining({ requests: 1, credits: 0 })]);
+  });
+});
+
+describe('settling', () => {
+  it('an answer statement run twice (a retry of one that had committed) settles its budgets once', async () => {
+    const { team, ws } = await setup();
+    const key = team.ownerKey;
+    expectStatus(await createBudget(key, { scope: 'team', scopeId: team.teamId, period: 'month', credits: 100_000 }), 201);
+    // a streamed turn with no thread kept: its statement 2 has no message for a second run to collide on
+    const original = ChatRepo.prototype.recordAnswers;
+    const twice = vi.spyOn(ChatRepo.prototype, 'recordAnswers').mockImplementationOnce(async function (this: ChatRepo, ...args) {
+      await original.apply(this, args);
+      return original.apply(this, args);
+    });
+    try {
+      const res = await t.api(key).POST('/v1/chat/completions', {
+        body: { model: `workspace/${ws.id}`, messages: [{ role: 'user', content: 'hello world' }], max_tokens: OUT, stream: true },
+        parseAs: 'text',
+      });
+      expect(String(res.data)).toContain('[DONE]');
+      expect(twice).toHaveBeenCalled();
+    } finally {
+      twice.mockRestore();
+    }
+    const spent = (await budgetsOf(t, key))[0]!.spent;
+    expect(spent).toBeGreaterThan(0);
+    expect(spent).toBeCloseTo(await ledgerCredits(key), 6);
   });
 });
 

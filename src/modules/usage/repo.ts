@@ -171,17 +171,21 @@ export const usageSql = {
     // A turn that cost exactly what it reserved (a free model under a rate limit: 0 and 0) has nothing to settle.
     const deltas = entries.flatMap(({ entry, settle }) =>
       settle && entry.credits !== settle.reservedCredits
-        ? settle.budgets.map((b) => sql`(${b.id}::uuid, ${iso(b.window)}::timestamptz, ${entry.credits - settle.reservedCredits}::float8)`)
+        ? settle.budgets.map((b) => sql`(${entry.id}::uuid, ${b.id}::uuid, ${iso(b.window)}::timestamptz, ${entry.credits - settle.reservedCredits}::float8)`)
         : [],
     );
     const ledger = sql`usage_ledger_rows as (
         insert into usage_ledger (id, team_id, user_id, api_key_id, workspace_id, model_id, model_name, prompt_tokens, completion_tokens, credits, status, created)
         values ${sql.join(rows, sql`, `)} on conflict (id) do nothing
+        returning id
       )`;
     if (deltas.length === 0) return ledger;
+    // Only the entries this statement wrote are settled: run again (a retry of a statement that had
+    // committed), it settles nothing twice.
     return sql`${ledger}, usage_settled as (
         update budgets b set used = greatest(0, b.used + d.delta)
-        from (select v.budget_id, v.win, sum(v.delta) as delta from (values ${sql.join(deltas, sql`, `)}) as v(budget_id, win, delta) group by v.budget_id, v.win) d
+        from (select v.budget_id, v.win, sum(v.delta) as delta from (values ${sql.join(deltas, sql`, `)}) as v(entry_id, budget_id, win, delta)
+          where v.entry_id in (select id from usage_ledger_rows) group by v.budget_id, v.win) d
         where b.id = d.budget_id and b.window_start = d.win
       )`;
   },
