@@ -21,7 +21,6 @@ const EXCHANGE_TTL_MS = 10 * 60_000;
 const REPLAY_BATCH = 50;
 /** The log of a turn written whole whose journaled statement the database refused at start-up. */
 const REFUSED_AT_START = 'internal: the answer was acknowledged, but the database refused to store it at the next start';
-const UNWRITTEN = { response: null, promptTokens: null, completionTokens: null, status: 'error' as const };
 
 type WholeTurn = AnswerRecord & { turn: UserTurnRecord };
 /** What a follow-up written whole reads before its call: statement 1's answer, and the leaf it attaches to. */
@@ -34,8 +33,9 @@ const isWhole = (rec: AnswerRecord): rec is WholeTurn => rec.turn !== undefined;
  * each batched with other turns' statements (db/group-commit.ts), and the per-thread size of the
  * last exchange that statement 1's reservation counts. A turn that needs nothing back from
  * statement 1 (a follow-up: but its history, readFollowUp) and is answered in one piece defers
- * its user's turn (deferUserTurn) and is written whole, in one statement, with its answer. With a journal (the embedded database on disk), an
- * answer is acknowledged once its statement is journaled and sent (storeAnswer).
+ * its user's turn (deferUserTurn) and is written whole, in one statement, with its answer. With a
+ * journal (the embedded database on disk), an answer is acknowledged once its statement is
+ * journaled and sent (storeAnswer).
  */
 export class TurnStore {
   private readonly repo = new ChatRepo();
@@ -92,7 +92,7 @@ export class TurnStore {
     for (const rec of refused.filter(isWhole))
       await this.logs
         .insertFinished(this.db, rec.turn.log, { ...rec.log, status: 'error', error: REFUSED_AT_START })
-        .catch(() => this.logs.insertFinished(this.db, rec.turn.log, { ...UNWRITTEN, latencyMs: rec.log.latencyMs, error: REFUSED_AT_START }))
+        .catch(() => this.logs.insertFailed(this.db, rec.turn.log, rec.log.latencyMs, REFUSED_AT_START))
         .catch(() => undefined);
     this.journal.empty();
     return { stored: todo.length - refused.length, refused: refused.map((r) => r.logId) };
@@ -212,10 +212,11 @@ export class TurnStore {
   /**
    * Statement 2: whether the answer was kept (false: its thread was deleted meanwhile). A write
    * that lost a race with a thread delete (FK violation) is retried once: the retry sees the
-   * thread gone; a failed write that had taken effect anyway is not (`retry`). `journaled` (a plain answer) with the journal: the answer is appended to it, and
-   * this resolves true once the statement is sent — the embedded database runs its statements in
-   * the order they are sent, so whatever the client asks next sees the answer. A thread deleted
-   * meanwhile then takes the answer with it; its log says so.
+   * thread gone; a failed write that had taken effect anyway is not (`retry`). `journaled` (a
+   * plain answer) with the journal: the answer is appended to it, and this resolves true once the
+   * statement is sent — the embedded database runs its statements in the order they are sent,
+   * so whatever the client asks next sees the answer. A thread deleted meanwhile then takes the
+   * answer with it; its log says so.
    */
   async storeAnswer(rec: AnswerRecord, journaled = false): Promise<boolean> {
     const journal = this.journal;

@@ -165,6 +165,11 @@ export class PromptLogsRepo {
     await execute(db, sql`${promptLogSql.insertFinished([{ log, end: v }], sql`false`, '')} on conflict (id) do nothing`);
   }
 
+  /** The log of a turn whose answer was never stored, written already failed with `reason` (no response, no tokens). */
+  insertFailed(db: Executor, log: PendingLog, latencyMs: number, reason: string): Promise<void> {
+    return this.insertFinished(db, log, { response: null, promptTokens: null, completionTokens: null, latencyMs, status: 'error', error: reason });
+  }
+
   async finish(db: Executor, id: string, v: FinishedLog): Promise<void> {
     await db
       .update(promptLogs)

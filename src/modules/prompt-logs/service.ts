@@ -84,7 +84,7 @@ export class PromptLogsService {
 
   /** The same for a turn whose log was never written (one written whole, chat's TurnStore.deferUserTurn): its log, finished as failed. */
   async failUnwritten(log: PendingLog, latencyMs: number, reason: string): Promise<void> {
-    await this.repo.insertFinished(this.db, log, { response: null, promptTokens: null, completionTokens: null, latencyMs, status: 'error', error: reason });
+    await this.repo.insertFailed(this.db, log, latencyMs, reason);
   }
 
   private filter(caller: Principal, q: { q?: string | undefined; startDate?: string | undefined; endDate?: string | undefined }): LogFilter {
