@@ -76,6 +76,30 @@ describe('GroupCommit', () => {
     expect(retried).toEqual([1, 13, 2]);
   });
 
+  it("writes what was queued behind a failed batch without waiting for that batch's retries", async () => {
+    let releaseRetry!: () => void;
+    const retryHeld = new Promise<void>((r) => (releaseRetry = r));
+    const written: number[] = [];
+    const gc = new GroupCommit<number, string>(
+      async (items) => {
+        if (items.includes(13)) throw new Error('bad batch');
+        written.push(...items);
+        return items.map((i) => `batch ${i}`);
+      },
+      128,
+      async (i) => {
+        await retryHeld;
+        return `retried ${i}`;
+      },
+    );
+    const failed = gc.add(13);
+    await new Promise((r) => setImmediate(r)); // 13's batch is sent, and fails
+    expect(await gc.add(7)).toBe('batch 7'); // written while 13's retry is still held
+    expect(written).toEqual([7]);
+    releaseRetry();
+    expect(await failed).toBe('retried 13');
+  });
+
   it('respects the batch size', async () => {
     const sizes: number[] = [];
     const gc = new GroupCommit<number>(async (items) => {

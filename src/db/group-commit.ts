@@ -5,7 +5,8 @@
  * durable, with its own result (`write` answers one result per item, in order). If a batch fails,
  * its items are retried one by one so a bad item fails alone: with `write([item])`, or with
  * `retryOne` when given (then a lone item's failure is retried too), which can first ask whether
- * the failed statement took effect anyway. `onSent` is told when an item's
+ * the failed statement took effect anyway. The retries run beside the batches queued after the
+ * failed one, which do not wait for them. `onSent` is told when an item's
  * batch is handed to `write`: on the embedded database, whose one connection runs statements in
  * the order they are sent, every statement sent after that moment sees the item's write.
  */
@@ -42,15 +43,21 @@ export class GroupCommit<T, R = void> {
           batch[0]!.reject(err);
           continue;
         }
-        for (const b of batch) {
-          try {
-            b.resolve(this.retryOne ? await this.retryOne(b.item) : ((await this.write([b.item]))?.[0] as R));
-          } catch (e) {
-            b.reject(e);
-          }
-        }
+        // Beside the loop, so that the writes queued behind the failed batch go on meanwhile.
+        void this.retryEach(batch);
       }
     }
     this.flushing = false;
+  }
+
+  /** A failed batch's items, one at a time (never throws: each item's own promise settles). */
+  private async retryEach(batch: Array<{ item: T; resolve: (r: R) => void; reject: (err: unknown) => void }>): Promise<void> {
+    for (const b of batch) {
+      try {
+        b.resolve(this.retryOne ? await this.retryOne(b.item) : ((await this.write([b.item]))?.[0] as R));
+      } catch (e) {
+        b.reject(e);
+      }
+    }
   }
 }

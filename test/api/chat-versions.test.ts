@@ -244,6 +244,10 @@ describe('versions: who may', () => {
     // a member of a per-user history reads only their own threads
     expectProblem(await active(member.key, ws.id, q!.id), 404);
     expectProblem(await turn(member.key, ws.id, { regenerate: ans!.id }).then((r) => r.res), 404);
+    // a follow-up to it, plain (its thread read before the call) or streamed (statement 1)
+    expectProblem(await turn(member.key, ws.id, { prompt: 'x', threadId: a.threadId }).then((r) => r.res), 404);
+    expectProblem(await turn(member.key, ws.id, { prompt: 'x', threadId: a.threadId }, true).then((r) => r.res), 404);
+    expectProblem(await turn(other.team.ownerKey, ws.id, { prompt: 'x', threadId: a.threadId }).then((r) => r.res), 404);
     expectProblem(await turn(member.key, ws.id, { prompt: 'x', editOf: q!.id }).then((r) => r.res), 404);
     expectProblem(await turn(other.team.ownerKey, other.ws.id, { regenerate: ans!.id }).then((r) => r.res), 404);
     // a message of another thread
@@ -257,5 +261,8 @@ describe('versions: who may', () => {
     expectProblem(await turn(k, ws.id, { prompt: 'x', regenerate: ans!.id, editOf: q!.id }).then((r) => r.res), 400);
     expectProblem(await turn(k, ws.id, { editOf: q!.id }).then((r) => r.res), 400);
     expect(view(await thread(k, ws.id, a.threadId))).toEqual(['u:mine 1/1', 'a:Echo: mine 1/1']);
+    // and the one who started it follows it up
+    expect((await turn(k, ws.id, { prompt: 'again', threadId: a.threadId })).res.response.status).toBe(200);
+    expect(view(await thread(k, ws.id, a.threadId))).toEqual(['u:mine 1/1', 'a:Echo: mine 1/1', 'u:again 1/1', 'a:Echo: again 1/1']);
   });
 });

@@ -307,7 +307,7 @@ export class ChatRepo {
       sql`
       with recursive ok (key, thread_id, base) as (
         select 0, t.id, t.active_message_id from chat_threads t
-        where t.id = ${threadId}::uuid and (t.team_id = ${s.teamId}::uuid and t.workspace_id = ${s.workspaceId}::uuid and (${s.onlyUserId ?? null}::int is null or t.user_id = ${s.onlyUserId ?? null}::int)) is true
+        where t.id = ${threadId}::uuid and (t.team_id = ${s.teamId}::uuid and t.workspace_id = ${s.workspaceId}::uuid and t.user_id = coalesce(${s.onlyUserId ?? null}::int, t.user_id)) is true
       ), ${historyWalk(sql`ok`)}
       select ok.base, ${historyJson(sql`ok.key`)} as history, ${plusFileSql.threadHasFiles(sql`ok.thread_id`)} as has_files from ok`,
     );
