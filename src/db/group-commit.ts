@@ -10,8 +10,15 @@
  * batch is handed to `write`: on the embedded database, whose one connection runs statements in
  * the order they are sent, every statement sent after that moment sees the item's write.
  */
+interface Queued<T, R> {
+  item: T;
+  resolve: (r: R) => void;
+  reject: (err: unknown) => void;
+  onSent: (() => void) | undefined;
+}
+
 export class GroupCommit<T, R = void> {
-  private queue: Array<{ item: T; resolve: (r: R) => void; reject: (err: unknown) => void; onSent: (() => void) | undefined }> = [];
+  private queue: Array<Queued<T, R>> = [];
   private flushing = false;
 
   constructor(
@@ -51,7 +58,7 @@ export class GroupCommit<T, R = void> {
   }
 
   /** A failed batch's items, one at a time (never throws: each item's own promise settles). */
-  private async retryEach(batch: Array<{ item: T; resolve: (r: R) => void; reject: (err: unknown) => void }>): Promise<void> {
+  private async retryEach(batch: Array<Queued<T, R>>): Promise<void> {
     for (const b of batch) {
       try {
         b.resolve(this.retryOne ? await this.retryOne(b.item) : ((await this.write([b.item]))?.[0] as R));

@@ -272,14 +272,14 @@ export class ChatRepo {
       ), bumped as (
         update chat_threads t set updated = r.now, active_message_id = coalesce(r.active_to, t.active_message_id) from req r
         where not r.is_new and t.id = r.thread_id
-          and (t.team_id = r.team_id and t.workspace_id = r.workspace_id and (r.scope_user is null or t.user_id = r.scope_user)) is true
+          and ${inScope(sql`t`, sql`r.team_id`, sql`r.workspace_id`, sql`r.scope_user`)}
         returning t.id, t.team_id, t.workspace_id, t.user_id
       ), ok as (
         select r.key, r.thread_id, r.is_new, null::uuid as base from req r where r.is_new
         union all
         select r.key, r.thread_id, r.is_new, case when r.anchored then r.anchor else (select p.active_message_id from prev p where p.id = r.thread_id) end
         from req r join bumped b on b.id = r.thread_id
-        where not r.is_new and b.team_id = r.team_id and b.workspace_id = r.workspace_id and (r.scope_user is null or b.user_id = r.scope_user)
+        where not r.is_new and ${inScope(sql`b`, sql`r.team_id`, sql`r.workspace_id`, sql`r.scope_user`)}
       ), created as (
         insert into chat_threads (id, team_id, workspace_id, user_id, title, created, updated, active_message_id)
         select thread_id, team_id, workspace_id, user_id, title, now, now, active_to from req where is_new
@@ -307,7 +307,7 @@ export class ChatRepo {
       sql`
       with recursive ok (key, thread_id, base) as (
         select 0, t.id, t.active_message_id from chat_threads t
-        where t.id = ${threadId}::uuid and (t.team_id = ${s.teamId}::uuid and t.workspace_id = ${s.workspaceId}::uuid and t.user_id = coalesce(${s.onlyUserId ?? null}::int, t.user_id)) is true
+        where t.id = ${threadId}::uuid and ${inScope(sql`t`, sql`${s.teamId}::uuid`, sql`${s.workspaceId}::uuid`, sql`${s.onlyUserId ?? null}::int`)}
       ), ${historyWalk(sql`ok`)}
       select ok.base, ${historyJson(sql`ok.key`)} as history, ${plusFileSql.threadHasFiles(sql`ok.thread_id`)} as has_files from ok`,
     );
@@ -438,7 +438,7 @@ export class ChatRepo {
       ? sql`te as (
         update chat_threads t set updated = v.now, active_message_id = v.leaf
         from (values ${sql.join(follows, sql`, `)}) as v(id, team_id, workspace_id, scope_user, now, leaf)
-        where t.id = v.id and (t.team_id = v.team_id and t.workspace_id = v.workspace_id and (v.scope_user is null or t.user_id = v.scope_user)) is true
+        where t.id = v.id and ${inScope(sql`t`, sql`v.team_id`, sql`v.workspace_id`, sql`v.scope_user`)}
         returning t.id
       )`
       : sql`te as (select null::uuid as id where false)`;
@@ -505,6 +505,15 @@ export class ChatRepo {
 }
 
 /** `hist`: per turn of `turns` (key, base), the messages on the path ending at its base, the base first (depth 1). */
+/**
+ * A thread row `t` in a scope (ThreadScope's team, workspace and, when not null, user, as SQL
+ * values): wrapped in IS TRUE, the same truth, so that no index can serve it and a thread found
+ * by its primary key is checked, not searched for (recordUserTurns).
+ */
+function inScope(t: SQL, teamId: SQL, workspaceId: SQL, onlyUserId: SQL): SQL {
+  return sql`(${t}.team_id = ${teamId} and ${t}.workspace_id = ${workspaceId} and (${onlyUserId} is null or ${t}.user_id = ${onlyUserId})) is true`;
+}
+
 function historyWalk(turns: SQL): SQL {
   return sql`hist (key, id, parent_id, depth) as (
         select ${turns}.key, cm.id, cm.parent_id, 1 from ${turns} join chat_messages cm on cm.id = ${turns}.base
